@@ -1,0 +1,171 @@
+//! The engine's error type: every operating error a caller can see.
+//!
+//! Programmer errors (broken invariants) are assertions, not variants here.
+//! Where MySQL has an error code for a condition, [`Error::mysql_code`] gives
+//! it, and `Display` is MySQL's message text where one exists.
+
+use std::io;
+
+/// Shorthand for results of engine operations.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// An operating error of the engine.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A file operation failed. `op` names the operation (read, write,
+    /// sync, ...), `file` the file.
+    #[error("I/O error during {op} of '{file}': {source}")]
+    Io {
+        /// The operation that failed.
+        op: &'static str,
+        /// The file it was applied to.
+        file: String,
+        /// What the storage reported.
+        source: io::Error,
+    },
+    /// The storage is full: a write or a file extension was refused.
+    /// MySQL error 1114 (ER_RECORD_FILE_FULL).
+    #[error("The table '{table}' is full")]
+    TableFull {
+        /// The table (or system file) that could not grow.
+        table: String,
+    },
+    /// A page failed validation: bad checksum, header/trailer LSN mismatch,
+    /// wrong page number or space id (a misdirected write), or an impossible
+    /// layout. Never returned as data.
+    #[error("corrupt page {page_no} in '{file}': {reason}")]
+    CorruptPage {
+        /// The file holding the page.
+        file: String,
+        /// The page number within the file.
+        page_no: u32,
+        /// Which check failed.
+        reason: String,
+    },
+    /// The redo log or another on-disk structure is unusable.
+    #[error("corruption in '{file}': {reason}")]
+    Corrupt {
+        /// The file.
+        file: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// An insert or update would duplicate a unique key. MySQL 1062.
+    #[error("Duplicate entry '{key}' for key '{index}'")]
+    DuplicateKey {
+        /// The key value, printed.
+        key: String,
+        /// The index name (PRIMARY for the clustered index).
+        index: String,
+    },
+    /// A value does not fit its column. MySQL 1406.
+    #[error("Data too long for column '{column}' at row 1")]
+    DataTooLong {
+        /// The column.
+        column: String,
+    },
+    /// A value is of the wrong type or out of range for its column. MySQL 1264.
+    #[error("Out of range value for column '{column}' at row 1")]
+    OutOfRange {
+        /// The column.
+        column: String,
+    },
+    /// NULL given for a NOT NULL column. MySQL 1048.
+    #[error("Column '{column}' cannot be null")]
+    NotNull {
+        /// The column.
+        column: String,
+    },
+    /// A row is larger than a page can hold even with long columns stored
+    /// off page. MySQL 1118.
+    #[error("Row size too large ({size} > {max}). Changing some columns to TEXT or BLOB may help")]
+    RowTooBig {
+        /// The row's size on the page, in bytes.
+        size: usize,
+        /// The largest size allowed.
+        max: usize,
+    },
+    /// No such table. MySQL 1146.
+    #[error("Table '{0}' doesn't exist")]
+    NoSuchTable(String),
+    /// A table of that name exists. MySQL 1050.
+    #[error("Table '{0}' already exists")]
+    TableExists(String),
+    /// A table definition is invalid. MySQL 1005 (can't create table) carries
+    /// the reason.
+    #[error("Can't create table '{table}' ({reason})")]
+    CantCreateTable {
+        /// The table.
+        table: String,
+        /// Why.
+        reason: String,
+    },
+    /// An argument is malformed: wrong number of values, unknown column,
+    /// unknown savepoint, and the like.
+    #[error("{0}")]
+    InvalidArgument(String),
+    /// A savepoint name is unknown. MySQL 1305.
+    #[error("SAVEPOINT {0} does not exist")]
+    NoSuchSavepoint(String),
+    /// A lock wait timed out. MySQL 1205.
+    #[error("Lock wait timeout exceeded; try restarting transaction")]
+    LockWaitTimeout,
+    /// The transaction was chosen as a deadlock victim and rolled back.
+    /// MySQL 1213.
+    #[error("Deadlock found when trying to get lock; try restarting transaction")]
+    Deadlock,
+    /// A session already has a statement waiting, or has none to resume.
+    #[error("session {0} is busy or idle: {1}")]
+    SessionState(u32, &'static str),
+    /// The engine stopped after an error that makes carrying on unsafe (a
+    /// failed fsync, a failed write of the log or of a page). Reopen the
+    /// engine to recover.
+    #[error("the engine has stopped after a fatal error ({0}); reopen it to recover")]
+    Halted(String),
+}
+
+impl Error {
+    /// Wraps an I/O error, classifying a full disk as [`Error::TableFull`].
+    pub fn io(op: &'static str, file: &str, source: io::Error) -> Error {
+        if source.kind() == io::ErrorKind::StorageFull {
+            return Error::TableFull {
+                table: file.to_string(),
+            };
+        }
+        Error::Io {
+            op,
+            file: file.to_string(),
+            source,
+        }
+    }
+
+    /// The MySQL error code, where MySQL has one.
+    pub fn mysql_code(&self) -> Option<u16> {
+        Some(match self {
+            Error::TableFull { .. } => 1114,
+            Error::DuplicateKey { .. } => 1062,
+            Error::DataTooLong { .. } => 1406,
+            Error::OutOfRange { .. } => 1264,
+            Error::NotNull { .. } => 1048,
+            Error::RowTooBig { .. } => 1118,
+            Error::NoSuchTable(_) => 1146,
+            Error::TableExists(_) => 1050,
+            Error::CantCreateTable { .. } => 1005,
+            Error::NoSuchSavepoint(_) => 1305,
+            Error::LockWaitTimeout => 1205,
+            Error::Deadlock => 1213,
+            Error::CorruptPage { .. } | Error::Corrupt { .. } => 1877,
+            _ => return None,
+        })
+    }
+
+    /// Whether this error reports damaged on-disk data.
+    pub fn is_corruption(&self) -> bool {
+        matches!(self, Error::CorruptPage { .. } | Error::Corrupt { .. })
+    }
+
+    /// Whether the engine has stopped and must be reopened.
+    pub fn is_fatal(&self) -> bool {
+        matches!(self, Error::Halted(_))
+    }
+}

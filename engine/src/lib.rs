@@ -1,0 +1,15 @@
+//! innosim's storage engine: a Rust re-implementation of the InnoDB Plugin
+//! 1.0 core. B+trees on 16 KiB pages, a buffer pool, a redo log with
+//! mini-transactions and checkpoints, a doublewrite buffer, undo logs and
+//! MVCC, and crash recovery, all on top of the [`io`] traits so the same
+//! engine runs on a real directory or inside the simulator.
+//!
+//! Modules are declared bottom-up, in the order data flows through them.
+
+#![warn(missing_docs)]
+
+pub mod error;
+pub mod io;
+pub mod page;
+
+pub use error::{Error, Result};

@@ -1,0 +1,5 @@
+//! The `innosim` command line.
+
+fn main() {
+    println!("innosim");
+}
