@@ -11,5 +11,7 @@
 pub mod error;
 pub mod io;
 pub mod page;
+pub mod redo;
+pub mod record;
 
 pub use error::{Error, Result};

@@ -1,1 +1,6 @@
-//! The simulated world.
+//! The simulated world: a disk and a clock that the engine cannot tell from
+//! real ones, but that crash, lose unsynced writes and tear pages on demand.
+
+#![warn(missing_docs)]
+
+pub mod storage;

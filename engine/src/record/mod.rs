@@ -1,0 +1,1 @@
+//! Records and row formats (being written).

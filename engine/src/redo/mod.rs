@@ -1,0 +1,1 @@
+//! The redo log (being written).

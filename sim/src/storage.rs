@@ -1,0 +1,1 @@
+//! Simulated storage (being written).
