@@ -12,6 +12,17 @@ pub mod error;
 pub mod io;
 pub mod page;
 pub mod redo;
+pub mod fil;
+pub mod buf;
+pub mod doublewrite;
+pub mod pager;
+pub mod mtr;
+pub mod fsp;
 pub mod record;
+pub mod btree;
+pub mod blob;
+pub mod trx;
+pub mod dict;
+pub mod row;
 
 pub use error::{Error, Result};

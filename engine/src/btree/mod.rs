@@ -1,0 +1,703 @@
+//! B+trees: the clustered index and secondary indexes. Mirrors InnoDB's
+//! `btr0btr.cc` (structure: split, merge, root raise and lift) and
+//! `btr0cur.cc` (search and the optimistic/pessimistic split of every
+//! change).
+//!
+//! ```text
+//!                 root (level 2, page number fixed for the index's life)
+//!               /            \
+//!         [k0 | p]        [k7 | p]           node pointers: key fields + child page
+//!         /     \           /    \
+//!     leaf <-> leaf <-> leaf <-> leaf        level 0, linked both ways
+//! ```
+//!
+//! Invariants (checked by [`check`](crate::check)):
+//! - records in a page are in strictly increasing key order, and every key
+//!   in a page's subtree is at least its node pointer's key; the first
+//!   pointer on the leftmost page of each level stands for minus infinity;
+//! - pages of one level are doubly linked in key order;
+//! - the root's page number never changes: a full root is emptied into a
+//!   new child ("root raise") and a root with a single child absorbs it
+//!   ("lift").
+//!
+//! Every change is one mini-transaction. The optimistic path fixes only the
+//! leaf; when the leaf must split or merge, the pessimistic path first
+//! reserves enough free pages (so a full disk fails before anything
+//! changed), then fixes the whole path from the root.
+//!
+//! The tree stores opaque records; [`Index`] carries the record layouts
+//! that say how to compare them. Keys are tuples of stored field bytes
+//! (`None` for NULL), compared field by field.
+
+pub mod cursor;
+
+use crate::error::{Error, Result};
+use crate::fsp;
+use crate::mtr::{Mtr, PageOp};
+use crate::page::{self, index, PageId, PageType, FIL_NULL};
+use crate::pager::Pager;
+use crate::record::{self, FieldDef, FieldKind, FieldValue, RecordLayout, RecordView};
+use std::cmp::Ordering;
+
+pub use cursor::{Bound, Cursor, Direction};
+
+/// A key tuple: stored field bytes, `None` for NULL. May be a prefix of the
+/// index's key fields (for range searches).
+pub type Key = Vec<Option<Vec<u8>>>;
+
+/// Borrows a key as the slice form the record module compares.
+pub fn key_refs(key: &[Option<Vec<u8>>]) -> Vec<Option<&[u8]>> {
+    key.iter().map(|f| f.as_deref()).collect()
+}
+
+/// The in-memory descriptor of one B-tree.
+#[derive(Debug, Clone)]
+pub struct Index {
+    /// Index id, stored in every page of the tree.
+    pub id: u64,
+    /// Index name (PRIMARY for the clustered index).
+    pub name: String,
+    /// Tablespace.
+    pub space: u32,
+    /// Root page number.
+    pub root: u32,
+    /// Layout of leaf records.
+    pub leaf: RecordLayout,
+    /// Layout of node pointer records: the key fields plus the child page.
+    pub node: RecordLayout,
+    /// Number of leading fields that order and identify entries.
+    pub n_key: usize,
+}
+
+impl Index {
+    /// A descriptor; the node layout is derived from the leaf layout.
+    pub fn new(id: u64, name: &str, space: u32, root: u32, leaf: RecordLayout, n_key: usize) -> Self {
+        let mut fields: Vec<FieldDef> = leaf.fields()[..n_key].to_vec();
+        fields.push(FieldDef {
+            kind: FieldKind::Fixed(4),
+            nullable: false,
+        });
+        let node = RecordLayout::new(leaf.format(), fields);
+        Index {
+            id,
+            name: name.to_string(),
+            space,
+            root,
+            leaf,
+            node,
+            n_key,
+        }
+    }
+
+    /// The layout of records at `level`.
+    pub fn layout(&self, level: u16) -> &RecordLayout {
+        if level == 0 {
+            &self.leaf
+        } else {
+            &self.node
+        }
+    }
+}
+
+/// How a search positions itself relative to equal keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// On the first record >= key.
+    LowerBound,
+    /// On the first record > key.
+    UpperBound,
+}
+
+fn corrupt(pager: &Pager, id: PageId, reason: String) -> Error {
+    Error::CorruptPage {
+        file: pager.fil.name(id.space).unwrap_or("?").to_string(),
+        page_no: id.page_no,
+        reason,
+    }
+}
+
+/// Reads the child page number from a node pointer record.
+pub fn child_of(index: &Index, rec: &[u8]) -> Result<u32> {
+    let view = RecordView::parse(&index.node, rec)?;
+    match view.field(index.n_key) {
+        FieldValue::Inline(b) if b.len() == 4 => Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]])),
+        _ => Err(Error::Corrupt {
+            file: index.name.clone(),
+            reason: "node pointer without a child page number".into(),
+        }),
+    }
+}
+
+/// The key fields of a record at `level`, as an owned key.
+pub fn key_of(index: &Index, level: u16, rec: &[u8]) -> Result<Key> {
+    let view = RecordView::parse(index.layout(level), rec)?;
+    let mut key = Vec::with_capacity(index.n_key);
+    for i in 0..index.n_key {
+        key.push(match view.field(i) {
+            FieldValue::Null => None,
+            FieldValue::Inline(b) => Some(b.to_vec()),
+            FieldValue::External { .. } => {
+                return Err(Error::Corrupt {
+                    file: index.name.clone(),
+                    reason: "key field stored off page".into(),
+                })
+            }
+        });
+    }
+    Ok(key)
+}
+
+/// Builds the node pointer to `child` from the first record of the child
+/// (at `level`, the child's level).
+pub fn node_ptr(index: &Index, level: u16, first_rec: &[u8], child: u32) -> Result<Vec<u8>> {
+    let view = RecordView::parse(index.layout(level), first_rec)?;
+    let child_bytes = child.to_be_bytes();
+    let mut fields: Vec<FieldValue> = (0..index.n_key).map(|i| view.field(i)).collect();
+    fields.push(FieldValue::Inline(&child_bytes));
+    let mut out = Vec::new();
+    record::encode(&index.node, &fields, false, &mut out);
+    Ok(out)
+}
+
+/// Binary search within a page: the first slot whose record is >= key
+/// (LowerBound) or > key (UpperBound).
+pub fn search_page(index: &Index, page: &[u8], key: &[Option<&[u8]>], mode: Mode) -> Result<usize> {
+    let layout = index.layout(index::level(page));
+    let (mut lo, mut hi) = (0usize, index::n_recs(page));
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        let ord = record::compare_key(layout, index::rec(page, mid), key)?;
+        let go_right = match mode {
+            Mode::LowerBound => ord == Ordering::Less,
+            Mode::UpperBound => ord != Ordering::Greater,
+        };
+        if go_right {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok(lo)
+}
+
+/// One step of a root-to-leaf path: a non-leaf page and the slot followed.
+#[derive(Debug, Clone, Copy)]
+pub struct PathStep {
+    /// The page.
+    pub page_no: u32,
+    /// The slot of the node pointer followed.
+    pub slot: usize,
+}
+
+/// Descends from the root to the leaf where `key` belongs under `mode`.
+/// Returns the path of non-leaf steps and the leaf page number.
+pub fn descend(pager: &mut Pager, index: &Index, key: &[Option<&[u8]>], mode: Mode) -> Result<(Vec<PathStep>, u32)> {
+    let mut path = Vec::new();
+    let mut page_no = index.root;
+    let mut expected_level: Option<u16> = None;
+    loop {
+        let id = PageId::new(index.space, page_no);
+        let f = pager.fix(id)?;
+        let page = pager.page(f);
+        if let Err(reason) = check_index_page(index, page, expected_level) {
+            pager.unfix(f);
+            return Err(corrupt(pager, id, reason));
+        }
+        let level = index::level(page);
+        if level == 0 {
+            pager.unfix(f);
+            return Ok((path, page_no));
+        }
+        let res = search_page(index, page, key, mode).and_then(|pos| {
+            let slot = pos.saturating_sub(1);
+            child_of(index, index::rec(page, slot)).map(|c| (slot, c))
+        });
+        pager.unfix(f);
+        let (slot, child) = res?;
+        path.push(PathStep { page_no, slot });
+        page_no = child;
+        expected_level = Some(level - 1);
+    }
+}
+
+fn check_index_page(index: &Index, page: &[u8], expected_level: Option<u16>) -> Result<(), String> {
+    if page::page_type_raw(page) != PageType::Index as u16 {
+        return Err(format!("page of type {} in index {}", page::page_type_raw(page), index.name));
+    }
+    if index::index_id(page) != index.id {
+        return Err(format!("page belongs to index {} not {}", index::index_id(page), index.id));
+    }
+    if let Some(l) = expected_level {
+        if index::level(page) != l {
+            return Err(format!("page at level {} where {l} was expected", index::level(page)));
+        }
+    }
+    if index::n_recs(page) == 0 && index::level(page) > 0 {
+        return Err("empty non-leaf page".into());
+    }
+    index::check_structure(page)
+}
+
+/// Creates an empty tree in `space`, returning its root page number.
+pub fn create(pager: &mut Pager, space: u32, index_id: u64) -> Result<u32> {
+    fsp::reserve(pager, space, 1)?;
+    let mut mtr = Mtr::new();
+    let root = fsp::alloc(&mut mtr, pager, space, PageType::Index)?;
+    let f = mtr.fix(pager, PageId::new(space, root))?;
+    mtr.page_op(pager, f, PageOp::IndexInit { index_id, level: 0 })?;
+    mtr.commit(pager)?;
+    Ok(root)
+}
+
+/// The level of the root (the tree's height minus one).
+pub fn root_level(pager: &mut Pager, index: &Index) -> Result<u16> {
+    let f = pager.fix(PageId::new(index.space, index.root))?;
+    let level = index::level(pager.page(f));
+    pager.unfix(f);
+    Ok(level)
+}
+
+/// A located record: its leaf and slot, and a copy of it.
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// Leaf page number.
+    pub page_no: u32,
+    /// Slot in the leaf.
+    pub slot: usize,
+    /// The record bytes.
+    pub rec: Vec<u8>,
+}
+
+/// Finds the record whose first `key.len()` fields equal `key` (the first
+/// such record in key order).
+pub fn get(pager: &mut Pager, index: &Index, key: &[Option<&[u8]>]) -> Result<Option<Found>> {
+    let (_, mut leaf) = descend(pager, index, key, Mode::LowerBound)?;
+    loop {
+        let f = pager.fix(PageId::new(index.space, leaf))?;
+        let page = pager.page(f);
+        let res = search_page(index, page, key, Mode::LowerBound);
+        let slot = match res {
+            Ok(s) => s,
+            Err(e) => {
+                pager.unfix(f);
+                return Err(e);
+            }
+        };
+        if slot == index::n_recs(page) {
+            // Every record here is smaller; an equal one may start the next page.
+            let next = page::next(page);
+            pager.unfix(f);
+            if next == FIL_NULL {
+                return Ok(None);
+            }
+            leaf = next;
+            continue;
+        }
+        let rec = index::rec(page, slot);
+        let ord = record::compare_key(&index.leaf, rec, key);
+        let out = match ord {
+            Ok(Ordering::Equal) => Ok(Some(Found {
+                page_no: leaf,
+                slot,
+                rec: rec.to_vec(),
+            })),
+            Ok(_) => Ok(None),
+            Err(e) => Err(e),
+        };
+        pager.unfix(f);
+        return out;
+    }
+}
+
+/// Inserts a record. The caller has checked that no record with the same
+/// key exists.
+pub fn insert(pager: &mut Pager, index: &Index, rec: &[u8]) -> Result<()> {
+    if rec.len() > index::MAX_REC_LEN {
+        return Err(Error::RowTooBig {
+            size: rec.len(),
+            max: index::MAX_REC_LEN,
+        });
+    }
+    let key = key_of(index, 0, rec)?;
+    let key = key_refs(&key);
+    let (path, leaf) = descend(pager, index, &key, Mode::UpperBound)?;
+    let mut mtr = Mtr::new();
+    let f = mtr.fix(pager, PageId::new(index.space, leaf))?;
+    let slot = match search_page(index, pager.page(f), &key, Mode::UpperBound) {
+        Ok(s) => s,
+        Err(e) => {
+            mtr.release(pager);
+            return Err(e);
+        }
+    };
+    if index::fits(pager.page(f), rec.len()) {
+        mtr.page_op(pager, f, PageOp::IndexInsert { slot: slot as u16, rec })?;
+        mtr.commit(pager)?;
+        return Ok(());
+    }
+    mtr.release(pager);
+    fsp::reserve(pager, index.space, path.len() as u32 + 2)?;
+    let mut mtr = Mtr::new();
+    split_and_insert(&mut mtr, pager, index, &path, leaf, slot, rec)?;
+    mtr.commit(pager)?;
+    Ok(())
+}
+
+/// Replaces the record with the same key as `new_rec` (at a known leaf
+/// position) by `new_rec`, splitting if it no longer fits.
+pub fn update(pager: &mut Pager, index: &Index, new_rec: &[u8]) -> Result<()> {
+    update_with(pager, index, new_rec, &mut |_, _| Ok(()))
+}
+
+/// A hook run inside a tree change's mini-transaction, before it commits:
+/// for changes that must be atomic with it (freeing the chains of off-page
+/// columns the change drops).
+pub type Extra<'a> = dyn FnMut(&mut Mtr, &mut Pager) -> Result<()> + 'a;
+
+/// [`update`], running `extra` in the same mini-transaction.
+pub fn update_with(pager: &mut Pager, index: &Index, new_rec: &[u8], extra: &mut Extra<'_>) -> Result<()> {
+    if new_rec.len() > index::MAX_REC_LEN {
+        return Err(Error::RowTooBig {
+            size: new_rec.len(),
+            max: index::MAX_REC_LEN,
+        });
+    }
+    let key = key_of(index, 0, new_rec)?;
+    let key = key_refs(&key);
+    let (path, leaf, slot) = locate_exact(pager, index, &key)?;
+    let mut mtr = Mtr::new();
+    let f = mtr.fix(pager, PageId::new(index.space, leaf))?;
+    let page = pager.page(f);
+    let old_len = index::rec(page, slot).len();
+    if index::free_space(page) + old_len >= new_rec.len() {
+        mtr.page_op(pager, f, PageOp::IndexUpdate { slot: slot as u16, rec: new_rec })?;
+        extra(&mut mtr, pager)?;
+        mtr.commit(pager)?;
+        return Ok(());
+    }
+    mtr.release(pager);
+    fsp::reserve(pager, index.space, path.len() as u32 + 2)?;
+    let mut mtr = Mtr::new();
+    let f = mtr.fix(pager, PageId::new(index.space, leaf))?;
+    mtr.page_op(pager, f, PageOp::IndexDelete { slot: slot as u16 })?;
+    split_and_insert(&mut mtr, pager, index, &path, leaf, slot, new_rec)?;
+    extra(&mut mtr, pager)?;
+    mtr.commit(pager)?;
+    Ok(())
+}
+
+/// Finds the exact position of a full key, with its path. Errors if absent.
+fn locate_exact(pager: &mut Pager, index: &Index, key: &[Option<&[u8]>]) -> Result<(Vec<PathStep>, u32, usize)> {
+    let (path, leaf) = descend(pager, index, key, Mode::UpperBound)?;
+    let f = pager.fix(PageId::new(index.space, leaf))?;
+    let page = pager.page(f);
+    let res = search_page(index, page, key, Mode::UpperBound).and_then(|pos| {
+        if pos == 0 {
+            return Ok(None);
+        }
+        let ord = record::compare_key(&index.leaf, index::rec(page, pos - 1), key)?;
+        Ok((ord == Ordering::Equal).then_some(pos - 1))
+    });
+    pager.unfix(f);
+    match res? {
+        Some(slot) => Ok((path, leaf, slot)),
+        None => Err(Error::Corrupt {
+            file: index.name.clone(),
+            reason: "record to change is not in the index".into(),
+        }),
+    }
+}
+
+/// Sets or clears the delete mark of the record with this full key.
+pub fn set_delete_mark(pager: &mut Pager, index: &Index, key: &[Option<&[u8]>], deleted: bool, new_rec: Option<&[u8]>) -> Result<()> {
+    let (_, leaf, slot) = locate_exact(pager, index, key)?;
+    let mut mtr = Mtr::new();
+    let f = mtr.fix(pager, PageId::new(index.space, leaf))?;
+    let mut rec = match new_rec {
+        Some(r) => r.to_vec(),
+        None => index::rec(pager.page(f), slot).to_vec(),
+    };
+    debug_assert_eq!(rec.len(), index::rec(pager.page(f), slot).len());
+    record::set_deleted(&mut rec, deleted);
+    mtr.page_op(pager, f, PageOp::IndexUpdate { slot: slot as u16, rec: &rec })?;
+    mtr.commit(pager)?;
+    Ok(())
+}
+
+/// Removes the record with this full key, merging or freeing pages that
+/// become too empty. Returns whether the record existed.
+pub fn delete(pager: &mut Pager, index: &Index, key: &[Option<&[u8]>]) -> Result<bool> {
+    delete_with(pager, index, key, &mut |_, _| Ok(()))
+}
+
+/// [`delete`], running `extra` in the same mini-transaction (only if the
+/// record was found).
+pub fn delete_with(pager: &mut Pager, index: &Index, key: &[Option<&[u8]>], extra: &mut Extra<'_>) -> Result<bool> {
+    let (path, leaf) = descend(pager, index, key, Mode::UpperBound)?;
+    let mut mtr = Mtr::new();
+    let f = mtr.fix(pager, PageId::new(index.space, leaf))?;
+    let page = pager.page(f);
+    let found = search_page(index, page, key, Mode::UpperBound).and_then(|pos| {
+        if pos == 0 {
+            return Ok(None);
+        }
+        let ord = record::compare_key(&index.leaf, index::rec(page, pos - 1), key)?;
+        Ok((ord == Ordering::Equal).then_some(pos - 1))
+    });
+    let slot = match found {
+        Ok(Some(slot)) => slot,
+        Ok(None) => {
+            mtr.release(pager);
+            return Ok(false);
+        }
+        Err(e) => {
+            mtr.release(pager);
+            return Err(e);
+        }
+    };
+    mtr.page_op(pager, f, PageOp::IndexDelete { slot: slot as u16 })?;
+    if leaf != index.root && needs_compress(pager.page(f)) {
+        compress(&mut mtr, pager, index, &path, leaf)?;
+    }
+    extra(&mut mtr, pager)?;
+    mtr.commit(pager)?;
+    Ok(true)
+}
+
+fn needs_compress(page: &[u8]) -> bool {
+    // InnoDB's BTR_CUR_PAGE_COMPRESS_LIMIT: try to merge below half full.
+    index::used_space(page) < index::EMPTY_PAGE_SPACE / 2
+}
+
+/// Splits page `page_no` (whose parent path is `path`) and inserts `rec` at
+/// `slot`, inserting the new page's node pointer into the parent (and
+/// splitting it in turn if needed).
+fn split_and_insert(mtr: &mut Mtr, pager: &mut Pager, index: &Index, path: &[PathStep], page_no: u32, slot: usize, rec: &[u8]) -> Result<()> {
+    let id = PageId::new(index.space, page_no);
+    let f = mtr.fix(pager, id)?;
+    if index::fits(pager.page(f), rec.len()) {
+        return mtr.page_op(pager, f, PageOp::IndexInsert { slot: slot as u16, rec });
+    }
+    if page_no == index.root {
+        let child = raise_root(mtr, pager, index)?;
+        let root_step = [PathStep { page_no: index.root, slot: 0 }];
+        return split_and_insert(mtr, pager, index, &root_step, child, slot, rec);
+    }
+    let page = pager.page(f);
+    let level = index::level(page);
+    let n = index::n_recs(page);
+    let old_next = page::next(page);
+    let old_prev = page::prev(page);
+    // Sizes of the records as they would be with `rec` inserted.
+    let mut sizes: Vec<usize> = (0..n).map(|s| index::rec(page, s).len() + index::PER_RECORD_OVERHEAD).collect();
+    sizes.insert(slot, rec.len() + index::PER_RECORD_OVERHEAD);
+    let total: usize = sizes.iter().sum();
+    // Split point k: the first k virtual records stay. Sequential inserts at
+    // the right (or left) edge of the level leave full pages behind, as
+    // InnoDB's split heuristics do.
+    let k = if slot == n && old_next == FIL_NULL {
+        n
+    } else if slot == 0 && old_prev == FIL_NULL {
+        1
+    } else {
+        let mut acc = 0;
+        let mut k = 1;
+        for (i, s) in sizes.iter().enumerate() {
+            acc += s;
+            if acc * 2 >= total {
+                k = i + 1;
+                break;
+            }
+        }
+        k.clamp(1, n)
+    };
+    let left: usize = sizes[..k].iter().sum();
+    let right: usize = sizes[k..].iter().sum();
+    debug_assert!(left <= index::EMPTY_PAGE_SPACE && right <= index::EMPTY_PAGE_SPACE);
+    // Records moved to the new page: old slots [first_moved, n).
+    let (first_moved, rec_left) = if slot < k { (k - 1, true) } else { (k, false) };
+    let moved: Vec<Vec<u8>> = (first_moved..n).map(|s| index::rec(pager.page(f), s).to_vec()).collect();
+
+    let new_no = fsp::alloc(mtr, pager, index.space, PageType::Index)?;
+    let q = mtr.fix(pager, PageId::new(index.space, new_no))?;
+    mtr.page_op(pager, q, PageOp::IndexInit { index_id: index.id, level })?;
+    let mut qslot = 0u16;
+    for (i, r) in moved.iter().enumerate() {
+        if !rec_left && first_moved + i == slot {
+            mtr.page_op(pager, q, PageOp::IndexInsert { slot: qslot, rec })?;
+            qslot += 1;
+        }
+        mtr.page_op(pager, q, PageOp::IndexInsert { slot: qslot, rec: r })?;
+        qslot += 1;
+    }
+    if !rec_left && slot == n {
+        mtr.page_op(pager, q, PageOp::IndexInsert { slot: qslot, rec })?;
+    }
+    mtr.page_op(pager, f, PageOp::IndexTruncate { from_slot: first_moved as u16 })?;
+    if rec_left {
+        mtr.page_op(pager, f, PageOp::IndexInsert { slot: slot as u16, rec })?;
+    }
+    // Sibling links: page <-> new <-> old next.
+    mtr.set_prev(pager, q, page_no)?;
+    mtr.set_next(pager, q, old_next)?;
+    mtr.set_next(pager, f, new_no)?;
+    if old_next != FIL_NULL {
+        let nf = mtr.fix(pager, PageId::new(index.space, old_next))?;
+        mtr.set_prev(pager, nf, new_no)?;
+    }
+    // The new page's node pointer goes right after this page's.
+    let ptr = node_ptr(index, level, index::rec(pager.page(q), 0), new_no)?;
+    let (parent, rest) = path.split_last().expect("a non-root page has a parent");
+    split_and_insert(mtr, pager, index, rest, parent.page_no, parent.slot + 1, &ptr)
+}
+
+/// Moves the root's records into a new child and makes the root its only
+/// node pointer, one level higher. Returns the child's page number.
+fn raise_root(mtr: &mut Mtr, pager: &mut Pager, index: &Index) -> Result<u32> {
+    let rf = mtr.fix(pager, PageId::new(index.space, index.root))?;
+    let level = index::level(pager.page(rf));
+    let n = index::n_recs(pager.page(rf));
+    let recs: Vec<Vec<u8>> = (0..n).map(|s| index::rec(pager.page(rf), s).to_vec()).collect();
+    let child = fsp::alloc(mtr, pager, index.space, PageType::Index)?;
+    let cf = mtr.fix(pager, PageId::new(index.space, child))?;
+    mtr.page_op(pager, cf, PageOp::IndexInit { index_id: index.id, level })?;
+    for (s, r) in recs.iter().enumerate() {
+        mtr.page_op(pager, cf, PageOp::IndexInsert { slot: s as u16, rec: r })?;
+    }
+    let ptr = node_ptr(index, level, &recs[0], child)?;
+    mtr.page_op(pager, rf, PageOp::IndexInit { index_id: index.id, level: level + 1 })?;
+    mtr.page_op(pager, rf, PageOp::IndexReorganize)?;
+    mtr.page_op(pager, rf, PageOp::IndexInsert { slot: 0, rec: &ptr })?;
+    Ok(child)
+}
+
+/// Restores the fill invariants after a delete left `page_no` too empty:
+/// frees an empty page, merges with a sibling under the same parent, and
+/// lifts a root that has a single child.
+fn compress(mtr: &mut Mtr, pager: &mut Pager, index: &Index, path: &[PathStep], page_no: u32) -> Result<()> {
+    let f = mtr.fix(pager, PageId::new(index.space, page_no))?;
+    if page_no == index.root {
+        let page = pager.page(f);
+        if index::level(page) > 0 && index::n_recs(page) == 1 {
+            return lift_root(mtr, pager, index);
+        }
+        return Ok(());
+    }
+    let (parent, rest) = path.split_last().expect("a non-root page has a parent");
+    let pf = mtr.fix(pager, PageId::new(index.space, parent.page_no))?;
+    let parent_n = index::n_recs(pager.page(pf));
+    let level = index::level(pager.page(f));
+
+    if index::n_recs(pager.page(f)) == 0 {
+        unlink_and_free(mtr, pager, index, page_no)?;
+        mtr.page_op(pager, pf, PageOp::IndexDelete { slot: parent.slot as u16 })?;
+        return after_parent_delete(mtr, pager, index, rest, parent.page_no);
+    }
+    // Merge the right one of (this, right sibling) or (left sibling, this)
+    // into the left one, if both hang under the same parent and fit.
+    let candidates = [
+        (parent.slot + 1 < parent_n).then_some((page_no, parent.slot + 1)),
+        (parent.slot > 0).then_some((0, parent.slot)),
+    ];
+    for cand in candidates.into_iter().flatten() {
+        let (left_no, right_slot) = match cand {
+            (p, s) if p == page_no => (page_no, s),
+            (_, s) => (child_of(index, index::rec(pager.page(pf), s - 1))?, s),
+        };
+        let right_no = child_of(index, index::rec(pager.page(pf), right_slot))?;
+        let lf = mtr.fix(pager, PageId::new(index.space, left_no))?;
+        let rf = mtr.fix(pager, PageId::new(index.space, right_no))?;
+        if index::level(pager.page(lf)) != level || index::level(pager.page(rf)) != level {
+            return Err(corrupt(pager, PageId::new(index.space, left_no), "sibling at another level".into()));
+        }
+        let need = index::used_space(pager.page(rf));
+        if index::free_space(pager.page(lf)) < need {
+            continue;
+        }
+        let recs: Vec<Vec<u8>> = (0..index::n_recs(pager.page(rf))).map(|s| index::rec(pager.page(rf), s).to_vec()).collect();
+        let base = index::n_recs(pager.page(lf));
+        for (i, r) in recs.iter().enumerate() {
+            mtr.page_op(pager, lf, PageOp::IndexInsert { slot: (base + i) as u16, rec: r })?;
+        }
+        mtr.page_op(pager, rf, PageOp::IndexTruncate { from_slot: 0 })?;
+        unlink_and_free(mtr, pager, index, right_no)?;
+        mtr.page_op(pager, pf, PageOp::IndexDelete { slot: right_slot as u16 })?;
+        return after_parent_delete(mtr, pager, index, rest, parent.page_no);
+    }
+    Ok(())
+}
+
+fn after_parent_delete(mtr: &mut Mtr, pager: &mut Pager, index: &Index, path: &[PathStep], parent_no: u32) -> Result<()> {
+    let pf = mtr.fix(pager, PageId::new(index.space, parent_no))?;
+    if parent_no == index.root || needs_compress(pager.page(pf)) {
+        compress(mtr, pager, index, path, parent_no)?;
+    }
+    Ok(())
+}
+
+/// Unlinks an empty page from its level and frees it.
+fn unlink_and_free(mtr: &mut Mtr, pager: &mut Pager, index: &Index, page_no: u32) -> Result<()> {
+    let f = mtr.fix(pager, PageId::new(index.space, page_no))?;
+    let prev = page::prev(pager.page(f));
+    let next = page::next(pager.page(f));
+    if prev != FIL_NULL {
+        let pf = mtr.fix(pager, PageId::new(index.space, prev))?;
+        mtr.set_next(pager, pf, next)?;
+    }
+    if next != FIL_NULL {
+        let nf = mtr.fix(pager, PageId::new(index.space, next))?;
+        mtr.set_prev(pager, nf, prev)?;
+    }
+    fsp::free(mtr, pager, PageId::new(index.space, page_no))
+}
+
+/// The root has one child: move the child's records into the root, one
+/// level down, and free the child. Repeats while that holds.
+fn lift_root(mtr: &mut Mtr, pager: &mut Pager, index: &Index) -> Result<()> {
+    loop {
+        let rf = mtr.fix(pager, PageId::new(index.space, index.root))?;
+        let page = pager.page(rf);
+        if index::level(page) == 0 || index::n_recs(page) != 1 {
+            return Ok(());
+        }
+        let child = child_of(index, index::rec(page, 0))?;
+        let cf = mtr.fix(pager, PageId::new(index.space, child))?;
+        let clevel = index::level(pager.page(cf));
+        let recs: Vec<Vec<u8>> = (0..index::n_recs(pager.page(cf))).map(|s| index::rec(pager.page(cf), s).to_vec()).collect();
+        mtr.page_op(pager, rf, PageOp::IndexInit { index_id: index.id, level: clevel })?;
+        mtr.page_op(pager, rf, PageOp::IndexReorganize)?;
+        for (s, r) in recs.iter().enumerate() {
+            mtr.page_op(pager, rf, PageOp::IndexInsert { slot: s as u16, rec: r })?;
+        }
+        mtr.page_op(pager, cf, PageOp::IndexTruncate { from_slot: 0 })?;
+        fsp::free(mtr, pager, PageId::new(index.space, child))?;
+    }
+}
+
+/// Frees every page of a tree (DROP INDEX, DROP TABLE of a table in the
+/// system tablespace). One mini-transaction per page.
+pub fn free_tree(pager: &mut Pager, index: &Index) -> Result<()> {
+    // Walk level by level from the leftmost page of each level.
+    let mut level_first = index.root;
+    loop {
+        let f = pager.fix(PageId::new(index.space, level_first))?;
+        let page = pager.page(f);
+        let level = index::level(page);
+        let below = if level > 0 && index::n_recs(page) > 0 { Some(child_of(index, index::rec(page, 0))?) } else { None };
+        pager.unfix(f);
+        let mut p = level_first;
+        while p != FIL_NULL {
+            let f = pager.fix(PageId::new(index.space, p))?;
+            let next = page::next(pager.page(f));
+            pager.unfix(f);
+            let mut mtr = Mtr::new();
+            fsp::free(&mut mtr, pager, PageId::new(index.space, p))?;
+            mtr.commit(pager)?;
+            p = next;
+        }
+        match below {
+            Some(c) => level_first = c,
+            None => return Ok(()),
+        }
+    }
+}

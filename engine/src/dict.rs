@@ -1,0 +1,514 @@
+//! The data dictionary: table definitions, their persistent form, and the
+//! in-memory descriptors that map a table's columns onto index records.
+//! Mirrors InnoDB's `dict0dict.cc`, `dict0crea.cc` and `dict0load.cc`.
+//!
+//! The dictionary is itself a table: `SYS_TABLES`, a clustered index in
+//! the system tablespace whose root page is recorded in the transaction
+//! system header. Each row holds a table id, its name and its serialized
+//! definition. Because it is an ordinary table with undo and MVCC, DDL is
+//! an ordinary transaction: a CREATE TABLE that never committed is rolled
+//! back by recovery like any other change, and files that no committed
+//! definition names are removed at startup.
+//!
+//! Clustered records are laid out InnoDB's way:
+//!
+//! ```text
+//! [primary key columns | DB_ROW_ID] DB_TRX_ID DB_ROLL_PTR [other columns]
+//! ```
+//!
+//! and secondary records as `[index columns] [primary key columns not
+//! already there]`, all of them the ordering key.
+
+use crate::btree::Index;
+use crate::error::{Error, Result};
+use crate::mtr::ops::put_varint;
+use crate::record::{ColumnType, FieldDef, FieldKind, RecordLayout, RowFormat};
+
+/// Table id of SYS_TABLES.
+pub const SYS_TABLES_ID: u64 = 1;
+/// Index id of SYS_TABLES' clustered index.
+pub const SYS_TABLES_INDEX_ID: u64 = 1;
+/// Bytes of DB_TRX_ID.
+pub const TRX_ID_LEN: u16 = 6;
+/// Bytes of DB_ROW_ID.
+pub const ROW_ID_LEN: u16 = 6;
+/// The longest key column, InnoDB's 767-byte index prefix limit.
+pub const MAX_KEY_COLUMN_BYTES: u32 = 767;
+
+/// A column of a table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnDef {
+    /// Name.
+    pub name: String,
+    /// Type.
+    pub ty: ColumnType,
+    /// Whether NULL is allowed.
+    pub nullable: bool,
+}
+
+/// A secondary index definition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexDef {
+    /// Name.
+    pub name: String,
+    /// Column positions, in key order.
+    pub columns: Vec<usize>,
+    /// Whether non-NULL keys must be unique.
+    pub unique: bool,
+}
+
+/// A table definition as given to CREATE TABLE.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableDef {
+    /// Name: letters, digits, `_` and `$`.
+    pub name: String,
+    /// Columns.
+    pub columns: Vec<ColumnDef>,
+    /// Primary key column positions; empty for a hidden DB_ROW_ID key.
+    pub primary_key: Vec<usize>,
+    /// Secondary indexes.
+    pub indexes: Vec<IndexDef>,
+    /// Row format.
+    pub row_format: RowFormat,
+}
+
+impl TableDef {
+    /// Checks a definition, with MySQL's errors where MySQL has them.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |reason: String| Error::CantCreateTable {
+            table: self.name.clone(),
+            reason,
+        };
+        if self.name.is_empty() || self.name.len() > 64 || !self.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$') {
+            return Err(Error::InvalidArgument(format!("Incorrect table name '{}'", self.name)));
+        }
+        if self.columns.is_empty() || self.columns.len() > 1000 {
+            return Err(bad(format!("a table needs 1 to 1000 columns, not {}", self.columns.len())));
+        }
+        for (i, c) in self.columns.iter().enumerate() {
+            if c.name.is_empty() || c.name.len() > 64 {
+                return Err(Error::InvalidArgument(format!("Incorrect column name '{}'", c.name)));
+            }
+            if self.columns[..i].iter().any(|o| o.name.eq_ignore_ascii_case(&c.name)) {
+                return Err(Error::InvalidArgument(format!("Duplicate column name '{}'", c.name)));
+            }
+            c.ty.validate(&c.name)?;
+        }
+        let key_ok = |cols: &[usize], what: &str| -> Result<()> {
+            if cols.is_empty() || cols.len() > 16 {
+                return Err(bad(format!("{what} must have 1 to 16 columns")));
+            }
+            for (i, &c) in cols.iter().enumerate() {
+                let col = self.columns.get(c).ok_or_else(|| bad(format!("{what} names column {c}, which does not exist")))?;
+                if cols[..i].contains(&c) {
+                    return Err(Error::InvalidArgument(format!("Duplicate column name '{}'", col.name)));
+                }
+                match col.ty {
+                    ColumnType::Text { .. } | ColumnType::Blob { .. } => {
+                        return Err(Error::InvalidArgument(format!("BLOB/TEXT column '{}' used in key specification without a key length", col.name)))
+                    }
+                    ColumnType::VarChar(n) if n as u32 > MAX_KEY_COLUMN_BYTES => {
+                        return Err(Error::InvalidArgument("Specified key was too long; max key length is 767 bytes".into()))
+                    }
+                    _ => {}
+                }
+            }
+            Ok(())
+        };
+        if !self.primary_key.is_empty() {
+            key_ok(&self.primary_key, "the primary key")?;
+            for &c in &self.primary_key {
+                if self.columns[c].nullable {
+                    return Err(Error::InvalidArgument(format!(
+                        "All parts of a PRIMARY KEY must be NOT NULL; column '{}' is nullable",
+                        self.columns[c].name
+                    )));
+                }
+            }
+        }
+        for (i, ix) in self.indexes.iter().enumerate() {
+            key_ok(&ix.columns, &format!("index '{}'", ix.name))?;
+            if ix.name.is_empty() || ix.name.eq_ignore_ascii_case("PRIMARY") || self.indexes[..i].iter().any(|o| o.name.eq_ignore_ascii_case(&ix.name)) {
+                return Err(Error::InvalidArgument(format!("Duplicate or invalid key name '{}'", ix.name)));
+            }
+        }
+        Ok(())
+    }
+
+    /// Position of a column by name (case-insensitive, as MySQL).
+    pub fn column(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.name.eq_ignore_ascii_case(name))
+    }
+}
+
+/// What a clustered record field holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClusteredField {
+    /// A table column.
+    Column(usize),
+    /// The hidden row id (tables without a primary key).
+    RowId,
+    /// DB_TRX_ID.
+    TrxId,
+    /// DB_ROLL_PTR.
+    RollPtr,
+}
+
+/// A secondary index, loaded.
+#[derive(Debug, Clone)]
+pub struct Secondary {
+    /// Its definition.
+    pub def: IndexDef,
+    /// The tree.
+    pub index: Index,
+    /// For each field of its records, the clustered field it copies.
+    pub from_clustered: Vec<usize>,
+}
+
+/// A table, loaded: definition plus trees and record mappings.
+#[derive(Debug, Clone)]
+pub struct Table {
+    /// Table id.
+    pub id: u64,
+    /// Definition.
+    pub def: TableDef,
+    /// Tablespace.
+    pub space: u32,
+    /// Clustered index.
+    pub clustered: Index,
+    /// Secondary indexes, in definition order.
+    pub secondary: Vec<Secondary>,
+    /// What each clustered field holds.
+    pub fields: Vec<ClusteredField>,
+    /// Clustered field of each column.
+    pub col_field: Vec<usize>,
+    /// Clustered field of DB_TRX_ID.
+    pub trx_id_field: usize,
+    /// Clustered field of DB_ROLL_PTR.
+    pub roll_ptr_field: usize,
+    /// Next hidden row id (tables without a primary key).
+    pub next_row_id: u64,
+}
+
+/// Ids and root pages of a table's trees, stored with its definition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableStorage {
+    /// Table id.
+    pub id: u64,
+    /// Tablespace.
+    pub space: u32,
+    /// Clustered index id and root.
+    pub clustered: (u64, u32),
+    /// Secondary index ids and roots, in definition order.
+    pub secondary: Vec<(u64, u32)>,
+}
+
+fn key_kind(ty: &ColumnType) -> FieldKind {
+    match FieldKind::of(ty) {
+        // Key fields never go off page.
+        FieldKind::Variable { max_len, .. } => FieldKind::Variable { max_len, long: false },
+        k => k,
+    }
+}
+
+impl Table {
+    /// Builds the descriptor of a table from its definition and storage.
+    pub fn new(def: TableDef, st: &TableStorage) -> Table {
+        let fmt = def.row_format;
+        let mut fields = Vec::new();
+        let mut layout = Vec::new();
+        let mut col_field = vec![usize::MAX; def.columns.len()];
+        if def.primary_key.is_empty() {
+            fields.push(ClusteredField::RowId);
+            layout.push(FieldDef { kind: FieldKind::Fixed(ROW_ID_LEN), nullable: false });
+        } else {
+            for &c in &def.primary_key {
+                col_field[c] = fields.len();
+                fields.push(ClusteredField::Column(c));
+                layout.push(FieldDef { kind: key_kind(&def.columns[c].ty), nullable: false });
+            }
+        }
+        let n_key = fields.len();
+        let trx_id_field = fields.len();
+        fields.push(ClusteredField::TrxId);
+        layout.push(FieldDef { kind: FieldKind::Fixed(TRX_ID_LEN), nullable: false });
+        let roll_ptr_field = fields.len();
+        fields.push(ClusteredField::RollPtr);
+        layout.push(FieldDef { kind: FieldKind::Fixed(crate::trx::undo::ROLL_PTR_LEN as u16), nullable: false });
+        for (c, col) in def.columns.iter().enumerate() {
+            if col_field[c] != usize::MAX {
+                continue;
+            }
+            col_field[c] = fields.len();
+            fields.push(ClusteredField::Column(c));
+            layout.push(FieldDef::of(&col.ty, col.nullable));
+        }
+        let clustered = Index::new(st.clustered.0, "PRIMARY", st.space, st.clustered.1, RecordLayout::new(fmt, layout.clone()), n_key);
+        let mut secondary = Vec::new();
+        for (ix, &(id, root)) in def.indexes.iter().zip(st.secondary.iter()) {
+            let mut from = Vec::new();
+            let mut sl = Vec::new();
+            for &c in &ix.columns {
+                from.push(col_field[c]);
+                sl.push(FieldDef { kind: key_kind(&def.columns[c].ty), nullable: def.columns[c].nullable });
+            }
+            for f in 0..n_key {
+                if !from.contains(&f) {
+                    from.push(f);
+                    sl.push(FieldDef { kind: layout[f].kind, nullable: false });
+                }
+            }
+            let n = from.len();
+            secondary.push(Secondary {
+                def: ix.clone(),
+                index: Index::new(id, &ix.name, st.space, root, RecordLayout::new(fmt, sl), n),
+                from_clustered: from,
+            });
+        }
+        Table {
+            id: st.id,
+            def,
+            space: st.space,
+            clustered,
+            secondary,
+            fields,
+            col_field,
+            trx_id_field,
+            roll_ptr_field,
+            next_row_id: 1,
+        }
+    }
+
+    /// Name.
+    pub fn name(&self) -> &str {
+        &self.def.name
+    }
+
+    /// Ids and roots, for persisting.
+    pub fn storage(&self) -> TableStorage {
+        TableStorage {
+            id: self.id,
+            space: self.space,
+            clustered: (self.clustered.id, self.clustered.root),
+            secondary: self.secondary.iter().map(|s| (s.index.id, s.index.root)).collect(),
+        }
+    }
+}
+
+/// The definition of SYS_TABLES itself.
+pub fn sys_tables_def() -> TableDef {
+    TableDef {
+        name: "SYS_TABLES".into(),
+        columns: vec![
+            ColumnDef { name: "ID".into(), ty: ColumnType::BIGINT_UNSIGNED, nullable: false },
+            ColumnDef { name: "NAME".into(), ty: ColumnType::VarChar(192), nullable: false },
+            ColumnDef { name: "DEF".into(), ty: ColumnType::LONGBLOB, nullable: false },
+        ],
+        primary_key: vec![0],
+        indexes: vec![],
+        row_format: RowFormat::Compact,
+    }
+}
+
+// ---- persistent form of a definition ----
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    put_varint(out, s.len() as u64);
+    out.extend_from_slice(s.as_bytes());
+}
+
+fn type_code(ty: &ColumnType) -> (u8, u64) {
+    match *ty {
+        ColumnType::Int { unsigned } => (1, unsigned as u64),
+        ColumnType::BigInt { unsigned } => (2, unsigned as u64),
+        ColumnType::Char(n) => (3, n as u64),
+        ColumnType::VarChar(n) => (4, n as u64),
+        ColumnType::Text { max_len } => (5, max_len as u64),
+        ColumnType::Blob { max_len } => (6, max_len as u64),
+    }
+}
+
+fn format_code(f: RowFormat) -> u8 {
+    match f {
+        RowFormat::Redundant => 0,
+        RowFormat::Compact => 1,
+        RowFormat::Dynamic => 2,
+    }
+}
+
+/// Serializes a definition and its storage for SYS_TABLES.
+pub fn encode_def(def: &TableDef, st: &TableStorage) -> Vec<u8> {
+    let mut out = vec![1u8];
+    put_str(&mut out, &def.name);
+    out.push(format_code(def.row_format));
+    put_varint(&mut out, def.columns.len() as u64);
+    for c in &def.columns {
+        put_str(&mut out, &c.name);
+        let (code, p) = type_code(&c.ty);
+        out.push(code);
+        put_varint(&mut out, p);
+        out.push(c.nullable as u8);
+    }
+    put_varint(&mut out, def.primary_key.len() as u64);
+    for &c in &def.primary_key {
+        put_varint(&mut out, c as u64);
+    }
+    put_varint(&mut out, def.indexes.len() as u64);
+    for ix in &def.indexes {
+        put_str(&mut out, &ix.name);
+        out.push(ix.unique as u8);
+        put_varint(&mut out, ix.columns.len() as u64);
+        for &c in &ix.columns {
+            put_varint(&mut out, c as u64);
+        }
+    }
+    put_varint(&mut out, st.id);
+    put_varint(&mut out, st.space as u64);
+    put_varint(&mut out, st.clustered.0);
+    put_varint(&mut out, st.clustered.1 as u64);
+    put_varint(&mut out, st.secondary.len() as u64);
+    for &(id, root) in &st.secondary {
+        put_varint(&mut out, id);
+        put_varint(&mut out, root as u64);
+    }
+    out
+}
+
+struct Rd<'a> {
+    b: &'a [u8],
+    pos: usize,
+}
+
+impl Rd<'_> {
+    fn err() -> Error {
+        Error::Corrupt { file: "ibdata1".into(), reason: "malformed table definition in SYS_TABLES".into() }
+    }
+    fn byte(&mut self) -> Result<u8> {
+        let v = *self.b.get(self.pos).ok_or_else(Self::err)?;
+        self.pos += 1;
+        Ok(v)
+    }
+    fn varint(&mut self) -> Result<u64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.byte()?;
+            v |= ((b & 0x7f) as u64) << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err(Self::err())
+    }
+    fn small(&mut self, max: u64) -> Result<usize> {
+        let v = self.varint()?;
+        if v > max {
+            return Err(Self::err());
+        }
+        Ok(v as usize)
+    }
+    fn string(&mut self) -> Result<String> {
+        let n = self.small(1024)?;
+        let end = self.pos.checked_add(n).filter(|&e| e <= self.b.len()).ok_or_else(Self::err)?;
+        let s = std::str::from_utf8(&self.b[self.pos..end]).map_err(|_| Self::err())?.to_string();
+        self.pos = end;
+        Ok(s)
+    }
+}
+
+/// Deserializes a SYS_TABLES definition.
+pub fn decode_def(b: &[u8]) -> Result<(TableDef, TableStorage)> {
+    let mut r = Rd { b, pos: 0 };
+    if r.byte()? != 1 {
+        return Err(Rd::err());
+    }
+    let name = r.string()?;
+    let row_format = match r.byte()? {
+        0 => RowFormat::Redundant,
+        1 => RowFormat::Compact,
+        2 => RowFormat::Dynamic,
+        _ => return Err(Rd::err()),
+    };
+    let n = r.small(1000)?;
+    let mut columns = Vec::with_capacity(n);
+    for _ in 0..n {
+        let name = r.string()?;
+        let code = r.byte()?;
+        let p = r.varint()?;
+        let ty = match code {
+            1 => ColumnType::Int { unsigned: p != 0 },
+            2 => ColumnType::BigInt { unsigned: p != 0 },
+            3 => ColumnType::Char(u16::try_from(p).map_err(|_| Rd::err())?),
+            4 => ColumnType::VarChar(u16::try_from(p).map_err(|_| Rd::err())?),
+            5 => ColumnType::Text { max_len: u32::try_from(p).map_err(|_| Rd::err())? },
+            6 => ColumnType::Blob { max_len: u32::try_from(p).map_err(|_| Rd::err())? },
+            _ => return Err(Rd::err()),
+        };
+        let nullable = r.byte()? != 0;
+        columns.push(ColumnDef { name, ty, nullable });
+    }
+    let npk = r.small(16)?;
+    let mut primary_key = Vec::new();
+    for _ in 0..npk {
+        primary_key.push(r.small(n as u64)?);
+    }
+    let nix = r.small(64)?;
+    let mut indexes = Vec::new();
+    for _ in 0..nix {
+        let name = r.string()?;
+        let unique = r.byte()? != 0;
+        let nc = r.small(16)?;
+        let mut cols = Vec::new();
+        for _ in 0..nc {
+            cols.push(r.small(n as u64)?);
+        }
+        indexes.push(IndexDef { name, columns: cols, unique });
+    }
+    let id = r.varint()?;
+    let space = r.small(u32::MAX as u64)? as u32;
+    let cid = r.varint()?;
+    let croot = r.small(u32::MAX as u64)? as u32;
+    let ns = r.small(64)?;
+    let mut secondary = Vec::new();
+    for _ in 0..ns {
+        let sid = r.varint()?;
+        let sroot = r.small(u32::MAX as u64)? as u32;
+        secondary.push((sid, sroot));
+    }
+    if ns != nix || r.pos != b.len() {
+        return Err(Rd::err());
+    }
+    let def = TableDef { name, columns, primary_key, indexes, row_format };
+    def.validate().map_err(|_| Rd::err())?;
+    Ok((def, TableStorage { id, space, clustered: (cid, croot), secondary }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn definitions_round_trip() {
+        let def = TableDef {
+            name: "sbtest".into(),
+            columns: vec![
+                ColumnDef { name: "id".into(), ty: ColumnType::INT_UNSIGNED, nullable: false },
+                ColumnDef { name: "k".into(), ty: ColumnType::INT, nullable: false },
+                ColumnDef { name: "c".into(), ty: ColumnType::Char(120), nullable: false },
+                ColumnDef { name: "pad".into(), ty: ColumnType::Char(60), nullable: true },
+            ],
+            primary_key: vec![0],
+            indexes: vec![IndexDef { name: "k".into(), columns: vec![1], unique: false }],
+            row_format: RowFormat::Dynamic,
+        };
+        def.validate().unwrap();
+        let st = TableStorage { id: 7, space: 3, clustered: (10, 1), secondary: vec![(11, 2)] };
+        let enc = encode_def(&def, &st);
+        assert_eq!(decode_def(&enc).unwrap(), (def.clone(), st.clone()));
+        for cut in 0..enc.len() {
+            assert!(decode_def(&enc[..cut]).is_err());
+        }
+        let t = Table::new(def, &st);
+        assert_eq!(t.fields.len(), 6);
+        assert_eq!(t.secondary[0].from_clustered, vec![t.col_field[1], 0]);
+    }
+}

@@ -1,0 +1,174 @@
+//! File space management: the header on page 0 of every tablespace, page
+//! allocation from a free list, and file growth. Mirrors the role of
+//! InnoDB's `fsp0fsp.cc`, without its extents and segments: one free list
+//! of single pages per space, plus a high-water mark.
+//!
+//! ```text
+//! page 0, after the FIL header:
+//! offset               size  field
+//! FSP_SPACE_ID            4  the space id (also in the FIL header)
+//! FSP_SIZE                4  pages the space owns (the file is at least this long)
+//! FSP_FREE_LIMIT          4  pages at or past this number were never used
+//! FSP_FREE_HEAD           4  first page of the free list, or FIL_NULL
+//! FSP_FREE_LEN            4  pages on the free list
+//! FSP_FLAGS               4  table flags (row format, compression), informational
+//! ```
+//!
+//! A free page is formatted as `PageType::Allocated` and links to the next
+//! free page through its FIL next field. All header changes are redo-logged
+//! through the caller's mini-transaction.
+//!
+//! File growth happens only in [`reserve`], which runs in its own
+//! mini-transaction before an operation that may allocate, so a full disk
+//! fails the operation before it has changed anything. [`alloc`] never does
+//! I/O beyond fixing pages.
+
+use crate::error::{Error, Result};
+use crate::mtr::Mtr;
+use crate::page::{self, PageId, PageType, FIL_NULL, FIL_PAGE_DATA};
+use crate::pager::Pager;
+
+/// Offset of the space id.
+pub const FSP_SPACE_ID: usize = FIL_PAGE_DATA;
+/// Offset of the size in pages.
+pub const FSP_SIZE: usize = FSP_SPACE_ID + 4;
+/// Offset of the free limit.
+pub const FSP_FREE_LIMIT: usize = FSP_SIZE + 4;
+/// Offset of the free list head.
+pub const FSP_FREE_HEAD: usize = FSP_FREE_LIMIT + 4;
+/// Offset of the free list length.
+pub const FSP_FREE_LEN: usize = FSP_FREE_HEAD + 4;
+/// Offset of the flags.
+pub const FSP_FLAGS: usize = FSP_FREE_LEN + 4;
+
+/// Header of a space, decoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpaceHeader {
+    /// Space id.
+    pub space: u32,
+    /// Pages owned.
+    pub size: u32,
+    /// High-water mark.
+    pub free_limit: u32,
+    /// Free list head.
+    pub free_head: u32,
+    /// Free list length.
+    pub free_len: u32,
+    /// Flags.
+    pub flags: u32,
+}
+
+impl SpaceHeader {
+    /// Reads the header from page 0's image.
+    pub fn read(page0: &[u8]) -> SpaceHeader {
+        SpaceHeader {
+            space: page::get_u32(page0, FSP_SPACE_ID),
+            size: page::get_u32(page0, FSP_SIZE),
+            free_limit: page::get_u32(page0, FSP_FREE_LIMIT),
+            free_head: page::get_u32(page0, FSP_FREE_HEAD),
+            free_len: page::get_u32(page0, FSP_FREE_LEN),
+            flags: page::get_u32(page0, FSP_FLAGS),
+        }
+    }
+
+    /// Pages that can be allocated without growing the file.
+    pub fn available(&self) -> u32 {
+        self.free_len + self.size.saturating_sub(self.free_limit)
+    }
+}
+
+/// Formats page 0 of a new space. Pages below `first_free` are reserved
+/// for fixed uses. The file is grown to `size` pages first.
+pub fn create_space(
+    pager: &mut Pager,
+    space: u32,
+    size: u32,
+    first_free: u32,
+    flags: u32,
+) -> Result<()> {
+    assert!(first_free >= 1 && size >= first_free);
+    pager.fil.extend(space, size)?;
+    let mut mtr = Mtr::new();
+    let f = mtr.create(pager, PageId::new(space, 0), PageType::FspHdr)?;
+    let mut hdr = [0u8; 24];
+    hdr[0..4].copy_from_slice(&space.to_le_bytes());
+    hdr[4..8].copy_from_slice(&size.to_le_bytes());
+    hdr[8..12].copy_from_slice(&first_free.to_le_bytes());
+    hdr[12..16].copy_from_slice(&FIL_NULL.to_le_bytes());
+    hdr[16..20].copy_from_slice(&0u32.to_le_bytes());
+    hdr[20..24].copy_from_slice(&flags.to_le_bytes());
+    mtr.write(pager, f, FSP_SPACE_ID, &hdr)?;
+    mtr.commit(pager)?;
+    Ok(())
+}
+
+/// Reads a space's header.
+pub fn header(pager: &mut Pager, space: u32) -> Result<SpaceHeader> {
+    let f = pager.fix(PageId::new(space, 0))?;
+    let hdr = SpaceHeader::read(pager.page(f));
+    pager.unfix(f);
+    if hdr.space != space {
+        return Err(Error::Corrupt {
+            file: pager.fil.name(space).unwrap_or("?").to_string(),
+            reason: format!("space header names space {} instead of {space}", hdr.space),
+        });
+    }
+    Ok(hdr)
+}
+
+/// Makes sure at least `n` pages can be allocated in `space` without I/O,
+/// growing the file if needed. A full disk fails here, before the caller
+/// has changed anything.
+pub fn reserve(pager: &mut Pager, space: u32, n: u32) -> Result<()> {
+    let hdr = header(pager, space)?;
+    if hdr.available() >= n {
+        return Ok(());
+    }
+    let needed = n - hdr.available();
+    let growth = (hdr.size / 4).clamp(4, 256).max(needed);
+    let new_size = hdr.size.checked_add(growth).ok_or_else(|| Error::TableFull {
+        table: pager.fil.name(space).unwrap_or("?").to_string(),
+    })?;
+    pager.fil.extend(space, new_size)?;
+    let mut mtr = Mtr::new();
+    let f = mtr.fix(pager, PageId::new(space, 0))?;
+    mtr.write_u32(pager, f, FSP_SIZE, new_size)?;
+    mtr.commit(pager)?;
+    Ok(())
+}
+
+/// Allocates a page inside `mtr` and formats it as `ty`. The space must
+/// have been [`reserve`]d.
+pub fn alloc(mtr: &mut Mtr, pager: &mut Pager, space: u32, ty: PageType) -> Result<u32> {
+    let h = mtr.fix(pager, PageId::new(space, 0))?;
+    let hdr = SpaceHeader::read(pager.page(h));
+    let page_no = if hdr.free_head != FIL_NULL {
+        let f = mtr.fix(pager, PageId::new(space, hdr.free_head))?;
+        let next = page::next(pager.page(f));
+        mtr.write_u32(pager, h, FSP_FREE_HEAD, next)?;
+        mtr.write_u32(pager, h, FSP_FREE_LEN, hdr.free_len - 1)?;
+        hdr.free_head
+    } else if hdr.free_limit < hdr.size {
+        mtr.write_u32(pager, h, FSP_FREE_LIMIT, hdr.free_limit + 1)?;
+        hdr.free_limit
+    } else {
+        return Err(Error::Corrupt {
+            file: pager.fil.name(space).unwrap_or("?").to_string(),
+            reason: "page allocation without a reservation".into(),
+        });
+    };
+    mtr.create(pager, PageId::new(space, page_no), ty)?;
+    Ok(page_no)
+}
+
+/// Returns a page to its space's free list inside `mtr`.
+pub fn free(mtr: &mut Mtr, pager: &mut Pager, id: PageId) -> Result<()> {
+    assert!(id.page_no != 0, "freeing the space header");
+    let h = mtr.fix(pager, PageId::new(id.space, 0))?;
+    let hdr = SpaceHeader::read(pager.page(h));
+    let f = mtr.create(pager, id, PageType::Allocated)?;
+    mtr.set_next(pager, f, hdr.free_head)?;
+    mtr.write_u32(pager, h, FSP_FREE_HEAD, id.page_no)?;
+    mtr.write_u32(pager, h, FSP_FREE_LEN, hdr.free_len + 1)?;
+    Ok(())
+}

@@ -1,0 +1,253 @@
+//! The pager: every path by which pages move between the buffer pool and
+//! the files. Reads with validation, eviction, flushing through the
+//! doublewrite buffer under the WAL rule, the page cleaner's batches and
+//! checkpoints. Mirrors InnoDB's `buf0rea.cc`, `buf0flu.cc` and the
+//! checkpoint half of `log0log.cc`.
+//!
+//! The WAL rule lives here and nowhere else: [`Pager::flush_frames`] makes
+//! the redo log durable up to the newest LSN of every page in a batch before
+//! any of them is written. A checkpoint is only ever written at the oldest
+//! modification LSN of the dirty pages (or the log's end when there are
+//! none), so every change after it is still in the log.
+//!
+//! Any error while writing or syncing leaves the files in a state only
+//! recovery may interpret; callers turn such errors into a halt.
+
+use crate::buf::{BufferPool, FrameId};
+use crate::doublewrite::{self, DBLWR_PAGES};
+use crate::error::Result;
+use crate::fil::Fil;
+use crate::page::{self, PageId, PAGE_SIZE};
+use crate::redo::Log;
+
+/// Counters.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct PagerStats {
+    /// Pages flushed to their home location.
+    pub pages_flushed: u64,
+    /// Doublewrite batches.
+    pub doublewrite_batches: u64,
+    /// Checkpoints written.
+    pub checkpoints: u64,
+    /// Flush batches started because the LRU tail was dirty.
+    pub lru_flushes: u64,
+}
+
+/// Buffer pool, files and log, together.
+pub struct Pager {
+    /// The tablespace files.
+    pub fil: Fil,
+    /// The redo log.
+    pub log: Log,
+    /// The buffer pool.
+    pub pool: BufferPool,
+    doublewrite: bool,
+    batch_pages: usize,
+    scratch: Vec<u8>,
+    /// Counters.
+    pub stats: PagerStats,
+}
+
+impl Pager {
+    /// A pager over open files and log.
+    pub fn new(fil: Fil, log: Log, pool_pages: usize, doublewrite: bool) -> Self {
+        Pager {
+            fil,
+            log,
+            pool: BufferPool::new(pool_pages),
+            doublewrite,
+            batch_pages: (DBLWR_PAGES as usize).min(pool_pages / 2).max(1),
+            scratch: Vec::new(),
+            stats: PagerStats::default(),
+        }
+    }
+
+    /// Whether pages go through the doublewrite buffer.
+    pub fn doublewrite(&self) -> bool {
+        self.doublewrite
+    }
+
+    /// Fixes a page in the pool, reading and validating it if needed. A page
+    /// never written comes back all zeros.
+    pub fn fix(&mut self, id: PageId) -> Result<FrameId> {
+        if let Some(f) = self.pool.lookup_fix(id) {
+            return Ok(f);
+        }
+        let f = self.free_frame()?;
+        match self.fil.read_page(id, &mut self.pool.frame_mut(f).data) {
+            Ok(_) => {
+                self.pool.install(f, id);
+                Ok(f)
+            }
+            Err(e) => {
+                self.pool.give_back(f);
+                Err(e)
+            }
+        }
+    }
+
+    /// Fixes a frame for a page that is about to be formatted afresh: no
+    /// read. Any cached image is reused.
+    pub fn fix_new(&mut self, id: PageId) -> Result<FrameId> {
+        if let Some(f) = self.pool.lookup_fix(id) {
+            return Ok(f);
+        }
+        let f = self.free_frame()?;
+        self.pool.frame_mut(f).data.fill(0);
+        self.pool.install(f, id);
+        Ok(f)
+    }
+
+    /// Releases a fix.
+    #[inline]
+    pub fn unfix(&mut self, f: FrameId) {
+        self.pool.unfix(f)
+    }
+
+    /// The page image in a fixed frame.
+    #[inline]
+    pub fn page(&self, f: FrameId) -> &[u8] {
+        &self.pool.frame(f).data
+    }
+
+    /// The page image in a fixed frame, mutable. Only mini-transactions
+    /// change pages.
+    #[inline]
+    pub fn page_mut(&mut self, f: FrameId) -> &mut [u8] {
+        &mut self.pool.frame_mut(f).data
+    }
+
+    fn free_frame(&mut self) -> Result<FrameId> {
+        if let Some(f) = self.pool.take_free(false) {
+            return Ok(f);
+        }
+        let victims = self.pool.lru_victims(self.batch_pages);
+        if let Some(&clean) = victims
+            .iter()
+            .find(|&&f| self.pool.frame(f).oldest_lsn == 0)
+        {
+            self.pool.evict(clean);
+            return Ok(self.pool.take_free(false).expect("a frame was just evicted"));
+        }
+        if victims.is_empty() {
+            return Ok(self.pool.take_free(true).expect("forced allocation"));
+        }
+        // The cold end is all dirty: write a batch of it, then reuse one.
+        self.stats.lru_flushes += 1;
+        self.flush_frames(&victims)?;
+        self.pool.evict(victims[0]);
+        Ok(self.pool.take_free(false).expect("a frame was just evicted"))
+    }
+
+    /// Writes dirty, unfixed frames to disk: redo first (the WAL rule), then
+    /// the doublewrite area, then home locations, then syncs.
+    pub fn flush_frames(&mut self, frames: &[FrameId]) -> Result<()> {
+        let frames: Vec<FrameId> = frames
+            .iter()
+            .copied()
+            .filter(|&f| self.pool.frame(f).oldest_lsn != 0)
+            .collect();
+        if frames.is_empty() {
+            return Ok(());
+        }
+        let newest = frames
+            .iter()
+            .map(|&f| self.pool.frame(f).newest_lsn)
+            .max()
+            .expect("non-empty batch");
+        self.log.write_up_to(newest, true)?;
+        for chunk in frames.chunks(DBLWR_PAGES as usize) {
+            self.scratch.clear();
+            for &f in chunk {
+                let frame = self.pool.frame_mut(f);
+                debug_assert_eq!(frame.fix_count, 0, "flushing a fixed page");
+                debug_assert!(frame.newest_lsn <= newest);
+                page::seal(&mut frame.data);
+                self.scratch.extend_from_slice(&frame.data);
+            }
+            if self.doublewrite {
+                doublewrite::write_area(&mut self.fil, &self.scratch)?;
+                self.stats.doublewrite_batches += 1;
+            }
+            let mut spaces = Vec::new();
+            for (k, &f) in chunk.iter().enumerate() {
+                let id = self.pool.frame(f).id;
+                let image = &self.scratch[k * PAGE_SIZE..(k + 1) * PAGE_SIZE];
+                self.fil.write_page_at(id.space, id.page_no, image)?;
+                if !spaces.contains(&id.space) {
+                    spaces.push(id.space);
+                }
+            }
+            spaces.sort_unstable();
+            for space in spaces {
+                self.fil.sync(space)?;
+            }
+            for &f in chunk {
+                self.pool.mark_clean(f);
+            }
+            self.stats.pages_flushed += chunk.len() as u64;
+        }
+        Ok(())
+    }
+
+    /// Flushes up to `max_pages` of the oldest dirty pages whose oldest
+    /// modification is below `lsn_limit`. Returns how many were written.
+    pub fn flush_oldest(&mut self, max_pages: usize, lsn_limit: u64) -> Result<usize> {
+        let batch = self.pool.flush_list_batch(max_pages, lsn_limit);
+        self.flush_frames(&batch)?;
+        Ok(batch.len())
+    }
+
+    /// Writes every dirty page.
+    pub fn flush_all(&mut self) -> Result<()> {
+        loop {
+            let n = self.flush_oldest(self.batch_pages, u64::MAX)?;
+            if n == 0 {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Writes a checkpoint at the oldest modification of the dirty pages,
+    /// or at the log's end when the pool is clean.
+    pub fn checkpoint(&mut self) -> Result<()> {
+        let target = self.pool.oldest_dirty_lsn().unwrap_or_else(|| self.log.lsn());
+        if target <= self.log.checkpoint_lsn() {
+            return Ok(());
+        }
+        self.log.write_up_to(target, true)?;
+        self.log.write_checkpoint(target)?;
+        self.stats.checkpoints += 1;
+        Ok(())
+    }
+
+    /// InnoDB's `log_free_check`: before a mini-transaction starts, make
+    /// sure the log has room, flushing old pages and checkpointing if not.
+    pub fn free_check(&mut self) -> Result<()> {
+        if !self.log.needs_checkpoint() {
+            return Ok(());
+        }
+        let limit = self.log.lsn() - self.log.capacity() / 2;
+        while self.flush_oldest(self.batch_pages, limit)? > 0 {}
+        self.checkpoint()
+    }
+
+    /// One round of the page cleaner: flush up to `io_capacity` of the
+    /// oldest pages when the pool is mostly dirty or the log is filling,
+    /// then checkpoint.
+    pub fn clean(&mut self, io_capacity: usize, max_dirty_pct: usize) -> Result<()> {
+        let dirty_pct = self.pool.dirty_count() * 100 / self.pool.capacity();
+        let log_busy = self.log.age() > self.log.capacity() / 4;
+        if dirty_pct >= max_dirty_pct || log_busy {
+            self.flush_oldest(io_capacity, u64::MAX)?;
+        }
+        self.checkpoint()
+    }
+
+    /// Drops all cached pages of a space (its file is being deleted).
+    pub fn discard_space(&mut self, space: u32) {
+        for id in self.pool.pages_of_space(space) {
+            self.pool.discard(id);
+        }
+    }
+}

@@ -1,1 +1,0 @@
-//! Simulated storage (being written).

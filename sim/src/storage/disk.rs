@@ -1,0 +1,319 @@
+//! The state behind every clone of a [`SimStorage`](super::SimStorage): the
+//! namespace, the files' durable and current images, the pending (unsynced)
+//! operations, and the crash machinery.
+//!
+//! Files are inodes, as on a real file system: a name points at an inode, a
+//! handle points at the inode it opened. Renaming a file therefore does not
+//! disturb its open handles, and a handle to a removed file keeps reading
+//! and writing the unlinked inode (which a restart then discards) instead of
+//! silently landing in whatever file later takes the name.
+//!
+//! ```text
+//!   names                 inodes
+//!   "ibdata1" ──────────▶ #0  durable ─┬─ pending: [write, set_len, write]
+//!   "ib_logfile0" ──────▶ #1  durable ─┘            │ applied in order
+//!                         #4  (unlinked,            ▼
+//!                              handle still open)  current (what reads see)
+//! ```
+//!
+//! Invariant, per inode: `current` equals `durable` with `pending` applied in
+//! order. `sync` folds `pending` into `durable`; a restart rebuilds `durable`
+//! from the operations the crash mode lets survive.
+//!
+//! Namespace operations are records ([`NamespaceOp`]) applied in one place.
+//! Today they are durable when they return, as the engine's durability
+//! contract says; an unsynced (losable) creation would keep those records in
+//! a pending list beside the durable namespace and replay the survivors at
+//! restart, just as file writes are replayed.
+
+use super::trace::{IoCounters, IoOp, IoOutcome, IoRecord};
+use std::collections::BTreeMap;
+use std::io;
+
+/// Identifies an inode for the life of a storage; never reused.
+pub(super) type InodeId = u64;
+
+/// The largest file the simulated disk holds. A write or extension past it
+/// fails with `FileTooLarge` (EFBIG on a real file system) rather than
+/// asking the allocator for a garbage-sized buffer and aborting the test.
+pub const MAX_FILE_BYTES: u64 = 1 << 32;
+
+/// The message of every error caused by a simulated crash.
+pub(super) const CRASH_MESSAGE: &str = "simulated crash";
+
+/// The error returned by every operation that a crash refuses.
+pub(super) fn crash_error() -> io::Error {
+    io::Error::other(CRASH_MESSAGE)
+}
+
+/// A change to a file's contents that has not been synced yet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum PendingOp {
+    /// `write_at(offset, bytes)`.
+    Write { offset: u64, bytes: Vec<u8> },
+    /// `set_len(len)`.
+    SetLen { len: u64 },
+}
+
+impl PendingOp {
+    /// Applies the whole operation to an image.
+    pub(super) fn apply(&self, image: &mut Vec<u8>) {
+        match self {
+            PendingOp::Write { offset, bytes } => write_image(image, *offset, bytes),
+            PendingOp::SetLen { len } => set_image_len(image, *len),
+        }
+    }
+}
+
+/// Writes `bytes` at `offset`, zero-filling any hole before it. The caller
+/// has checked the end against [`MAX_FILE_BYTES`].
+pub(super) fn write_image(image: &mut Vec<u8>, offset: u64, bytes: &[u8]) {
+    if bytes.is_empty() {
+        // A zero-length write does not extend a file, even past its end.
+        return;
+    }
+    let start = offset as usize;
+    let end = start + bytes.len();
+    if image.len() < end {
+        image.resize(end, 0);
+    }
+    image[start..end].copy_from_slice(bytes);
+}
+
+/// Truncates or zero-extends an image. The caller has checked `len`
+/// against [`MAX_FILE_BYTES`].
+pub(super) fn set_image_len(image: &mut Vec<u8>, len: u64) {
+    image.resize(len as usize, 0);
+}
+
+/// One file's contents, durable and current.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Inode {
+    /// The name the inode has, or last had before it was unlinked.
+    pub name: String,
+    /// Whether a name points at this inode.
+    pub linked: bool,
+    /// The bytes, and so the length, that survive a power loss.
+    pub durable: Vec<u8>,
+    /// Writes and length changes since the last successful sync, in order.
+    pub pending: Vec<PendingOp>,
+    /// What reads see: `durable` with `pending` applied.
+    pub current: Vec<u8>,
+    /// Live handles of the current epoch; an unlinked inode is dropped when
+    /// its last handle goes.
+    pub open_handles: usize,
+}
+
+impl Inode {
+    fn new(name: &str) -> Self {
+        Inode {
+            name: name.to_string(),
+            linked: true,
+            ..Inode::default()
+        }
+    }
+
+    /// Replaces both images and forgets pending operations.
+    pub(super) fn reset(&mut self, image: Vec<u8>) {
+        self.current.clone_from(&image);
+        self.durable = image;
+        self.pending.clear();
+    }
+}
+
+/// A change to the namespace. Each one is durable as soon as it is applied;
+/// see the module comment for how this grows into losable creations.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum NamespaceOp {
+    /// A new empty file.
+    Create { name: String, inode: InodeId },
+    /// Unlink a name.
+    Remove { name: String },
+    /// Move `from` to `to`, unlinking whatever `to` named.
+    Rename { from: String, to: String },
+}
+
+/// Everything one simulated disk holds.
+#[derive(Debug, Default)]
+pub(super) struct Disk {
+    pub names: BTreeMap<String, InodeId>,
+    pub inodes: BTreeMap<InodeId, Inode>,
+    next_inode: InodeId,
+    /// The I/O index the next call gets.
+    next_index: u64,
+    /// The I/O index at which to crash, disarmed when it fires.
+    pub crash_at: Option<u64>,
+    pub crashed: bool,
+    /// Bumped by every restart; handles of an older epoch are dead.
+    pub epoch: u64,
+    pub tracing: bool,
+    pub trace: Vec<IoRecord>,
+    pub counters: IoCounters,
+}
+
+/// Describes a call for admission and for the trace.
+pub(super) struct Call<'a> {
+    pub op: IoOp,
+    pub file: &'a str,
+    pub to: Option<&'a str>,
+    pub offset: u64,
+    pub len: u64,
+    /// For calls on a handle, the epoch it was opened in.
+    pub handle_epoch: Option<u64>,
+}
+
+impl Disk {
+    pub(super) fn new() -> Self {
+        Disk {
+            tracing: true,
+            ..Disk::default()
+        }
+    }
+
+    /// Runs one I/O operation: hands out its index, fires a crash set for
+    /// it, refuses it if the disk has crashed or the handle is stale, runs
+    /// `body` otherwise, and records the outcome.
+    pub(super) fn perform<T>(
+        &mut self,
+        call: Call<'_>,
+        body: impl FnOnce(&mut Disk) -> io::Result<T>,
+    ) -> io::Result<T> {
+        let index = self.next_index;
+        self.next_index += 1;
+        self.counters.ops += 1;
+        if self.crash_at == Some(index) {
+            self.crash_at = None;
+            self.crash();
+        }
+        let stale = call.handle_epoch.is_some_and(|epoch| epoch != self.epoch);
+        let result = if self.crashed || stale {
+            Err(crash_error())
+        } else {
+            body(self)
+        };
+        if self.tracing {
+            let outcome = match &result {
+                Ok(_) => IoOutcome::Done,
+                Err(_) if self.crashed || stale => IoOutcome::Crashed,
+                Err(error) => IoOutcome::Failed(error.kind()),
+            };
+            self.trace.push(IoRecord {
+                index,
+                op: call.op,
+                file: call.file.to_string(),
+                to: call.to.map(str::to_string),
+                offset: call.offset,
+                len: call.len,
+                outcome,
+            });
+        }
+        result
+    }
+
+    /// Pulls the plug: every later operation fails until a restart.
+    pub(super) fn crash(&mut self) {
+        if !self.crashed {
+            self.crashed = true;
+            self.counters.crashes += 1;
+        }
+    }
+
+    /// The inode a live handle refers to. Admission has checked the epoch,
+    /// and inodes of the current epoch are dropped only with their last
+    /// handle, so it is there.
+    pub(super) fn inode_mut(&mut self, id: InodeId) -> &mut Inode {
+        self.inodes
+            .get_mut(&id)
+            .expect("a live handle's inode outlives the handle")
+    }
+
+    /// The name to trace for a handle's calls.
+    pub(super) fn inode_name(&self, id: InodeId) -> String {
+        self.inodes
+            .get(&id)
+            .map(|inode| inode.name.clone())
+            .unwrap_or_default()
+    }
+
+    /// The inode a name points at.
+    pub(super) fn lookup(&self, name: &str) -> io::Result<InodeId> {
+        self.names.get(name).copied().ok_or_else(|| not_found(name))
+    }
+
+    /// Allocates a fresh inode id.
+    pub(super) fn allocate_inode(&mut self) -> InodeId {
+        let id = self.next_inode;
+        self.next_inode += 1;
+        id
+    }
+
+    /// Applies a namespace change, which is durable at once.
+    pub(super) fn apply_namespace(&mut self, op: NamespaceOp) {
+        match op {
+            NamespaceOp::Create { name, inode } => {
+                assert!(
+                    !self.names.contains_key(&name),
+                    "create of an existing name is refused before it is applied"
+                );
+                self.inodes.insert(inode, Inode::new(&name));
+                self.names.insert(name, inode);
+            }
+            NamespaceOp::Remove { name } => {
+                if let Some(id) = self.names.remove(&name) {
+                    self.unlink(id);
+                }
+            }
+            NamespaceOp::Rename { from, to } => {
+                if from == to {
+                    return;
+                }
+                let Some(id) = self.names.remove(&from) else {
+                    return;
+                };
+                if let Some(replaced) = self.names.insert(to.clone(), id) {
+                    self.unlink(replaced);
+                }
+                if let Some(inode) = self.inodes.get_mut(&id) {
+                    inode.name = to;
+                }
+            }
+        }
+    }
+
+    /// Marks an inode nameless, dropping it unless a handle still has it.
+    fn unlink(&mut self, id: InodeId) {
+        if let Some(inode) = self.inodes.get_mut(&id) {
+            inode.linked = false;
+            if inode.open_handles == 0 {
+                self.inodes.remove(&id);
+            }
+        }
+    }
+
+    /// Forgets a handle of the current epoch.
+    pub(super) fn close_handle(&mut self, id: InodeId) {
+        let Some(inode) = self.inodes.get_mut(&id) else {
+            return;
+        };
+        assert!(inode.open_handles > 0, "a handle is closed once");
+        inode.open_handles -= 1;
+        if inode.open_handles == 0 && !inode.linked {
+            self.inodes.remove(&id);
+        }
+    }
+
+    /// After a crash: unlinked inodes die with the process that held them,
+    /// and no handle of the old epoch counts any more.
+    pub(super) fn forget_handles(&mut self) {
+        self.inodes.retain(|_, inode| inode.linked);
+        for inode in self.inodes.values_mut() {
+            inode.open_handles = 0;
+        }
+        self.epoch += 1;
+    }
+}
+
+/// The error for a name that does not exist.
+pub(super) fn not_found(name: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::NotFound, format!("no file {name:?}"))
+}
