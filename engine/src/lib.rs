@@ -24,5 +24,11 @@ pub mod blob;
 pub mod trx;
 pub mod dict;
 pub mod row;
+pub mod handler;
+
+pub use handler::{Config, Engine, FlushAtCommit, RangeBound, RecoveryReport, Request, Response, SessionId, Step};
 
 pub use error::{Error, Result};
+pub use record::{ColumnType, RowFormat, Value};
+pub use dict::{ColumnDef, IndexDef, TableDef};
+pub use trx::Isolation;

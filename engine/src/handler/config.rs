@@ -1,0 +1,95 @@
+//! Engine configuration: the `innodb_*` settings this engine honours.
+
+use crate::buf::MIN_POOL_PAGES;
+use crate::error::{Error, Result};
+use crate::redo::LogConfig;
+
+/// When the redo of a commit is written and synced
+/// (`innodb_flush_log_at_trx_commit`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FlushAtCommit {
+    /// 0: neither at commit; the log is written and synced once a second.
+    Lazy,
+    /// 1: written and synced at every commit (the default: ACID).
+    #[default]
+    Sync,
+    /// 2: written at commit, synced once a second.
+    Write,
+}
+
+impl FlushAtCommit {
+    /// From the MySQL setting's number.
+    pub fn from_setting(v: u8) -> Result<FlushAtCommit> {
+        match v {
+            0 => Ok(FlushAtCommit::Lazy),
+            1 => Ok(FlushAtCommit::Sync),
+            2 => Ok(FlushAtCommit::Write),
+            _ => Err(Error::InvalidArgument(format!(
+                "Variable 'innodb_flush_log_at_trx_commit' can't be set to the value of '{v}'"
+            ))),
+        }
+    }
+    /// The MySQL setting's number.
+    pub fn setting(self) -> u8 {
+        match self {
+            FlushAtCommit::Lazy => 0,
+            FlushAtCommit::Sync => 1,
+            FlushAtCommit::Write => 2,
+        }
+    }
+}
+
+/// Engine settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// Buffer pool size in pages (`innodb_buffer_pool_size` / 16 KiB).
+    pub buffer_pool_pages: usize,
+    /// Redo log files and buffer.
+    pub log: LogConfig,
+    /// `innodb_doublewrite`.
+    pub doublewrite: bool,
+    /// `innodb_flush_log_at_trx_commit`.
+    pub flush_at_commit: FlushAtCommit,
+    /// `innodb_lock_wait_timeout`, in microseconds of the engine's clock.
+    pub lock_wait_timeout_us: u64,
+    /// `innodb_rollback_on_timeout`.
+    pub rollback_on_timeout: bool,
+    /// `innodb_io_capacity`: pages the page cleaner may write per second.
+    pub io_capacity: usize,
+    /// `innodb_max_dirty_pages_pct`.
+    pub max_dirty_pages_pct: usize,
+    /// Undo logs purge may consume per background round.
+    pub purge_batch_logs: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            buffer_pool_pages: 512,
+            log: LogConfig::default(),
+            doublewrite: true,
+            flush_at_commit: FlushAtCommit::Sync,
+            lock_wait_timeout_us: 50_000_000,
+            rollback_on_timeout: false,
+            io_capacity: 200,
+            max_dirty_pages_pct: 75,
+            purge_batch_logs: 300,
+        }
+    }
+}
+
+impl Config {
+    /// Checks the settings.
+    pub fn validate(&self) -> Result<()> {
+        if self.buffer_pool_pages < MIN_POOL_PAGES {
+            return Err(Error::InvalidArgument(format!(
+                "buffer pool of {} pages is below the minimum of {MIN_POOL_PAGES}",
+                self.buffer_pool_pages
+            )));
+        }
+        if self.io_capacity == 0 || self.max_dirty_pages_pct == 0 || self.max_dirty_pages_pct > 100 {
+            return Err(Error::InvalidArgument("io_capacity must be positive and max_dirty_pages_pct in 1..=100".into()));
+        }
+        self.log.validate()
+    }
+}

@@ -1,0 +1,159 @@
+//! CREATE TABLE and DROP TABLE as transactions on the dictionary. Mirrors
+//! InnoDB's `row_create_table_for_mysql` and `row_drop_table_for_mysql`.
+//!
+//! CREATE TABLE creates the `.ibd` file (logging FILE_CREATE first, so
+//! recovery knows the file), formats its header and trees, and inserts the
+//! definition into SYS_TABLES in a transaction whose commit is synced. A
+//! crash before that commit leaves a file no committed definition names,
+//! which startup removes. DROP TABLE delete-marks the definition, commits
+//! (synced), and only then logs FILE_DELETE and removes the file; a crash
+//! in between leaves an orphan file for startup to remove.
+
+use super::Engine;
+use crate::btree;
+use crate::dict::{self, Table, TableDef, TableStorage, SYS_TABLES_ID};
+use crate::error::{Error, Result};
+use crate::fsp;
+use crate::mtr::{FileOp, Mtr};
+use crate::page::{self, PageId};
+use crate::record::Value;
+use crate::row::write::{self, Outcome};
+use crate::trx::undo::{TRX_SYS_NEXT_INDEX, TRX_SYS_NEXT_SPACE, TRX_SYS_NEXT_TABLE, TRX_SYS_PAGE};
+use crate::trx::Isolation;
+
+/// Pages a new tablespace starts with.
+pub const INITIAL_SPACE_PAGES: u32 = 4;
+
+impl Engine {
+    /// Allocates the next id of a kind from the transaction system header.
+    fn next_sys_id(&mut self, offset: usize, wide: bool) -> Result<u64> {
+        let mut mtr = Mtr::new();
+        let f = mtr.fix(&mut self.pager, PageId::new(0, TRX_SYS_PAGE))?;
+        let p = self.pager.page(f);
+        let cur = if wide { page::get_u64(p, offset) } else { page::get_u32(p, offset) as u64 };
+        if wide {
+            mtr.write_u64(&mut self.pager, f, offset, cur + 1)?;
+        } else {
+            mtr.write_u32(&mut self.pager, f, offset, (cur + 1) as u32)?;
+        }
+        mtr.commit(&mut self.pager)?;
+        Ok(cur)
+    }
+
+    /// CREATE TABLE.
+    pub fn create_table(&mut self, def: TableDef) -> Result<()> {
+        self.check_running()?;
+        def.validate()?;
+        if self.names.keys().any(|n| n.eq_ignore_ascii_case(&def.name)) {
+            return Err(Error::TableExists(def.name.clone()));
+        }
+        let r = self.create_table_inner(def);
+        self.guard(r)
+    }
+
+    fn create_table_inner(&mut self, def: TableDef) -> Result<()> {
+        let file = format!("{}.ibd", def.name);
+        if self.pager.fil.storage().exists(&file).map_err(|e| Error::io("stat", &file, e))? {
+            return Err(Error::CantCreateTable { table: def.name.clone(), reason: format!("tablespace file '{file}' exists (error 1813)") });
+        }
+        self.pager.free_check()?;
+        let space = self.next_sys_id(TRX_SYS_NEXT_SPACE, false)? as u32;
+        let table_id = self.next_sys_id(TRX_SYS_NEXT_TABLE, true)?;
+        let mut index_ids = Vec::new();
+        for _ in 0..=def.indexes.len() {
+            index_ids.push(self.next_sys_id(TRX_SYS_NEXT_INDEX, true)?);
+        }
+        let mut mtr = Mtr::new();
+        mtr.file_op(FileOp::Create { space, name: &file });
+        mtr.commit(&mut self.pager)?;
+        self.pager.fil.create(space, &file)?;
+        let result = (|| {
+            fsp::create_space(&mut self.pager, space, INITIAL_SPACE_PAGES, 1, 0)?;
+            let croot = btree::create(&mut self.pager, space, index_ids[0])?;
+            let mut secondary = Vec::new();
+            for &id in &index_ids[1..] {
+                secondary.push((id, btree::create(&mut self.pager, space, id)?));
+            }
+            Ok(TableStorage { id: table_id, space, clustered: (index_ids[0], croot), secondary })
+        })();
+        let st = match result {
+            Ok(st) => st,
+            Err(e) => {
+                self.drop_space(space, &file)?;
+                return Err(e);
+            }
+        };
+        // The definition row, in its own transaction.
+        let enc = dict::encode_def(&def, &st);
+        let sys_table = self.tables[&SYS_TABLES_ID].clone();
+        let cols = crate::row::stored_columns(&sys_table, &[Value::UInt(table_id), Value::Bytes(def.name.clone().into_bytes()), Value::Bytes(enc)])?;
+        let mut trx = self.sys.begin(&mut self.pager, Isolation::RepeatableRead, self.clock.now_us())?;
+        let r = write::insert(&mut self.pager, &mut self.sys, &sys_table, &mut trx, &cols, None);
+        match r {
+            Ok(Outcome::Done(_)) => {}
+            Ok(Outcome::Wait(_)) | Err(_) => {
+                if let Some(mut log) = trx.undo.clone() {
+                    crate::row::rollback::rollback_to(&mut self.pager, &self.sys, &self.tables, trx.id, &mut log, 0)?;
+                    crate::trx::drop_rolled_back_log(&mut self.pager, &log)?;
+                }
+                self.sys.end(&mut trx);
+                self.drop_space(space, &file)?;
+                return match r {
+                    Err(e) => Err(e),
+                    _ => Err(Error::TableExists(def.name.clone())),
+                };
+            }
+        }
+        let lsn = self.sys.commit(&mut self.pager, &mut trx)?;
+        self.pager.log.write_up_to(lsn, true)?;
+        let table = Table::new(def, &st);
+        self.names.insert(table.name().to_string(), table.id);
+        self.tables.insert(table.id, table);
+        Ok(())
+    }
+
+    /// Logs FILE_DELETE, forgets a space's pages and removes its file.
+    pub(crate) fn drop_space(&mut self, space: u32, file: &str) -> Result<()> {
+        let mut mtr = Mtr::new();
+        mtr.file_op(FileOp::Delete { space, name: file });
+        let lsn = mtr.commit(&mut self.pager)?;
+        self.pager.log.write_up_to(lsn, true)?;
+        self.pager.discard_space(space);
+        self.pager.fil.delete(space)
+    }
+
+    /// DROP TABLE.
+    pub fn drop_table(&mut self, name: &str) -> Result<()> {
+        self.check_running()?;
+        let id = self.table_id(name)?;
+        if self.sessions.values().any(|s| s.trx.is_some() && s.touched.contains(&id)) {
+            return Err(Error::InvalidArgument(format!("table '{name}' is in use by an open transaction")));
+        }
+        let r = self.drop_table_inner(id);
+        self.guard(r)
+    }
+
+    fn drop_table_inner(&mut self, id: u64) -> Result<()> {
+        self.pager.free_check()?;
+        let sys_table = self.tables[&SYS_TABLES_ID].clone();
+        let key = vec![Some(id.to_be_bytes().to_vec())];
+        let mut trx = self.sys.begin(&mut self.pager, Isolation::RepeatableRead, self.clock.now_us())?;
+        match write::delete(&mut self.pager, &mut self.sys, &sys_table, &mut trx, &key)? {
+            Outcome::Done(1) => {}
+            _ => {
+                self.sys.end(&mut trx);
+                return Err(Error::Corrupt { file: "ibdata1".into(), reason: format!("table {id} has no definition row") });
+            }
+        }
+        let lsn = self.sys.commit(&mut self.pager, &mut trx)?;
+        self.pager.log.write_up_to(lsn, true)?;
+        let table = self.tables.remove(&id).expect("table exists");
+        self.names.remove(table.name());
+        self.drop_space(table.space, &format!("{}.ibd", table.name()))
+    }
+
+    /// The definition of SYS_TABLES' storage: its root from the header.
+    pub(crate) fn sys_tables_storage(root: u32) -> TableStorage {
+        TableStorage { id: SYS_TABLES_ID, space: 0, clustered: (dict::SYS_TABLES_INDEX_ID, root), secondary: vec![] }
+    }
+}

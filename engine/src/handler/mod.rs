@@ -1,0 +1,748 @@
+//! The engine: sessions submitting statements, step by step. Mirrors the
+//! part of InnoDB's `ha_innodb.cc` and `row0mysql.cc` that drives
+//! transactions for the server.
+//!
+//! The engine is single-threaded and step-driven: a session submits a
+//! [`Request`] and gets back either its result or [`Step::Waiting`] (the
+//! statement needs a row another active transaction holds). A waiting
+//! statement has had its partial effects rolled back; [`Engine::resume`]
+//! runs it again once the holder has ended, or fails it with 1205 when the
+//! lock wait timeout passes on the engine's clock. Background work (the
+//! once-a-second log flush and sync, the page cleaner, purge, checkpoints)
+//! runs inside calls when the clock passes its deadline, so given the
+//! configuration, the requests and the clock, a run is deterministic.
+//!
+//! An I/O error or a corrupt page met while changing pages stops the engine
+//! ([`Error::Halted`] from then on): memory may hold changes the log does
+//! not, so the only safe continuation is to reopen and recover.
+
+mod config;
+mod ddl;
+mod recovery;
+
+pub use config::{Config, FlushAtCommit};
+pub use recovery::RecoveryReport;
+
+use crate::btree::{Bound, Direction, Key};
+use crate::dict::Table;
+use crate::error::{Error, Result};
+use crate::io::Clock;
+use crate::pager::Pager;
+use crate::record::{self, Value};
+use crate::row::select::{self, ReadMode};
+use crate::row::write::{self, Outcome};
+use crate::row::{self, Tables};
+use crate::trx::{Isolation, Trx, TrxSys};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Identifies a session.
+pub type SessionId = u32;
+
+/// One end of a key range, as values of the index's leading columns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RangeBound {
+    /// No limit.
+    Unbounded,
+    /// Inclusive.
+    Included(Vec<Value>),
+    /// Exclusive.
+    Excluded(Vec<Value>),
+}
+
+/// A statement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Request {
+    /// START TRANSACTION (commits any open transaction first, as MySQL).
+    Begin,
+    /// COMMIT.
+    Commit,
+    /// ROLLBACK.
+    Rollback,
+    /// SAVEPOINT name.
+    Savepoint(String),
+    /// ROLLBACK TO SAVEPOINT name.
+    RollbackToSavepoint(String),
+    /// RELEASE SAVEPOINT name.
+    ReleaseSavepoint(String),
+    /// SET SESSION TRANSACTION ISOLATION LEVEL.
+    SetIsolation(Isolation),
+    /// SET autocommit.
+    SetAutocommit(bool),
+    /// INSERT INTO table VALUES (row).
+    Insert {
+        /// Table name.
+        table: String,
+        /// One value per column.
+        row: Vec<Value>,
+    },
+    /// UPDATE table SET ... WHERE primary key = key.
+    Update {
+        /// Table name.
+        table: String,
+        /// Primary key values.
+        key: Vec<Value>,
+        /// Column names and new values.
+        set: Vec<(String, Value)>,
+    },
+    /// DELETE FROM table WHERE primary key = key.
+    Delete {
+        /// Table name.
+        table: String,
+        /// Primary key values.
+        key: Vec<Value>,
+    },
+    /// SELECT * FROM table WHERE primary key = key.
+    Get {
+        /// Table name.
+        table: String,
+        /// Primary key values.
+        key: Vec<Value>,
+    },
+    /// SELECT * FROM table [FORCE INDEX (index)] WHERE key range
+    /// ORDER BY key [DESC] LIMIT n.
+    Scan {
+        /// Table name.
+        table: String,
+        /// A secondary index name, or `None` for the primary key.
+        index: Option<String>,
+        /// Lower end.
+        low: RangeBound,
+        /// Upper end.
+        high: RangeBound,
+        /// Descending order.
+        reverse: bool,
+        /// At most this many rows.
+        limit: Option<usize>,
+    },
+}
+
+/// A statement's result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Response {
+    /// Done, nothing to report.
+    Ok,
+    /// Rows changed.
+    Affected(u64),
+    /// A point read.
+    Row(Option<Vec<Value>>),
+    /// A range read.
+    Rows(Vec<Vec<Value>>),
+}
+
+/// The result of submitting a statement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// Finished.
+    Done(Response),
+    /// Waiting for another transaction; call [`Engine::resume`].
+    Waiting,
+}
+
+#[derive(Debug)]
+struct Pending {
+    request: Request,
+    blocker: u64,
+    since_us: u64,
+}
+
+#[derive(Debug, Default)]
+struct Session {
+    trx: Option<Trx>,
+    /// The open transaction was started by the statement itself
+    /// (autocommit), not by BEGIN.
+    implicit: bool,
+    autocommit_off: bool,
+    isolation: Isolation,
+    pending: Option<Pending>,
+    /// Tables changed by the open transaction.
+    touched: BTreeSet<u64>,
+}
+
+/// Counters an engine keeps about itself.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct EngineStats {
+    /// Transactions committed.
+    pub commits: u64,
+    /// Transactions rolled back.
+    pub rollbacks: u64,
+    /// Statements that had to wait.
+    pub waits: u64,
+    /// Deadlocks found.
+    pub deadlocks: u64,
+    /// Lock wait timeouts.
+    pub lock_wait_timeouts: u64,
+    /// Background rounds run.
+    pub background_rounds: u64,
+    /// Undo logs purged.
+    pub purged_logs: u64,
+    /// Delete-marked rows purge removed.
+    pub purged_rows: u64,
+}
+
+/// The storage engine.
+pub struct Engine {
+    pager: Pager,
+    sys: TrxSys,
+    tables: Tables,
+    names: BTreeMap<String, u64>,
+    sessions: BTreeMap<SessionId, Session>,
+    next_session: SessionId,
+    clock: Box<dyn Clock>,
+    config: Config,
+    halted: Option<String>,
+    next_background_us: u64,
+    /// Counters.
+    pub stats: EngineStats,
+}
+
+const BACKGROUND_PERIOD_US: u64 = 1_000_000;
+
+impl Engine {
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The clock's time.
+    pub fn now_us(&self) -> u64 {
+        self.clock.now_us()
+    }
+
+    /// The pager, for inspection (statistics, tests).
+    pub fn pager(&self) -> &Pager {
+        &self.pager
+    }
+
+    /// Why the engine stopped, if it did.
+    pub fn halted(&self) -> Option<&str> {
+        self.halted.as_deref()
+    }
+
+    /// Table names, sorted.
+    pub fn table_names(&self) -> Vec<String> {
+        self.names.keys().cloned().collect()
+    }
+
+    /// A loaded table by name.
+    pub fn table(&self, name: &str) -> Result<&Table> {
+        let id = self.names.get(name).ok_or_else(|| Error::NoSuchTable(name.to_string()))?;
+        Ok(&self.tables[id])
+    }
+
+    fn check_running(&self) -> Result<()> {
+        match &self.halted {
+            Some(why) => Err(Error::Halted(why.clone())),
+            None => Ok(()),
+        }
+    }
+
+    /// Stops the engine if `e` leaves memory ahead of the log.
+    fn guard<T>(&mut self, r: Result<T>) -> Result<T> {
+        if let Err(e) = &r {
+            let fatal = matches!(e, Error::Io { .. } | Error::CorruptPage { .. } | Error::Corrupt { .. } | Error::Halted(_));
+            if fatal && self.halted.is_none() {
+                // The first report keeps its own type; every later call
+                // says the engine has stopped.
+                self.halted = Some(e.to_string());
+            }
+        }
+        r
+    }
+
+    /// Opens a new session.
+    pub fn session(&mut self) -> SessionId {
+        let id = self.next_session;
+        self.next_session += 1;
+        self.sessions.insert(id, Session::default());
+        id
+    }
+
+    /// Closes a session, rolling back its open transaction.
+    pub fn close_session(&mut self, s: SessionId) -> Result<()> {
+        self.check_running()?;
+        if self.sessions.contains_key(&s) {
+            let r = self.rollback_trx(s);
+            self.guard(r)?;
+            self.sessions.remove(&s);
+        }
+        Ok(())
+    }
+
+    /// Whether a session has a statement waiting.
+    pub fn is_waiting(&self, s: SessionId) -> bool {
+        self.sessions.get(&s).is_some_and(|x| x.pending.is_some())
+    }
+
+    /// The id of a session's open transaction.
+    pub fn trx_id(&self, s: SessionId) -> Option<u64> {
+        self.sessions.get(&s).and_then(|x| x.trx.as_ref()).map(|t| t.id)
+    }
+
+    /// Runs background work that is due, then checks waiting statements
+    /// for timeouts (they report at their next [`resume`](Self::resume)).
+    pub fn tick(&mut self) -> Result<()> {
+        self.check_running()?;
+        let r = self.background();
+        self.guard(r)
+    }
+
+    fn background(&mut self) -> Result<()> {
+        let now = self.clock.now_us();
+        if now < self.next_background_us {
+            return Ok(());
+        }
+        self.next_background_us = now + BACKGROUND_PERIOD_US;
+        self.stats.background_rounds += 1;
+        // The once-a-second log flush: this is what makes commits durable
+        // under innodb_flush_log_at_trx_commit 0 and 2.
+        let lsn = self.pager.log.lsn();
+        self.pager.log.write_up_to(lsn, true)?;
+        self.pager.clean(self.config.io_capacity, self.config.max_dirty_pages_pct)?;
+        let p = row::purge::purge(&mut self.pager, &self.sys, &self.tables, self.config.purge_batch_logs)?;
+        self.stats.purged_logs += p.logs;
+        self.stats.purged_rows += p.rows_removed;
+        Ok(())
+    }
+
+    /// Runs purge until the history list is empty or blocked by a view.
+    pub fn purge_all(&mut self) -> Result<u64> {
+        self.check_running()?;
+        let mut total = 0;
+        loop {
+            let r = row::purge::purge(&mut self.pager, &self.sys, &self.tables, 1000);
+            let p = self.guard(r)?;
+            self.stats.purged_logs += p.logs;
+            self.stats.purged_rows += p.rows_removed;
+            total += p.logs;
+            if p.logs == 0 {
+                return Ok(total);
+            }
+        }
+    }
+
+    /// Submits a statement.
+    pub fn execute(&mut self, s: SessionId, request: Request) -> Result<Step> {
+        self.check_running()?;
+        let session = self.sessions.get(&s).ok_or(Error::SessionState(s, "no such session"))?;
+        if session.pending.is_some() {
+            return Err(Error::SessionState(s, "a statement is waiting"));
+        }
+        let r = self.background().and_then(|_| self.pager.free_check());
+        self.guard(r)?;
+        let r = self.run(s, request);
+        self.guard(r)
+    }
+
+    /// Continues a waiting statement: runs it again if the transaction it
+    /// waited for has ended, fails it with 1205 once the lock wait timeout
+    /// has passed, or reports it still waiting.
+    pub fn resume(&mut self, s: SessionId) -> Result<Step> {
+        self.check_running()?;
+        let r = self.background().and_then(|_| self.pager.free_check());
+        self.guard(r)?;
+        let session = self.sessions.get_mut(&s).ok_or(Error::SessionState(s, "no such session"))?;
+        let Some(p) = session.pending.take() else { return Err(Error::SessionState(s, "nothing is waiting")) };
+        if self.sys.is_active(p.blocker) {
+            let now = self.clock.now_us();
+            if now.saturating_sub(p.since_us) >= self.config.lock_wait_timeout_us {
+                self.stats.lock_wait_timeouts += 1;
+                if self.config.rollback_on_timeout {
+                    let r = self.rollback_trx(s);
+                    self.guard(r)?;
+                } else {
+                    self.end_implicit_on_error(s)?;
+                }
+                return Err(Error::LockWaitTimeout);
+            }
+            self.sessions.get_mut(&s).expect("session exists").pending = Some(p);
+            return Ok(Step::Waiting);
+        }
+        let r = self.run(s, p.request.clone());
+        self.guard(r)
+    }
+
+    /// When the lock wait timeout of a waiting statement expires, in the
+    /// engine's clock (for schedulers that advance time to the next event).
+    pub fn wait_deadline_us(&self, s: SessionId) -> Option<u64> {
+        let p = self.sessions.get(&s)?.pending.as_ref()?;
+        Some(p.since_us + self.config.lock_wait_timeout_us)
+    }
+
+    fn session_mut(&mut self, s: SessionId) -> &mut Session {
+        self.sessions.get_mut(&s).expect("session checked by the caller")
+    }
+
+    fn begin_trx(&mut self, s: SessionId, implicit: bool) -> Result<()> {
+        let now = self.clock.now_us();
+        let iso = self.session_mut(s).isolation;
+        let trx = self.sys.begin(&mut self.pager, iso, now)?;
+        let sess = self.session_mut(s);
+        sess.trx = Some(trx);
+        sess.implicit = implicit;
+        sess.touched.clear();
+        Ok(())
+    }
+
+    fn commit_trx(&mut self, s: SessionId) -> Result<()> {
+        let Some(mut trx) = self.session_mut(s).trx.take() else { return Ok(()) };
+        let lsn = self.sys.commit(&mut self.pager, &mut trx)?;
+        if lsn != 0 {
+            match self.config.flush_at_commit {
+                FlushAtCommit::Sync => self.pager.log.write_up_to(lsn, true)?,
+                FlushAtCommit::Write => self.pager.log.write_up_to(lsn, false)?,
+                FlushAtCommit::Lazy => {}
+            }
+        }
+        self.stats.commits += 1;
+        let sess = self.session_mut(s);
+        sess.implicit = false;
+        sess.touched.clear();
+        Ok(())
+    }
+
+    fn rollback_trx(&mut self, s: SessionId) -> Result<()> {
+        let Some(mut trx) = self.session_mut(s).trx.take() else { return Ok(()) };
+        self.session_mut(s).pending = None;
+        if let Some(mut log) = trx.undo.clone() {
+            row::rollback::rollback_to(&mut self.pager, &self.sys, &self.tables, trx.id, &mut log, 0)?;
+            crate::trx::drop_rolled_back_log(&mut self.pager, &log)?;
+            trx.undo = Some(log);
+        }
+        self.sys.end(&mut trx);
+        self.stats.rollbacks += 1;
+        let sess = self.session_mut(s);
+        sess.implicit = false;
+        sess.touched.clear();
+        Ok(())
+    }
+
+    /// Rolls back a statement's partial changes.
+    fn rollback_statement(&mut self, s: SessionId, undo_no: u64) -> Result<()> {
+        let sess = self.sessions.get_mut(&s).expect("session exists");
+        let Some(trx) = sess.trx.as_mut() else { return Ok(()) };
+        if let Some(log) = trx.undo.as_mut() {
+            if log.next_undo_no > undo_no {
+                row::rollback::rollback_to(&mut self.pager, &self.sys, &self.tables, trx.id, log, undo_no)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// After a failed statement in autocommit mode, its transaction ends.
+    fn end_implicit_on_error(&mut self, s: SessionId) -> Result<()> {
+        if self.session_mut(s).implicit {
+            let r = self.rollback_trx(s);
+            self.guard(r)?;
+        }
+        Ok(())
+    }
+
+    fn run(&mut self, s: SessionId, request: Request) -> Result<Step> {
+        match request {
+            Request::Begin => {
+                self.commit_trx(s)?;
+                self.begin_trx(s, false)?;
+                Ok(Step::Done(Response::Ok))
+            }
+            Request::Commit => {
+                self.commit_trx(s)?;
+                Ok(Step::Done(Response::Ok))
+            }
+            Request::Rollback => {
+                self.rollback_trx(s)?;
+                Ok(Step::Done(Response::Ok))
+            }
+            Request::SetIsolation(iso) => {
+                self.session_mut(s).isolation = iso;
+                Ok(Step::Done(Response::Ok))
+            }
+            Request::SetAutocommit(on) => {
+                self.session_mut(s).autocommit_off = !on;
+                if on {
+                    self.commit_trx(s)?;
+                }
+                Ok(Step::Done(Response::Ok))
+            }
+            Request::Savepoint(name) => {
+                if self.session_mut(s).trx.is_none() {
+                    self.begin_trx(s, true)?;
+                }
+                let trx = self.session_mut(s).trx.as_mut().expect("just begun");
+                let undo_no = trx.undo_no();
+                trx.savepoints.retain(|(n, _)| !n.eq_ignore_ascii_case(&name));
+                trx.savepoints.push((name, undo_no));
+                Ok(Step::Done(Response::Ok))
+            }
+            Request::ReleaseSavepoint(name) => {
+                let trx = self.session_mut(s).trx.as_mut().ok_or_else(|| Error::NoSuchSavepoint(name.clone()))?;
+                let pos = trx.savepoints.iter().position(|(n, _)| n.eq_ignore_ascii_case(&name)).ok_or_else(|| Error::NoSuchSavepoint(name.clone()))?;
+                trx.savepoints.truncate(pos);
+                Ok(Step::Done(Response::Ok))
+            }
+            Request::RollbackToSavepoint(name) => {
+                let trx = self.session_mut(s).trx.as_mut().ok_or_else(|| Error::NoSuchSavepoint(name.clone()))?;
+                let pos = trx.savepoints.iter().position(|(n, _)| n.eq_ignore_ascii_case(&name)).ok_or_else(|| Error::NoSuchSavepoint(name.clone()))?;
+                let undo_no = trx.savepoints[pos].1;
+                trx.savepoints.truncate(pos + 1);
+                self.rollback_statement(s, undo_no)?;
+                Ok(Step::Done(Response::Ok))
+            }
+            dml => self.run_dml(s, dml),
+        }
+    }
+
+    fn run_dml(&mut self, s: SessionId, request: Request) -> Result<Step> {
+        let started_here = self.session_mut(s).trx.is_none();
+        if started_here {
+            let implicit = !self.session_mut(s).autocommit_off;
+            self.begin_trx(s, implicit)?;
+        }
+        let undo_no = self.session_mut(s).trx.as_ref().expect("transaction open").undo_no();
+        let result = self.dml(s, &request);
+        match result {
+            Ok(DmlResult::Done(resp)) => {
+                if self.session_mut(s).implicit {
+                    self.commit_trx(s)?;
+                }
+                Ok(Step::Done(resp))
+            }
+            Ok(DmlResult::Wait(blocker)) => {
+                self.rollback_statement(s, undo_no)?;
+                self.stats.waits += 1;
+                if self.closes_cycle(s, blocker) {
+                    // InnoDB's victim rule comes with the lock manager; here
+                    // the requester is the victim.
+                    self.stats.deadlocks += 1;
+                    self.rollback_trx(s)?;
+                    return Err(Error::Deadlock);
+                }
+                let now = self.clock.now_us();
+                self.session_mut(s).pending = Some(Pending { request, blocker, since_us: now });
+                Ok(Step::Waiting)
+            }
+            Err(e) => {
+                if matches!(e, Error::Io { .. } | Error::CorruptPage { .. } | Error::Corrupt { .. }) {
+                    return Err(e);
+                }
+                self.rollback_statement(s, undo_no)?;
+                if self.session_mut(s).implicit {
+                    self.rollback_trx(s)?;
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Whether `s` waiting for `blocker` closes a cycle of waits.
+    fn closes_cycle(&self, s: SessionId, blocker: u64) -> bool {
+        let me = self.sessions[&s].trx.as_ref().map(|t| t.id);
+        let mut t = blocker;
+        for _ in 0..self.sessions.len() + 1 {
+            if Some(t) == me {
+                return true;
+            }
+            let next = self.sessions.values().find(|x| x.trx.as_ref().map(|tr| tr.id) == Some(t)).and_then(|x| x.pending.as_ref()).map(|p| p.blocker);
+            match next {
+                Some(n) => t = n,
+                None => return false,
+            }
+        }
+        false
+    }
+
+    fn key_stored(table: &Table, key: &[Value]) -> Result<Key> {
+        if table.def.primary_key.is_empty() {
+            return Err(Error::InvalidArgument(format!("table '{}' has no primary key to address rows by", table.name())));
+        }
+        if key.len() != table.def.primary_key.len() {
+            return Err(Error::InvalidArgument(format!("the primary key of '{}' has {} columns, got {} values", table.name(), table.def.primary_key.len(), key.len())));
+        }
+        table
+            .def
+            .primary_key
+            .iter()
+            .zip(key)
+            .map(|(&c, v)| {
+                let col = &table.def.columns[c];
+                if v.is_null() {
+                    Ok(None)
+                } else {
+                    record::to_stored(&col.ty, v, &col.name).map(Some)
+                }
+            })
+            .collect()
+    }
+
+    fn bound_stored(table: &Table, cols: &[usize], b: &RangeBound) -> Result<Bound> {
+        let conv = |vals: &Vec<Value>| -> Result<Key> {
+            if vals.len() > cols.len() {
+                return Err(Error::InvalidArgument("range bound has more values than the index has columns".into()));
+            }
+            vals.iter()
+                .zip(cols)
+                .map(|(v, &c)| {
+                    let col = &table.def.columns[c];
+                    if v.is_null() {
+                        Ok(None)
+                    } else {
+                        record::to_stored(&col.ty, v, &col.name).map(Some)
+                    }
+                })
+                .collect()
+        };
+        Ok(match b {
+            RangeBound::Unbounded => Bound::Unbounded,
+            RangeBound::Included(v) => Bound::Included(conv(v)?),
+            RangeBound::Excluded(v) => Bound::Excluded(conv(v)?),
+        })
+    }
+
+    fn table_id(&self, name: &str) -> Result<u64> {
+        self.names.get(name).copied().ok_or_else(|| Error::NoSuchTable(name.to_string()))
+    }
+
+    /// The read mode of a consistent read in `s`, opening a view if needed.
+    fn read_mode_view(&mut self, s: SessionId) -> Option<crate::trx::ReadView> {
+        let sess = self.sessions.get_mut(&s).expect("session exists");
+        let trx = sess.trx.as_mut().expect("transaction open");
+        match trx.isolation {
+            Isolation::ReadUncommitted => None,
+            Isolation::ReadCommitted => {
+                self.sys.open_view(trx);
+                trx.view.clone()
+            }
+            Isolation::RepeatableRead | Isolation::Serializable => {
+                if trx.view.is_none() {
+                    self.sys.open_view(trx);
+                }
+                trx.view.clone()
+            }
+        }
+    }
+
+    fn dml(&mut self, s: SessionId, request: &Request) -> Result<DmlResult> {
+        match request {
+            Request::Insert { table, row } => {
+                let id = self.table_id(table)?;
+                let t = &self.tables[&id];
+                let cols = row::stored_columns(t, row)?;
+                let row_id = if t.def.primary_key.is_empty() {
+                    let t = self.tables.get_mut(&id).expect("table exists");
+                    let r = t.next_row_id;
+                    t.next_row_id += 1;
+                    Some(r)
+                } else {
+                    None
+                };
+                let sess = self.sessions.get_mut(&s).expect("session exists");
+                sess.touched.insert(id);
+                let trx = sess.trx.as_mut().expect("transaction open");
+                match write::insert(&mut self.pager, &mut self.sys, &self.tables[&id], trx, &cols, row_id)? {
+                    Outcome::Done(n) => Ok(DmlResult::Done(Response::Affected(n))),
+                    Outcome::Wait(t) => Ok(DmlResult::Wait(t)),
+                }
+            }
+            Request::Update { table, key, set } => {
+                let id = self.table_id(table)?;
+                let t = &self.tables[&id];
+                let key = Self::key_stored(t, key)?;
+                let mut changes = Vec::with_capacity(set.len());
+                for (name, v) in set {
+                    let c = t.def.column(name).ok_or_else(|| Error::InvalidArgument(format!("Unknown column '{name}' in 'field list'")))?;
+                    let col = &t.def.columns[c];
+                    let stored = if v.is_null() {
+                        if !col.nullable {
+                            return Err(Error::NotNull { column: col.name.clone() });
+                        }
+                        None
+                    } else {
+                        Some(record::to_stored(&col.ty, v, &col.name)?)
+                    };
+                    changes.push((c, stored));
+                }
+                let sess = self.sessions.get_mut(&s).expect("session exists");
+                sess.touched.insert(id);
+                let trx = sess.trx.as_mut().expect("transaction open");
+                match write::update(&mut self.pager, &mut self.sys, &self.tables[&id], trx, &key, &changes)? {
+                    Outcome::Done(n) => Ok(DmlResult::Done(Response::Affected(n))),
+                    Outcome::Wait(t) => Ok(DmlResult::Wait(t)),
+                }
+            }
+            Request::Delete { table, key } => {
+                let id = self.table_id(table)?;
+                let key = Self::key_stored(&self.tables[&id], key)?;
+                let sess = self.sessions.get_mut(&s).expect("session exists");
+                sess.touched.insert(id);
+                let trx = sess.trx.as_mut().expect("transaction open");
+                match write::delete(&mut self.pager, &mut self.sys, &self.tables[&id], trx, &key)? {
+                    Outcome::Done(n) => Ok(DmlResult::Done(Response::Affected(n))),
+                    Outcome::Wait(t) => Ok(DmlResult::Wait(t)),
+                }
+            }
+            Request::Get { table, key } => {
+                let id = self.table_id(table)?;
+                let key = Self::key_stored(&self.tables[&id], key)?;
+                let view = self.read_mode_view(s);
+                let mode = match &view {
+                    Some(v) => ReadMode::Consistent(v),
+                    None => ReadMode::Latest,
+                };
+                let row = select::get(&mut self.pager, &self.tables[&id], &key, mode)?;
+                Ok(DmlResult::Done(Response::Row(row)))
+            }
+            Request::Scan { table, index, low, high, reverse, limit } => {
+                let id = self.table_id(table)?;
+                let t = &self.tables[&id];
+                let (ix, cols) = match index {
+                    None => (None, t.def.primary_key.clone()),
+                    Some(name) => {
+                        let i = t.secondary.iter().position(|x| x.def.name.eq_ignore_ascii_case(name)).ok_or_else(|| Error::InvalidArgument(format!("Key '{name}' doesn't exist in table '{}'", t.name())))?;
+                        (Some(i), t.secondary[i].def.columns.clone())
+                    }
+                };
+                if ix.is_none() && cols.is_empty() && (*low != RangeBound::Unbounded || *high != RangeBound::Unbounded) {
+                    return Err(Error::InvalidArgument(format!("table '{}' has no primary key to range over", t.name())));
+                }
+                let low = Self::bound_stored(t, &cols, low)?;
+                let high = Self::bound_stored(t, &cols, high)?;
+                let dir = if *reverse { Direction::Backward } else { Direction::Forward };
+                let view = self.read_mode_view(s);
+                let mode = match &view {
+                    Some(v) => ReadMode::Consistent(v),
+                    None => ReadMode::Latest,
+                };
+                let rows = select::scan(&mut self.pager, &self.tables[&id], ix, low, high, dir, limit.unwrap_or(usize::MAX), mode)?;
+                Ok(DmlResult::Done(Response::Rows(rows)))
+            }
+            _ => unreachable!("not a row statement"),
+        }
+    }
+
+    /// Shuts down cleanly: rolls back open transactions, writes every dirty
+    /// page and a final checkpoint. A drop without `close` is a crash.
+    pub fn close(mut self) -> Result<()> {
+        self.check_running()?;
+        let ids: Vec<SessionId> = self.sessions.keys().copied().collect();
+        for s in ids {
+            self.rollback_trx(s)?;
+        }
+        let lsn = self.pager.log.lsn();
+        self.pager.log.write_up_to(lsn, true)?;
+        self.pager.flush_all()?;
+        self.pager.checkpoint()?;
+        Ok(())
+    }
+
+    /// Writes every dirty page and a checkpoint (InnoDB's sharp checkpoint).
+    pub fn checkpoint(&mut self) -> Result<()> {
+        self.check_running()?;
+        let lsn = self.pager.log.lsn();
+        let r = self.pager.log.write_up_to(lsn, true).and_then(|_| self.pager.flush_all()).and_then(|_| self.pager.checkpoint());
+        self.guard(r)
+    }
+}
+
+enum DmlResult {
+    Done(Response),
+    Wait(u64),
+}

@@ -1,0 +1,368 @@
+//! Opening the engine: creating a new database, or recovering an existing
+//! one. Mirrors InnoDB's `srv0start.cc` and `log0recv.cc`.
+//!
+//! Recovery, in order:
+//! 1. scan the redo log from the newest valid checkpoint to the last
+//!    complete mini-transaction (a torn or garbage tail ends the log);
+//! 2. open the tablespaces: every `.ibd` file, identified by its page 0 or
+//!    by a FILE_CREATE record in the scanned log;
+//! 3. restore torn pages from the doublewrite buffer;
+//! 4. apply the redo: each page's records from mini-transactions newer than
+//!    the page's LSN, in log order; file creations and deletions replayed;
+//! 5. load the dictionary and roll back every transaction whose undo log is
+//!    still in a slot (it never committed);
+//! 6. remove `.ibd` files no committed definition names, write every page
+//!    and a checkpoint.
+
+use super::{Config, Engine, EngineStats};
+use crate::btree::{self, Bound, Cursor, Direction};
+use crate::dict::{self, Table, SYS_TABLES_ID};
+use crate::doublewrite::{self, DBLWR_PAGES, DBLWR_START};
+use crate::error::{Error, Result};
+use crate::fil::{Fil, SYSTEM_FILE, SYSTEM_SPACE};
+use crate::fsp;
+use crate::io::{Clock, Storage};
+use crate::mtr::{FileOp, LogRecord, Mtr, PageOp};
+use crate::mtr::ops::Reader;
+use crate::page::{self, PageId, PageState, PageType, FIL_PAGE_SPACE_ID, PAGE_SIZE};
+use crate::pager::Pager;
+use crate::record::{self, RecordView, Value};
+use crate::redo::{self, Log};
+use crate::row;
+use crate::trx::undo::{self, UndoLog, TRX_SYS_DICT_ROOT, TRX_SYS_MAX_TRX_ID, TRX_SYS_NEXT_INDEX, TRX_SYS_NEXT_SPACE, TRX_SYS_NEXT_TABLE, TRX_SYS_PAGE};
+use crate::trx::{self as trxmod, TrxSys};
+use std::collections::BTreeMap;
+
+/// What opening the engine did.
+#[derive(Debug, Default, Clone)]
+pub struct RecoveryReport {
+    /// A new database was created.
+    pub created: bool,
+    /// The checkpoint recovery started from.
+    pub checkpoint_lsn: u64,
+    /// The end of the log that was found.
+    pub end_lsn: u64,
+    /// Why the log scan stopped.
+    pub log_end: String,
+    /// Mini-transactions scanned.
+    pub mtrs_scanned: u64,
+    /// Redo records applied to pages (records for pages already newer are
+    /// skipped and not counted).
+    pub records_applied: u64,
+    /// Pages restored from the doublewrite buffer, with why.
+    pub pages_repaired: Vec<(PageId, String)>,
+    /// Transactions rolled back, by id.
+    pub rolled_back: Vec<u64>,
+    /// Undo records those rollbacks undid.
+    pub undo_records_rolled_back: u64,
+    /// Tablespace files created or removed while replaying the log.
+    pub files_replayed: Vec<String>,
+    /// Files removed because no committed definition names them.
+    pub orphans_removed: Vec<String>,
+}
+
+/// First page a new system tablespace may allocate.
+const SYSTEM_FIRST_FREE: u32 = DBLWR_START + DBLWR_PAGES;
+/// Pages a new system tablespace starts with.
+const SYSTEM_INITIAL_PAGES: u32 = SYSTEM_FIRST_FREE + 64;
+
+fn io_err<'a>(op: &'static str, file: &'a str) -> impl FnOnce(std::io::Error) -> Error + 'a {
+    move |e| Error::io(op, file, e)
+}
+
+impl Engine {
+    /// Opens the engine on `storage`: creates a database if there is none,
+    /// recovers it otherwise.
+    pub fn open(storage: Box<dyn Storage>, clock: Box<dyn Clock>, config: Config) -> Result<(Engine, RecoveryReport)> {
+        config.validate()?;
+        let mut storage = storage;
+        let exists = storage.exists(SYSTEM_FILE).map_err(io_err("stat", SYSTEM_FILE))?;
+        if !exists {
+            if redo::exists(&mut *storage)? {
+                return Err(Error::Corrupt { file: SYSTEM_FILE.into(), reason: "log files exist but the system tablespace does not".into() });
+            }
+            return Self::create(storage, clock, config);
+        }
+        Self::recover(storage, clock, config)
+    }
+
+    fn assemble(pager: Pager, clock: Box<dyn Clock>, config: Config) -> Result<Engine> {
+        let mut pager = pager;
+        let sys = TrxSys::load(&mut pager)?;
+        Ok(Engine {
+            pager,
+            sys,
+            tables: BTreeMap::new(),
+            names: BTreeMap::new(),
+            sessions: BTreeMap::new(),
+            next_session: 1,
+            next_background_us: clock.now_us() + super::BACKGROUND_PERIOD_US,
+            clock,
+            config,
+            halted: None,
+            stats: EngineStats::default(),
+        })
+    }
+
+    fn create(storage: Box<dyn Storage>, clock: Box<dyn Clock>, config: Config) -> Result<(Engine, RecoveryReport)> {
+        let mut fil = Fil::new(storage);
+        fil.create(SYSTEM_SPACE, SYSTEM_FILE)?;
+        let log = Log::create(fil.storage(), &config.log)?;
+        let mut pager = Pager::new(fil, log, config.buffer_pool_pages, config.doublewrite);
+        fsp::create_space(&mut pager, SYSTEM_SPACE, SYSTEM_INITIAL_PAGES, SYSTEM_FIRST_FREE, 0)?;
+        let mut mtr = Mtr::new();
+        let f = mtr.create(&mut pager, PageId::new(SYSTEM_SPACE, TRX_SYS_PAGE), PageType::TrxSys)?;
+        mtr.write_u64(&mut pager, f, TRX_SYS_MAX_TRX_ID, 1)?;
+        mtr.write_u32(&mut pager, f, TRX_SYS_NEXT_SPACE, 1)?;
+        mtr.write_u64(&mut pager, f, TRX_SYS_NEXT_TABLE, SYS_TABLES_ID + 1)?;
+        mtr.write_u64(&mut pager, f, TRX_SYS_NEXT_INDEX, dict::SYS_TABLES_INDEX_ID + 1)?;
+        undo::create_rseg(&mut mtr, &mut pager)?;
+        mtr.commit(&mut pager)?;
+        let root = btree::create(&mut pager, SYSTEM_SPACE, dict::SYS_TABLES_INDEX_ID)?;
+        let mut mtr = Mtr::new();
+        let f = mtr.fix(&mut pager, PageId::new(SYSTEM_SPACE, TRX_SYS_PAGE))?;
+        mtr.write_u32(&mut pager, f, TRX_SYS_DICT_ROOT, root)?;
+        mtr.commit(&mut pager)?;
+        let lsn = pager.log.lsn();
+        pager.log.write_up_to(lsn, true)?;
+        pager.flush_all()?;
+        pager.checkpoint()?;
+        let mut engine = Self::assemble(pager, clock, config)?;
+        let sys_tables = Table::new(dict::sys_tables_def(), &Self::sys_tables_storage(root));
+        engine.tables.insert(SYS_TABLES_ID, sys_tables);
+        Ok((engine, RecoveryReport { created: true, ..Default::default() }))
+    }
+
+    fn recover(storage: Box<dyn Storage>, clock: Box<dyn Clock>, config: Config) -> Result<(Engine, RecoveryReport)> {
+        let mut report = RecoveryReport::default();
+        let mut fil = Fil::new(storage);
+        fil.open(SYSTEM_SPACE, SYSTEM_FILE)?;
+        let scan = redo::scan(fil.storage(), &config.log)?;
+        report.checkpoint_lsn = scan.checkpoint_lsn;
+        report.end_lsn = scan.end_lsn;
+        report.log_end = scan.tail.to_string();
+        report.mtrs_scanned = scan.mtrs.len() as u64;
+
+        // Names of files created in the scanned log, for files whose page 0
+        // never reached the disk.
+        let mut created: BTreeMap<String, u32> = BTreeMap::new();
+        for m in &scan.mtrs {
+            for rec in Reader::new(&m.payload) {
+                if let LogRecord::File(FileOp::Create { space, name }) = rec? {
+                    created.insert(name.to_string(), space);
+                }
+            }
+        }
+        open_tablespaces(&mut fil, &created)?;
+        let repair = doublewrite::recover(&mut fil)?;
+        report.pages_repaired = repair.restored;
+
+        let log = Log::open(fil.storage(), &config.log, &scan)?;
+        let mut pager = Pager::new(fil, log, config.buffer_pool_pages, config.doublewrite);
+        apply_redo(&mut pager, &scan, &mut report)?;
+
+        let mut engine = Self::assemble(pager, clock, config)?;
+        engine.load_dictionary(true)?;
+        // Roll back what never committed.
+        for (slot, first) in trxmod::slotted_logs(&mut engine.pager)? {
+            let (state, trx_id, _, last, _) = undo::log_header(&mut engine.pager, first)?;
+            if state != undo::UNDO_ACTIVE {
+                return Err(Error::Corrupt { file: SYSTEM_FILE.into(), reason: format!("undo log in slot {slot} is in state {state}") });
+            }
+            engine.sys.resurrect(trx_id);
+            let mut log = UndoLog { first_page: first, last_page: last, slot, next_undo_no: u64::MAX };
+            let n = row::rollback::rollback_to(&mut engine.pager, &engine.sys, &engine.tables, trx_id, &mut log, 0)?;
+            trxmod::drop_rolled_back_log(&mut engine.pager, &log)?;
+            let mut t = crate::trx::Trx { id: trx_id, isolation: Default::default(), undo: None, view: None, savepoints: vec![], started_us: 0, undo_records: 0 };
+            engine.sys.end(&mut t);
+            engine.sys.give_slot(slot);
+            report.rolled_back.push(trx_id);
+            report.undo_records_rolled_back += n;
+        }
+        engine.load_dictionary(false)?;
+        report.orphans_removed = engine.remove_orphans()?;
+        let lsn = engine.pager.log.lsn();
+        engine.pager.log.write_up_to(lsn, true)?;
+        engine.pager.flush_all()?;
+        engine.pager.checkpoint()?;
+        Ok((engine, report))
+    }
+
+    /// Loads SYS_TABLES. With `all_versions`, also definitions whose row is
+    /// delete-marked or uncommitted (before rollback, every table an undo
+    /// record may name must be known).
+    fn load_dictionary(&mut self, all_versions: bool) -> Result<()> {
+        let f = self.pager.fix(PageId::new(SYSTEM_SPACE, TRX_SYS_PAGE))?;
+        let root = page::get_u32(self.pager.page(f), TRX_SYS_DICT_ROOT);
+        self.pager.unfix(f);
+        let sys_tables = Table::new(dict::sys_tables_def(), &Self::sys_tables_storage(root));
+        let mut tables = BTreeMap::new();
+        let mut names = BTreeMap::new();
+        let mut cur = Cursor::new(Bound::Unbounded, Bound::Unbounded, Direction::Forward);
+        while let Some(rec) = cur.next(&mut self.pager, &sys_tables.clustered)? {
+            if record::is_deleted(&rec) && !all_versions {
+                continue;
+            }
+            let row = row::decode_row(&mut self.pager, &sys_tables, &rec)?;
+            let Value::Bytes(enc) = &row[2] else {
+                return Err(Error::Corrupt { file: SYSTEM_FILE.into(), reason: "SYS_TABLES row without a definition".into() });
+            };
+            let (def, st) = dict::decode_def(enc)?;
+            if !self.pager.fil.is_open(st.space) {
+                let file = format!("{}.ibd", def.name);
+                if !all_versions {
+                    return Err(Error::Corrupt { file, reason: format!("the tablespace of table '{}' is missing", def.name) });
+                }
+                continue;
+            }
+            let mut table = Table::new(def, &st);
+            table.next_row_id = next_row_id(&mut self.pager, &table)?;
+            names.insert(table.name().to_string(), table.id);
+            tables.insert(table.id, table);
+        }
+        tables.insert(SYS_TABLES_ID, sys_tables);
+        self.tables = tables;
+        self.names = names;
+        Ok(())
+    }
+
+    /// Removes `.ibd` files that no loaded table uses.
+    fn remove_orphans(&mut self) -> Result<Vec<String>> {
+        let used: Vec<u32> = self.tables.values().map(|t| t.space).collect();
+        let mut removed = Vec::new();
+        for space in self.pager.fil.space_ids() {
+            if space == SYSTEM_SPACE || used.contains(&space) {
+                continue;
+            }
+            let name = self.pager.fil.name(space).unwrap_or("?").to_string();
+            self.drop_space(space, &name)?;
+            removed.push(name);
+        }
+        let files = self.pager.fil.storage().list().map_err(io_err("list", "."))?;
+        for f in files {
+            if f.ends_with(".ibd") && !self.names.keys().any(|n| format!("{n}.ibd") == f) {
+                self.pager.fil.storage().remove(&f).map_err(io_err("remove", &f))?;
+                removed.push(f);
+            }
+        }
+        removed.sort();
+        removed.dedup();
+        Ok(removed)
+    }
+}
+
+/// The next hidden row id: one past the largest in the tree.
+fn next_row_id(pager: &mut Pager, table: &Table) -> Result<u64> {
+    if !table.def.primary_key.is_empty() {
+        return Ok(1);
+    }
+    let mut cur = Cursor::new(Bound::Unbounded, Bound::Unbounded, Direction::Backward);
+    match cur.next(pager, &table.clustered)? {
+        None => Ok(1),
+        Some(rec) => {
+            let view = RecordView::parse(&table.clustered.leaf, &rec)?;
+            match view.field(0) {
+                record::FieldValue::Inline(b) if b.len() == 6 => {
+                    let mut x = [0u8; 8];
+                    x[2..].copy_from_slice(b);
+                    Ok(u64::from_be_bytes(x) + 1)
+                }
+                _ => Err(Error::Corrupt { file: table.name().into(), reason: "hidden row id missing".into() }),
+            }
+        }
+    }
+}
+
+/// Opens every `.ibd` file, learning its space id from its first page (or,
+/// if that page never reached the disk, from the FILE_CREATE record).
+fn open_tablespaces(fil: &mut Fil, created: &BTreeMap<String, u32>) -> Result<()> {
+    let files = fil.storage().list().map_err(io_err("list", "."))?;
+    let mut buf = vec![0u8; PAGE_SIZE];
+    for name in files.iter().filter(|f| f.ends_with(".ibd")) {
+        let mut file = fil.storage().open(name).map_err(io_err("open", name))?;
+        let len = file.len().map_err(io_err("stat", name))?;
+        let mut space = None;
+        if len >= PAGE_SIZE as u64 {
+            file.read_at(0, &mut buf).map_err(io_err("read", name))?;
+            let claimed = page::get_u32(&buf, FIL_PAGE_SPACE_ID);
+            if matches!(page::validate(&buf, PageId::new(claimed, 0), name), Ok(PageState::Valid)) {
+                space = Some(claimed);
+            }
+        }
+        if space.is_none() {
+            space = created.get(name).copied();
+        }
+        drop(file);
+        match space {
+            Some(s) if s != SYSTEM_SPACE && !fil.is_open(s) => fil.open(s, name)?,
+            // A file we cannot identify was never part of a committed table
+            // (its creation did not reach the log); startup removes it.
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Applies the scanned redo to the pages, in log order.
+fn apply_redo(pager: &mut Pager, scan: &redo::ScanResult, report: &mut RecoveryReport) -> Result<()> {
+    for m in &scan.mtrs {
+        let mut touched: Vec<crate::buf::FrameId> = Vec::new();
+        // Pages whose records in this mtr are skipped (already newer).
+        let mut skip: BTreeMap<PageId, bool> = BTreeMap::new();
+        for rec in Reader::new(&m.payload) {
+            match rec? {
+                LogRecord::File(FileOp::Create { space, name }) => {
+                    if !pager.fil.is_open(space) {
+                        if !pager.fil.storage().exists(name).map_err(io_err("stat", name))? {
+                            pager.fil.create(space, name)?;
+                        } else {
+                            pager.fil.open(space, name)?;
+                        }
+                        report.files_replayed.push(format!("created {name}"));
+                    }
+                }
+                LogRecord::File(FileOp::Delete { space, name }) => {
+                    pager.discard_space(space);
+                    if pager.fil.is_open(space) {
+                        pager.fil.delete(space)?;
+                        report.files_replayed.push(format!("deleted {name}"));
+                    } else if pager.fil.storage().exists(name).map_err(io_err("stat", name))? {
+                        pager.fil.storage().remove(name).map_err(io_err("remove", name))?;
+                        report.files_replayed.push(format!("deleted {name}"));
+                    }
+                }
+                LogRecord::Page(id, op) => {
+                    if !pager.fil.is_open(id.space) {
+                        continue; // a dropped tablespace
+                    }
+                    let f = if let Some(&s) = skip.get(&id) {
+                        if s {
+                            continue;
+                        }
+                        pager.fix(id)?
+                    } else {
+                        // First record for this page in this mtr: decide.
+                        let f = if matches!(op, PageOp::Init(_)) { pager.fix_new(id)? } else { pager.fix(id)? };
+                        let lsn = page::page_lsn(pager.page(f));
+                        if lsn >= m.end_lsn && !matches!(op, PageOp::Init(_)) {
+                            pager.unfix(f);
+                            skip.insert(id, true);
+                            continue;
+                        }
+                        skip.insert(id, false);
+                        f
+                    };
+                    op.apply(id, pager.page_mut(f))?;
+                    report.records_applied += 1;
+                    touched.push(f);
+                }
+            }
+        }
+        for &f in &touched {
+            page::set_page_lsn(pager.page_mut(f), m.end_lsn);
+            pager.pool.mark_dirty(f, m.start_lsn, m.end_lsn);
+            pager.unfix(f);
+        }
+    }
+    Ok(())
+}
