@@ -56,7 +56,14 @@ fn insert_get_scan_update_delete_and_reopen() -> Result<()> {
     let Response::Rows(rows) = r else { panic!() };
     let ids: Vec<_> = rows.iter().map(|r| r[0].clone()).collect();
     assert_eq!(ids, vec![Value::UInt(8), Value::UInt(7), Value::UInt(5), Value::UInt(4)]);
+    let rep = e.check_table("t")?;
+    assert!(rep.is_ok(), "{:?}", rep.problems);
     e.purge_all()?;
+    let rep = e.check_table("t")?;
+    assert!(rep.is_ok(), "{:?}", rep.problems);
+    assert_eq!(rep.trees[0].1.deleted, 0, "purge removed the delete-marked rows");
+    let st = e.table_status("t")?;
+    assert_eq!(st.rows, 1999);
     e.close()?;
     let (mut e, rep) = Engine::open(Box::new(storage.clone()), Box::new(clock.clone()), cfg.clone())?;
     assert!(!rep.created);

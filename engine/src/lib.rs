@@ -24,6 +24,7 @@ pub mod blob;
 pub mod trx;
 pub mod dict;
 pub mod row;
+pub mod check;
 pub mod handler;
 
 pub use handler::{Config, Engine, FlushAtCommit, RangeBound, RecoveryReport, Request, Response, SessionId, Step};

@@ -244,6 +244,24 @@ impl Pager {
         self.checkpoint()
     }
 
+    /// Whether the on-disk image of a page validates. Pages with changes
+    /// not yet written are judged by their next write, not now.
+    pub fn disk_image_ok(&mut self, id: PageId) -> Result<bool> {
+        if let Some(f) = self.pool.lookup_fix(id) {
+            let dirty = self.pool.frame(f).oldest_lsn != 0;
+            self.pool.unfix(f);
+            if dirty {
+                return Ok(true);
+            }
+        }
+        let mut buf = vec![0u8; PAGE_SIZE];
+        match self.fil.read_page(id, &mut buf) {
+            Ok(_) => Ok(true),
+            Err(e) if e.is_corruption() => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Drops all cached pages of a space (its file is being deleted).
     pub fn discard_space(&mut self, space: u32) {
         for id in self.pool.pages_of_space(space) {

@@ -157,3 +157,75 @@ impl Engine {
         TableStorage { id: SYS_TABLES_ID, space: 0, clustered: (dict::SYS_TABLES_INDEX_ID, root), secondary: vec![] }
     }
 }
+
+/// SHOW TABLE STATUS for one table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableStatus {
+    /// Name.
+    pub name: String,
+    /// Row format.
+    pub row_format: String,
+    /// Live rows (exact: counted, where InnoDB estimates).
+    pub rows: u64,
+    /// data_length / rows.
+    pub avg_row_length: u64,
+    /// Bytes of clustered index pages.
+    pub data_length: u64,
+    /// Bytes of secondary index pages.
+    pub index_length: u64,
+    /// Bytes of free pages in the tablespace.
+    pub data_free: u64,
+    /// Size of the .ibd file.
+    pub file_size: u64,
+}
+
+impl Engine {
+    /// CHECK TABLE.
+    pub fn check_table(&mut self, name: &str) -> Result<crate::check::CheckReport> {
+        self.check_running()?;
+        let id = self.table_id(name)?;
+        let t = self.tables[&id].clone();
+        let r = crate::check::check_table(&mut self.pager, &t);
+        self.guard(r)
+    }
+
+    /// SHOW TABLE STATUS.
+    pub fn table_status(&mut self, name: &str) -> Result<TableStatus> {
+        self.check_running()?;
+        let id = self.table_id(name)?;
+        let t = self.tables[&id].clone();
+        let r = (|| {
+            let mut problems = Vec::new();
+            let c = crate::check::check_tree(&mut self.pager, &t.clustered, &mut problems)?;
+            let mut index_pages = 0;
+            for sec in &t.secondary {
+                index_pages += crate::check::check_tree(&mut self.pager, &sec.index, &mut problems)?.pages;
+            }
+            let hdr = fsp::header(&mut self.pager, t.space)?;
+            let rows = c.records - c.deleted;
+            let data_length = c.pages * page::PAGE_SIZE as u64;
+            Ok(TableStatus {
+                name: t.name().to_string(),
+                row_format: t.def.row_format.name().to_string(),
+                rows,
+                avg_row_length: if rows == 0 { 0 } else { data_length / rows },
+                data_length,
+                index_length: index_pages * page::PAGE_SIZE as u64,
+                data_free: hdr.available() as u64 * page::PAGE_SIZE as u64,
+                file_size: self.pager.fil.file_size_bytes(t.space)?,
+            })
+        })();
+        self.guard(r)
+    }
+
+    /// Every file the engine manages, with its size in bytes.
+    pub fn file_sizes(&mut self) -> Result<Vec<(String, u64)>> {
+        let names = self.pager.fil.storage().list().map_err(|e| Error::io("list", ".", e))?;
+        let mut out = Vec::new();
+        for n in names {
+            let mut f = self.pager.fil.storage().open(&n).map_err(|e| Error::io("open", &n, e))?;
+            out.push((n.clone(), f.len().map_err(|e| Error::io("stat", &n, e))?));
+        }
+        Ok(out)
+    }
+}

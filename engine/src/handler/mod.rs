@@ -21,6 +21,7 @@ mod ddl;
 mod recovery;
 
 pub use config::{Config, FlushAtCommit};
+pub use ddl::TableStatus;
 pub use recovery::RecoveryReport;
 
 use crate::btree::{Bound, Direction, Key};
