@@ -15,9 +15,9 @@
 
 use crate::buf::{BufferPool, FrameId};
 use crate::doublewrite::{self, DBLWR_PAGES};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::fil::Fil;
-use crate::page::{self, PageId, PAGE_SIZE};
+use crate::page::{self, PageId, PageState, PageType, PAGE_SIZE};
 use crate::redo::Log;
 
 /// Counters.
@@ -74,7 +74,18 @@ impl Pager {
             return Ok(f);
         }
         let f = self.free_frame()?;
-        match self.fil.read_page(id, &mut self.pool.frame_mut(f).data) {
+        let res = self.fil.read_page(id, &mut self.pool.frame_mut(f).data).and_then(|state| {
+            // An index page's directory and heap are checked once, as it
+            // comes from disk, so that no later access trusts a bad offset.
+            let data = &self.pool.frame(f).data;
+            if state == PageState::Valid && page::page_type_raw(data) == PageType::Index as u16 {
+                if let Err(reason) = page::index::check_structure(data) {
+                    return Err(Error::CorruptPage { file: self.fil.name(id.space).unwrap_or("?").to_string(), page_no: id.page_no, reason });
+                }
+            }
+            Ok(state)
+        });
+        match res {
             Ok(_) => {
                 self.pool.install(f, id);
                 Ok(f)

@@ -3,5 +3,6 @@
 
 #![warn(missing_docs)]
 
+pub mod bench;
 pub mod clock;
 pub mod storage;

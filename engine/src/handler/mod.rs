@@ -192,11 +192,15 @@ pub struct Engine {
     config: Config,
     halted: Option<String>,
     next_background_us: u64,
+    /// End LSN of the newest user commit that wrote redo (0 if none yet).
+    last_commit_lsn: u64,
     /// Counters.
     pub stats: EngineStats,
 }
 
 const BACKGROUND_PERIOD_US: u64 = 1_000_000;
+/// Commits after which a statement boundary runs a purge batch.
+const PURGE_THRESHOLD: u64 = 128;
 
 impl Engine {
     /// The configuration.
@@ -212,6 +216,15 @@ impl Engine {
     /// The pager, for inspection (statistics, tests).
     pub fn pager(&self) -> &Pager {
         &self.pager
+    }
+
+    /// The end LSN of the newest user transaction's commit that wrote redo
+    /// (0 if none since open; DDL's dictionary commits do not count): the
+    /// commit is durable once the log's flushed LSN reaches it.
+    /// Crash tests compare it with the log's written and flushed LSNs to
+    /// know which commits the flush setting promised to keep.
+    pub fn last_commit_lsn(&self) -> u64 {
+        self.last_commit_lsn
     }
 
     /// Why the engine stopped, if it did.
@@ -330,8 +343,22 @@ impl Engine {
         }
         let r = self.background().and_then(|_| self.pager.free_check());
         self.guard(r)?;
-        let r = self.run(s, request);
+        let r = self.run(s, request).and_then(|step| self.purge_if_long().map(|_| step));
         self.guard(r)
+    }
+
+    /// InnoDB purges continuously in the background; a step engine purges
+    /// when enough commits have piled up, so the history list (and the
+    /// undo pages it holds) stays short between the once-a-second rounds.
+    fn purge_if_long(&mut self) -> Result<()> {
+        if self.sys.history_hint < PURGE_THRESHOLD {
+            return Ok(());
+        }
+        let p = row::purge::purge(&mut self.pager, &self.sys, &self.tables, self.config.purge_batch_logs)?;
+        self.stats.purged_logs += p.logs;
+        self.stats.purged_rows += p.rows_removed;
+        self.sys.history_hint = self.sys.history_hint.saturating_sub(p.logs.max(PURGE_THRESHOLD / 2));
+        Ok(())
     }
 
     /// Continues a waiting statement: runs it again if the transaction it
@@ -388,6 +415,7 @@ impl Engine {
         let Some(mut trx) = self.session_mut(s).trx.take() else { return Ok(()) };
         let lsn = self.sys.commit(&mut self.pager, &mut trx)?;
         if lsn != 0 {
+            self.last_commit_lsn = lsn;
             match self.config.flush_at_commit {
                 FlushAtCommit::Sync => self.pager.log.write_up_to(lsn, true)?,
                 FlushAtCommit::Write => self.pager.log.write_up_to(lsn, false)?,

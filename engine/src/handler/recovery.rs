@@ -100,6 +100,7 @@ impl Engine {
             clock,
             config,
             halted: None,
+            last_commit_lsn: 0,
             stats: EngineStats::default(),
         })
     }

@@ -72,6 +72,19 @@ impl<'l, 'r> KeyReader<'l, 'r> {
 /// that is [`RecordView::parse`](super::RecordView::parse).
 pub fn compare_key(layout: &RecordLayout, rec: &[u8], key: &[Option<&[u8]>]) -> Result<Ordering> {
     check_prefix_len(layout, key.len())?;
+    if let Some(start) = layout.const_data_start {
+        if key.len() <= layout.fixed_prefix.len() {
+            // Fast path: the compared fields sit at fixed offsets.
+            for (k, &(off, len)) in key.iter().zip(&layout.fixed_prefix) {
+                let field = fixed_field(rec, start + off, len)?;
+                let ord = Some(field).cmp(k);
+                if ord != Ordering::Equal {
+                    return Ok(ord);
+                }
+            }
+            return Ok(Ordering::Equal);
+        }
+    }
     let mut fields = KeyReader::new(layout, rec)?;
     for k in key {
         let ord = fields.next()?.cmp(k);
@@ -91,6 +104,17 @@ pub fn compare_records(
     n_fields: usize,
 ) -> Result<Ordering> {
     check_prefix_len(layout, n_fields)?;
+    if let Some(start) = layout.const_data_start {
+        if n_fields <= layout.fixed_prefix.len() {
+            for &(off, len) in &layout.fixed_prefix[..n_fields] {
+                let ord = fixed_field(a, start + off, len)?.cmp(fixed_field(b, start + off, len)?);
+                if ord != Ordering::Equal {
+                    return Ok(ord);
+                }
+            }
+            return Ok(Ordering::Equal);
+        }
+    }
     let mut fa = KeyReader::new(layout, a)?;
     let mut fb = KeyReader::new(layout, b)?;
     for _ in 0..n_fields {
@@ -100,6 +124,12 @@ pub fn compare_records(
         }
     }
     Ok(Ordering::Equal)
+}
+
+#[inline]
+fn fixed_field(rec: &[u8], start: usize, len: usize) -> Result<&[u8]> {
+    rec.get(start..start + len)
+        .ok_or_else(|| corrupt(format!("record of {} bytes is too short for its fixed fields", rec.len())))
 }
 
 fn check_prefix_len(layout: &RecordLayout, n: usize) -> Result<()> {

@@ -294,6 +294,12 @@ pub struct RecordLayout {
     fields: Vec<FieldDef>,
     n_nullable: usize,
     null_bitmap_len: usize,
+    /// COMPACT/DYNAMIC layouts without Variable fields have no length
+    /// bytes, so their data starts at a fixed offset: this one.
+    pub(crate) const_data_start: Option<usize>,
+    /// Offsets (from the data start) and lengths of the leading fields that
+    /// are Fixed and NOT NULL: those sit at fixed positions.
+    pub(crate) fixed_prefix: Vec<(usize, usize)>,
 }
 
 impl RecordLayout {
@@ -330,11 +336,27 @@ impl RecordLayout {
             }
         }
         let n_nullable = fields.iter().filter(|f| f.nullable).count();
+        let null_bitmap_len = if format == RowFormat::Redundant { 0 } else { n_nullable.div_ceil(8) };
+        let no_variable = fields.iter().all(|f| matches!(f.kind, FieldKind::Fixed(_)));
+        let const_data_start = (format != RowFormat::Redundant && no_variable).then_some(1 + null_bitmap_len);
+        let mut fixed_prefix = Vec::new();
+        let mut off = 0;
+        for f in &fields {
+            match f.kind {
+                FieldKind::Fixed(n) if !f.nullable => {
+                    fixed_prefix.push((off, n as usize));
+                    off += n as usize;
+                }
+                _ => break,
+            }
+        }
         Ok(RecordLayout {
             format,
             fields,
             n_nullable,
             null_bitmap_len: n_nullable.div_ceil(8),
+            const_data_start,
+            fixed_prefix,
         })
     }
 

@@ -77,6 +77,9 @@ pub struct TrxSys {
     free_slots: BTreeSet<usize>,
     /// Open read views' purge limits, by the transaction that holds them.
     views: BTreeMap<u64, u64>,
+    /// Commits since purge last emptied what it could: a cheap hint of the
+    /// history list's length, to run purge before it grows long.
+    pub history_hint: u64,
 }
 
 fn trx_sys_page() -> PageId {
@@ -104,6 +107,7 @@ impl TrxSys {
             active: BTreeSet::new(),
             free_slots,
             views: BTreeMap::new(),
+            history_hint: 0,
         })
     }
 
@@ -228,6 +232,7 @@ impl TrxSys {
         if let Some(log) = trx.undo.clone() {
             let trx_no = self.alloc_id(pager)?;
             lsn = commit_log(pager, &log, trx_no)?;
+            self.history_hint += 1;
         }
         self.end(trx);
         Ok(lsn)

@@ -1,0 +1,168 @@
+//! Engine micro-benchmarks on sysbench's table shape, in memory with zero
+//! latency, one core: sequential inserts, random inserts, point selects by
+//! primary key and updates of the indexed column `k`. Rates are wall-clock
+//! rows per second of one run; compare them with each other, not with a
+//! fixed number (machines are shared and noisy).
+
+use engine::io::{ManualClock, MemStorage};
+use engine::{ColumnDef, ColumnType, Config, Engine, FlushAtCommit, IndexDef, Request, Response, RowFormat, Step, TableDef, Value};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Benchmark settings.
+#[derive(Debug, Clone)]
+pub struct BenchOptions {
+    /// Rows loaded.
+    pub rows: u64,
+    /// Buffer pool in MiB.
+    pub pool_mib: usize,
+    /// innodb_flush_log_at_trx_commit.
+    pub flush: FlushAtCommit,
+    /// Rows per transaction when loading.
+    pub batch: u64,
+    /// Row format.
+    pub row_format: RowFormat,
+    /// Seed of the random keys.
+    pub seed: u64,
+}
+
+impl Default for BenchOptions {
+    fn default() -> Self {
+        BenchOptions { rows: 200_000, pool_mib: 64, flush: FlushAtCommit::Sync, batch: 1000, row_format: RowFormat::Compact, seed: 1 }
+    }
+}
+
+/// One measured phase.
+#[derive(Debug, Clone)]
+pub struct Phase {
+    /// What was measured.
+    pub name: &'static str,
+    /// Operations done.
+    pub ops: u64,
+    /// Wall seconds.
+    pub seconds: f64,
+}
+
+impl Phase {
+    /// Operations per wall second.
+    pub fn per_sec(&self) -> f64 {
+        self.ops as f64 / self.seconds.max(1e-9)
+    }
+}
+
+/// The sysbench table.
+pub fn sbtest_def(fmt: RowFormat) -> TableDef {
+    TableDef {
+        name: "sbtest1".into(),
+        columns: vec![
+            ColumnDef { name: "id".into(), ty: ColumnType::INT_UNSIGNED, nullable: false },
+            ColumnDef { name: "k".into(), ty: ColumnType::INT_UNSIGNED, nullable: false },
+            ColumnDef { name: "c".into(), ty: ColumnType::Char(120), nullable: false },
+            ColumnDef { name: "pad".into(), ty: ColumnType::Char(60), nullable: false },
+        ],
+        primary_key: vec![0],
+        indexes: vec![IndexDef { name: "k".into(), columns: vec![1], unique: false }],
+        row_format: fmt,
+    }
+}
+
+fn sb_row(rng: &mut ChaCha8Rng, id: u64, rows: u64) -> Vec<Value> {
+    // sysbench's c and pad: groups of digits separated by '-'.
+    let mut c = Vec::with_capacity(119);
+    for g in 0..10 {
+        if g > 0 {
+            c.push(b'-');
+        }
+        for _ in 0..11 {
+            c.push(b'0' + rng.gen_range(0..10u8));
+        }
+    }
+    let mut pad = Vec::with_capacity(59);
+    for g in 0..5 {
+        if g > 0 {
+            pad.push(b'-');
+        }
+        for _ in 0..11 {
+            pad.push(b'0' + rng.gen_range(0..10u8));
+        }
+    }
+    vec![Value::UInt(id), Value::UInt(rng.gen_range(1..=rows.max(1))), Value::Bytes(c), Value::Bytes(pad)]
+}
+
+fn ok(step: engine::Result<Step>) -> engine::Result<Response> {
+    match step? {
+        Step::Done(r) => Ok(r),
+        Step::Waiting => Err(engine::Error::InvalidArgument("a single-session benchmark waited for a lock".into())),
+    }
+}
+
+/// Runs the benchmark phases.
+pub fn run(opts: &BenchOptions) -> engine::Result<Vec<Phase>> {
+    let mut phases = Vec::new();
+    let config = Config { buffer_pool_pages: opts.pool_mib * 64, flush_at_commit: opts.flush, ..Config::default() };
+    let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
+    let table = "sbtest1".to_string();
+
+    // Sequential inserts.
+    let (mut e, _) = Engine::open(Box::new(MemStorage::new()), Box::new(Arc::new(ManualClock::new())), config.clone())?;
+    e.create_table(sbtest_def(opts.row_format))?;
+    let s = e.session();
+    let t0 = Instant::now();
+    for id in 1..=opts.rows {
+        if (id - 1) % opts.batch == 0 {
+            ok(e.execute(s, Request::Begin))?;
+        }
+        ok(e.execute(s, Request::Insert { table: table.clone(), row: sb_row(&mut rng, id, opts.rows) }))?;
+        if id % opts.batch == 0 || id == opts.rows {
+            ok(e.execute(s, Request::Commit))?;
+        }
+    }
+    phases.push(Phase { name: "sequential insert", ops: opts.rows, seconds: t0.elapsed().as_secs_f64() });
+
+    // Point selects by primary key.
+    let n_sel = opts.rows.min(1_000_000);
+    let t0 = Instant::now();
+    for _ in 0..n_sel {
+        let id = rng.gen_range(1..=opts.rows);
+        let r = ok(e.execute(s, Request::Get { table: table.clone(), key: vec![Value::UInt(id)] }))?;
+        debug_assert!(matches!(r, Response::Row(Some(_))));
+    }
+    phases.push(Phase { name: "point select", ops: n_sel, seconds: t0.elapsed().as_secs_f64() });
+
+    // Updates of k (the indexed column), autocommit like sysbench's
+    // oltp_update_index.
+    let n_upd = (opts.rows / 4).max(1);
+    let t0 = Instant::now();
+    for _ in 0..n_upd {
+        let id = rng.gen_range(1..=opts.rows);
+        let k = rng.gen_range(1..=opts.rows);
+        ok(e.execute(s, Request::Update { table: table.clone(), key: vec![Value::UInt(id)], set: vec![("k".into(), Value::UInt(k))] }))?;
+    }
+    phases.push(Phase { name: "update k (autocommit)", ops: n_upd, seconds: t0.elapsed().as_secs_f64() });
+    e.close()?;
+
+    // Random inserts into a fresh table.
+    let (mut e, _) = Engine::open(Box::new(MemStorage::new()), Box::new(Arc::new(ManualClock::new())), config)?;
+    e.create_table(sbtest_def(opts.row_format))?;
+    let s = e.session();
+    let mut ids: Vec<u64> = (1..=opts.rows).collect();
+    for i in (1..ids.len()).rev() {
+        let j = rng.gen_range(0..=i);
+        ids.swap(i, j);
+    }
+    let t0 = Instant::now();
+    for (n, &id) in ids.iter().enumerate() {
+        if n as u64 % opts.batch == 0 {
+            ok(e.execute(s, Request::Begin))?;
+        }
+        ok(e.execute(s, Request::Insert { table: table.clone(), row: sb_row(&mut rng, id, opts.rows) }))?;
+        if (n as u64 + 1) % opts.batch == 0 || n as u64 + 1 == opts.rows {
+            ok(e.execute(s, Request::Commit))?;
+        }
+    }
+    phases.push(Phase { name: "random insert", ops: opts.rows, seconds: t0.elapsed().as_secs_f64() });
+    e.close()?;
+    Ok(phases)
+}
