@@ -37,6 +37,9 @@ enum Command {
         /// One JSON object on stdout instead of a table.
         #[arg(long)]
         json: bool,
+        /// Use this directory (real files, real fsync) instead of memory.
+        #[arg(long)]
+        dir: Option<std::path::PathBuf>,
     },
 }
 
@@ -49,7 +52,7 @@ fn peak_rss_kib() -> Option<u64> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Bench { rows, pool_mib, flush, row_format, json } => {
+        Command::Bench { rows, pool_mib, flush, row_format, json, dir } => {
             let flush = match FlushAtCommit::from_setting(flush) {
                 Ok(f) => f,
                 Err(e) => {
@@ -70,6 +73,7 @@ fn main() -> ExitCode {
                     Format::Compact => RowFormat::Compact,
                     Format::Dynamic => RowFormat::Dynamic,
                 },
+                dir,
                 ..Default::default()
             };
             match sim::bench::run(&opts) {
@@ -83,7 +87,7 @@ fn main() -> ExitCode {
                             .collect();
                         println!("{}", serde_json::Value::Object(obj));
                     } else {
-                        println!("sysbench table, {rows} rows, {pool_mib} MiB pool, flush {}, in memory, one core", flush.setting());
+                        println!("sysbench table, {rows} rows, {pool_mib} MiB pool, flush {}, {}, one core", flush.setting(), if opts.dir.is_some() { "real files" } else { "in memory" });
                         for p in &phases {
                             println!("{:<24} {:>10} ops {:>8.3} s {:>12.0} /s", p.name, p.ops, p.seconds, p.per_sec());
                         }

@@ -88,3 +88,23 @@ fn insert_get_scan_update_delete_and_reopen() -> Result<()> {
     assert_eq!(r, Response::Row(Some(row(5000, 1))));
     Ok(())
 }
+
+/// Group commit: two sessions' commits wait, and one sync acknowledges both.
+#[test]
+fn group_commit_acknowledges_a_group_with_one_sync() -> Result<()> {
+    let storage = MemStorage::new();
+    let clock = Arc::new(ManualClock::new());
+    let cfg = Config { group_commit: true, ..Config::default() };
+    let (mut e, _) = Engine::open(Box::new(storage.clone()), Box::new(clock.clone()), cfg)?;
+    e.create_table(sbtest("t", RowFormat::Dynamic))?;
+    let (s1, s2) = (e.session(), e.session());
+    let syncs_before = e.pager().log.stats().syncs;
+    assert_eq!(e.execute(s1, Request::Insert { table: "t".into(), row: row(1, 1) })?, Step::Waiting);
+    assert_eq!(e.execute(s2, Request::Insert { table: "t".into(), row: row(2, 2) })?, Step::Waiting);
+    assert!(e.execute(s1, Request::Get { table: "t".into(), key: vec![Value::UInt(1)] }).is_err(), "a waiting session takes no new statement");
+    assert_eq!(e.resume(s2)?, Step::Done(Response::Affected(1)));
+    assert_eq!(e.resume(s1)?, Step::Done(Response::Affected(1)));
+    assert_eq!(e.stats.group_commit_syncs, 1);
+    assert_eq!(e.pager().log.stats().syncs, syncs_before + 1);
+    Ok(())
+}

@@ -26,11 +26,14 @@ pub struct BenchOptions {
     pub row_format: RowFormat,
     /// Seed of the random keys.
     pub seed: u64,
+    /// Run on this real directory (OsStorage) instead of in memory, so that
+    /// memory use is the engine's own and not the simulated disk's.
+    pub dir: Option<std::path::PathBuf>,
 }
 
 impl Default for BenchOptions {
     fn default() -> Self {
-        BenchOptions { rows: 200_000, pool_mib: 64, flush: FlushAtCommit::Sync, batch: 1000, row_format: RowFormat::Compact, seed: 1 }
+        BenchOptions { rows: 200_000, pool_mib: 64, flush: FlushAtCommit::Sync, batch: 1000, row_format: RowFormat::Compact, seed: 1, dir: None }
     }
 }
 
@@ -98,6 +101,19 @@ fn ok(step: engine::Result<Step>) -> engine::Result<Response> {
     }
 }
 
+fn storage(opts: &BenchOptions, sub: &str) -> engine::Result<Box<dyn engine::io::Storage>> {
+    Ok(match &opts.dir {
+        None => Box::new(MemStorage::new()),
+        Some(d) => {
+            let path = d.join(sub);
+            if path.exists() {
+                std::fs::remove_dir_all(&path).map_err(|e| engine::Error::io("remove", sub, e))?;
+            }
+            Box::new(engine::io::OsStorage::new(path).map_err(|e| engine::Error::io("create", sub, e))?)
+        }
+    })
+}
+
 /// Runs the benchmark phases.
 pub fn run(opts: &BenchOptions) -> engine::Result<Vec<Phase>> {
     let mut phases = Vec::new();
@@ -106,7 +122,7 @@ pub fn run(opts: &BenchOptions) -> engine::Result<Vec<Phase>> {
     let table = "sbtest1".to_string();
 
     // Sequential inserts.
-    let (mut e, _) = Engine::open(Box::new(MemStorage::new()), Box::new(Arc::new(ManualClock::new())), config.clone())?;
+    let (mut e, _) = Engine::open(storage(opts, "sequential")?, Box::new(Arc::new(ManualClock::new())), config.clone())?;
     e.create_table(sbtest_def(opts.row_format))?;
     let s = e.session();
     let t0 = Instant::now();
@@ -144,7 +160,7 @@ pub fn run(opts: &BenchOptions) -> engine::Result<Vec<Phase>> {
     e.close()?;
 
     // Random inserts into a fresh table.
-    let (mut e, _) = Engine::open(Box::new(MemStorage::new()), Box::new(Arc::new(ManualClock::new())), config)?;
+    let (mut e, _) = Engine::open(storage(opts, "random")?, Box::new(Arc::new(ManualClock::new())), config)?;
     e.create_table(sbtest_def(opts.row_format))?;
     let s = e.session();
     let mut ids: Vec<u64> = (1..=opts.rows).collect();

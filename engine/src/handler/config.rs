@@ -60,6 +60,10 @@ pub struct Config {
     pub max_dirty_pages_pct: usize,
     /// Undo logs purge may consume per background round.
     pub purge_batch_logs: usize,
+    /// Group commit: under flush 1, a commit answers [`Step::Waiting`]
+    /// (crate::Step) until one sync, made by the first waiting session to
+    /// resume, covers it and every other commit written by then.
+    pub group_commit: bool,
 }
 
 impl Default for Config {
@@ -74,6 +78,7 @@ impl Default for Config {
             io_capacity: 200,
             max_dirty_pages_pct: 75,
             purge_batch_logs: 300,
+            group_commit: false,
         }
     }
 }
