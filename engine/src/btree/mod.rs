@@ -511,11 +511,21 @@ fn split_and_insert(mtr: &mut Mtr, pager: &mut Pager, index: &Index, path: &[Pat
                 break;
             }
         }
-        k.clamp(1, n)
+        // The byte midpoint can leave more than a page on the left when a
+        // large record straddles it; then split before that record. Some
+        // split point always works: no record takes more than half a page
+        // (MAX_REC_LEN), so the longest prefix that fits leaves a suffix
+        // that fits too.
+        let mut k = k.clamp(1, n);
+        while k > 1 && sizes[..k].iter().sum::<usize>() > index::EMPTY_PAGE_SPACE {
+            k -= 1;
+        }
+        k
     };
     let left: usize = sizes[..k].iter().sum();
     let right: usize = sizes[k..].iter().sum();
-    debug_assert!(left <= index::EMPTY_PAGE_SPACE && right <= index::EMPTY_PAGE_SPACE);
+    assert!(left <= index::EMPTY_PAGE_SPACE, "split of page {page_no} leaves {left} bytes on the left");
+    assert!(right <= index::EMPTY_PAGE_SPACE, "split of page {page_no} moves {right} bytes to the right");
     // Records moved to the new page: old slots [first_moved, n).
     let (first_moved, rec_left) = if slot < k { (k - 1, true) } else { (k, false) };
     let moved: Vec<Vec<u8>> = (first_moved..n).map(|s| index::rec(pager.page(f), s).to_vec()).collect();

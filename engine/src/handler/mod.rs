@@ -157,6 +157,10 @@ struct Session {
     pending: Option<Pending>,
     /// Tables changed by the open transaction.
     touched: BTreeSet<u64>,
+    /// Group commit: a committed transaction waiting for the sync that makes
+    /// it durable before it is acknowledged, and the statement's response.
+    commit_wait_lsn: Option<u64>,
+    commit_wait_response: Option<Response>,
 }
 
 /// Counters an engine keeps about itself.
@@ -174,6 +178,8 @@ pub struct EngineStats {
     pub lock_wait_timeouts: u64,
     /// Background rounds run.
     pub background_rounds: u64,
+    /// Syncs made for groups of waiting commits.
+    pub group_commit_syncs: u64,
     /// Undo logs purged.
     pub purged_logs: u64,
     /// Delete-marked rows purge removed.
@@ -284,7 +290,7 @@ impl Engine {
 
     /// Whether a session has a statement waiting.
     pub fn is_waiting(&self, s: SessionId) -> bool {
-        self.sessions.get(&s).is_some_and(|x| x.pending.is_some())
+        self.sessions.get(&s).is_some_and(|x| x.pending.is_some() || x.commit_wait_lsn.is_some())
     }
 
     /// The id of a session's open transaction.
@@ -338,7 +344,7 @@ impl Engine {
     pub fn execute(&mut self, s: SessionId, request: Request) -> Result<Step> {
         self.check_running()?;
         let session = self.sessions.get(&s).ok_or(Error::SessionState(s, "no such session"))?;
-        if session.pending.is_some() {
+        if session.pending.is_some() || session.commit_wait_lsn.is_some() {
             return Err(Error::SessionState(s, "a statement is waiting"));
         }
         let r = self.background().and_then(|_| self.pager.free_check());
@@ -369,6 +375,17 @@ impl Engine {
         let r = self.background().and_then(|_| self.pager.free_check());
         self.guard(r)?;
         let session = self.sessions.get_mut(&s).ok_or(Error::SessionState(s, "no such session"))?;
+        if let Some(lsn) = session.commit_wait_lsn.take() {
+            let resp = session.commit_wait_response.take().unwrap_or(Response::Ok);
+            if self.pager.log.flushed_lsn() < lsn {
+                // One sync for every commit written so far: the group.
+                let end = self.pager.log.lsn();
+                let r = self.pager.log.write_up_to(end, true);
+                self.guard(r)?;
+                self.stats.group_commit_syncs += 1;
+            }
+            return Ok(Step::Done(resp));
+        }
         let Some(p) = session.pending.take() else { return Err(Error::SessionState(s, "nothing is waiting")) };
         if self.sys.is_active(p.blocker) {
             let now = self.clock.now_us();
@@ -412,11 +429,24 @@ impl Engine {
     }
 
     fn commit_trx(&mut self, s: SessionId) -> Result<()> {
-        let Some(mut trx) = self.session_mut(s).trx.take() else { return Ok(()) };
+        self.commit_trx_maybe_grouped(s, false).map(|_| ())
+    }
+
+    /// Commits; with group commit on (and `may_defer`), a commit whose redo
+    /// still needs a sync is not acknowledged yet: it waits for the next
+    /// sync, which covers every commit waiting by then. Returns whether the
+    /// acknowledgement was deferred.
+    fn commit_trx_maybe_grouped(&mut self, s: SessionId, may_defer: bool) -> Result<bool> {
+        let Some(mut trx) = self.session_mut(s).trx.take() else { return Ok(false) };
         let lsn = self.sys.commit(&mut self.pager, &mut trx)?;
+        let mut deferred = false;
         if lsn != 0 {
             self.last_commit_lsn = lsn;
             match self.config.flush_at_commit {
+                FlushAtCommit::Sync if may_defer && self.config.group_commit => {
+                    self.session_mut(s).commit_wait_lsn = Some(lsn);
+                    deferred = true;
+                }
                 FlushAtCommit::Sync => self.pager.log.write_up_to(lsn, true)?,
                 FlushAtCommit::Write => self.pager.log.write_up_to(lsn, false)?,
                 FlushAtCommit::Lazy => {}
@@ -426,7 +456,7 @@ impl Engine {
         let sess = self.session_mut(s);
         sess.implicit = false;
         sess.touched.clear();
-        Ok(())
+        Ok(deferred)
     }
 
     fn rollback_trx(&mut self, s: SessionId) -> Result<()> {
@@ -474,7 +504,10 @@ impl Engine {
                 Ok(Step::Done(Response::Ok))
             }
             Request::Commit => {
-                self.commit_trx(s)?;
+                if self.commit_trx_maybe_grouped(s, true)? {
+                    self.session_mut(s).commit_wait_response = Some(Response::Ok);
+                    return Ok(Step::Waiting);
+                }
                 Ok(Step::Done(Response::Ok))
             }
             Request::Rollback => {
@@ -494,7 +527,10 @@ impl Engine {
             }
             Request::Savepoint(name) => {
                 if self.session_mut(s).trx.is_none() {
-                    self.begin_trx(s, true)?;
+                    // With autocommit off the transaction this starts lasts
+                    // until COMMIT, as one a row statement starts would.
+                    let implicit = !self.session_mut(s).autocommit_off;
+                    self.begin_trx(s, implicit)?;
                 }
                 let trx = self.session_mut(s).trx.as_mut().expect("just begun");
                 let undo_no = trx.undo_no();
@@ -530,8 +566,9 @@ impl Engine {
         let result = self.dml(s, &request);
         match result {
             Ok(DmlResult::Done(resp)) => {
-                if self.session_mut(s).implicit {
-                    self.commit_trx(s)?;
+                if self.session_mut(s).implicit && self.commit_trx_maybe_grouped(s, true)? {
+                    self.session_mut(s).commit_wait_response = Some(resp);
+                    return Ok(Step::Waiting);
                 }
                 Ok(Step::Done(resp))
             }
