@@ -252,10 +252,10 @@ impl Table {
                 from.push(col_field[c]);
                 sl.push(FieldDef { kind: key_kind(&def.columns[c].ty), nullable: def.columns[c].nullable });
             }
-            for f in 0..n_key {
+            for (f, def) in layout.iter().enumerate().take(n_key) {
                 if !from.contains(&f) {
                     from.push(f);
-                    sl.push(FieldDef { kind: layout[f].kind, nullable: false });
+                    sl.push(FieldDef { kind: def.kind, nullable: false });
                 }
             }
             let n = from.len();

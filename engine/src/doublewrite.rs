@@ -36,13 +36,38 @@ pub struct DoublewriteRepair {
 
 /// Writes a batch of sealed page images to the area and syncs it.
 pub fn write_area(fil: &mut Fil, images: &[u8]) -> Result<()> {
-    assert!(images.len() % PAGE_SIZE == 0);
+    assert!(images.len().is_multiple_of(PAGE_SIZE));
     let n = (images.len() / PAGE_SIZE) as u32;
     assert!(n <= DBLWR_PAGES, "doublewrite batch of {n} pages");
     for (k, image) in images.chunks(PAGE_SIZE).enumerate() {
         fil.write_page_at(SYSTEM_SPACE, DBLWR_START + k as u32, image)?;
     }
     fil.sync(SYSTEM_SPACE)
+}
+
+/// Whether the area holds a valid copy of page `id`. Recovery asks before
+/// it opens tablespaces: a `.ibd` file whose page 0 is torn still names its
+/// space in its first bytes, and that claim is trusted when a copy of that
+/// page 0 is here for [`recover`] to restore.
+pub fn has_copy(fil: &mut Fil, id: PageId) -> Result<bool> {
+    let mut buf = vec![0u8; PAGE_SIZE];
+    for k in 0..DBLWR_PAGES {
+        if !fil.read_page_raw(PageId::new(SYSTEM_SPACE, DBLWR_START + k), &mut buf)? {
+            continue;
+        }
+        let claimed = PageId::new(
+            page::get_u32(&buf, FIL_PAGE_SPACE_ID),
+            page::get_u32(&buf, FIL_PAGE_OFFSET),
+        );
+        let valid = matches!(
+            page::validate(&buf, id, "doublewrite"),
+            Ok(PageState::Valid)
+        );
+        if claimed == id && valid {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// Restores torn or stale home pages from valid copies in the area. Spaces

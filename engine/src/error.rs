@@ -168,4 +168,16 @@ impl Error {
     pub fn is_fatal(&self) -> bool {
         matches!(self, Error::Halted(_))
     }
+
+    /// Whether this error stops the engine: after a failed read, write or
+    /// sync, or damaged data met while changing pages, memory may hold
+    /// changes the log does not (or the log is unusable), so only recovery
+    /// may run. Nor may a failed statement's cleanup: it would read the
+    /// half-changed pages and replace the first error with its own.
+    pub fn stops_engine(&self) -> bool {
+        matches!(
+            self,
+            Error::Io { .. } | Error::CorruptPage { .. } | Error::Corrupt { .. } | Error::Halted(_)
+        )
+    }
 }

@@ -170,11 +170,11 @@ pub fn run(opts: &BenchOptions) -> engine::Result<Vec<Phase>> {
     }
     let t0 = Instant::now();
     for (n, &id) in ids.iter().enumerate() {
-        if n as u64 % opts.batch == 0 {
+        if (n as u64).is_multiple_of(opts.batch) {
             ok(e.execute(s, Request::Begin))?;
         }
         ok(e.execute(s, Request::Insert { table: table.clone(), row: sb_row(&mut rng, id, opts.rows) }))?;
-        if (n as u64 + 1) % opts.batch == 0 || n as u64 + 1 == opts.rows {
+        if (n as u64 + 1).is_multiple_of(opts.batch) || n as u64 + 1 == opts.rows {
             ok(e.execute(s, Request::Commit))?;
         }
     }

@@ -67,8 +67,16 @@ impl Engine {
         mtr.file_op(FileOp::Create { space, name: &file });
         mtr.commit(&mut self.pager)?;
         self.pager.fil.create(space, &file)?;
-        let result = (|| {
+        let result: Result<TableStorage> = (|| {
             fsp::create_space(&mut self.pager, space, INITIAL_SPACE_PAGES, 1, 0)?;
+            // Recovery knows a file's space id from its page 0, or from a
+            // FILE_CREATE after the checkpoint. A checkpoint may pass that
+            // record while page 0 is still only in the buffer pool, so
+            // write page 0 now, as InnoDB's
+            // fil_create_new_single_table_tablespace does.
+            let f = self.pager.fix(PageId::new(space, 0))?;
+            self.pager.unfix(f);
+            self.pager.flush_frames(&[f])?;
             let croot = btree::create(&mut self.pager, space, index_ids[0])?;
             let mut secondary = Vec::new();
             for &id in &index_ids[1..] {
@@ -79,7 +87,11 @@ impl Engine {
         let st = match result {
             Ok(st) => st,
             Err(e) => {
-                self.drop_space(space, &file)?;
+                // After an engine-stopping error only recovery may touch the
+                // pages; it removes the orphan file.
+                if !e.stops_engine() {
+                    self.drop_space(space, &file)?;
+                }
                 return Err(e);
             }
         };
@@ -91,6 +103,7 @@ impl Engine {
         let r = write::insert(&mut self.pager, &mut self.sys, &sys_table, &mut trx, &cols, None);
         match r {
             Ok(Outcome::Done(_)) => {}
+            Err(e) if e.stops_engine() => return Err(e),
             Ok(Outcome::Wait(_)) | Err(_) => {
                 if let Some(mut log) = trx.undo.clone() {
                     crate::row::rollback::rollback_to(&mut self.pager, &self.sys, &self.tables, trx.id, &mut log, 0)?;
@@ -208,7 +221,7 @@ impl Engine {
                 name: t.name().to_string(),
                 row_format: t.def.row_format.name().to_string(),
                 rows,
-                avg_row_length: if rows == 0 { 0 } else { data_length / rows },
+                avg_row_length: data_length.checked_div(rows).unwrap_or(0),
                 data_length,
                 index_length: index_pages * page::PAGE_SIZE as u64,
                 data_free: hdr.available() as u64 * page::PAGE_SIZE as u64,

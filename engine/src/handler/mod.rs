@@ -259,8 +259,7 @@ impl Engine {
     /// Stops the engine if `e` leaves memory ahead of the log.
     fn guard<T>(&mut self, r: Result<T>) -> Result<T> {
         if let Err(e) = &r {
-            let fatal = matches!(e, Error::Io { .. } | Error::CorruptPage { .. } | Error::Corrupt { .. } | Error::Halted(_));
-            if fatal && self.halted.is_none() {
+            if e.stops_engine() && self.halted.is_none() {
                 // The first report keeps its own type; every later call
                 // says the engine has stopped.
                 self.halted = Some(e.to_string());
@@ -587,7 +586,7 @@ impl Engine {
                 Ok(Step::Waiting)
             }
             Err(e) => {
-                if matches!(e, Error::Io { .. } | Error::CorruptPage { .. } | Error::Corrupt { .. }) {
+                if e.stops_engine() {
                     return Err(e);
                 }
                 self.rollback_statement(s, undo_no)?;

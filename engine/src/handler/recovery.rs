@@ -288,6 +288,13 @@ fn open_tablespaces(fil: &mut Fil, created: &BTreeMap<String, u32>) -> Result<()
             let claimed = page::get_u32(&buf, FIL_PAGE_SPACE_ID);
             if matches!(page::validate(&buf, PageId::new(claimed, 0), name), Ok(PageState::Valid)) {
                 space = Some(claimed);
+            } else if claimed != SYSTEM_SPACE
+                && doublewrite::has_copy(fil, PageId::new(claimed, 0))?
+            {
+                // A page 0 torn by a crash while it was written still has
+                // the space id in its first sector, old or new; doublewrite
+                // repair, next, restores the page from its copy.
+                space = Some(claimed);
             }
         }
         if space.is_none() {

@@ -73,7 +73,7 @@ impl<'l, 'r> KeyReader<'l, 'r> {
 pub fn compare_key(layout: &RecordLayout, rec: &[u8], key: &[Option<&[u8]>]) -> Result<Ordering> {
     check_prefix_len(layout, key.len())?;
     if let Some(start) = layout.const_data_start {
-        if key.len() <= layout.fixed_prefix.len() {
+        if key.len() <= layout.fixed_prefix.len() && rec.len() == layout.const_len {
             // Fast path: the compared fields sit at fixed offsets.
             for (k, &(off, len)) in key.iter().zip(&layout.fixed_prefix) {
                 let field = fixed_field(rec, start + off, len)?;
@@ -105,7 +105,7 @@ pub fn compare_records(
 ) -> Result<Ordering> {
     check_prefix_len(layout, n_fields)?;
     if let Some(start) = layout.const_data_start {
-        if n_fields <= layout.fixed_prefix.len() {
+        if n_fields <= layout.fixed_prefix.len() && a.len() == layout.const_len && b.len() == layout.const_len {
             for &(off, len) in &layout.fixed_prefix[..n_fields] {
                 let ord = fixed_field(a, start + off, len)?.cmp(fixed_field(b, start + off, len)?);
                 if ord != Ordering::Equal {

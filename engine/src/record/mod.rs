@@ -294,9 +294,11 @@ pub struct RecordLayout {
     fields: Vec<FieldDef>,
     n_nullable: usize,
     null_bitmap_len: usize,
-    /// COMPACT/DYNAMIC layouts without Variable fields have no length
-    /// bytes, so their data starts at a fixed offset: this one.
+    /// COMPACT/DYNAMIC layouts with only Fixed, NOT NULL fields have no
+    /// length bytes and no NULLs: their data starts at this fixed offset...
     pub(crate) const_data_start: Option<usize>,
+    /// ... and every record is this long.
+    pub(crate) const_len: usize,
     /// Offsets (from the data start) and lengths of the leading fields that
     /// are Fixed and NOT NULL: those sit at fixed positions.
     pub(crate) fixed_prefix: Vec<(usize, usize)>,
@@ -337,8 +339,9 @@ impl RecordLayout {
         }
         let n_nullable = fields.iter().filter(|f| f.nullable).count();
         let null_bitmap_len = if format == RowFormat::Redundant { 0 } else { n_nullable.div_ceil(8) };
-        let no_variable = fields.iter().all(|f| matches!(f.kind, FieldKind::Fixed(_)));
-        let const_data_start = (format != RowFormat::Redundant && no_variable).then_some(1 + null_bitmap_len);
+        let all_fixed = fields.iter().all(|f| matches!(f.kind, FieldKind::Fixed(_)) && !f.nullable);
+        let const_data_start = (format != RowFormat::Redundant && all_fixed).then_some(1 + null_bitmap_len);
+        let const_len = const_data_start.unwrap_or(0) + fields.iter().map(|f| f.kind.fixed_len().unwrap_or(0)).sum::<usize>();
         let mut fixed_prefix = Vec::new();
         let mut off = 0;
         for f in &fields {
@@ -356,6 +359,7 @@ impl RecordLayout {
             n_nullable,
             null_bitmap_len: n_nullable.div_ceil(8),
             const_data_start,
+            const_len,
             fixed_prefix,
         })
     }

@@ -220,7 +220,7 @@ pub fn place(pager: &mut Pager, table: &Table, sources: &[Source<'_>]) -> Result
     let placements = record::place_long_fields(layout, &lens, MAX_REC_LEN)?;
     let mut reps = Vec::with_capacity(sources.len());
     let mut written = Vec::new();
-    let result = (|| {
+    let result: Result<()> = (|| {
         for (s, p) in sources.iter().zip(&placements) {
             let rep = match (s, p) {
                 (Source::Keep(r @ Rep::External { .. }), _) => (*r).clone(),
@@ -253,13 +253,17 @@ pub fn place(pager: &mut Pager, table: &Table, sources: &[Source<'_>]) -> Result
             Ok((reps, written))
         }
         Err(e) => {
-            free_chains(pager, &written)?;
+            if !e.stops_engine() {
+                free_chains(pager, &written)?;
+            }
             Err(e)
         }
     }
 }
 
-/// Frees chains that no record points to (a failed statement's).
+/// Frees chains that no record points to (a failed statement's). Not
+/// after an error that [stops the engine](Error::stops_engine): the chains
+/// then leak, as they would in a crash while they were written.
 pub fn free_chains(pager: &mut Pager, chains: &[ExternalRef]) -> Result<()> {
     for r in chains {
         let mut mtr = crate::mtr::Mtr::new();

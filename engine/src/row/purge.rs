@@ -48,6 +48,9 @@ pub fn purge(pager: &mut Pager, sys: &TrxSys, tables: &Tables, max_logs: usize) 
         loop {
             let (recs, _) = undo::page_records(pager, page_no)?;
             for (off, u) in recs {
+                // A round may purge any number of records: make room in the
+                // log before each, as InnoDB's row_purge does.
+                pager.free_check()?;
                 purge_record(pager, tables, trx_id, &u, page_no, off, &view, &mut stats)?;
                 stats.records += 1;
             }

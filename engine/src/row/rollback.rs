@@ -33,6 +33,10 @@ pub fn rollback_to(pager: &mut Pager, sys: &TrxSys, tables: &Tables, trx_id: u64
                 break 'pages;
             }
             let ptr = RollPtr { insert: u.kind == UndoKind::Insert, page_no, offset: off };
+            // A rollback logs as much as the changes it undoes, which one
+            // statement's check could not foresee: make room in the log
+            // before each record, as InnoDB's row_undo does.
+            pager.free_check()?;
             undo_record(pager, sys, tables, trx_id, &u, ptr)?;
             earliest = Some((page_no, off));
             undone += 1;

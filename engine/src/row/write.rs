@@ -172,7 +172,9 @@ pub fn insert(pager: &mut Pager, sys: &mut TrxSys, table: &Table, trx: &mut Trx,
     let (reps, written) = place(pager, table, &sources)?;
     let rec = super::encode(&table.clustered.leaf, &reps, false);
     if let Err(e) = btree::insert(pager, &table.clustered, &rec) {
-        super::free_chains(pager, &written)?;
+        if !e.stops_engine() {
+            super::free_chains(pager, &written)?;
+        }
         return Err(e);
     }
     for sec in &table.secondary {
@@ -209,7 +211,9 @@ fn update_record(pager: &mut Pager, sys: &mut TrxSys, table: &Table, trx: &mut T
     let ptr = match write_undo(pager, sys, trx, UndoRecord { kind, undo_no: 0, table_id: table.id, key: vec![], updated, old_rec: old_rec.to_vec(), externals_freed: false }) {
         Ok(p) => p,
         Err(e) => {
-            super::free_chains(pager, &written)?;
+            if !e.stops_engine() {
+                super::free_chains(pager, &written)?;
+            }
             return Err(e);
         }
     };
@@ -217,7 +221,9 @@ fn update_record(pager: &mut Pager, sys: &mut TrxSys, table: &Table, trx: &mut T
     reps[table.roll_ptr_field] = Rep::Inline(ptr.encode().to_vec());
     let new_rec = super::encode(&table.clustered.leaf, &reps, false);
     if let Err(e) = btree::update(pager, &table.clustered, &new_rec) {
-        super::free_chains(pager, &written)?;
+        if !e.stops_engine() {
+            super::free_chains(pager, &written)?;
+        }
         return Err(e);
     }
     for sec in &table.secondary {
@@ -251,6 +257,12 @@ pub fn update(pager: &mut Pager, sys: &mut TrxSys, table: &Table, trx: &mut Trx,
         let differs = match (&old_reps[f], v) {
             (Rep::Null, None) => false,
             (Rep::Inline(a), Some(b)) => a != b,
+            // MySQL counts changed rows: setting a long column to the value
+            // it has is no change, so compare with the off-page part too
+            // (read only when the lengths and local prefixes agree).
+            (Rep::External { prefix, reference }, Some(b)) => {
+                b.len() != prefix.len() + reference.len as usize || !b.starts_with(prefix) || crate::blob::read(pager, reference)? != b[prefix.len()..]
+            }
             _ => true,
         };
         any_change |= differs;
