@@ -166,7 +166,12 @@ pub fn free(mtr: &mut Mtr, pager: &mut Pager, id: PageId) -> Result<()> {
     assert!(id.page_no != 0, "freeing the space header");
     let h = mtr.fix(pager, PageId::new(id.space, 0))?;
     let hdr = SpaceHeader::read(pager.page(h));
-    let f = mtr.create(pager, id, PageType::Allocated)?;
+    // Only the type and the link change; the rest of the page is left as it
+    // was (a full re-format would zero 16 KiB for nothing). The page is
+    // read, not created, so that recovery replays these writes onto the
+    // same image.
+    let f = mtr.fix(pager, id)?;
+    mtr.write_u16(pager, f, page::FIL_PAGE_TYPE, PageType::Allocated as u16)?;
     mtr.set_next(pager, f, hdr.free_head)?;
     mtr.write_u32(pager, h, FSP_FREE_HEAD, id.page_no)?;
     mtr.write_u32(pager, h, FSP_FREE_LEN, hdr.free_len + 1)?;

@@ -117,10 +117,15 @@ fn corrupt(pager: &Pager, id: PageId, reason: String) -> Error {
 }
 
 /// Reads the child page number from a node pointer record.
+///
+/// The child page number is a fixed, NOT NULL field and the last one, so in
+/// every row format it is the record's last four bytes: read them directly
+/// (this runs at every level of every search). CHECK TABLE parses node
+/// pointers fully.
+#[inline]
 pub fn child_of(index: &Index, rec: &[u8]) -> Result<u32> {
-    let view = RecordView::parse(&index.node, rec)?;
-    match view.field(index.n_key) {
-        FieldValue::Inline(b) if b.len() == 4 => Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]])),
+    match rec.len().checked_sub(4) {
+        Some(at) if at > 0 => Ok(u32::from_be_bytes([rec[at], rec[at + 1], rec[at + 2], rec[at + 3]])),
         _ => Err(Error::Corrupt {
             file: index.name.clone(),
             reason: "node pointer without a child page number".into(),
@@ -314,6 +319,16 @@ pub fn get(pager: &mut Pager, index: &Index, key: &[Option<&[u8]>]) -> Result<Op
 /// Inserts a record. The caller has checked that no record with the same
 /// key exists.
 pub fn insert(pager: &mut Pager, index: &Index, rec: &[u8]) -> Result<()> {
+    insert_inner(pager, index, rec, false)
+}
+
+/// Inserts a record, or, if one with the same full key is there, clears its
+/// delete mark (secondary entries coming back). One search either way.
+pub fn insert_or_unmark(pager: &mut Pager, index: &Index, rec: &[u8]) -> Result<()> {
+    insert_inner(pager, index, rec, true)
+}
+
+fn insert_inner(pager: &mut Pager, index: &Index, rec: &[u8], unmark_existing: bool) -> Result<()> {
     if rec.len() > index::MAX_REC_LEN {
         return Err(Error::RowTooBig {
             size: rec.len(),
@@ -332,6 +347,27 @@ pub fn insert(pager: &mut Pager, index: &Index, rec: &[u8]) -> Result<()> {
             return Err(e);
         }
     };
+    if unmark_existing && slot > 0 {
+        let prev = index::rec(pager.page(f), slot - 1);
+        match record::compare_key(&index.leaf, prev, &key) {
+            Ok(Ordering::Equal) => {
+                if record::is_deleted(prev) {
+                    let mut r = prev.to_vec();
+                    record::set_deleted(&mut r, false);
+                    mtr.page_op(pager, f, PageOp::IndexUpdate { slot: (slot - 1) as u16, rec: &r })?;
+                    mtr.commit(pager)?;
+                } else {
+                    mtr.release(pager);
+                }
+                return Ok(());
+            }
+            Ok(_) => {}
+            Err(e) => {
+                mtr.release(pager);
+                return Err(e);
+            }
+        }
+    }
     if index::fits(pager.page(f), rec.len()) {
         mtr.page_op(pager, f, PageOp::IndexInsert { slot: slot as u16, rec })?;
         mtr.commit(pager)?;

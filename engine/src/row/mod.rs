@@ -330,13 +330,7 @@ pub fn entry_needed(pager: &mut Pager, table: &Table, sec: &Secondary, entry: &[
 
 /// Inserts a secondary entry, or clears the delete mark of an identical one.
 pub fn sec_insert(pager: &mut Pager, sec: &Secondary, entry: &[u8]) -> Result<()> {
-    let key = btree::key_of(&sec.index, 0, entry)?;
-    let refs = btree::key_refs(&key);
-    match btree::get(pager, &sec.index, &refs)? {
-        Some(found) if record::is_deleted(&found.rec) => btree::set_delete_mark(pager, &sec.index, &refs, false, None),
-        Some(_) => Ok(()),
-        None => btree::insert(pager, &sec.index, entry),
-    }
+    btree::insert_or_unmark(pager, &sec.index, entry)
 }
 
 /// Sets the delete mark of a secondary entry, if present.

@@ -75,8 +75,8 @@ pub struct TrxSys {
     /// Active transaction ids (with changes or not).
     active: BTreeSet<u64>,
     free_slots: BTreeSet<usize>,
-    /// Open read views' purge limits, by the transaction that holds them.
-    views: BTreeMap<u64, u64>,
+    /// Open read views, by the transaction that holds them.
+    views: BTreeMap<u64, ReadView>,
     /// Commits since purge last emptied what it could: a cheap hint of the
     /// history list's length, to run purge before it grows long.
     pub history_hint: u64,
@@ -180,7 +180,7 @@ impl TrxSys {
             up_limit_id: active.first().copied().unwrap_or(self.next_id),
             active,
         };
-        self.views.insert(trx.id, view.low_limit_id);
+        self.views.insert(trx.id, view.clone());
         trx.view = Some(view);
     }
 
@@ -194,8 +194,16 @@ impl TrxSys {
     /// changes it sees are visible to every view, so the versions before
     /// them are needed by nobody.
     pub fn purge_view(&self) -> ReadView {
-        let limit = self.views.values().copied().min().unwrap_or(self.next_id);
-        let active: Vec<u64> = self.active.iter().copied().filter(|&t| t < limit).collect();
+        let limit = self.views.values().map(|v| v.low_limit_id).min().unwrap_or(self.next_id);
+        // A transaction active when a view was taken stays invisible to
+        // that view after it commits, so purge must not see it either: hide
+        // what every view hides as well as what is active now. (InnoDB
+        // copies the oldest view, whose list holds all of these.)
+        let mut active: BTreeSet<u64> = self.active.iter().copied().filter(|&t| t < limit).collect();
+        for v in self.views.values() {
+            active.extend(v.active.iter().copied().filter(|&t| t < limit));
+        }
+        let active: Vec<u64> = active.into_iter().collect();
         ReadView {
             creator: 0,
             low_limit_id: limit,

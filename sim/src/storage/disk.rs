@@ -20,14 +20,27 @@
 //! order. `sync` folds `pending` into `durable`; a restart rebuilds `durable`
 //! from the operations the crash mode lets survive.
 //!
-//! Namespace operations are records ([`NamespaceOp`]) applied in one place.
-//! Today they are durable when they return, as the engine's durability
-//! contract says; an unsynced (losable) creation would keep those records in
-//! a pending list beside the durable namespace and replay the survivors at
-//! restart, just as file writes are replayed.
+//! Namespace operations are records ([`NamespaceOp`]) applied in one place,
+//! to two namespaces: `names`, what calls see, and `durable_names`, what a
+//! power loss keeps. By default both change at once (durable on return, as
+//! the engine's durability contract says). With the opt-in
+//! `lose_unsynced_namespace_ops`, only `names` changes and the record waits
+//! in `pending_namespace` until a sync commits it to `durable_names`, or a
+//! restart replays the prefix that survived:
+//!
+//! ```text
+//!   durable_names ── pending_namespace: [create, rename, remove] ──▶ names
+//!                    (committed by a later successful sync of any file)
+//! ```
+//!
+//! An inode lives while a name in either namespace, a pending creation, or
+//! a handle of the current epoch refers to it, so a restart that revives a
+//! name always finds its inode.
 
+use super::faults::NamespaceChange;
+use super::inject::Injector;
 use super::trace::{IoCounters, IoOp, IoOutcome, IoRecord};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 
 /// Identifies an inode for the life of a storage; never reused.
@@ -100,7 +113,8 @@ pub(super) struct Inode {
     /// What reads see: `durable` with `pending` applied.
     pub current: Vec<u8>,
     /// Live handles of the current epoch; an unlinked inode is dropped when
-    /// its last handle goes.
+    /// its last handle goes, unless a durable name or a pending creation
+    /// still refers to it (see the module comment).
     pub open_handles: usize,
 }
 
@@ -121,8 +135,8 @@ impl Inode {
     }
 }
 
-/// A change to the namespace. Each one is durable as soon as it is applied;
-/// see the module comment for how this grows into losable creations.
+/// A change to the namespace; see the module comment for when it becomes
+/// durable.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum NamespaceOp {
     /// A new empty file.
@@ -133,14 +147,54 @@ pub(super) enum NamespaceOp {
     Rename { from: String, to: String },
 }
 
+impl NamespaceOp {
+    /// Applies the change to a namespace, returning the inode it unlinked
+    /// (the removed one, or the one a rename replaced), if any. A create
+    /// over an existing name (possible only when replaying onto the durable
+    /// namespace) replaces it.
+    fn apply_to(&self, names: &mut BTreeMap<String, InodeId>) -> Option<InodeId> {
+        match self {
+            NamespaceOp::Create { name, inode } => names.insert(name.clone(), *inode),
+            NamespaceOp::Remove { name } => names.remove(name),
+            NamespaceOp::Rename { from, to } => {
+                if from == to {
+                    return None;
+                }
+                let id = names.remove(from)?;
+                names.insert(to.clone(), id)
+            }
+        }
+    }
+
+    /// The public description of the change.
+    pub(super) fn describe(&self) -> NamespaceChange {
+        match self {
+            NamespaceOp::Create { name, .. } => NamespaceChange::Create { name: name.clone() },
+            NamespaceOp::Remove { name } => NamespaceChange::Remove { name: name.clone() },
+            NamespaceOp::Rename { from, to } => NamespaceChange::Rename {
+                from: from.clone(),
+                to: to.clone(),
+            },
+        }
+    }
+}
+
 /// Everything one simulated disk holds.
 #[derive(Debug, Default)]
 pub(super) struct Disk {
+    /// The namespace calls see.
     pub names: BTreeMap<String, InodeId>,
+    /// The namespace a power loss keeps (before pending operations).
+    pub durable_names: BTreeMap<String, InodeId>,
+    /// Namespace operations not yet durable, oldest first; empty unless
+    /// `lose_unsynced_namespace_ops` is on.
+    pub pending_namespace: Vec<NamespaceOp>,
     pub inodes: BTreeMap<InodeId, Inode>,
     next_inode: InodeId,
     /// The I/O index the next call gets.
     next_index: u64,
+    /// The I/O index of the call being performed (or last performed).
+    pub op_index: u64,
     /// The I/O index at which to crash, disarmed when it fires.
     pub crash_at: Option<u64>,
     pub crashed: bool,
@@ -149,6 +203,8 @@ pub(super) struct Disk {
     pub tracing: bool,
     pub trace: Vec<IoRecord>,
     pub counters: IoCounters,
+    /// Faults other than crashes: configuration, generators, log, clock.
+    pub faults: Injector,
 }
 
 /// Describes a call for admission and for the trace.
@@ -189,7 +245,14 @@ impl Disk {
         let result = if self.crashed || stale {
             Err(crash_error())
         } else {
-            body(self)
+            self.op_index = index;
+            let result = body(self);
+            let transferred_bytes = match (&result, call.op) {
+                (Ok(_), IoOp::ReadAt | IoOp::WriteAt) => call.len,
+                _ => 0,
+            };
+            self.charge_latency(call.op, transferred_bytes);
+            result
         };
         if self.tracing {
             let outcome = match &result {
@@ -247,47 +310,94 @@ impl Disk {
         id
     }
 
-    /// Applies a namespace change, which is durable at once.
+    /// The I/O index the next call gets.
+    pub(super) fn next_index(&self) -> u64 {
+        self.next_index
+    }
+
+    /// Applies a namespace change to the namespace calls see, and to the
+    /// durable one unless namespace changes wait for a sync.
     pub(super) fn apply_namespace(&mut self, op: NamespaceOp) {
-        match op {
-            NamespaceOp::Create { name, inode } => {
-                assert!(
-                    !self.names.contains_key(&name),
-                    "create of an existing name is refused before it is applied"
-                );
-                self.inodes.insert(inode, Inode::new(&name));
-                self.names.insert(name, inode);
-            }
-            NamespaceOp::Remove { name } => {
-                if let Some(id) = self.names.remove(&name) {
-                    self.unlink(id);
+        let durable_now = !self.faults.config.lose_unsynced_namespace_ops;
+        self.apply_namespace_with(op, durable_now);
+    }
+
+    /// Applies a namespace change, durable at once or pending.
+    pub(super) fn apply_namespace_with(&mut self, op: NamespaceOp, durable_now: bool) {
+        if let NamespaceOp::Create { name, inode } = &op {
+            assert!(
+                !self.names.contains_key(name),
+                "create of an existing name is refused before it is applied"
+            );
+            self.inodes.insert(*inode, Inode::new(name));
+        }
+        let unlinked = op.apply_to(&mut self.names);
+        if let NamespaceOp::Rename { from, to } = &op {
+            if from != to {
+                if let Some(inode) = self.names.get(to).and_then(|id| self.inodes.get_mut(id)) {
+                    inode.name = to.clone();
                 }
             }
-            NamespaceOp::Rename { from, to } => {
-                if from == to {
-                    return;
-                }
-                let Some(id) = self.names.remove(&from) else {
-                    return;
-                };
-                if let Some(replaced) = self.names.insert(to.clone(), id) {
-                    self.unlink(replaced);
-                }
-                if let Some(inode) = self.inodes.get_mut(&id) {
-                    inode.name = to;
-                }
+        }
+        if durable_now {
+            op.apply_to(&mut self.durable_names);
+        } else {
+            self.pending_namespace.push(op);
+        }
+        if let Some(id) = unlinked {
+            if let Some(inode) = self.inodes.get_mut(&id) {
+                inode.linked = false;
             }
+            self.collect_garbage();
         }
     }
 
-    /// Marks an inode nameless, dropping it unless a handle still has it.
-    fn unlink(&mut self, id: InodeId) {
-        if let Some(inode) = self.inodes.get_mut(&id) {
-            inode.linked = false;
-            if inode.open_handles == 0 {
-                self.inodes.remove(&id);
+    /// Makes every pending namespace change durable (a successful sync of
+    /// any file commits them, as a journaling file system does).
+    pub(super) fn commit_namespace(&mut self) {
+        if self.pending_namespace.is_empty() {
+            return;
+        }
+        for op in std::mem::take(&mut self.pending_namespace) {
+            op.apply_to(&mut self.durable_names);
+        }
+        self.collect_garbage();
+    }
+
+    /// Drops every inode nothing refers to any more: no current name, no
+    /// durable name, no pending creation, no handle.
+    fn collect_garbage(&mut self) {
+        let mut reachable: BTreeSet<InodeId> = self.durable_names.values().copied().collect();
+        for op in &self.pending_namespace {
+            if let NamespaceOp::Create { inode, .. } = op {
+                reachable.insert(*inode);
             }
         }
+        self.inodes
+            .retain(|id, inode| inode.linked || inode.open_handles > 0 || reachable.contains(id));
+    }
+
+    /// At a restart: keeps the first `kept` pending namespace changes and
+    /// loses the rest, making the result both namespaces. Inodes no longer
+    /// named are marked unlinked (and dropped with the old handles).
+    pub(super) fn settle_namespace(&mut self, kept: usize) {
+        let mut names = std::mem::take(&mut self.durable_names);
+        for op in self.pending_namespace.drain(..).take(kept) {
+            op.apply_to(&mut names);
+        }
+        for inode in self.inodes.values_mut() {
+            inode.linked = false;
+        }
+        for (name, id) in &names {
+            let inode = self
+                .inodes
+                .get_mut(id)
+                .expect("an inode lives while a durable name or pending creation refers to it");
+            inode.linked = true;
+            inode.name.clone_from(name);
+        }
+        self.names.clone_from(&names);
+        self.durable_names = names;
     }
 
     /// Forgets a handle of the current epoch.
@@ -298,7 +408,7 @@ impl Disk {
         assert!(inode.open_handles > 0, "a handle is closed once");
         inode.open_handles -= 1;
         if inode.open_handles == 0 && !inode.linked {
-            self.inodes.remove(&id);
+            self.collect_garbage();
         }
     }
 

@@ -33,8 +33,16 @@
 //!
 //! Clones share one disk. Calls are serialized by one mutex, so each
 //! operation is atomic with respect to crashes: a crash never lands inside
-//! a call. Faults other than crashes (failing or lying fsync, a full disk,
-//! bit rot, latency) are not modelled yet.
+//! a call.
+//!
+//! Faults other than crashes (failing or lying fsync, a full disk, bit rot
+//! at restart, misdirected page writes, latency, losable namespace
+//! operations) are off until [`SimStorage::set_faults`] installs a
+//! [`FaultConfig`]; every decision comes from generators seeded by it, each
+//! injected fault is counted ([`SimStorage::fault_counters`]) and logged
+//! beside the trace ([`SimStorage::fault_log`]), and latency advances the
+//! clock attached with [`SimStorage::set_clock`]. See [`faults`] for the
+//! table of what each does.
 //!
 //! Misuse the engine can reach (a read past the end, a missing file, a
 //! name that exists, an invalid name, a file past [`MAX_FILE_BYTES`]) is an
@@ -42,18 +50,27 @@
 //! power-loss outcome that does not fit the pending writes) is an assertion.
 
 mod disk;
+pub mod faults;
+mod inject;
 mod power_loss;
 mod trace;
 
 #[cfg(test)]
+mod fault_tests;
+#[cfg(test)]
 mod tests;
 
 pub use disk::MAX_FILE_BYTES;
+pub use faults::{
+    BitFlip, BitRot, Fault, FaultConfig, FaultCounters, FaultRecord, InvalidFaultConfig, Latency,
+    NamespaceChange, PAGE_BYTES,
+};
 pub use power_loss::{
     CrashMode, PendingKind, PendingWrite, PowerLossPolicy, RestartReport, Survival,
 };
 pub use trace::{IoCounters, IoOp, IoOutcome, IoRecord};
 
+use crate::clock::SimClock;
 use disk::{Call, Disk, InodeId, NamespaceOp, PendingOp};
 use engine::io::{File, Storage};
 use std::fmt;
@@ -84,6 +101,7 @@ impl fmt::Debug for SimStorage {
             .field("crashed", &disk.crashed)
             .field("crash_at", &disk.crash_at)
             .field("counters", &disk.counters)
+            .field("fault_counters", &disk.faults.counters)
             .finish()
     }
 }
@@ -91,6 +109,12 @@ impl fmt::Debug for SimStorage {
 /// Whether an error is one a simulated crash caused.
 pub fn is_simulated_crash(error: &io::Error) -> bool {
     error.kind() == io::ErrorKind::Other && error.to_string() == disk::CRASH_MESSAGE
+}
+
+/// Whether an error is a simulated fsync failure (kind `Other`, message
+/// "simulated EIO: fsync failed").
+pub fn is_simulated_fsync_failure(error: &io::Error) -> bool {
+    error.kind() == io::ErrorKind::Other && error.to_string() == inject::FSYNC_FAILURE_MESSAGE
 }
 
 impl SimStorage {
@@ -129,7 +153,10 @@ impl SimStorage {
     /// unsynced operations survived, makes that the durable and current
     /// state of every file, drops files that were removed while still open,
     /// starts a new epoch (killing every handle opened before) and clears
-    /// the crashed state. The I/O index and the trace carry on.
+    /// the crashed state. The I/O index and the trace carry on. With the
+    /// faults that strike at a restart switched on, it also loses a suffix
+    /// of the unsynced namespace operations (power loss only) and then
+    /// flips bits at rest; the report says which.
     ///
     /// # Panics
     ///
@@ -138,12 +165,56 @@ impl SimStorage {
     /// unchanged when it panics.
     pub fn restart(&self, mode: CrashMode) -> RestartReport {
         let mut disk = self.disk();
-        let report = power_loss::settle(&mut disk, &mode);
+        let mut report = power_loss::settle(&mut disk, &mode);
         disk.crash();
         disk.forget_handles();
+        report.bit_flips = disk.rot();
         disk.crashed = false;
         disk.counters.restarts += 1;
         report
+    }
+
+    /// Installs a fault configuration, replacing the previous one: every
+    /// fault generator restarts from `config.seed` and a one-shot fsync
+    /// failure is re-armed. Counters, the fault log and the clock carry on.
+    /// Switching `lose_unsynced_namespace_ops` off makes pending namespace
+    /// operations durable at once.
+    ///
+    /// # Panics
+    ///
+    /// If [`FaultConfig::check`] refuses the configuration; callers holding
+    /// a configuration from outside (a file, a command line) check first.
+    pub fn set_faults(&self, config: FaultConfig) {
+        if let Err(error) = config.check() {
+            panic!("{error}");
+        }
+        let mut disk = self.disk();
+        let keep_pending = config.lose_unsynced_namespace_ops;
+        disk.faults.install(config);
+        if !keep_pending {
+            disk.commit_namespace();
+        }
+    }
+
+    /// The fault configuration in force.
+    pub fn faults(&self) -> FaultConfig {
+        self.disk().faults.config.clone()
+    }
+
+    /// Attaches the clock that latency advances (replacing any before).
+    pub fn set_clock(&self, clock: SimClock) {
+        self.disk().faults.clock = Some(clock);
+    }
+
+    /// The running totals of injected faults.
+    pub fn fault_counters(&self) -> FaultCounters {
+        self.disk().faults.counters
+    }
+
+    /// A copy of the log of injected faults since the storage was made or
+    /// the trace last cleared (kept only while tracing is on).
+    pub fn fault_log(&self) -> Vec<FaultRecord> {
+        self.disk().faults.log.clone()
     }
 
     /// Every unsynced write and length change of every file, ordered by
@@ -165,13 +236,16 @@ impl SimStorage {
         self.disk().trace.clone()
     }
 
-    /// Empties the trace; the I/O index carries on.
+    /// Empties the trace and the fault log; the I/O index carries on.
     pub fn clear_trace(&self) {
-        self.disk().trace.clear();
+        let mut disk = self.disk();
+        disk.trace.clear();
+        disk.faults.log.clear();
     }
 
-    /// Turns tracing on (the default) or off, for long runs whose trace
-    /// would not fit in memory. Counters and indexes are kept either way.
+    /// Turns tracing (and the fault log) on (the default) or off, for long
+    /// runs whose trace would not fit in memory. Counters and indexes are
+    /// kept either way.
     pub fn set_tracing(&self, on: bool) {
         self.disk().tracing = on;
     }
@@ -200,17 +274,19 @@ impl SimStorage {
     /// Replaces a file's contents (creating it if need be), durably and
     /// without an I/O operation, forgetting its pending operations: for
     /// tests that plant files or corrupt them at rest. Open handles see the
-    /// new contents.
+    /// new contents. No fault applies: a full disk does not refuse it, and
+    /// the creation is durable even with `lose_unsynced_namespace_ops`.
     pub fn write_file(&self, name: &str, bytes: Vec<u8>) {
         let mut disk = self.disk();
         let id = match disk.names.get(name) {
             Some(id) => *id,
             None => {
                 let inode = disk.allocate_inode();
-                disk.apply_namespace(NamespaceOp::Create {
+                let create = NamespaceOp::Create {
                     name: name.to_string(),
                     inode,
-                });
+                };
+                disk.apply_namespace_with(create, true);
                 inode
             }
         };
@@ -366,10 +442,10 @@ impl SimFile {
     }
 }
 
-/// Checks that a file may reach `end` bytes.
-fn check_end(end: Option<u64>) -> io::Result<()> {
+/// Checks that a file may reach `end` bytes, returning `end`.
+fn check_end(end: Option<u64>) -> io::Result<u64> {
     match end {
-        Some(end) if end <= MAX_FILE_BYTES => Ok(()),
+        Some(end) if end <= MAX_FILE_BYTES => Ok(end),
         _ => Err(io::Error::new(
             io::ErrorKind::FileTooLarge,
             format!("a simulated file holds at most {MAX_FILE_BYTES} bytes"),
@@ -402,12 +478,29 @@ impl File for SimFile {
     fn write_at(&mut self, offset: u64, buf: &[u8]) -> io::Result<()> {
         let len = buf.len() as u64;
         self.call(IoOp::WriteAt, offset, len, |disk| {
-            check_end(offset.checked_add(len))?;
+            let end = check_end(offset.checked_add(len))?;
+            if !buf.is_empty() {
+                let file_len = disk.inode_mut(self.inode).current.len() as u64;
+                disk.admit_growth(self.inode, end.saturating_sub(file_len))?;
+            }
+            // A misdirected page write sets the length the intended write
+            // would have set, then lands its bytes elsewhere.
+            let mut target = offset;
+            if let Some(misdirection) = disk.misdirect(self.inode, offset, buf.len()) {
+                let inode = disk.inode_mut(self.inode);
+                if misdirection.length > inode.current.len() as u64 {
+                    disk::set_image_len(&mut inode.current, misdirection.length);
+                    inode.pending.push(PendingOp::SetLen {
+                        len: misdirection.length,
+                    });
+                }
+                target = misdirection.target;
+            }
             let inode = disk.inode_mut(self.inode);
-            disk::write_image(&mut inode.current, offset, buf);
+            disk::write_image(&mut inode.current, target, buf);
             if !buf.is_empty() {
                 inode.pending.push(PendingOp::Write {
-                    offset,
+                    offset: target,
                     bytes: buf.to_vec(),
                 });
             }
@@ -419,6 +512,15 @@ impl File for SimFile {
 
     fn sync(&mut self) -> io::Result<()> {
         self.call(IoOp::Sync, 0, 0, |disk| {
+            // Either fault leaves the file's operations pending: nothing
+            // since its last successful sync is durable.
+            if disk.sync_fails(self.inode) {
+                return Err(io::Error::other(inject::FSYNC_FAILURE_MESSAGE));
+            }
+            if disk.sync_lies(self.inode) {
+                disk.counters.syncs += 1;
+                return Ok(());
+            }
             let inode = disk.inode_mut(self.inode);
             // Replaying the few pending operations is cheaper than copying
             // the whole current image.
@@ -432,6 +534,7 @@ impl File for SimFile {
                 inode.current.len(),
                 "a synced file's durable length is its current length"
             );
+            disk.commit_namespace();
             disk.counters.syncs += 1;
             Ok(())
         })
@@ -446,6 +549,8 @@ impl File for SimFile {
     fn set_len(&mut self, len: u64) -> io::Result<()> {
         self.call(IoOp::SetLen, 0, len, |disk| {
             check_end(Some(len))?;
+            let file_len = disk.inode_mut(self.inode).current.len() as u64;
+            disk.admit_growth(self.inode, len.saturating_sub(file_len))?;
             let inode = disk.inode_mut(self.inode);
             disk::set_image_len(&mut inode.current, len);
             inode.pending.push(PendingOp::SetLen { len });

@@ -32,8 +32,16 @@
 //!
 //! A torn write that extends a file extends it only as far as its last kept
 //! piece; a lost piece before a kept one reads as zeros (a hole).
+//!
+//! Pending operations of a file that is open but no longer named are not
+//! listed and are lost even by a process crash: the file dies with the
+//! process. With `lose_unsynced_namespace_ops`, the namespace is settled
+//! after the files (see [`FaultConfig`](super::FaultConfig)); a file whose
+//! creation is lost goes with its contents, and a file whose removal is
+//! lost comes back with its durable image.
 
 use super::disk::{write_image, Disk, PendingOp};
+use super::faults::{BitFlip, Fault, NamespaceChange};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -141,9 +149,10 @@ impl PendingWrite {
     }
 }
 
-/// What a restart did: the pending operations the crash found, and what
-/// became of each. Replaying `survivals` as [`PowerLossPolicy::Explicit`]
-/// on the same pending operations gives the same disk.
+/// What a restart did: the pending operations the crash found, what became
+/// of each, and the faults injected at the restart. Replaying `survivals` as
+/// [`PowerLossPolicy::Explicit`] on the same pending operations, with the
+/// same fault configuration, gives the same disk.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RestartReport {
     /// The pending operations at the crash, in the global order.
@@ -153,6 +162,14 @@ pub struct RestartReport {
     /// The sector size the survivals were decided with (0 for a process
     /// crash or [`PowerLossPolicy::LoseAll`], which tear nothing).
     pub sector_bytes: u32,
+    /// The unsynced namespace operations at the crash, oldest first; always
+    /// empty unless `lose_unsynced_namespace_ops` is on.
+    pub namespace_ops: Vec<NamespaceChange>,
+    /// How many of them, from the first, survived.
+    pub namespace_ops_kept: usize,
+    /// The bits bit rot flipped once the survivors were on disk, in the
+    /// order flipped; empty unless `bit_rot` is on.
+    pub bit_flips: Vec<BitFlip>,
 }
 
 /// Splits `len` bytes at `offset` at absolute multiples of `sector_bytes`,
@@ -282,6 +299,11 @@ fn decide(mode: &CrashMode, pending: &[PendingWrite]) -> (Vec<Survival>, u32) {
 /// current image becomes the durable one and nothing is pending any more.
 pub(super) fn settle(disk: &mut Disk, mode: &CrashMode) -> RestartReport {
     let pending = pending_writes(disk);
+    let namespace_ops: Vec<NamespaceChange> = disk
+        .pending_namespace
+        .iter()
+        .map(|op| op.describe())
+        .collect();
     let (survivals, sector_bytes) = decide(mode, &pending);
     let mut fates = survivals.iter();
     for id in disk.names.values() {
@@ -313,10 +335,32 @@ pub(super) fn settle(disk: &mut Disk, mode: &CrashMode) -> RestartReport {
         inode.reset(image);
     }
     assert!(fates.next().is_none(), "every survival was used");
+    // Unnamed inodes: dropped with their handles, unless a lost removal
+    // revives one below, with the image it had at its last sync.
+    for (id, inode) in disk.inodes.iter_mut() {
+        if !disk.names.values().any(|named| named == id) {
+            let image = std::mem::take(&mut inode.durable);
+            inode.reset(image);
+        }
+    }
+    let namespace_ops_kept = match mode {
+        CrashMode::ProcessCrash => namespace_ops.len(),
+        CrashMode::PowerLoss(PowerLossPolicy::LoseAll) => 0,
+        CrashMode::PowerLoss(_) => disk.faults.namespace_ops_kept(namespace_ops.len()),
+    };
+    disk.settle_namespace(namespace_ops_kept);
+    let lost = namespace_ops.len() - namespace_ops_kept;
+    if lost > 0 {
+        let index = disk.next_index();
+        disk.record_fault_at(index, Fault::NamespaceOpsLost { count: lost });
+    }
     RestartReport {
         pending,
         survivals,
         sector_bytes,
+        namespace_ops,
+        namespace_ops_kept,
+        bit_flips: Vec::new(),
     }
 }
 

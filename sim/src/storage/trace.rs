@@ -93,7 +93,7 @@ pub struct IoCounters {
     pub writes: u64,
     /// Bytes accepted by successful `write_at` calls.
     pub bytes_written: u64,
-    /// Successful `sync` calls.
+    /// Successful `sync` calls, lying ones included (they say yes).
     pub syncs: u64,
     /// Crashes, whether set with `set_crash_at`, called with `crash_now`, or
     /// implied by `restart`.

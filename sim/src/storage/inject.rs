@@ -1,0 +1,355 @@
+//! The fault injector: the run-time half of [`FaultConfig`]. It owns the
+//! seeded generators, the one-shot state, the attached clock, the fault log
+//! and the fault counters, and decides each fault where the disk asks.
+//!
+//! Each fault kind draws from its own ChaCha8 stream of the configured seed,
+//! and draws only where that kind can strike (a misdirection is drawn only
+//! for page writes, a lie only with `lying_fsync` on), so the decisions of
+//! one kind depend on the seed and on the calls that kind saw, never on
+//! which other kinds are switched on.
+//!
+//! It must never change what a run without faults does: with the default
+//! configuration every hook here returns "no fault" without drawing.
+
+use super::disk::{Disk, InodeId};
+use super::faults::{BitFlip, Fault, FaultConfig, FaultCounters, FaultRecord, PAGE_BYTES};
+use super::trace::IoOp;
+use crate::clock::SimClock;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::io;
+
+/// The generator stream of each fault kind.
+#[derive(Debug, Clone, Copy)]
+enum Stream {
+    FsyncFailure = 1,
+    Lie = 2,
+    Misdirect = 3,
+    BitRot = 4,
+    Namespace = 5,
+}
+
+fn generator(seed: u64, stream: Stream) -> ChaCha8Rng {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(stream as u64);
+    rng
+}
+
+/// Transfer costs are carried in units of 2^-20 microseconds, so that a
+/// cost per MiB divides exactly.
+const TRANSFER_SHIFT: u32 = 20;
+
+/// The fault state of one disk.
+#[derive(Debug)]
+pub(super) struct Injector {
+    pub config: FaultConfig,
+    fsync_rng: ChaCha8Rng,
+    lie_rng: ChaCha8Rng,
+    misdirect_rng: ChaCha8Rng,
+    rot_rng: ChaCha8Rng,
+    namespace_rng: ChaCha8Rng,
+    /// Whether `fsync_failure_at_op` has fired.
+    fsync_failure_fired: bool,
+    /// Transfer cost not yet charged, below one microsecond, in units of
+    /// 2^-20 microseconds.
+    transfer_remainder: u64,
+    /// The clock latency is charged to.
+    pub clock: Option<SimClock>,
+    pub counters: FaultCounters,
+    pub log: Vec<FaultRecord>,
+}
+
+impl Default for Injector {
+    fn default() -> Self {
+        let config = FaultConfig::default();
+        let seed = config.seed;
+        Injector {
+            config,
+            fsync_rng: generator(seed, Stream::FsyncFailure),
+            lie_rng: generator(seed, Stream::Lie),
+            misdirect_rng: generator(seed, Stream::Misdirect),
+            rot_rng: generator(seed, Stream::BitRot),
+            namespace_rng: generator(seed, Stream::Namespace),
+            fsync_failure_fired: false,
+            transfer_remainder: 0,
+            clock: None,
+            counters: FaultCounters::default(),
+            log: Vec::new(),
+        }
+    }
+}
+
+impl Injector {
+    /// Installs a configuration: every generator starts afresh from its
+    /// seed and one-shot faults are re-armed. The clock, the counters and
+    /// the log carry on.
+    pub(super) fn install(&mut self, config: FaultConfig) {
+        let seed = config.seed;
+        self.fsync_rng = generator(seed, Stream::FsyncFailure);
+        self.lie_rng = generator(seed, Stream::Lie);
+        self.misdirect_rng = generator(seed, Stream::Misdirect);
+        self.rot_rng = generator(seed, Stream::BitRot);
+        self.namespace_rng = generator(seed, Stream::Namespace);
+        self.fsync_failure_fired = false;
+        self.transfer_remainder = 0;
+        self.config = config;
+    }
+
+    /// Whether the sync with this I/O index fails with EIO.
+    fn sync_fails(&mut self, index: u64) -> bool {
+        if !self.fsync_failure_fired
+            && self
+                .config
+                .fsync_failure_at_op
+                .is_some_and(|at| index >= at)
+        {
+            self.fsync_failure_fired = true;
+            return true;
+        }
+        let p = self.config.p_fsync_failure;
+        p > 0.0 && self.fsync_rng.gen::<f64>() < p
+    }
+
+    /// Whether a sync lies.
+    fn sync_lies(&mut self) -> bool {
+        let p = self.config.p_lie;
+        self.config.lying_fsync && p > 0.0 && self.lie_rng.gen::<f64>() < p
+    }
+
+    /// Whether growing the files by `growth_bytes` from `used_bytes` is
+    /// refused at this I/O index.
+    fn full(&self, index: u64, used_bytes: u64, growth_bytes: u64) -> bool {
+        growth_bytes > 0
+            && (self.config.full_at_op.is_some_and(|at| index >= at)
+                || self
+                    .config
+                    .capacity_bytes
+                    .is_some_and(|capacity| used_bytes.saturating_add(growth_bytes) > capacity))
+    }
+
+    /// The simulated time an admitted call costs: its kind's latency, plus
+    /// the transfer cost of `transferred_bytes` (for a successful read or
+    /// write; 0 otherwise).
+    fn latency_us(&mut self, op: IoOp, transferred_bytes: u64) -> u64 {
+        let latency = &self.config.latency_us;
+        let (base_us, per_mib_us) = match op {
+            IoOp::Create => (latency.create, 0),
+            IoOp::Open => (latency.open, 0),
+            IoOp::Exists => (latency.exists, 0),
+            IoOp::List => (latency.list, 0),
+            IoOp::Remove => (latency.remove, 0),
+            IoOp::Rename => (latency.rename, 0),
+            IoOp::ReadAt => (latency.read, latency.read_per_mib),
+            IoOp::WriteAt => (latency.write, latency.write_per_mib),
+            IoOp::Sync => (latency.sync, 0),
+            IoOp::Len => (latency.len, 0),
+            IoOp::SetLen => (latency.set_len, 0),
+        };
+        if per_mib_us == 0 || transferred_bytes == 0 {
+            return base_us;
+        }
+        let owed = u128::from(self.transfer_remainder)
+            + u128::from(transferred_bytes) * u128::from(per_mib_us);
+        let mask = (1u128 << TRANSFER_SHIFT) - 1;
+        self.transfer_remainder = (owed & mask) as u64;
+        let transfer_us = u64::try_from(owed >> TRANSFER_SHIFT).unwrap_or(u64::MAX);
+        base_us.saturating_add(transfer_us)
+    }
+
+    /// How many of `pending` unsynced namespace operations a power loss
+    /// keeps (a prefix), drawn uniformly from `0..=pending`.
+    pub(super) fn namespace_ops_kept(&mut self, pending: usize) -> usize {
+        if pending == 0 {
+            return 0;
+        }
+        self.namespace_rng.gen_range(0..=pending)
+    }
+}
+
+/// The message of every error a simulated fsync failure causes.
+pub(super) const FSYNC_FAILURE_MESSAGE: &str = "simulated EIO: fsync failed";
+
+/// Where a misdirected page write goes.
+pub(super) struct Misdirection {
+    /// The file's length once the intended write has extended it: the
+    /// length the call sets whether or not the page lands where intended.
+    pub length: u64,
+    /// Where the page lands.
+    pub target: u64,
+}
+
+impl Disk {
+    /// Logs and counts an injected fault, at the index of the call being
+    /// performed.
+    pub(super) fn record_fault(&mut self, fault: Fault) {
+        self.record_fault_at(self.op_index, fault);
+    }
+
+    /// Logs and counts an injected fault at an explicit index.
+    pub(super) fn record_fault_at(&mut self, index: u64, fault: Fault) {
+        self.faults.counters.count(&fault);
+        if self.tracing {
+            self.faults.log.push(FaultRecord { index, fault });
+        }
+    }
+
+    /// Charges an admitted call's latency to the counters and the clock.
+    pub(super) fn charge_latency(&mut self, op: IoOp, transferred_bytes: u64) {
+        let us = self.faults.latency_us(op, transferred_bytes);
+        if us == 0 {
+            return;
+        }
+        self.faults.counters.latency_us_total += us;
+        if let Some(clock) = &self.faults.clock {
+            clock.advance_us(us);
+        }
+    }
+
+    /// Decides whether the sync being performed fails, logging it if so.
+    pub(super) fn sync_fails(&mut self, id: InodeId) -> bool {
+        if !self.faults.sync_fails(self.op_index) {
+            return false;
+        }
+        let file = self.inode_name(id);
+        self.record_fault(Fault::FsyncFailure { file });
+        true
+    }
+
+    /// Decides whether the sync being performed lies, logging it if so.
+    pub(super) fn sync_lies(&mut self, id: InodeId) -> bool {
+        if !self.faults.sync_lies() {
+            return false;
+        }
+        let file = self.inode_name(id);
+        let pending_ops = self.inode_mut(id).pending.len();
+        self.record_fault(Fault::LyingSync { file, pending_ops });
+        true
+    }
+
+    /// The sum of all files' current lengths.
+    fn used_bytes(&self) -> u64 {
+        self.inodes
+            .values()
+            .map(|inode| inode.current.len() as u64)
+            .sum()
+    }
+
+    /// Refuses, with `StorageFull`, a call that would grow a file by
+    /// `growth_bytes` on a full disk; the caller has changed nothing yet.
+    pub(super) fn admit_growth(&mut self, id: InodeId, growth_bytes: u64) -> io::Result<()> {
+        if growth_bytes == 0 {
+            return Ok(());
+        }
+        let used_bytes = self.used_bytes();
+        if !self.faults.full(self.op_index, used_bytes, growth_bytes) {
+            return Ok(());
+        }
+        let file = self.inode_name(id);
+        self.record_fault(Fault::DiskFull {
+            file,
+            used_bytes,
+            growth_bytes,
+        });
+        Err(io::Error::new(
+            io::ErrorKind::StorageFull,
+            "simulated full disk: no space left on device",
+        ))
+    }
+
+    /// Decides whether a write of `len` bytes at `offset`, already admitted,
+    /// is a misdirected page write, and where it lands. Logs it if so.
+    pub(super) fn misdirect(
+        &mut self,
+        id: InodeId,
+        offset: u64,
+        len: usize,
+    ) -> Option<Misdirection> {
+        let p = self.faults.config.p_misdirected_write;
+        if p == 0.0 || len as u64 != PAGE_BYTES || !offset.is_multiple_of(PAGE_BYTES) {
+            return None;
+        }
+        if self.faults.misdirect_rng.gen::<f64>() >= p {
+            return None;
+        }
+        let file_len = self.inode_mut(id).current.len() as u64;
+        let length = file_len.max(offset + PAGE_BYTES);
+        // Whole pages of the file once extended; the intended page is one.
+        let pages = length / PAGE_BYTES;
+        let intended_page = offset / PAGE_BYTES;
+        let target = if pages > 1 {
+            let draw = self.faults.misdirect_rng.gen_range(0..pages - 1);
+            let page = if draw < intended_page { draw } else { draw + 1 };
+            page * PAGE_BYTES
+        } else {
+            // The file has no other page: the write lands on the next one,
+            // which it must then have room for.
+            let target = offset + PAGE_BYTES;
+            let end = target + PAGE_BYTES;
+            let extra_bytes = end.saturating_sub(length);
+            let used_bytes = self.used_bytes() + (length - file_len);
+            if end > super::MAX_FILE_BYTES
+                || self.faults.full(self.op_index, used_bytes, extra_bytes)
+            {
+                return None;
+            }
+            target
+        };
+        debug_assert_ne!(target, offset, "a misdirected page lands elsewhere");
+        let file = self.inode_name(id);
+        self.record_fault(Fault::MisdirectedWrite {
+            file,
+            intended_offset: offset,
+            actual_offset: target,
+        });
+        Some(Misdirection { length, target })
+    }
+
+    /// Bit rot at a restart: flips the configured number of bits in the
+    /// images of the eligible linked files (durable and current are equal
+    /// after a restart), logs them at the next I/O index and returns them.
+    pub(super) fn rot(&mut self) -> Vec<BitFlip> {
+        let Some(rot) = self.faults.config.bit_rot.clone() else {
+            return Vec::new();
+        };
+        // Name order makes the choice independent of inode numbering.
+        let files: Vec<(String, InodeId, u64)> = self
+            .names
+            .iter()
+            .filter(|(name, _)| rot.covers(name))
+            .filter_map(|(name, id)| {
+                let bits = self.inodes.get(id)?.durable.len() as u64 * 8;
+                (bits > 0).then(|| (name.clone(), *id, bits))
+            })
+            .collect();
+        let total_bits: u64 = files.iter().map(|(_, _, bits)| bits).sum();
+        if total_bits == 0 {
+            return Vec::new();
+        }
+        let mut flips = Vec::new();
+        for _ in 0..rot.per_restart_flips {
+            let mut bit_no = self.faults.rot_rng.gen_range(0..total_bits);
+            for (name, id, bits) in &files {
+                if bit_no >= *bits {
+                    bit_no -= bits;
+                    continue;
+                }
+                let offset = bit_no / 8;
+                let bit = (bit_no % 8) as u8;
+                let inode = self.inode_mut(*id);
+                inode.durable[offset as usize] ^= 1 << bit;
+                inode.current[offset as usize] ^= 1 << bit;
+                flips.push(BitFlip {
+                    file: name.clone(),
+                    offset,
+                    bit,
+                });
+                break;
+            }
+        }
+        let index = self.next_index();
+        for flip in &flips {
+            self.record_fault_at(index, Fault::BitFlip(flip.clone()));
+        }
+        flips
+    }
+}
