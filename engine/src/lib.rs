@@ -9,6 +9,7 @@
 #![warn(missing_docs)]
 
 pub mod error;
+pub mod canary;
 pub mod io;
 pub mod page;
 pub mod redo;
@@ -29,6 +30,7 @@ pub mod handler;
 
 pub use handler::{Config, Engine, FlushAtCommit, RangeBound, RecoveryReport, Request, Response, SessionId, Step};
 
+pub use canary::{Canaries, Canary};
 pub use error::{Error, Result};
 pub use record::{ColumnType, RowFormat, Value};
 pub use dict::{ColumnDef, IndexDef, TableDef};

@@ -64,6 +64,8 @@ pub struct Config {
     /// (crate::Step) until one sync, made by the first waiting session to
     /// resume, covers it and every other commit written by then.
     pub group_commit: bool,
+    /// Planted bugs (for the simulator's negative controls); none by default.
+    pub canaries: crate::canary::Canaries,
 }
 
 impl Default for Config {
@@ -79,6 +81,7 @@ impl Default for Config {
             max_dirty_pages_pct: 75,
             purge_batch_logs: 300,
             group_commit: false,
+            canaries: crate::canary::Canaries::NONE,
         }
     }
 }

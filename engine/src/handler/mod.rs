@@ -446,6 +446,7 @@ impl Engine {
                     self.session_mut(s).commit_wait_lsn = Some(lsn);
                     deferred = true;
                 }
+                FlushAtCommit::Sync if self.config.canaries.has(crate::Canary::AckBeforeSync) => self.pager.log.write_up_to(lsn, false)?,
                 FlushAtCommit::Sync => self.pager.log.write_up_to(lsn, true)?,
                 FlushAtCommit::Write => self.pager.log.write_up_to(lsn, false)?,
                 FlushAtCommit::Lazy => {}

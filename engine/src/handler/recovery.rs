@@ -76,6 +76,9 @@ impl Engine {
     pub fn open(storage: Box<dyn Storage>, clock: Box<dyn Clock>, config: Config) -> Result<(Engine, RecoveryReport)> {
         config.validate()?;
         let mut storage = storage;
+        if config.canaries.has(crate::Canary::IgnoreFsyncFailure) {
+            storage = Box::new(crate::io::SwallowFsyncErrors(storage));
+        }
         let exists = storage.exists(SYSTEM_FILE).map_err(io_err("stat", SYSTEM_FILE))?;
         if !exists {
             if redo::exists(&mut *storage)? {
@@ -109,7 +112,7 @@ impl Engine {
         let mut fil = Fil::new(storage);
         fil.create(SYSTEM_SPACE, SYSTEM_FILE)?;
         let log = Log::create(fil.storage(), &config.log)?;
-        let mut pager = Pager::new(fil, log, config.buffer_pool_pages, config.doublewrite);
+        let mut pager = Pager::new(fil, log, config.buffer_pool_pages, doublewrite_on(&config));
         fsp::create_space(&mut pager, SYSTEM_SPACE, SYSTEM_INITIAL_PAGES, SYSTEM_FIRST_FREE, 0)?;
         let mut mtr = Mtr::new();
         let f = mtr.create(&mut pager, PageId::new(SYSTEM_SPACE, TRX_SYS_PAGE), PageType::TrxSys)?;
@@ -138,7 +141,7 @@ impl Engine {
         let mut report = RecoveryReport::default();
         let mut fil = Fil::new(storage);
         fil.open(SYSTEM_SPACE, SYSTEM_FILE)?;
-        let scan = redo::scan(fil.storage(), &config.log)?;
+        let scan = redo::scan_with(fil.storage(), &config.log, config.canaries.has(crate::Canary::AcceptTornLogTail))?;
         report.checkpoint_lsn = scan.checkpoint_lsn;
         report.end_lsn = scan.end_lsn;
         report.log_end = scan.tail.to_string();
@@ -159,13 +162,14 @@ impl Engine {
         report.pages_repaired = repair.restored;
 
         let log = Log::open(fil.storage(), &config.log, &scan)?;
-        let mut pager = Pager::new(fil, log, config.buffer_pool_pages, config.doublewrite);
-        apply_redo(&mut pager, &scan, &mut report)?;
+        let mut pager = Pager::new(fil, log, config.buffer_pool_pages, doublewrite_on(&config));
+        apply_redo(&mut pager, &scan, &mut report, config.canaries.has(crate::Canary::IgnorePageLsn))?;
 
         let mut engine = Self::assemble(pager, clock, config)?;
         engine.load_dictionary(true)?;
         // Roll back what never committed.
-        for (slot, first) in trxmod::slotted_logs(&mut engine.pager)? {
+        let slotted = if engine.config.canaries.has(crate::Canary::SkipRecoveryRollback) { Vec::new() } else { trxmod::slotted_logs(&mut engine.pager)? };
+        for (slot, first) in slotted {
             let (state, trx_id, _, last, _) = undo::log_header(&mut engine.pager, first)?;
             if state != undo::UNDO_ACTIVE {
                 return Err(Error::Corrupt { file: SYSTEM_FILE.into(), reason: format!("undo log in slot {slot} is in state {state}") });
@@ -252,6 +256,12 @@ impl Engine {
     }
 }
 
+/// Whether pages go through the doublewrite buffer: the setting, unless the
+/// `skip-doublewrite` canary is planted.
+fn doublewrite_on(config: &Config) -> bool {
+    config.doublewrite && !config.canaries.has(crate::Canary::SkipDoublewrite)
+}
+
 /// The next hidden row id: one past the largest in the tree.
 fn next_row_id(pager: &mut Pager, table: &Table) -> Result<u64> {
     if !table.def.primary_key.is_empty() {
@@ -312,7 +322,7 @@ fn open_tablespaces(fil: &mut Fil, created: &BTreeMap<String, u32>) -> Result<()
 }
 
 /// Applies the scanned redo to the pages, in log order.
-fn apply_redo(pager: &mut Pager, scan: &redo::ScanResult, report: &mut RecoveryReport) -> Result<()> {
+fn apply_redo(pager: &mut Pager, scan: &redo::ScanResult, report: &mut RecoveryReport, ignore_page_lsn: bool) -> Result<()> {
     for m in &scan.mtrs {
         let mut touched: Vec<crate::buf::FrameId> = Vec::new();
         // Pages whose records in this mtr are skipped (already newer).
@@ -352,7 +362,7 @@ fn apply_redo(pager: &mut Pager, scan: &redo::ScanResult, report: &mut RecoveryR
                         // First record for this page in this mtr: decide.
                         let f = if matches!(op, PageOp::Init(_)) { pager.fix_new(id)? } else { pager.fix(id)? };
                         let lsn = page::page_lsn(pager.page(f));
-                        if lsn >= m.end_lsn && !matches!(op, PageOp::Init(_)) {
+                        if lsn >= m.end_lsn && !matches!(op, PageOp::Init(_)) && !ignore_page_lsn {
                             pager.unfix(f);
                             skip.insert(id, true);
                             continue;

@@ -128,3 +128,50 @@ impl<C: Clock + Sync + ?Sized> Clock for std::sync::Arc<C> {
         (**self).now_us()
     }
 }
+
+/// The `ignore-fsync-failure` canary: a storage whose files report every
+/// failed sync as a success. Only [`crate::canary`] uses it.
+pub(crate) struct SwallowFsyncErrors(pub Box<dyn Storage>);
+
+struct SwallowFile(Box<dyn File>);
+
+impl File for SwallowFile {
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+        self.0.read_at(offset, buf)
+    }
+    fn write_at(&mut self, offset: u64, buf: &[u8]) -> io::Result<()> {
+        self.0.write_at(offset, buf)
+    }
+    fn sync(&mut self) -> io::Result<()> {
+        // The planted bug: whatever fsync said, carry on as if it worked.
+        let _ = self.0.sync();
+        Ok(())
+    }
+    fn len(&mut self) -> io::Result<u64> {
+        self.0.len()
+    }
+    fn set_len(&mut self, len: u64) -> io::Result<()> {
+        self.0.set_len(len)
+    }
+}
+
+impl Storage for SwallowFsyncErrors {
+    fn create(&mut self, name: &str) -> io::Result<Box<dyn File>> {
+        Ok(Box::new(SwallowFile(self.0.create(name)?)))
+    }
+    fn open(&mut self, name: &str) -> io::Result<Box<dyn File>> {
+        Ok(Box::new(SwallowFile(self.0.open(name)?)))
+    }
+    fn exists(&mut self, name: &str) -> io::Result<bool> {
+        self.0.exists(name)
+    }
+    fn remove(&mut self, name: &str) -> io::Result<()> {
+        self.0.remove(name)
+    }
+    fn rename(&mut self, from: &str, to: &str) -> io::Result<()> {
+        self.0.rename(from, to)
+    }
+    fn list(&mut self) -> io::Result<Vec<String>> {
+        self.0.list()
+    }
+}

@@ -106,7 +106,7 @@ mod tests_garbage;
 
 pub use block::{LOG_BLOCK_SIZE, LOG_FILE_HDR_SIZE};
 pub use log::{Log, LogStats};
-pub use scan::{scan, ScanEnd, ScanResult, ScannedMtr};
+pub use scan::{scan, scan_with, ScanEnd, ScanResult, ScannedMtr};
 
 use crate::error::{Error, Result};
 use crate::io::Storage;

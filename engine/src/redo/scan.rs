@@ -142,6 +142,13 @@ pub struct ScanResult {
 /// complete frame from it to the end of the log. I/O errors are returned;
 /// damaged log contents never are: they end the log.
 pub fn scan(storage: &mut dyn Storage, cfg: &LogConfig) -> Result<ScanResult> {
+    scan_with(storage, cfg, false)
+}
+
+/// [`scan`], with the `accept-torn-log-tail` canary: a block that fails its
+/// checksum, and a frame that fails its own, are taken as they are once
+/// (the planted bug the simulator must catch), then the scan stops.
+pub fn scan_with(storage: &mut dyn Storage, cfg: &LogConfig, accept_torn_tail: bool) -> Result<ScanResult> {
     cfg.validate()?;
     let mut files = LogFiles::open(storage, cfg)?;
     let capacity = files.geometry().capacity;
@@ -156,7 +163,9 @@ pub fn scan(storage: &mut dyn Storage, cfg: &LogConfig) -> Result<ScanResult> {
         limit,
         capacity,
         mtrs: Vec::new(),
+        accept_bad_crc: accept_torn_tail,
     };
+    let mut accepted_torn_block = false;
     let mut chunk = vec![0u8; SCAN_CHUNK_BYTES];
     let mut prev_checkpoint_no = None;
     let mut lsn = first_block;
@@ -168,7 +177,11 @@ pub fn scan(storage: &mut dyn Storage, cfg: &LogConfig) -> Result<ScanResult> {
         let n = files.read_blocks(lsn, &mut chunk[..want])?;
         for block in chunk[..n].chunks_exact(LOG_BLOCK_SIZE) {
             if let Err(end) = check_block(block, lsn, prev_checkpoint_no) {
-                break 'read end;
+                let torn = matches!(end, ScanEnd::BadChecksum { .. });
+                if !(accept_torn_tail && torn && !accepted_torn_block) {
+                    break 'read end;
+                }
+                accepted_torn_block = true;
             }
             prev_checkpoint_no = Some(block::checkpoint_no(block));
             let len = data_len(block);
@@ -236,6 +249,9 @@ struct FrameParser {
     capacity: u64,
     /// Complete frames so far.
     mtrs: Vec<ScannedMtr>,
+    /// The `accept-torn-log-tail` canary: take one frame with a bad
+    /// checksum as if it were good.
+    accept_bad_crc: bool,
 }
 
 impl FrameParser {
@@ -259,8 +275,12 @@ impl FrameParser {
                 break None;
             }
             let payload = &rest[FRAME_HEADER_SIZE..total];
-            if frame_crc(lsn, payload) != crc {
+            let bad_crc = frame_crc(lsn, payload) != crc;
+            if bad_crc && !self.accept_bad_crc {
                 break Some(ScanEnd::BadFrameCrc { lsn });
+            }
+            if bad_crc {
+                self.accept_bad_crc = false;
             }
             let end = lsn_advance(lsn, total as u64);
             if block_start(end) >= self.limit {

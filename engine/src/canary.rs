@@ -1,0 +1,99 @@
+//! Canaries: planted bugs, selectable at run time, that the simulator's
+//! checkers must report. A checker that cannot fail is a defect; each
+//! canary proves that some checker can.
+//!
+//! Every canary is off unless [`Config::canaries`](crate::Config) turns it
+//! on, and each is one small, named deviation at the place the real
+//! safeguard lives, so that it breaks exactly one guarantee.
+
+use std::fmt;
+
+/// One planted bug.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Canary {
+    /// Pages are written in place without the doublewrite copy, even with
+    /// `innodb_doublewrite` on: a torn page can no longer be repaired.
+    SkipDoublewrite,
+    /// Under `innodb_flush_log_at_trx_commit = 1` a commit is acknowledged
+    /// when its redo is written, before it is synced.
+    AckBeforeSync,
+    /// Recovery applies redo records without comparing the page LSN, so
+    /// changes already on a page are applied twice.
+    IgnorePageLsn,
+    /// Recovery does not roll back transactions that never committed.
+    SkipRecoveryRollback,
+    /// The log scan accepts a torn last block (and a frame failing its
+    /// checksum) instead of ending the log there.
+    AcceptTornLogTail,
+    /// A failed fsync is treated as a success and the engine carries on.
+    IgnoreFsyncFailure,
+}
+
+impl Canary {
+    /// Every canary.
+    pub const ALL: [Canary; 6] = [
+        Canary::SkipDoublewrite,
+        Canary::AckBeforeSync,
+        Canary::IgnorePageLsn,
+        Canary::SkipRecoveryRollback,
+        Canary::AcceptTornLogTail,
+        Canary::IgnoreFsyncFailure,
+    ];
+
+    /// The canary's name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Canary::SkipDoublewrite => "skip-doublewrite",
+            Canary::AckBeforeSync => "ack-before-sync",
+            Canary::IgnorePageLsn => "ignore-page-lsn",
+            Canary::SkipRecoveryRollback => "skip-recovery-rollback",
+            Canary::AcceptTornLogTail => "accept-torn-log-tail",
+            Canary::IgnoreFsyncFailure => "ignore-fsync-failure",
+        }
+    }
+
+    /// A canary by name.
+    pub fn from_name(name: &str) -> Option<Canary> {
+        Canary::ALL.into_iter().find(|c| c.name() == name)
+    }
+
+    fn bit(self) -> u32 {
+        1 << (self as u32)
+    }
+}
+
+impl fmt::Display for Canary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A set of canaries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct Canaries(u32);
+
+impl Canaries {
+    /// No canary: the engine as it should be.
+    pub const NONE: Canaries = Canaries(0);
+
+    /// This set plus `c`.
+    pub fn with(self, c: Canary) -> Canaries {
+        Canaries(self.0 | c.bit())
+    }
+
+    /// Whether `c` is planted.
+    #[inline]
+    pub fn has(self, c: Canary) -> bool {
+        self.0 & c.bit() != 0
+    }
+
+    /// Whether any canary is planted.
+    pub fn any(self) -> bool {
+        self.0 != 0
+    }
+
+    /// The planted canaries.
+    pub fn list(self) -> Vec<Canary> {
+        Canary::ALL.into_iter().filter(|&c| self.has(c)).collect()
+    }
+}
