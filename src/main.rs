@@ -20,6 +20,9 @@ enum Format {
 
 #[derive(Subcommand)]
 enum Command {
+    /// The planted bugs (canaries) the checkers must catch, one per line;
+    /// `lying-fsync` is the simulated disk's negative control.
+    Canaries,
     /// Engine micro-benchmarks on sysbench's table, in memory, one core.
     Bench {
         /// Rows to load.
@@ -52,6 +55,13 @@ fn peak_rss_kib() -> Option<u64> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Canaries => {
+            for c in engine::Canary::ALL {
+                println!("{c}");
+            }
+            println!("lying-fsync");
+            ExitCode::SUCCESS
+        }
         Command::Bench { rows, pool_mib, flush, row_format, json, dir } => {
             let flush = match FlushAtCommit::from_setting(flush) {
                 Ok(f) => f,
