@@ -20,6 +20,59 @@ enum Format {
 
 #[derive(Subcommand)]
 enum Command {
+    /// One simulation: a seeded workload with crashes, judged by the oracle.
+    Run {
+        /// The seed (decimal).
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// The workload profile.
+        #[arg(long, default_value = "default")]
+        profile: String,
+        /// Force innodb_flush_log_at_trx_commit (0, 1 or 2).
+        #[arg(long)]
+        flush: Option<u8>,
+        /// Plant a canary (see `innosim canaries`).
+        #[arg(long)]
+        canary: Option<String>,
+        /// Write the trace, one event per line.
+        #[arg(long)]
+        trace: Option<std::path::PathBuf>,
+    },
+    /// The same run again, bit for bit, from its seed.
+    Replay {
+        /// The seed printed by the failing run.
+        seed: u64,
+        /// The workload profile.
+        #[arg(long, default_value = "default")]
+        profile: String,
+        /// Force innodb_flush_log_at_trx_commit (0, 1 or 2).
+        #[arg(long)]
+        flush: Option<u8>,
+        /// Plant a canary (see `innosim canaries`).
+        #[arg(long)]
+        canary: Option<String>,
+        /// Write the trace, one event per line.
+        #[arg(long)]
+        trace: Option<std::path::PathBuf>,
+    },
+    /// Many simulations: a range of seeds, or as many as fit in a time.
+    Fuzz {
+        /// Seeds to run, as A..B (B excluded).
+        #[arg(long)]
+        seeds: Option<String>,
+        /// Run for this long (e.g. 60s, 5m, 1h) instead of a seed range.
+        #[arg(long)]
+        time: Option<String>,
+        /// The workload profile.
+        #[arg(long, default_value = "default")]
+        profile: String,
+        /// Plant a canary (see `innosim canaries`).
+        #[arg(long)]
+        canary: Option<String>,
+        /// One JSON object on stdout with the summary.
+        #[arg(long)]
+        json: bool,
+    },
     /// The planted bugs (canaries) the checkers must catch, one per line;
     /// `lying-fsync` is the simulated disk's negative control.
     Canaries,
@@ -46,6 +99,159 @@ enum Command {
     },
 }
 
+fn usage(msg: String) -> ExitCode {
+    eprintln!("innosim: {msg}");
+    ExitCode::from(2)
+}
+
+fn parse_duration_s(s: &str) -> Option<f64> {
+    let s = s.trim();
+    let (num, mult) = if let Some(n) = s.strip_suffix("ms") {
+        (n, 0.001)
+    } else if let Some(n) = s.strip_suffix('s') {
+        (n, 1.0)
+    } else if let Some(n) = s.strip_suffix('m') {
+        (n, 60.0)
+    } else if let Some(n) = s.strip_suffix('h') {
+        (n, 3600.0)
+    } else {
+        (s, 1.0)
+    };
+    let v: f64 = num.parse().ok()?;
+    (v.is_finite() && v > 0.0).then_some(v * mult)
+}
+
+fn parse_range(s: &str) -> Option<(u64, u64)> {
+    let (a, b) = s.split_once("..")?;
+    let (a, b): (u64, u64) = (a.parse().ok()?, b.parse().ok()?);
+    (a < b).then_some((a, b))
+}
+
+fn run_options(flush: Option<u8>, canary: Option<String>, keep_trace: bool) -> Result<sim::runner::RunOptions, String> {
+    let flush = match flush {
+        Some(f) => Some(FlushAtCommit::from_setting(f).map_err(|e| e.to_string())?),
+        None => None,
+    };
+    if let Some(c) = &canary {
+        if c != "lying-fsync" && engine::Canary::from_name(c).is_none() {
+            return Err(format!("unknown canary '{c}' (see `innosim canaries`)"));
+        }
+    }
+    Ok(sim::runner::RunOptions { flush, canary, keep_trace })
+}
+
+fn profile(name: &str) -> Result<sim::profile::Profile, String> {
+    sim::profile::Profile::named(name).ok_or_else(|| format!("unknown profile '{name}' (one of: {})", sim::profile::Profile::NAMES.join(", ")))
+}
+
+fn commit_id() -> &'static str {
+    option_env!("INNOSIM_COMMIT").unwrap_or("(uncommitted build)")
+}
+
+fn reproduce_line(o: &sim::runner::Outcome, canary: &Option<String>) -> String {
+    let c = canary.as_ref().map(|c| format!(" --canary {c}")).unwrap_or_default();
+    format!("reproduce: innosim replay {} --profile {}{c}", o.seed, o.profile)
+}
+
+fn one_run(seed: u64, profile_name: &str, flush: Option<u8>, canary: Option<String>, trace: Option<std::path::PathBuf>) -> ExitCode {
+    let p = match profile(profile_name) {
+        Ok(p) => p,
+        Err(e) => return usage(e),
+    };
+    let opts = match run_options(flush, canary.clone(), trace.is_some()) {
+        Ok(o) => o,
+        Err(e) => return usage(e),
+    };
+    let o = match sim::runner::run(seed, &p, &opts) {
+        Ok(o) => o,
+        Err(e) => return usage(e.to_string()),
+    };
+    if let Some(path) = trace {
+        let text: String = o.trace.iter().map(|l| format!("{}\n", serde_json::json!({"event": l}))).collect();
+        if let Err(e) = std::fs::write(&path, text) {
+            return usage(format!("cannot write {}: {e}", path.display()));
+        }
+    }
+    let s = &o.stats;
+    println!(
+        "seed {} profile {}: {} statements, {} commits, {} rollbacks, {} waits, {} crashes, {} fsync failures, {} full-disk errors, {:.3} simulated s, {} I/Os, trace {:016x}",
+        o.seed, o.profile, s.statements, s.commits, s.rollbacks, s.waits, s.crashes, s.fsync_failures, s.full_disk_errors, s.sim_us as f64 / 1e6, s.io_ops, o.trace_hash
+    );
+    if o.violations.is_empty() {
+        println!("no violation");
+        ExitCode::SUCCESS
+    } else {
+        for v in &o.violations {
+            println!("violation: {v}");
+        }
+        println!("{} (commit {})", reproduce_line(&o, &canary), commit_id());
+        ExitCode::FAILURE
+    }
+}
+
+fn fuzz(seeds: Option<String>, time: Option<String>, profile_name: &str, canary: Option<String>, json: bool) -> ExitCode {
+    let p = match profile(profile_name) {
+        Ok(p) => p,
+        Err(e) => return usage(e),
+    };
+    let opts = match run_options(None, canary.clone(), false) {
+        Ok(o) => o,
+        Err(e) => return usage(e),
+    };
+    let (range, budget_s) = match (seeds, time) {
+        (Some(_), Some(_)) => return usage("give --seeds or --time, not both".into()),
+        (Some(r), None) => match parse_range(&r) {
+            Some(r) => (r, None),
+            None => return usage(format!("malformed seed range '{r}': expected A..B with A < B")),
+        },
+        (None, Some(t)) => match parse_duration_s(&t) {
+            Some(d) => ((0, u64::MAX), Some(d)),
+            None => return usage(format!("malformed duration '{t}': expected e.g. 60s, 5m, 1h")),
+        },
+        (None, None) => ((0, 1000), None),
+    };
+    let start = std::time::Instant::now();
+    let (mut runs, mut failures, mut sim_us) = (0u64, Vec::new(), 0u64);
+    let mut seed = range.0;
+    while seed < range.1 {
+        if budget_s.is_some_and(|b| start.elapsed().as_secs_f64() >= b) {
+            break;
+        }
+        let o = match sim::runner::run(seed, &p, &opts) {
+            Ok(o) => o,
+            Err(e) => return usage(e.to_string()),
+        };
+        runs += 1;
+        sim_us += o.stats.sim_us;
+        if !o.violations.is_empty() {
+            if !json {
+                println!("seed {seed}: {}", o.violations[0]);
+                println!("{} (commit {})", reproduce_line(&o, &canary), commit_id());
+            }
+            failures.push(o);
+        }
+        seed += 1;
+    }
+    let wall = start.elapsed().as_secs_f64().max(1e-9);
+    let seeds_per_sec = runs as f64 / wall;
+    let sim_to_wall = sim_us as f64 / 1e6 / wall;
+    if json {
+        let out = serde_json::json!({
+            "profile": p.name, "seeds": runs, "violations": failures.len(),
+            "seeds_per_sec": seeds_per_sec, "sim_to_wall": sim_to_wall,
+            "failing_seeds": failures.iter().map(|o| o.seed).collect::<Vec<_>>(),
+        });
+        println!("{out}");
+    } else {
+        println!("{runs} seeds of profile {}, {} violations, {seeds_per_sec:.1} seeds/s, {sim_to_wall:.1} simulated s per wall s", p.name, failures.len());
+    }
+    if failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
 fn peak_rss_kib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
@@ -55,6 +261,9 @@ fn peak_rss_kib() -> Option<u64> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Run { seed, profile, flush, canary, trace } => one_run(seed, &profile, flush, canary, trace),
+        Command::Replay { seed, profile, flush, canary, trace } => one_run(seed, &profile, flush, canary, trace),
+        Command::Fuzz { seeds, time, profile, canary, json } => fuzz(seeds, time, &profile, canary, json),
         Command::Canaries => {
             for c in engine::Canary::ALL {
                 println!("{c}");

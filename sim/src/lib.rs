@@ -5,4 +5,6 @@
 
 pub mod bench;
 pub mod clock;
+pub mod profile;
+pub mod runner;
 pub mod storage;
