@@ -5,7 +5,11 @@ use engine::{FlushAtCommit, RowFormat};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "innosim", version, about = "A crash-recovery and concurrency testbed around a Rust re-implementation of the InnoDB Plugin 1.0 storage engine")]
+#[command(
+    name = "innosim",
+    version,
+    about = "A crash-recovery and concurrency testbed around a Rust re-implementation of the InnoDB Plugin 1.0 storage engine"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -127,7 +131,11 @@ fn parse_range(s: &str) -> Option<(u64, u64)> {
     (a < b).then_some((a, b))
 }
 
-fn run_options(flush: Option<u8>, canary: Option<String>, keep_trace: bool) -> Result<sim::runner::RunOptions, String> {
+fn run_options(
+    flush: Option<u8>,
+    canary: Option<String>,
+    keep_trace: bool,
+) -> Result<sim::runner::RunOptions, String> {
     let flush = match flush {
         Some(f) => Some(FlushAtCommit::from_setting(f).map_err(|e| e.to_string())?),
         None => None,
@@ -137,11 +145,20 @@ fn run_options(flush: Option<u8>, canary: Option<String>, keep_trace: bool) -> R
             return Err(format!("unknown canary '{c}' (see `innosim canaries`)"));
         }
     }
-    Ok(sim::runner::RunOptions { flush, canary, keep_trace })
+    Ok(sim::runner::RunOptions {
+        flush,
+        canary,
+        keep_trace,
+    })
 }
 
 fn profile(name: &str) -> Result<sim::profile::Profile, String> {
-    sim::profile::Profile::named(name).ok_or_else(|| format!("unknown profile '{name}' (one of: {})", sim::profile::Profile::NAMES.join(", ")))
+    sim::profile::Profile::named(name).ok_or_else(|| {
+        format!(
+            "unknown profile '{name}' (one of: {})",
+            sim::profile::Profile::NAMES.join(", ")
+        )
+    })
 }
 
 fn commit_id() -> &'static str {
@@ -149,11 +166,23 @@ fn commit_id() -> &'static str {
 }
 
 fn reproduce_line(o: &sim::runner::Outcome, canary: &Option<String>) -> String {
-    let c = canary.as_ref().map(|c| format!(" --canary {c}")).unwrap_or_default();
-    format!("reproduce: innosim replay {} --profile {}{c}", o.seed, o.profile)
+    let c = canary
+        .as_ref()
+        .map(|c| format!(" --canary {c}"))
+        .unwrap_or_default();
+    format!(
+        "reproduce: innosim replay {} --profile {}{c}",
+        o.seed, o.profile
+    )
 }
 
-fn one_run(seed: u64, profile_name: &str, flush: Option<u8>, canary: Option<String>, trace: Option<std::path::PathBuf>) -> ExitCode {
+fn one_run(
+    seed: u64,
+    profile_name: &str,
+    flush: Option<u8>,
+    canary: Option<String>,
+    trace: Option<std::path::PathBuf>,
+) -> ExitCode {
     let p = match profile(profile_name) {
         Ok(p) => p,
         Err(e) => return usage(e),
@@ -167,7 +196,11 @@ fn one_run(seed: u64, profile_name: &str, flush: Option<u8>, canary: Option<Stri
         Err(e) => return usage(e.to_string()),
     };
     if let Some(path) = trace {
-        let text: String = o.trace.iter().map(|l| format!("{}\n", serde_json::json!({"event": l}))).collect();
+        let text: String = o
+            .trace
+            .iter()
+            .map(|l| format!("{}\n", serde_json::json!({"event": l})))
+            .collect();
         if let Err(e) = std::fs::write(&path, text) {
             return usage(format!("cannot write {}: {e}", path.display()));
         }
@@ -189,7 +222,13 @@ fn one_run(seed: u64, profile_name: &str, flush: Option<u8>, canary: Option<Stri
     }
 }
 
-fn fuzz(seeds: Option<String>, time: Option<String>, profile_name: &str, canary: Option<String>, json: bool) -> ExitCode {
+fn fuzz(
+    seeds: Option<String>,
+    time: Option<String>,
+    profile_name: &str,
+    canary: Option<String>,
+    json: bool,
+) -> ExitCode {
     let p = match profile(profile_name) {
         Ok(p) => p,
         Err(e) => return usage(e),
@@ -202,11 +241,19 @@ fn fuzz(seeds: Option<String>, time: Option<String>, profile_name: &str, canary:
         (Some(_), Some(_)) => return usage("give --seeds or --time, not both".into()),
         (Some(r), None) => match parse_range(&r) {
             Some(r) => (r, None),
-            None => return usage(format!("malformed seed range '{r}': expected A..B with A < B")),
+            None => {
+                return usage(format!(
+                    "malformed seed range '{r}': expected A..B with A < B"
+                ))
+            }
         },
         (None, Some(t)) => match parse_duration_s(&t) {
             Some(d) => ((0, u64::MAX), Some(d)),
-            None => return usage(format!("malformed duration '{t}': expected e.g. 60s, 5m, 1h")),
+            None => {
+                return usage(format!(
+                    "malformed duration '{t}': expected e.g. 60s, 5m, 1h"
+                ))
+            }
         },
         (None, None) => ((0, 1000), None),
     };
@@ -261,9 +308,27 @@ fn peak_rss_kib() -> Option<u64> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Run { seed, profile, flush, canary, trace } => one_run(seed, &profile, flush, canary, trace),
-        Command::Replay { seed, profile, flush, canary, trace } => one_run(seed, &profile, flush, canary, trace),
-        Command::Fuzz { seeds, time, profile, canary, json } => fuzz(seeds, time, &profile, canary, json),
+        Command::Run {
+            seed,
+            profile,
+            flush,
+            canary,
+            trace,
+        } => one_run(seed, &profile, flush, canary, trace),
+        Command::Replay {
+            seed,
+            profile,
+            flush,
+            canary,
+            trace,
+        } => one_run(seed, &profile, flush, canary, trace),
+        Command::Fuzz {
+            seeds,
+            time,
+            profile,
+            canary,
+            json,
+        } => fuzz(seeds, time, &profile, canary, json),
         Command::Canaries => {
             for c in engine::Canary::ALL {
                 println!("{c}");
@@ -271,7 +336,14 @@ fn main() -> ExitCode {
             println!("lying-fsync");
             ExitCode::SUCCESS
         }
-        Command::Bench { rows, pool_mib, flush, row_format, json, dir } => {
+        Command::Bench {
+            rows,
+            pool_mib,
+            flush,
+            row_format,
+            json,
+            dir,
+        } => {
             let flush = match FlushAtCommit::from_setting(flush) {
                 Ok(f) => f,
                 Err(e) => {
@@ -308,7 +380,13 @@ fn main() -> ExitCode {
                     } else {
                         println!("sysbench table, {rows} rows, {pool_mib} MiB pool, flush {}, {}, one core", flush.setting(), if opts.dir.is_some() { "real files" } else { "in memory" });
                         for p in &phases {
-                            println!("{:<24} {:>10} ops {:>8.3} s {:>12.0} /s", p.name, p.ops, p.seconds, p.per_sec());
+                            println!(
+                                "{:<24} {:>10} ops {:>8.3} s {:>12.0} /s",
+                                p.name,
+                                p.ops,
+                                p.seconds,
+                                p.per_sec()
+                            );
                         }
                         if let Some(kib) = rss {
                             println!("peak RSS {:.1} MiB", kib as f64 / 1024.0);

@@ -11,15 +11,27 @@ use engine::{Config, Engine, Error, Request, Result, RowFormat, Value};
 use std::sync::Arc;
 
 fn cfg() -> Config {
-    Config { buffer_pool_pages: 16, ..Config::default() }
+    Config {
+        buffer_pool_pages: 16,
+        ..Config::default()
+    }
 }
 
 fn open(storage: &MemStorage) -> Result<(Engine, engine::RecoveryReport)> {
-    Engine::open(Box::new(storage.clone()), Box::new(Arc::new(ManualClock::new())), cfg())
+    Engine::open(
+        Box::new(storage.clone()),
+        Box::new(Arc::new(ManualClock::new())),
+        cfg(),
+    )
 }
 
 fn row(id: u64) -> Vec<Value> {
-    vec![Value::UInt(id), Value::UInt(id % 13), Value::Bytes(format!("c{id}").into_bytes()), Value::Bytes(b"p".to_vec())]
+    vec![
+        Value::UInt(id),
+        Value::UInt(id % 13),
+        Value::Bytes(format!("c{id}").into_bytes()),
+        Value::Bytes(b"p".to_vec()),
+    ]
 }
 
 /// A closed database with 3000 rows in `sb`.
@@ -30,7 +42,13 @@ fn populated() -> Result<(MemStorage, models::Db)> {
     let s = e.session();
     done(e.execute(s, Request::Begin)?);
     for id in 0..3000 {
-        done(e.execute(s, Request::Insert { table: "sb".into(), row: row(id) })?);
+        done(e.execute(
+            s,
+            Request::Insert {
+                table: "sb".into(),
+                row: row(id),
+            },
+        )?);
     }
     done(e.execute(s, Request::Commit)?);
     let db = read_db(&mut e, &["sb"])?;
@@ -50,7 +68,10 @@ fn read_and_check(storage: &MemStorage, expected: &models::Db) -> Result<engine:
     assert_eq!(&db, expected, "wrong data returned instead of an error");
     let c = e.check_table("sb")?;
     if !c.is_ok() {
-        return Err(Error::Corrupt { file: "sb.ibd".into(), reason: c.problems.join("; ") });
+        return Err(Error::Corrupt {
+            file: "sb.ibd".into(),
+            reason: c.problems.join("; "),
+        });
     }
     Ok(report)
 }
@@ -63,7 +84,8 @@ fn a_flipped_bit_in_any_page_is_caught_or_repaired_never_read_as_data() -> Resul
     let mut caught = 0;
     for p in 0..n_pages {
         let image = &original[p * PAGE_SIZE..(p + 1) * PAGE_SIZE];
-        let is_index = page::page_type_raw(image) == PageType::Index as u16 && image.iter().any(|&b| b != 0);
+        let is_index =
+            page::page_type_raw(image) == PageType::Index as u16 && image.iter().any(|&b| b != 0);
         let mut bad = original.clone();
         let bit = (p * 7919 + 13) % (PAGE_SIZE * 8);
         bad[p * PAGE_SIZE + bit / 8] ^= 1 << (bit % 8);
@@ -75,8 +97,14 @@ fn a_flipped_bit_in_any_page_is_caught_or_repaired_never_read_as_data() -> Resul
             }
             Ok(report) => {
                 // Only a page never read, or one doublewrite repaired, may pass.
-                let repaired = report.pages_repaired.iter().any(|(id, _)| id.page_no == p as u32);
-                assert!(!is_index || repaired, "page {p} of the tree was damaged and nothing noticed");
+                let repaired = report
+                    .pages_repaired
+                    .iter()
+                    .any(|(id, _)| id.page_no == p as u32);
+                assert!(
+                    !is_index || repaired,
+                    "page {p} of the tree was damaged and nothing noticed"
+                );
             }
         }
         storage.write_file("sb.ibd", original.clone());
@@ -93,13 +121,22 @@ fn garbage_after_the_end_of_the_log_is_the_end_of_the_log() -> Result<()> {
     let end = report.end_lsn;
     // Commit more, then crash; the log now ends after these commits.
     let s = e.session();
-    done(e.execute(s, Request::Insert { table: "sb".into(), row: row(5000) })?);
+    done(e.execute(
+        s,
+        Request::Insert {
+            table: "sb".into(),
+            row: row(5000),
+        },
+    )?);
     drop(e);
     let (e, report) = open(&storage)?;
     assert!(report.end_lsn > end);
     drop(e);
     let mut expected = expected;
-    expected.tables.get_mut("sb").unwrap().insert(vec![models::ModelValue::Int(5000)], common::row_to_model(&row(5000)));
+    expected.tables.get_mut("sb").unwrap().insert(
+        vec![models::ModelValue::Int(5000)],
+        common::row_to_model(&row(5000)),
+    );
     // Garbage in the blocks after the end of the log.
     let mut log = storage.read_file("ib_logfile0").expect("log exists");
     let capacity = (log.len() - 2048) as u64 * 2;
@@ -134,26 +171,102 @@ fn refused_statements_have_mysql_errors_and_change_nothing() -> Result<()> {
     let (mut e, _) = open(&storage)?;
     let s = e.session();
     done(e.execute(s, Request::Begin)?);
-    done(e.execute(s, Request::Insert { table: "sb".into(), row: row(10_000) })?);
+    done(e.execute(
+        s,
+        Request::Insert {
+            table: "sb".into(),
+            row: row(10_000),
+        },
+    )?);
     let cases: Vec<(Request, u16)> = vec![
-        (Request::Insert { table: "sb".into(), row: row(5) }, 1062),
-        (Request::Insert { table: "sb".into(), row: vec![Value::UInt(20_000), Value::UInt(1), Value::Bytes(vec![b'x'; 121]), Value::Bytes(vec![])] }, 1406),
-        (Request::Insert { table: "sb".into(), row: vec![Value::Int(-1), Value::UInt(1), Value::Bytes(vec![]), Value::Bytes(vec![])] }, 1264),
-        (Request::Insert { table: "sb".into(), row: vec![Value::UInt(20_001), Value::Null, Value::Bytes(vec![]), Value::Bytes(vec![])] }, 1048),
-        (Request::Insert { table: "nope".into(), row: row(1) }, 1146),
-        (Request::Update { table: "sb".into(), key: vec![Value::UInt(1)], set: vec![("c".into(), Value::Bytes(vec![b'y'; 500]))] }, 1406),
-        (Request::Update { table: "sb".into(), key: vec![Value::UInt(1)], set: vec![("id".into(), Value::UInt(2))] }, 1062),
+        (
+            Request::Insert {
+                table: "sb".into(),
+                row: row(5),
+            },
+            1062,
+        ),
+        (
+            Request::Insert {
+                table: "sb".into(),
+                row: vec![
+                    Value::UInt(20_000),
+                    Value::UInt(1),
+                    Value::Bytes(vec![b'x'; 121]),
+                    Value::Bytes(vec![]),
+                ],
+            },
+            1406,
+        ),
+        (
+            Request::Insert {
+                table: "sb".into(),
+                row: vec![
+                    Value::Int(-1),
+                    Value::UInt(1),
+                    Value::Bytes(vec![]),
+                    Value::Bytes(vec![]),
+                ],
+            },
+            1264,
+        ),
+        (
+            Request::Insert {
+                table: "sb".into(),
+                row: vec![
+                    Value::UInt(20_001),
+                    Value::Null,
+                    Value::Bytes(vec![]),
+                    Value::Bytes(vec![]),
+                ],
+            },
+            1048,
+        ),
+        (
+            Request::Insert {
+                table: "nope".into(),
+                row: row(1),
+            },
+            1146,
+        ),
+        (
+            Request::Update {
+                table: "sb".into(),
+                key: vec![Value::UInt(1)],
+                set: vec![("c".into(), Value::Bytes(vec![b'y'; 500]))],
+            },
+            1406,
+        ),
+        (
+            Request::Update {
+                table: "sb".into(),
+                key: vec![Value::UInt(1)],
+                set: vec![("id".into(), Value::UInt(2))],
+            },
+            1062,
+        ),
     ];
     for (req, code) in cases {
         let err = e.execute(s, req.clone()).expect_err("must be refused");
         assert_eq!(err.mysql_code(), Some(code), "{req:?}: {err}");
     }
-    let err = e.execute(s, Request::Insert { table: "sb".into(), row: vec![Value::UInt(1)] }).expect_err("wrong column count");
+    let err = e
+        .execute(
+            s,
+            Request::Insert {
+                table: "sb".into(),
+                row: vec![Value::UInt(1)],
+            },
+        )
+        .expect_err("wrong column count");
     assert!(matches!(err, Error::InvalidArgument(_)), "{err}");
     // The transaction survived its failed statements.
     done(e.execute(s, Request::Commit)?);
     let mut expected = expected;
-    expected.tables.get_mut("sb").unwrap().insert(vec![models::ModelValue::Int(10_000)], common::row_to_model(&row(10_000)));
+    expected.tables.get_mut("sb").unwrap().insert(
+        vec![models::ModelValue::Int(10_000)],
+        common::row_to_model(&row(10_000)),
+    );
     assert_eq!(read_db(&mut e, &["sb"])?, expected);
     assert!(e.check_table("sb")?.is_ok());
     Ok(())

@@ -21,8 +21,16 @@ fn doc(seed: u64, len: usize) -> Vec<u8> {
 }
 
 fn open(storage: &MemStorage) -> Result<Engine> {
-    let cfg = Config { buffer_pool_pages: 64, ..Config::default() };
-    Ok(Engine::open(Box::new(storage.clone()), Box::new(Arc::new(ManualClock::new())), cfg)?.0)
+    let cfg = Config {
+        buffer_pool_pages: 64,
+        ..Config::default()
+    };
+    Ok(Engine::open(
+        Box::new(storage.clone()),
+        Box::new(Arc::new(ManualClock::new())),
+        cfg,
+    )?
+    .0)
 }
 
 #[test]
@@ -33,20 +41,72 @@ fn a_100_kb_text_round_trips_in_compact_and_dynamic() -> Result<()> {
         e.create_table(docs("d", fmt))?;
         let s = e.session();
         let big = doc(1, 100 * 1024);
-        done(e.execute(s, Request::Insert { table: "d".into(), row: vec![Value::Int(1), Value::Bytes(b"x".to_vec()), Value::Bytes(big.clone())] })?);
+        done(e.execute(
+            s,
+            Request::Insert {
+                table: "d".into(),
+                row: vec![
+                    Value::Int(1),
+                    Value::Bytes(b"x".to_vec()),
+                    Value::Bytes(big.clone()),
+                ],
+            },
+        )?);
         // Update another column: the chain is inherited, not copied.
-        done(e.execute(s, Request::Update { table: "d".into(), key: vec![Value::Int(1)], set: vec![("v".into(), Value::Bytes(b"y".to_vec()))] })?);
+        done(e.execute(
+            s,
+            Request::Update {
+                table: "d".into(),
+                key: vec![Value::Int(1)],
+                set: vec![("v".into(), Value::Bytes(b"y".to_vec()))],
+            },
+        )?);
         e.close()?;
         let mut e = open(&storage)?;
         let s = e.session();
-        let r = done(e.execute(s, Request::Get { table: "d".into(), key: vec![Value::Int(1)] })?);
-        assert_eq!(r, Response::Row(Some(vec![Value::Int(1), Value::Bytes(b"y".to_vec()), Value::Bytes(big.clone())])), "{fmt:?}");
+        let r = done(e.execute(
+            s,
+            Request::Get {
+                table: "d".into(),
+                key: vec![Value::Int(1)],
+            },
+        )?);
+        assert_eq!(
+            r,
+            Response::Row(Some(vec![
+                Value::Int(1),
+                Value::Bytes(b"y".to_vec()),
+                Value::Bytes(big.clone())
+            ])),
+            "{fmt:?}"
+        );
         // Replace the long value, roll back, and the old one is still whole.
         done(e.execute(s, Request::Begin)?);
-        done(e.execute(s, Request::Update { table: "d".into(), key: vec![Value::Int(1)], set: vec![("doc".into(), Value::Bytes(doc(2, 90_000)))] })?);
+        done(e.execute(
+            s,
+            Request::Update {
+                table: "d".into(),
+                key: vec![Value::Int(1)],
+                set: vec![("doc".into(), Value::Bytes(doc(2, 90_000)))],
+            },
+        )?);
         done(e.execute(s, Request::Rollback)?);
-        let r = done(e.execute(s, Request::Get { table: "d".into(), key: vec![Value::Int(1)] })?);
-        assert_eq!(r, Response::Row(Some(vec![Value::Int(1), Value::Bytes(b"y".to_vec()), Value::Bytes(big.clone())])), "{fmt:?}");
+        let r = done(e.execute(
+            s,
+            Request::Get {
+                table: "d".into(),
+                key: vec![Value::Int(1)],
+            },
+        )?);
+        assert_eq!(
+            r,
+            Response::Row(Some(vec![
+                Value::Int(1),
+                Value::Bytes(b"y".to_vec()),
+                Value::Bytes(big.clone())
+            ])),
+            "{fmt:?}"
+        );
         assert!(e.check_table("d")?.is_ok());
     }
     Ok(())
@@ -65,7 +125,17 @@ fn dynamic_fits_more_rows_per_leaf_page_than_compact() -> Result<()> {
         let s = e.session();
         done(e.execute(s, Request::Begin)?);
         for i in 0..300 {
-            done(e.execute(s, Request::Insert { table: "d".into(), row: vec![Value::Int(i), Value::Null, Value::Bytes(doc(i as u64, 10_000))] })?);
+            done(e.execute(
+                s,
+                Request::Insert {
+                    table: "d".into(),
+                    row: vec![
+                        Value::Int(i),
+                        Value::Null,
+                        Value::Bytes(doc(i as u64, 10_000)),
+                    ],
+                },
+            )?);
         }
         done(e.execute(s, Request::Commit)?);
         let report = e.check_table("d")?;
@@ -75,6 +145,11 @@ fn dynamic_fits_more_rows_per_leaf_page_than_compact() -> Result<()> {
         eprintln!("{fmt:?}: 300 rows with a 10 KB column take {} leaf pages: {rows_per_leaf:.1} rows per leaf page", t.leaf_pages);
         per_page.push(rows_per_leaf);
     }
-    assert!(per_page[1] > 5.0 * per_page[0], "DYNAMIC {} vs COMPACT {} rows per leaf page", per_page[1], per_page[0]);
+    assert!(
+        per_page[1] > 5.0 * per_page[0],
+        "DYNAMIC {} vs COMPACT {} rows per leaf page",
+        per_page[1],
+        per_page[0]
+    );
     Ok(())
 }

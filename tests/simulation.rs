@@ -9,7 +9,10 @@ fn seeds_pass(profile: &str, seeds: std::ops::Range<u64>) {
     for seed in seeds {
         let o = run(seed, &p, &RunOptions::default()).expect("valid options");
         assert!(o.violations.is_empty(), "seed {seed} profile {profile}: {:?}\nreproduce: innosim replay {seed} --profile {profile}", o.violations);
-        assert!(o.stats.crashes >= 1, "every run ends with a crash and recovery");
+        assert!(
+            o.stats.crashes >= 1,
+            "every run ends with a crash and recovery"
+        );
     }
 }
 
@@ -37,12 +40,18 @@ fn the_same_seed_gives_the_same_trace() {
         for seed in 0..3 {
             let a = run(seed, &p, &RunOptions::default()).expect("valid");
             let b = run(seed, &p, &RunOptions::default()).expect("valid");
-            assert_eq!(a.trace_hash, b.trace_hash, "seed {seed} profile {name} is not deterministic");
+            assert_eq!(
+                a.trace_hash, b.trace_hash,
+                "seed {seed} profile {name} is not deterministic"
+            );
             assert_eq!(a.stats, b.stats);
         }
         let a = run(1, &p, &RunOptions::default()).expect("valid");
         let b = run(2, &p, &RunOptions::default()).expect("valid");
-        assert_ne!(a.trace_hash, b.trace_hash, "different seeds give different runs");
+        assert_ne!(
+            a.trace_hash, b.trace_hash,
+            "different seeds give different runs"
+        );
     }
 }
 
@@ -51,9 +60,21 @@ fn canaries_are_reported_by_the_fuzzer() {
     // Each canary must be caught within a fixed seed budget of the default
     // profile (the lying fsync is the simulated disk's own canary).
     let p = Profile::named("default").expect("known profile");
-    for canary in ["ack-before-sync", "ignore-page-lsn", "skip-recovery-rollback", "lying-fsync"] {
-        let opts = RunOptions { canary: Some(canary.into()), ..RunOptions::default() };
-        let caught = (0..40).find(|&seed| !run(seed, &p, &opts).expect("valid").violations.is_empty());
-        assert!(caught.is_some(), "canary {canary} was not caught in 40 seeds");
+    for canary in [
+        "ack-before-sync",
+        "ignore-page-lsn",
+        "skip-recovery-rollback",
+        "lying-fsync",
+    ] {
+        let opts = RunOptions {
+            canary: Some(canary.into()),
+            ..RunOptions::default()
+        };
+        let caught =
+            (0..40).find(|&seed| !run(seed, &p, &opts).expect("valid").violations.is_empty());
+        assert!(
+            caught.is_some(),
+            "canary {canary} was not caught in 40 seeds"
+        );
     }
 }

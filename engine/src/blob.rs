@@ -86,7 +86,12 @@ fn chain(pager: &mut Pager, r: &ExternalRef) -> Result<Vec<(u32, usize)>> {
     let mut remaining = r.len;
     while remaining > 0 {
         if page_no == FIL_NULL || out.len() as u64 > r.len / BLOB_PART_MAX as u64 + 1 {
-            return Err(corrupt(pager, r, page_no, "chain ends before the column does"));
+            return Err(corrupt(
+                pager,
+                r,
+                page_no,
+                "chain ends before the column does",
+            ));
         }
         let f = pager.fix(PageId::new(r.space, page_no))?;
         let p = pager.page(f);
@@ -95,7 +100,12 @@ fn chain(pager: &mut Pager, r: &ExternalRef) -> Result<Vec<(u32, usize)>> {
         let next = page::get_u32(p, BLOB_NEXT);
         pager.unfix(f);
         if ty != PageType::Blob as u16 {
-            return Err(corrupt(pager, r, page_no, "chain reaches a page that is not a BLOB page"));
+            return Err(corrupt(
+                pager,
+                r,
+                page_no,
+                "chain reaches a page that is not a BLOB page",
+            ));
         }
         if part == 0 || part > BLOB_PART_MAX || part as u64 > remaining {
             return Err(corrupt(pager, r, page_no, "bad part length"));

@@ -249,7 +249,12 @@ impl BufferPool {
 
     /// Pages of a space that are cached, for discarding.
     pub fn pages_of_space(&self, space: u32) -> Vec<PageId> {
-        let mut v: Vec<PageId> = self.map.keys().filter(|p| p.space == space).copied().collect();
+        let mut v: Vec<PageId> = self
+            .map
+            .keys()
+            .filter(|p| p.space == space)
+            .copied()
+            .collect();
         v.sort();
         v
     }

@@ -71,7 +71,14 @@ impl Walk<'_> {
         }
     }
 
-    fn visit(&mut self, pager: &mut Pager, page_no: u32, level: Option<u16>, low: Option<Key>, high: Option<Key>) -> Result<()> {
+    fn visit(
+        &mut self,
+        pager: &mut Pager,
+        page_no: u32,
+        level: Option<u16>,
+        low: Option<Key>,
+        high: Option<Key>,
+    ) -> Result<()> {
         let id = PageId::new(self.index.space, page_no);
         if !pager.disk_image_ok(id)? {
             self.problem(format!("page {page_no} fails validation on disk"));
@@ -79,7 +86,8 @@ impl Walk<'_> {
         let f = pager.fix(id)?;
         let p = pager.page(f).to_vec();
         pager.unfix(f);
-        if page::page_type_raw(&p) != PageType::Index as u16 || index::index_id(&p) != self.index.id {
+        if page::page_type_raw(&p) != PageType::Index as u16 || index::index_id(&p) != self.index.id
+        {
             self.problem(format!("page {page_no} is not a page of this index"));
             return Ok(());
         }
@@ -116,31 +124,49 @@ impl Walk<'_> {
                 self.problem(format!("page {page_no} slot {s}: {e}"));
                 return Ok(());
             }
-            if s > 0 && !(min_rec && s == 1) && record::compare_records(layout, index::rec(&p, s - 1), r, self.index.n_key)? != Ordering::Less {
+            if s > 0
+                && !(min_rec && s == 1)
+                && record::compare_records(layout, index::rec(&p, s - 1), r, self.index.n_key)?
+                    != Ordering::Less
+            {
                 self.problem(format!("page {page_no}: keys out of order at slot {s}"));
             }
             if let Some(lo) = &low {
                 if cmp_key(self.index, lvl, r, lo)? == Ordering::Less {
-                    self.problem(format!("page {page_no} slot {s}: key below its node pointer"));
+                    self.problem(format!(
+                        "page {page_no} slot {s}: key below its node pointer"
+                    ));
                 }
             }
             if let Some(hi) = &high {
                 if cmp_key(self.index, lvl, r, hi)? != Ordering::Less {
-                    self.problem(format!("page {page_no} slot {s}: key not below the next node pointer"));
+                    self.problem(format!(
+                        "page {page_no} slot {s}: key not below the next node pointer"
+                    ));
                 }
             }
         }
         if lvl == 0 {
             self.stats.leaf_pages += 1;
             self.stats.records += n as u64;
-            self.stats.deleted += (0..n).filter(|&s| record::is_deleted(index::rec(&p, s))).count() as u64;
+            self.stats.deleted += (0..n)
+                .filter(|&s| record::is_deleted(index::rec(&p, s)))
+                .count() as u64;
             self.stats.leaf_bytes_used += index::used_space(&p) as u64;
             return Ok(());
         }
         for s in 0..n {
             let child = child_of(self.index, index::rec(&p, s))?;
-            let child_low = if s == 0 { low.clone() } else { Some(key_of(self.index, lvl, index::rec(&p, s))?) };
-            let child_high = if s + 1 < n { Some(key_of(self.index, lvl, index::rec(&p, s + 1))?) } else { high.clone() };
+            let child_low = if s == 0 {
+                low.clone()
+            } else {
+                Some(key_of(self.index, lvl, index::rec(&p, s))?)
+            };
+            let child_high = if s + 1 < n {
+                Some(key_of(self.index, lvl, index::rec(&p, s + 1))?)
+            } else {
+                high.clone()
+            };
             self.visit(pager, child, Some(lvl - 1), child_low, child_high)?;
         }
         Ok(())
@@ -148,15 +174,28 @@ impl Walk<'_> {
 }
 
 /// Checks one tree.
-pub fn check_tree(pager: &mut Pager, index: &Index, problems: &mut Vec<String>) -> Result<TreeStats> {
-    let mut w = Walk { index, problems, levels: Vec::new(), stats: TreeStats::default() };
+pub fn check_tree(
+    pager: &mut Pager,
+    index: &Index,
+    problems: &mut Vec<String>,
+) -> Result<TreeStats> {
+    let mut w = Walk {
+        index,
+        problems,
+        levels: Vec::new(),
+        stats: TreeStats::default(),
+    };
     w.visit(pager, index.root, None, None, None)?;
     w.stats.height = w.levels.len() as u16;
     let levels = std::mem::take(&mut w.levels);
     for (l, pages) in levels.iter().enumerate() {
         for (i, &(page_no, prev, next)) in pages.iter().enumerate() {
             let want_prev = if i == 0 { FIL_NULL } else { pages[i - 1].0 };
-            let want_next = if i + 1 == pages.len() { FIL_NULL } else { pages[i + 1].0 };
+            let want_next = if i + 1 == pages.len() {
+                FIL_NULL
+            } else {
+                pages[i + 1].0
+            };
             if prev != want_prev || next != want_next {
                 w.problem(format!("level {l} page {page_no}: sibling links {prev}/{next}, expected {want_prev}/{want_next}"));
             }
@@ -188,8 +227,13 @@ pub fn check_table(pager: &mut Pager, table: &Table) -> Result<CheckReport> {
             let k = key_of(&sec.index, 0, &e)?;
             match btree::get(pager, &sec.index, &btree::key_refs(&k))? {
                 Some(f) if !record::is_deleted(&f.rec) => {}
-                Some(_) => report.problems.push(format!("{}: entry for a live row is delete-marked", sec.def.name)),
-                None => report.problems.push(format!("{}: entry for a live row is missing", sec.def.name)),
+                Some(_) => report.problems.push(format!(
+                    "{}: entry for a live row is delete-marked",
+                    sec.def.name
+                )),
+                None => report
+                    .problems
+                    .push(format!("{}: entry for a live row is missing", sec.def.name)),
             }
         }
         if report.problems.len() > 100 {
@@ -207,11 +251,18 @@ pub fn check_table(pager: &mut Pager, table: &Table) -> Result<CheckReport> {
             match btree::get(pager, &table.clustered, &btree::key_refs(&ck))? {
                 Some(f) if !record::is_deleted(&f.rec) => {
                     let implied = row::sec_entry(table, sec, &f.rec)?;
-                    if record::compare_records(&sec.index.leaf, &implied, &e, sec.index.n_key)? != Ordering::Equal {
-                        report.problems.push(format!("{}: live entry does not match its row", sec.def.name));
+                    if record::compare_records(&sec.index.leaf, &implied, &e, sec.index.n_key)?
+                        != Ordering::Equal
+                    {
+                        report.problems.push(format!(
+                            "{}: live entry does not match its row",
+                            sec.def.name
+                        ));
                     }
                 }
-                _ => report.problems.push(format!("{}: live entry without a live row", sec.def.name)),
+                _ => report
+                    .problems
+                    .push(format!("{}: live entry without a live row", sec.def.name)),
             }
             if report.problems.len() > 100 {
                 return Ok(report);

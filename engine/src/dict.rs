@@ -79,18 +79,39 @@ impl TableDef {
             table: self.name.clone(),
             reason,
         };
-        if self.name.is_empty() || self.name.len() > 64 || !self.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$') {
-            return Err(Error::InvalidArgument(format!("Incorrect table name '{}'", self.name)));
+        if self.name.is_empty()
+            || self.name.len() > 64
+            || !self
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+        {
+            return Err(Error::InvalidArgument(format!(
+                "Incorrect table name '{}'",
+                self.name
+            )));
         }
         if self.columns.is_empty() || self.columns.len() > 1000 {
-            return Err(bad(format!("a table needs 1 to 1000 columns, not {}", self.columns.len())));
+            return Err(bad(format!(
+                "a table needs 1 to 1000 columns, not {}",
+                self.columns.len()
+            )));
         }
         for (i, c) in self.columns.iter().enumerate() {
             if c.name.is_empty() || c.name.len() > 64 {
-                return Err(Error::InvalidArgument(format!("Incorrect column name '{}'", c.name)));
+                return Err(Error::InvalidArgument(format!(
+                    "Incorrect column name '{}'",
+                    c.name
+                )));
             }
-            if self.columns[..i].iter().any(|o| o.name.eq_ignore_ascii_case(&c.name)) {
-                return Err(Error::InvalidArgument(format!("Duplicate column name '{}'", c.name)));
+            if self.columns[..i]
+                .iter()
+                .any(|o| o.name.eq_ignore_ascii_case(&c.name))
+            {
+                return Err(Error::InvalidArgument(format!(
+                    "Duplicate column name '{}'",
+                    c.name
+                )));
             }
             c.ty.validate(&c.name)?;
         }
@@ -99,16 +120,27 @@ impl TableDef {
                 return Err(bad(format!("{what} must have 1 to 16 columns")));
             }
             for (i, &c) in cols.iter().enumerate() {
-                let col = self.columns.get(c).ok_or_else(|| bad(format!("{what} names column {c}, which does not exist")))?;
+                let col = self
+                    .columns
+                    .get(c)
+                    .ok_or_else(|| bad(format!("{what} names column {c}, which does not exist")))?;
                 if cols[..i].contains(&c) {
-                    return Err(Error::InvalidArgument(format!("Duplicate column name '{}'", col.name)));
+                    return Err(Error::InvalidArgument(format!(
+                        "Duplicate column name '{}'",
+                        col.name
+                    )));
                 }
                 match col.ty {
                     ColumnType::Text { .. } | ColumnType::Blob { .. } => {
-                        return Err(Error::InvalidArgument(format!("BLOB/TEXT column '{}' used in key specification without a key length", col.name)))
+                        return Err(Error::InvalidArgument(format!(
+                            "BLOB/TEXT column '{}' used in key specification without a key length",
+                            col.name
+                        )))
                     }
                     ColumnType::VarChar(n) if n as u32 > MAX_KEY_COLUMN_BYTES => {
-                        return Err(Error::InvalidArgument("Specified key was too long; max key length is 767 bytes".into()))
+                        return Err(Error::InvalidArgument(
+                            "Specified key was too long; max key length is 767 bytes".into(),
+                        ))
                     }
                     _ => {}
                 }
@@ -128,8 +160,16 @@ impl TableDef {
         }
         for (i, ix) in self.indexes.iter().enumerate() {
             key_ok(&ix.columns, &format!("index '{}'", ix.name))?;
-            if ix.name.is_empty() || ix.name.eq_ignore_ascii_case("PRIMARY") || self.indexes[..i].iter().any(|o| o.name.eq_ignore_ascii_case(&ix.name)) {
-                return Err(Error::InvalidArgument(format!("Duplicate or invalid key name '{}'", ix.name)));
+            if ix.name.is_empty()
+                || ix.name.eq_ignore_ascii_case("PRIMARY")
+                || self.indexes[..i]
+                    .iter()
+                    .any(|o| o.name.eq_ignore_ascii_case(&ix.name))
+            {
+                return Err(Error::InvalidArgument(format!(
+                    "Duplicate or invalid key name '{}'",
+                    ix.name
+                )));
             }
         }
         Ok(())
@@ -137,7 +177,9 @@ impl TableDef {
 
     /// Position of a column by name (case-insensitive, as MySQL).
     pub fn column(&self, name: &str) -> Option<usize> {
-        self.columns.iter().position(|c| c.name.eq_ignore_ascii_case(name))
+        self.columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(name))
     }
 }
 
@@ -206,7 +248,10 @@ pub struct TableStorage {
 fn key_kind(ty: &ColumnType) -> FieldKind {
     match FieldKind::of(ty) {
         // Key fields never go off page.
-        FieldKind::Variable { max_len, .. } => FieldKind::Variable { max_len, long: false },
+        FieldKind::Variable { max_len, .. } => FieldKind::Variable {
+            max_len,
+            long: false,
+        },
         k => k,
     }
 }
@@ -220,21 +265,33 @@ impl Table {
         let mut col_field = vec![usize::MAX; def.columns.len()];
         if def.primary_key.is_empty() {
             fields.push(ClusteredField::RowId);
-            layout.push(FieldDef { kind: FieldKind::Fixed(ROW_ID_LEN), nullable: false });
+            layout.push(FieldDef {
+                kind: FieldKind::Fixed(ROW_ID_LEN),
+                nullable: false,
+            });
         } else {
             for &c in &def.primary_key {
                 col_field[c] = fields.len();
                 fields.push(ClusteredField::Column(c));
-                layout.push(FieldDef { kind: key_kind(&def.columns[c].ty), nullable: false });
+                layout.push(FieldDef {
+                    kind: key_kind(&def.columns[c].ty),
+                    nullable: false,
+                });
             }
         }
         let n_key = fields.len();
         let trx_id_field = fields.len();
         fields.push(ClusteredField::TrxId);
-        layout.push(FieldDef { kind: FieldKind::Fixed(TRX_ID_LEN), nullable: false });
+        layout.push(FieldDef {
+            kind: FieldKind::Fixed(TRX_ID_LEN),
+            nullable: false,
+        });
         let roll_ptr_field = fields.len();
         fields.push(ClusteredField::RollPtr);
-        layout.push(FieldDef { kind: FieldKind::Fixed(crate::trx::undo::ROLL_PTR_LEN as u16), nullable: false });
+        layout.push(FieldDef {
+            kind: FieldKind::Fixed(crate::trx::undo::ROLL_PTR_LEN as u16),
+            nullable: false,
+        });
         for (c, col) in def.columns.iter().enumerate() {
             if col_field[c] != usize::MAX {
                 continue;
@@ -243,19 +300,32 @@ impl Table {
             fields.push(ClusteredField::Column(c));
             layout.push(FieldDef::of(&col.ty, col.nullable));
         }
-        let clustered = Index::new(st.clustered.0, "PRIMARY", st.space, st.clustered.1, RecordLayout::new(fmt, layout.clone()), n_key);
+        let clustered = Index::new(
+            st.clustered.0,
+            "PRIMARY",
+            st.space,
+            st.clustered.1,
+            RecordLayout::new(fmt, layout.clone()),
+            n_key,
+        );
         let mut secondary = Vec::new();
         for (ix, &(id, root)) in def.indexes.iter().zip(st.secondary.iter()) {
             let mut from = Vec::new();
             let mut sl = Vec::new();
             for &c in &ix.columns {
                 from.push(col_field[c]);
-                sl.push(FieldDef { kind: key_kind(&def.columns[c].ty), nullable: def.columns[c].nullable });
+                sl.push(FieldDef {
+                    kind: key_kind(&def.columns[c].ty),
+                    nullable: def.columns[c].nullable,
+                });
             }
             for (f, def) in layout.iter().enumerate().take(n_key) {
                 if !from.contains(&f) {
                     from.push(f);
-                    sl.push(FieldDef { kind: def.kind, nullable: false });
+                    sl.push(FieldDef {
+                        kind: def.kind,
+                        nullable: false,
+                    });
                 }
             }
             let n = from.len();
@@ -290,7 +360,11 @@ impl Table {
             id: self.id,
             space: self.space,
             clustered: (self.clustered.id, self.clustered.root),
-            secondary: self.secondary.iter().map(|s| (s.index.id, s.index.root)).collect(),
+            secondary: self
+                .secondary
+                .iter()
+                .map(|s| (s.index.id, s.index.root))
+                .collect(),
         }
     }
 }
@@ -300,9 +374,21 @@ pub fn sys_tables_def() -> TableDef {
     TableDef {
         name: "SYS_TABLES".into(),
         columns: vec![
-            ColumnDef { name: "ID".into(), ty: ColumnType::BIGINT_UNSIGNED, nullable: false },
-            ColumnDef { name: "NAME".into(), ty: ColumnType::VarChar(192), nullable: false },
-            ColumnDef { name: "DEF".into(), ty: ColumnType::LONGBLOB, nullable: false },
+            ColumnDef {
+                name: "ID".into(),
+                ty: ColumnType::BIGINT_UNSIGNED,
+                nullable: false,
+            },
+            ColumnDef {
+                name: "NAME".into(),
+                ty: ColumnType::VarChar(192),
+                nullable: false,
+            },
+            ColumnDef {
+                name: "DEF".into(),
+                ty: ColumnType::LONGBLOB,
+                nullable: false,
+            },
         ],
         primary_key: vec![0],
         indexes: vec![],
@@ -381,7 +467,10 @@ struct Rd<'a> {
 
 impl Rd<'_> {
     fn err() -> Error {
-        Error::Corrupt { file: "ibdata1".into(), reason: "malformed table definition in SYS_TABLES".into() }
+        Error::Corrupt {
+            file: "ibdata1".into(),
+            reason: "malformed table definition in SYS_TABLES".into(),
+        }
     }
     fn byte(&mut self) -> Result<u8> {
         let v = *self.b.get(self.pos).ok_or_else(Self::err)?;
@@ -408,8 +497,14 @@ impl Rd<'_> {
     }
     fn string(&mut self) -> Result<String> {
         let n = self.small(1024)?;
-        let end = self.pos.checked_add(n).filter(|&e| e <= self.b.len()).ok_or_else(Self::err)?;
-        let s = std::str::from_utf8(&self.b[self.pos..end]).map_err(|_| Self::err())?.to_string();
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|&e| e <= self.b.len())
+            .ok_or_else(Self::err)?;
+        let s = std::str::from_utf8(&self.b[self.pos..end])
+            .map_err(|_| Self::err())?
+            .to_string();
         self.pos = end;
         Ok(s)
     }
@@ -439,8 +534,12 @@ pub fn decode_def(b: &[u8]) -> Result<(TableDef, TableStorage)> {
             2 => ColumnType::BigInt { unsigned: p != 0 },
             3 => ColumnType::Char(u16::try_from(p).map_err(|_| Rd::err())?),
             4 => ColumnType::VarChar(u16::try_from(p).map_err(|_| Rd::err())?),
-            5 => ColumnType::Text { max_len: u32::try_from(p).map_err(|_| Rd::err())? },
-            6 => ColumnType::Blob { max_len: u32::try_from(p).map_err(|_| Rd::err())? },
+            5 => ColumnType::Text {
+                max_len: u32::try_from(p).map_err(|_| Rd::err())?,
+            },
+            6 => ColumnType::Blob {
+                max_len: u32::try_from(p).map_err(|_| Rd::err())?,
+            },
             _ => return Err(Rd::err()),
         };
         let nullable = r.byte()? != 0;
@@ -461,7 +560,11 @@ pub fn decode_def(b: &[u8]) -> Result<(TableDef, TableStorage)> {
         for _ in 0..nc {
             cols.push(r.small(n as u64)?);
         }
-        indexes.push(IndexDef { name, columns: cols, unique });
+        indexes.push(IndexDef {
+            name,
+            columns: cols,
+            unique,
+        });
     }
     let id = r.varint()?;
     let space = r.small(u32::MAX as u64)? as u32;
@@ -477,9 +580,23 @@ pub fn decode_def(b: &[u8]) -> Result<(TableDef, TableStorage)> {
     if ns != nix || r.pos != b.len() {
         return Err(Rd::err());
     }
-    let def = TableDef { name, columns, primary_key, indexes, row_format };
+    let def = TableDef {
+        name,
+        columns,
+        primary_key,
+        indexes,
+        row_format,
+    };
     def.validate().map_err(|_| Rd::err())?;
-    Ok((def, TableStorage { id, space, clustered: (cid, croot), secondary }))
+    Ok((
+        def,
+        TableStorage {
+            id,
+            space,
+            clustered: (cid, croot),
+            secondary,
+        },
+    ))
 }
 
 #[cfg(test)]
@@ -491,17 +608,42 @@ mod tests {
         let def = TableDef {
             name: "sbtest".into(),
             columns: vec![
-                ColumnDef { name: "id".into(), ty: ColumnType::INT_UNSIGNED, nullable: false },
-                ColumnDef { name: "k".into(), ty: ColumnType::INT, nullable: false },
-                ColumnDef { name: "c".into(), ty: ColumnType::Char(120), nullable: false },
-                ColumnDef { name: "pad".into(), ty: ColumnType::Char(60), nullable: true },
+                ColumnDef {
+                    name: "id".into(),
+                    ty: ColumnType::INT_UNSIGNED,
+                    nullable: false,
+                },
+                ColumnDef {
+                    name: "k".into(),
+                    ty: ColumnType::INT,
+                    nullable: false,
+                },
+                ColumnDef {
+                    name: "c".into(),
+                    ty: ColumnType::Char(120),
+                    nullable: false,
+                },
+                ColumnDef {
+                    name: "pad".into(),
+                    ty: ColumnType::Char(60),
+                    nullable: true,
+                },
             ],
             primary_key: vec![0],
-            indexes: vec![IndexDef { name: "k".into(), columns: vec![1], unique: false }],
+            indexes: vec![IndexDef {
+                name: "k".into(),
+                columns: vec![1],
+                unique: false,
+            }],
             row_format: RowFormat::Dynamic,
         };
         def.validate().unwrap();
-        let st = TableStorage { id: 7, space: 3, clustered: (10, 1), secondary: vec![(11, 2)] };
+        let st = TableStorage {
+            id: 7,
+            space: 3,
+            clustered: (10, 1),
+            secondary: vec![(11, 2)],
+        };
         let enc = encode_def(&def, &st);
         assert_eq!(decode_def(&enc).unwrap(), (def.clone(), st.clone()));
         for cut in 0..enc.len() {

@@ -86,7 +86,10 @@ pub fn recover(fil: &mut Fil) -> Result<DoublewriteRepair> {
             page::get_u32(&buf, FIL_PAGE_SPACE_ID),
             page::get_u32(&buf, FIL_PAGE_OFFSET),
         );
-        if !matches!(page::validate(&buf, claimed, "doublewrite"), Ok(PageState::Valid)) {
+        if !matches!(
+            page::validate(&buf, claimed, "doublewrite"),
+            Ok(PageState::Valid)
+        ) {
             continue;
         }
         report.copies_found += 1;

@@ -210,9 +210,7 @@ impl Fil {
         if !sf.unsynced {
             return Ok(());
         }
-        sf.file
-            .sync()
-            .map_err(|e| Error::io("sync", &sf.name, e))?;
+        sf.file.sync().map_err(|e| Error::io("sync", &sf.name, e))?;
         sf.unsynced = false;
         self.stats.syncs += 1;
         Ok(())

@@ -126,9 +126,12 @@ pub fn reserve(pager: &mut Pager, space: u32, n: u32) -> Result<()> {
     }
     let needed = n - hdr.available();
     let growth = (hdr.size / 4).clamp(4, 256).max(needed);
-    let new_size = hdr.size.checked_add(growth).ok_or_else(|| Error::TableFull {
-        table: pager.fil.name(space).unwrap_or("?").to_string(),
-    })?;
+    let new_size = hdr
+        .size
+        .checked_add(growth)
+        .ok_or_else(|| Error::TableFull {
+            table: pager.fil.name(space).unwrap_or("?").to_string(),
+        })?;
     pager.fil.extend(space, new_size)?;
     let mut mtr = Mtr::new();
     let f = mtr.fix(pager, PageId::new(space, 0))?;

@@ -8,30 +8,32 @@
 
 #![warn(missing_docs)]
 
-pub mod error;
-pub mod canary;
-pub mod io;
-pub mod page;
-pub mod redo;
-pub mod fil;
-pub mod buf;
-pub mod doublewrite;
-pub mod pager;
-pub mod mtr;
-pub mod fsp;
-pub mod record;
-pub mod btree;
 pub mod blob;
-pub mod trx;
-pub mod dict;
-pub mod row;
+pub mod btree;
+pub mod buf;
+pub mod canary;
 pub mod check;
+pub mod dict;
+pub mod doublewrite;
+pub mod error;
+pub mod fil;
+pub mod fsp;
 pub mod handler;
+pub mod io;
+pub mod mtr;
+pub mod page;
+pub mod pager;
+pub mod record;
+pub mod redo;
+pub mod row;
+pub mod trx;
 
-pub use handler::{Config, Engine, FlushAtCommit, RangeBound, RecoveryReport, Request, Response, SessionId, Step};
+pub use handler::{
+    Config, Engine, FlushAtCommit, RangeBound, RecoveryReport, Request, Response, SessionId, Step,
+};
 
 pub use canary::{Canaries, Canary};
+pub use dict::{ColumnDef, IndexDef, TableDef};
 pub use error::{Error, Result};
 pub use record::{ColumnType, RowFormat, Value};
-pub use dict::{ColumnDef, IndexDef, TableDef};
 pub use trx::Isolation;

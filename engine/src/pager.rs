@@ -74,17 +74,25 @@ impl Pager {
             return Ok(f);
         }
         let f = self.free_frame()?;
-        let res = self.fil.read_page(id, &mut self.pool.frame_mut(f).data).and_then(|state| {
-            // An index page's directory and heap are checked once, as it
-            // comes from disk, so that no later access trusts a bad offset.
-            let data = &self.pool.frame(f).data;
-            if state == PageState::Valid && page::page_type_raw(data) == PageType::Index as u16 {
-                if let Err(reason) = page::index::check_structure(data) {
-                    return Err(Error::CorruptPage { file: self.fil.name(id.space).unwrap_or("?").to_string(), page_no: id.page_no, reason });
+        let res = self
+            .fil
+            .read_page(id, &mut self.pool.frame_mut(f).data)
+            .and_then(|state| {
+                // An index page's directory and heap are checked once, as it
+                // comes from disk, so that no later access trusts a bad offset.
+                let data = &self.pool.frame(f).data;
+                if state == PageState::Valid && page::page_type_raw(data) == PageType::Index as u16
+                {
+                    if let Err(reason) = page::index::check_structure(data) {
+                        return Err(Error::CorruptPage {
+                            file: self.fil.name(id.space).unwrap_or("?").to_string(),
+                            page_no: id.page_no,
+                            reason,
+                        });
+                    }
                 }
-            }
-            Ok(state)
-        });
+                Ok(state)
+            });
         match res {
             Ok(_) => {
                 self.pool.install(f, id);
@@ -138,7 +146,10 @@ impl Pager {
             .find(|&&f| self.pool.frame(f).oldest_lsn == 0)
         {
             self.pool.evict(clean);
-            return Ok(self.pool.take_free(false).expect("a frame was just evicted"));
+            return Ok(self
+                .pool
+                .take_free(false)
+                .expect("a frame was just evicted"));
         }
         if victims.is_empty() {
             return Ok(self.pool.take_free(true).expect("forced allocation"));
@@ -147,7 +158,10 @@ impl Pager {
         self.stats.lru_flushes += 1;
         self.flush_frames(&victims)?;
         self.pool.evict(victims[0]);
-        Ok(self.pool.take_free(false).expect("a frame was just evicted"))
+        Ok(self
+            .pool
+            .take_free(false)
+            .expect("a frame was just evicted"))
     }
 
     /// Writes dirty, unfixed frames to disk: redo first (the WAL rule), then
@@ -222,7 +236,10 @@ impl Pager {
     /// Writes a checkpoint at the oldest modification of the dirty pages,
     /// or at the log's end when the pool is clean.
     pub fn checkpoint(&mut self) -> Result<()> {
-        let target = self.pool.oldest_dirty_lsn().unwrap_or_else(|| self.log.lsn());
+        let target = self
+            .pool
+            .oldest_dirty_lsn()
+            .unwrap_or_else(|| self.log.lsn());
         if target <= self.log.checkpoint_lsn() {
             return Ok(());
         }

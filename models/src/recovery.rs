@@ -65,7 +65,10 @@ pub enum RecoveryVerdict {
 impl CommitHistory {
     /// A history starting from `initial`.
     pub fn new(initial: Db) -> Self {
-        CommitHistory { initial, commits: Vec::new() }
+        CommitHistory {
+            initial,
+            commits: Vec::new(),
+        }
     }
 
     /// Records a commit (in commit order).
@@ -102,7 +105,9 @@ impl CommitHistory {
     pub fn judge(&self, recovered: &Db, min_k: usize, max_k: usize) -> RecoveryVerdict {
         let max_k = max_k.min(self.commits.len());
         if min_k > max_k {
-            return RecoveryVerdict::Violation(format!("the harness promised {min_k} commits but only {max_k} happened"));
+            return RecoveryVerdict::Violation(format!(
+                "the harness promised {min_k} commits but only {max_k} happened"
+            ));
         }
         let mut db = self.state_after(min_k);
         let mut best = (usize::MAX, String::new());
@@ -154,21 +159,40 @@ mod tests {
     use super::*;
 
     fn put(k: i128, v: i128) -> Write {
-        Write { table: "t".into(), key: vec![ModelValue::Int(k)], row: Some(vec![ModelValue::Int(k), ModelValue::Int(v)]) }
+        Write {
+            table: "t".into(),
+            key: vec![ModelValue::Int(k)],
+            row: Some(vec![ModelValue::Int(k), ModelValue::Int(v)]),
+        }
     }
 
     #[test]
     fn judges_prefixes_and_rejects_everything_else() {
         let mut h = CommitHistory::new(Db::with_tables(["t"]));
-        h.commit(TxnEffects { writes: vec![put(1, 1), put(2, 2)] });
-        h.commit(TxnEffects { writes: vec![put(1, 10)] });
+        h.commit(TxnEffects {
+            writes: vec![put(1, 1), put(2, 2)],
+        });
+        h.commit(TxnEffects {
+            writes: vec![put(1, 10)],
+        });
         assert_eq!(h.judge(&h.state_after(1), 0, 2), RecoveryVerdict::Prefix(1));
         assert_eq!(h.judge(&h.state_after(2), 0, 2), RecoveryVerdict::Prefix(2));
         // A promised commit missing is a violation.
-        assert!(matches!(h.judge(&h.state_after(1), 2, 2), RecoveryVerdict::Violation(_)));
+        assert!(matches!(
+            h.judge(&h.state_after(1), 2, 2),
+            RecoveryVerdict::Violation(_)
+        ));
         // A partial transaction is a violation.
         let mut partial = h.state_after(0);
-        apply(&mut partial, &TxnEffects { writes: vec![put(1, 1)] });
-        assert!(matches!(h.judge(&partial, 0, 2), RecoveryVerdict::Violation(_)));
+        apply(
+            &mut partial,
+            &TxnEffects {
+                writes: vec![put(1, 1)],
+            },
+        );
+        assert!(matches!(
+            h.judge(&partial, 0, 2),
+            RecoveryVerdict::Violation(_)
+        ));
     }
 }

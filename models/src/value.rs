@@ -20,7 +20,12 @@ impl fmt::Display for ModelValue {
         match self {
             ModelValue::Null => write!(f, "NULL"),
             ModelValue::Int(i) => write!(f, "{i}"),
-            ModelValue::Bytes(b) if b.len() > 24 => write!(f, "'{}...'({} bytes)", String::from_utf8_lossy(&b[..16]), b.len()),
+            ModelValue::Bytes(b) if b.len() > 24 => write!(
+                f,
+                "'{}...'({} bytes)",
+                String::from_utf8_lossy(&b[..16]),
+                b.len()
+            ),
             ModelValue::Bytes(b) => write!(f, "'{}'", String::from_utf8_lossy(b)),
         }
     }
@@ -42,7 +47,12 @@ pub struct Db {
 impl Db {
     /// An empty state with these tables.
     pub fn with_tables<'a>(names: impl IntoIterator<Item = &'a str>) -> Db {
-        Db { tables: names.into_iter().map(|n| (n.to_string(), TableState::new())).collect() }
+        Db {
+            tables: names
+                .into_iter()
+                .map(|n| (n.to_string(), TableState::new()))
+                .collect(),
+        }
     }
 
     /// A short description of how two states differ (first differences).
@@ -56,7 +66,12 @@ impl Db {
             for (k, ra) in a {
                 match b.get(k) {
                     None => out.push(format!("{name}: key {} only on the left", fmt_key(k))),
-                    Some(rb) if rb != ra => out.push(format!("{name}: key {} differs: {} vs {}", fmt_key(k), fmt_key(ra), fmt_key(rb))),
+                    Some(rb) if rb != ra => out.push(format!(
+                        "{name}: key {} differs: {} vs {}",
+                        fmt_key(k),
+                        fmt_key(ra),
+                        fmt_key(rb)
+                    )),
                     _ => {}
                 }
             }

@@ -5,7 +5,10 @@
 //! fixed number (machines are shared and noisy).
 
 use engine::io::{ManualClock, MemStorage};
-use engine::{ColumnDef, ColumnType, Config, Engine, FlushAtCommit, IndexDef, Request, Response, RowFormat, Step, TableDef, Value};
+use engine::{
+    ColumnDef, ColumnType, Config, Engine, FlushAtCommit, IndexDef, Request, Response, RowFormat,
+    Step, TableDef, Value,
+};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
@@ -33,7 +36,15 @@ pub struct BenchOptions {
 
 impl Default for BenchOptions {
     fn default() -> Self {
-        BenchOptions { rows: 200_000, pool_mib: 64, flush: FlushAtCommit::Sync, batch: 1000, row_format: RowFormat::Compact, seed: 1, dir: None }
+        BenchOptions {
+            rows: 200_000,
+            pool_mib: 64,
+            flush: FlushAtCommit::Sync,
+            batch: 1000,
+            row_format: RowFormat::Compact,
+            seed: 1,
+            dir: None,
+        }
     }
 }
 
@@ -60,13 +71,33 @@ pub fn sbtest_def(fmt: RowFormat) -> TableDef {
     TableDef {
         name: "sbtest1".into(),
         columns: vec![
-            ColumnDef { name: "id".into(), ty: ColumnType::INT_UNSIGNED, nullable: false },
-            ColumnDef { name: "k".into(), ty: ColumnType::INT_UNSIGNED, nullable: false },
-            ColumnDef { name: "c".into(), ty: ColumnType::Char(120), nullable: false },
-            ColumnDef { name: "pad".into(), ty: ColumnType::Char(60), nullable: false },
+            ColumnDef {
+                name: "id".into(),
+                ty: ColumnType::INT_UNSIGNED,
+                nullable: false,
+            },
+            ColumnDef {
+                name: "k".into(),
+                ty: ColumnType::INT_UNSIGNED,
+                nullable: false,
+            },
+            ColumnDef {
+                name: "c".into(),
+                ty: ColumnType::Char(120),
+                nullable: false,
+            },
+            ColumnDef {
+                name: "pad".into(),
+                ty: ColumnType::Char(60),
+                nullable: false,
+            },
         ],
         primary_key: vec![0],
-        indexes: vec![IndexDef { name: "k".into(), columns: vec![1], unique: false }],
+        indexes: vec![IndexDef {
+            name: "k".into(),
+            columns: vec![1],
+            unique: false,
+        }],
         row_format: fmt,
     }
 }
@@ -91,13 +122,20 @@ fn sb_row(rng: &mut ChaCha8Rng, id: u64, rows: u64) -> Vec<Value> {
             pad.push(b'0' + rng.gen_range(0..10u8));
         }
     }
-    vec![Value::UInt(id), Value::UInt(rng.gen_range(1..=rows.max(1))), Value::Bytes(c), Value::Bytes(pad)]
+    vec![
+        Value::UInt(id),
+        Value::UInt(rng.gen_range(1..=rows.max(1))),
+        Value::Bytes(c),
+        Value::Bytes(pad),
+    ]
 }
 
 fn ok(step: engine::Result<Step>) -> engine::Result<Response> {
     match step? {
         Step::Done(r) => Ok(r),
-        Step::Waiting => Err(engine::Error::InvalidArgument("a single-session benchmark waited for a lock".into())),
+        Step::Waiting => Err(engine::Error::InvalidArgument(
+            "a single-session benchmark waited for a lock".into(),
+        )),
     }
 }
 
@@ -109,7 +147,10 @@ fn storage(opts: &BenchOptions, sub: &str) -> engine::Result<Box<dyn engine::io:
             if path.exists() {
                 std::fs::remove_dir_all(&path).map_err(|e| engine::Error::io("remove", sub, e))?;
             }
-            Box::new(engine::io::OsStorage::new(path).map_err(|e| engine::Error::io("create", sub, e))?)
+            Box::new(
+                engine::io::OsStorage::new(path)
+                    .map_err(|e| engine::Error::io("create", sub, e))?,
+            )
         }
     })
 }
@@ -117,12 +158,20 @@ fn storage(opts: &BenchOptions, sub: &str) -> engine::Result<Box<dyn engine::io:
 /// Runs the benchmark phases.
 pub fn run(opts: &BenchOptions) -> engine::Result<Vec<Phase>> {
     let mut phases = Vec::new();
-    let config = Config { buffer_pool_pages: opts.pool_mib * 64, flush_at_commit: opts.flush, ..Config::default() };
+    let config = Config {
+        buffer_pool_pages: opts.pool_mib * 64,
+        flush_at_commit: opts.flush,
+        ..Config::default()
+    };
     let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
     let table = "sbtest1".to_string();
 
     // Sequential inserts.
-    let (mut e, _) = Engine::open(storage(opts, "sequential")?, Box::new(Arc::new(ManualClock::new())), config.clone())?;
+    let (mut e, _) = Engine::open(
+        storage(opts, "sequential")?,
+        Box::new(Arc::new(ManualClock::new())),
+        config.clone(),
+    )?;
     e.create_table(sbtest_def(opts.row_format))?;
     let s = e.session();
     let t0 = Instant::now();
@@ -130,22 +179,42 @@ pub fn run(opts: &BenchOptions) -> engine::Result<Vec<Phase>> {
         if (id - 1) % opts.batch == 0 {
             ok(e.execute(s, Request::Begin))?;
         }
-        ok(e.execute(s, Request::Insert { table: table.clone(), row: sb_row(&mut rng, id, opts.rows) }))?;
+        ok(e.execute(
+            s,
+            Request::Insert {
+                table: table.clone(),
+                row: sb_row(&mut rng, id, opts.rows),
+            },
+        ))?;
         if id % opts.batch == 0 || id == opts.rows {
             ok(e.execute(s, Request::Commit))?;
         }
     }
-    phases.push(Phase { name: "sequential insert", ops: opts.rows, seconds: t0.elapsed().as_secs_f64() });
+    phases.push(Phase {
+        name: "sequential insert",
+        ops: opts.rows,
+        seconds: t0.elapsed().as_secs_f64(),
+    });
 
     // Point selects by primary key.
     let n_sel = opts.rows.min(1_000_000);
     let t0 = Instant::now();
     for _ in 0..n_sel {
         let id = rng.gen_range(1..=opts.rows);
-        let r = ok(e.execute(s, Request::Get { table: table.clone(), key: vec![Value::UInt(id)] }))?;
+        let r = ok(e.execute(
+            s,
+            Request::Get {
+                table: table.clone(),
+                key: vec![Value::UInt(id)],
+            },
+        ))?;
         debug_assert!(matches!(r, Response::Row(Some(_))));
     }
-    phases.push(Phase { name: "point select", ops: n_sel, seconds: t0.elapsed().as_secs_f64() });
+    phases.push(Phase {
+        name: "point select",
+        ops: n_sel,
+        seconds: t0.elapsed().as_secs_f64(),
+    });
 
     // Updates of k (the indexed column), autocommit like sysbench's
     // oltp_update_index.
@@ -154,13 +223,28 @@ pub fn run(opts: &BenchOptions) -> engine::Result<Vec<Phase>> {
     for _ in 0..n_upd {
         let id = rng.gen_range(1..=opts.rows);
         let k = rng.gen_range(1..=opts.rows);
-        ok(e.execute(s, Request::Update { table: table.clone(), key: vec![Value::UInt(id)], set: vec![("k".into(), Value::UInt(k))] }))?;
+        ok(e.execute(
+            s,
+            Request::Update {
+                table: table.clone(),
+                key: vec![Value::UInt(id)],
+                set: vec![("k".into(), Value::UInt(k))],
+            },
+        ))?;
     }
-    phases.push(Phase { name: "update k (autocommit)", ops: n_upd, seconds: t0.elapsed().as_secs_f64() });
+    phases.push(Phase {
+        name: "update k (autocommit)",
+        ops: n_upd,
+        seconds: t0.elapsed().as_secs_f64(),
+    });
     e.close()?;
 
     // Random inserts into a fresh table.
-    let (mut e, _) = Engine::open(storage(opts, "random")?, Box::new(Arc::new(ManualClock::new())), config)?;
+    let (mut e, _) = Engine::open(
+        storage(opts, "random")?,
+        Box::new(Arc::new(ManualClock::new())),
+        config,
+    )?;
     e.create_table(sbtest_def(opts.row_format))?;
     let s = e.session();
     let mut ids: Vec<u64> = (1..=opts.rows).collect();
@@ -173,12 +257,22 @@ pub fn run(opts: &BenchOptions) -> engine::Result<Vec<Phase>> {
         if (n as u64).is_multiple_of(opts.batch) {
             ok(e.execute(s, Request::Begin))?;
         }
-        ok(e.execute(s, Request::Insert { table: table.clone(), row: sb_row(&mut rng, id, opts.rows) }))?;
+        ok(e.execute(
+            s,
+            Request::Insert {
+                table: table.clone(),
+                row: sb_row(&mut rng, id, opts.rows),
+            },
+        ))?;
         if (n as u64 + 1).is_multiple_of(opts.batch) || n as u64 + 1 == opts.rows {
             ok(e.execute(s, Request::Commit))?;
         }
     }
-    phases.push(Phase { name: "random insert", ops: opts.rows, seconds: t0.elapsed().as_secs_f64() });
+    phases.push(Phase {
+        name: "random insert",
+        ops: opts.rows,
+        seconds: t0.elapsed().as_secs_f64(),
+    });
     e.close()?;
     Ok(phases)
 }

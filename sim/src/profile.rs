@@ -63,16 +63,43 @@ impl Profile {
             p_savepoint: 0.05,
             p_long_value: 0.1,
             crashes: 2,
-            faults: vec![FaultKind::ProcessCrash, FaultKind::PowerLoss, FaultKind::TornWrites],
+            faults: vec![
+                FaultKind::ProcessCrash,
+                FaultKind::PowerLoss,
+                FaultKind::TornWrites,
+            ],
             pool_pages: (16, 256),
         };
         Some(match name {
             "default" => base,
-            "small" => Profile { sessions: 2, transactions: 30, max_statements: 4, key_space: 40, crashes: 1, pool_pages: (8, 32), ..base },
-            "long-columns" => Profile { p_long_value: 0.6, transactions: 120, ..base },
-            "crash-heavy" => Profile { transactions: 150, crashes: 6, pool_pages: (8, 64), ..base },
+            "small" => Profile {
+                sessions: 2,
+                transactions: 30,
+                max_statements: 4,
+                key_space: 40,
+                crashes: 1,
+                pool_pages: (8, 32),
+                ..base
+            },
+            "long-columns" => Profile {
+                p_long_value: 0.6,
+                transactions: 120,
+                ..base
+            },
+            "crash-heavy" => Profile {
+                transactions: 150,
+                crashes: 6,
+                pool_pages: (8, 64),
+                ..base
+            },
             "io-errors" => Profile {
-                faults: vec![FaultKind::ProcessCrash, FaultKind::PowerLoss, FaultKind::TornWrites, FaultKind::FsyncFailure, FaultKind::DiskFull],
+                faults: vec![
+                    FaultKind::ProcessCrash,
+                    FaultKind::PowerLoss,
+                    FaultKind::TornWrites,
+                    FaultKind::FsyncFailure,
+                    FaultKind::DiskFull,
+                ],
                 ..base
             },
             _ => return None,
@@ -80,7 +107,13 @@ impl Profile {
     }
 
     /// Every profile name.
-    pub const NAMES: [&'static str; 5] = ["default", "small", "long-columns", "crash-heavy", "io-errors"];
+    pub const NAMES: [&'static str; 5] = [
+        "default",
+        "small",
+        "long-columns",
+        "crash-heavy",
+        "io-errors",
+    ];
 
     /// Checks the parameters.
     pub fn validate(&self) -> Result<(), String> {
@@ -95,7 +128,10 @@ impl Profile {
             return Err("probabilities must be in 0..=1".into());
         }
         if self.pool_pages.0 < 8 || self.pool_pages.1 < self.pool_pages.0 {
-            return Err(format!("pool_pages must be at least 8 and ordered, not {:?}", self.pool_pages));
+            return Err(format!(
+                "pool_pages must be at least 8 and ordered, not {:?}",
+                self.pool_pages
+            ));
         }
         Ok(())
     }
@@ -115,6 +151,9 @@ mod tests {
         }
         assert!(Profile::named("nope").is_none());
         let bad = r#"{"name":"x","sessions":1,"transactions":1,"max_statements":1,"key_space":1,"p_rollback":0,"p_savepoint":0,"p_long_value":0,"crashes":0,"faults":[],"pool_pages":[8,8],"extra":1}"#;
-        assert!(serde_json::from_str::<Profile>(bad).is_err(), "unknown fields are refused");
+        assert!(
+            serde_json::from_str::<Profile>(bad).is_err(),
+            "unknown fields are refused"
+        );
     }
 }

@@ -28,7 +28,10 @@ use crate::profile::{FaultKind, Profile};
 use crate::storage::faults::FaultConfig;
 use crate::storage::{CrashMode, PowerLossPolicy, SimStorage};
 use engine::redo::LogConfig;
-use engine::{Canaries, Canary, ColumnDef, ColumnType, Config, Engine, Error, FlushAtCommit, IndexDef, RangeBound, Request, Response, RowFormat, SessionId, Step, TableDef, Value};
+use engine::{
+    Canaries, Canary, ColumnDef, ColumnType, Config, Engine, Error, FlushAtCommit, IndexDef,
+    RangeBound, Request, Response, RowFormat, SessionId, Step, TableDef, Value,
+};
 use models::{CommitHistory, Db, ModelValue, RecoveryVerdict, Row, TxnEffects, Write};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -99,7 +102,9 @@ pub enum RunError {
 impl std::fmt::Display for RunError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            RunError::UnknownCanary(n) => write!(f, "unknown canary '{n}' (see `innosim canaries`)"),
+            RunError::UnknownCanary(n) => {
+                write!(f, "unknown canary '{n}' (see `innosim canaries`)")
+            }
             RunError::BadProfile(why) => write!(f, "invalid profile: {why}"),
         }
     }
@@ -156,13 +161,33 @@ fn sb_def(fmt: RowFormat) -> TableDef {
     TableDef {
         name: "sb".into(),
         columns: vec![
-            ColumnDef { name: "id".into(), ty: ColumnType::INT_UNSIGNED, nullable: false },
-            ColumnDef { name: "k".into(), ty: ColumnType::INT_UNSIGNED, nullable: false },
-            ColumnDef { name: "c".into(), ty: ColumnType::Char(120), nullable: false },
-            ColumnDef { name: "pad".into(), ty: ColumnType::Char(60), nullable: false },
+            ColumnDef {
+                name: "id".into(),
+                ty: ColumnType::INT_UNSIGNED,
+                nullable: false,
+            },
+            ColumnDef {
+                name: "k".into(),
+                ty: ColumnType::INT_UNSIGNED,
+                nullable: false,
+            },
+            ColumnDef {
+                name: "c".into(),
+                ty: ColumnType::Char(120),
+                nullable: false,
+            },
+            ColumnDef {
+                name: "pad".into(),
+                ty: ColumnType::Char(60),
+                nullable: false,
+            },
         ],
         primary_key: vec![0],
-        indexes: vec![IndexDef { name: "k".into(), columns: vec![1], unique: false }],
+        indexes: vec![IndexDef {
+            name: "k".into(),
+            columns: vec![1],
+            unique: false,
+        }],
         row_format: fmt,
     }
 }
@@ -171,12 +196,28 @@ fn docs_def(fmt: RowFormat) -> TableDef {
     TableDef {
         name: "docs".into(),
         columns: vec![
-            ColumnDef { name: "id".into(), ty: ColumnType::BIGINT, nullable: false },
-            ColumnDef { name: "v".into(), ty: ColumnType::VarChar(40), nullable: true },
-            ColumnDef { name: "doc".into(), ty: ColumnType::MEDIUMTEXT, nullable: true },
+            ColumnDef {
+                name: "id".into(),
+                ty: ColumnType::BIGINT,
+                nullable: false,
+            },
+            ColumnDef {
+                name: "v".into(),
+                ty: ColumnType::VarChar(40),
+                nullable: true,
+            },
+            ColumnDef {
+                name: "doc".into(),
+                ty: ColumnType::MEDIUMTEXT,
+                nullable: true,
+            },
         ],
         primary_key: vec![0],
-        indexes: vec![IndexDef { name: "v".into(), columns: vec![1], unique: false }],
+        indexes: vec![IndexDef {
+            name: "v".into(),
+            columns: vec![1],
+            unique: false,
+        }],
         row_format: fmt,
     }
 }
@@ -211,7 +252,12 @@ impl Gen<'_> {
     fn row(&self, rng: &mut ChaCha8Rng, table: &str, key: Value) -> Vec<Value> {
         if table == "sb" {
             let c_len = rng.gen_range(1..=120);
-            vec![key, Value::UInt(rng.gen_range(0..50)), Value::Bytes(text(rng, c_len)), Value::Bytes(text(rng, 8))]
+            vec![
+                key,
+                Value::UInt(rng.gen_range(0..50)),
+                Value::Bytes(text(rng, c_len)),
+                Value::Bytes(text(rng, 8)),
+            ]
         } else {
             let v = if rng.gen_bool(0.2) {
                 Value::Null
@@ -252,7 +298,10 @@ impl Gen<'_> {
             let table = if rng.gen_bool(0.6) { "sb" } else { "docs" };
             let key = self.key(rng, table);
             let req = match rng.gen_range(0..100) {
-                0..=34 => Request::Insert { table: table.into(), row: self.row(rng, table, key) },
+                0..=34 => Request::Insert {
+                    table: table.into(),
+                    row: self.row(rng, table, key),
+                },
                 35..=59 => {
                     let set = if table == "sb" {
                         if rng.gen_bool(0.5) {
@@ -267,13 +316,31 @@ impl Gen<'_> {
                     } else {
                         vec![("doc".to_string(), self.doc(rng))]
                     };
-                    Request::Update { table: table.into(), key: vec![key], set }
+                    Request::Update {
+                        table: table.into(),
+                        key: vec![key],
+                        set,
+                    }
                 }
-                60..=74 => Request::Delete { table: table.into(), key: vec![key] },
-                75..=89 => Request::Get { table: table.into(), key: vec![key] },
+                60..=74 => Request::Delete {
+                    table: table.into(),
+                    key: vec![key],
+                },
+                75..=89 => Request::Get {
+                    table: table.into(),
+                    key: vec![key],
+                },
                 _ => Request::Scan {
                     table: table.into(),
-                    index: if rng.gen_bool(0.5) { None } else { Some(if table == "sb" { "k".into() } else { "v".into() }) },
+                    index: if rng.gen_bool(0.5) {
+                        None
+                    } else {
+                        Some(if table == "sb" {
+                            "k".into()
+                        } else {
+                            "v".into()
+                        })
+                    },
                     low: RangeBound::Unbounded,
                     high: RangeBound::Unbounded,
                     reverse: rng.gen_bool(0.5),
@@ -282,7 +349,14 @@ impl Gen<'_> {
             };
             stmts.push(Stmt::Req(req));
         }
-        Txn { stmts, next: 0, rollback: rng.gen_bool(self.profile.p_rollback), writes: Vec::new(), savepoints: Vec::new(), ending: false }
+        Txn {
+            stmts,
+            next: 0,
+            rollback: rng.gen_bool(self.profile.p_rollback),
+            writes: Vec::new(),
+            savepoints: Vec::new(),
+            ending: false,
+        }
     }
 }
 
@@ -295,10 +369,23 @@ pub fn describe(r: &Request) -> String {
     let vs = |xs: &[Value]| xs.iter().map(v).collect::<Vec<_>>().join(",");
     match r {
         Request::Insert { table, row } => format!("insert {table} ({})", vs(row)),
-        Request::Update { table, key, set } => format!("update {table} [{}] set {}", vs(key), set.iter().map(|(c, x)| format!("{c}={}", v(x))).collect::<Vec<_>>().join(",")),
+        Request::Update { table, key, set } => format!(
+            "update {table} [{}] set {}",
+            vs(key),
+            set.iter()
+                .map(|(c, x)| format!("{c}={}", v(x)))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
         Request::Delete { table, key } => format!("delete {table} [{}]", vs(key)),
         Request::Get { table, key } => format!("get {table} [{}]", vs(key)),
-        Request::Scan { table, index, reverse, limit, .. } => format!("scan {table} {index:?} rev={reverse} limit={limit:?}"),
+        Request::Scan {
+            table,
+            index,
+            reverse,
+            limit,
+            ..
+        } => format!("scan {table} {index:?} rev={reverse} limit={limit:?}"),
         other => format!("{other:?}"),
     }
 }
@@ -323,7 +410,9 @@ struct World {
 
 impl World {
     fn engine(&mut self) -> &mut Engine {
-        self.engine.as_mut().expect("the engine is open between crashes")
+        self.engine
+            .as_mut()
+            .expect("the engine is open between crashes")
     }
 
     fn observe_log(&mut self) {
@@ -334,18 +423,33 @@ impl World {
     }
 
     /// The state a session sees: committed rows plus its own writes.
-    fn visible(&self, committed: &Db, writes: &[Write], table: &str, key: &[ModelValue]) -> Option<Row> {
+    fn visible(
+        &self,
+        committed: &Db,
+        writes: &[Write],
+        table: &str,
+        key: &[ModelValue],
+    ) -> Option<Row> {
         for w in writes.iter().rev() {
             if w.table == table && w.key == key {
                 return w.row.clone();
             }
         }
-        committed.tables.get(table).and_then(|t| t.get(key)).cloned()
+        committed
+            .tables
+            .get(table)
+            .and_then(|t| t.get(key))
+            .cloned()
     }
 }
 
 /// What the model says a statement does, given the rows it sees.
-fn expected(world: &World, committed: &Db, txn: &Txn, req: &Request) -> Option<(Result<Response, u16>, Option<Write>)> {
+fn expected(
+    world: &World,
+    committed: &Db,
+    txn: &Txn,
+    req: &Request,
+) -> Option<(Result<Response, u16>, Option<Write>)> {
     let key_of = |k: &[Value]| k.iter().map(to_model).collect::<Vec<_>>();
     match req {
         Request::Insert { table, row } => {
@@ -353,26 +457,52 @@ fn expected(world: &World, committed: &Db, txn: &Txn, req: &Request) -> Option<(
             if world.visible(committed, &txn.writes, table, &key).is_some() {
                 Some((Err(1062), None))
             } else {
-                Some((Ok(Response::Affected(1)), Some(Write { table: table.clone(), key, row: Some(row.iter().map(to_model).collect()) })))
+                Some((
+                    Ok(Response::Affected(1)),
+                    Some(Write {
+                        table: table.clone(),
+                        key,
+                        row: Some(row.iter().map(to_model).collect()),
+                    }),
+                ))
             }
         }
         Request::Update { table, key, set } => {
             let key = key_of(key);
-            let Some(mut row) = world.visible(committed, &txn.writes, table, &key) else { return Some((Ok(Response::Affected(0)), None)) };
+            let Some(mut row) = world.visible(committed, &txn.writes, table, &key) else {
+                return Some((Ok(Response::Affected(0)), None));
+            };
             let old = row.clone();
             for (col, v) in set {
-                let c = column_names(table).iter().position(|n| n == col).expect("generated column");
+                let c = column_names(table)
+                    .iter()
+                    .position(|n| n == col)
+                    .expect("generated column");
                 row[c] = to_model(v);
             }
             if row == old {
                 return Some((Ok(Response::Affected(0)), None));
             }
-            Some((Ok(Response::Affected(1)), Some(Write { table: table.clone(), key, row: Some(row) })))
+            Some((
+                Ok(Response::Affected(1)),
+                Some(Write {
+                    table: table.clone(),
+                    key,
+                    row: Some(row),
+                }),
+            ))
         }
         Request::Delete { table, key } => {
             let key = key_of(key);
             match world.visible(committed, &txn.writes, table, &key) {
-                Some(_) => Some((Ok(Response::Affected(1)), Some(Write { table: table.clone(), key, row: None }))),
+                Some(_) => Some((
+                    Ok(Response::Affected(1)),
+                    Some(Write {
+                        table: table.clone(),
+                        key,
+                        row: None,
+                    }),
+                )),
                 None => Some((Ok(Response::Affected(0)), None)),
             }
         }
@@ -405,13 +535,22 @@ pub fn run(seed: u64, profile: &Profile, opts: &RunOptions) -> Result<Outcome, R
         _ => FlushAtCommit::Write,
     });
     // Swarm testing: a random non-empty subset of the profile's fault kinds.
-    let mut faults: Vec<FaultKind> = profile.faults.iter().copied().filter(|_| rng.gen_bool(0.6)).collect();
+    let mut faults: Vec<FaultKind> = profile
+        .faults
+        .iter()
+        .copied()
+        .filter(|_| rng.gen_bool(0.6))
+        .collect();
     if faults.is_empty() {
         faults.push(FaultKind::ProcessCrash);
     }
     let config = Config {
         buffer_pool_pages: rng.gen_range(profile.pool_pages.0..=profile.pool_pages.1),
-        log: LogConfig { files: 2, file_size_bytes: 512 * 1024, buffer_size_bytes: 64 * 1024 },
+        log: LogConfig {
+            files: 2,
+            file_size_bytes: 512 * 1024,
+            buffer_size_bytes: 64 * 1024,
+        },
         flush_at_commit: flush,
         lock_wait_timeout_us: rng.gen_range(1..=5) * 1_000_000,
         canaries,
@@ -419,11 +558,17 @@ pub fn run(seed: u64, profile: &Profile, opts: &RunOptions) -> Result<Outcome, R
     };
     let storage = SimStorage::new();
     let clock = SimClock::new();
-    let mut fc = FaultConfig { seed, lying_fsync: lying, ..FaultConfig::default() };
+    let mut fc = FaultConfig {
+        seed,
+        lying_fsync: lying,
+        ..FaultConfig::default()
+    };
     if faults.contains(&FaultKind::FsyncFailure) {
         fc.p_fsync_failure = 0.02;
     }
-    let disk_headroom = faults.contains(&FaultKind::DiskFull).then(|| rng.gen_range(64..4096) * 1024u64);
+    let disk_headroom = faults
+        .contains(&FaultKind::DiskFull)
+        .then(|| rng.gen_range(64..4096) * 1024u64);
     let mut world = World {
         storage: storage.clone(),
         clock: clock.clone(),
@@ -434,15 +579,28 @@ pub fn run(seed: u64, profile: &Profile, opts: &RunOptions) -> Result<Outcome, R
         in_flight_commit: false,
         written_lsn: 0,
         flushed_lsn: 0,
-        trace: Trace { hash: 0xcbf2_9ce4_8422_2325, lines: opts.keep_trace.then(Vec::new) },
+        trace: Trace {
+            hash: 0xcbf2_9ce4_8422_2325,
+            lines: opts.keep_trace.then(Vec::new),
+        },
         violations: Vec::new(),
         stats: RunStats::default(),
         faults: faults.clone(),
     };
-    world.trace.push(format!("seed={seed} profile={} flush={} pool={} faults={faults:?} canary={:?}", profile.name, flush.setting(), config.buffer_pool_pages, opts.canary));
+    world.trace.push(format!(
+        "seed={seed} profile={} flush={} pool={} faults={faults:?} canary={:?}",
+        profile.name,
+        flush.setting(),
+        config.buffer_pool_pages,
+        opts.canary
+    ));
     let formats = [RowFormat::Redundant, RowFormat::Compact, RowFormat::Dynamic];
     let setup = (|| -> engine::Result<Engine> {
-        let (mut e, _) = Engine::open(Box::new(storage.clone()), Box::new(clock.clone()), config.clone())?;
+        let (mut e, _) = Engine::open(
+            Box::new(storage.clone()),
+            Box::new(clock.clone()),
+            config.clone(),
+        )?;
         e.create_table(sb_def(formats[rng.gen_range(0..3)]))?;
         e.create_table(docs_def(formats[rng.gen_range(0..3)]))?;
         e.checkpoint()?;
@@ -459,7 +617,11 @@ pub fn run(seed: u64, profile: &Profile, opts: &RunOptions) -> Result<Outcome, R
     // The disk's faults start with the workload; a full disk leaves some
     // room above what setup used.
     if let Some(room) = disk_headroom {
-        let used: u64 = world.engine().file_sizes().map(|v| v.iter().map(|(_, n)| n).sum()).unwrap_or(0);
+        let used: u64 = world
+            .engine()
+            .file_sizes()
+            .map(|v| v.iter().map(|(_, n)| n).sum())
+            .unwrap_or(0);
         fc.capacity_bytes = Some(used + room);
     }
     storage.set_faults(fc);
@@ -470,7 +632,11 @@ pub fn run(seed: u64, profile: &Profile, opts: &RunOptions) -> Result<Outcome, R
     let mut sessions: Vec<Sess> = Vec::new();
     for _ in 0..profile.sessions {
         let id = world.engine().session();
-        sessions.push(Sess { id, txn: None, waiting: false });
+        sessions.push(Sess {
+            id,
+            txn: None,
+            waiting: false,
+        });
     }
     let mut started = 0usize;
     let mut steps = 0u64;
@@ -498,12 +664,24 @@ pub fn run(seed: u64, profile: &Profile, opts: &RunOptions) -> Result<Outcome, R
             sessions[i].txn = Some(gen.txn(&mut rng));
             let r = exec(&mut world, &mut sessions[i], Request::Begin);
             if let Some(crashed) = r {
-                recover(&mut world, &mut rng, &mut sessions, crashed, &mut crashes_left);
+                recover(
+                    &mut world,
+                    &mut rng,
+                    &mut sessions,
+                    crashed,
+                    &mut crashes_left,
+                );
             }
             continue;
         }
         if let Some(crashed) = step_session(&mut world, &mut sessions[i]) {
-            recover(&mut world, &mut rng, &mut sessions, crashed, &mut crashes_left);
+            recover(
+                &mut world,
+                &mut rng,
+                &mut sessions,
+                crashed,
+                &mut crashes_left,
+            );
         }
         if world.violations.len() > 20 {
             break;
@@ -562,7 +740,11 @@ fn step_session(world: &mut World, s: &mut Sess) -> Option<bool> {
     let txn = s.txn.as_mut().expect("caller checked");
     if txn.next >= txn.stmts.len() {
         txn.ending = true;
-        let req = if txn.rollback { Request::Rollback } else { Request::Commit };
+        let req = if txn.rollback {
+            Request::Rollback
+        } else {
+            Request::Commit
+        };
         return exec(world, s, req);
     }
     let stmt = std::mem::replace(&mut txn.stmts[txn.next], Stmt::Savepoint(String::new()));
@@ -586,7 +768,12 @@ fn exec(world: &mut World, s: &mut Sess, req: Request) -> Option<bool> {
 }
 
 /// The request a waiting session is running, kept for when it finishes.
-fn handle(world: &mut World, s: &mut Sess, req: Option<Request>, r: engine::Result<Step>) -> Option<bool> {
+fn handle(
+    world: &mut World,
+    s: &mut Sess,
+    req: Option<Request>,
+    r: engine::Result<Step>,
+) -> Option<bool> {
     let now = world.clock_now();
     if let Some(q) = &req {
         if s.waiting {
@@ -595,7 +782,14 @@ fn handle(world: &mut World, s: &mut Sess, req: Option<Request>, r: engine::Resu
     }
     let req = match req {
         Some(q) => {
-            if matches!(q, Request::Insert { .. } | Request::Update { .. } | Request::Delete { .. } | Request::Get { .. } | Request::Scan { .. }) {
+            if matches!(
+                q,
+                Request::Insert { .. }
+                    | Request::Update { .. }
+                    | Request::Delete { .. }
+                    | Request::Get { .. }
+                    | Request::Scan { .. }
+            ) {
                 s_last_request(s, Some(q.clone()));
             }
             q
@@ -609,19 +803,28 @@ fn handle(world: &mut World, s: &mut Sess, req: Option<Request>, r: engine::Resu
                 world.stats.waits += 1;
             }
             s.waiting = true;
-            world.trace.push(format!("t={now} s={} {label} -> waiting", s.id));
+            world
+                .trace
+                .push(format!("t={now} s={} {label} -> waiting", s.id));
             None
         }
         Ok(Step::Done(resp)) => {
             s.waiting = false;
-            world.trace.push(format!("t={now} s={} {label} -> {}", s.id, short(&resp)));
+            world
+                .trace
+                .push(format!("t={now} s={} {label} -> {}", s.id, short(&resp)));
             world.observe_log();
             done(world, s, &req, resp);
             None
         }
         Err(e) => {
             s.waiting = false;
-            world.trace.push(format!("t={now} s={} {label} -> error {}", s.id, e.mysql_code().map_or_else(|| e.to_string(), |c| c.to_string())));
+            world.trace.push(format!(
+                "t={now} s={} {label} -> error {}",
+                s.id,
+                e.mysql_code()
+                    .map_or_else(|| e.to_string(), |c| c.to_string())
+            ));
             failed(world, s, &req, e)
         }
     }
@@ -670,7 +873,11 @@ fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Response) {
         Request::RollbackToSavepoint(name) => {
             if let Some(&(_, mark)) = txn.savepoints.iter().find(|(n, _)| n == name) {
                 txn.writes.truncate(mark);
-                let pos = txn.savepoints.iter().position(|(n, _)| n == name).expect("found");
+                let pos = txn
+                    .savepoints
+                    .iter()
+                    .position(|(n, _)| n == name)
+                    .expect("found");
                 txn.savepoints.truncate(pos + 1);
             }
         }
@@ -684,7 +891,10 @@ fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Response) {
                             s.txn.as_mut().expect("open").writes.push(w);
                         }
                     }
-                    other => world.violations.push(format!("{}: the engine answered {resp:?}, the model expected {other:?}", describe(row_req))),
+                    other => world.violations.push(format!(
+                        "{}: the engine answered {resp:?}, the model expected {other:?}",
+                        describe(row_req)
+                    )),
                 }
             }
         }
@@ -704,7 +914,9 @@ fn failed(world: &mut World, s: &mut Sess, req: &Request, e: Error) -> Option<bo
             }
             return Some(crashed);
         }
-        world.violations.push(format!("{}: unexpected engine error: {e}", describe(req)));
+        world
+            .violations
+            .push(format!("{}: unexpected engine error: {e}", describe(req)));
         return None;
     }
     match e {
@@ -718,19 +930,30 @@ fn failed(world: &mut World, s: &mut Sess, req: &Request, e: Error) -> Option<bo
             if let Some(txn) = &s.txn {
                 if let Some((want, _)) = expected(world, &committed, txn, req) {
                     if want != Err(1062) {
-                        world.violations.push(format!("{}: the engine reported a duplicate key, the model expected {want:?}", describe(req)));
+                        world.violations.push(format!(
+                            "{}: the engine reported a duplicate key, the model expected {want:?}",
+                            describe(req)
+                        ));
                     }
                 }
             }
         }
-        other => world.violations.push(format!("{}: unexpected error: {other}", describe(req))),
+        other => world
+            .violations
+            .push(format!("{}: unexpected error: {other}", describe(req))),
     }
     None
 }
 
 /// The crash: drop the engine, let the disk decide what survived, reopen,
 /// and judge.
-fn recover(world: &mut World, rng: &mut ChaCha8Rng, sessions: &mut [Sess], _crashed: bool, crashes_left: &mut usize) {
+fn recover(
+    world: &mut World,
+    rng: &mut ChaCha8Rng,
+    sessions: &mut [Sess],
+    _crashed: bool,
+    crashes_left: &mut usize,
+) {
     world.stats.crashes += 1;
     world.engine = None;
     if !world.storage.crashed() {
@@ -738,11 +961,27 @@ fn recover(world: &mut World, rng: &mut ChaCha8Rng, sessions: &mut [Sess], _cras
     }
     // What survives.
     let mut kinds = vec![FaultKind::ProcessCrash];
-    kinds.extend(world.faults.iter().copied().filter(|k| matches!(k, FaultKind::PowerLoss | FaultKind::TornWrites)));
+    kinds.extend(
+        world
+            .faults
+            .iter()
+            .copied()
+            .filter(|k| matches!(k, FaultKind::PowerLoss | FaultKind::TornWrites)),
+    );
     let kind = kinds[rng.gen_range(0..kinds.len())];
     let mode = match kind {
-        FaultKind::PowerLoss => CrashMode::PowerLoss(PowerLossPolicy::Random { seed: rng.gen(), sector_bytes: 512, p_survive: 0.5, p_torn: 0.0 }),
-        FaultKind::TornWrites => CrashMode::PowerLoss(PowerLossPolicy::Random { seed: rng.gen(), sector_bytes: if rng.gen_bool(0.5) { 512 } else { 4096 }, p_survive: 0.4, p_torn: 0.3 }),
+        FaultKind::PowerLoss => CrashMode::PowerLoss(PowerLossPolicy::Random {
+            seed: rng.gen(),
+            sector_bytes: 512,
+            p_survive: 0.5,
+            p_torn: 0.0,
+        }),
+        FaultKind::TornWrites => CrashMode::PowerLoss(PowerLossPolicy::Random {
+            seed: rng.gen(),
+            sector_bytes: if rng.gen_bool(0.5) { 512 } else { 4096 },
+            p_survive: 0.4,
+            p_torn: 0.3,
+        }),
         _ => CrashMode::ProcessCrash,
     };
     let power = !matches!(mode, CrashMode::ProcessCrash);
@@ -752,7 +991,13 @@ fn recover(world: &mut World, rng: &mut ChaCha8Rng, sessions: &mut [Sess], _cras
     world.storage.restart(mode);
     // The bounds the flush setting promises.
     let acked = world.commit_lsns.len();
-    let count = |limit: u64| world.commit_lsns.iter().take_while(|&&l| l <= limit).count();
+    let count = |limit: u64| {
+        world
+            .commit_lsns
+            .iter()
+            .take_while(|&&l| l <= limit)
+            .count()
+    };
     let min_k = match (world.config.flush_at_commit, power) {
         (FlushAtCommit::Sync, _) => acked,
         (FlushAtCommit::Write, false) => acked,
@@ -760,8 +1005,15 @@ fn recover(world: &mut World, rng: &mut ChaCha8Rng, sessions: &mut [Sess], _cras
         (_, true) => count(world.flushed_lsn),
     };
     let max_k = acked + world.in_flight_commit as usize;
-    world.trace.push(format!("crash: {} acked={acked} promised={min_k}", if power { "power loss" } else { "process crash" }));
-    let mut opened = Engine::open(Box::new(world.storage.clone()), Box::new(world.clock.clone()), world.config.clone());
+    world.trace.push(format!(
+        "crash: {} acked={acked} promised={min_k}",
+        if power { "power loss" } else { "process crash" }
+    ));
+    let mut opened = Engine::open(
+        Box::new(world.storage.clone()),
+        Box::new(world.clock.clone()),
+        world.config.clone(),
+    );
     // Recovery that meets an injected fault stops like any other run of the
     // engine; the operator retries it (after freeing space, for a full
     // disk). Anything else that stops recovery is a violation.
@@ -779,31 +1031,53 @@ fn recover(world: &mut World, rng: &mut ChaCha8Rng, sessions: &mut [Sess], _cras
         if !injected {
             break;
         }
-        world.trace.push(format!("recovery stopped by an injected fault: {}", opened.as_ref().err().map(|e| e.to_string()).unwrap_or_default()));
+        world.trace.push(format!(
+            "recovery stopped by an injected fault: {}",
+            opened
+                .as_ref()
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
+        ));
         world.storage.crash_now();
         world.storage.restart(CrashMode::ProcessCrash);
-        opened = Engine::open(Box::new(world.storage.clone()), Box::new(world.clock.clone()), world.config.clone());
+        opened = Engine::open(
+            Box::new(world.storage.clone()),
+            Box::new(world.clock.clone()),
+            world.config.clone(),
+        );
     }
     match opened {
         Err(e) => {
             world.violations.push(format!("recovery failed: {e}"));
         }
         Ok((mut e, report)) => {
-            world.trace.push(format!("recovered: applied={} repaired={} rolled_back={}", report.records_applied, report.pages_repaired.len(), report.rolled_back.len()));
+            world.trace.push(format!(
+                "recovered: applied={} repaired={} rolled_back={}",
+                report.records_applied,
+                report.pages_repaired.len(),
+                report.rolled_back.len()
+            ));
             match read_db(&mut e) {
-                Err(err) => world.violations.push(format!("reading the recovered database failed: {err}")),
+                Err(err) => world
+                    .violations
+                    .push(format!("reading the recovered database failed: {err}")),
                 Ok(db) => match world.history.judge(&db, min_k, max_k) {
                     RecoveryVerdict::Prefix(k) => {
                         world.trace.push(format!("judged: prefix {k}"));
                         world.history = CommitHistory::new(world.history.state_after(k));
                     }
-                    RecoveryVerdict::Violation(v) => world.violations.push(format!("recovery oracle: {v}")),
+                    RecoveryVerdict::Violation(v) => {
+                        world.violations.push(format!("recovery oracle: {v}"))
+                    }
                 },
             }
             for t in TABLES {
                 match e.check_table(t) {
                     Ok(c) if c.is_ok() => {}
-                    Ok(c) => world.violations.push(format!("CHECK TABLE {t}: {}", c.problems.join("; "))),
+                    Ok(c) => world
+                        .violations
+                        .push(format!("CHECK TABLE {t}: {}", c.problems.join("; "))),
                     Err(err) => world.violations.push(format!("CHECK TABLE {t}: {err}")),
                 }
             }
@@ -827,8 +1101,21 @@ fn read_db(e: &mut Engine) -> engine::Result<Db> {
     let s = e.session();
     let mut db = Db::default();
     for t in TABLES {
-        let Step::Done(Response::Rows(rows)) = e.execute(s, Request::Scan { table: t.into(), index: None, low: RangeBound::Unbounded, high: RangeBound::Unbounded, reverse: false, limit: None })? else {
-            return Err(Error::InvalidArgument("a full scan did not return rows".into()));
+        let Step::Done(Response::Rows(rows)) = e.execute(
+            s,
+            Request::Scan {
+                table: t.into(),
+                index: None,
+                low: RangeBound::Unbounded,
+                high: RangeBound::Unbounded,
+                reverse: false,
+                limit: None,
+            },
+        )?
+        else {
+            return Err(Error::InvalidArgument(
+                "a full scan did not return rows".into(),
+            ));
         };
         let table = db.tables.entry(t.to_string()).or_default();
         for r in rows {

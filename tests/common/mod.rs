@@ -2,7 +2,10 @@
 
 #![allow(dead_code)]
 
-use engine::{ColumnDef, ColumnType, Engine, IndexDef, RangeBound, Request, Response, RowFormat, Step, TableDef, Value};
+use engine::{
+    ColumnDef, ColumnType, Engine, IndexDef, RangeBound, Request, Response, RowFormat, Step,
+    TableDef, Value,
+};
 use models::{Db, ModelValue, Row};
 
 /// The result of a step that must not wait.
@@ -19,13 +22,33 @@ pub fn sbtest(name: &str, fmt: RowFormat) -> TableDef {
     TableDef {
         name: name.into(),
         columns: vec![
-            ColumnDef { name: "id".into(), ty: ColumnType::INT_UNSIGNED, nullable: false },
-            ColumnDef { name: "k".into(), ty: ColumnType::INT_UNSIGNED, nullable: false },
-            ColumnDef { name: "c".into(), ty: ColumnType::Char(120), nullable: false },
-            ColumnDef { name: "pad".into(), ty: ColumnType::Char(60), nullable: false },
+            ColumnDef {
+                name: "id".into(),
+                ty: ColumnType::INT_UNSIGNED,
+                nullable: false,
+            },
+            ColumnDef {
+                name: "k".into(),
+                ty: ColumnType::INT_UNSIGNED,
+                nullable: false,
+            },
+            ColumnDef {
+                name: "c".into(),
+                ty: ColumnType::Char(120),
+                nullable: false,
+            },
+            ColumnDef {
+                name: "pad".into(),
+                ty: ColumnType::Char(60),
+                nullable: false,
+            },
         ],
         primary_key: vec![0],
-        indexes: vec![IndexDef { name: "k".into(), columns: vec![1], unique: false }],
+        indexes: vec![IndexDef {
+            name: "k".into(),
+            columns: vec![1],
+            unique: false,
+        }],
         row_format: fmt,
     }
 }
@@ -36,12 +59,28 @@ pub fn docs(name: &str, fmt: RowFormat) -> TableDef {
     TableDef {
         name: name.into(),
         columns: vec![
-            ColumnDef { name: "id".into(), ty: ColumnType::BIGINT, nullable: false },
-            ColumnDef { name: "v".into(), ty: ColumnType::VarChar(40), nullable: true },
-            ColumnDef { name: "doc".into(), ty: ColumnType::MEDIUMTEXT, nullable: true },
+            ColumnDef {
+                name: "id".into(),
+                ty: ColumnType::BIGINT,
+                nullable: false,
+            },
+            ColumnDef {
+                name: "v".into(),
+                ty: ColumnType::VarChar(40),
+                nullable: true,
+            },
+            ColumnDef {
+                name: "doc".into(),
+                ty: ColumnType::MEDIUMTEXT,
+                nullable: true,
+            },
         ],
         primary_key: vec![0],
-        indexes: vec![IndexDef { name: "v".into(), columns: vec![1], unique: false }],
+        indexes: vec![IndexDef {
+            name: "v".into(),
+            columns: vec![1],
+            unique: false,
+        }],
         row_format: fmt,
     }
 }
@@ -68,14 +107,17 @@ pub fn read_db(e: &mut Engine, tables: &[&str]) -> engine::Result<Db> {
     let mut db = Db::default();
     for &name in tables {
         let pk = e.table(name)?.def.primary_key.clone();
-        let Response::Rows(rows) = done(e.execute(s, Request::Scan {
-            table: name.into(),
-            index: None,
-            low: RangeBound::Unbounded,
-            high: RangeBound::Unbounded,
-            reverse: false,
-            limit: None,
-        })?) else {
+        let Response::Rows(rows) = done(e.execute(
+            s,
+            Request::Scan {
+                table: name.into(),
+                index: None,
+                low: RangeBound::Unbounded,
+                high: RangeBound::Unbounded,
+                reverse: false,
+                limit: None,
+            },
+        )?) else {
             panic!("scan returns rows")
         };
         let t = db.tables.entry(name.to_string()).or_default();

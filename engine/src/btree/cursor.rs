@@ -202,7 +202,11 @@ fn edge_leaf(pager: &mut Pager, index: &Index, dir: Direction) -> Result<(u32, u
             pager.unfix(f);
             return Ok((page_no, if dir == Direction::Forward { 0 } else { n }));
         }
-        let slot = if dir == Direction::Forward { 0 } else { n.saturating_sub(1) };
+        let slot = if dir == Direction::Forward {
+            0
+        } else {
+            n.saturating_sub(1)
+        };
         let child = super::child_of(index, index::rec(page, slot));
         pager.unfix(f);
         page_no = child?;

@@ -71,7 +71,14 @@ pub struct Index {
 
 impl Index {
     /// A descriptor; the node layout is derived from the leaf layout.
-    pub fn new(id: u64, name: &str, space: u32, root: u32, leaf: RecordLayout, n_key: usize) -> Self {
+    pub fn new(
+        id: u64,
+        name: &str,
+        space: u32,
+        root: u32,
+        leaf: RecordLayout,
+        n_key: usize,
+    ) -> Self {
         let mut fields: Vec<FieldDef> = leaf.fields()[..n_key].to_vec();
         fields.push(FieldDef {
             kind: FieldKind::Fixed(4),
@@ -125,7 +132,12 @@ fn corrupt(pager: &Pager, id: PageId, reason: String) -> Error {
 #[inline]
 pub fn child_of(index: &Index, rec: &[u8]) -> Result<u32> {
     match rec.len().checked_sub(4) {
-        Some(at) if at > 0 => Ok(u32::from_be_bytes([rec[at], rec[at + 1], rec[at + 2], rec[at + 3]])),
+        Some(at) if at > 0 => Ok(u32::from_be_bytes([
+            rec[at],
+            rec[at + 1],
+            rec[at + 2],
+            rec[at + 3],
+        ])),
         _ => Err(Error::Corrupt {
             file: index.name.clone(),
             reason: "node pointer without a child page number".into(),
@@ -196,7 +208,12 @@ pub struct PathStep {
 
 /// Descends from the root to the leaf where `key` belongs under `mode`.
 /// Returns the path of non-leaf steps and the leaf page number.
-pub fn descend(pager: &mut Pager, index: &Index, key: &[Option<&[u8]>], mode: Mode) -> Result<(Vec<PathStep>, u32)> {
+pub fn descend(
+    pager: &mut Pager,
+    index: &Index,
+    key: &[Option<&[u8]>],
+    mode: Mode,
+) -> Result<(Vec<PathStep>, u32)> {
     let mut path = Vec::new();
     let mut page_no = index.root;
     let mut expected_level: Option<u16> = None;
@@ -227,14 +244,25 @@ pub fn descend(pager: &mut Pager, index: &Index, key: &[Option<&[u8]>], mode: Mo
 
 fn check_index_page(index: &Index, page: &[u8], expected_level: Option<u16>) -> Result<(), String> {
     if page::page_type_raw(page) != PageType::Index as u16 {
-        return Err(format!("page of type {} in index {}", page::page_type_raw(page), index.name));
+        return Err(format!(
+            "page of type {} in index {}",
+            page::page_type_raw(page),
+            index.name
+        ));
     }
     if index::index_id(page) != index.id {
-        return Err(format!("page belongs to index {} not {}", index::index_id(page), index.id));
+        return Err(format!(
+            "page belongs to index {} not {}",
+            index::index_id(page),
+            index.id
+        ));
     }
     if let Some(l) = expected_level {
         if index::level(page) != l {
-            return Err(format!("page at level {} where {l} was expected", index::level(page)));
+            return Err(format!(
+                "page at level {} where {l} was expected",
+                index::level(page)
+            ));
         }
     }
     if index::n_recs(page) == 0 && index::level(page) > 0 {
@@ -354,7 +382,14 @@ fn insert_inner(pager: &mut Pager, index: &Index, rec: &[u8], unmark_existing: b
                 if record::is_deleted(prev) {
                     let mut r = prev.to_vec();
                     record::set_deleted(&mut r, false);
-                    mtr.page_op(pager, f, PageOp::IndexUpdate { slot: (slot - 1) as u16, rec: &r })?;
+                    mtr.page_op(
+                        pager,
+                        f,
+                        PageOp::IndexUpdate {
+                            slot: (slot - 1) as u16,
+                            rec: &r,
+                        },
+                    )?;
                     mtr.commit(pager)?;
                 } else {
                     mtr.release(pager);
@@ -369,7 +404,14 @@ fn insert_inner(pager: &mut Pager, index: &Index, rec: &[u8], unmark_existing: b
         }
     }
     if index::fits(pager.page(f), rec.len()) {
-        mtr.page_op(pager, f, PageOp::IndexInsert { slot: slot as u16, rec })?;
+        mtr.page_op(
+            pager,
+            f,
+            PageOp::IndexInsert {
+                slot: slot as u16,
+                rec,
+            },
+        )?;
         mtr.commit(pager)?;
         return Ok(());
     }
@@ -393,7 +435,12 @@ pub fn update(pager: &mut Pager, index: &Index, new_rec: &[u8]) -> Result<()> {
 pub type Extra<'a> = dyn FnMut(&mut Mtr, &mut Pager) -> Result<()> + 'a;
 
 /// [`update`], running `extra` in the same mini-transaction.
-pub fn update_with(pager: &mut Pager, index: &Index, new_rec: &[u8], extra: &mut Extra<'_>) -> Result<()> {
+pub fn update_with(
+    pager: &mut Pager,
+    index: &Index,
+    new_rec: &[u8],
+    extra: &mut Extra<'_>,
+) -> Result<()> {
     if new_rec.len() > index::MAX_REC_LEN {
         return Err(Error::RowTooBig {
             size: new_rec.len(),
@@ -408,7 +455,14 @@ pub fn update_with(pager: &mut Pager, index: &Index, new_rec: &[u8], extra: &mut
     let page = pager.page(f);
     let old_len = index::rec(page, slot).len();
     if index::free_space(page) + old_len >= new_rec.len() {
-        mtr.page_op(pager, f, PageOp::IndexUpdate { slot: slot as u16, rec: new_rec })?;
+        mtr.page_op(
+            pager,
+            f,
+            PageOp::IndexUpdate {
+                slot: slot as u16,
+                rec: new_rec,
+            },
+        )?;
         extra(&mut mtr, pager)?;
         mtr.commit(pager)?;
         return Ok(());
@@ -425,7 +479,11 @@ pub fn update_with(pager: &mut Pager, index: &Index, new_rec: &[u8], extra: &mut
 }
 
 /// Finds the exact position of a full key, with its path. Errors if absent.
-fn locate_exact(pager: &mut Pager, index: &Index, key: &[Option<&[u8]>]) -> Result<(Vec<PathStep>, u32, usize)> {
+fn locate_exact(
+    pager: &mut Pager,
+    index: &Index,
+    key: &[Option<&[u8]>],
+) -> Result<(Vec<PathStep>, u32, usize)> {
     let (path, leaf) = descend(pager, index, key, Mode::UpperBound)?;
     let f = pager.fix(PageId::new(index.space, leaf))?;
     let page = pager.page(f);
@@ -447,7 +505,13 @@ fn locate_exact(pager: &mut Pager, index: &Index, key: &[Option<&[u8]>]) -> Resu
 }
 
 /// Sets or clears the delete mark of the record with this full key.
-pub fn set_delete_mark(pager: &mut Pager, index: &Index, key: &[Option<&[u8]>], deleted: bool, new_rec: Option<&[u8]>) -> Result<()> {
+pub fn set_delete_mark(
+    pager: &mut Pager,
+    index: &Index,
+    key: &[Option<&[u8]>],
+    deleted: bool,
+    new_rec: Option<&[u8]>,
+) -> Result<()> {
     let (_, leaf, slot) = locate_exact(pager, index, key)?;
     let mut mtr = Mtr::new();
     let f = mtr.fix(pager, PageId::new(index.space, leaf))?;
@@ -457,7 +521,14 @@ pub fn set_delete_mark(pager: &mut Pager, index: &Index, key: &[Option<&[u8]>], 
     };
     debug_assert_eq!(rec.len(), index::rec(pager.page(f), slot).len());
     record::set_deleted(&mut rec, deleted);
-    mtr.page_op(pager, f, PageOp::IndexUpdate { slot: slot as u16, rec: &rec })?;
+    mtr.page_op(
+        pager,
+        f,
+        PageOp::IndexUpdate {
+            slot: slot as u16,
+            rec: &rec,
+        },
+    )?;
     mtr.commit(pager)?;
     Ok(())
 }
@@ -470,7 +541,12 @@ pub fn delete(pager: &mut Pager, index: &Index, key: &[Option<&[u8]>]) -> Result
 
 /// [`delete`], running `extra` in the same mini-transaction (only if the
 /// record was found).
-pub fn delete_with(pager: &mut Pager, index: &Index, key: &[Option<&[u8]>], extra: &mut Extra<'_>) -> Result<bool> {
+pub fn delete_with(
+    pager: &mut Pager,
+    index: &Index,
+    key: &[Option<&[u8]>],
+    extra: &mut Extra<'_>,
+) -> Result<bool> {
     let (path, leaf) = descend(pager, index, key, Mode::UpperBound)?;
     let mut mtr = Mtr::new();
     let f = mtr.fix(pager, PageId::new(index.space, leaf))?;
@@ -510,15 +586,33 @@ fn needs_compress(page: &[u8]) -> bool {
 /// Splits page `page_no` (whose parent path is `path`) and inserts `rec` at
 /// `slot`, inserting the new page's node pointer into the parent (and
 /// splitting it in turn if needed).
-fn split_and_insert(mtr: &mut Mtr, pager: &mut Pager, index: &Index, path: &[PathStep], page_no: u32, slot: usize, rec: &[u8]) -> Result<()> {
+fn split_and_insert(
+    mtr: &mut Mtr,
+    pager: &mut Pager,
+    index: &Index,
+    path: &[PathStep],
+    page_no: u32,
+    slot: usize,
+    rec: &[u8],
+) -> Result<()> {
     let id = PageId::new(index.space, page_no);
     let f = mtr.fix(pager, id)?;
     if index::fits(pager.page(f), rec.len()) {
-        return mtr.page_op(pager, f, PageOp::IndexInsert { slot: slot as u16, rec });
+        return mtr.page_op(
+            pager,
+            f,
+            PageOp::IndexInsert {
+                slot: slot as u16,
+                rec,
+            },
+        );
     }
     if page_no == index.root {
         let child = raise_root(mtr, pager, index)?;
-        let root_step = [PathStep { page_no: index.root, slot: 0 }];
+        let root_step = [PathStep {
+            page_no: index.root,
+            slot: 0,
+        }];
         return split_and_insert(mtr, pager, index, &root_step, child, slot, rec);
     }
     let page = pager.page(f);
@@ -527,7 +621,9 @@ fn split_and_insert(mtr: &mut Mtr, pager: &mut Pager, index: &Index, path: &[Pat
     let old_next = page::next(page);
     let old_prev = page::prev(page);
     // Sizes of the records as they would be with `rec` inserted.
-    let mut sizes: Vec<usize> = (0..n).map(|s| index::rec(page, s).len() + index::PER_RECORD_OVERHEAD).collect();
+    let mut sizes: Vec<usize> = (0..n)
+        .map(|s| index::rec(page, s).len() + index::PER_RECORD_OVERHEAD)
+        .collect();
     sizes.insert(slot, rec.len() + index::PER_RECORD_OVERHEAD);
     let total: usize = sizes.iter().sum();
     // Split point k: the first k virtual records stay. Sequential inserts at
@@ -560,30 +656,65 @@ fn split_and_insert(mtr: &mut Mtr, pager: &mut Pager, index: &Index, path: &[Pat
     };
     let left: usize = sizes[..k].iter().sum();
     let right: usize = sizes[k..].iter().sum();
-    assert!(left <= index::EMPTY_PAGE_SPACE, "split of page {page_no} leaves {left} bytes on the left");
-    assert!(right <= index::EMPTY_PAGE_SPACE, "split of page {page_no} moves {right} bytes to the right");
+    assert!(
+        left <= index::EMPTY_PAGE_SPACE,
+        "split of page {page_no} leaves {left} bytes on the left"
+    );
+    assert!(
+        right <= index::EMPTY_PAGE_SPACE,
+        "split of page {page_no} moves {right} bytes to the right"
+    );
     // Records moved to the new page: old slots [first_moved, n).
     let (first_moved, rec_left) = if slot < k { (k - 1, true) } else { (k, false) };
-    let moved: Vec<Vec<u8>> = (first_moved..n).map(|s| index::rec(pager.page(f), s).to_vec()).collect();
+    let moved: Vec<Vec<u8>> = (first_moved..n)
+        .map(|s| index::rec(pager.page(f), s).to_vec())
+        .collect();
 
     let new_no = fsp::alloc(mtr, pager, index.space, PageType::Index)?;
     let q = mtr.fix(pager, PageId::new(index.space, new_no))?;
-    mtr.page_op(pager, q, PageOp::IndexInit { index_id: index.id, level })?;
+    mtr.page_op(
+        pager,
+        q,
+        PageOp::IndexInit {
+            index_id: index.id,
+            level,
+        },
+    )?;
     let mut qslot = 0u16;
     for (i, r) in moved.iter().enumerate() {
         if !rec_left && first_moved + i == slot {
             mtr.page_op(pager, q, PageOp::IndexInsert { slot: qslot, rec })?;
             qslot += 1;
         }
-        mtr.page_op(pager, q, PageOp::IndexInsert { slot: qslot, rec: r })?;
+        mtr.page_op(
+            pager,
+            q,
+            PageOp::IndexInsert {
+                slot: qslot,
+                rec: r,
+            },
+        )?;
         qslot += 1;
     }
     if !rec_left && slot == n {
         mtr.page_op(pager, q, PageOp::IndexInsert { slot: qslot, rec })?;
     }
-    mtr.page_op(pager, f, PageOp::IndexTruncate { from_slot: first_moved as u16 })?;
+    mtr.page_op(
+        pager,
+        f,
+        PageOp::IndexTruncate {
+            from_slot: first_moved as u16,
+        },
+    )?;
     if rec_left {
-        mtr.page_op(pager, f, PageOp::IndexInsert { slot: slot as u16, rec })?;
+        mtr.page_op(
+            pager,
+            f,
+            PageOp::IndexInsert {
+                slot: slot as u16,
+                rec,
+            },
+        )?;
     }
     // Sibling links: page <-> new <-> old next.
     mtr.set_prev(pager, q, page_no)?;
@@ -596,7 +727,15 @@ fn split_and_insert(mtr: &mut Mtr, pager: &mut Pager, index: &Index, path: &[Pat
     // The new page's node pointer goes right after this page's.
     let ptr = node_ptr(index, level, index::rec(pager.page(q), 0), new_no)?;
     let (parent, rest) = path.split_last().expect("a non-root page has a parent");
-    split_and_insert(mtr, pager, index, rest, parent.page_no, parent.slot + 1, &ptr)
+    split_and_insert(
+        mtr,
+        pager,
+        index,
+        rest,
+        parent.page_no,
+        parent.slot + 1,
+        &ptr,
+    )
 }
 
 /// Moves the root's records into a new child and makes the root its only
@@ -605,15 +744,38 @@ fn raise_root(mtr: &mut Mtr, pager: &mut Pager, index: &Index) -> Result<u32> {
     let rf = mtr.fix(pager, PageId::new(index.space, index.root))?;
     let level = index::level(pager.page(rf));
     let n = index::n_recs(pager.page(rf));
-    let recs: Vec<Vec<u8>> = (0..n).map(|s| index::rec(pager.page(rf), s).to_vec()).collect();
+    let recs: Vec<Vec<u8>> = (0..n)
+        .map(|s| index::rec(pager.page(rf), s).to_vec())
+        .collect();
     let child = fsp::alloc(mtr, pager, index.space, PageType::Index)?;
     let cf = mtr.fix(pager, PageId::new(index.space, child))?;
-    mtr.page_op(pager, cf, PageOp::IndexInit { index_id: index.id, level })?;
+    mtr.page_op(
+        pager,
+        cf,
+        PageOp::IndexInit {
+            index_id: index.id,
+            level,
+        },
+    )?;
     for (s, r) in recs.iter().enumerate() {
-        mtr.page_op(pager, cf, PageOp::IndexInsert { slot: s as u16, rec: r })?;
+        mtr.page_op(
+            pager,
+            cf,
+            PageOp::IndexInsert {
+                slot: s as u16,
+                rec: r,
+            },
+        )?;
     }
     let ptr = node_ptr(index, level, &recs[0], child)?;
-    mtr.page_op(pager, rf, PageOp::IndexInit { index_id: index.id, level: level + 1 })?;
+    mtr.page_op(
+        pager,
+        rf,
+        PageOp::IndexInit {
+            index_id: index.id,
+            level: level + 1,
+        },
+    )?;
     mtr.page_op(pager, rf, PageOp::IndexReorganize)?;
     mtr.page_op(pager, rf, PageOp::IndexInsert { slot: 0, rec: &ptr })?;
     Ok(child)
@@ -622,7 +784,13 @@ fn raise_root(mtr: &mut Mtr, pager: &mut Pager, index: &Index) -> Result<u32> {
 /// Restores the fill invariants after a delete left `page_no` too empty:
 /// frees an empty page, merges with a sibling under the same parent, and
 /// lifts a root that has a single child.
-fn compress(mtr: &mut Mtr, pager: &mut Pager, index: &Index, path: &[PathStep], page_no: u32) -> Result<()> {
+fn compress(
+    mtr: &mut Mtr,
+    pager: &mut Pager,
+    index: &Index,
+    path: &[PathStep],
+    page_no: u32,
+) -> Result<()> {
     let f = mtr.fix(pager, PageId::new(index.space, page_no))?;
     if page_no == index.root {
         let page = pager.page(f);
@@ -638,7 +806,13 @@ fn compress(mtr: &mut Mtr, pager: &mut Pager, index: &Index, path: &[PathStep], 
 
     if index::n_recs(pager.page(f)) == 0 {
         unlink_and_free(mtr, pager, index, page_no)?;
-        mtr.page_op(pager, pf, PageOp::IndexDelete { slot: parent.slot as u16 })?;
+        mtr.page_op(
+            pager,
+            pf,
+            PageOp::IndexDelete {
+                slot: parent.slot as u16,
+            },
+        )?;
         return after_parent_delete(mtr, pager, index, rest, parent.page_no);
     }
     // Merge the right one of (this, right sibling) or (left sibling, this)
@@ -656,26 +830,51 @@ fn compress(mtr: &mut Mtr, pager: &mut Pager, index: &Index, path: &[PathStep], 
         let lf = mtr.fix(pager, PageId::new(index.space, left_no))?;
         let rf = mtr.fix(pager, PageId::new(index.space, right_no))?;
         if index::level(pager.page(lf)) != level || index::level(pager.page(rf)) != level {
-            return Err(corrupt(pager, PageId::new(index.space, left_no), "sibling at another level".into()));
+            return Err(corrupt(
+                pager,
+                PageId::new(index.space, left_no),
+                "sibling at another level".into(),
+            ));
         }
         let need = index::used_space(pager.page(rf));
         if index::free_space(pager.page(lf)) < need {
             continue;
         }
-        let recs: Vec<Vec<u8>> = (0..index::n_recs(pager.page(rf))).map(|s| index::rec(pager.page(rf), s).to_vec()).collect();
+        let recs: Vec<Vec<u8>> = (0..index::n_recs(pager.page(rf)))
+            .map(|s| index::rec(pager.page(rf), s).to_vec())
+            .collect();
         let base = index::n_recs(pager.page(lf));
         for (i, r) in recs.iter().enumerate() {
-            mtr.page_op(pager, lf, PageOp::IndexInsert { slot: (base + i) as u16, rec: r })?;
+            mtr.page_op(
+                pager,
+                lf,
+                PageOp::IndexInsert {
+                    slot: (base + i) as u16,
+                    rec: r,
+                },
+            )?;
         }
         mtr.page_op(pager, rf, PageOp::IndexTruncate { from_slot: 0 })?;
         unlink_and_free(mtr, pager, index, right_no)?;
-        mtr.page_op(pager, pf, PageOp::IndexDelete { slot: right_slot as u16 })?;
+        mtr.page_op(
+            pager,
+            pf,
+            PageOp::IndexDelete {
+                slot: right_slot as u16,
+            },
+        )?;
         return after_parent_delete(mtr, pager, index, rest, parent.page_no);
     }
     Ok(())
 }
 
-fn after_parent_delete(mtr: &mut Mtr, pager: &mut Pager, index: &Index, path: &[PathStep], parent_no: u32) -> Result<()> {
+fn after_parent_delete(
+    mtr: &mut Mtr,
+    pager: &mut Pager,
+    index: &Index,
+    path: &[PathStep],
+    parent_no: u32,
+) -> Result<()> {
     let pf = mtr.fix(pager, PageId::new(index.space, parent_no))?;
     if parent_no == index.root || needs_compress(pager.page(pf)) {
         compress(mtr, pager, index, path, parent_no)?;
@@ -711,11 +910,27 @@ fn lift_root(mtr: &mut Mtr, pager: &mut Pager, index: &Index) -> Result<()> {
         let child = child_of(index, index::rec(page, 0))?;
         let cf = mtr.fix(pager, PageId::new(index.space, child))?;
         let clevel = index::level(pager.page(cf));
-        let recs: Vec<Vec<u8>> = (0..index::n_recs(pager.page(cf))).map(|s| index::rec(pager.page(cf), s).to_vec()).collect();
-        mtr.page_op(pager, rf, PageOp::IndexInit { index_id: index.id, level: clevel })?;
+        let recs: Vec<Vec<u8>> = (0..index::n_recs(pager.page(cf)))
+            .map(|s| index::rec(pager.page(cf), s).to_vec())
+            .collect();
+        mtr.page_op(
+            pager,
+            rf,
+            PageOp::IndexInit {
+                index_id: index.id,
+                level: clevel,
+            },
+        )?;
         mtr.page_op(pager, rf, PageOp::IndexReorganize)?;
         for (s, r) in recs.iter().enumerate() {
-            mtr.page_op(pager, rf, PageOp::IndexInsert { slot: s as u16, rec: r })?;
+            mtr.page_op(
+                pager,
+                rf,
+                PageOp::IndexInsert {
+                    slot: s as u16,
+                    rec: r,
+                },
+            )?;
         }
         mtr.page_op(pager, cf, PageOp::IndexTruncate { from_slot: 0 })?;
         fsp::free(mtr, pager, PageId::new(index.space, child))?;
@@ -731,7 +946,11 @@ pub fn free_tree(pager: &mut Pager, index: &Index) -> Result<()> {
         let f = pager.fix(PageId::new(index.space, level_first))?;
         let page = pager.page(f);
         let level = index::level(page);
-        let below = if level > 0 && index::n_recs(page) > 0 { Some(child_of(index, index::rec(page, 0))?) } else { None };
+        let below = if level > 0 && index::n_recs(page) > 0 {
+            Some(child_of(index, index::rec(page, 0))?)
+        } else {
+            None
+        };
         pager.unfix(f);
         let mut p = level_first;
         while p != FIL_NULL {

@@ -95,8 +95,11 @@ impl Config {
                 self.buffer_pool_pages
             )));
         }
-        if self.io_capacity == 0 || self.max_dirty_pages_pct == 0 || self.max_dirty_pages_pct > 100 {
-            return Err(Error::InvalidArgument("io_capacity must be positive and max_dirty_pages_pct in 1..=100".into()));
+        if self.io_capacity == 0 || self.max_dirty_pages_pct == 0 || self.max_dirty_pages_pct > 100
+        {
+            return Err(Error::InvalidArgument(
+                "io_capacity must be positive and max_dirty_pages_pct in 1..=100".into(),
+            ));
         }
         self.log.validate()
     }

@@ -30,7 +30,11 @@ impl Engine {
         let mut mtr = Mtr::new();
         let f = mtr.fix(&mut self.pager, PageId::new(0, TRX_SYS_PAGE))?;
         let p = self.pager.page(f);
-        let cur = if wide { page::get_u64(p, offset) } else { page::get_u32(p, offset) as u64 };
+        let cur = if wide {
+            page::get_u64(p, offset)
+        } else {
+            page::get_u32(p, offset) as u64
+        };
         if wide {
             mtr.write_u64(&mut self.pager, f, offset, cur + 1)?;
         } else {
@@ -53,8 +57,17 @@ impl Engine {
 
     fn create_table_inner(&mut self, def: TableDef) -> Result<()> {
         let file = format!("{}.ibd", def.name);
-        if self.pager.fil.storage().exists(&file).map_err(|e| Error::io("stat", &file, e))? {
-            return Err(Error::CantCreateTable { table: def.name.clone(), reason: format!("tablespace file '{file}' exists (error 1813)") });
+        if self
+            .pager
+            .fil
+            .storage()
+            .exists(&file)
+            .map_err(|e| Error::io("stat", &file, e))?
+        {
+            return Err(Error::CantCreateTable {
+                table: def.name.clone(),
+                reason: format!("tablespace file '{file}' exists (error 1813)"),
+            });
         }
         self.pager.free_check()?;
         let space = self.next_sys_id(TRX_SYS_NEXT_SPACE, false)? as u32;
@@ -82,7 +95,12 @@ impl Engine {
             for &id in &index_ids[1..] {
                 secondary.push((id, btree::create(&mut self.pager, space, id)?));
             }
-            Ok(TableStorage { id: table_id, space, clustered: (index_ids[0], croot), secondary })
+            Ok(TableStorage {
+                id: table_id,
+                space,
+                clustered: (index_ids[0], croot),
+                secondary,
+            })
         })();
         let st = match result {
             Ok(st) => st,
@@ -98,15 +116,40 @@ impl Engine {
         // The definition row, in its own transaction.
         let enc = dict::encode_def(&def, &st);
         let sys_table = self.tables[&SYS_TABLES_ID].clone();
-        let cols = crate::row::stored_columns(&sys_table, &[Value::UInt(table_id), Value::Bytes(def.name.clone().into_bytes()), Value::Bytes(enc)])?;
-        let mut trx = self.sys.begin(&mut self.pager, Isolation::RepeatableRead, self.clock.now_us())?;
-        let r = write::insert(&mut self.pager, &mut self.sys, &sys_table, &mut trx, &cols, None);
+        let cols = crate::row::stored_columns(
+            &sys_table,
+            &[
+                Value::UInt(table_id),
+                Value::Bytes(def.name.clone().into_bytes()),
+                Value::Bytes(enc),
+            ],
+        )?;
+        let mut trx = self.sys.begin(
+            &mut self.pager,
+            Isolation::RepeatableRead,
+            self.clock.now_us(),
+        )?;
+        let r = write::insert(
+            &mut self.pager,
+            &mut self.sys,
+            &sys_table,
+            &mut trx,
+            &cols,
+            None,
+        );
         match r {
             Ok(Outcome::Done(_)) => {}
             Err(e) if e.stops_engine() => return Err(e),
             Ok(Outcome::Wait(_)) | Err(_) => {
                 if let Some(mut log) = trx.undo.clone() {
-                    crate::row::rollback::rollback_to(&mut self.pager, &self.sys, &self.tables, trx.id, &mut log, 0)?;
+                    crate::row::rollback::rollback_to(
+                        &mut self.pager,
+                        &self.sys,
+                        &self.tables,
+                        trx.id,
+                        &mut log,
+                        0,
+                    )?;
                     crate::trx::drop_rolled_back_log(&mut self.pager, &log)?;
                 }
                 self.sys.end(&mut trx);
@@ -139,8 +182,14 @@ impl Engine {
     pub fn drop_table(&mut self, name: &str) -> Result<()> {
         self.check_running()?;
         let id = self.table_id(name)?;
-        if self.sessions.values().any(|s| s.trx.is_some() && s.touched.contains(&id)) {
-            return Err(Error::InvalidArgument(format!("table '{name}' is in use by an open transaction")));
+        if self
+            .sessions
+            .values()
+            .any(|s| s.trx.is_some() && s.touched.contains(&id))
+        {
+            return Err(Error::InvalidArgument(format!(
+                "table '{name}' is in use by an open transaction"
+            )));
         }
         let r = self.drop_table_inner(id);
         self.guard(r)
@@ -150,12 +199,19 @@ impl Engine {
         self.pager.free_check()?;
         let sys_table = self.tables[&SYS_TABLES_ID].clone();
         let key = vec![Some(id.to_be_bytes().to_vec())];
-        let mut trx = self.sys.begin(&mut self.pager, Isolation::RepeatableRead, self.clock.now_us())?;
+        let mut trx = self.sys.begin(
+            &mut self.pager,
+            Isolation::RepeatableRead,
+            self.clock.now_us(),
+        )?;
         match write::delete(&mut self.pager, &mut self.sys, &sys_table, &mut trx, &key)? {
             Outcome::Done(1) => {}
             _ => {
                 self.sys.end(&mut trx);
-                return Err(Error::Corrupt { file: "ibdata1".into(), reason: format!("table {id} has no definition row") });
+                return Err(Error::Corrupt {
+                    file: "ibdata1".into(),
+                    reason: format!("table {id} has no definition row"),
+                });
             }
         }
         let lsn = self.sys.commit(&mut self.pager, &mut trx)?;
@@ -167,7 +223,12 @@ impl Engine {
 
     /// The definition of SYS_TABLES' storage: its root from the header.
     pub(crate) fn sys_tables_storage(root: u32) -> TableStorage {
-        TableStorage { id: SYS_TABLES_ID, space: 0, clustered: (dict::SYS_TABLES_INDEX_ID, root), secondary: vec![] }
+        TableStorage {
+            id: SYS_TABLES_ID,
+            space: 0,
+            clustered: (dict::SYS_TABLES_INDEX_ID, root),
+            secondary: vec![],
+        }
     }
 }
 
@@ -212,7 +273,8 @@ impl Engine {
             let c = crate::check::check_tree(&mut self.pager, &t.clustered, &mut problems)?;
             let mut index_pages = 0;
             for sec in &t.secondary {
-                index_pages += crate::check::check_tree(&mut self.pager, &sec.index, &mut problems)?.pages;
+                index_pages +=
+                    crate::check::check_tree(&mut self.pager, &sec.index, &mut problems)?.pages;
             }
             let hdr = fsp::header(&mut self.pager, t.space)?;
             let rows = c.records - c.deleted;
@@ -233,10 +295,20 @@ impl Engine {
 
     /// Every file the engine manages, with its size in bytes.
     pub fn file_sizes(&mut self) -> Result<Vec<(String, u64)>> {
-        let names = self.pager.fil.storage().list().map_err(|e| Error::io("list", ".", e))?;
+        let names = self
+            .pager
+            .fil
+            .storage()
+            .list()
+            .map_err(|e| Error::io("list", ".", e))?;
         let mut out = Vec::new();
         for n in names {
-            let mut f = self.pager.fil.storage().open(&n).map_err(|e| Error::io("open", &n, e))?;
+            let mut f = self
+                .pager
+                .fil
+                .storage()
+                .open(&n)
+                .map_err(|e| Error::io("open", &n, e))?;
             out.push((n.clone(), f.len().map_err(|e| Error::io("stat", &n, e))?));
         }
         Ok(out)

@@ -245,7 +245,10 @@ impl Engine {
 
     /// A loaded table by name.
     pub fn table(&self, name: &str) -> Result<&Table> {
-        let id = self.names.get(name).ok_or_else(|| Error::NoSuchTable(name.to_string()))?;
+        let id = self
+            .names
+            .get(name)
+            .ok_or_else(|| Error::NoSuchTable(name.to_string()))?;
         Ok(&self.tables[id])
     }
 
@@ -289,12 +292,17 @@ impl Engine {
 
     /// Whether a session has a statement waiting.
     pub fn is_waiting(&self, s: SessionId) -> bool {
-        self.sessions.get(&s).is_some_and(|x| x.pending.is_some() || x.commit_wait_lsn.is_some())
+        self.sessions
+            .get(&s)
+            .is_some_and(|x| x.pending.is_some() || x.commit_wait_lsn.is_some())
     }
 
     /// The id of a session's open transaction.
     pub fn trx_id(&self, s: SessionId) -> Option<u64> {
-        self.sessions.get(&s).and_then(|x| x.trx.as_ref()).map(|t| t.id)
+        self.sessions
+            .get(&s)
+            .and_then(|x| x.trx.as_ref())
+            .map(|t| t.id)
     }
 
     /// Runs background work that is due, then checks waiting statements
@@ -316,8 +324,14 @@ impl Engine {
         // under innodb_flush_log_at_trx_commit 0 and 2.
         let lsn = self.pager.log.lsn();
         self.pager.log.write_up_to(lsn, true)?;
-        self.pager.clean(self.config.io_capacity, self.config.max_dirty_pages_pct)?;
-        let p = row::purge::purge(&mut self.pager, &self.sys, &self.tables, self.config.purge_batch_logs)?;
+        self.pager
+            .clean(self.config.io_capacity, self.config.max_dirty_pages_pct)?;
+        let p = row::purge::purge(
+            &mut self.pager,
+            &self.sys,
+            &self.tables,
+            self.config.purge_batch_logs,
+        )?;
         self.stats.purged_logs += p.logs;
         self.stats.purged_rows += p.rows_removed;
         Ok(())
@@ -342,13 +356,18 @@ impl Engine {
     /// Submits a statement.
     pub fn execute(&mut self, s: SessionId, request: Request) -> Result<Step> {
         self.check_running()?;
-        let session = self.sessions.get(&s).ok_or(Error::SessionState(s, "no such session"))?;
+        let session = self
+            .sessions
+            .get(&s)
+            .ok_or(Error::SessionState(s, "no such session"))?;
         if session.pending.is_some() || session.commit_wait_lsn.is_some() {
             return Err(Error::SessionState(s, "a statement is waiting"));
         }
         let r = self.background().and_then(|_| self.pager.free_check());
         self.guard(r)?;
-        let r = self.run(s, request).and_then(|step| self.purge_if_long().map(|_| step));
+        let r = self
+            .run(s, request)
+            .and_then(|step| self.purge_if_long().map(|_| step));
         self.guard(r)
     }
 
@@ -359,10 +378,18 @@ impl Engine {
         if self.sys.history_hint < PURGE_THRESHOLD {
             return Ok(());
         }
-        let p = row::purge::purge(&mut self.pager, &self.sys, &self.tables, self.config.purge_batch_logs)?;
+        let p = row::purge::purge(
+            &mut self.pager,
+            &self.sys,
+            &self.tables,
+            self.config.purge_batch_logs,
+        )?;
         self.stats.purged_logs += p.logs;
         self.stats.purged_rows += p.rows_removed;
-        self.sys.history_hint = self.sys.history_hint.saturating_sub(p.logs.max(PURGE_THRESHOLD / 2));
+        self.sys.history_hint = self
+            .sys
+            .history_hint
+            .saturating_sub(p.logs.max(PURGE_THRESHOLD / 2));
         Ok(())
     }
 
@@ -373,7 +400,10 @@ impl Engine {
         self.check_running()?;
         let r = self.background().and_then(|_| self.pager.free_check());
         self.guard(r)?;
-        let session = self.sessions.get_mut(&s).ok_or(Error::SessionState(s, "no such session"))?;
+        let session = self
+            .sessions
+            .get_mut(&s)
+            .ok_or(Error::SessionState(s, "no such session"))?;
         if let Some(lsn) = session.commit_wait_lsn.take() {
             let resp = session.commit_wait_response.take().unwrap_or(Response::Ok);
             if self.pager.log.flushed_lsn() < lsn {
@@ -385,7 +415,9 @@ impl Engine {
             }
             return Ok(Step::Done(resp));
         }
-        let Some(p) = session.pending.take() else { return Err(Error::SessionState(s, "nothing is waiting")) };
+        let Some(p) = session.pending.take() else {
+            return Err(Error::SessionState(s, "nothing is waiting"));
+        };
         if self.sys.is_active(p.blocker) {
             let now = self.clock.now_us();
             if now.saturating_sub(p.since_us) >= self.config.lock_wait_timeout_us {
@@ -413,7 +445,9 @@ impl Engine {
     }
 
     fn session_mut(&mut self, s: SessionId) -> &mut Session {
-        self.sessions.get_mut(&s).expect("session checked by the caller")
+        self.sessions
+            .get_mut(&s)
+            .expect("session checked by the caller")
     }
 
     fn begin_trx(&mut self, s: SessionId, implicit: bool) -> Result<()> {
@@ -436,7 +470,9 @@ impl Engine {
     /// sync, which covers every commit waiting by then. Returns whether the
     /// acknowledgement was deferred.
     fn commit_trx_maybe_grouped(&mut self, s: SessionId, may_defer: bool) -> Result<bool> {
-        let Some(mut trx) = self.session_mut(s).trx.take() else { return Ok(false) };
+        let Some(mut trx) = self.session_mut(s).trx.take() else {
+            return Ok(false);
+        };
         let lsn = self.sys.commit(&mut self.pager, &mut trx)?;
         let mut deferred = false;
         if lsn != 0 {
@@ -446,7 +482,9 @@ impl Engine {
                     self.session_mut(s).commit_wait_lsn = Some(lsn);
                     deferred = true;
                 }
-                FlushAtCommit::Sync if self.config.canaries.has(crate::Canary::AckBeforeSync) => self.pager.log.write_up_to(lsn, false)?,
+                FlushAtCommit::Sync if self.config.canaries.has(crate::Canary::AckBeforeSync) => {
+                    self.pager.log.write_up_to(lsn, false)?
+                }
                 FlushAtCommit::Sync => self.pager.log.write_up_to(lsn, true)?,
                 FlushAtCommit::Write => self.pager.log.write_up_to(lsn, false)?,
                 FlushAtCommit::Lazy => {}
@@ -460,10 +498,19 @@ impl Engine {
     }
 
     fn rollback_trx(&mut self, s: SessionId) -> Result<()> {
-        let Some(mut trx) = self.session_mut(s).trx.take() else { return Ok(()) };
+        let Some(mut trx) = self.session_mut(s).trx.take() else {
+            return Ok(());
+        };
         self.session_mut(s).pending = None;
         if let Some(mut log) = trx.undo.clone() {
-            row::rollback::rollback_to(&mut self.pager, &self.sys, &self.tables, trx.id, &mut log, 0)?;
+            row::rollback::rollback_to(
+                &mut self.pager,
+                &self.sys,
+                &self.tables,
+                trx.id,
+                &mut log,
+                0,
+            )?;
             crate::trx::drop_rolled_back_log(&mut self.pager, &log)?;
             trx.undo = Some(log);
         }
@@ -478,10 +525,19 @@ impl Engine {
     /// Rolls back a statement's partial changes.
     fn rollback_statement(&mut self, s: SessionId, undo_no: u64) -> Result<()> {
         let sess = self.sessions.get_mut(&s).expect("session exists");
-        let Some(trx) = sess.trx.as_mut() else { return Ok(()) };
+        let Some(trx) = sess.trx.as_mut() else {
+            return Ok(());
+        };
         if let Some(log) = trx.undo.as_mut() {
             if log.next_undo_no > undo_no {
-                row::rollback::rollback_to(&mut self.pager, &self.sys, &self.tables, trx.id, log, undo_no)?;
+                row::rollback::rollback_to(
+                    &mut self.pager,
+                    &self.sys,
+                    &self.tables,
+                    trx.id,
+                    log,
+                    undo_no,
+                )?;
             }
         }
         Ok(())
@@ -534,19 +590,36 @@ impl Engine {
                 }
                 let trx = self.session_mut(s).trx.as_mut().expect("just begun");
                 let undo_no = trx.undo_no();
-                trx.savepoints.retain(|(n, _)| !n.eq_ignore_ascii_case(&name));
+                trx.savepoints
+                    .retain(|(n, _)| !n.eq_ignore_ascii_case(&name));
                 trx.savepoints.push((name, undo_no));
                 Ok(Step::Done(Response::Ok))
             }
             Request::ReleaseSavepoint(name) => {
-                let trx = self.session_mut(s).trx.as_mut().ok_or_else(|| Error::NoSuchSavepoint(name.clone()))?;
-                let pos = trx.savepoints.iter().position(|(n, _)| n.eq_ignore_ascii_case(&name)).ok_or_else(|| Error::NoSuchSavepoint(name.clone()))?;
+                let trx = self
+                    .session_mut(s)
+                    .trx
+                    .as_mut()
+                    .ok_or_else(|| Error::NoSuchSavepoint(name.clone()))?;
+                let pos = trx
+                    .savepoints
+                    .iter()
+                    .position(|(n, _)| n.eq_ignore_ascii_case(&name))
+                    .ok_or_else(|| Error::NoSuchSavepoint(name.clone()))?;
                 trx.savepoints.truncate(pos);
                 Ok(Step::Done(Response::Ok))
             }
             Request::RollbackToSavepoint(name) => {
-                let trx = self.session_mut(s).trx.as_mut().ok_or_else(|| Error::NoSuchSavepoint(name.clone()))?;
-                let pos = trx.savepoints.iter().position(|(n, _)| n.eq_ignore_ascii_case(&name)).ok_or_else(|| Error::NoSuchSavepoint(name.clone()))?;
+                let trx = self
+                    .session_mut(s)
+                    .trx
+                    .as_mut()
+                    .ok_or_else(|| Error::NoSuchSavepoint(name.clone()))?;
+                let pos = trx
+                    .savepoints
+                    .iter()
+                    .position(|(n, _)| n.eq_ignore_ascii_case(&name))
+                    .ok_or_else(|| Error::NoSuchSavepoint(name.clone()))?;
                 let undo_no = trx.savepoints[pos].1;
                 trx.savepoints.truncate(pos + 1);
                 self.rollback_statement(s, undo_no)?;
@@ -562,7 +635,12 @@ impl Engine {
             let implicit = !self.session_mut(s).autocommit_off;
             self.begin_trx(s, implicit)?;
         }
-        let undo_no = self.session_mut(s).trx.as_ref().expect("transaction open").undo_no();
+        let undo_no = self
+            .session_mut(s)
+            .trx
+            .as_ref()
+            .expect("transaction open")
+            .undo_no();
         let result = self.dml(s, &request);
         match result {
             Ok(DmlResult::Done(resp)) => {
@@ -583,7 +661,11 @@ impl Engine {
                     return Err(Error::Deadlock);
                 }
                 let now = self.clock.now_us();
-                self.session_mut(s).pending = Some(Pending { request, blocker, since_us: now });
+                self.session_mut(s).pending = Some(Pending {
+                    request,
+                    blocker,
+                    since_us: now,
+                });
                 Ok(Step::Waiting)
             }
             Err(e) => {
@@ -607,7 +689,12 @@ impl Engine {
             if Some(t) == me {
                 return true;
             }
-            let next = self.sessions.values().find(|x| x.trx.as_ref().map(|tr| tr.id) == Some(t)).and_then(|x| x.pending.as_ref()).map(|p| p.blocker);
+            let next = self
+                .sessions
+                .values()
+                .find(|x| x.trx.as_ref().map(|tr| tr.id) == Some(t))
+                .and_then(|x| x.pending.as_ref())
+                .map(|p| p.blocker);
             match next {
                 Some(n) => t = n,
                 None => return false,
@@ -618,10 +705,18 @@ impl Engine {
 
     fn key_stored(table: &Table, key: &[Value]) -> Result<Key> {
         if table.def.primary_key.is_empty() {
-            return Err(Error::InvalidArgument(format!("table '{}' has no primary key to address rows by", table.name())));
+            return Err(Error::InvalidArgument(format!(
+                "table '{}' has no primary key to address rows by",
+                table.name()
+            )));
         }
         if key.len() != table.def.primary_key.len() {
-            return Err(Error::InvalidArgument(format!("the primary key of '{}' has {} columns, got {} values", table.name(), table.def.primary_key.len(), key.len())));
+            return Err(Error::InvalidArgument(format!(
+                "the primary key of '{}' has {} columns, got {} values",
+                table.name(),
+                table.def.primary_key.len(),
+                key.len()
+            )));
         }
         table
             .def
@@ -642,7 +737,9 @@ impl Engine {
     fn bound_stored(table: &Table, cols: &[usize], b: &RangeBound) -> Result<Bound> {
         let conv = |vals: &Vec<Value>| -> Result<Key> {
             if vals.len() > cols.len() {
-                return Err(Error::InvalidArgument("range bound has more values than the index has columns".into()));
+                return Err(Error::InvalidArgument(
+                    "range bound has more values than the index has columns".into(),
+                ));
             }
             vals.iter()
                 .zip(cols)
@@ -664,7 +761,10 @@ impl Engine {
     }
 
     fn table_id(&self, name: &str) -> Result<u64> {
-        self.names.get(name).copied().ok_or_else(|| Error::NoSuchTable(name.to_string()))
+        self.names
+            .get(name)
+            .copied()
+            .ok_or_else(|| Error::NoSuchTable(name.to_string()))
     }
 
     /// The read mode of a consistent read in `s`, opening a view if needed.
@@ -703,7 +803,14 @@ impl Engine {
                 let sess = self.sessions.get_mut(&s).expect("session exists");
                 sess.touched.insert(id);
                 let trx = sess.trx.as_mut().expect("transaction open");
-                match write::insert(&mut self.pager, &mut self.sys, &self.tables[&id], trx, &cols, row_id)? {
+                match write::insert(
+                    &mut self.pager,
+                    &mut self.sys,
+                    &self.tables[&id],
+                    trx,
+                    &cols,
+                    row_id,
+                )? {
                     Outcome::Done(n) => Ok(DmlResult::Done(Response::Affected(n))),
                     Outcome::Wait(t) => Ok(DmlResult::Wait(t)),
                 }
@@ -714,11 +821,15 @@ impl Engine {
                 let key = Self::key_stored(t, key)?;
                 let mut changes = Vec::with_capacity(set.len());
                 for (name, v) in set {
-                    let c = t.def.column(name).ok_or_else(|| Error::InvalidArgument(format!("Unknown column '{name}' in 'field list'")))?;
+                    let c = t.def.column(name).ok_or_else(|| {
+                        Error::InvalidArgument(format!("Unknown column '{name}' in 'field list'"))
+                    })?;
                     let col = &t.def.columns[c];
                     let stored = if v.is_null() {
                         if !col.nullable {
-                            return Err(Error::NotNull { column: col.name.clone() });
+                            return Err(Error::NotNull {
+                                column: col.name.clone(),
+                            });
                         }
                         None
                     } else {
@@ -729,7 +840,14 @@ impl Engine {
                 let sess = self.sessions.get_mut(&s).expect("session exists");
                 sess.touched.insert(id);
                 let trx = sess.trx.as_mut().expect("transaction open");
-                match write::update(&mut self.pager, &mut self.sys, &self.tables[&id], trx, &key, &changes)? {
+                match write::update(
+                    &mut self.pager,
+                    &mut self.sys,
+                    &self.tables[&id],
+                    trx,
+                    &key,
+                    &changes,
+                )? {
                     Outcome::Done(n) => Ok(DmlResult::Done(Response::Affected(n))),
                     Outcome::Wait(t) => Ok(DmlResult::Wait(t)),
                 }
@@ -756,28 +874,63 @@ impl Engine {
                 let row = select::get(&mut self.pager, &self.tables[&id], &key, mode)?;
                 Ok(DmlResult::Done(Response::Row(row)))
             }
-            Request::Scan { table, index, low, high, reverse, limit } => {
+            Request::Scan {
+                table,
+                index,
+                low,
+                high,
+                reverse,
+                limit,
+            } => {
                 let id = self.table_id(table)?;
                 let t = &self.tables[&id];
                 let (ix, cols) = match index {
                     None => (None, t.def.primary_key.clone()),
                     Some(name) => {
-                        let i = t.secondary.iter().position(|x| x.def.name.eq_ignore_ascii_case(name)).ok_or_else(|| Error::InvalidArgument(format!("Key '{name}' doesn't exist in table '{}'", t.name())))?;
+                        let i = t
+                            .secondary
+                            .iter()
+                            .position(|x| x.def.name.eq_ignore_ascii_case(name))
+                            .ok_or_else(|| {
+                                Error::InvalidArgument(format!(
+                                    "Key '{name}' doesn't exist in table '{}'",
+                                    t.name()
+                                ))
+                            })?;
                         (Some(i), t.secondary[i].def.columns.clone())
                     }
                 };
-                if ix.is_none() && cols.is_empty() && (*low != RangeBound::Unbounded || *high != RangeBound::Unbounded) {
-                    return Err(Error::InvalidArgument(format!("table '{}' has no primary key to range over", t.name())));
+                if ix.is_none()
+                    && cols.is_empty()
+                    && (*low != RangeBound::Unbounded || *high != RangeBound::Unbounded)
+                {
+                    return Err(Error::InvalidArgument(format!(
+                        "table '{}' has no primary key to range over",
+                        t.name()
+                    )));
                 }
                 let low = Self::bound_stored(t, &cols, low)?;
                 let high = Self::bound_stored(t, &cols, high)?;
-                let dir = if *reverse { Direction::Backward } else { Direction::Forward };
+                let dir = if *reverse {
+                    Direction::Backward
+                } else {
+                    Direction::Forward
+                };
                 let view = self.read_mode_view(s);
                 let mode = match &view {
                     Some(v) => ReadMode::Consistent(v),
                     None => ReadMode::Latest,
                 };
-                let rows = select::scan(&mut self.pager, &self.tables[&id], ix, low, high, dir, limit.unwrap_or(usize::MAX), mode)?;
+                let rows = select::scan(
+                    &mut self.pager,
+                    &self.tables[&id],
+                    ix,
+                    low,
+                    high,
+                    dir,
+                    limit.unwrap_or(usize::MAX),
+                    mode,
+                )?;
                 Ok(DmlResult::Done(Response::Rows(rows)))
             }
             _ => unreachable!("not a row statement"),
@@ -803,7 +956,12 @@ impl Engine {
     pub fn checkpoint(&mut self) -> Result<()> {
         self.check_running()?;
         let lsn = self.pager.log.lsn();
-        let r = self.pager.log.write_up_to(lsn, true).and_then(|_| self.pager.flush_all()).and_then(|_| self.pager.checkpoint());
+        let r = self
+            .pager
+            .log
+            .write_up_to(lsn, true)
+            .and_then(|_| self.pager.flush_all())
+            .and_then(|_| self.pager.checkpoint());
         self.guard(r)
     }
 }

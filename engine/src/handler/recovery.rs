@@ -22,14 +22,17 @@ use crate::error::{Error, Result};
 use crate::fil::{Fil, SYSTEM_FILE, SYSTEM_SPACE};
 use crate::fsp;
 use crate::io::{Clock, Storage};
-use crate::mtr::{FileOp, LogRecord, Mtr, PageOp};
 use crate::mtr::ops::Reader;
+use crate::mtr::{FileOp, LogRecord, Mtr, PageOp};
 use crate::page::{self, PageId, PageState, PageType, FIL_PAGE_SPACE_ID, PAGE_SIZE};
 use crate::pager::Pager;
 use crate::record::{self, RecordView, Value};
 use crate::redo::{self, Log};
 use crate::row;
-use crate::trx::undo::{self, UndoLog, TRX_SYS_DICT_ROOT, TRX_SYS_MAX_TRX_ID, TRX_SYS_NEXT_INDEX, TRX_SYS_NEXT_SPACE, TRX_SYS_NEXT_TABLE, TRX_SYS_PAGE};
+use crate::trx::undo::{
+    self, UndoLog, TRX_SYS_DICT_ROOT, TRX_SYS_MAX_TRX_ID, TRX_SYS_NEXT_INDEX, TRX_SYS_NEXT_SPACE,
+    TRX_SYS_NEXT_TABLE, TRX_SYS_PAGE,
+};
 use crate::trx::{self as trxmod, TrxSys};
 use std::collections::BTreeMap;
 
@@ -73,16 +76,25 @@ fn io_err<'a>(op: &'static str, file: &'a str) -> impl FnOnce(std::io::Error) ->
 impl Engine {
     /// Opens the engine on `storage`: creates a database if there is none,
     /// recovers it otherwise.
-    pub fn open(storage: Box<dyn Storage>, clock: Box<dyn Clock>, config: Config) -> Result<(Engine, RecoveryReport)> {
+    pub fn open(
+        storage: Box<dyn Storage>,
+        clock: Box<dyn Clock>,
+        config: Config,
+    ) -> Result<(Engine, RecoveryReport)> {
         config.validate()?;
         let mut storage = storage;
         if config.canaries.has(crate::Canary::IgnoreFsyncFailure) {
             storage = Box::new(crate::io::SwallowFsyncErrors(storage));
         }
-        let exists = storage.exists(SYSTEM_FILE).map_err(io_err("stat", SYSTEM_FILE))?;
+        let exists = storage
+            .exists(SYSTEM_FILE)
+            .map_err(io_err("stat", SYSTEM_FILE))?;
         if !exists {
             if redo::exists(&mut *storage)? {
-                return Err(Error::Corrupt { file: SYSTEM_FILE.into(), reason: "log files exist but the system tablespace does not".into() });
+                return Err(Error::Corrupt {
+                    file: SYSTEM_FILE.into(),
+                    reason: "log files exist but the system tablespace does not".into(),
+                });
             }
             return Self::create(storage, clock, config);
         }
@@ -108,18 +120,37 @@ impl Engine {
         })
     }
 
-    fn create(storage: Box<dyn Storage>, clock: Box<dyn Clock>, config: Config) -> Result<(Engine, RecoveryReport)> {
+    fn create(
+        storage: Box<dyn Storage>,
+        clock: Box<dyn Clock>,
+        config: Config,
+    ) -> Result<(Engine, RecoveryReport)> {
         let mut fil = Fil::new(storage);
         fil.create(SYSTEM_SPACE, SYSTEM_FILE)?;
         let log = Log::create(fil.storage(), &config.log)?;
         let mut pager = Pager::new(fil, log, config.buffer_pool_pages, doublewrite_on(&config));
-        fsp::create_space(&mut pager, SYSTEM_SPACE, SYSTEM_INITIAL_PAGES, SYSTEM_FIRST_FREE, 0)?;
+        fsp::create_space(
+            &mut pager,
+            SYSTEM_SPACE,
+            SYSTEM_INITIAL_PAGES,
+            SYSTEM_FIRST_FREE,
+            0,
+        )?;
         let mut mtr = Mtr::new();
-        let f = mtr.create(&mut pager, PageId::new(SYSTEM_SPACE, TRX_SYS_PAGE), PageType::TrxSys)?;
+        let f = mtr.create(
+            &mut pager,
+            PageId::new(SYSTEM_SPACE, TRX_SYS_PAGE),
+            PageType::TrxSys,
+        )?;
         mtr.write_u64(&mut pager, f, TRX_SYS_MAX_TRX_ID, 1)?;
         mtr.write_u32(&mut pager, f, TRX_SYS_NEXT_SPACE, 1)?;
         mtr.write_u64(&mut pager, f, TRX_SYS_NEXT_TABLE, SYS_TABLES_ID + 1)?;
-        mtr.write_u64(&mut pager, f, TRX_SYS_NEXT_INDEX, dict::SYS_TABLES_INDEX_ID + 1)?;
+        mtr.write_u64(
+            &mut pager,
+            f,
+            TRX_SYS_NEXT_INDEX,
+            dict::SYS_TABLES_INDEX_ID + 1,
+        )?;
         undo::create_rseg(&mut mtr, &mut pager)?;
         mtr.commit(&mut pager)?;
         let root = btree::create(&mut pager, SYSTEM_SPACE, dict::SYS_TABLES_INDEX_ID)?;
@@ -134,14 +165,28 @@ impl Engine {
         let mut engine = Self::assemble(pager, clock, config)?;
         let sys_tables = Table::new(dict::sys_tables_def(), &Self::sys_tables_storage(root));
         engine.tables.insert(SYS_TABLES_ID, sys_tables);
-        Ok((engine, RecoveryReport { created: true, ..Default::default() }))
+        Ok((
+            engine,
+            RecoveryReport {
+                created: true,
+                ..Default::default()
+            },
+        ))
     }
 
-    fn recover(storage: Box<dyn Storage>, clock: Box<dyn Clock>, config: Config) -> Result<(Engine, RecoveryReport)> {
+    fn recover(
+        storage: Box<dyn Storage>,
+        clock: Box<dyn Clock>,
+        config: Config,
+    ) -> Result<(Engine, RecoveryReport)> {
         let mut report = RecoveryReport::default();
         let mut fil = Fil::new(storage);
         fil.open(SYSTEM_SPACE, SYSTEM_FILE)?;
-        let scan = redo::scan_with(fil.storage(), &config.log, config.canaries.has(crate::Canary::AcceptTornLogTail))?;
+        let scan = redo::scan_with(
+            fil.storage(),
+            &config.log,
+            config.canaries.has(crate::Canary::AcceptTornLogTail),
+        )?;
         report.checkpoint_lsn = scan.checkpoint_lsn;
         report.end_lsn = scan.end_lsn;
         report.log_end = scan.tail.to_string();
@@ -163,22 +208,58 @@ impl Engine {
 
         let log = Log::open(fil.storage(), &config.log, &scan)?;
         let mut pager = Pager::new(fil, log, config.buffer_pool_pages, doublewrite_on(&config));
-        apply_redo(&mut pager, &scan, &mut report, config.canaries.has(crate::Canary::IgnorePageLsn))?;
+        apply_redo(
+            &mut pager,
+            &scan,
+            &mut report,
+            config.canaries.has(crate::Canary::IgnorePageLsn),
+        )?;
 
         let mut engine = Self::assemble(pager, clock, config)?;
         engine.load_dictionary(true)?;
         // Roll back what never committed.
-        let slotted = if engine.config.canaries.has(crate::Canary::SkipRecoveryRollback) { Vec::new() } else { trxmod::slotted_logs(&mut engine.pager)? };
+        let slotted = if engine
+            .config
+            .canaries
+            .has(crate::Canary::SkipRecoveryRollback)
+        {
+            Vec::new()
+        } else {
+            trxmod::slotted_logs(&mut engine.pager)?
+        };
         for (slot, first) in slotted {
             let (state, trx_id, _, last, _) = undo::log_header(&mut engine.pager, first)?;
             if state != undo::UNDO_ACTIVE {
-                return Err(Error::Corrupt { file: SYSTEM_FILE.into(), reason: format!("undo log in slot {slot} is in state {state}") });
+                return Err(Error::Corrupt {
+                    file: SYSTEM_FILE.into(),
+                    reason: format!("undo log in slot {slot} is in state {state}"),
+                });
             }
             engine.sys.resurrect(trx_id);
-            let mut log = UndoLog { first_page: first, last_page: last, slot, next_undo_no: u64::MAX };
-            let n = row::rollback::rollback_to(&mut engine.pager, &engine.sys, &engine.tables, trx_id, &mut log, 0)?;
+            let mut log = UndoLog {
+                first_page: first,
+                last_page: last,
+                slot,
+                next_undo_no: u64::MAX,
+            };
+            let n = row::rollback::rollback_to(
+                &mut engine.pager,
+                &engine.sys,
+                &engine.tables,
+                trx_id,
+                &mut log,
+                0,
+            )?;
             trxmod::drop_rolled_back_log(&mut engine.pager, &log)?;
-            let mut t = crate::trx::Trx { id: trx_id, isolation: Default::default(), undo: None, view: None, savepoints: vec![], started_us: 0, undo_records: 0 };
+            let mut t = crate::trx::Trx {
+                id: trx_id,
+                isolation: Default::default(),
+                undo: None,
+                view: None,
+                savepoints: vec![],
+                started_us: 0,
+                undo_records: 0,
+            };
             engine.sys.end(&mut t);
             engine.sys.give_slot(slot);
             report.rolled_back.push(trx_id);
@@ -210,13 +291,19 @@ impl Engine {
             }
             let row = row::decode_row(&mut self.pager, &sys_tables, &rec)?;
             let Value::Bytes(enc) = &row[2] else {
-                return Err(Error::Corrupt { file: SYSTEM_FILE.into(), reason: "SYS_TABLES row without a definition".into() });
+                return Err(Error::Corrupt {
+                    file: SYSTEM_FILE.into(),
+                    reason: "SYS_TABLES row without a definition".into(),
+                });
             };
             let (def, st) = dict::decode_def(enc)?;
             if !self.pager.fil.is_open(st.space) {
                 let file = format!("{}.ibd", def.name);
                 if !all_versions {
-                    return Err(Error::Corrupt { file, reason: format!("the tablespace of table '{}' is missing", def.name) });
+                    return Err(Error::Corrupt {
+                        file,
+                        reason: format!("the tablespace of table '{}' is missing", def.name),
+                    });
                 }
                 continue;
             }
@@ -243,10 +330,19 @@ impl Engine {
             self.drop_space(space, &name)?;
             removed.push(name);
         }
-        let files = self.pager.fil.storage().list().map_err(io_err("list", "."))?;
+        let files = self
+            .pager
+            .fil
+            .storage()
+            .list()
+            .map_err(io_err("list", "."))?;
         for f in files {
             if f.ends_with(".ibd") && !self.names.keys().any(|n| format!("{n}.ibd") == f) {
-                self.pager.fil.storage().remove(&f).map_err(io_err("remove", &f))?;
+                self.pager
+                    .fil
+                    .storage()
+                    .remove(&f)
+                    .map_err(io_err("remove", &f))?;
                 removed.push(f);
             }
         }
@@ -278,7 +374,10 @@ fn next_row_id(pager: &mut Pager, table: &Table) -> Result<u64> {
                     x[2..].copy_from_slice(b);
                     Ok(u64::from_be_bytes(x) + 1)
                 }
-                _ => Err(Error::Corrupt { file: table.name().into(), reason: "hidden row id missing".into() }),
+                _ => Err(Error::Corrupt {
+                    file: table.name().into(),
+                    reason: "hidden row id missing".into(),
+                }),
             }
         }
     }
@@ -296,7 +395,10 @@ fn open_tablespaces(fil: &mut Fil, created: &BTreeMap<String, u32>) -> Result<()
         if len >= PAGE_SIZE as u64 {
             file.read_at(0, &mut buf).map_err(io_err("read", name))?;
             let claimed = page::get_u32(&buf, FIL_PAGE_SPACE_ID);
-            if matches!(page::validate(&buf, PageId::new(claimed, 0), name), Ok(PageState::Valid)) {
+            if matches!(
+                page::validate(&buf, PageId::new(claimed, 0), name),
+                Ok(PageState::Valid)
+            ) {
                 space = Some(claimed);
             } else if claimed != SYSTEM_SPACE
                 && doublewrite::has_copy(fil, PageId::new(claimed, 0))?
@@ -322,7 +424,12 @@ fn open_tablespaces(fil: &mut Fil, created: &BTreeMap<String, u32>) -> Result<()
 }
 
 /// Applies the scanned redo to the pages, in log order.
-fn apply_redo(pager: &mut Pager, scan: &redo::ScanResult, report: &mut RecoveryReport, ignore_page_lsn: bool) -> Result<()> {
+fn apply_redo(
+    pager: &mut Pager,
+    scan: &redo::ScanResult,
+    report: &mut RecoveryReport,
+    ignore_page_lsn: bool,
+) -> Result<()> {
     for m in &scan.mtrs {
         let mut touched: Vec<crate::buf::FrameId> = Vec::new();
         // Pages whose records in this mtr are skipped (already newer).
@@ -331,7 +438,12 @@ fn apply_redo(pager: &mut Pager, scan: &redo::ScanResult, report: &mut RecoveryR
             match rec? {
                 LogRecord::File(FileOp::Create { space, name }) => {
                     if !pager.fil.is_open(space) {
-                        if !pager.fil.storage().exists(name).map_err(io_err("stat", name))? {
+                        if !pager
+                            .fil
+                            .storage()
+                            .exists(name)
+                            .map_err(io_err("stat", name))?
+                        {
                             pager.fil.create(space, name)?;
                         } else {
                             pager.fil.open(space, name)?;
@@ -344,8 +456,17 @@ fn apply_redo(pager: &mut Pager, scan: &redo::ScanResult, report: &mut RecoveryR
                     if pager.fil.is_open(space) {
                         pager.fil.delete(space)?;
                         report.files_replayed.push(format!("deleted {name}"));
-                    } else if pager.fil.storage().exists(name).map_err(io_err("stat", name))? {
-                        pager.fil.storage().remove(name).map_err(io_err("remove", name))?;
+                    } else if pager
+                        .fil
+                        .storage()
+                        .exists(name)
+                        .map_err(io_err("stat", name))?
+                    {
+                        pager
+                            .fil
+                            .storage()
+                            .remove(name)
+                            .map_err(io_err("remove", name))?;
                         report.files_replayed.push(format!("deleted {name}"));
                     }
                 }
@@ -360,7 +481,11 @@ fn apply_redo(pager: &mut Pager, scan: &redo::ScanResult, report: &mut RecoveryR
                         pager.fix(id)?
                     } else {
                         // First record for this page in this mtr: decide.
-                        let f = if matches!(op, PageOp::Init(_)) { pager.fix_new(id)? } else { pager.fix(id)? };
+                        let f = if matches!(op, PageOp::Init(_)) {
+                            pager.fix_new(id)?
+                        } else {
+                            pager.fix(id)?
+                        };
                         let lsn = page::page_lsn(pager.page(f));
                         if lsn >= m.end_lsn && !matches!(op, PageOp::Init(_)) && !ignore_page_lsn {
                             pager.unfix(f);

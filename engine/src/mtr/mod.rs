@@ -20,8 +20,8 @@ pub mod ops;
 
 use crate::buf::FrameId;
 use crate::error::Result;
-use crate::pager::Pager;
 use crate::page::{self, PageId, PageType};
+use crate::pager::Pager;
 pub use ops::{FileOp, LogRecord, PageOp};
 
 /// A mini-transaction in progress.
@@ -65,7 +65,10 @@ impl Mtr {
 
     /// Applies a change to a fixed page and logs it.
     pub fn page_op(&mut self, pager: &mut Pager, f: FrameId, op: PageOp<'_>) -> Result<()> {
-        debug_assert!(self.fixed.contains(&f), "change to a page the mtr has not fixed");
+        debug_assert!(
+            self.fixed.contains(&f),
+            "change to a page the mtr has not fixed"
+        );
         let id = pager.pool.frame(f).id;
         op.apply(id, pager.page_mut(f))?;
         ops::encode_page(&mut self.log, id, &op);
@@ -81,7 +84,13 @@ impl Mtr {
     }
 
     /// Writes bytes into a fixed page.
-    pub fn write(&mut self, pager: &mut Pager, f: FrameId, offset: usize, bytes: &[u8]) -> Result<()> {
+    pub fn write(
+        &mut self,
+        pager: &mut Pager,
+        f: FrameId,
+        offset: usize,
+        bytes: &[u8],
+    ) -> Result<()> {
         self.page_op(
             pager,
             f,
@@ -93,17 +102,35 @@ impl Mtr {
     }
 
     /// Writes a little-endian u32 into a fixed page.
-    pub fn write_u32(&mut self, pager: &mut Pager, f: FrameId, offset: usize, v: u32) -> Result<()> {
+    pub fn write_u32(
+        &mut self,
+        pager: &mut Pager,
+        f: FrameId,
+        offset: usize,
+        v: u32,
+    ) -> Result<()> {
         self.write(pager, f, offset, &v.to_le_bytes())
     }
 
     /// Writes a little-endian u64 into a fixed page.
-    pub fn write_u64(&mut self, pager: &mut Pager, f: FrameId, offset: usize, v: u64) -> Result<()> {
+    pub fn write_u64(
+        &mut self,
+        pager: &mut Pager,
+        f: FrameId,
+        offset: usize,
+        v: u64,
+    ) -> Result<()> {
         self.write(pager, f, offset, &v.to_le_bytes())
     }
 
     /// Writes a little-endian u16 into a fixed page.
-    pub fn write_u16(&mut self, pager: &mut Pager, f: FrameId, offset: usize, v: u16) -> Result<()> {
+    pub fn write_u16(
+        &mut self,
+        pager: &mut Pager,
+        f: FrameId,
+        offset: usize,
+        v: u16,
+    ) -> Result<()> {
         self.write(pager, f, offset, &v.to_le_bytes())
     }
 

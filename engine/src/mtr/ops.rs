@@ -260,7 +260,10 @@ impl<'a> Reader<'a> {
         }
     }
     fn byte(&mut self) -> Result<u8> {
-        let b = *self.buf.get(self.pos).ok_or_else(|| self.corrupt("truncated"))?;
+        let b = *self
+            .buf
+            .get(self.pos)
+            .ok_or_else(|| self.corrupt("truncated"))?;
         self.pos += 1;
         Ok(b)
     }
@@ -376,10 +379,22 @@ mod tests {
         let id = PageId::new(5, 300);
         let ops = [
             PageOp::Init(PageType::Index),
-            PageOp::IndexInit { index_id: 9, level: 2 },
-            PageOp::Write { offset: 100, bytes: b"hello" },
-            PageOp::IndexInsert { slot: 0, rec: b"abc" },
-            PageOp::IndexUpdate { slot: 0, rec: b"abcd" },
+            PageOp::IndexInit {
+                index_id: 9,
+                level: 2,
+            },
+            PageOp::Write {
+                offset: 100,
+                bytes: b"hello",
+            },
+            PageOp::IndexInsert {
+                slot: 0,
+                rec: b"abc",
+            },
+            PageOp::IndexUpdate {
+                slot: 0,
+                rec: b"abcd",
+            },
             PageOp::IndexDelete { slot: 0 },
             PageOp::IndexTruncate { from_slot: 0 },
             PageOp::IndexRemovePrefix { to_slot: 0 },
@@ -389,7 +404,13 @@ mod tests {
         for op in &ops {
             encode_page(&mut buf, id, op);
         }
-        encode_file(&mut buf, &FileOp::Create { space: 5, name: "t.ibd" });
+        encode_file(
+            &mut buf,
+            &FileOp::Create {
+                space: 5,
+                name: "t.ibd",
+            },
+        );
         let got: Vec<_> = Reader::new(&buf).collect::<Result<_>>().unwrap();
         assert_eq!(got.len(), ops.len() + 1);
         for (g, op) in got.iter().zip(ops.iter()) {
@@ -397,7 +418,10 @@ mod tests {
         }
         assert_eq!(
             got[ops.len()],
-            LogRecord::File(FileOp::Create { space: 5, name: "t.ibd" })
+            LogRecord::File(FileOp::Create {
+                space: 5,
+                name: "t.ibd"
+            })
         );
         // Every truncation of the buffer is an error or a shorter list, never a panic.
         for cut in 0..buf.len() {

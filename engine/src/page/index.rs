@@ -167,7 +167,10 @@ pub fn check_structure(page: &[u8]) -> Result<(), String> {
     let mut used = 0;
     for pair in entries.windows(2) {
         if pair[0].0 + pair[0].1 > pair[1].0 {
-            return Err(format!("heap entries at {} and {} overlap", pair[0].0, pair[1].0));
+            return Err(format!(
+                "heap entries at {} and {} overlap",
+                pair[0].0, pair[1].0
+            ));
         }
     }
     for (_, len) in &entries {
@@ -187,7 +190,11 @@ pub fn check_structure(page: &[u8]) -> Result<(), String> {
 pub fn insert(page: &mut [u8], slot: usize, record: &[u8]) {
     let n = n_recs(page);
     assert!(slot <= n, "insert slot {slot} beyond {n} records");
-    assert!(fits(page, record.len()), "record of {} bytes does not fit", record.len());
+    assert!(
+        fits(page, record.len()),
+        "record of {} bytes does not fit",
+        record.len()
+    );
     if contiguous_free(page) < record.len() + PER_RECORD_OVERHEAD {
         reorganize(page);
     }
@@ -294,7 +301,9 @@ mod tests {
         let mut model: Vec<Vec<u8>> = Vec::new();
         let mut x: u64 = 1;
         for i in 0..2000 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let len = (x >> 33) as usize % 300 + 1;
             let new_rec = vec![(i % 251) as u8; len];
             let op = (x >> 20) % 4;

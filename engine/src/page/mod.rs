@@ -220,7 +220,10 @@ pub enum PageState {
 /// this of every doublewrite slot).
 fn is_all_zero(page: &[u8]) -> bool {
     let (chunks, rest) = page.split_at(page.len() / 8 * 8);
-    chunks.chunks_exact(8).all(|c| u64::from_ne_bytes(c.try_into().expect("8 bytes")) == 0) && rest.iter().all(|&b| b == 0)
+    chunks
+        .chunks_exact(8)
+        .all(|c| u64::from_ne_bytes(c.try_into().expect("8 bytes")) == 0)
+        && rest.iter().all(|&b| b == 0)
 }
 
 /// Checks a page image read from `file` at the position of `id`: checksum,
@@ -269,7 +272,10 @@ pub fn validate(page: &[u8], id: PageId, file: &str) -> Result<PageState> {
         )));
     }
     if PageType::from_u16(page_type_raw(page)).is_none() {
-        return Err(corrupt(format!("unknown page type {}", page_type_raw(page))));
+        return Err(corrupt(format!(
+            "unknown page type {}",
+            page_type_raw(page)
+        )));
     }
     Ok(PageState::Valid)
 }
@@ -290,7 +296,10 @@ mod tests {
     #[test]
     fn sealed_page_validates() {
         let id = PageId::new(3, 9);
-        assert_eq!(validate(&sealed(id), id, "t.ibd").unwrap(), PageState::Valid);
+        assert_eq!(
+            validate(&sealed(id), id, "t.ibd").unwrap(),
+            PageState::Valid
+        );
         assert_eq!(
             validate(&vec![0u8; PAGE_SIZE], id, "t.ibd").unwrap(),
             PageState::Zero

@@ -105,7 +105,10 @@ pub fn compare_records(
 ) -> Result<Ordering> {
     check_prefix_len(layout, n_fields)?;
     if let Some(start) = layout.const_data_start {
-        if n_fields <= layout.fixed_prefix.len() && a.len() == layout.const_len && b.len() == layout.const_len {
+        if n_fields <= layout.fixed_prefix.len()
+            && a.len() == layout.const_len
+            && b.len() == layout.const_len
+        {
             for &(off, len) in &layout.fixed_prefix[..n_fields] {
                 let ord = fixed_field(a, start + off, len)?.cmp(fixed_field(b, start + off, len)?);
                 if ord != Ordering::Equal {
@@ -128,8 +131,12 @@ pub fn compare_records(
 
 #[inline]
 fn fixed_field(rec: &[u8], start: usize, len: usize) -> Result<&[u8]> {
-    rec.get(start..start + len)
-        .ok_or_else(|| corrupt(format!("record of {} bytes is too short for its fixed fields", rec.len())))
+    rec.get(start..start + len).ok_or_else(|| {
+        corrupt(format!(
+            "record of {} bytes is too short for its fixed fields",
+            rec.len()
+        ))
+    })
 }
 
 fn check_prefix_len(layout: &RecordLayout, n: usize) -> Result<()> {

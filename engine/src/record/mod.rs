@@ -338,10 +338,21 @@ impl RecordLayout {
             }
         }
         let n_nullable = fields.iter().filter(|f| f.nullable).count();
-        let null_bitmap_len = if format == RowFormat::Redundant { 0 } else { n_nullable.div_ceil(8) };
-        let all_fixed = fields.iter().all(|f| matches!(f.kind, FieldKind::Fixed(_)) && !f.nullable);
-        let const_data_start = (format != RowFormat::Redundant && all_fixed).then_some(1 + null_bitmap_len);
-        let const_len = const_data_start.unwrap_or(0) + fields.iter().map(|f| f.kind.fixed_len().unwrap_or(0)).sum::<usize>();
+        let null_bitmap_len = if format == RowFormat::Redundant {
+            0
+        } else {
+            n_nullable.div_ceil(8)
+        };
+        let all_fixed = fields
+            .iter()
+            .all(|f| matches!(f.kind, FieldKind::Fixed(_)) && !f.nullable);
+        let const_data_start =
+            (format != RowFormat::Redundant && all_fixed).then_some(1 + null_bitmap_len);
+        let const_len = const_data_start.unwrap_or(0)
+            + fields
+                .iter()
+                .map(|f| f.kind.fixed_len().unwrap_or(0))
+                .sum::<usize>();
         let mut fixed_prefix = Vec::new();
         let mut off = 0;
         for f in &fields {

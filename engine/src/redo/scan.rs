@@ -148,7 +148,11 @@ pub fn scan(storage: &mut dyn Storage, cfg: &LogConfig) -> Result<ScanResult> {
 /// [`scan`], with the `accept-torn-log-tail` canary: a block that fails its
 /// checksum, and a frame that fails its own, are taken as they are once
 /// (the planted bug the simulator must catch), then the scan stops.
-pub fn scan_with(storage: &mut dyn Storage, cfg: &LogConfig, accept_torn_tail: bool) -> Result<ScanResult> {
+pub fn scan_with(
+    storage: &mut dyn Storage,
+    cfg: &LogConfig,
+    accept_torn_tail: bool,
+) -> Result<ScanResult> {
     cfg.validate()?;
     let mut files = LogFiles::open(storage, cfg)?;
     let capacity = files.geometry().capacity;

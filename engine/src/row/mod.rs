@@ -26,7 +26,9 @@ use crate::dict::{ClusteredField, Secondary, Table};
 use crate::error::{Error, Result};
 use crate::page::index::MAX_REC_LEN;
 use crate::pager::Pager;
-use crate::record::{self, ExternalRef, FieldValue, Placement, RecordLayout, RecordView, Value, COMPACT_PREFIX_LEN};
+use crate::record::{
+    self, ExternalRef, FieldValue, Placement, RecordLayout, RecordView, Value, COMPACT_PREFIX_LEN,
+};
 use crate::trx::undo::{self, RollPtr};
 use crate::trx::ReadView;
 use std::collections::BTreeMap;
@@ -86,7 +88,9 @@ impl Rep {
 /// Parses a record into owned field representations.
 pub fn reps_of(layout: &RecordLayout, rec: &[u8]) -> Result<Vec<Rep>> {
     let view = RecordView::parse(layout, rec)?;
-    Ok((0..view.n_fields()).map(|i| Rep::from_field(view.field(i))).collect())
+    Ok((0..view.n_fields())
+        .map(|i| Rep::from_field(view.field(i)))
+        .collect())
 }
 
 /// Encodes a record from field representations.
@@ -139,11 +143,7 @@ pub fn clustered_key(table: &Table, rec: &[u8]) -> Result<Key> {
 /// The secondary entry a clustered record implies for index `sec`.
 pub fn sec_entry(table: &Table, sec: &Secondary, rec: &[u8]) -> Result<Vec<u8>> {
     let view = RecordView::parse(&table.clustered.leaf, rec)?;
-    let fields: Vec<FieldValue> = sec
-        .from_clustered
-        .iter()
-        .map(|&f| view.field(f))
-        .collect();
+    let fields: Vec<FieldValue> = sec.from_clustered.iter().map(|&f| view.field(f)).collect();
     if fields.iter().any(|f| f.is_external()) {
         return Err(corrupt(table, "indexed column stored off page"));
     }
@@ -166,7 +166,9 @@ pub fn stored_columns(table: &Table, row: &[Value]) -> Result<Vec<Option<Vec<u8>
     for (col, v) in table.def.columns.iter().zip(row) {
         if v.is_null() {
             if !col.nullable {
-                return Err(Error::NotNull { column: col.name.clone() });
+                return Err(Error::NotNull {
+                    column: col.name.clone(),
+                });
             }
             out.push(None);
         } else {
@@ -206,7 +208,11 @@ pub enum Source<'a> {
 /// Chooses which long columns go off page and writes their chains. Fields
 /// that keep an off-page representation keep it (an inherited chain).
 /// Returns the representations of every field, system fields as given.
-pub fn place(pager: &mut Pager, table: &Table, sources: &[Source<'_>]) -> Result<(Vec<Rep>, Vec<ExternalRef>)> {
+pub fn place(
+    pager: &mut Pager,
+    table: &Table,
+    sources: &[Source<'_>],
+) -> Result<(Vec<Rep>, Vec<ExternalRef>)> {
     let layout = &table.clustered.leaf;
     let lens: Vec<Option<usize>> = sources
         .iter()
@@ -214,7 +220,9 @@ pub fn place(pager: &mut Pager, table: &Table, sources: &[Source<'_>]) -> Result
             Source::New(v) => v.map(|b| b.len()),
             Source::Keep(Rep::Null) => None,
             Source::Keep(Rep::Inline(b)) => Some(b.len()),
-            Source::Keep(Rep::External { prefix, reference }) => Some(prefix.len() + reference.len as usize),
+            Source::Keep(Rep::External { prefix, reference }) => {
+                Some(prefix.len() + reference.len as usize)
+            }
         })
         .collect();
     let placements = record::place_long_fields(layout, &lens, MAX_REC_LEN)?;
@@ -227,7 +235,10 @@ pub fn place(pager: &mut Pager, table: &Table, sources: &[Source<'_>]) -> Result
                 (Source::Keep(Rep::Inline(b)), Placement::External { local_prefix }) => {
                     let r = blob::write(pager, table.space, &b[*local_prefix..])?;
                     written.push(r);
-                    Rep::External { prefix: b[..*local_prefix].to_vec(), reference: r }
+                    Rep::External {
+                        prefix: b[..*local_prefix].to_vec(),
+                        reference: r,
+                    }
                 }
                 (Source::Keep(r), _) => (*r).clone(),
                 (Source::New(None), _) => Rep::Null,
@@ -235,7 +246,10 @@ pub fn place(pager: &mut Pager, table: &Table, sources: &[Source<'_>]) -> Result
                 (Source::New(Some(b)), Placement::External { local_prefix }) => {
                     let r = blob::write(pager, table.space, &b[*local_prefix..])?;
                     written.push(r);
-                    Rep::External { prefix: b[..*local_prefix].to_vec(), reference: r }
+                    Rep::External {
+                        prefix: b[..*local_prefix].to_vec(),
+                        reference: r,
+                    }
                 }
             };
             reps.push(rep);
@@ -248,7 +262,10 @@ pub fn place(pager: &mut Pager, table: &Table, sources: &[Source<'_>]) -> Result
             let len = record::encoded_len(layout, &fields);
             if len > MAX_REC_LEN {
                 free_chains(pager, &written)?;
-                return Err(Error::RowTooBig { size: len, max: MAX_REC_LEN });
+                return Err(Error::RowTooBig {
+                    size: len,
+                    max: MAX_REC_LEN,
+                });
             }
             Ok((reps, written))
         }
@@ -283,7 +300,12 @@ pub fn local_prefix_len(layout: &RecordLayout) -> usize {
 
 /// The version of a clustered record that `view` sees, following the undo
 /// chain back; `None` if the row did not exist for the view.
-pub fn visible_version(pager: &mut Pager, table: &Table, rec: Vec<u8>, view: &ReadView) -> Result<Option<Vec<u8>>> {
+pub fn visible_version(
+    pager: &mut Pager,
+    table: &Table,
+    rec: Vec<u8>,
+    view: &ReadView,
+) -> Result<Option<Vec<u8>>> {
     let mut rec = rec;
     for _ in 0..1_000_000 {
         if view.sees(trx_id_of(table, &rec)?) {
@@ -295,7 +317,10 @@ pub fn visible_version(pager: &mut Pager, table: &Table, rec: Vec<u8>, view: &Re
         }
         let u = undo::read(pager, ptr)?;
         if u.table_id != table.id {
-            return Err(corrupt(table, "roll pointer leads to another table's undo record"));
+            return Err(corrupt(
+                table,
+                "roll pointer leads to another table's undo record",
+            ));
         }
         rec = u.old_rec;
     }
@@ -305,14 +330,22 @@ pub fn visible_version(pager: &mut Pager, table: &Table, rec: Vec<u8>, view: &Re
 /// Whether some version of the row, from `start` back to the first one the
 /// purge view sees, is live and implies secondary entry `entry`. Such an
 /// entry must stay (perhaps delete-marked) for readers of that version.
-pub fn entry_needed(pager: &mut Pager, table: &Table, sec: &Secondary, entry: &[u8], start: Option<Vec<u8>>, view: &ReadView) -> Result<bool> {
+pub fn entry_needed(
+    pager: &mut Pager,
+    table: &Table,
+    sec: &Secondary,
+    entry: &[u8],
+    start: Option<Vec<u8>>,
+    view: &ReadView,
+) -> Result<bool> {
     let mut cur = start;
     let n = sec.index.n_key;
     for _ in 0..1_000_000 {
         let Some(rec) = cur else { return Ok(false) };
         if !record::is_deleted(&rec) {
             let e = sec_entry(table, sec, &rec)?;
-            if record::compare_records(&sec.index.leaf, &e, entry, n)? == std::cmp::Ordering::Equal {
+            if record::compare_records(&sec.index.leaf, &e, entry, n)? == std::cmp::Ordering::Equal
+            {
                 return Ok(true);
             }
         }
@@ -334,11 +367,18 @@ pub fn sec_insert(pager: &mut Pager, sec: &Secondary, entry: &[u8]) -> Result<()
 }
 
 /// Sets the delete mark of a secondary entry, if present.
-pub fn sec_delete_mark(pager: &mut Pager, sec: &Secondary, entry: &[u8], deleted: bool) -> Result<()> {
+pub fn sec_delete_mark(
+    pager: &mut Pager,
+    sec: &Secondary,
+    entry: &[u8],
+    deleted: bool,
+) -> Result<()> {
     let key = btree::key_of(&sec.index, 0, entry)?;
     let refs = btree::key_refs(&key);
     match btree::get(pager, &sec.index, &refs)? {
-        Some(found) if record::is_deleted(&found.rec) != deleted => btree::set_delete_mark(pager, &sec.index, &refs, deleted, None),
+        Some(found) if record::is_deleted(&found.rec) != deleted => {
+            btree::set_delete_mark(pager, &sec.index, &refs, deleted, None)
+        }
         _ => Ok(()),
     }
 }
@@ -348,7 +388,9 @@ pub fn sec_ensure(pager: &mut Pager, sec: &Secondary, entry: &[u8], deleted: boo
     let key = btree::key_of(&sec.index, 0, entry)?;
     let refs = btree::key_refs(&key);
     match btree::get(pager, &sec.index, &refs)? {
-        Some(found) if record::is_deleted(&found.rec) != deleted => btree::set_delete_mark(pager, &sec.index, &refs, deleted, None),
+        Some(found) if record::is_deleted(&found.rec) != deleted => {
+            btree::set_delete_mark(pager, &sec.index, &refs, deleted, None)
+        }
         Some(_) => Ok(()),
         None => {
             let mut e = entry.to_vec();
@@ -361,10 +403,20 @@ pub fn sec_ensure(pager: &mut Pager, sec: &Secondary, entry: &[u8], deleted: boo
 /// Removes a secondary entry if it is delete-marked and no version that a
 /// reader may still see needs it; otherwise leaves it (or delete-marks it
 /// when `mark_if_needed` and it is live).
-pub fn sec_remove_if_unneeded(pager: &mut Pager, table: &Table, sec: &Secondary, entry: &[u8], start: Option<Vec<u8>>, view: &ReadView, only_if_marked: bool) -> Result<()> {
+pub fn sec_remove_if_unneeded(
+    pager: &mut Pager,
+    table: &Table,
+    sec: &Secondary,
+    entry: &[u8],
+    start: Option<Vec<u8>>,
+    view: &ReadView,
+    only_if_marked: bool,
+) -> Result<()> {
     let key = btree::key_of(&sec.index, 0, entry)?;
     let refs = btree::key_refs(&key);
-    let Some(found) = btree::get(pager, &sec.index, &refs)? else { return Ok(()) };
+    let Some(found) = btree::get(pager, &sec.index, &refs)? else {
+        return Ok(());
+    };
     if only_if_marked && !record::is_deleted(&found.rec) {
         return Ok(());
     }

@@ -32,7 +32,12 @@ pub struct PurgeStats {
 }
 
 /// Purges up to `max_logs` committed logs. Returns what it did.
-pub fn purge(pager: &mut Pager, sys: &TrxSys, tables: &Tables, max_logs: usize) -> Result<PurgeStats> {
+pub fn purge(
+    pager: &mut Pager,
+    sys: &TrxSys,
+    tables: &Tables,
+    max_logs: usize,
+) -> Result<PurgeStats> {
     let view = sys.purge_view();
     let mut stats = PurgeStats::default();
     for _ in 0..max_logs {
@@ -71,11 +76,22 @@ pub fn purge(pager: &mut Pager, sys: &TrxSys, tables: &Tables, max_logs: usize) 
 }
 
 #[allow(clippy::too_many_arguments)]
-fn purge_record(pager: &mut Pager, tables: &Tables, trx_id: u64, u: &UndoRecord, page_no: u32, off: u16, view: &ReadView, stats: &mut PurgeStats) -> Result<()> {
+fn purge_record(
+    pager: &mut Pager,
+    tables: &Tables,
+    trx_id: u64,
+    u: &UndoRecord,
+    page_no: u32,
+    off: u16,
+    view: &ReadView,
+    stats: &mut PurgeStats,
+) -> Result<()> {
     if u.kind == UndoKind::Insert {
         return Ok(());
     }
-    let Some(table) = tables.get(&u.table_id) else { return Ok(()) };
+    let Some(table) = tables.get(&u.table_id) else {
+        return Ok(());
+    };
     let key = clustered_key(table, &u.old_rec)?;
     let refs = btree::key_refs(&key);
     let cur = btree::get(pager, &table.clustered, &refs)?.map(|f| f.rec);
@@ -88,7 +104,10 @@ fn purge_record(pager: &mut Pager, tables: &Tables, trx_id: u64, u: &UndoRecord,
             let e = sec_entry(table, sec, &cur)?;
             sec_remove_if_unneeded(pager, table, sec, &e, None, view, true)?;
         }
-        let chains: Vec<ExternalRef> = reps_of(&table.clustered.leaf, &cur)?.iter().filter_map(|r| r.external()).collect();
+        let chains: Vec<ExternalRef> = reps_of(&table.clustered.leaf, &cur)?
+            .iter()
+            .filter_map(|r| r.external())
+            .collect();
         btree::delete_with(pager, &table.clustered, &refs, &mut |mtr, pager| {
             for c in &chains {
                 blob::free_in(mtr, pager, c)?;
@@ -104,7 +123,11 @@ fn purge_record(pager: &mut Pager, tables: &Tables, trx_id: u64, u: &UndoRecord,
     }
     if !u.externals_freed {
         let old_reps = reps_of(&table.clustered.leaf, &u.old_rec)?;
-        let chains: Vec<ExternalRef> = u.updated.iter().filter_map(|&f| old_reps.get(f as usize)?.external()).collect();
+        let chains: Vec<ExternalRef> = u
+            .updated
+            .iter()
+            .filter_map(|&f| old_reps.get(f as usize)?.external())
+            .collect();
         if !chains.is_empty() {
             // Free the chains and flag the undo record in one
             // mini-transaction, so a crash cannot free them twice.

@@ -10,7 +10,10 @@
 //! record, so a crash in between leaves the clustered record still
 //! pointing at the undo record and the next rollback attempt redoes both.
 
-use super::{clustered_key, reps_of, roll_ptr_of, sec_ensure, sec_entry, sec_remove_if_unneeded, trx_id_of, Tables};
+use super::{
+    clustered_key, reps_of, roll_ptr_of, sec_ensure, sec_entry, sec_remove_if_unneeded, trx_id_of,
+    Tables,
+};
 use crate::blob;
 use crate::btree;
 use crate::error::Result;
@@ -22,7 +25,14 @@ use crate::trx::TrxSys;
 
 /// Undoes every change of the transaction with undo number >= `target`,
 /// then cuts the log back to `target`.
-pub fn rollback_to(pager: &mut Pager, sys: &TrxSys, tables: &Tables, trx_id: u64, log: &mut UndoLog, target: u64) -> Result<u64> {
+pub fn rollback_to(
+    pager: &mut Pager,
+    sys: &TrxSys,
+    tables: &Tables,
+    trx_id: u64,
+    log: &mut UndoLog,
+    target: u64,
+) -> Result<u64> {
     let mut earliest: Option<(u32, u16)> = None;
     let mut undone = 0;
     let mut page_no = log.last_page;
@@ -32,7 +42,11 @@ pub fn rollback_to(pager: &mut Pager, sys: &TrxSys, tables: &Tables, trx_id: u64
             if u.undo_no < target {
                 break 'pages;
             }
-            let ptr = RollPtr { insert: u.kind == UndoKind::Insert, page_no, offset: off };
+            let ptr = RollPtr {
+                insert: u.kind == UndoKind::Insert,
+                page_no,
+                offset: off,
+            };
             // A rollback logs as much as the changes it undoes, which one
             // statement's check could not foresee: make room in the log
             // before each record, as InnoDB's row_undo does.
@@ -54,7 +68,14 @@ pub fn rollback_to(pager: &mut Pager, sys: &TrxSys, tables: &Tables, trx_id: u64
 }
 
 /// Undoes one change.
-pub fn undo_record(pager: &mut Pager, sys: &TrxSys, tables: &Tables, trx_id: u64, u: &UndoRecord, ptr: RollPtr) -> Result<()> {
+pub fn undo_record(
+    pager: &mut Pager,
+    sys: &TrxSys,
+    tables: &Tables,
+    trx_id: u64,
+    u: &UndoRecord,
+    ptr: RollPtr,
+) -> Result<()> {
     let Some(table) = tables.get(&u.table_id) else {
         // The table is gone (a dropped table's undo): nothing to undo.
         return Ok(());
@@ -64,7 +85,9 @@ pub fn undo_record(pager: &mut Pager, sys: &TrxSys, tables: &Tables, trx_id: u64
         _ => clustered_key(table, &u.old_rec)?,
     };
     let refs = btree::key_refs(&key);
-    let Some(found) = btree::get(pager, &table.clustered, &refs)? else { return Ok(()) };
+    let Some(found) = btree::get(pager, &table.clustered, &refs)? else {
+        return Ok(());
+    };
     let cur = found.rec;
     if trx_id_of(table, &cur)? != trx_id || roll_ptr_of(table, &cur)? != ptr {
         return Ok(());
@@ -95,7 +118,15 @@ pub fn undo_record(pager: &mut Pager, sys: &TrxSys, tables: &Tables, trx_id: u64
             UndoKind::UpdExist | UndoKind::UpdDel => {
                 let old_deleted = u.kind == UndoKind::UpdDel;
                 if old_e != cur_e {
-                    sec_remove_if_unneeded(pager, table, sec, &cur_e, Some(old.clone()), &view, false)?;
+                    sec_remove_if_unneeded(
+                        pager,
+                        table,
+                        sec,
+                        &cur_e,
+                        Some(old.clone()),
+                        &view,
+                        false,
+                    )?;
                 }
                 sec_ensure(pager, sec, &old_e, old_deleted)?;
             }

@@ -27,7 +27,12 @@ pub enum ReadMode<'a> {
     Latest,
 }
 
-fn version(pager: &mut Pager, table: &Table, rec: Vec<u8>, mode: ReadMode<'_>) -> Result<Option<Vec<u8>>> {
+fn version(
+    pager: &mut Pager,
+    table: &Table,
+    rec: Vec<u8>,
+    mode: ReadMode<'_>,
+) -> Result<Option<Vec<u8>>> {
     let v = match mode {
         ReadMode::Latest => Some(rec),
         ReadMode::Consistent(view) => visible_version(pager, table, rec, view)?,
@@ -36,8 +41,15 @@ fn version(pager: &mut Pager, table: &Table, rec: Vec<u8>, mode: ReadMode<'_>) -
 }
 
 /// The row with this clustered key, as `mode` sees it.
-pub fn get(pager: &mut Pager, table: &Table, key: &Key, mode: ReadMode<'_>) -> Result<Option<Vec<Value>>> {
-    let Some(found) = btree::get(pager, &table.clustered, &btree::key_refs(key))? else { return Ok(None) };
+pub fn get(
+    pager: &mut Pager,
+    table: &Table,
+    key: &Key,
+    mode: ReadMode<'_>,
+) -> Result<Option<Vec<Value>>> {
+    let Some(found) = btree::get(pager, &table.clustered, &btree::key_refs(key))? else {
+        return Ok(None);
+    };
     match version(pager, table, found.rec, mode)? {
         Some(rec) => Ok(Some(decode_row(pager, table, &rec)?)),
         None => Ok(None),
@@ -48,7 +60,16 @@ pub fn get(pager: &mut Pager, table: &Table, key: &Key, mode: ReadMode<'_>) -> R
 /// of a secondary index; bounds are key prefixes of that index. At most
 /// `limit` rows.
 #[allow(clippy::too_many_arguments)]
-pub fn scan(pager: &mut Pager, table: &Table, index: Option<usize>, low: Bound, high: Bound, dir: Direction, limit: usize, mode: ReadMode<'_>) -> Result<Vec<Vec<Value>>> {
+pub fn scan(
+    pager: &mut Pager,
+    table: &Table,
+    index: Option<usize>,
+    low: Bound,
+    high: Bound,
+    dir: Direction,
+    limit: usize,
+    mode: ReadMode<'_>,
+) -> Result<Vec<Vec<Value>>> {
     let mut out = Vec::new();
     if limit == 0 {
         return Ok(out);
@@ -70,10 +91,17 @@ pub fn scan(pager: &mut Pager, table: &Table, index: Option<usize>, low: Bound, 
             let mut cur = Cursor::new(low, high, dir);
             while let Some(entry) = cur.next(pager, &sec.index)? {
                 let ck = clustered_key_of_entry(table, sec, &entry)?;
-                let Some(found) = btree::get(pager, &table.clustered, &btree::key_refs(&ck))? else { continue };
-                let Some(v) = version(pager, table, found.rec, mode)? else { continue };
+                let Some(found) = btree::get(pager, &table.clustered, &btree::key_refs(&ck))?
+                else {
+                    continue;
+                };
+                let Some(v) = version(pager, table, found.rec, mode)? else {
+                    continue;
+                };
                 let implied = sec_entry(table, sec, &v)?;
-                if record::compare_records(&sec.index.leaf, &implied, &entry, sec.index.n_key)? != Ordering::Equal {
+                if record::compare_records(&sec.index.leaf, &implied, &entry, sec.index.n_key)?
+                    != Ordering::Equal
+                {
                     continue;
                 }
                 out.push(decode_row(pager, table, &v)?);

@@ -7,7 +7,7 @@
 //! ([`Outcome::Wait`]). Nothing is changed before that check, so a waiting
 //! statement can be retried from the start.
 
-use super::{place, reps_of, sec_entry, sec_insert, sec_delete_mark, Rep, Source};
+use super::{place, reps_of, sec_delete_mark, sec_entry, sec_insert, Rep, Source};
 use crate::btree::{self, Bound, Cursor, Direction, Key};
 use crate::dict::{ClusteredField, Table};
 use crate::error::{Error, Result};
@@ -40,7 +40,12 @@ pub fn ensure_undo(pager: &mut Pager, sys: &mut TrxSys, trx: &mut Trx) -> Result
     Ok(())
 }
 
-fn write_undo(pager: &mut Pager, sys: &mut TrxSys, trx: &mut Trx, mut rec: UndoRecord) -> Result<RollPtr> {
+fn write_undo(
+    pager: &mut Pager,
+    sys: &mut TrxSys,
+    trx: &mut Trx,
+    mut rec: UndoRecord,
+) -> Result<RollPtr> {
     ensure_undo(pager, sys, trx)?;
     let log = trx.undo.as_mut().expect("undo log just ensured");
     rec.undo_no = log.next_undo_no;
@@ -81,25 +86,43 @@ pub fn key_of_columns(table: &Table, cols: &[Option<Vec<u8>>], row_id: Option<u6
         let id = row_id.expect("a table without a primary key needs a row id");
         vec![Some(id.to_be_bytes()[2..].to_vec())]
     } else {
-        table.def.primary_key.iter().map(|&c| cols[c].clone()).collect()
+        table
+            .def
+            .primary_key
+            .iter()
+            .map(|&c| cols[c].clone())
+            .collect()
     }
 }
 
 /// Checks unique secondary indexes for a new record image; returns the
 /// transaction to wait for, if any.
-fn check_unique(pager: &mut Pager, sys: &TrxSys, table: &Table, trx: &Trx, cols: &[Option<Vec<u8>>], own_key: Option<&Key>) -> Result<Option<u64>> {
+fn check_unique(
+    pager: &mut Pager,
+    sys: &TrxSys,
+    table: &Table,
+    trx: &Trx,
+    cols: &[Option<Vec<u8>>],
+    own_key: Option<&Key>,
+) -> Result<Option<u64>> {
     for sec in table.secondary.iter().filter(|s| s.def.unique) {
         let prefix: Key = sec.def.columns.iter().map(|&c| cols[c].clone()).collect();
         if prefix.iter().any(|f| f.is_none()) {
             continue; // NULLs never collide
         }
-        let mut cur = Cursor::new(Bound::Included(prefix.clone()), Bound::Included(prefix.clone()), Direction::Forward);
+        let mut cur = Cursor::new(
+            Bound::Included(prefix.clone()),
+            Bound::Included(prefix.clone()),
+            Direction::Forward,
+        );
         while let Some(entry) = cur.next(pager, &sec.index)? {
             let ck = clustered_key_of_entry(table, sec, &entry)?;
             if Some(&ck) == own_key {
                 continue;
             }
-            let Some(found) = btree::get(pager, &table.clustered, &btree::key_refs(&ck))? else { continue };
+            let Some(found) = btree::get(pager, &table.clustered, &btree::key_refs(&ck))? else {
+                continue;
+            };
             let t = super::trx_id_of(table, &found.rec)?;
             if t != trx.id && sys.is_active(t) {
                 return Ok(Some(t));
@@ -108,7 +131,10 @@ fn check_unique(pager: &mut Pager, sys: &TrxSys, table: &Table, trx: &Trx, cols:
                 let e = sec_entry(table, sec, &found.rec)?;
                 let ek = btree::key_of(&sec.index, 0, &e)?;
                 if ek[..prefix.len()] == prefix[..] {
-                    return Err(Error::DuplicateKey { key: format_values(table, &sec.def.columns, cols), index: sec.def.name.clone() });
+                    return Err(Error::DuplicateKey {
+                        key: format_values(table, &sec.def.columns, cols),
+                        index: sec.def.name.clone(),
+                    });
                 }
             }
         }
@@ -117,21 +143,36 @@ fn check_unique(pager: &mut Pager, sys: &TrxSys, table: &Table, trx: &Trx, cols:
 }
 
 /// The clustered key stored in a secondary entry.
-pub fn clustered_key_of_entry(table: &Table, sec: &crate::dict::Secondary, entry: &[u8]) -> Result<Key> {
+pub fn clustered_key_of_entry(
+    table: &Table,
+    sec: &crate::dict::Secondary,
+    entry: &[u8],
+) -> Result<Key> {
     let k = btree::key_of(&sec.index, 0, entry)?;
     let mut out = Vec::with_capacity(table.clustered.n_key);
     for f in 0..table.clustered.n_key {
-        let j = sec.from_clustered.iter().position(|&x| x == f).ok_or_else(|| Error::Corrupt {
-            file: table.name().to_string(),
-            reason: "secondary index lacks a primary key field".into(),
-        })?;
+        let j = sec
+            .from_clustered
+            .iter()
+            .position(|&x| x == f)
+            .ok_or_else(|| Error::Corrupt {
+                file: table.name().to_string(),
+                reason: "secondary index lacks a primary key field".into(),
+            })?;
         out.push(k[j].clone());
     }
     Ok(out)
 }
 
 /// Inserts a row given its stored columns.
-pub fn insert(pager: &mut Pager, sys: &mut TrxSys, table: &Table, trx: &mut Trx, cols: &[Option<Vec<u8>>], row_id: Option<u64>) -> Result<Outcome> {
+pub fn insert(
+    pager: &mut Pager,
+    sys: &mut TrxSys,
+    table: &Table,
+    trx: &mut Trx,
+    cols: &[Option<Vec<u8>>],
+    row_id: Option<u64>,
+) -> Result<Outcome> {
     let key = key_of_columns(table, cols, row_id);
     let refs = btree::key_refs(&key);
     let existing = btree::get(pager, &table.clustered, &refs)?;
@@ -155,17 +196,30 @@ pub fn insert(pager: &mut Pager, sys: &mut TrxSys, table: &Table, trx: &mut Trx,
         // it that InnoDB logs as TRX_UNDO_UPD_DEL_REC.
         let sources = new_sources(table, cols, row_id, trx.id);
         let sources: Vec<Source> = sources.iter().map(|s| Source::New(s.as_deref())).collect();
-        return update_record(pager, sys, table, trx, &found.rec, &sources, UndoKind::UpdDel);
+        return update_record(
+            pager,
+            sys,
+            table,
+            trx,
+            &found.rec,
+            &sources,
+            UndoKind::UpdDel,
+        );
     }
-    let ptr = write_undo(pager, sys, trx, UndoRecord {
-        kind: UndoKind::Insert,
-        undo_no: 0,
-        table_id: table.id,
-        key: key.clone(),
-        updated: vec![],
-        old_rec: vec![],
-        externals_freed: false,
-    })?;
+    let ptr = write_undo(
+        pager,
+        sys,
+        trx,
+        UndoRecord {
+            kind: UndoKind::Insert,
+            undo_no: 0,
+            table_id: table.id,
+            key: key.clone(),
+            updated: vec![],
+            old_rec: vec![],
+            externals_freed: false,
+        },
+    )?;
     let mut sources = new_sources(table, cols, row_id, trx.id);
     sources[table.roll_ptr_field] = Some(ptr.encode().to_vec());
     let sources: Vec<Source> = sources.iter().map(|s| Source::New(s.as_deref())).collect();
@@ -186,7 +240,12 @@ pub fn insert(pager: &mut Pager, sys: &mut TrxSys, table: &Table, trx: &mut Trx,
 
 /// The stored value of every clustered field of a new row (roll pointer
 /// left as a placeholder).
-fn new_sources(table: &Table, cols: &[Option<Vec<u8>>], row_id: Option<u64>, trx_id: u64) -> Vec<Option<Vec<u8>>> {
+fn new_sources(
+    table: &Table,
+    cols: &[Option<Vec<u8>>],
+    row_id: Option<u64>,
+    trx_id: u64,
+) -> Vec<Option<Vec<u8>>> {
     table
         .fields
         .iter()
@@ -201,14 +260,35 @@ fn new_sources(table: &Table, cols: &[Option<Vec<u8>>], row_id: Option<u64>, trx
 
 /// Replaces a live (or, for `UpdDel`, delete-marked) clustered record with
 /// a new image, logging the old one.
-fn update_record(pager: &mut Pager, sys: &mut TrxSys, table: &Table, trx: &mut Trx, old_rec: &[u8], sources: &[Source<'_>], kind: UndoKind) -> Result<Outcome> {
+fn update_record(
+    pager: &mut Pager,
+    sys: &mut TrxSys,
+    table: &Table,
+    trx: &mut Trx,
+    old_rec: &[u8],
+    sources: &[Source<'_>],
+    kind: UndoKind,
+) -> Result<Outcome> {
     let old_reps = reps_of(&table.clustered.leaf, old_rec)?;
     let (mut reps, written) = place(pager, table, sources)?;
     let updated: Vec<u16> = (0..reps.len())
         .filter(|&i| matches!(table.fields[i], ClusteredField::Column(_)) && reps[i] != old_reps[i])
         .map(|i| i as u16)
         .collect();
-    let ptr = match write_undo(pager, sys, trx, UndoRecord { kind, undo_no: 0, table_id: table.id, key: vec![], updated, old_rec: old_rec.to_vec(), externals_freed: false }) {
+    let ptr = match write_undo(
+        pager,
+        sys,
+        trx,
+        UndoRecord {
+            kind,
+            undo_no: 0,
+            table_id: table.id,
+            key: vec![],
+            updated,
+            old_rec: old_rec.to_vec(),
+            externals_freed: false,
+        },
+    ) {
         Ok(p) => p,
         Err(e) => {
             if !e.stops_engine() {
@@ -241,8 +321,17 @@ fn update_record(pager: &mut Pager, sys: &mut TrxSys, table: &Table, trx: &mut T
 
 /// Updates the row with clustered key `key`: `changes` are (column, new
 /// stored value). A change of the primary key is a delete and an insert.
-pub fn update(pager: &mut Pager, sys: &mut TrxSys, table: &Table, trx: &mut Trx, key: &Key, changes: &[(usize, Option<Vec<u8>>)]) -> Result<Outcome> {
-    let Some(found) = btree::get(pager, &table.clustered, &btree::key_refs(key))? else { return Ok(Outcome::Done(0)) };
+pub fn update(
+    pager: &mut Pager,
+    sys: &mut TrxSys,
+    table: &Table,
+    trx: &mut Trx,
+    key: &Key,
+    changes: &[(usize, Option<Vec<u8>>)],
+) -> Result<Outcome> {
+    let Some(found) = btree::get(pager, &table.clustered, &btree::key_refs(key))? else {
+        return Ok(Outcome::Done(0));
+    };
     let t = super::trx_id_of(table, &found.rec)?;
     if t != trx.id && sys.is_active(t) {
         return Ok(Outcome::Wait(t));
@@ -261,7 +350,9 @@ pub fn update(pager: &mut Pager, sys: &mut TrxSys, table: &Table, trx: &mut Trx,
             // it has is no change, so compare with the off-page part too
             // (read only when the lengths and local prefixes agree).
             (Rep::External { prefix, reference }, Some(b)) => {
-                b.len() != prefix.len() + reference.len as usize || !b.starts_with(prefix) || crate::blob::read(pager, reference)? != b[prefix.len()..]
+                b.len() != prefix.len() + reference.len as usize
+                    || !b.starts_with(prefix)
+                    || crate::blob::read(pager, reference)? != b[prefix.len()..]
             }
             _ => true,
         };
@@ -270,7 +361,10 @@ pub fn update(pager: &mut Pager, sys: &mut TrxSys, table: &Table, trx: &mut Trx,
     if !any_change {
         return Ok(Outcome::Done(0));
     }
-    let pk_changes = changes.iter().any(|(c, v)| table.def.primary_key.contains(c) && old_reps[table.col_field[*c]] != Rep::Inline(v.clone().unwrap_or_default()));
+    let pk_changes = changes.iter().any(|(c, v)| {
+        table.def.primary_key.contains(c)
+            && old_reps[table.col_field[*c]] != Rep::Inline(v.clone().unwrap_or_default())
+    });
     // Unique secondary indexes must still hold with the new values.
     let mut new_cols = current_columns(pager, table, &found.rec)?;
     for (c, v) in changes {
@@ -301,11 +395,23 @@ pub fn update(pager: &mut Pager, sys: &mut TrxSys, table: &Table, trx: &mut Trx,
             _ => Source::Keep(&old_reps[f]),
         })
         .collect();
-    update_record(pager, sys, table, trx, &found.rec, &sources, UndoKind::UpdExist)
+    update_record(
+        pager,
+        sys,
+        table,
+        trx,
+        &found.rec,
+        &sources,
+        UndoKind::UpdExist,
+    )
 }
 
 /// The stored form of every column of a record, off-page columns read in.
-pub fn current_columns(pager: &mut Pager, table: &Table, rec: &[u8]) -> Result<Vec<Option<Vec<u8>>>> {
+pub fn current_columns(
+    pager: &mut Pager,
+    table: &Table,
+    rec: &[u8],
+) -> Result<Vec<Option<Vec<u8>>>> {
     let reps = reps_of(&table.clustered.leaf, rec)?;
     let mut out = Vec::with_capacity(table.def.columns.len());
     for c in 0..table.def.columns.len() {
@@ -323,9 +429,17 @@ pub fn current_columns(pager: &mut Pager, table: &Table, rec: &[u8]) -> Result<V
 }
 
 /// Delete-marks the row with clustered key `key` and its secondary entries.
-pub fn delete(pager: &mut Pager, sys: &mut TrxSys, table: &Table, trx: &mut Trx, key: &Key) -> Result<Outcome> {
+pub fn delete(
+    pager: &mut Pager,
+    sys: &mut TrxSys,
+    table: &Table,
+    trx: &mut Trx,
+    key: &Key,
+) -> Result<Outcome> {
     let refs = btree::key_refs(key);
-    let Some(found) = btree::get(pager, &table.clustered, &refs)? else { return Ok(Outcome::Done(0)) };
+    let Some(found) = btree::get(pager, &table.clustered, &refs)? else {
+        return Ok(Outcome::Done(0));
+    };
     let t = super::trx_id_of(table, &found.rec)?;
     if t != trx.id && sys.is_active(t) {
         return Ok(Outcome::Wait(t));
@@ -333,7 +447,20 @@ pub fn delete(pager: &mut Pager, sys: &mut TrxSys, table: &Table, trx: &mut Trx,
     if record::is_deleted(&found.rec) {
         return Ok(Outcome::Done(0));
     }
-    let ptr = write_undo(pager, sys, trx, UndoRecord { kind: UndoKind::DelMark, undo_no: 0, table_id: table.id, key: vec![], updated: vec![], old_rec: found.rec.clone(), externals_freed: false })?;
+    let ptr = write_undo(
+        pager,
+        sys,
+        trx,
+        UndoRecord {
+            kind: UndoKind::DelMark,
+            undo_no: 0,
+            table_id: table.id,
+            key: vec![],
+            updated: vec![],
+            old_rec: found.rec.clone(),
+            externals_freed: false,
+        },
+    )?;
     let mut reps = reps_of(&table.clustered.leaf, &found.rec)?;
     reps[table.trx_id_field] = Rep::Inline(super::trx_id_bytes(trx.id));
     reps[table.roll_ptr_field] = Rep::Inline(ptr.encode().to_vec());

@@ -20,7 +20,10 @@ use crate::mtr::Mtr;
 use crate::page::{self, PageId, FIL_NULL};
 use crate::pager::Pager;
 use std::collections::{BTreeMap, BTreeSet};
-use undo::{UndoLog, RSEG_HISTORY_FIRST, RSEG_HISTORY_LAST, RSEG_HISTORY_LEN, RSEG_N_SLOTS, RSEG_PAGE, RSEG_SLOTS};
+use undo::{
+    UndoLog, RSEG_HISTORY_FIRST, RSEG_HISTORY_LAST, RSEG_HISTORY_LEN, RSEG_N_SLOTS, RSEG_PAGE,
+    RSEG_SLOTS,
+};
 pub use view::ReadView;
 
 /// How often the id bound is persisted.
@@ -173,7 +176,12 @@ impl TrxSys {
 
     /// Opens a read view for `trx` (replacing any it had).
     pub fn open_view(&mut self, trx: &mut Trx) {
-        let active: Vec<u64> = self.active.iter().copied().filter(|&t| t != trx.id).collect();
+        let active: Vec<u64> = self
+            .active
+            .iter()
+            .copied()
+            .filter(|&t| t != trx.id)
+            .collect();
         let view = ReadView {
             creator: trx.id,
             low_limit_id: self.next_id,
@@ -194,12 +202,18 @@ impl TrxSys {
     /// changes it sees are visible to every view, so the versions before
     /// them are needed by nobody.
     pub fn purge_view(&self) -> ReadView {
-        let limit = self.views.values().map(|v| v.low_limit_id).min().unwrap_or(self.next_id);
+        let limit = self
+            .views
+            .values()
+            .map(|v| v.low_limit_id)
+            .min()
+            .unwrap_or(self.next_id);
         // A transaction active when a view was taken stays invisible to
         // that view after it commits, so purge must not see it either: hide
         // what every view hides as well as what is active now. (InnoDB
         // copies the oldest view, whose list holds all of these.)
-        let mut active: BTreeSet<u64> = self.active.iter().copied().filter(|&t| t < limit).collect();
+        let mut active: BTreeSet<u64> =
+            self.active.iter().copied().filter(|&t| t < limit).collect();
         for v in self.views.values() {
             active.extend(v.active.iter().copied().filter(|&t| t < limit));
         }
@@ -214,9 +228,11 @@ impl TrxSys {
 
     /// Takes a free undo slot.
     pub fn take_slot(&mut self) -> Result<usize> {
-        self.free_slots
-            .pop_first()
-            .ok_or_else(|| Error::InvalidArgument(format!("too many concurrent transactions with changes (at most {RSEG_N_SLOTS})")))
+        self.free_slots.pop_first().ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "too many concurrent transactions with changes (at most {RSEG_N_SLOTS})"
+            ))
+        })
     }
 
     /// Returns an undo slot.
@@ -259,7 +275,10 @@ fn commit_log(pager: &mut Pager, log: &UndoLog, trx_no: u64) -> Result<u64> {
     let r = mtr.fix(pager, sys(RSEG_PAGE))?;
     let (len, last) = {
         let p = pager.page(r);
-        (page::get_u32(p, RSEG_HISTORY_LEN), page::get_u32(p, RSEG_HISTORY_LAST))
+        (
+            page::get_u32(p, RSEG_HISTORY_LEN),
+            page::get_u32(p, RSEG_HISTORY_LAST),
+        )
     };
     mtr.write_u32(pager, r, RSEG_SLOTS + 4 * log.slot, FIL_NULL)?;
     if last == FIL_NULL {
@@ -282,9 +301,15 @@ pub fn pop_history(pager: &mut Pager, first_page: u32) -> Result<()> {
     let r = mtr.fix(pager, sys(RSEG_PAGE))?;
     let (len, head) = {
         let p = pager.page(r);
-        (page::get_u32(p, RSEG_HISTORY_LEN), page::get_u32(p, RSEG_HISTORY_FIRST))
+        (
+            page::get_u32(p, RSEG_HISTORY_LEN),
+            page::get_u32(p, RSEG_HISTORY_FIRST),
+        )
     };
-    assert_eq!(head, first_page, "purge must consume the history list in order");
+    assert_eq!(
+        head, first_page,
+        "purge must consume the history list in order"
+    );
     mtr.write_u32(pager, r, RSEG_HISTORY_FIRST, next)?;
     if next == FIL_NULL {
         mtr.write_u32(pager, r, RSEG_HISTORY_LAST, FIL_NULL)?;
@@ -311,7 +336,10 @@ pub fn drop_rolled_back_log(pager: &mut Pager, log: &UndoLog) -> Result<()> {
 pub fn history(pager: &mut Pager) -> Result<(u32, u32)> {
     let f = pager.fix(PageId::new(SYSTEM_SPACE, RSEG_PAGE))?;
     let p = pager.page(f);
-    let out = (page::get_u32(p, RSEG_HISTORY_FIRST), page::get_u32(p, RSEG_HISTORY_LEN));
+    let out = (
+        page::get_u32(p, RSEG_HISTORY_FIRST),
+        page::get_u32(p, RSEG_HISTORY_LEN),
+    );
     pager.unfix(f);
     Ok(out)
 }

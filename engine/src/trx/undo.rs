@@ -193,7 +193,10 @@ struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     fn byte(&mut self) -> Result<u8> {
-        let v = *self.b.get(self.pos).ok_or_else(|| corrupt("truncated undo record"))?;
+        let v = *self
+            .b
+            .get(self.pos)
+            .ok_or_else(|| corrupt("truncated undo record"))?;
         self.pos += 1;
         Ok(v)
     }
@@ -209,7 +212,11 @@ impl<'a> Reader<'a> {
         Err(corrupt("undo varint too long"))
     }
     fn bytes(&mut self, n: usize) -> Result<&'a [u8]> {
-        let end = self.pos.checked_add(n).filter(|&e| e <= self.b.len()).ok_or_else(|| corrupt("truncated undo record"))?;
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|&e| e <= self.b.len())
+            .ok_or_else(|| corrupt("truncated undo record"))?;
         let s = &self.b[self.pos..end];
         self.pos = end;
         Ok(s)
@@ -219,7 +226,14 @@ impl<'a> Reader<'a> {
 impl UndoRecord {
     /// Encodes the record body.
     pub fn encode(&self, out: &mut Vec<u8>) {
-        out.push(self.kind as u8 | if self.externals_freed { UNDO_EXTERNALS_FREED } else { 0 });
+        out.push(
+            self.kind as u8
+                | if self.externals_freed {
+                    UNDO_EXTERNALS_FREED
+                } else {
+                    0
+                },
+        );
         put_varint(out, self.undo_no);
         put_varint(out, self.table_id);
         if self.kind == UndoKind::Insert {
@@ -272,7 +286,11 @@ impl UndoRecord {
             }
             for _ in 0..n {
                 let l = r.varint()?;
-                rec.key.push(if l == 0 { None } else { Some(r.bytes(l as usize - 1)?.to_vec()) });
+                rec.key.push(if l == 0 {
+                    None
+                } else {
+                    Some(r.bytes(l as usize - 1)?.to_vec())
+                });
             }
         } else {
             let n = r.varint()?;
@@ -330,9 +348,19 @@ pub fn create_log(pager: &mut Pager, trx_id: u64, slot: usize) -> Result<UndoLog
     let page_no = fsp::alloc(&mut mtr, pager, crate::fil::SYSTEM_SPACE, PageType::UndoLog)?;
     let f = mtr.fix(pager, sys(page_no))?;
     let mut hdr = [0u8; UNDO_LOG_END - UNDO_PAGE_START];
-    let put = |h: &mut [u8], off: usize, b: &[u8]| h[off - UNDO_PAGE_START..off - UNDO_PAGE_START + b.len()].copy_from_slice(b);
-    put(&mut hdr, UNDO_PAGE_START, &(UNDO_LOG_END as u16).to_le_bytes());
-    put(&mut hdr, UNDO_PAGE_FREE, &(UNDO_LOG_END as u16).to_le_bytes());
+    let put = |h: &mut [u8], off: usize, b: &[u8]| {
+        h[off - UNDO_PAGE_START..off - UNDO_PAGE_START + b.len()].copy_from_slice(b)
+    };
+    put(
+        &mut hdr,
+        UNDO_PAGE_START,
+        &(UNDO_LOG_END as u16).to_le_bytes(),
+    );
+    put(
+        &mut hdr,
+        UNDO_PAGE_FREE,
+        &(UNDO_LOG_END as u16).to_le_bytes(),
+    );
     put(&mut hdr, UNDO_STATE, &UNDO_ACTIVE.to_le_bytes());
     put(&mut hdr, UNDO_TRX_ID, &trx_id.to_le_bytes());
     put(&mut hdr, UNDO_TRX_NO, &0u64.to_le_bytes());
@@ -404,12 +432,18 @@ pub fn read(pager: &mut Pager, ptr: RollPtr) -> Result<UndoRecord> {
     let page = pager.page(f);
     let res = (|| {
         if page::page_type_raw(page) != PageType::UndoLog as u16 {
-            return Err(corrupt(format!("roll pointer to page {} which is not an undo page", ptr.page_no)));
+            return Err(corrupt(format!(
+                "roll pointer to page {} which is not an undo page",
+                ptr.page_no
+            )));
         }
         let off = ptr.offset as usize;
         let free = page::get_u16(page, UNDO_PAGE_FREE) as usize;
         if off < UNDO_PAGE_HDR_END || off + 2 > free || free > FIL_PAGE_DATA_END {
-            return Err(corrupt(format!("roll pointer offset {off} outside the records of page {}", ptr.page_no)));
+            return Err(corrupt(format!(
+                "roll pointer offset {off} outside the records of page {}",
+                ptr.page_no
+            )));
         }
         let len = page::get_u16(page, off) as usize;
         if off + 2 + len > free {
@@ -430,7 +464,9 @@ pub fn page_records(pager: &mut Pager, page_no: u32) -> Result<(Vec<(u16, UndoRe
         let start = page::get_u16(page, UNDO_PAGE_START) as usize;
         let free = page::get_u16(page, UNDO_PAGE_FREE) as usize;
         if start < UNDO_PAGE_HDR_END || free > FIL_PAGE_DATA_END || start > free {
-            return Err(corrupt(format!("undo page {page_no} has start {start} and free {free}")));
+            return Err(corrupt(format!(
+                "undo page {page_no} has start {start} and free {free}"
+            )));
         }
         let mut off = start;
         while off < free {
@@ -441,7 +477,10 @@ pub fn page_records(pager: &mut Pager, page_no: u32) -> Result<(Vec<(u16, UndoRe
             if off + 2 + len > free {
                 return Err(corrupt("undo record past the free offset"));
             }
-            out.push((off as u16, UndoRecord::decode(&page[off + 2..off + 2 + len])?));
+            out.push((
+                off as u16,
+                UndoRecord::decode(&page[off + 2..off + 2 + len])?,
+            ));
             off += 2 + len;
         }
         Ok((out, page::prev(page)))
@@ -464,7 +503,9 @@ pub fn log_header(pager: &mut Pager, first_page: u32) -> Result<(u16, u64, u64, 
     );
     pager.unfix(f);
     if !ok {
-        return Err(corrupt(format!("undo log header page {first_page} is not an undo page")));
+        return Err(corrupt(format!(
+            "undo log header page {first_page} is not an undo page"
+        )));
     }
     Ok(out)
 }
