@@ -223,7 +223,12 @@ fn docs_def(fmt: RowFormat) -> TableDef {
 }
 
 fn text(rng: &mut ChaCha8Rng, len: usize) -> Vec<u8> {
-    (0..len).map(|_| b'a' + rng.gen_range(0..26u8)).collect()
+    let mut v = vec![0u8; len];
+    rng.fill(&mut v[..]);
+    for b in &mut v {
+        *b = b'a' + *b % 26;
+    }
+    v
 }
 
 fn column_names(table: &str) -> &'static [&'static str] {
@@ -396,6 +401,9 @@ struct World {
     config: Config,
     engine: Option<Engine>,
     history: CommitHistory,
+    /// The state after every acknowledged commit (kept up to date, so that
+    /// statements are judged without replaying the history).
+    committed: Db,
     /// Commit LSN of each acknowledged commit since the last recovery.
     commit_lsns: Vec<u64>,
     /// A commit whose acknowledgement the crash cut off (it may survive).
@@ -423,19 +431,13 @@ impl World {
     }
 
     /// The state a session sees: committed rows plus its own writes.
-    fn visible(
-        &self,
-        committed: &Db,
-        writes: &[Write],
-        table: &str,
-        key: &[ModelValue],
-    ) -> Option<Row> {
+    fn visible(&self, writes: &[Write], table: &str, key: &[ModelValue]) -> Option<Row> {
         for w in writes.iter().rev() {
             if w.table == table && w.key == key {
                 return w.row.clone();
             }
         }
-        committed
+        self.committed
             .tables
             .get(table)
             .and_then(|t| t.get(key))
@@ -446,7 +448,6 @@ impl World {
 /// What the model says a statement does, given the rows it sees.
 fn expected(
     world: &World,
-    committed: &Db,
     txn: &Txn,
     req: &Request,
 ) -> Option<(Result<Response, u16>, Option<Write>)> {
@@ -454,7 +455,7 @@ fn expected(
     match req {
         Request::Insert { table, row } => {
             let key = key_of(&row[..1]);
-            if world.visible(committed, &txn.writes, table, &key).is_some() {
+            if world.visible(&txn.writes, table, &key).is_some() {
                 Some((Err(1062), None))
             } else {
                 Some((
@@ -469,7 +470,7 @@ fn expected(
         }
         Request::Update { table, key, set } => {
             let key = key_of(key);
-            let Some(mut row) = world.visible(committed, &txn.writes, table, &key) else {
+            let Some(mut row) = world.visible(&txn.writes, table, &key) else {
                 return Some((Ok(Response::Affected(0)), None));
             };
             let old = row.clone();
@@ -494,7 +495,7 @@ fn expected(
         }
         Request::Delete { table, key } => {
             let key = key_of(key);
-            match world.visible(committed, &txn.writes, table, &key) {
+            match world.visible(&txn.writes, table, &key) {
                 Some(_) => Some((
                     Ok(Response::Affected(1)),
                     Some(Write {
@@ -575,6 +576,7 @@ pub fn run(seed: u64, profile: &Profile, opts: &RunOptions) -> Result<Outcome, R
         config: config.clone(),
         engine: None,
         history: CommitHistory::new(Db::with_tables(TABLES)),
+        committed: Db::with_tables(TABLES),
         commit_lsns: Vec::new(),
         in_flight_commit: false,
         written_lsn: 0,
@@ -855,12 +857,14 @@ fn short(r: &Response) -> String {
 }
 
 fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Response) {
-    let committed = world.history.current();
     let Some(txn) = s.txn.as_mut() else { return };
     match req {
         Request::Commit => {
-            let writes = std::mem::take(&mut txn.writes);
-            world.history.commit(TxnEffects { writes });
+            let effects = TxnEffects {
+                writes: std::mem::take(&mut txn.writes),
+            };
+            models::recovery::apply(&mut world.committed, &effects);
+            world.history.commit(effects);
             let lsn = world.engine.as_ref().map_or(0, |e| e.last_commit_lsn());
             world.commit_lsns.push(lsn);
             world.stats.commits += 1;
@@ -884,7 +888,7 @@ fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Response) {
         Request::Begin | Request::Savepoint(_) => {}
         row_req => {
             let txn_ref: &Txn = txn;
-            if let Some((want, write)) = expected(world, &committed, txn_ref, row_req) {
+            if let Some((want, write)) = expected(world, txn_ref, row_req) {
                 match want {
                     Ok(w) if w == resp => {
                         if let Some(w) = write {
@@ -926,9 +930,8 @@ fn failed(world: &mut World, s: &mut Sess, req: &Request, e: Error) -> Option<bo
         }
         Error::LockWaitTimeout | Error::TableFull { .. } => {}
         Error::DuplicateKey { .. } => {
-            let committed = world.history.current();
             if let Some(txn) = &s.txn {
-                if let Some((want, _)) = expected(world, &committed, txn, req) {
+                if let Some((want, _)) = expected(world, txn, req) {
                     if want != Err(1062) {
                         world.violations.push(format!(
                             "{}: the engine reported a duplicate key, the model expected {want:?}",
@@ -1065,7 +1068,8 @@ fn recover(
                 Ok(db) => match world.history.judge(&db, min_k, max_k) {
                     RecoveryVerdict::Prefix(k) => {
                         world.trace.push(format!("judged: prefix {k}"));
-                        world.history = CommitHistory::new(world.history.state_after(k));
+                        world.committed = world.history.state_after(k);
+                        world.history = CommitHistory::new(world.committed.clone());
                     }
                     RecoveryVerdict::Violation(v) => {
                         world.violations.push(format!("recovery oracle: {v}"))

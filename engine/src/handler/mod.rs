@@ -478,12 +478,13 @@ impl Engine {
         if lsn != 0 {
             self.last_commit_lsn = lsn;
             match self.config.flush_at_commit {
+                // The planted bug comes first, so group commit cannot hide it.
+                FlushAtCommit::Sync if self.config.canaries.has(crate::Canary::AckBeforeSync) => {
+                    self.pager.log.write_up_to(lsn, false)?
+                }
                 FlushAtCommit::Sync if may_defer && self.config.group_commit => {
                     self.session_mut(s).commit_wait_lsn = Some(lsn);
                     deferred = true;
-                }
-                FlushAtCommit::Sync if self.config.canaries.has(crate::Canary::AckBeforeSync) => {
-                    self.pager.log.write_up_to(lsn, false)?
                 }
                 FlushAtCommit::Sync => self.pager.log.write_up_to(lsn, true)?,
                 FlushAtCommit::Write => self.pager.log.write_up_to(lsn, false)?,

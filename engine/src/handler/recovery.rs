@@ -267,10 +267,12 @@ impl Engine {
         }
         engine.load_dictionary(false)?;
         report.orphans_removed = engine.remove_orphans()?;
+        // The rollback's redo is made durable; the recovered pages stay
+        // dirty in the pool and reach the disk like any others (the page
+        // cleaner, eviction, checkpoints), as in InnoDB. Log::open already
+        // wrote the checkpoint that fences off stale log blocks.
         let lsn = engine.pager.log.lsn();
         engine.pager.log.write_up_to(lsn, true)?;
-        engine.pager.flush_all()?;
-        engine.pager.checkpoint()?;
         Ok((engine, report))
     }
 
