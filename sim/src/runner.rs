@@ -1055,6 +1055,13 @@ fn recover(
             world.violations.push(format!("recovery failed: {e}"));
         }
         Ok((mut e, report)) => {
+            // The oracle reads with the disk's faults off: what it reads is
+            // the recovered state, not a new workload.
+            let workload_faults = world.storage.faults();
+            world.storage.set_faults(FaultConfig {
+                seed: workload_faults.seed,
+                ..FaultConfig::default()
+            });
             world.trace.push(format!(
                 "recovered: applied={} repaired={} rolled_back={}",
                 report.records_applied,
@@ -1085,6 +1092,9 @@ fn recover(
                     Err(err) => world.violations.push(format!("CHECK TABLE {t}: {err}")),
                 }
             }
+            let mut resumed = workload_faults;
+            resumed.seed = resumed.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            world.storage.set_faults(resumed);
             for s in sessions.iter_mut() {
                 s.id = e.session();
                 s.txn = None;
