@@ -5,6 +5,7 @@
 
 pub mod bench;
 pub mod clock;
+pub mod plan;
 pub mod profile;
 pub mod runner;
 pub mod storage;

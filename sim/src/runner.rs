@@ -24,6 +24,7 @@
 //! determinism check compare two runs.
 
 use crate::clock::SimClock;
+use crate::plan::{format_of, Plan, PlannedStmt};
 use crate::profile::{FaultKind, Profile};
 use crate::storage::faults::FaultConfig;
 use crate::storage::{CrashMode, PowerLossPolicy, SimStorage};
@@ -222,146 +223,11 @@ fn docs_def(fmt: RowFormat) -> TableDef {
     }
 }
 
-fn text(rng: &mut ChaCha8Rng, len: usize) -> Vec<u8> {
-    let mut v = vec![0u8; len];
-    rng.fill(&mut v[..]);
-    for b in &mut v {
-        *b = b'a' + *b % 26;
-    }
-    v
-}
-
 fn column_names(table: &str) -> &'static [&'static str] {
     if table == "sb" {
         &["id", "k", "c", "pad"]
     } else {
         &["id", "v", "doc"]
-    }
-}
-
-/// The generator of statements, drawn from the run's RNG.
-struct Gen<'a> {
-    profile: &'a Profile,
-}
-
-impl Gen<'_> {
-    fn key(&self, rng: &mut ChaCha8Rng, table: &str) -> Value {
-        let k = rng.gen_range(1..=self.profile.key_space);
-        if table == "sb" {
-            Value::UInt(k)
-        } else {
-            Value::Int(k as i64)
-        }
-    }
-
-    fn row(&self, rng: &mut ChaCha8Rng, table: &str, key: Value) -> Vec<Value> {
-        if table == "sb" {
-            let c_len = rng.gen_range(1..=120);
-            vec![
-                key,
-                Value::UInt(rng.gen_range(0..50)),
-                Value::Bytes(text(rng, c_len)),
-                Value::Bytes(text(rng, 8)),
-            ]
-        } else {
-            let v = if rng.gen_bool(0.2) {
-                Value::Null
-            } else {
-                let l = rng.gen_range(0..12);
-                Value::Bytes(text(rng, l))
-            };
-            vec![key, v, self.doc(rng)]
-        }
-    }
-
-    fn doc(&self, rng: &mut ChaCha8Rng) -> Value {
-        if rng.gen_bool(0.1) {
-            Value::Null
-        } else if rng.gen_bool(self.profile.p_long_value) {
-            let len = rng.gen_range(1_000..40_000);
-            Value::Bytes(text(rng, len))
-        } else {
-            let len = rng.gen_range(0..300);
-            Value::Bytes(text(rng, len))
-        }
-    }
-
-    fn txn(&self, rng: &mut ChaCha8Rng) -> Txn {
-        let n = rng.gen_range(1..=self.profile.max_statements);
-        let mut stmts = Vec::with_capacity(n);
-        let mut sp = 0;
-        for _ in 0..n {
-            if rng.gen_bool(self.profile.p_savepoint) {
-                if sp > 0 && rng.gen_bool(0.5) {
-                    stmts.push(Stmt::RollbackTo(format!("sp{}", rng.gen_range(0..sp))));
-                } else {
-                    stmts.push(Stmt::Savepoint(format!("sp{sp}")));
-                    sp += 1;
-                }
-                continue;
-            }
-            let table = if rng.gen_bool(0.6) { "sb" } else { "docs" };
-            let key = self.key(rng, table);
-            let req = match rng.gen_range(0..100) {
-                0..=34 => Request::Insert {
-                    table: table.into(),
-                    row: self.row(rng, table, key),
-                },
-                35..=59 => {
-                    let set = if table == "sb" {
-                        if rng.gen_bool(0.5) {
-                            vec![("k".to_string(), Value::UInt(rng.gen_range(0..50)))]
-                        } else {
-                            let l = rng.gen_range(1..=120);
-                            vec![("c".to_string(), Value::Bytes(text(rng, l)))]
-                        }
-                    } else if rng.gen_bool(0.5) {
-                        let l = rng.gen_range(0..12);
-                        vec![("v".to_string(), Value::Bytes(text(rng, l)))]
-                    } else {
-                        vec![("doc".to_string(), self.doc(rng))]
-                    };
-                    Request::Update {
-                        table: table.into(),
-                        key: vec![key],
-                        set,
-                    }
-                }
-                60..=74 => Request::Delete {
-                    table: table.into(),
-                    key: vec![key],
-                },
-                75..=89 => Request::Get {
-                    table: table.into(),
-                    key: vec![key],
-                },
-                _ => Request::Scan {
-                    table: table.into(),
-                    index: if rng.gen_bool(0.5) {
-                        None
-                    } else {
-                        Some(if table == "sb" {
-                            "k".into()
-                        } else {
-                            "v".into()
-                        })
-                    },
-                    low: RangeBound::Unbounded,
-                    high: RangeBound::Unbounded,
-                    reverse: rng.gen_bool(0.5),
-                    limit: Some(rng.gen_range(1..20)),
-                },
-            };
-            stmts.push(Stmt::Req(req));
-        }
-        Txn {
-            stmts,
-            next: 0,
-            rollback: rng.gen_bool(self.profile.p_rollback),
-            writes: Vec::new(),
-            savepoints: Vec::new(),
-            ending: false,
-        }
     }
 }
 
@@ -414,6 +280,9 @@ struct World {
     violations: Vec<String>,
     stats: RunStats,
     faults: Vec<FaultKind>,
+    /// The plan's crash points, and how many have been armed.
+    crash_plan: Vec<u64>,
+    crashes_armed: usize,
 }
 
 impl World {
@@ -522,38 +391,38 @@ fn parse_canary(name: &str) -> Result<(Canaries, bool), RunError> {
     }
 }
 
-/// Runs one simulation.
+/// Runs one simulation: the plan a seed and a profile give, executed.
 pub fn run(seed: u64, profile: &Profile, opts: &RunOptions) -> Result<Outcome, RunError> {
     profile.validate().map_err(RunError::BadProfile)?;
-    let (canaries, lying) = match &opts.canary {
+    if let Some(n) = &opts.canary {
+        parse_canary(n)?;
+    }
+    let plan = Plan::generate(seed, profile, opts.flush, opts.canary.clone());
+    execute(&plan, opts.keep_trace)
+}
+
+/// Executes a plan. The scheduler's choices and what survives each crash
+/// are drawn from the plan's seed, so a plan always runs the same way.
+pub fn execute(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError> {
+    plan.validate().map_err(RunError::BadProfile)?;
+    let (canaries, lying) = match &plan.canary {
         Some(n) => parse_canary(n)?,
         None => (Canaries::NONE, false),
     };
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let flush = opts.flush.unwrap_or(match rng.gen_range(0..3) {
-        0 => FlushAtCommit::Lazy,
-        1 => FlushAtCommit::Sync,
-        _ => FlushAtCommit::Write,
-    });
-    // Swarm testing: a random non-empty subset of the profile's fault kinds.
-    let mut faults: Vec<FaultKind> = profile
-        .faults
-        .iter()
-        .copied()
-        .filter(|_| rng.gen_bool(0.6))
-        .collect();
-    if faults.is_empty() {
-        faults.push(FaultKind::ProcessCrash);
-    }
+    let seed = plan.seed;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5C4E_D01E_0000_0001);
+    let flush =
+        FlushAtCommit::from_setting(plan.flush).map_err(|e| RunError::BadProfile(e.to_string()))?;
+    let faults = plan.faults.clone();
     let config = Config {
-        buffer_pool_pages: rng.gen_range(profile.pool_pages.0..=profile.pool_pages.1),
+        buffer_pool_pages: plan.pool_pages,
         log: LogConfig {
             files: 2,
             file_size_bytes: 512 * 1024,
             buffer_size_bytes: 64 * 1024,
         },
         flush_at_commit: flush,
-        lock_wait_timeout_us: rng.gen_range(1..=5) * 1_000_000,
+        lock_wait_timeout_us: plan.lock_wait_timeout_s * 1_000_000,
         canaries,
         ..Config::default()
     };
@@ -567,9 +436,7 @@ pub fn run(seed: u64, profile: &Profile, opts: &RunOptions) -> Result<Outcome, R
     if faults.contains(&FaultKind::FsyncFailure) {
         fc.p_fsync_failure = 0.02;
     }
-    let disk_headroom = faults
-        .contains(&FaultKind::DiskFull)
-        .then(|| rng.gen_range(64..4096) * 1024u64);
+    let disk_headroom = plan.disk_headroom_kib.map(|k| k * 1024);
     let mut world = World {
         storage: storage.clone(),
         clock: clock.clone(),
@@ -583,28 +450,34 @@ pub fn run(seed: u64, profile: &Profile, opts: &RunOptions) -> Result<Outcome, R
         flushed_lsn: 0,
         trace: Trace {
             hash: 0xcbf2_9ce4_8422_2325,
-            lines: opts.keep_trace.then(Vec::new),
+            lines: keep_trace.then(Vec::new),
         },
         violations: Vec::new(),
         stats: RunStats::default(),
         faults: faults.clone(),
+        crash_plan: plan.crash_after_ios.clone(),
+        crashes_armed: 0,
     };
     world.trace.push(format!(
-        "seed={seed} profile={} flush={} pool={} faults={faults:?} canary={:?}",
-        profile.name,
+        "seed={seed} profile={} flush={} pool={} faults={faults:?} canary={:?} transactions={}",
+        plan.profile,
         flush.setting(),
         config.buffer_pool_pages,
-        opts.canary
+        plan.canary,
+        plan.transactions.len()
     ));
-    let formats = [RowFormat::Redundant, RowFormat::Compact, RowFormat::Dynamic];
+    let formats = [
+        format_of(&plan.row_formats[0]).unwrap_or(RowFormat::Compact),
+        format_of(&plan.row_formats[1]).unwrap_or(RowFormat::Compact),
+    ];
     let setup = (|| -> engine::Result<Engine> {
         let (mut e, _) = Engine::open(
             Box::new(storage.clone()),
             Box::new(clock.clone()),
             config.clone(),
         )?;
-        e.create_table(sb_def(formats[rng.gen_range(0..3)]))?;
-        e.create_table(docs_def(formats[rng.gen_range(0..3)]))?;
+        e.create_table(sb_def(formats[0]))?;
+        e.create_table(docs_def(formats[1]))?;
         e.checkpoint()?;
         Ok(e)
     })();
@@ -613,7 +486,7 @@ pub fn run(seed: u64, profile: &Profile, opts: &RunOptions) -> Result<Outcome, R
         Err(e) => {
             // Setup runs before any fault is switched on.
             world.violations.push(format!("setup failed: {e}"));
-            return Ok(finish(seed, profile, world));
+            return Ok(finish(plan, world));
         }
     }
     // The disk's faults start with the workload; a full disk leaves some
@@ -628,11 +501,9 @@ pub fn run(seed: u64, profile: &Profile, opts: &RunOptions) -> Result<Outcome, R
     }
     storage.set_faults(fc);
     world.observe_log();
-    let gen = Gen { profile };
-    let mut crashes_left = profile.crashes;
-    arm_crash(&mut world, &mut rng, &mut crashes_left);
+    arm_crash(&mut world);
     let mut sessions: Vec<Sess> = Vec::new();
-    for _ in 0..profile.sessions {
+    for _ in 0..plan.sessions {
         let id = world.engine().session();
         sessions.push(Sess {
             id,
@@ -642,14 +513,15 @@ pub fn run(seed: u64, profile: &Profile, opts: &RunOptions) -> Result<Outcome, R
     }
     let mut started = 0usize;
     let mut steps = 0u64;
-    let step_limit = (profile.transactions * (profile.max_statements + 4) * 20) as u64 + 10_000;
+    let n_txns = plan.transactions.len();
+    let step_limit = (plan.statement_count() as u64 + n_txns as u64 * 4) * 20 + 10_000;
     while steps < step_limit {
         steps += 1;
         if world.engine.is_none() {
             break;
         }
         let busy = sessions.iter().any(|s| s.txn.is_some());
-        if !busy && started >= profile.transactions {
+        if !busy && started >= n_txns {
             break;
         }
         world.clock.advance_us(rng.gen_range(0..2_000));
@@ -659,31 +531,35 @@ pub fn run(seed: u64, profile: &Profile, opts: &RunOptions) -> Result<Outcome, R
         }
         let i = rng.gen_range(0..sessions.len());
         if sessions[i].txn.is_none() {
-            if started >= profile.transactions {
+            if started >= n_txns {
                 continue;
             }
+            let planned = &plan.transactions[started];
             started += 1;
-            sessions[i].txn = Some(gen.txn(&mut rng));
+            sessions[i].txn = Some(Txn {
+                stmts: planned
+                    .statements
+                    .iter()
+                    .map(|st| match st {
+                        PlannedStmt::Savepoint(n) => Stmt::Savepoint(n.clone()),
+                        PlannedStmt::RollbackTo(n) => Stmt::RollbackTo(n.clone()),
+                        other => Stmt::Req(other.request()),
+                    })
+                    .collect(),
+                next: 0,
+                rollback: planned.rollback,
+                writes: Vec::new(),
+                savepoints: Vec::new(),
+                ending: false,
+            });
             let r = exec(&mut world, &mut sessions[i], Request::Begin);
             if let Some(crashed) = r {
-                recover(
-                    &mut world,
-                    &mut rng,
-                    &mut sessions,
-                    crashed,
-                    &mut crashes_left,
-                );
+                recover(&mut world, &mut rng, &mut sessions, crashed);
             }
             continue;
         }
         if let Some(crashed) = step_session(&mut world, &mut sessions[i]) {
-            recover(
-                &mut world,
-                &mut rng,
-                &mut sessions,
-                crashed,
-                &mut crashes_left,
-            );
+            recover(&mut world, &mut rng, &mut sessions, crashed);
         }
         if world.violations.len() > 20 {
             break;
@@ -693,20 +569,21 @@ pub fn run(seed: u64, profile: &Profile, opts: &RunOptions) -> Result<Outcome, R
     if world.engine.is_some() && world.violations.is_empty() {
         world.storage.crash_now();
         world.trace.push("final crash".into());
-        recover(&mut world, &mut rng, &mut sessions, true, &mut 0);
+        world.crash_plan.clear();
+        recover(&mut world, &mut rng, &mut sessions, true);
     }
-    Ok(finish(seed, profile, world))
+    Ok(finish(plan, world))
 }
 
-fn finish(seed: u64, profile: &Profile, mut world: World) -> Outcome {
+fn finish(plan: &Plan, mut world: World) -> Outcome {
     world.stats.sim_us = world.clock_now();
     world.stats.io_ops = world.storage.counters().ops;
     let f = world.storage.fault_counters();
     world.stats.fsync_failures = f.fsync_failures;
     world.stats.full_disk_errors = f.full_disk_errors;
     Outcome {
-        seed,
-        profile: profile.name.clone(),
+        seed: plan.seed,
+        profile: plan.profile.clone(),
         violations: world.violations,
         trace_hash: world.trace.hash,
         trace: world.trace.lines.unwrap_or_default(),
@@ -721,14 +598,15 @@ impl World {
     }
 }
 
-fn arm_crash(world: &mut World, rng: &mut ChaCha8Rng, crashes_left: &mut usize) {
-    if *crashes_left == 0 {
-        world.storage.set_crash_at(None);
-        return;
+fn arm_crash(world: &mut World) {
+    match world.crash_plan.get(world.crashes_armed) {
+        None => world.storage.set_crash_at(None),
+        Some(&after) => {
+            world.crashes_armed += 1;
+            let at = world.storage.counters().ops + after;
+            world.storage.set_crash_at(Some(at));
+        }
     }
-    *crashes_left -= 1;
-    let at = world.storage.counters().ops + rng.gen_range(10..800);
-    world.storage.set_crash_at(Some(at));
 }
 
 /// Runs the session's next step. Returns `Some(true)` if the disk crashed,
@@ -950,13 +828,7 @@ fn failed(world: &mut World, s: &mut Sess, req: &Request, e: Error) -> Option<bo
 
 /// The crash: drop the engine, let the disk decide what survived, reopen,
 /// and judge.
-fn recover(
-    world: &mut World,
-    rng: &mut ChaCha8Rng,
-    sessions: &mut [Sess],
-    _crashed: bool,
-    crashes_left: &mut usize,
-) {
+fn recover(world: &mut World, rng: &mut ChaCha8Rng, sessions: &mut [Sess], _crashed: bool) {
     world.stats.crashes += 1;
     world.engine = None;
     if !world.storage.crashed() {
@@ -1107,7 +979,7 @@ fn recover(
     world.in_flight_commit = false;
     world.observe_log();
     if world.engine.is_some() {
-        arm_crash(world, rng, crashes_left);
+        arm_crash(world);
     }
 }
 
