@@ -42,10 +42,10 @@ enum Command {
         #[arg(long)]
         trace: Option<std::path::PathBuf>,
     },
-    /// The same run again, bit for bit, from its seed.
+    /// The same run again, bit for bit: from its seed, or a corpus entry.
     Replay {
-        /// The seed printed by the failing run.
-        seed: u64,
+        /// The seed printed by the failing run, or a corpus entry's folder.
+        target: String,
         /// The workload profile.
         #[arg(long, default_value = "default")]
         profile: String,
@@ -58,6 +58,21 @@ enum Command {
         /// Write the trace, one event per line.
         #[arg(long)]
         trace: Option<std::path::PathBuf>,
+    },
+    /// Shrinks a failing run and saves it to corpus/.
+    Shrink {
+        /// The failing seed.
+        #[arg(long)]
+        seed: u64,
+        /// The workload profile.
+        #[arg(long, default_value = "default")]
+        profile: String,
+        /// Plant a canary (see `innosim canaries`).
+        #[arg(long)]
+        canary: Option<String>,
+        /// Candidate runs the shrinker may try.
+        #[arg(long, default_value_t = 2000)]
+        budget: usize,
     },
     /// Many simulations: a range of seeds, or as many as fit in a time.
     Fuzz {
@@ -162,7 +177,7 @@ fn profile(name: &str) -> Result<sim::profile::Profile, String> {
 }
 
 fn commit_id() -> &'static str {
-    option_env!("INNOSIM_COMMIT").unwrap_or("(uncommitted build)")
+    env!("INNOSIM_COMMIT")
 }
 
 fn reproduce_line(o: &sim::runner::Outcome, canary: &Option<String>) -> String {
@@ -222,6 +237,103 @@ fn one_run(
     }
 }
 
+fn print_outcome(o: &sim::runner::Outcome) {
+    let s = &o.stats;
+    println!(
+        "seed {} profile {}: {} statements, {} commits, {} rollbacks, {} waits, {} crashes, {} fsync failures, {} full-disk errors, {:.3} simulated s, {} I/Os, trace {:016x}",
+        o.seed, o.profile, s.statements, s.commits, s.rollbacks, s.waits, s.crashes, s.fsync_failures, s.full_disk_errors, s.sim_us as f64 / 1e6, s.io_ops, o.trace_hash
+    );
+    for v in &o.violations {
+        println!("violation: {v}");
+    }
+}
+
+fn replay_entry(dir: &std::path::Path, trace: Option<std::path::PathBuf>) -> ExitCode {
+    let plan = match sim::corpus::load(dir) {
+        Ok(p) => p,
+        Err(e) => return usage(e),
+    };
+    let o = match sim::runner::execute(&plan, trace.is_some()) {
+        Ok(o) => o,
+        Err(e) => return usage(e.to_string()),
+    };
+    if let Some(path) = trace {
+        let text: String = o
+            .trace
+            .iter()
+            .map(|l| format!("{}\n", serde_json::json!({"event": l})))
+            .collect();
+        if let Err(e) = std::fs::write(&path, text) {
+            return usage(format!("cannot write {}: {e}", path.display()));
+        }
+    }
+    print_outcome(&o);
+    if o.violations.is_empty() {
+        println!("no violation");
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// Shrinks a failing plan and saves it; returns the entry's folder.
+fn shrink_and_save(
+    plan: &sim::plan::Plan,
+    budget: usize,
+) -> Option<(std::path::PathBuf, sim::shrink::Shrunk)> {
+    let shrunk = sim::shrink::shrink(plan, budget)?;
+    match sim::corpus::save(
+        std::path::Path::new("corpus"),
+        &shrunk.plan,
+        &shrunk.outcome,
+        commit_id(),
+    ) {
+        Ok(dir) => Some((dir, shrunk)),
+        Err(e) => {
+            eprintln!("innosim: cannot save to corpus/: {e}");
+            None
+        }
+    }
+}
+
+fn shrink_cmd(seed: u64, profile_name: &str, canary: Option<String>, budget: usize) -> ExitCode {
+    let p = match profile(profile_name) {
+        Ok(p) => p,
+        Err(e) => return usage(e),
+    };
+    if let Err(e) = run_options(None, canary.clone(), false) {
+        return usage(e);
+    }
+    let plan = sim::plan::Plan::generate(seed, &p, None, canary);
+    let before = plan.statement_count();
+    match shrink_and_save(&plan, budget) {
+        None => {
+            println!("seed {seed} profile {profile_name} does not fail: nothing to shrink");
+            ExitCode::SUCCESS
+        }
+        Some((dir, s)) => {
+            println!(
+                "shrunk from {before} to {} statements in {} runs, {} transactions, {} crashes: {}",
+                s.plan.statement_count(),
+                s.attempts,
+                s.plan.transactions.len(),
+                s.plan.crash_after_ios.len(),
+                s.outcome
+                    .violations
+                    .first()
+                    .map(String::as_str)
+                    .unwrap_or("")
+            );
+            println!(
+                "saved: {}\nreproduce: innosim replay {}",
+                dir.display(),
+                dir.display()
+            );
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn fuzz(
     seeds: Option<String>,
     time: Option<String>,
@@ -275,6 +387,20 @@ fn fuzz(
                 println!("seed {seed}: {}", o.violations[0]);
                 println!("{} (commit {})", reproduce_line(&o, &canary), commit_id());
             }
+            // New failures are shrunk and saved; a canary's are expected and
+            // only the first is kept.
+            if canary.is_none() || failures.is_empty() {
+                let plan = sim::plan::Plan::generate(seed, &p, None, canary.clone());
+                if let Some((dir, s)) = shrink_and_save(&plan, 500) {
+                    if !json {
+                        println!(
+                            "shrunk to {} statements: {}",
+                            s.plan.statement_count(),
+                            dir.display()
+                        );
+                    }
+                }
+            }
             failures.push(o);
         }
         seed += 1;
@@ -316,12 +442,21 @@ fn main() -> ExitCode {
             trace,
         } => one_run(seed, &profile, flush, canary, trace),
         Command::Replay {
-            seed,
+            target,
             profile,
             flush,
             canary,
             trace,
-        } => one_run(seed, &profile, flush, canary, trace),
+        } => match target.parse::<u64>() {
+            Ok(seed) => one_run(seed, &profile, flush, canary, trace),
+            Err(_) => replay_entry(std::path::Path::new(&target), trace),
+        },
+        Command::Shrink {
+            seed,
+            profile,
+            canary,
+            budget,
+        } => shrink_cmd(seed, &profile, canary, budget),
         Command::Fuzz {
             seeds,
             time,

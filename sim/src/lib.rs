@@ -5,7 +5,9 @@
 
 pub mod bench;
 pub mod clock;
+pub mod corpus;
 pub mod plan;
 pub mod profile;
 pub mod runner;
+pub mod shrink;
 pub mod storage;

@@ -1,0 +1,158 @@
+//! The shrinker: makes a failing plan smaller while it keeps failing the
+//! same way. Fewer transactions (halves, then one at a time), fewer
+//! statements, fewer sessions, earlier and fewer crashes, fewer fault kinds,
+//! commits instead of rollbacks. Like Turso's simulator and Pebble's op-log
+//! reducer, it only ever keeps a candidate that still fails.
+
+use crate::plan::Plan;
+use crate::runner::{execute, Outcome};
+
+/// The kind of a violation, for "fails the same way": the text before its
+/// first colon ("recovery oracle", "CHECK TABLE sb", "recovery failed"), or
+/// "lockstep" for a statement the model disagreed with.
+pub fn failure_class(violation: &str) -> String {
+    let head = violation.split(':').next().unwrap_or("").trim();
+    if violation.contains("the model expected") || violation.contains("unexpected error") {
+        return "lockstep".into();
+    }
+    head.to_string()
+}
+
+fn class_of(o: &Outcome) -> Option<String> {
+    o.violations.first().map(|v| failure_class(v))
+}
+
+/// The result of shrinking.
+#[derive(Debug, Clone)]
+pub struct Shrunk {
+    /// The smallest failing plan found.
+    pub plan: Plan,
+    /// Its outcome.
+    pub outcome: Outcome,
+    /// Candidate plans executed.
+    pub attempts: usize,
+}
+
+/// Shrinks `plan`, which must fail, trying at most `budget` candidates.
+/// Returns `None` if the plan does not fail.
+pub fn shrink(plan: &Plan, budget: usize) -> Option<Shrunk> {
+    let first = execute(plan, false).ok()?;
+    let class = class_of(&first)?;
+    let mut best = Shrunk {
+        plan: plan.clone(),
+        outcome: first,
+        attempts: 0,
+    };
+    let try_plan = |cand: Plan, best: &mut Shrunk| -> bool {
+        if best.attempts >= budget {
+            return false;
+        }
+        best.attempts += 1;
+        match execute(&cand, false) {
+            Ok(o) if class_of(&o).as_deref() == Some(class.as_str()) => {
+                best.plan = cand;
+                best.outcome = o;
+                true
+            }
+            _ => false,
+        }
+    };
+    loop {
+        let before = (
+            best.plan.statement_count(),
+            best.plan.crash_after_ios.clone(),
+            best.plan.faults.len(),
+            best.plan.sessions,
+        );
+        // Transactions: remove chunks, halving the chunk size.
+        let mut chunk = best.plan.transactions.len().div_ceil(2).max(1);
+        while chunk >= 1 && best.attempts < budget {
+            let mut i = 0;
+            while i < best.plan.transactions.len() && best.attempts < budget {
+                let mut cand = best.plan.clone();
+                let end = (i + chunk).min(cand.transactions.len());
+                cand.transactions.drain(i..end);
+                if !try_plan(cand, &mut best) {
+                    i += chunk;
+                }
+            }
+            if chunk == 1 {
+                break;
+            }
+            chunk /= 2;
+        }
+        // Statements, one at a time.
+        let mut t = 0;
+        while t < best.plan.transactions.len() && best.attempts < budget {
+            let mut s = 0;
+            while s < best.plan.transactions[t].statements.len() && best.attempts < budget {
+                let mut cand = best.plan.clone();
+                cand.transactions[t].statements.remove(s);
+                if !try_plan(cand, &mut best) {
+                    s += 1;
+                }
+            }
+            if best.plan.transactions[t].rollback {
+                let mut cand = best.plan.clone();
+                cand.transactions[t].rollback = false;
+                try_plan(cand, &mut best);
+            }
+            t += 1;
+        }
+        // Sessions.
+        while best.plan.sessions > 1 && best.attempts < budget {
+            let mut cand = best.plan.clone();
+            cand.sessions -= 1;
+            if !try_plan(cand, &mut best) {
+                break;
+            }
+        }
+        // Crashes: drop them, or strike earlier.
+        let mut c = 0;
+        while c < best.plan.crash_after_ios.len() && best.attempts < budget {
+            let mut cand = best.plan.clone();
+            cand.crash_after_ios.remove(c);
+            if try_plan(cand, &mut best) {
+                continue;
+            }
+            let mut cand = best.plan.clone();
+            cand.crash_after_ios[c] /= 2;
+            if cand.crash_after_ios[c] > 0 && try_plan(cand, &mut best) {
+                continue;
+            }
+            c += 1;
+        }
+        // Fault kinds.
+        let mut f = 0;
+        while f < best.plan.faults.len() && best.attempts < budget {
+            let mut cand = best.plan.clone();
+            cand.faults.remove(f);
+            if cand.faults.is_empty() || !try_plan(cand, &mut best) {
+                f += 1;
+            }
+        }
+        let after = (
+            best.plan.statement_count(),
+            best.plan.crash_after_ios.clone(),
+            best.plan.faults.len(),
+            best.plan.sessions,
+        );
+        if after == before || best.attempts >= budget {
+            return Some(best);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes() {
+        assert_eq!(
+            failure_class("recovery oracle: recovered state equals no ..."),
+            "recovery oracle"
+        );
+        assert_eq!(failure_class("insert sb (1): the engine answered Affected(0), the model expected Ok(Affected(1))"), "lockstep");
+    }
+}

@@ -1,0 +1,54 @@
+//! Every saved failure in `corpus/` replays: an entry from a real bug must
+//! now pass (the bug stays fixed), an entry from a canary must still fail
+//! (the checker still catches it). And the shrinker can reduce a canary's
+//! failure to a handful of statements.
+
+use sim::corpus;
+use sim::plan::Plan;
+use sim::profile::Profile;
+use sim::runner::execute;
+use std::path::Path;
+
+#[test]
+fn every_corpus_entry_replays() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+    let entries = corpus::entries(&root);
+    for dir in &entries {
+        let plan = corpus::load(dir).unwrap_or_else(|e| panic!("{e}"));
+        let o = execute(&plan, false).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        match &plan.canary {
+            Some(c) => assert!(
+                !o.violations.is_empty(),
+                "{}: the canary {c} is no longer caught",
+                dir.display()
+            ),
+            None => assert!(
+                o.violations.is_empty(),
+                "{}: fails again: {:?}",
+                dir.display(),
+                o.violations
+            ),
+        }
+    }
+    eprintln!("{} corpus entries replayed", entries.len());
+}
+
+#[test]
+fn the_shrinker_reduces_a_canary_failure_to_a_few_statements() {
+    let p = Profile::named("small").expect("known profile");
+    let plan = (0..50)
+        .map(|seed| Plan::generate(seed, &p, None, Some("ack-before-sync".into())))
+        .find(|plan| !execute(plan, false).expect("valid").violations.is_empty())
+        .expect("the canary is caught within 50 seeds");
+    let before = plan.statement_count();
+    let shrunk = sim::shrink::shrink(&plan, 1000).expect("the plan fails");
+    assert!(!shrunk.outcome.violations.is_empty());
+    assert!(
+        shrunk.plan.statement_count() <= 10,
+        "shrunk from {before} to only {} statements",
+        shrunk.plan.statement_count()
+    );
+    // The shrunk plan fails again, the same way, when replayed.
+    let again = execute(&shrunk.plan, false).expect("valid");
+    assert_eq!(again.violations, shrunk.outcome.violations);
+}
