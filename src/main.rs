@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 use engine::{FlushAtCommit, RowFormat};
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -91,6 +92,13 @@ enum Command {
         /// One JSON object on stdout with the summary.
         #[arg(long)]
         json: bool,
+        /// Worker threads (each runs whole seeds; results do not depend on it).
+        #[arg(long, default_value_t = 1)]
+        jobs: usize,
+        /// Run only this shard of the seeds, as I/N: the seeds s with
+        /// s % N == I. Machines of a campaign take one shard each.
+        #[arg(long)]
+        shard: Option<String>,
     },
     /// The planted bugs (canaries) the checkers must catch, one per line;
     /// `lying-fsync` is the simulated disk's negative control.
@@ -340,7 +348,25 @@ fn fuzz(
     profile_name: &str,
     canary: Option<String>,
     json: bool,
+    jobs: usize,
+    shard: Option<String>,
 ) -> ExitCode {
+    if jobs == 0 || jobs > 256 {
+        return usage(format!("--jobs must be 1..=256, not {jobs}"));
+    }
+    let (shard_i, shard_n) = match shard.as_deref().map(|s| {
+        s.split_once('/')
+            .and_then(|(a, b)| Some((a.parse::<u64>().ok()?, b.parse::<u64>().ok()?)))
+    }) {
+        None => (0, 1),
+        Some(Some((i, n))) if n > 0 && i < n => (i, n),
+        Some(_) => {
+            return usage(format!(
+                "malformed shard '{}': expected I/N with I < N",
+                shard.unwrap_or_default()
+            ))
+        }
+    };
     let p = match profile(profile_name) {
         Ok(p) => p,
         Err(e) => return usage(e),
@@ -370,40 +396,91 @@ fn fuzz(
         (None, None) => ((0, 1000), None),
     };
     let start = std::time::Instant::now();
-    let (mut runs, mut failures, mut sim_us) = (0u64, Vec::new(), 0u64);
-    let mut seed = range.0;
-    while seed < range.1 {
-        if budget_s.is_some_and(|b| start.elapsed().as_secs_f64() >= b) {
-            break;
-        }
-        let o = match sim::runner::run(seed, &p, &opts) {
-            Ok(o) => o,
-            Err(e) => return usage(e.to_string()),
+    // Seeds are handed out in order from a shared counter; each worker runs
+    // whole seeds, so the set of results does not depend on --jobs.
+    let next = std::sync::atomic::AtomicU64::new(0);
+    let results = std::sync::Mutex::new(Vec::new());
+    let usage_error = std::sync::Mutex::new(None::<String>);
+    let bar = (!json && std::io::stdout().is_terminal()).then(|| {
+        let b = match budget_s {
+            Some(_) => indicatif::ProgressBar::new_spinner(),
+            None => indicatif::ProgressBar::new((range.1 - range.0).div_ceil(shard_n)),
         };
-        runs += 1;
-        sim_us += o.stats.sim_us;
-        if !o.violations.is_empty() {
-            if !json {
-                println!("seed {seed}: {}", o.violations[0]);
-                println!("{} (commit {})", reproduce_line(&o, &canary), commit_id());
-            }
-            // New failures are shrunk and saved; a canary's are expected and
-            // only the first is kept.
-            if canary.is_none() || failures.is_empty() {
-                let plan = sim::plan::Plan::generate(seed, &p, None, canary.clone());
-                if let Some((dir, s)) = shrink_and_save(&plan, 500) {
-                    if !json {
-                        println!(
-                            "shrunk to {} statements: {}",
-                            s.plan.statement_count(),
-                            dir.display()
-                        );
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} {pos} seeds {per_sec} {msg} [{elapsed_precise}]",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+        );
+        b
+    });
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| loop {
+                if budget_s.is_some_and(|b| start.elapsed().as_secs_f64() >= b) {
+                    return;
+                }
+                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(seed) = range
+                    .0
+                    .checked_add(k.saturating_mul(shard_n))
+                    .and_then(|s| s.checked_add(shard_i))
+                else {
+                    return;
+                };
+                if seed >= range.1 {
+                    return;
+                }
+                match sim::runner::run(seed, &p, &opts) {
+                    Ok(o) => {
+                        if let Some(b) = &bar {
+                            b.inc(1);
+                            if !o.violations.is_empty() {
+                                b.set_message(format!("violation at seed {seed}"));
+                            }
+                        }
+                        results.lock().unwrap_or_else(|e| e.into_inner()).push(o);
+                    }
+                    Err(e) => {
+                        *usage_error.lock().unwrap_or_else(|e| e.into_inner()) =
+                            Some(e.to_string());
+                        return;
                     }
                 }
-            }
-            failures.push(o);
+            });
         }
-        seed += 1;
+    });
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    if let Some(e) = usage_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return usage(e);
+    }
+    let mut all = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    all.sort_by_key(|o| o.seed);
+    let runs = all.len() as u64;
+    let sim_us: u64 = all.iter().map(|o| o.stats.sim_us).sum();
+    let mut failures = Vec::new();
+    for o in all.into_iter().filter(|o| !o.violations.is_empty()) {
+        if !json {
+            println!("seed {}: {}", o.seed, o.violations[0]);
+            println!("{} (commit {})", reproduce_line(&o, &canary), commit_id());
+        }
+        // New failures are shrunk and saved; a canary's are expected and
+        // only the first is kept.
+        if canary.is_none() || failures.is_empty() {
+            let plan = sim::plan::Plan::generate(o.seed, &p, None, canary.clone());
+            if let Some((dir, s)) = shrink_and_save(&plan, 500) {
+                if !json {
+                    println!(
+                        "shrunk to {} statements: {}",
+                        s.plan.statement_count(),
+                        dir.display()
+                    );
+                }
+            }
+        }
+        failures.push(o);
     }
     let wall = start.elapsed().as_secs_f64().max(1e-9);
     let seeds_per_sec = runs as f64 / wall;
@@ -463,7 +540,9 @@ fn main() -> ExitCode {
             profile,
             canary,
             json,
-        } => fuzz(seeds, time, &profile, canary, json),
+            jobs,
+            shard,
+        } => fuzz(seeds, time, &profile, canary, json, jobs, shard),
         Command::Canaries => {
             for c in engine::Canary::ALL {
                 println!("{c}");
