@@ -40,6 +40,8 @@ pub struct Frame {
     /// End LSN of the newest change.
     pub newest_lsn: u64,
     in_use: bool,
+    /// The access sequence number at which it last moved to the LRU head.
+    last_moved: u64,
     lru_prev: FrameId,
     lru_next: FrameId,
 }
@@ -66,6 +68,8 @@ pub struct BufferPool {
     lru_head: FrameId,
     lru_tail: FrameId,
     flush_list: BTreeSet<(u64, FrameId)>,
+    /// Page accesses so far (the LRU's clock).
+    access_seq: u64,
     /// Counters.
     pub stats: PoolStats,
 }
@@ -82,6 +86,7 @@ impl BufferPool {
             lru_head: NIL,
             lru_tail: NIL,
             flush_list: BTreeSet::new(),
+            access_seq: 0,
             stats: PoolStats::default(),
         }
     }
@@ -123,8 +128,14 @@ impl BufferPool {
     pub fn lookup_fix(&mut self, id: PageId) -> Option<FrameId> {
         let f = *self.map.get(&id)?;
         self.stats.hits += 1;
-        self.frames[f as usize].fix_count += 1;
-        if self.lru_head != f {
+        self.access_seq += 1;
+        let frame = &mut self.frames[f as usize];
+        frame.fix_count += 1;
+        // InnoDB's buf_page_peek_if_too_old: a page touched recently stays
+        // where it is; only one that has aged a quarter of the pool moves to
+        // the head. Hot pages then cost no list surgery on every access.
+        if self.access_seq - frame.last_moved > (self.capacity as u64 / 4).max(1) {
+            frame.last_moved = self.access_seq;
             self.lru_unlink(f);
             self.lru_push_head(f);
         }
@@ -162,6 +173,7 @@ impl BufferPool {
                 oldest_lsn: 0,
                 newest_lsn: 0,
                 in_use: false,
+                last_moved: 0,
                 lru_prev: NIL,
                 lru_next: NIL,
             });
@@ -180,6 +192,7 @@ impl BufferPool {
         frame.fix_count = 1;
         frame.oldest_lsn = 0;
         frame.newest_lsn = 0;
+        frame.last_moved = self.access_seq;
         let prev = self.map.insert(id, f);
         assert!(prev.is_none(), "page {id} installed twice");
         self.lru_push_head(f);
@@ -346,9 +359,12 @@ mod tests {
             ids.push(f);
         }
         assert!(pool.take_free(false).is_none());
-        // Touch page 0: it becomes the most recently used.
-        let f0 = pool.lookup_fix(PageId::new(0, 0)).unwrap();
-        pool.unfix(f0);
+        // Touch page 0 until it has aged past a quarter of the pool (two
+        // accesses here): then it moves to the most recently used end.
+        for _ in 0..3 {
+            let f0 = pool.lookup_fix(PageId::new(0, 0)).unwrap();
+            pool.unfix(f0);
+        }
         let victims = pool.lru_victims(2);
         assert_eq!(pool.frame(victims[0]).id, PageId::new(0, 1));
         pool.mark_dirty(victims[0], 100, 120);

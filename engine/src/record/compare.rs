@@ -129,6 +129,20 @@ pub fn compare_records(
     Ok(Ordering::Equal)
 }
 
+/// Field `i` of a record whose layout puts it at a fixed offset (a COMPACT
+/// or DYNAMIC layout of Fixed, NOT NULL fields, of the record's expected
+/// length), without parsing the header; `None` when that does not hold (the
+/// caller then parses).
+#[inline]
+pub fn fixed_field_fast<'r>(layout: &RecordLayout, rec: &'r [u8], i: usize) -> Option<&'r [u8]> {
+    let start = layout.const_data_start?;
+    let &(off, len) = layout.fixed_prefix.get(i)?;
+    if rec.len() != layout.const_len {
+        return None;
+    }
+    rec.get(start + off..start + off + len)
+}
+
 #[inline]
 fn fixed_field(rec: &[u8], start: usize, len: usize) -> Result<&[u8]> {
     rec.get(start..start + len).ok_or_else(|| {

@@ -120,7 +120,7 @@ mod types;
 #[cfg(test)]
 mod tests;
 
-pub use compare::{compare_key, compare_records};
+pub use compare::{compare_key, compare_records, fixed_field_fast as fixed_field};
 pub use external::{
     place_long_fields, record_len_with, ExternalRef, Placement, COMPACT_PREFIX_LEN,
     DYNAMIC_INLINE_MAX, EXTERNAL_REF_LEN,

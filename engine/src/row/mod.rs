@@ -110,6 +110,11 @@ fn corrupt(table: &Table, reason: impl Into<String>) -> Error {
 
 /// A clustered record's DB_TRX_ID.
 pub fn trx_id_of(table: &Table, rec: &[u8]) -> Result<u64> {
+    if let Some(b) = record::fixed_field(&table.clustered.leaf, rec, table.trx_id_field) {
+        let mut x = [0u8; 8];
+        x[2..].copy_from_slice(b);
+        return Ok(u64::from_be_bytes(x));
+    }
     let view = RecordView::parse(&table.clustered.leaf, rec)?;
     match view.field(table.trx_id_field) {
         FieldValue::Inline(b) if b.len() == 6 => {
@@ -123,6 +128,9 @@ pub fn trx_id_of(table: &Table, rec: &[u8]) -> Result<u64> {
 
 /// A clustered record's DB_ROLL_PTR.
 pub fn roll_ptr_of(table: &Table, rec: &[u8]) -> Result<RollPtr> {
+    if let Some(b) = record::fixed_field(&table.clustered.leaf, rec, table.roll_ptr_field) {
+        return RollPtr::decode(b);
+    }
     let view = RecordView::parse(&table.clustered.leaf, rec)?;
     match view.field(table.roll_ptr_field) {
         FieldValue::Inline(b) => RollPtr::decode(b),
