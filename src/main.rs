@@ -219,11 +219,7 @@ fn one_run(
         Err(e) => return usage(e.to_string()),
     };
     if let Some(path) = trace {
-        let text: String = o
-            .trace
-            .iter()
-            .map(|l| format!("{}\n", serde_json::json!({"event": l})))
-            .collect();
+        let text: String = o.trace.iter().map(|l| format!("{l}\n")).collect();
         if let Err(e) = std::fs::write(&path, text) {
             return usage(format!("cannot write {}: {e}", path.display()));
         }
@@ -266,11 +262,7 @@ fn replay_entry(dir: &std::path::Path, trace: Option<std::path::PathBuf>) -> Exi
         Err(e) => return usage(e.to_string()),
     };
     if let Some(path) = trace {
-        let text: String = o
-            .trace
-            .iter()
-            .map(|l| format!("{}\n", serde_json::json!({"event": l})))
-            .collect();
+        let text: String = o.trace.iter().map(|l| format!("{l}\n")).collect();
         if let Err(e) = std::fs::write(&path, text) {
             return usage(format!("cannot write {}: {e}", path.display()));
         }

@@ -36,6 +36,7 @@ use engine::{
 use models::{CommitHistory, Db, ModelValue, RecoveryVerdict, Row, TxnEffects, Write};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use serde_json::json;
 
 /// Tables every run creates.
 pub const TABLES: [&str; 2] = ["sb", "docs"];
@@ -286,6 +287,32 @@ struct World {
 }
 
 impl World {
+    /// Records a trace event: one JSON object, with the simulated time and
+    /// the I/O index at which it happened.
+    fn event(&mut self, kind: &str, fields: serde_json::Value) {
+        let mut obj = serde_json::Map::new();
+        obj.insert("t_us".into(), json!(self.clock_now()));
+        obj.insert("io".into(), json!(self.storage.counters().ops));
+        obj.insert("kind".into(), json!(kind));
+        if let serde_json::Value::Object(f) = fields {
+            obj.extend(f);
+        }
+        self.trace.push(serde_json::Value::Object(obj).to_string());
+    }
+
+    /// The frequent event, written without building a JSON tree (the fuzzer
+    /// hashes one per statement). Same shape as [`World::event`]'s.
+    fn statement_event(&mut self, session: u32, op: &str, result: &str) {
+        let line = format!(
+            "{{\"io\":{},\"kind\":\"statement\",\"op\":{},\"result\":{},\"session\":{session},\"t_us\":{}}}",
+            self.storage.counters().ops,
+            json_str(op),
+            json_str(result),
+            self.clock_now()
+        );
+        self.trace.push(line);
+    }
+
     fn engine(&mut self) -> &mut Engine {
         self.engine
             .as_mut()
@@ -427,6 +454,7 @@ pub fn execute(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError> {
         ..Config::default()
     };
     let storage = SimStorage::new();
+    storage.set_tracing(keep_trace);
     let clock = SimClock::new();
     let mut fc = FaultConfig {
         seed,
@@ -458,14 +486,11 @@ pub fn execute(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError> {
         crash_plan: plan.crash_after_ios.clone(),
         crashes_armed: 0,
     };
-    world.trace.push(format!(
-        "seed={seed} profile={} flush={} pool={} faults={faults:?} canary={:?} transactions={}",
-        plan.profile,
-        flush.setting(),
-        config.buffer_pool_pages,
-        plan.canary,
-        plan.transactions.len()
-    ));
+    world.event(
+        "run",
+        json!({"seed": seed, "profile": plan.profile, "flush": flush.setting(), "pool_pages": config.buffer_pool_pages,
+               "faults": format!("{faults:?}"), "canary": plan.canary, "transactions": plan.transactions.len()}),
+    );
     let formats = [
         format_of(&plan.row_formats[0]).unwrap_or(RowFormat::Compact),
         format_of(&plan.row_formats[1]).unwrap_or(RowFormat::Compact),
@@ -568,7 +593,7 @@ pub fn execute(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError> {
     // Every run ends with a crash, so every run exercises recovery.
     if world.engine.is_some() && world.violations.is_empty() {
         world.storage.crash_now();
-        world.trace.push("final crash".into());
+        world.event("crash", json!({"final": true}));
         world.crash_plan.clear();
         recover(&mut world, &mut rng, &mut sessions, true);
     }
@@ -576,6 +601,20 @@ pub fn execute(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError> {
 }
 
 fn finish(plan: &Plan, mut world: World) -> Outcome {
+    // With a kept trace, the disk's own I/O and fault records follow (not
+    // hashed: they are the same whenever the events are).
+    let hash = world.trace.hash;
+    if world.trace.lines.is_some() {
+        for r in world.storage.trace() {
+            let line = json!({"kind": "io", "io": r.index, "op": format!("{:?}", r.op), "file": r.file, "offset": r.offset, "len": r.len, "outcome": format!("{:?}", r.outcome)});
+            world.trace.push(line.to_string());
+        }
+        for f in world.storage.fault_log() {
+            let line = json!({"kind": "fault", "io": f.index, "fault": format!("{:?}", f.fault)});
+            world.trace.push(line.to_string());
+        }
+    }
+    world.trace.hash = hash;
     world.stats.sim_us = world.clock_now();
     world.stats.io_ops = world.storage.counters().ops;
     let f = world.storage.fault_counters();
@@ -654,7 +693,6 @@ fn handle(
     req: Option<Request>,
     r: engine::Result<Step>,
 ) -> Option<bool> {
-    let now = world.clock_now();
     if let Some(q) = &req {
         if s.waiting {
             unreachable!("a waiting session gets no new statement: {q:?}");
@@ -683,28 +721,22 @@ fn handle(
                 world.stats.waits += 1;
             }
             s.waiting = true;
-            world
-                .trace
-                .push(format!("t={now} s={} {label} -> waiting", s.id));
+            world.statement_event(s.id, &label, "waiting");
             None
         }
         Ok(Step::Done(resp)) => {
             s.waiting = false;
-            world
-                .trace
-                .push(format!("t={now} s={} {label} -> {}", s.id, short(&resp)));
+            world.statement_event(s.id, &label, &short(&resp));
             world.observe_log();
             done(world, s, &req, resp);
             None
         }
         Err(e) => {
             s.waiting = false;
-            world.trace.push(format!(
-                "t={now} s={} {label} -> error {}",
-                s.id,
-                e.mysql_code()
-                    .map_or_else(|| e.to_string(), |c| c.to_string())
-            ));
+            world.event(
+                "statement",
+                json!({"session": s.id, "op": label, "result": "error", "code": e.mysql_code(), "message": e.to_string()}),
+            );
             failed(world, s, &req, e)
         }
     }
@@ -723,6 +755,11 @@ fn s_last_request(s: &mut Sess, q: Option<Request>) -> Option<Request> {
         }
         None => l.borrow().get(&s.id).cloned(),
     })
+}
+
+/// A JSON string literal.
+fn json_str(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"?\"".into())
 }
 
 fn short(r: &Response) -> String {
@@ -880,10 +917,10 @@ fn recover(world: &mut World, rng: &mut ChaCha8Rng, sessions: &mut [Sess], _cras
         (_, true) => count(world.flushed_lsn),
     };
     let max_k = acked + world.in_flight_commit as usize;
-    world.trace.push(format!(
-        "crash: {} acked={acked} promised={min_k}",
-        if power { "power loss" } else { "process crash" }
-    ));
+    world.event(
+        "crash",
+        json!({"mode": if power { "power loss" } else { "process crash" }, "acknowledged": acked, "promised": min_k}),
+    );
     let mut opened = Engine::open(
         Box::new(world.storage.clone()),
         Box::new(world.clock.clone()),
@@ -906,14 +943,15 @@ fn recover(world: &mut World, rng: &mut ChaCha8Rng, sessions: &mut [Sess], _cras
         if !injected {
             break;
         }
-        world.trace.push(format!(
-            "recovery stopped by an injected fault: {}",
-            opened
-                .as_ref()
-                .err()
-                .map(|e| e.to_string())
-                .unwrap_or_default()
-        ));
+        let why = opened
+            .as_ref()
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        world.event(
+            "recovery",
+            json!({"step": "stopped by an injected fault", "error": why}),
+        );
         world.storage.crash_now();
         world.storage.restart(CrashMode::ProcessCrash);
         opened = Engine::open(
@@ -934,19 +972,18 @@ fn recover(world: &mut World, rng: &mut ChaCha8Rng, sessions: &mut [Sess], _cras
                 seed: workload_faults.seed,
                 ..FaultConfig::default()
             });
-            world.trace.push(format!(
-                "recovered: applied={} repaired={} rolled_back={}",
-                report.records_applied,
-                report.pages_repaired.len(),
-                report.rolled_back.len()
-            ));
+            world.event(
+                "recovery",
+                json!({"step": "recovered", "log_end": report.log_end, "records_applied": report.records_applied,
+                       "pages_repaired": report.pages_repaired.len(), "rolled_back": report.rolled_back.len()}),
+            );
             match read_db(&mut e) {
                 Err(err) => world
                     .violations
                     .push(format!("reading the recovered database failed: {err}")),
                 Ok(db) => match world.history.judge(&db, min_k, max_k) {
                     RecoveryVerdict::Prefix(k) => {
-                        world.trace.push(format!("judged: prefix {k}"));
+                        world.event("recovery", json!({"step": "judged", "prefix_commits": k}));
                         world.committed = world.history.state_after(k);
                         world.history = CommitHistory::new(world.committed.clone());
                     }
