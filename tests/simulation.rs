@@ -35,9 +35,12 @@ fn other_profiles_seeds_pass() {
 
 #[test]
 fn the_same_seed_gives_the_same_trace() {
+    // 100 seeds of every profile, each run twice: the trace hashes (every
+    // statement, result, crash and recovery step, in order) must agree.
     for name in Profile::NAMES {
         let p = Profile::named(name).expect("known profile");
-        for seed in 0..3 {
+        let mut hashes = std::collections::BTreeSet::new();
+        for seed in 0..100 {
             let a = run(seed, &p, &RunOptions::default()).expect("valid");
             let b = run(seed, &p, &RunOptions::default()).expect("valid");
             assert_eq!(
@@ -45,12 +48,17 @@ fn the_same_seed_gives_the_same_trace() {
                 "seed {seed} profile {name} is not deterministic"
             );
             assert_eq!(a.stats, b.stats);
+            assert!(
+                a.violations.is_empty(),
+                "seed {seed} profile {name}: {:?}",
+                a.violations
+            );
+            hashes.insert(a.trace_hash);
         }
-        let a = run(1, &p, &RunOptions::default()).expect("valid");
-        let b = run(2, &p, &RunOptions::default()).expect("valid");
-        assert_ne!(
-            a.trace_hash, b.trace_hash,
-            "different seeds give different runs"
+        assert!(
+            hashes.len() > 95,
+            "different seeds give different runs ({} distinct of 100)",
+            hashes.len()
         );
     }
 }
