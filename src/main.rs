@@ -99,6 +99,10 @@ enum Command {
         /// s % N == I. Machines of a campaign take one shard each.
         #[arg(long)]
         shard: Option<String>,
+        /// Run every seed twice and report a seed whose two traces differ
+        /// (nondeterminism is a bug in the testbed).
+        #[arg(long)]
+        doublecheck: bool,
     },
     /// The planted bugs (canaries) the checkers must catch, one per line;
     /// `lying-fsync` is the simulated disk's negative control.
@@ -334,15 +338,29 @@ fn shrink_cmd(seed: u64, profile_name: &str, canary: Option<String>, budget: usi
     }
 }
 
-fn fuzz(
+/// The options of `innosim fuzz`.
+struct FuzzArgs {
     seeds: Option<String>,
     time: Option<String>,
-    profile_name: &str,
+    profile: String,
     canary: Option<String>,
     json: bool,
     jobs: usize,
     shard: Option<String>,
-) -> ExitCode {
+    doublecheck: bool,
+}
+
+fn fuzz(args: FuzzArgs) -> ExitCode {
+    let FuzzArgs {
+        seeds,
+        time,
+        profile: profile_name,
+        canary,
+        json,
+        jobs,
+        shard,
+        doublecheck,
+    } = args;
     if jobs == 0 || jobs > 256 {
         return usage(format!("--jobs must be 1..=256, not {jobs}"));
     }
@@ -359,7 +377,7 @@ fn fuzz(
             ))
         }
     };
-    let p = match profile(profile_name) {
+    let p = match profile(&profile_name) {
         Ok(p) => p,
         Err(e) => return usage(e),
     };
@@ -424,7 +442,18 @@ fn fuzz(
                     return;
                 }
                 match sim::runner::run(seed, &p, &opts) {
-                    Ok(o) => {
+                    Ok(mut o) => {
+                        if doublecheck {
+                            match sim::runner::run(seed, &p, &opts) {
+                                Ok(again) if again.trace_hash != o.trace_hash => {
+                                    o.violations.push(format!(
+                                    "nondeterminism: the same seed gave traces {:016x} and {:016x}",
+                                    o.trace_hash, again.trace_hash
+                                ))
+                                }
+                                _ => {}
+                            }
+                        }
                         if let Some(b) = &bar {
                             b.inc(1);
                             if !o.violations.is_empty() {
@@ -534,7 +563,17 @@ fn main() -> ExitCode {
             json,
             jobs,
             shard,
-        } => fuzz(seeds, time, &profile, canary, json, jobs, shard),
+            doublecheck,
+        } => fuzz(FuzzArgs {
+            seeds,
+            time,
+            profile,
+            canary,
+            json,
+            jobs,
+            shard,
+            doublecheck,
+        }),
         Command::Canaries => {
             for c in engine::Canary::ALL {
                 println!("{c}");
