@@ -77,7 +77,10 @@ pub fn compare_key(layout: &RecordLayout, rec: &[u8], key: &[Option<&[u8]>]) -> 
             // Fast path: the compared fields sit at fixed offsets.
             for (k, &(off, len)) in key.iter().zip(&layout.fixed_prefix) {
                 let field = fixed_field(rec, start + off, len)?;
-                let ord = Some(field).cmp(k);
+                let ord = match k {
+                    None => Ordering::Greater,
+                    Some(k) => cmp_bytes(field, k),
+                };
                 if ord != Ordering::Equal {
                     return Ok(ord);
                 }
@@ -110,7 +113,10 @@ pub fn compare_records(
             && b.len() == layout.const_len
         {
             for &(off, len) in &layout.fixed_prefix[..n_fields] {
-                let ord = fixed_field(a, start + off, len)?.cmp(fixed_field(b, start + off, len)?);
+                let ord = cmp_bytes(
+                    fixed_field(a, start + off, len)?,
+                    fixed_field(b, start + off, len)?,
+                );
                 if ord != Ordering::Equal {
                     return Ok(ord);
                 }
@@ -141,6 +147,20 @@ pub fn fixed_field_fast<'r>(layout: &RecordLayout, rec: &'r [u8], i: usize) -> O
         return None;
     }
     rec.get(start + off..start + off + len)
+}
+
+/// Byte-wise comparison, with the common 4- and 8-byte keys (INT, BIGINT:
+/// big-endian stored forms) compared as integers rather than through a
+/// memcmp call. Same order as `a.cmp(b)`.
+#[inline]
+fn cmp_bytes(a: &[u8], b: &[u8]) -> Ordering {
+    match (a.len(), b.len()) {
+        (4, 4) => u32::from_be_bytes([a[0], a[1], a[2], a[3]])
+            .cmp(&u32::from_be_bytes([b[0], b[1], b[2], b[3]])),
+        (8, 8) => u64::from_be_bytes(a.try_into().expect("8 bytes"))
+            .cmp(&u64::from_be_bytes(b.try_into().expect("8 bytes"))),
+        _ => a.cmp(b),
+    }
 }
 
 #[inline]
