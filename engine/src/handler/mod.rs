@@ -197,6 +197,8 @@ pub struct Engine {
     clock: Box<dyn Clock>,
     config: Config,
     halted: Option<String>,
+    /// The snapshot of an autocommit SELECT while it runs.
+    statement_view: Option<Option<crate::trx::ReadView>>,
     next_background_us: u64,
     /// End LSN of the newest user commit that wrote redo (0 if none yet).
     last_commit_lsn: u64,
@@ -631,6 +633,27 @@ impl Engine {
     }
 
     fn run_dml(&mut self, s: SessionId, request: Request) -> Result<Step> {
+        let sess = self.session_mut(s);
+        if sess.trx.is_none()
+            && !sess.autocommit_off
+            && matches!(request, Request::Get { .. } | Request::Scan { .. })
+        {
+            // An autocommit SELECT is a consistent read of its own (at every
+            // isolation level, SERIALIZABLE included, as in MySQL). It
+            // changes nothing and purge cannot run while it reads, so it
+            // needs neither a transaction id nor a registered view.
+            let view = match sess.isolation {
+                Isolation::ReadUncommitted => None,
+                _ => Some(self.sys.snapshot()),
+            };
+            self.statement_view = Some(view);
+            let r = self.dml(s, &request);
+            self.statement_view = None;
+            return match r? {
+                DmlResult::Done(resp) => Ok(Step::Done(resp)),
+                DmlResult::Wait(_) => unreachable!("a consistent read never waits"),
+            };
+        }
         let started_here = self.session_mut(s).trx.is_none();
         if started_here {
             let implicit = !self.session_mut(s).autocommit_off;
@@ -770,6 +793,9 @@ impl Engine {
 
     /// The read mode of a consistent read in `s`, opening a view if needed.
     fn read_mode_view(&mut self, s: SessionId) -> Option<crate::trx::ReadView> {
+        if let Some(v) = &self.statement_view {
+            return v.clone();
+        }
         let sess = self.sessions.get_mut(&s).expect("session exists");
         let trx = sess.trx.as_mut().expect("transaction open");
         match trx.isolation {

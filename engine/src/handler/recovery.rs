@@ -115,6 +115,7 @@ impl Engine {
             clock,
             config,
             halted: None,
+            statement_view: None,
             last_commit_lsn: 0,
             stats: EngineStats::default(),
         })

@@ -192,6 +192,19 @@ impl TrxSys {
         trx.view = Some(view);
     }
 
+    /// A snapshot for a read outside any transaction (creator 0, an id no
+    /// transaction has). Not registered: the caller uses it within one
+    /// statement, during which purge does not run.
+    pub fn snapshot(&self) -> ReadView {
+        let active: Vec<u64> = self.active.iter().copied().collect();
+        ReadView {
+            creator: 0,
+            low_limit_id: self.next_id,
+            up_limit_id: active.first().copied().unwrap_or(self.next_id),
+            active,
+        }
+    }
+
     /// Closes `trx`'s read view.
     pub fn close_view(&mut self, trx: &mut Trx) {
         self.views.remove(&trx.id);
