@@ -347,16 +347,77 @@ pub fn get(pager: &mut Pager, index: &Index, key: &[Option<&[u8]>]) -> Result<Op
 /// Inserts a record. The caller has checked that no record with the same
 /// key exists.
 pub fn insert(pager: &mut Pager, index: &Index, rec: &[u8]) -> Result<()> {
-    insert_inner(pager, index, rec, false)
+    insert_inner(pager, index, rec, false, None)
+}
+
+/// Where a search for a full key ended: the leaf it belongs to, as the leaf
+/// was then. An insert of that key can start from here, without a second
+/// search from the root, if the leaf has not changed since (same LSN).
+#[derive(Debug, Clone)]
+pub struct LeafHint {
+    leaf: u32,
+    leaf_lsn: u64,
+}
+
+/// Looks up a full key the way an insert of it would search (the first
+/// record greater than the key, and the one before it), returning the
+/// record if present and a hint for [`insert_with_hint`].
+pub fn get_for_insert(
+    pager: &mut Pager,
+    index: &Index,
+    key: &[Option<&[u8]>],
+) -> Result<(Option<Found>, LeafHint)> {
+    let (_, leaf) = descend(pager, index, key, Mode::UpperBound)?;
+    let f = pager.fix(PageId::new(index.space, leaf))?;
+    let page = pager.page(f);
+    let lsn = page::page_lsn(page);
+    let res = search_page(index, page, key, Mode::UpperBound).and_then(|pos| {
+        if pos == 0 {
+            return Ok(None);
+        }
+        let rec = index::rec(page, pos - 1);
+        Ok(
+            (record::compare_key(&index.leaf, rec, key)? == Ordering::Equal).then(|| Found {
+                page_no: leaf,
+                slot: pos - 1,
+                rec: rec.to_vec(),
+            }),
+        )
+    });
+    pager.unfix(f);
+    Ok((
+        res?,
+        LeafHint {
+            leaf,
+            leaf_lsn: lsn,
+        },
+    ))
+}
+
+/// [`insert`], starting at the leaf a [`get_for_insert`] found if that leaf
+/// is unchanged; a split still searches from the root for its path.
+pub fn insert_with_hint(
+    pager: &mut Pager,
+    index: &Index,
+    rec: &[u8],
+    hint: &LeafHint,
+) -> Result<()> {
+    insert_inner(pager, index, rec, false, Some(hint))
 }
 
 /// Inserts a record, or, if one with the same full key is there, clears its
 /// delete mark (secondary entries coming back). One search either way.
 pub fn insert_or_unmark(pager: &mut Pager, index: &Index, rec: &[u8]) -> Result<()> {
-    insert_inner(pager, index, rec, true)
+    insert_inner(pager, index, rec, true, None)
 }
 
-fn insert_inner(pager: &mut Pager, index: &Index, rec: &[u8], unmark_existing: bool) -> Result<()> {
+fn insert_inner(
+    pager: &mut Pager,
+    index: &Index,
+    rec: &[u8],
+    unmark_existing: bool,
+    hint: Option<&LeafHint>,
+) -> Result<()> {
     if rec.len() > index::MAX_REC_LEN {
         return Err(Error::RowTooBig {
             size: rec.len(),
@@ -365,7 +426,20 @@ fn insert_inner(pager: &mut Pager, index: &Index, rec: &[u8], unmark_existing: b
     }
     let key = key_of(index, 0, rec)?;
     let key = key_refs(&key);
-    let (path, leaf) = descend(pager, index, &key, Mode::UpperBound)?;
+    let hinted = match hint {
+        Some(h) => {
+            let f = pager.fix(PageId::new(index.space, h.leaf))?;
+            let same =
+                page::page_lsn(pager.page(f)) == h.leaf_lsn && index::level(pager.page(f)) == 0;
+            pager.unfix(f);
+            same.then_some(h.leaf)
+        }
+        None => None,
+    };
+    let (mut path, leaf) = match hinted {
+        Some(leaf) => (Vec::new(), leaf),
+        None => descend(pager, index, &key, Mode::UpperBound)?,
+    };
     let mut mtr = Mtr::new();
     let f = mtr.fix(pager, PageId::new(index.space, leaf))?;
     let slot = match search_page(index, pager.page(f), &key, Mode::UpperBound) {
@@ -416,6 +490,12 @@ fn insert_inner(pager: &mut Pager, index: &Index, rec: &[u8], unmark_existing: b
         return Ok(());
     }
     mtr.release(pager);
+    if hinted.is_some() {
+        // The hint skipped the search from the root; a split needs its path.
+        let (p, l) = descend(pager, index, &key, Mode::UpperBound)?;
+        debug_assert_eq!(l, leaf);
+        path = p;
+    }
     fsp::reserve(pager, index.space, path.len() as u32 + 2)?;
     let mut mtr = Mtr::new();
     split_and_insert(&mut mtr, pager, index, &path, leaf, slot, rec)?;

@@ -175,7 +175,7 @@ pub fn insert(
 ) -> Result<Outcome> {
     let key = key_of_columns(table, cols, row_id);
     let refs = btree::key_refs(&key);
-    let existing = btree::get(pager, &table.clustered, &refs)?;
+    let (existing, hint) = btree::get_for_insert(pager, &table.clustered, &refs)?;
     if let Some(found) = &existing {
         let t = super::trx_id_of(table, &found.rec)?;
         if t != trx.id && sys.is_active(t) {
@@ -225,7 +225,7 @@ pub fn insert(
     let sources: Vec<Source> = sources.iter().map(|s| Source::New(s.as_deref())).collect();
     let (reps, written) = place(pager, table, &sources)?;
     let rec = super::encode(&table.clustered.leaf, &reps, false);
-    if let Err(e) = btree::insert(pager, &table.clustered, &rec) {
+    if let Err(e) = btree::insert_with_hint(pager, &table.clustered, &rec, &hint) {
         if !e.stops_engine() {
             super::free_chains(pager, &written)?;
         }
