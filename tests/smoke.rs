@@ -1,43 +1,11 @@
 //! First end-to-end checks of the engine API on in-memory storage.
 
+mod common;
+
+use common::sbtest;
 use engine::io::{ManualClock, MemStorage};
 use engine::*;
 use std::sync::Arc;
-
-fn sbtest(name: &str, fmt: RowFormat) -> TableDef {
-    TableDef {
-        name: name.into(),
-        columns: vec![
-            ColumnDef {
-                name: "id".into(),
-                ty: ColumnType::INT_UNSIGNED,
-                nullable: false,
-            },
-            ColumnDef {
-                name: "k".into(),
-                ty: ColumnType::INT_UNSIGNED,
-                nullable: false,
-            },
-            ColumnDef {
-                name: "c".into(),
-                ty: ColumnType::Char(120),
-                nullable: false,
-            },
-            ColumnDef {
-                name: "pad".into(),
-                ty: ColumnType::Char(60),
-                nullable: false,
-            },
-        ],
-        primary_key: vec![0],
-        indexes: vec![IndexDef {
-            name: "k".into(),
-            columns: vec![1],
-            unique: false,
-        }],
-        row_format: fmt,
-    }
-}
 
 fn row(id: u64, k: u64) -> Vec<Value> {
     vec![

@@ -5,10 +5,7 @@
 //! fixed number (machines are shared and noisy).
 
 use engine::io::{ManualClock, MemStorage};
-use engine::{
-    ColumnDef, ColumnType, Config, Engine, FlushAtCommit, IndexDef, Request, Response, RowFormat,
-    Step, TableDef, Value,
-};
+use engine::{Config, Engine, FlushAtCommit, Request, Response, RowFormat, Step, TableDef, Value};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
@@ -66,40 +63,9 @@ impl Phase {
     }
 }
 
-/// The sysbench table.
+/// The sysbench table the benchmark loads.
 pub fn sbtest_def(fmt: RowFormat) -> TableDef {
-    TableDef {
-        name: "sbtest1".into(),
-        columns: vec![
-            ColumnDef {
-                name: "id".into(),
-                ty: ColumnType::INT_UNSIGNED,
-                nullable: false,
-            },
-            ColumnDef {
-                name: "k".into(),
-                ty: ColumnType::INT_UNSIGNED,
-                nullable: false,
-            },
-            ColumnDef {
-                name: "c".into(),
-                ty: ColumnType::Char(120),
-                nullable: false,
-            },
-            ColumnDef {
-                name: "pad".into(),
-                ty: ColumnType::Char(60),
-                nullable: false,
-            },
-        ],
-        primary_key: vec![0],
-        indexes: vec![IndexDef {
-            name: "k".into(),
-            columns: vec![1],
-            unique: false,
-        }],
-        row_format: fmt,
-    }
+    crate::tables::sbtest("sbtest1", fmt)
 }
 
 fn sb_row(rng: &mut ChaCha8Rng, id: u64, rows: u64) -> Vec<Value> {

@@ -11,3 +11,4 @@ pub mod profile;
 pub mod runner;
 pub mod shrink;
 pub mod storage;
+pub mod tables;

@@ -30,8 +30,8 @@ use crate::storage::faults::FaultConfig;
 use crate::storage::{CrashMode, PowerLossPolicy, SimStorage};
 use engine::redo::LogConfig;
 use engine::{
-    Canaries, Canary, ColumnDef, ColumnType, Config, Engine, Error, FlushAtCommit, IndexDef,
-    RangeBound, Request, Response, RowFormat, SessionId, Step, TableDef, Value,
+    Canaries, Canary, Config, Engine, Error, FlushAtCommit, RangeBound, Request, Response,
+    RowFormat, SessionId, Step, Value,
 };
 use models::{CommitHistory, Db, ModelValue, RecoveryVerdict, Row, TxnEffects, Write};
 use rand::{Rng, SeedableRng};
@@ -156,71 +156,6 @@ fn to_model(v: &Value) -> ModelValue {
         Value::Int(i) => ModelValue::Int(*i as i128),
         Value::UInt(u) => ModelValue::Int(*u as i128),
         Value::Bytes(b) => ModelValue::Bytes(b.clone()),
-    }
-}
-
-fn sb_def(fmt: RowFormat) -> TableDef {
-    TableDef {
-        name: "sb".into(),
-        columns: vec![
-            ColumnDef {
-                name: "id".into(),
-                ty: ColumnType::INT_UNSIGNED,
-                nullable: false,
-            },
-            ColumnDef {
-                name: "k".into(),
-                ty: ColumnType::INT_UNSIGNED,
-                nullable: false,
-            },
-            ColumnDef {
-                name: "c".into(),
-                ty: ColumnType::Char(120),
-                nullable: false,
-            },
-            ColumnDef {
-                name: "pad".into(),
-                ty: ColumnType::Char(60),
-                nullable: false,
-            },
-        ],
-        primary_key: vec![0],
-        indexes: vec![IndexDef {
-            name: "k".into(),
-            columns: vec![1],
-            unique: false,
-        }],
-        row_format: fmt,
-    }
-}
-
-fn docs_def(fmt: RowFormat) -> TableDef {
-    TableDef {
-        name: "docs".into(),
-        columns: vec![
-            ColumnDef {
-                name: "id".into(),
-                ty: ColumnType::BIGINT,
-                nullable: false,
-            },
-            ColumnDef {
-                name: "v".into(),
-                ty: ColumnType::VarChar(40),
-                nullable: true,
-            },
-            ColumnDef {
-                name: "doc".into(),
-                ty: ColumnType::MEDIUMTEXT,
-                nullable: true,
-            },
-        ],
-        primary_key: vec![0],
-        indexes: vec![IndexDef {
-            name: "v".into(),
-            columns: vec![1],
-            unique: false,
-        }],
-        row_format: fmt,
     }
 }
 
@@ -501,8 +436,8 @@ pub fn execute(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError> {
             Box::new(clock.clone()),
             config.clone(),
         )?;
-        e.create_table(sb_def(formats[0]))?;
-        e.create_table(docs_def(formats[1]))?;
+        e.create_table(crate::tables::sbtest("sb", formats[0]))?;
+        e.create_table(crate::tables::docs("docs", formats[1]))?;
         e.checkpoint()?;
         Ok(e)
     })();

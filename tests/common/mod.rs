@@ -2,10 +2,7 @@
 
 #![allow(dead_code)]
 
-use engine::{
-    ColumnDef, ColumnType, Engine, IndexDef, RangeBound, Request, Response, RowFormat, Step,
-    TableDef, Value,
-};
+use engine::{Engine, RangeBound, Request, Response, Step, Value};
 use models::{Db, ModelValue, Row};
 
 /// The result of a step that must not wait.
@@ -16,74 +13,8 @@ pub fn done(step: Step) -> Response {
     }
 }
 
-/// sysbench's table: id INT UNSIGNED primary key, k INT UNSIGNED with a
-/// secondary index, c CHAR(120), pad CHAR(60).
-pub fn sbtest(name: &str, fmt: RowFormat) -> TableDef {
-    TableDef {
-        name: name.into(),
-        columns: vec![
-            ColumnDef {
-                name: "id".into(),
-                ty: ColumnType::INT_UNSIGNED,
-                nullable: false,
-            },
-            ColumnDef {
-                name: "k".into(),
-                ty: ColumnType::INT_UNSIGNED,
-                nullable: false,
-            },
-            ColumnDef {
-                name: "c".into(),
-                ty: ColumnType::Char(120),
-                nullable: false,
-            },
-            ColumnDef {
-                name: "pad".into(),
-                ty: ColumnType::Char(60),
-                nullable: false,
-            },
-        ],
-        primary_key: vec![0],
-        indexes: vec![IndexDef {
-            name: "k".into(),
-            columns: vec![1],
-            unique: false,
-        }],
-        row_format: fmt,
-    }
-}
-
-/// A table with a long column: id BIGINT primary key, v VARCHAR(40) NULL
-/// with a secondary index, doc MEDIUMTEXT NULL.
-pub fn docs(name: &str, fmt: RowFormat) -> TableDef {
-    TableDef {
-        name: name.into(),
-        columns: vec![
-            ColumnDef {
-                name: "id".into(),
-                ty: ColumnType::BIGINT,
-                nullable: false,
-            },
-            ColumnDef {
-                name: "v".into(),
-                ty: ColumnType::VarChar(40),
-                nullable: true,
-            },
-            ColumnDef {
-                name: "doc".into(),
-                ty: ColumnType::MEDIUMTEXT,
-                nullable: true,
-            },
-        ],
-        primary_key: vec![0],
-        indexes: vec![IndexDef {
-            name: "v".into(),
-            columns: vec![1],
-            unique: false,
-        }],
-        row_format: fmt,
-    }
-}
+#[allow(unused_imports)] // not every test binary uses both
+pub use sim::tables::{docs, sbtest};
 
 /// An engine value as a model value.
 pub fn to_model(v: &Value) -> ModelValue {

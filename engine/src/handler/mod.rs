@@ -555,6 +555,19 @@ impl Engine {
         Ok(())
     }
 
+    /// The open transaction and the position of its savepoint `name`
+    /// (MySQL 1305 if either is missing).
+    fn savepoint(&mut self, s: SessionId, name: &str) -> Result<(&mut Trx, usize)> {
+        let missing = || Error::NoSuchSavepoint(name.to_string());
+        let trx = self.session_mut(s).trx.as_mut().ok_or_else(missing)?;
+        let pos = trx
+            .savepoints
+            .iter()
+            .position(|(n, _)| n.eq_ignore_ascii_case(name))
+            .ok_or_else(missing)?;
+        Ok((trx, pos))
+    }
+
     fn run(&mut self, s: SessionId, request: Request) -> Result<Step> {
         match request {
             Request::Begin => {
@@ -599,30 +612,12 @@ impl Engine {
                 Ok(Step::Done(Response::Ok))
             }
             Request::ReleaseSavepoint(name) => {
-                let trx = self
-                    .session_mut(s)
-                    .trx
-                    .as_mut()
-                    .ok_or_else(|| Error::NoSuchSavepoint(name.clone()))?;
-                let pos = trx
-                    .savepoints
-                    .iter()
-                    .position(|(n, _)| n.eq_ignore_ascii_case(&name))
-                    .ok_or_else(|| Error::NoSuchSavepoint(name.clone()))?;
+                let (trx, pos) = self.savepoint(s, &name)?;
                 trx.savepoints.truncate(pos);
                 Ok(Step::Done(Response::Ok))
             }
             Request::RollbackToSavepoint(name) => {
-                let trx = self
-                    .session_mut(s)
-                    .trx
-                    .as_mut()
-                    .ok_or_else(|| Error::NoSuchSavepoint(name.clone()))?;
-                let pos = trx
-                    .savepoints
-                    .iter()
-                    .position(|(n, _)| n.eq_ignore_ascii_case(&name))
-                    .ok_or_else(|| Error::NoSuchSavepoint(name.clone()))?;
+                let (trx, pos) = self.savepoint(s, &name)?;
                 let undo_no = trx.savepoints[pos].1;
                 trx.savepoints.truncate(pos + 1);
                 self.rollback_statement(s, undo_no)?;

@@ -1,0 +1,73 @@
+//! The table shapes the benchmarks, the simulator and the tests share:
+//! sysbench's table and a table with a long column.
+
+use engine::{ColumnDef, ColumnType, IndexDef, RowFormat, TableDef};
+
+/// sysbench's table: id INT UNSIGNED primary key, k INT UNSIGNED with a
+/// secondary index, c CHAR(120), pad CHAR(60).
+pub fn sbtest(name: &str, fmt: RowFormat) -> TableDef {
+    TableDef {
+        name: name.into(),
+        columns: vec![
+            ColumnDef {
+                name: "id".into(),
+                ty: ColumnType::INT_UNSIGNED,
+                nullable: false,
+            },
+            ColumnDef {
+                name: "k".into(),
+                ty: ColumnType::INT_UNSIGNED,
+                nullable: false,
+            },
+            ColumnDef {
+                name: "c".into(),
+                ty: ColumnType::Char(120),
+                nullable: false,
+            },
+            ColumnDef {
+                name: "pad".into(),
+                ty: ColumnType::Char(60),
+                nullable: false,
+            },
+        ],
+        primary_key: vec![0],
+        indexes: vec![IndexDef {
+            name: "k".into(),
+            columns: vec![1],
+            unique: false,
+        }],
+        row_format: fmt,
+    }
+}
+
+/// A table with a long column: id BIGINT primary key, v VARCHAR(40) NULL
+/// with a secondary index, doc MEDIUMTEXT NULL.
+pub fn docs(name: &str, fmt: RowFormat) -> TableDef {
+    TableDef {
+        name: name.into(),
+        columns: vec![
+            ColumnDef {
+                name: "id".into(),
+                ty: ColumnType::BIGINT,
+                nullable: false,
+            },
+            ColumnDef {
+                name: "v".into(),
+                ty: ColumnType::VarChar(40),
+                nullable: true,
+            },
+            ColumnDef {
+                name: "doc".into(),
+                ty: ColumnType::MEDIUMTEXT,
+                nullable: true,
+            },
+        ],
+        primary_key: vec![0],
+        indexes: vec![IndexDef {
+            name: "v".into(),
+            columns: vec![1],
+            unique: false,
+        }],
+        row_format: fmt,
+    }
+}
