@@ -38,6 +38,7 @@
 //! name always finds its inode.
 
 use super::faults::NamespaceChange;
+use super::image::Image;
 use super::inject::Injector;
 use super::trace::{IoCounters, IoOp, IoOutcome, IoRecord};
 use std::collections::{BTreeMap, BTreeSet};
@@ -70,33 +71,12 @@ pub(super) enum PendingOp {
 
 impl PendingOp {
     /// Applies the whole operation to an image.
-    pub(super) fn apply(&self, image: &mut Vec<u8>) {
+    pub(super) fn apply(&self, image: &mut Image) {
         match self {
-            PendingOp::Write { offset, bytes } => write_image(image, *offset, bytes),
-            PendingOp::SetLen { len } => set_image_len(image, *len),
+            PendingOp::Write { offset, bytes } => image.write(*offset, bytes),
+            PendingOp::SetLen { len } => image.set_len(*len),
         }
     }
-}
-
-/// Writes `bytes` at `offset`, zero-filling any hole before it. The caller
-/// has checked the end against [`MAX_FILE_BYTES`].
-pub(super) fn write_image(image: &mut Vec<u8>, offset: u64, bytes: &[u8]) {
-    if bytes.is_empty() {
-        // A zero-length write does not extend a file, even past its end.
-        return;
-    }
-    let start = offset as usize;
-    let end = start + bytes.len();
-    if image.len() < end {
-        image.resize(end, 0);
-    }
-    image[start..end].copy_from_slice(bytes);
-}
-
-/// Truncates or zero-extends an image. The caller has checked `len`
-/// against [`MAX_FILE_BYTES`].
-pub(super) fn set_image_len(image: &mut Vec<u8>, len: u64) {
-    image.resize(len as usize, 0);
 }
 
 /// One file's contents, durable and current.
@@ -107,11 +87,11 @@ pub(super) struct Inode {
     /// Whether a name points at this inode.
     pub linked: bool,
     /// The bytes, and so the length, that survive a power loss.
-    pub durable: Vec<u8>,
+    pub durable: Image,
     /// Writes and length changes since the last successful sync, in order.
     pub pending: Vec<PendingOp>,
     /// What reads see: `durable` with `pending` applied.
-    pub current: Vec<u8>,
+    pub current: Image,
     /// Live handles of the current epoch; an unlinked inode is dropped when
     /// its last handle goes, unless a durable name or a pending creation
     /// still refers to it (see the module comment).
@@ -127,9 +107,10 @@ impl Inode {
         }
     }
 
-    /// Replaces both images and forgets pending operations.
-    pub(super) fn reset(&mut self, image: Vec<u8>) {
-        self.current.clone_from(&image);
+    /// Replaces both images and forgets pending operations. The two share
+    /// their chunks until the next write.
+    pub(super) fn reset(&mut self, image: Image) {
+        self.current = image.clone();
         self.durable = image;
         self.pending.clear();
     }

@@ -228,10 +228,7 @@ impl Disk {
 
     /// The sum of all files' current lengths.
     fn used_bytes(&self) -> u64 {
-        self.inodes
-            .values()
-            .map(|inode| inode.current.len() as u64)
-            .sum()
+        self.inodes.values().map(|inode| inode.current.len()).sum()
     }
 
     /// Refuses, with `StorageFull`, a call that would grow a file by
@@ -271,7 +268,7 @@ impl Disk {
         if self.faults.misdirect_rng.gen::<f64>() >= p {
             return None;
         }
-        let file_len = self.inode_mut(id).current.len() as u64;
+        let file_len = self.inode_mut(id).current.len();
         let length = file_len.max(offset + PAGE_BYTES);
         // Whole pages of the file once extended; the intended page is one.
         let pages = length / PAGE_BYTES;
@@ -317,7 +314,7 @@ impl Disk {
             .iter()
             .filter(|(name, _)| rot.covers(name))
             .filter_map(|(name, id)| {
-                let bits = self.inodes.get(id)?.durable.len() as u64 * 8;
+                let bits = self.inodes.get(id)?.durable.len() * 8;
                 (bits > 0).then(|| (name.clone(), *id, bits))
             })
             .collect();
@@ -336,8 +333,8 @@ impl Disk {
                 let offset = bit_no / 8;
                 let bit = (bit_no % 8) as u8;
                 let inode = self.inode_mut(*id);
-                inode.durable[offset as usize] ^= 1 << bit;
-                inode.current[offset as usize] ^= 1 << bit;
+                inode.durable.flip_bit(offset, bit);
+                inode.current.flip_bit(offset, bit);
                 flips.push(BitFlip {
                     file: name.clone(),
                     offset,

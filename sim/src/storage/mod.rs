@@ -51,6 +51,7 @@
 
 mod disk;
 pub mod faults;
+mod image;
 mod inject;
 mod power_loss;
 mod trace;
@@ -260,7 +261,7 @@ impl SimStorage {
     pub fn read_file(&self, name: &str) -> Option<Vec<u8>> {
         let disk = self.disk();
         let id = disk.names.get(name)?;
-        disk.inodes.get(id).map(|inode| inode.current.clone())
+        disk.inodes.get(id).map(|inode| inode.current.to_vec())
     }
 
     /// A copy of a file's durable image, what a power loss that loses
@@ -268,7 +269,7 @@ impl SimStorage {
     pub fn read_durable_file(&self, name: &str) -> Option<Vec<u8>> {
         let disk = self.disk();
         let id = disk.names.get(name)?;
-        disk.inodes.get(id).map(|inode| inode.durable.clone())
+        disk.inodes.get(id).map(|inode| inode.durable.to_vec())
     }
 
     /// Replaces a file's contents (creating it if need be), durably and
@@ -290,7 +291,7 @@ impl SimStorage {
                 inode
             }
         };
-        disk.inode_mut(id).reset(bytes);
+        disk.inode_mut(id).reset(image::Image::from_bytes(&bytes));
     }
 
     /// Runs a namespace call through admission and the trace.
@@ -457,17 +458,11 @@ impl File for SimFile {
     fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
         let len = buf.len() as u64;
         self.call(IoOp::ReadAt, offset, len, |disk| {
-            let image = &disk.inode_mut(self.inode).current;
-            match offset.checked_add(len) {
-                Some(end) if end <= image.len() as u64 => {
-                    buf.copy_from_slice(&image[offset as usize..end as usize]);
-                }
-                _ => {
-                    return Err(io::Error::new(
-                        io::ErrorKind::UnexpectedEof,
-                        "read past the end of the file",
-                    ))
-                }
+            if !disk.inode_mut(self.inode).current.read(offset, buf) {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "read past the end of the file",
+                ));
             }
             disk.counters.reads += 1;
             disk.counters.bytes_read += len;
@@ -480,7 +475,7 @@ impl File for SimFile {
         self.call(IoOp::WriteAt, offset, len, |disk| {
             let end = check_end(offset.checked_add(len))?;
             if !buf.is_empty() {
-                let file_len = disk.inode_mut(self.inode).current.len() as u64;
+                let file_len = disk.inode_mut(self.inode).current.len();
                 disk.admit_growth(self.inode, end.saturating_sub(file_len))?;
             }
             // A misdirected page write sets the length the intended write
@@ -488,8 +483,8 @@ impl File for SimFile {
             let mut target = offset;
             if let Some(misdirection) = disk.misdirect(self.inode, offset, buf.len()) {
                 let inode = disk.inode_mut(self.inode);
-                if misdirection.length > inode.current.len() as u64 {
-                    disk::set_image_len(&mut inode.current, misdirection.length);
+                if misdirection.length > inode.current.len() {
+                    inode.current.set_len(misdirection.length);
                     inode.pending.push(PendingOp::SetLen {
                         len: misdirection.length,
                     });
@@ -497,7 +492,7 @@ impl File for SimFile {
                 target = misdirection.target;
             }
             let inode = disk.inode_mut(self.inode);
-            disk::write_image(&mut inode.current, target, buf);
+            inode.current.write(target, buf);
             if !buf.is_empty() {
                 inode.pending.push(PendingOp::Write {
                     offset: target,
@@ -542,17 +537,17 @@ impl File for SimFile {
 
     fn len(&mut self) -> io::Result<u64> {
         self.call(IoOp::Len, 0, 0, |disk| {
-            Ok(disk.inode_mut(self.inode).current.len() as u64)
+            Ok(disk.inode_mut(self.inode).current.len())
         })
     }
 
     fn set_len(&mut self, len: u64) -> io::Result<()> {
         self.call(IoOp::SetLen, 0, len, |disk| {
             check_end(Some(len))?;
-            let file_len = disk.inode_mut(self.inode).current.len() as u64;
+            let file_len = disk.inode_mut(self.inode).current.len();
             disk.admit_growth(self.inode, len.saturating_sub(file_len))?;
             let inode = disk.inode_mut(self.inode);
-            disk::set_image_len(&mut inode.current, len);
+            inode.current.set_len(len);
             inode.pending.push(PendingOp::SetLen { len });
             Ok(())
         })

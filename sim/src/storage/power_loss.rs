@@ -40,7 +40,7 @@
 //! creation is lost goes with its contents, and a file whose removal is
 //! lost comes back with its durable image.
 
-use super::disk::{write_image, Disk, PendingOp};
+use super::disk::{Disk, PendingOp};
 use super::faults::{BitFlip, Fault, NamespaceChange};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -323,7 +323,7 @@ pub(super) fn settle(disk: &mut Disk, mode: &CrashMode) -> RestartReport {
                         if *kept {
                             let start = (piece_offset - offset) as usize;
                             let end = start + piece_len as usize;
-                            write_image(&mut image, piece_offset, &bytes[start..end]);
+                            image.write(piece_offset, &bytes[start..end]);
                         }
                     }
                 }

@@ -1,0 +1,206 @@
+//! A file's bytes as shared, copy-on-write chunks.
+//!
+//! The simulated disk keeps two images of every file (durable and current)
+//! and rebuilds them at every restart. As flat `Vec<u8>`s each extension
+//! reallocated and copied the whole file and each restart copied every
+//! file; with chunks, extending appends (zero chunks are not even
+//! allocated), and cloning an image shares its chunks until one side
+//! writes to them.
+//!
+//! ```text
+//!   len ──────────────────────────────────────────▶│
+//!   chunks: [Some(A)] [None = zeros] [Some(B)] [Some(C) ..tail zero]
+//!              │ shared with a clone until either side writes
+//! ```
+//!
+//! Invariant: bytes of the last chunk past `len` are zero, so growing the
+//! file again shows zeros, as a real file's extension does.
+
+use std::sync::Arc;
+
+/// Bytes per chunk: one page, so a page write touches one chunk.
+const CHUNK: usize = 16 * 1024;
+
+type Chunk = Arc<[u8; CHUNK]>;
+
+/// The bytes of one file; see the module comment.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Image {
+    len: u64,
+    chunks: Vec<Option<Chunk>>,
+}
+
+/// The chunk holding byte `offset`, and where in it.
+fn locate(offset: u64) -> (usize, usize) {
+    (
+        (offset / CHUNK as u64) as usize,
+        (offset % CHUNK as u64) as usize,
+    )
+}
+
+/// Chunks needed for `len` bytes.
+fn chunks_for(len: u64) -> usize {
+    len.div_ceil(CHUNK as u64) as usize
+}
+
+impl Image {
+    /// An image holding `bytes`.
+    pub(super) fn from_bytes(bytes: &[u8]) -> Self {
+        let mut image = Image::default();
+        image.write(0, bytes);
+        image
+    }
+
+    /// The file's length in bytes.
+    pub(super) fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Truncates or zero-extends. The caller has bounded `len`.
+    pub(super) fn set_len(&mut self, len: u64) {
+        if len < self.len {
+            self.chunks.truncate(chunks_for(len));
+            let (last, within) = locate(len);
+            if within > 0 {
+                if let Some(Some(chunk)) = self.chunks.get_mut(last) {
+                    Arc::make_mut(chunk)[within..].fill(0);
+                }
+            }
+        } else {
+            self.chunks.resize(chunks_for(len), None);
+        }
+        self.len = len;
+    }
+
+    /// Writes `bytes` at `offset`, zero-filling any hole before it. A
+    /// zero-length write does not extend the file, even past its end.
+    pub(super) fn write(&mut self, offset: u64, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        let end = offset + bytes.len() as u64;
+        if end > self.len {
+            self.set_len(end);
+        }
+        let mut done = 0;
+        while done < bytes.len() {
+            let (index, within) = locate(offset + done as u64);
+            let take = (CHUNK - within).min(bytes.len() - done);
+            let chunk = self.chunks[index].get_or_insert_with(|| Arc::new([0; CHUNK]));
+            Arc::make_mut(chunk)[within..within + take].copy_from_slice(&bytes[done..done + take]);
+            done += take;
+        }
+    }
+
+    /// Fills `buf` from `offset`; `false`, with `buf` unchanged, if that
+    /// reads past the end.
+    pub(super) fn read(&self, offset: u64, buf: &mut [u8]) -> bool {
+        match offset.checked_add(buf.len() as u64) {
+            Some(end) if end <= self.len => {}
+            _ => return false,
+        }
+        let mut done = 0;
+        while done < buf.len() {
+            let (index, within) = locate(offset + done as u64);
+            let take = (CHUNK - within).min(buf.len() - done);
+            let out = &mut buf[done..done + take];
+            match &self.chunks[index] {
+                Some(chunk) => out.copy_from_slice(&chunk[within..within + take]),
+                None => out.fill(0),
+            }
+            done += take;
+        }
+        true
+    }
+
+    /// Flips one bit of a byte inside the file.
+    pub(super) fn flip_bit(&mut self, offset: u64, bit: u8) {
+        assert!(offset < self.len, "a flipped bit lies inside the file");
+        let (index, within) = locate(offset);
+        let chunk = self.chunks[index].get_or_insert_with(|| Arc::new([0; CHUNK]));
+        Arc::make_mut(chunk)[within] ^= 1 << bit;
+    }
+
+    /// The whole file as one buffer.
+    pub(super) fn to_vec(&self) -> Vec<u8> {
+        let mut bytes = vec![0; self.len as usize];
+        let filled = self.read(0, &mut bytes);
+        debug_assert!(filled);
+        bytes
+    }
+}
+
+impl PartialEq for Image {
+    fn eq(&self, other: &Self) -> bool {
+        if self.len != other.len {
+            return false;
+        }
+        let zero = [0u8; CHUNK];
+        self.chunks.iter().zip(&other.chunks).all(|(a, b)| {
+            let a: &[u8; CHUNK] = a.as_deref().unwrap_or(&zero);
+            let b: &[u8; CHUNK] = b.as_deref().unwrap_or(&zero);
+            a == b
+        })
+    }
+}
+
+impl Eq for Image {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The image behaves as a flat buffer under writes, truncations and
+    /// extensions across chunk boundaries, and clones do not share writes.
+    #[test]
+    fn image_matches_a_flat_buffer() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let mut image = Image::default();
+        let mut flat: Vec<u8> = Vec::new();
+        let mut clones = Vec::new();
+        for step in 0..2000 {
+            match rng.gen_range(0..10) {
+                0..=5 => {
+                    let offset = rng.gen_range(0..5 * CHUNK as u64);
+                    let len = rng.gen_range(0..2 * CHUNK);
+                    let byte = rng.gen::<u8>() | 1;
+                    let bytes = vec![byte; len];
+                    image.write(offset, &bytes);
+                    if len > 0 {
+                        let end = offset as usize + len;
+                        if flat.len() < end {
+                            flat.resize(end, 0);
+                        }
+                        flat[offset as usize..end].copy_from_slice(&bytes);
+                    }
+                }
+                6 | 7 => {
+                    let len = rng.gen_range(0..6 * CHUNK as u64);
+                    image.set_len(len);
+                    flat.resize(len as usize, 0);
+                }
+                8 => {
+                    if !flat.is_empty() {
+                        let offset = rng.gen_range(0..flat.len() as u64);
+                        image.flip_bit(offset, 3);
+                        flat[offset as usize] ^= 1 << 3;
+                    }
+                }
+                _ => clones.push((image.clone(), flat.clone())),
+            }
+            assert_eq!(image.len(), flat.len() as u64, "step {step}");
+            let offset = rng.gen_range(0..=flat.len() as u64);
+            let len = rng.gen_range(0..=(flat.len() as u64 - offset).min(40_000)) as usize;
+            let mut buf = vec![0xAA; len];
+            assert!(image.read(offset, &mut buf));
+            assert_eq!(buf, flat[offset as usize..offset as usize + len]);
+            let mut past = vec![0; 1];
+            assert!(!image.read(flat.len() as u64, &mut past));
+        }
+        for (image, flat) in clones {
+            assert_eq!(image.to_vec(), flat);
+            assert_eq!(image, Image::from_bytes(&flat));
+        }
+    }
+}
