@@ -5,6 +5,13 @@ use engine::{FlushAtCommit, RowFormat};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
+/// The engine allocates many small, short-lived buffers per statement
+/// (keys, rows, undo images) and a simulated run builds and drops whole
+/// disks; mimalloc's thread-local free lists make a fuzz campaign about a
+/// fifth faster than the system allocator (see the commit that added it).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "innosim",

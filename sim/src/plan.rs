@@ -39,21 +39,27 @@ impl PValue {
             PValue::Int(i) => Value::Int(*i),
             PValue::UInt(u) => Value::UInt(*u),
             PValue::Text(s) => Value::Bytes(s.clone().into_bytes()),
-            PValue::Long { len, seed } => {
-                let mut x = seed | 1;
-                Value::Bytes(
-                    (0..*len)
-                        .map(|_| {
-                            x ^= x << 13;
-                            x ^= x >> 7;
-                            x ^= x << 17;
-                            b'a' + (x % 26) as u8
-                        })
-                        .collect(),
-                )
-            }
+            PValue::Long { len, seed } => Value::Bytes(long_letters(*len, *seed)),
         }
     }
+}
+
+/// `len` letters drawn from `seed` by xorshift, eight letters per step
+/// (a letter a byte, scaled to 0..26 without a division).
+fn long_letters(len: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed | 1;
+    let mut out = Vec::with_capacity(len + 8);
+    while out.len() < len {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        out.extend(
+            x.to_le_bytes()
+                .map(|b| b'a' + ((u32::from(b) * 26) >> 8) as u8),
+        );
+    }
+    out.truncate(len);
+    out
 }
 
 /// One statement of a planned transaction.
