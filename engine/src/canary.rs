@@ -27,17 +27,23 @@ pub enum Canary {
     AcceptTornLogTail,
     /// A failed fsync is treated as a success and the engine carries on.
     IgnoreFsyncFailure,
+    /// A checkpoint is taken at the end of the log even while older
+    /// changes are still only in dirty pages, so recovery starts past redo
+    /// those pages need (InnoDB takes the oldest modification of the flush
+    /// list).
+    EarlyCheckpoint,
 }
 
 impl Canary {
     /// Every canary.
-    pub const ALL: [Canary; 6] = [
+    pub const ALL: [Canary; 7] = [
         Canary::SkipDoublewrite,
         Canary::AckBeforeSync,
         Canary::IgnorePageLsn,
         Canary::SkipRecoveryRollback,
         Canary::AcceptTornLogTail,
         Canary::IgnoreFsyncFailure,
+        Canary::EarlyCheckpoint,
     ];
 
     /// The canary's name on the command line.
@@ -49,6 +55,7 @@ impl Canary {
             Canary::SkipRecoveryRollback => "skip-recovery-rollback",
             Canary::AcceptTornLogTail => "accept-torn-log-tail",
             Canary::IgnoreFsyncFailure => "ignore-fsync-failure",
+            Canary::EarlyCheckpoint => "early-checkpoint",
         }
     }
 

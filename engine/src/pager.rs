@@ -44,6 +44,9 @@ pub struct Pager {
     doublewrite: bool,
     batch_pages: usize,
     scratch: Vec<u8>,
+    /// The `early-checkpoint` canary: checkpoint at the log's end whatever
+    /// is still dirty.
+    pub early_checkpoint: bool,
     /// Counters.
     pub stats: PagerStats,
 }
@@ -58,6 +61,7 @@ impl Pager {
             doublewrite,
             batch_pages: (DBLWR_PAGES as usize).min(pool_pages / 2).max(1),
             scratch: Vec::new(),
+            early_checkpoint: false,
             stats: PagerStats::default(),
         }
     }
@@ -236,10 +240,12 @@ impl Pager {
     /// Writes a checkpoint at the oldest modification of the dirty pages,
     /// or at the log's end when the pool is clean.
     pub fn checkpoint(&mut self) -> Result<()> {
-        let target = self
-            .pool
-            .oldest_dirty_lsn()
-            .unwrap_or_else(|| self.log.lsn());
+        let oldest_dirty = if self.early_checkpoint {
+            None
+        } else {
+            self.pool.oldest_dirty_lsn()
+        };
+        let target = oldest_dirty.unwrap_or_else(|| self.log.lsn());
         if target <= self.log.checkpoint_lsn() {
             return Ok(());
         }

@@ -365,8 +365,33 @@ pub fn run(seed: u64, profile: &Profile, opts: &RunOptions) -> Result<Outcome, R
 
 /// Executes a plan. The scheduler's choices and what survives each crash
 /// are drawn from the plan's seed, so a plan always runs the same way.
+///
+/// A panic anywhere in the engine or the runner is a finding like any
+/// other (the engine must answer bad data with typed errors): it becomes
+/// the run's violation instead of ending a whole campaign.
 pub fn execute(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError> {
     plan.validate().map_err(RunError::BadProfile)?;
+    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        execute_unguarded(plan, keep_trace)
+    }));
+    ran.unwrap_or_else(|payload| {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic without a message".to_string());
+        Ok(Outcome {
+            seed: plan.seed,
+            profile: plan.profile.clone(),
+            violations: vec![format!("panic: {message}")],
+            trace_hash: 0,
+            trace: Vec::new(),
+            stats: RunStats::default(),
+        })
+    })
+}
+
+fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError> {
     let (canaries, lying) = match &plan.canary {
         Some(n) => parse_canary(n)?,
         None => (Canaries::NONE, false),

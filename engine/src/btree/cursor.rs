@@ -81,7 +81,7 @@ impl Cursor {
                 self.done = true;
                 return Ok(None);
             }
-            let f = pager.fix(PageId::new(index.space, page_no))?;
+            let f = super::fix_node(pager, index, page_no, Some(0))?;
             let page = pager.page(f);
             let n = index::n_recs(page) as i64;
             if self.dir == Direction::Forward && slot >= n {
@@ -195,7 +195,7 @@ impl Cursor {
 fn edge_leaf(pager: &mut Pager, index: &Index, dir: Direction) -> Result<(u32, usize)> {
     let mut page_no = index.root;
     loop {
-        let f = pager.fix(PageId::new(index.space, page_no))?;
+        let f = super::fix_node(pager, index, page_no, None)?;
         let page = pager.page(f);
         let n = index::n_recs(page);
         if index::level(page) == 0 {

@@ -242,6 +242,25 @@ pub fn descend(
     }
 }
 
+/// Fixes a page reached by a link of the tree (a sibling pointer, a root,
+/// a level's first page) and checks that it is a page of this index, at
+/// `expected_level` if given: a link into another index, a freed page or a
+/// BLOB page is corruption, never records to read.
+pub(crate) fn fix_node(
+    pager: &mut Pager,
+    index: &Index,
+    page_no: u32,
+    expected_level: Option<u16>,
+) -> Result<crate::buf::FrameId> {
+    let id = PageId::new(index.space, page_no);
+    let f = pager.fix(id)?;
+    if let Err(reason) = check_index_page(index, pager.page(f), expected_level) {
+        pager.unfix(f);
+        return Err(corrupt(pager, id, reason));
+    }
+    Ok(f)
+}
+
 fn check_index_page(index: &Index, page: &[u8], expected_level: Option<u16>) -> Result<(), String> {
     if page::page_type_raw(page) != PageType::Index as u16 {
         return Err(format!(
@@ -286,7 +305,7 @@ pub fn create(pager: &mut Pager, space: u32, index_id: u64) -> Result<u32> {
 
 /// The level of the root (the tree's height minus one).
 pub fn root_level(pager: &mut Pager, index: &Index) -> Result<u16> {
-    let f = pager.fix(PageId::new(index.space, index.root))?;
+    let f = fix_node(pager, index, index.root, None)?;
     let level = index::level(pager.page(f));
     pager.unfix(f);
     Ok(level)
@@ -308,7 +327,7 @@ pub struct Found {
 pub fn get(pager: &mut Pager, index: &Index, key: &[Option<&[u8]>]) -> Result<Option<Found>> {
     let (_, mut leaf) = descend(pager, index, key, Mode::LowerBound)?;
     loop {
-        let f = pager.fix(PageId::new(index.space, leaf))?;
+        let f = fix_node(pager, index, leaf, Some(0))?;
         let page = pager.page(f);
         let res = search_page(index, page, key, Mode::LowerBound);
         let slot = match res {
@@ -1023,7 +1042,7 @@ pub fn free_tree(pager: &mut Pager, index: &Index) -> Result<()> {
     // Walk level by level from the leftmost page of each level.
     let mut level_first = index.root;
     loop {
-        let f = pager.fix(PageId::new(index.space, level_first))?;
+        let f = fix_node(pager, index, level_first, None)?;
         let page = pager.page(f);
         let level = index::level(page);
         let below = if level > 0 && index::n_recs(page) > 0 {
@@ -1034,7 +1053,7 @@ pub fn free_tree(pager: &mut Pager, index: &Index) -> Result<()> {
         pager.unfix(f);
         let mut p = level_first;
         while p != FIL_NULL {
-            let f = pager.fix(PageId::new(index.space, p))?;
+            let f = fix_node(pager, index, p, None)?;
             let next = page::next(pager.page(f));
             pager.unfix(f);
             let mut mtr = Mtr::new();

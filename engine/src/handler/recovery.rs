@@ -130,6 +130,7 @@ impl Engine {
         fil.create(SYSTEM_SPACE, SYSTEM_FILE)?;
         let log = Log::create(fil.storage(), &config.log)?;
         let mut pager = Pager::new(fil, log, config.buffer_pool_pages, doublewrite_on(&config));
+        pager.early_checkpoint = config.canaries.has(crate::Canary::EarlyCheckpoint);
         fsp::create_space(
             &mut pager,
             SYSTEM_SPACE,
@@ -209,6 +210,7 @@ impl Engine {
 
         let log = Log::open(fil.storage(), &config.log, &scan)?;
         let mut pager = Pager::new(fil, log, config.buffer_pool_pages, doublewrite_on(&config));
+        pager.early_checkpoint = config.canaries.has(crate::Canary::EarlyCheckpoint);
         apply_redo(
             &mut pager,
             &scan,
@@ -433,6 +435,8 @@ fn apply_redo(
     report: &mut RecoveryReport,
     ignore_page_lsn: bool,
 ) -> Result<()> {
+    // Every page redo changed, to check once the log is applied.
+    let mut changed: std::collections::BTreeSet<PageId> = std::collections::BTreeSet::new();
     for m in &scan.mtrs {
         let mut touched: Vec<crate::buf::FrameId> = Vec::new();
         // Pages whose records in this mtr are skipped (already newer).
@@ -501,6 +505,7 @@ fn apply_redo(
                     op.apply(id, pager.page_mut(f))?;
                     report.records_applied += 1;
                     touched.push(f);
+                    changed.insert(id);
                 }
             }
         }
@@ -508,6 +513,37 @@ fn apply_redo(
             page::set_page_lsn(pager.page_mut(f), m.end_lsn);
             pager.pool.mark_dirty(f, m.start_lsn, m.end_lsn);
             pager.unfix(f);
+        }
+    }
+    check_changed_pages(pager, &changed)
+}
+
+/// Checks the structure of every index page redo changed that is still in
+/// the pool (one written back meanwhile is checked when it is read again).
+/// Redo applied to a page of another history (a disk that lied about a
+/// sync, say) can leave a directory pointing outside the page: that is
+/// corruption to report here, not an offset for a later read to trust.
+fn check_changed_pages(
+    pager: &mut Pager,
+    changed: &std::collections::BTreeSet<PageId>,
+) -> Result<()> {
+    for &id in changed {
+        let Some(f) = pager.pool.lookup_fix(id) else {
+            continue;
+        };
+        let data = pager.page(f);
+        let verdict = if page::page_type_raw(data) == page::PageType::Index as u16 {
+            page::index::check_structure(data)
+        } else {
+            Ok(())
+        };
+        pager.unfix(f);
+        if let Err(reason) = verdict {
+            return Err(Error::CorruptPage {
+                file: pager.fil.name(id.space).unwrap_or("?").to_string(),
+                page_no: id.page_no,
+                reason: format!("after redo: {reason}"),
+            });
         }
     }
     Ok(())
