@@ -20,6 +20,7 @@ pub mod fil;
 pub mod fsp;
 pub mod handler;
 pub mod io;
+pub mod lock;
 pub mod mtr;
 pub mod page;
 pub mod pager;

@@ -1,0 +1,816 @@
+//! Table and record locks: queues, conflicts, waits, grants and deadlock
+//! detection. Mirrors InnoDB's `lock0lock.cc` (the 5.1 plugin's rules).
+//!
+//! Record locks are kept by logical position, not by page and heap number:
+//! a lock names an index and the key of a record in it, or the index's
+//! supremum (the end of the index, above every record). InnoDB's locks
+//! live on physical records and move with them when pages split, merge or
+//! reorganize (`lock_move_rec_list_end` and friends); naming the key makes
+//! those moves no-ops, and leaves two explicit moves, as in InnoDB: a
+//! record that disappears hands its locks to its successor as gap locks
+//! ([`LockSys::inherit_to_gap`]), and a record inserted into a locked gap
+//! takes a copy of the gap locks of the record after it
+//! ([`LockSys::inherit_gap_on_insert`]).
+//!
+//! ```text
+//!   queue of (index, key 20):  [T1 X,REC granted] [T2 S,next-key waiting] [T3 S,GAP granted]
+//!                               ▲ earlier requests first; a request waits for any
+//!                                 conflicting request ahead of it, granted or not
+//! ```
+//!
+//! The conflict rules (`lock_rec_has_to_wait`):
+//! - S and S are compatible; X conflicts with both;
+//! - a gap request (or any request on the supremum) that is not an insert
+//!   intention never waits;
+//! - an ordinary request ignores other transactions' gap locks;
+//! - an insert intention ignores record-only locks, and nobody waits for an
+//!   insert intention.
+//!
+//! A waiting request is queued; a release grants waiters in queue order as
+//! soon as nothing ahead of them conflicts. Deadlock detection
+//! (`lock_deadlock_recursive`) runs whenever a request must wait: a depth
+//! first search of the wait-for graph from the requester. When it comes
+//! back to the requester, the lighter of the requester and the transaction
+//! whose wait closed the cycle is the victim (weight: undo records plus
+//! locks held; on a tie, the requester); a search past
+//! [`MAX_DEPTH`] or [`MAX_STEPS`] makes the requester the victim.
+//!
+//! Every change is recorded as a [`LockEvent`] when the event log is on,
+//! for the lock oracle.
+
+use crate::btree::Key;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// A transaction id.
+pub type TrxId = u64;
+
+/// Identifies one lock (request) for its life.
+pub type LockId = u64;
+
+/// The deepest wait-for chain the deadlock search follows
+/// (`LOCK_MAX_DEPTH_IN_DEADLOCK_CHECK`).
+pub const MAX_DEPTH: usize = 200;
+
+/// The most locks the deadlock search visits
+/// (`LOCK_MAX_N_STEPS_IN_DEADLOCK_CHECK`).
+pub const MAX_STEPS: usize = 1_000_000;
+
+/// A table lock mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TableMode {
+    /// Intention shared.
+    IS,
+    /// Intention exclusive.
+    IX,
+    /// Shared.
+    S,
+    /// Exclusive.
+    X,
+    /// The auto-increment lock.
+    AutoInc,
+}
+
+impl TableMode {
+    /// InnoDB's table lock compatibility matrix (`lock_compatibility_matrix`).
+    pub fn compatible(self, other: TableMode) -> bool {
+        use TableMode::*;
+        matches!(
+            (self, other),
+            (IS, IS | IX | S | AutoInc)
+                | (IX, IS | IX | AutoInc)
+                | (S, IS | S)
+                | (AutoInc, IS | IX)
+        )
+    }
+
+    /// Whether holding `self` makes a request for `other` redundant
+    /// (`lock_mode_stronger_or_eq`).
+    pub fn covers(self, other: TableMode) -> bool {
+        use TableMode::*;
+        self == other || matches!((self, other), (X, _) | (S, IS) | (IX, IS))
+    }
+
+    /// The name INNODB_LOCKS uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            TableMode::IS => "IS",
+            TableMode::IX => "IX",
+            TableMode::S => "S",
+            TableMode::X => "X",
+            TableMode::AutoInc => "AUTO_INC",
+        }
+    }
+}
+
+/// A record lock's mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RecMode {
+    /// Shared.
+    S,
+    /// Exclusive.
+    X,
+}
+
+impl RecMode {
+    fn compatible(self, other: RecMode) -> bool {
+        self == RecMode::S && other == RecMode::S
+    }
+
+    fn covers(self, other: RecMode) -> bool {
+        self == RecMode::X || other == RecMode::S
+    }
+}
+
+/// What part of a record (and the gap before it) a record lock covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RecKind {
+    /// The record and the gap before it (`LOCK_ORDINARY`).
+    NextKey,
+    /// Only the record (`LOCK_REC_NOT_GAP`).
+    RecNotGap,
+    /// Only the gap before the record (`LOCK_GAP`).
+    Gap,
+    /// A gap lock an insert asks for (`LOCK_INSERT_INTENTION`).
+    InsertIntention,
+}
+
+impl RecKind {
+    fn covers(self, other: RecKind) -> bool {
+        match other {
+            RecKind::NextKey => self == RecKind::NextKey,
+            RecKind::RecNotGap => matches!(self, RecKind::NextKey | RecKind::RecNotGap),
+            RecKind::Gap => matches!(self, RecKind::NextKey | RecKind::Gap),
+            RecKind::InsertIntention => false,
+        }
+    }
+}
+
+/// A lock's mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Mode {
+    /// A table lock.
+    Table(TableMode),
+    /// A record lock.
+    Record(RecMode, RecKind),
+}
+
+impl Mode {
+    /// The lock_mode column of INNODB_LOCKS: `X`, `S,GAP`, `X,GAP` (insert
+    /// intentions too are gap locks there), `IX`, `AUTO_INC`.
+    pub fn name(self) -> String {
+        match self {
+            Mode::Table(m) => m.name().to_string(),
+            Mode::Record(m, k) => {
+                let m = match m {
+                    RecMode::S => "S",
+                    RecMode::X => "X",
+                };
+                match k {
+                    RecKind::Gap | RecKind::InsertIntention => format!("{m},GAP"),
+                    _ => m.to_string(),
+                }
+            }
+        }
+    }
+}
+
+/// A record position: a key of the index, or its supremum.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RecKey {
+    /// The record with this key (the index's key fields, stored form).
+    Key(Key),
+    /// Above the last record of the index.
+    Supremum,
+}
+
+/// What a lock is on.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Target {
+    /// A table, by id.
+    Table(u64),
+    /// A record position in an index of a table.
+    Record {
+        /// The table's id.
+        table: u64,
+        /// The index's id.
+        index: u64,
+        /// The position.
+        key: RecKey,
+    },
+}
+
+impl Target {
+    /// The table the lock is on or in.
+    pub fn table(&self) -> u64 {
+        match self {
+            Target::Table(t) | Target::Record { table: t, .. } => *t,
+        }
+    }
+}
+
+/// One lock or lock request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lock {
+    /// Its id.
+    pub id: LockId,
+    /// Its owner.
+    pub trx: TrxId,
+    /// What it is on.
+    pub target: Target,
+    /// Its mode.
+    pub mode: Mode,
+    /// Whether it waits (not yet granted).
+    pub waiting: bool,
+    /// When it was requested (engine clock, microseconds).
+    pub since_us: u64,
+}
+
+/// Whether a request of `mode` by one transaction must wait for `other`
+/// (held or requested by another transaction) on the same target.
+pub fn has_to_wait(mode: Mode, other: Mode) -> bool {
+    match (mode, other) {
+        (Mode::Table(a), Mode::Table(b)) => !a.compatible(b),
+        (Mode::Record(m, k), Mode::Record(om, ok)) => {
+            if m.compatible(om) {
+                return false;
+            }
+            if k == RecKind::Gap {
+                return false; // a gap request without insert intention
+            }
+            if k != RecKind::InsertIntention && ok == RecKind::Gap {
+                return false; // ordinary requests ignore gap locks
+            }
+            if k != RecKind::InsertIntention && ok == RecKind::InsertIntention {
+                return false; // nobody waits for an insert intention
+            }
+            if k == RecKind::InsertIntention && ok == RecKind::RecNotGap {
+                return false;
+            }
+            if k == RecKind::InsertIntention && ok == RecKind::InsertIntention {
+                return false;
+            }
+            true
+        }
+        _ => false,
+    }
+}
+
+/// On the supremum every lock is a gap lock (InnoDB treats a next-key lock
+/// on the supremum as a gap lock).
+fn normalize(target: &Target, mode: Mode) -> Mode {
+    match (target, mode) {
+        (
+            Target::Record {
+                key: RecKey::Supremum,
+                ..
+            },
+            Mode::Record(m, RecKind::NextKey | RecKind::RecNotGap),
+        ) => Mode::Record(m, RecKind::Gap),
+        _ => mode,
+    }
+}
+
+/// What happened to a lock, for the oracle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventKind {
+    /// Granted at once.
+    Granted,
+    /// Queued to wait.
+    Wait,
+    /// A waiting request granted.
+    GrantedAfterWait,
+    /// Released at the end of its transaction.
+    Released,
+    /// A waiting request withdrawn because the wait timed out.
+    TimedOut,
+    /// A waiting request withdrawn because its transaction was chosen as a
+    /// deadlock victim; `weights` are the victim's and the survivor's.
+    Victim,
+    /// A waiting request withdrawn for any other reason (the statement or
+    /// the transaction ended otherwise).
+    Cancelled,
+    /// A gap lock created by inheritance (a record removed or inserted).
+    Inherited,
+}
+
+/// One entry of the lock event log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LockEvent {
+    /// Engine clock, microseconds.
+    pub t_us: u64,
+    /// What happened.
+    pub kind: EventKind,
+    /// The lock.
+    pub lock: Lock,
+}
+
+/// The verdict of a deadlock search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Deadlock {
+    /// No cycle through the requester.
+    None,
+    /// The requester is the victim.
+    Requester,
+    /// Another transaction in the cycle is the victim: roll it back.
+    Other(TrxId),
+}
+
+/// The outcome of a lock request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Request {
+    /// Granted now (or already held).
+    Granted,
+    /// Queued; the transaction waits for this lock.
+    Waiting(LockId),
+}
+
+/// One row of INNODB_LOCK_WAITS.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WaitEdge {
+    /// The waiting transaction.
+    pub requesting_trx: TrxId,
+    /// Its waiting lock.
+    pub requested_lock: LockId,
+    /// A transaction it waits for.
+    pub blocking_trx: TrxId,
+    /// The lock it waits for.
+    pub blocking_lock: LockId,
+}
+
+/// Planted bugs of the lock manager (see [`crate::Canary`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LockCanaries {
+    /// Grant record requests without checking conflicts.
+    pub grant_conflicting: bool,
+    /// A release forgets to grant the first waiter it could.
+    pub lose_wakeup: bool,
+    /// Never search for deadlocks.
+    pub skip_deadlock_detection: bool,
+    /// Choose the heavier transaction as the victim.
+    pub wrong_victim: bool,
+}
+
+/// The lock system: every lock of every active transaction.
+#[derive(Debug, Default)]
+pub struct LockSys {
+    locks: BTreeMap<LockId, Lock>,
+    /// Per target, lock ids in request order.
+    queues: BTreeMap<Target, Vec<LockId>>,
+    /// Per transaction, its lock ids in request order.
+    by_trx: BTreeMap<TrxId, Vec<LockId>>,
+    /// The one lock each waiting transaction waits for.
+    waits: BTreeMap<TrxId, LockId>,
+    next_id: LockId,
+    /// Whether events are recorded.
+    pub log_events: bool,
+    events: Vec<LockEvent>,
+    /// Planted bugs.
+    pub canaries: LockCanaries,
+}
+
+impl LockSys {
+    /// An empty lock system.
+    pub fn new() -> Self {
+        LockSys::default()
+    }
+
+    /// A lock by id.
+    pub fn lock(&self, id: LockId) -> Option<&Lock> {
+        self.locks.get(&id)
+    }
+
+    /// Every lock, in id order.
+    pub fn locks(&self) -> impl Iterator<Item = &Lock> {
+        self.locks.values()
+    }
+
+    /// The locks a transaction holds or waits for.
+    pub fn locks_of(&self, trx: TrxId) -> usize {
+        self.by_trx.get(&trx).map_or(0, Vec::len)
+    }
+
+    /// The lock a transaction waits for.
+    pub fn waiting_for(&self, trx: TrxId) -> Option<&Lock> {
+        self.waits.get(&trx).and_then(|id| self.locks.get(id))
+    }
+
+    /// Takes the events recorded since the last call.
+    pub fn take_events(&mut self) -> Vec<LockEvent> {
+        std::mem::take(&mut self.events)
+    }
+
+    fn record(&mut self, t_us: u64, kind: EventKind, lock: &Lock) {
+        if self.log_events {
+            self.events.push(LockEvent {
+                t_us,
+                kind,
+                lock: lock.clone(),
+            });
+        }
+    }
+
+    /// Whether `trx` already holds a granted lock covering `mode` on
+    /// `target` (`lock_rec_has_expl`, `lock_table_has`).
+    pub fn holds(&self, trx: TrxId, target: &Target, mode: Mode) -> bool {
+        let Some(queue) = self.queues.get(target) else {
+            return false;
+        };
+        queue.iter().any(|id| {
+            let l = &self.locks[id];
+            l.trx == trx
+                && !l.waiting
+                && match (l.mode, mode) {
+                    (Mode::Table(a), Mode::Table(b)) => a.covers(b),
+                    (Mode::Record(am, ak), Mode::Record(bm, bk)) => am.covers(bm) && ak.covers(bk),
+                    _ => false,
+                }
+        })
+    }
+
+    /// Whether a request of `mode` by `trx` on `target`, placed after the
+    /// first `ahead` entries of the queue, must wait; and for which lock.
+    fn conflict_ahead(
+        &self,
+        trx: TrxId,
+        target: &Target,
+        mode: Mode,
+        ahead: Option<usize>,
+    ) -> Option<LockId> {
+        let queue = self.queues.get(target)?;
+        let n = ahead.unwrap_or(queue.len());
+        queue[..n]
+            .iter()
+            .find(|id| {
+                let l = &self.locks[id];
+                l.trx != trx && has_to_wait(mode, l.mode)
+            })
+            .copied()
+    }
+
+    /// Requests a lock for `trx`. Granted at once when the transaction
+    /// already holds one as strong, or when nothing in the queue conflicts;
+    /// otherwise queued as waiting (the caller then runs
+    /// [`deadlock_check`](Self::deadlock_check)). An insert intention that
+    /// need not wait is not kept, as in InnoDB.
+    pub fn request(&mut self, trx: TrxId, target: Target, mode: Mode, now_us: u64) -> Request {
+        let mode = normalize(&target, mode);
+        if mode != Mode::Record(RecMode::X, RecKind::InsertIntention)
+            && mode != Mode::Record(RecMode::S, RecKind::InsertIntention)
+            && self.holds(trx, &target, mode)
+        {
+            return Request::Granted;
+        }
+        let conflict = if self.canaries.grant_conflicting && matches!(mode, Mode::Record(..)) {
+            None
+        } else {
+            self.conflict_ahead(trx, &target, mode, None)
+        };
+        let is_ii = matches!(mode, Mode::Record(_, RecKind::InsertIntention));
+        if conflict.is_none() && is_ii {
+            return Request::Granted;
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        let lock = Lock {
+            id,
+            trx,
+            target: target.clone(),
+            mode,
+            waiting: conflict.is_some(),
+            since_us: now_us,
+        };
+        self.record(
+            now_us,
+            if lock.waiting {
+                EventKind::Wait
+            } else {
+                EventKind::Granted
+            },
+            &lock,
+        );
+        if lock.waiting {
+            self.waits.insert(trx, id);
+        }
+        self.queues.entry(target).or_default().push(id);
+        self.by_trx.entry(trx).or_default().push(id);
+        self.locks.insert(id, lock);
+        match conflict {
+            None => Request::Granted,
+            Some(_) => Request::Waiting(id),
+        }
+    }
+
+    /// Adds a granted lock without checking conflicts: inheritance, which
+    /// only ever adds gap locks (and gap locks never conflict with what a
+    /// queue may already hold).
+    fn add_granted(&mut self, trx: TrxId, target: Target, mode: Mode, now_us: u64) {
+        if self.holds(trx, &target, mode) {
+            return;
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        let lock = Lock {
+            id,
+            trx,
+            target: target.clone(),
+            mode,
+            waiting: false,
+            since_us: now_us,
+        };
+        self.record(now_us, EventKind::Inherited, &lock);
+        self.queues.entry(target).or_default().push(id);
+        self.by_trx.entry(trx).or_default().push(id);
+        self.locks.insert(id, lock);
+    }
+
+    /// Removes a lock from every index; returns it.
+    fn remove(&mut self, id: LockId) -> Option<Lock> {
+        let lock = self.locks.remove(&id)?;
+        if let Some(q) = self.queues.get_mut(&lock.target) {
+            q.retain(|&x| x != id);
+            if q.is_empty() {
+                self.queues.remove(&lock.target);
+            }
+        }
+        if let Some(v) = self.by_trx.get_mut(&lock.trx) {
+            v.retain(|&x| x != id);
+            if v.is_empty() {
+                self.by_trx.remove(&lock.trx);
+            }
+        }
+        if self.waits.get(&lock.trx) == Some(&id) {
+            self.waits.remove(&lock.trx);
+        }
+        Some(lock)
+    }
+
+    /// Grants, in queue order, the waiting requests on `target` that no
+    /// earlier request conflicts with (`lock_rec_dequeue_from_page`'s
+    /// second half). Returns the transactions granted.
+    fn grant_waiters(&mut self, target: &Target, now_us: u64) -> Vec<TrxId> {
+        let mut granted = Vec::new();
+        let Some(queue) = self.queues.get(target).cloned() else {
+            return granted;
+        };
+        let mut skipped_one = false;
+        for (pos, id) in queue.iter().enumerate() {
+            let l = &self.locks[id];
+            if !l.waiting {
+                continue;
+            }
+            if self
+                .conflict_ahead(l.trx, target, l.mode, Some(pos))
+                .is_some()
+            {
+                continue;
+            }
+            if self.canaries.lose_wakeup && !skipped_one {
+                skipped_one = true;
+                continue;
+            }
+            let trx = l.trx;
+            let lock = self.locks.get_mut(id).expect("queued lock exists");
+            lock.waiting = false;
+            let lock = lock.clone();
+            self.waits.remove(&trx);
+            self.record(now_us, EventKind::GrantedAfterWait, &lock);
+            granted.push(trx);
+        }
+        granted
+    }
+
+    /// Releases every lock of `trx` (commit or rollback) and grants the
+    /// waiters that can go. Returns the transactions granted.
+    pub fn release_all(&mut self, trx: TrxId, now_us: u64) -> Vec<TrxId> {
+        let ids = self.by_trx.get(&trx).cloned().unwrap_or_default();
+        let mut targets = Vec::new();
+        for id in ids {
+            if let Some(lock) = self.remove(id) {
+                let kind = if lock.waiting {
+                    EventKind::Cancelled
+                } else {
+                    EventKind::Released
+                };
+                self.record(now_us, kind, &lock);
+                targets.push(lock.target);
+            }
+        }
+        targets.sort();
+        targets.dedup();
+        let mut granted = Vec::new();
+        for t in &targets {
+            granted.extend(self.grant_waiters(t, now_us));
+        }
+        granted
+    }
+
+    /// Withdraws the waiting request of `trx`, if any, recording why, and
+    /// grants the waiters that can go now. Returns the transactions
+    /// granted.
+    pub fn cancel_wait(&mut self, trx: TrxId, why: EventKind, now_us: u64) -> Vec<TrxId> {
+        let Some(id) = self.waits.get(&trx).copied() else {
+            return Vec::new();
+        };
+        let lock = self.remove(id).expect("a waiting lock exists");
+        self.record(now_us, why, &lock);
+        self.grant_waiters(&lock.target, now_us)
+    }
+
+    /// The locks the waiting lock `id` has to wait for: conflicting
+    /// requests of other transactions ahead of it in its queue.
+    pub fn blockers(&self, id: LockId) -> Vec<LockId> {
+        let Some(lock) = self.locks.get(&id) else {
+            return Vec::new();
+        };
+        let Some(queue) = self.queues.get(&lock.target) else {
+            return Vec::new();
+        };
+        let pos = queue.iter().position(|&x| x == id).unwrap_or(queue.len());
+        queue[..pos]
+            .iter()
+            .filter(|x| {
+                let other = &self.locks[x];
+                other.trx != lock.trx && has_to_wait(lock.mode, other.mode)
+            })
+            .copied()
+            .collect()
+    }
+
+    /// Every wait-for edge (INNODB_LOCK_WAITS), by waiting transaction.
+    pub fn wait_edges(&self) -> Vec<WaitEdge> {
+        let mut out = Vec::new();
+        for (&trx, &id) in &self.waits {
+            for b in self.blockers(id) {
+                out.push(WaitEdge {
+                    requesting_trx: trx,
+                    requested_lock: id,
+                    blocking_trx: self.locks[&b].trx,
+                    blocking_lock: b,
+                });
+            }
+        }
+        out
+    }
+
+    /// Searches the wait-for graph from `requester` (which has just been
+    /// queued to wait) for a cycle back to it, and picks the victim by
+    /// InnoDB's rule. `undo_records` gives a transaction's undo record
+    /// count; its weight adds the locks it holds or waits for.
+    pub fn deadlock_check(
+        &self,
+        requester: TrxId,
+        undo_records: &dyn Fn(TrxId) -> u64,
+    ) -> Deadlock {
+        if self.canaries.skip_deadlock_detection {
+            return Deadlock::None;
+        }
+        let weight = |t: TrxId| undo_records(t) + self.locks_of(t) as u64;
+        let mut steps = 0usize;
+        // Depth-first, iterative: a stack of (transaction, its blockers, next index).
+        let Some(&start_lock) = self.waits.get(&requester) else {
+            return Deadlock::None;
+        };
+        let mut visited: std::collections::BTreeSet<TrxId> = std::collections::BTreeSet::new();
+        let mut stack: Vec<(TrxId, Vec<LockId>, usize)> =
+            vec![(requester, self.blockers(start_lock), 0)];
+        while let Some((trx, blockers, next)) = stack.last_mut() {
+            let waiter = *trx;
+            let Some(&b) = blockers.get(*next) else {
+                stack.pop();
+                continue;
+            };
+            *next += 1;
+            steps += 1;
+            if steps > MAX_STEPS || stack.len() > MAX_DEPTH {
+                return Deadlock::Requester;
+            }
+            let holder = self.locks[&b].trx;
+            if holder == requester {
+                // `waiter` waits for the requester: the cycle is closed.
+                let (wr, ww) = (weight(requester), weight(waiter));
+                let requester_lighter_or_tie = if self.canaries.wrong_victim {
+                    wr > ww
+                } else {
+                    ww >= wr
+                };
+                return if requester_lighter_or_tie || waiter == requester {
+                    Deadlock::Requester
+                } else {
+                    Deadlock::Other(waiter)
+                };
+            }
+            if !visited.insert(holder) {
+                continue;
+            }
+            if let Some(&w) = self.waits.get(&holder) {
+                stack.push((holder, self.blockers(w), 0));
+            }
+        }
+        Deadlock::None
+    }
+
+    /// A record is gone (purged, or its insert rolled back): every lock on
+    /// it but insert intentions becomes a gap lock on `heir`, the record
+    /// after it (`lock_rec_inherit_to_gap`). The record's own locks are
+    /// dropped; waiting requests on it are granted, as the record they
+    /// waited for no longer exists (their statements retry and look again).
+    pub fn inherit_to_gap(
+        &mut self,
+        table: u64,
+        index: u64,
+        gone: &Key,
+        heir: RecKey,
+        now_us: u64,
+    ) -> Vec<TrxId> {
+        let from = Target::Record {
+            table,
+            index,
+            key: RecKey::Key(gone.clone()),
+        };
+        let Some(queue) = self.queues.get(&from).cloned() else {
+            return Vec::new();
+        };
+        let to = Target::Record {
+            table,
+            index,
+            key: heir,
+        };
+        let mut woken = Vec::new();
+        for id in queue {
+            let lock = self.locks[&id].clone();
+            if lock.waiting {
+                // The wait ends: granted on nothing, the statement retries.
+                self.remove(id);
+                self.record(now_us, EventKind::Cancelled, &lock);
+                woken.push(lock.trx);
+                continue;
+            }
+            if let Mode::Record(m, k) = lock.mode {
+                if k != RecKind::InsertIntention {
+                    self.add_granted(
+                        lock.trx,
+                        to.clone(),
+                        normalize(&to, Mode::Record(m, RecKind::Gap)),
+                        now_us,
+                    );
+                }
+            }
+            self.remove(id);
+            self.record(now_us, EventKind::Released, &lock);
+        }
+        woken
+    }
+
+    /// A record was inserted before `successor`: it takes a gap lock for
+    /// each gap or next-key lock on the successor (not insert intentions),
+    /// so the gap before it stays locked (`lock_rec_inherit_to_gap_if_gap_lock`).
+    pub fn inherit_gap_on_insert(
+        &mut self,
+        table: u64,
+        index: u64,
+        inserted: &Key,
+        successor: &RecKey,
+        now_us: u64,
+    ) {
+        let from = Target::Record {
+            table,
+            index,
+            key: successor.clone(),
+        };
+        let Some(queue) = self.queues.get(&from).cloned() else {
+            return;
+        };
+        let to = Target::Record {
+            table,
+            index,
+            key: RecKey::Key(inserted.clone()),
+        };
+        for id in queue {
+            let lock = self.locks[&id].clone();
+            if lock.waiting {
+                continue;
+            }
+            if let Mode::Record(m, k) = lock.mode {
+                if matches!(k, RecKind::NextKey | RecKind::Gap) {
+                    self.add_granted(lock.trx, to.clone(), Mode::Record(m, RecKind::Gap), now_us);
+                }
+            }
+        }
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Target::Table(t) => write!(f, "table {t}"),
+            Target::Record { table, index, key } => match key {
+                RecKey::Supremum => write!(f, "table {table} index {index} supremum"),
+                RecKey::Key(k) => write!(f, "table {table} index {index} key {k:?}"),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,230 @@
+use super::*;
+
+fn rec(k: u8) -> Target {
+    Target::Record {
+        table: 1,
+        index: 10,
+        key: RecKey::Key(vec![Some(vec![k])]),
+    }
+}
+
+fn sup() -> Target {
+    Target::Record {
+        table: 1,
+        index: 10,
+        key: RecKey::Supremum,
+    }
+}
+
+const X_REC: Mode = Mode::Record(RecMode::X, RecKind::RecNotGap);
+const S_REC: Mode = Mode::Record(RecMode::S, RecKind::RecNotGap);
+const X_NEXT: Mode = Mode::Record(RecMode::X, RecKind::NextKey);
+const S_NEXT: Mode = Mode::Record(RecMode::S, RecKind::NextKey);
+const X_GAP: Mode = Mode::Record(RecMode::X, RecKind::Gap);
+const S_GAP: Mode = Mode::Record(RecMode::S, RecKind::Gap);
+const II: Mode = Mode::Record(RecMode::X, RecKind::InsertIntention);
+
+#[test]
+fn table_matrix_is_innodbs() {
+    use TableMode::*;
+    let all = [IS, IX, S, X, AutoInc];
+    // Rows and columns in the order IS, IX, S, X, AUTO-INC (lock0lock.cc).
+    let expected = [
+        [true, true, true, false, true],
+        [true, true, false, false, true],
+        [true, false, true, false, false],
+        [false, false, false, false, false],
+        [true, true, false, false, false],
+    ];
+    for (i, a) in all.iter().enumerate() {
+        for (j, b) in all.iter().enumerate() {
+            assert_eq!(a.compatible(*b), expected[i][j], "{a:?} vs {b:?}");
+            assert_eq!(a.compatible(*b), b.compatible(*a), "symmetric");
+        }
+    }
+}
+
+#[test]
+fn record_conflict_rules() {
+    // S and S never conflict.
+    assert!(!has_to_wait(S_NEXT, S_NEXT));
+    assert!(!has_to_wait(S_REC, S_NEXT));
+    // X against a record lock conflicts.
+    assert!(has_to_wait(X_REC, S_REC));
+    assert!(has_to_wait(X_NEXT, X_REC));
+    // A gap request never waits.
+    assert!(!has_to_wait(X_GAP, X_NEXT));
+    assert!(!has_to_wait(S_GAP, X_REC));
+    // Ordinary requests ignore gap locks.
+    assert!(!has_to_wait(X_NEXT, X_GAP));
+    assert!(!has_to_wait(X_REC, S_GAP));
+    // Insert intention waits for gap and next-key locks...
+    assert!(has_to_wait(II, S_GAP));
+    assert!(has_to_wait(II, S_NEXT));
+    assert!(has_to_wait(II, X_NEXT));
+    // ...not for record-only locks or other insert intentions.
+    assert!(!has_to_wait(II, X_REC));
+    assert!(!has_to_wait(II, II));
+    // Nobody waits for an insert intention.
+    assert!(!has_to_wait(X_NEXT, II));
+    assert!(!has_to_wait(X_REC, II));
+}
+
+#[test]
+fn a_conflicting_request_waits_and_release_grants_in_queue_order() {
+    let mut ls = LockSys::new();
+    assert_eq!(ls.request(1, rec(5), S_REC, 0), Request::Granted);
+    assert_eq!(ls.request(2, rec(5), S_REC, 0), Request::Granted);
+    let Request::Waiting(w3) = ls.request(3, rec(5), X_REC, 0) else {
+        panic!("X waits for the S locks")
+    };
+    // A later S request conflicts with the waiting X ahead of it.
+    let Request::Waiting(w4) = ls.request(4, rec(5), S_REC, 0) else {
+        panic!("S waits behind the waiting X")
+    };
+    assert_eq!(ls.blockers(w3).len(), 2);
+    assert_eq!(ls.blockers(w4), vec![w3]);
+    assert!(ls.release_all(1, 1).is_empty(), "T2's S still blocks T3");
+    assert_eq!(ls.release_all(2, 2), vec![3], "T3 is next in the queue");
+    assert!(ls.waiting_for(4).is_some(), "T4 waits for T3's X");
+    assert_eq!(ls.release_all(3, 3), vec![4]);
+    assert!(ls.waiting_for(4).is_none());
+}
+
+#[test]
+fn already_held_locks_are_not_requested_again() {
+    let mut ls = LockSys::new();
+    assert_eq!(ls.request(1, rec(5), X_NEXT, 0), Request::Granted);
+    assert_eq!(ls.request(1, rec(5), S_REC, 0), Request::Granted);
+    assert_eq!(ls.request(1, rec(5), X_GAP, 0), Request::Granted);
+    assert_eq!(ls.locks_of(1), 1, "the next-key lock covers the others");
+    assert_eq!(
+        ls.request(1, Target::Table(1), Mode::Table(TableMode::IX), 0),
+        Request::Granted
+    );
+    assert_eq!(
+        ls.request(1, Target::Table(1), Mode::Table(TableMode::IS), 0),
+        Request::Granted
+    );
+    assert_eq!(ls.locks_of(1), 2);
+}
+
+#[test]
+fn gap_locks_do_not_block_each_other_but_block_inserts() {
+    let mut ls = LockSys::new();
+    assert_eq!(ls.request(1, rec(5), X_GAP, 0), Request::Granted);
+    assert_eq!(ls.request(2, rec(5), X_GAP, 0), Request::Granted);
+    assert_eq!(
+        ls.request(3, rec(5), S_NEXT, 0),
+        Request::Granted,
+        "gap locks are ignored"
+    );
+    // An insert into the gap waits for both gap holders (and the next-key).
+    let Request::Waiting(w) = ls.request(4, rec(5), II, 0) else {
+        panic!("insert intention waits")
+    };
+    assert_eq!(ls.blockers(w).len(), 3);
+    // The holder's own insert into its gap does not wait... for its own
+    // lock, but does for the others'.
+    assert!(matches!(ls.request(1, rec(5), II, 0), Request::Waiting(_)));
+    let mut ls = LockSys::new();
+    assert_eq!(ls.request(1, rec(5), X_GAP, 0), Request::Granted);
+    assert_eq!(ls.request(1, rec(5), II, 0), Request::Granted);
+    assert_eq!(
+        ls.locks_of(1),
+        1,
+        "an insert intention that need not wait is not kept"
+    );
+}
+
+#[test]
+fn supremum_locks_are_gap_locks() {
+    let mut ls = LockSys::new();
+    assert_eq!(ls.request(1, sup(), X_NEXT, 0), Request::Granted);
+    assert_eq!(
+        ls.request(2, sup(), X_NEXT, 0),
+        Request::Granted,
+        "no record to conflict on"
+    );
+    assert!(matches!(ls.request(3, sup(), II, 0), Request::Waiting(_)));
+    assert_eq!(
+        ls.locks().next().map(|l| l.mode),
+        Some(X_GAP),
+        "stored as a gap lock"
+    );
+}
+
+#[test]
+fn the_lighter_transaction_is_the_deadlock_victim_and_ties_pick_the_requester() {
+    let undo = |t: TrxId| if t == 1 { 5 } else { 0 };
+    // T1 (heavy) holds A, T2 holds B; T1 waits for B; T2 requests A.
+    let mut ls = LockSys::new();
+    ls.request(1, rec(1), X_REC, 0);
+    ls.request(2, rec(2), X_REC, 0);
+    assert!(matches!(
+        ls.request(1, rec(2), X_REC, 0),
+        Request::Waiting(_)
+    ));
+    assert_eq!(ls.deadlock_check(1, &undo), Deadlock::None);
+    assert!(matches!(
+        ls.request(2, rec(1), X_REC, 0),
+        Request::Waiting(_)
+    ));
+    assert_eq!(
+        ls.deadlock_check(2, &undo),
+        Deadlock::Requester,
+        "T2 is lighter"
+    );
+    // The heavy one closes the cycle: the lighter waiter is the victim.
+    let mut ls = LockSys::new();
+    ls.request(1, rec(1), X_REC, 0);
+    ls.request(2, rec(2), X_REC, 0);
+    ls.request(2, rec(1), X_REC, 0);
+    ls.request(1, rec(2), X_REC, 0);
+    assert_eq!(ls.deadlock_check(1, &undo), Deadlock::Other(2));
+    // Equal weights: the requester.
+    let none = |_: TrxId| 0;
+    assert_eq!(ls.deadlock_check(1, &none), Deadlock::Requester);
+    // After the victim's wait is withdrawn and its locks released, T1 goes.
+    ls.cancel_wait(2, EventKind::Victim, 1);
+    assert_eq!(ls.release_all(2, 1), vec![1]);
+}
+
+#[test]
+fn a_three_way_cycle_is_found_and_a_chain_is_not_a_cycle() {
+    let none = |_: TrxId| 0;
+    let mut ls = LockSys::new();
+    for t in 1..=3 {
+        ls.request(t, rec(t as u8), X_REC, 0);
+    }
+    ls.request(1, rec(2), X_REC, 0);
+    ls.request(2, rec(3), X_REC, 0);
+    assert_eq!(ls.deadlock_check(2, &none), Deadlock::None, "a chain");
+    ls.request(3, rec(1), X_REC, 0);
+    assert_eq!(ls.deadlock_check(3, &none), Deadlock::Requester);
+    assert_eq!(ls.wait_edges().len(), 3);
+}
+
+#[test]
+fn inheritance_keeps_gaps_locked() {
+    let mut ls = LockSys::new();
+    // T1 holds a next-key lock on 9; 5 is inserted before 9 by T1.
+    ls.request(1, rec(9), X_NEXT, 0);
+    ls.inherit_gap_on_insert(
+        1,
+        10,
+        &vec![Some(vec![5])],
+        &RecKey::Key(vec![Some(vec![9])]),
+        0,
+    );
+    assert!(ls.holds(1, &rec(5), X_GAP));
+    assert!(
+        matches!(ls.request(2, rec(5), II, 0), Request::Waiting(_)),
+        "the gap before 5 is T1's"
+    );
+    // 9 is purged: its locks go to the supremum as gap locks.
+    let woken = ls.inherit_to_gap(1, 10, &vec![Some(vec![9])], RecKey::Supremum, 1);
+    assert!(woken.is_empty());
+    assert!(ls.holds(1, &sup(), X_GAP));
+    assert!(!ls.holds(1, &rec(9), X_NEXT));
+}
