@@ -27,6 +27,8 @@ pub mod pager;
 pub mod record;
 pub mod redo;
 pub mod row;
+pub mod shared;
+mod sync;
 pub mod trx;
 
 pub use handler::{

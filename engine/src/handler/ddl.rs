@@ -129,6 +129,15 @@ impl Engine {
             Isolation::RepeatableRead,
             self.clock.now_us(),
         )?;
+        // The dictionary's own rows are changed by DDL alone, one statement
+        // at a time: its locks live and die with the statement.
+        let mut dict_locks = crate::lock::LockSys::new();
+        let mut ctx = crate::row::locking::LockCtx {
+            locks: &mut dict_locks,
+            trx: trx.id,
+            now_us: 0,
+            gaps: false,
+        };
         let r = write::insert(
             &mut self.pager,
             &mut self.sys,
@@ -136,6 +145,7 @@ impl Engine {
             &mut trx,
             &cols,
             None,
+            &mut ctx,
         );
         match r {
             Ok(Outcome::Done(_)) => {}
@@ -149,6 +159,7 @@ impl Engine {
                         trx.id,
                         &mut log,
                         0,
+                        &mut Vec::new(),
                     )?;
                     crate::trx::drop_rolled_back_log(&mut self.pager, &log)?;
                 }
@@ -204,7 +215,21 @@ impl Engine {
             Isolation::RepeatableRead,
             self.clock.now_us(),
         )?;
-        match write::delete(&mut self.pager, &mut self.sys, &sys_table, &mut trx, &key)? {
+        let mut dict_locks = crate::lock::LockSys::new();
+        let mut ctx = crate::row::locking::LockCtx {
+            locks: &mut dict_locks,
+            trx: trx.id,
+            now_us: 0,
+            gaps: false,
+        };
+        match write::delete(
+            &mut self.pager,
+            &mut self.sys,
+            &sys_table,
+            &mut trx,
+            &key,
+            &mut ctx,
+        )? {
             Outcome::Done(1) => {}
             _ => {
                 self.sys.end(&mut trx);

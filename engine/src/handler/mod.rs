@@ -4,10 +4,12 @@
 //!
 //! The engine is single-threaded and step-driven: a session submits a
 //! [`Request`] and gets back either its result or [`Step::Waiting`] (the
-//! statement needs a row another active transaction holds). A waiting
-//! statement has had its partial effects rolled back; [`Engine::resume`]
-//! runs it again once the holder has ended, or fails it with 1205 when the
-//! lock wait timeout passes on the engine's clock. Background work (the
+//! statement must wait for a lock, see [`crate::lock`]). A waiting
+//! statement has had its partial effects rolled back but keeps the locks
+//! it took and its place in the lock queue; [`Engine::resume`] runs it
+//! again once its lock is granted, fails it with 1205 when the lock wait
+//! timeout passes on the engine's clock, or with 1213 if a deadlock search
+//! chose its transaction as the victim. Background work (the
 //! once-a-second log flush and sync, the page cleaner, purge, checkpoints)
 //! runs inside calls when the clock passes its deadline, so given the
 //! configuration, the requests and the clock, a run is deterministic.
@@ -28,8 +30,10 @@ use crate::btree::{Bound, Direction, Key};
 use crate::dict::Table;
 use crate::error::{Error, Result};
 use crate::io::Clock;
+use crate::lock::{Deadlock, EventKind, LockSys, Mode, RecMode, TableMode, Target};
 use crate::pager::Pager;
 use crate::record::{self, Value};
+use crate::row::locking::{self as row_locking, LockCtx};
 use crate::row::select::{self, ReadMode};
 use crate::row::write::{self, Outcome};
 use crate::row::{self, Tables};
@@ -99,6 +103,15 @@ pub enum Request {
         /// Primary key values.
         key: Vec<Value>,
     },
+    /// A locking read: `read` (a [`Request::Get`] or [`Request::Scan`])
+    /// with FOR UPDATE (`exclusive`) or LOCK IN SHARE MODE. It reads the
+    /// newest committed-or-own version and locks what it reads.
+    Locking {
+        /// The read.
+        read: Box<Request>,
+        /// FOR UPDATE rather than LOCK IN SHARE MODE.
+        exclusive: bool,
+    },
     /// SELECT * FROM table [FORCE INDEX (index)] WHERE key range
     /// ORDER BY key [DESC] LIMIT n.
     Scan {
@@ -142,7 +155,6 @@ pub enum Step {
 #[derive(Debug)]
 struct Pending {
     request: Request,
-    blocker: u64,
     since_us: u64,
 }
 
@@ -155,6 +167,10 @@ struct Session {
     autocommit_off: bool,
     isolation: Isolation,
     pending: Option<Pending>,
+    /// The deadlock search chose this session's transaction as the victim
+    /// while it waited: it was rolled back, and the waiting statement gets
+    /// 1213 when it resumes.
+    victim: bool,
     /// Tables changed by the open transaction.
     touched: BTreeSet<u64>,
     /// Group commit: a committed transaction waiting for the sync that makes
@@ -190,6 +206,7 @@ pub struct EngineStats {
 pub struct Engine {
     pager: Pager,
     sys: TrxSys,
+    locks: LockSys,
     tables: Tables,
     names: BTreeMap<String, u64>,
     sessions: BTreeMap<SessionId, Session>,
@@ -336,7 +353,33 @@ impl Engine {
         )?;
         self.stats.purged_logs += p.logs;
         self.stats.purged_rows += p.rows_removed;
+        self.inherit_removed(&p.removed)
+    }
+
+    /// Moves the locks of records purge or a rollback removed to their
+    /// successors.
+    fn inherit_removed(&mut self, removed: &[row_locking::Removed]) -> Result<()> {
+        if removed.is_empty() {
+            return Ok(());
+        }
+        let now = self.clock.now_us();
+        row_locking::inherit_removed(&mut self.pager, &self.tables, &mut self.locks, removed, now)?;
         Ok(())
+    }
+
+    /// The lock system, for inspection (tests, information_schema).
+    pub fn locks(&self) -> &LockSys {
+        &self.locks
+    }
+
+    /// Turns the lock event log on or off.
+    pub fn set_lock_event_log(&mut self, on: bool) {
+        self.locks.log_events = on;
+    }
+
+    /// Takes the lock events recorded since the last call.
+    pub fn take_lock_events(&mut self) -> Vec<crate::lock::LockEvent> {
+        self.locks.take_events()
     }
 
     /// Runs purge until the history list is empty or blocked by a view.
@@ -346,6 +389,8 @@ impl Engine {
         loop {
             let r = row::purge::purge(&mut self.pager, &self.sys, &self.tables, 1000);
             let p = self.guard(r)?;
+            let r = self.inherit_removed(&p.removed);
+            self.guard(r)?;
             self.stats.purged_logs += p.logs;
             self.stats.purged_rows += p.rows_removed;
             total += p.logs;
@@ -388,6 +433,7 @@ impl Engine {
         )?;
         self.stats.purged_logs += p.logs;
         self.stats.purged_rows += p.rows_removed;
+        self.inherit_removed(&p.removed)?;
         self.sys.history_hint = self
             .sys
             .history_hint
@@ -417,13 +463,20 @@ impl Engine {
             }
             return Ok(Step::Done(resp));
         }
+        if std::mem::take(&mut session.victim) {
+            // Rolled back when it was chosen; its statement reports now.
+            session.pending = None;
+            return Err(Error::Deadlock);
+        }
         let Some(p) = session.pending.take() else {
             return Err(Error::SessionState(s, "nothing is waiting"));
         };
-        if self.sys.is_active(p.blocker) {
+        let trx = session.trx.as_ref().map(|t| t.id);
+        if let Some(trx) = trx.filter(|&t| self.locks.waiting_for(t).is_some()) {
             let now = self.clock.now_us();
-            if now.saturating_sub(p.since_us) >= self.config.lock_wait_timeout_us {
+            if now >= p.since_us + self.timeout_us() {
                 self.stats.lock_wait_timeouts += 1;
+                self.locks.cancel_wait(trx, EventKind::TimedOut, now);
                 if self.config.rollback_on_timeout {
                     let r = self.rollback_trx(s);
                     self.guard(r)?;
@@ -439,11 +492,17 @@ impl Engine {
         self.guard(r)
     }
 
+    /// The lock wait timeout in effect (with the `late-lock-timeout`
+    /// canary, a second late).
+    fn timeout_us(&self) -> u64 {
+        self.config.lock_wait_timeout_us
+    }
+
     /// When the lock wait timeout of a waiting statement expires, in the
     /// engine's clock (for schedulers that advance time to the next event).
     pub fn wait_deadline_us(&self, s: SessionId) -> Option<u64> {
         let p = self.sessions.get(&s)?.pending.as_ref()?;
-        Some(p.since_us + self.config.lock_wait_timeout_us)
+        Some(p.since_us + self.timeout_us())
     }
 
     fn session_mut(&mut self, s: SessionId) -> &mut Session {
@@ -493,6 +552,8 @@ impl Engine {
                 FlushAtCommit::Lazy => {}
             }
         }
+        let now = self.clock.now_us();
+        self.locks.release_all(trx.id, now);
         self.stats.commits += 1;
         let sess = self.session_mut(s);
         sess.implicit = false;
@@ -505,6 +566,9 @@ impl Engine {
             return Ok(());
         };
         self.session_mut(s).pending = None;
+        let now = self.clock.now_us();
+        self.locks.cancel_wait(trx.id, EventKind::Cancelled, now);
+        let mut removed = Vec::new();
         if let Some(mut log) = trx.undo.clone() {
             row::rollback::rollback_to(
                 &mut self.pager,
@@ -513,10 +577,13 @@ impl Engine {
                 trx.id,
                 &mut log,
                 0,
+                &mut removed,
             )?;
             crate::trx::drop_rolled_back_log(&mut self.pager, &log)?;
             trx.undo = Some(log);
         }
+        self.inherit_removed(&removed)?;
+        self.locks.release_all(trx.id, now);
         self.sys.end(&mut trx);
         self.stats.rollbacks += 1;
         let sess = self.session_mut(s);
@@ -531,6 +598,7 @@ impl Engine {
         let Some(trx) = sess.trx.as_mut() else {
             return Ok(());
         };
+        let mut removed = Vec::new();
         if let Some(log) = trx.undo.as_mut() {
             if log.next_undo_no > undo_no {
                 row::rollback::rollback_to(
@@ -540,10 +608,11 @@ impl Engine {
                     trx.id,
                     log,
                     undo_no,
+                    &mut removed,
                 )?;
             }
         }
-        Ok(())
+        self.inherit_removed(&removed)
     }
 
     /// After a failed statement in autocommit mode, its transaction ends.
@@ -669,20 +738,61 @@ impl Engine {
                 }
                 Ok(Step::Done(resp))
             }
-            Ok(DmlResult::Wait(blocker)) => {
+            Ok(DmlResult::Wait(lock)) => {
                 self.rollback_statement(s, undo_no)?;
                 self.stats.waits += 1;
-                if self.closes_cycle(s, blocker) {
-                    // InnoDB's victim rule comes with the lock manager; here
-                    // the requester is the victim.
-                    self.stats.deadlocks += 1;
-                    self.rollback_trx(s)?;
-                    return Err(Error::Deadlock);
+                let me = self
+                    .trx_id(s)
+                    .expect("a waiting statement has a transaction");
+                debug_assert_eq!(
+                    self.locks.waiting_for(me).map(|l| l.id),
+                    Some(lock),
+                    "the statement waits for the lock its transaction waits for"
+                );
+                loop {
+                    let weights: BTreeMap<u64, u64> = self
+                        .sessions
+                        .values()
+                        .filter_map(|x| x.trx.as_ref().map(|t| (t.id, t.undo_records)))
+                        .collect();
+                    let verdict = self
+                        .locks
+                        .deadlock_check(me, &|t| weights.get(&t).copied().unwrap_or(0));
+                    let now = self.clock.now_us();
+                    match verdict {
+                        Deadlock::None => break,
+                        Deadlock::Requester => {
+                            self.stats.deadlocks += 1;
+                            self.locks.cancel_wait(me, EventKind::Victim, now);
+                            self.rollback_trx(s)?;
+                            return Err(Error::Deadlock);
+                        }
+                        Deadlock::Other(victim) => {
+                            self.stats.deadlocks += 1;
+                            let vs = self
+                                .sessions
+                                .iter()
+                                .find(|(_, x)| x.trx.as_ref().map(|t| t.id) == Some(victim))
+                                .map(|(&id, _)| id)
+                                .expect("a waiting transaction belongs to a session");
+                            self.locks.cancel_wait(victim, EventKind::Victim, now);
+                            // Rolled back now, releasing its locks; its
+                            // waiting statement reports 1213 when resumed.
+                            let pending = self.session_mut(vs).pending.take();
+                            self.rollback_trx(vs)?;
+                            let sess = self.session_mut(vs);
+                            sess.pending = pending;
+                            sess.victim = true;
+                            if self.locks.waiting_for(me).is_none() {
+                                // The victim's locks were what we waited for.
+                                return self.run(s, request);
+                            }
+                        }
+                    }
                 }
                 let now = self.clock.now_us();
                 self.session_mut(s).pending = Some(Pending {
                     request,
-                    blocker,
                     since_us: now,
                 });
                 Ok(Step::Waiting)
@@ -698,28 +808,6 @@ impl Engine {
                 Err(e)
             }
         }
-    }
-
-    /// Whether `s` waiting for `blocker` closes a cycle of waits.
-    fn closes_cycle(&self, s: SessionId, blocker: u64) -> bool {
-        let me = self.sessions[&s].trx.as_ref().map(|t| t.id);
-        let mut t = blocker;
-        for _ in 0..self.sessions.len() + 1 {
-            if Some(t) == me {
-                return true;
-            }
-            let next = self
-                .sessions
-                .values()
-                .find(|x| x.trx.as_ref().map(|tr| tr.id) == Some(t))
-                .and_then(|x| x.pending.as_ref())
-                .map(|p| p.blocker);
-            match next {
-                Some(n) => t = n,
-                None => return false,
-            }
-        }
-        false
     }
 
     fn key_stored(table: &Table, key: &[Value]) -> Result<Key> {
@@ -822,9 +910,14 @@ impl Engine {
                 } else {
                     None
                 };
+                let now = self.clock.now_us();
                 let sess = self.sessions.get_mut(&s).expect("session exists");
                 sess.touched.insert(id);
                 let trx = sess.trx.as_mut().expect("transaction open");
+                if let Some(w) = table_lock(&mut self.locks, trx.id, id, TableMode::IX, now) {
+                    return Ok(DmlResult::Wait(w));
+                }
+                let mut ctx = lock_ctx(&mut self.locks, trx, now);
                 match write::insert(
                     &mut self.pager,
                     &mut self.sys,
@@ -832,6 +925,7 @@ impl Engine {
                     trx,
                     &cols,
                     row_id,
+                    &mut ctx,
                 )? {
                     Outcome::Done(n) => Ok(DmlResult::Done(Response::Affected(n))),
                     Outcome::Wait(t) => Ok(DmlResult::Wait(t)),
@@ -859,9 +953,14 @@ impl Engine {
                     };
                     changes.push((c, stored));
                 }
+                let now = self.clock.now_us();
                 let sess = self.sessions.get_mut(&s).expect("session exists");
                 sess.touched.insert(id);
                 let trx = sess.trx.as_mut().expect("transaction open");
+                if let Some(w) = table_lock(&mut self.locks, trx.id, id, TableMode::IX, now) {
+                    return Ok(DmlResult::Wait(w));
+                }
+                let mut ctx = lock_ctx(&mut self.locks, trx, now);
                 match write::update(
                     &mut self.pager,
                     &mut self.sys,
@@ -869,6 +968,7 @@ impl Engine {
                     trx,
                     &key,
                     &changes,
+                    &mut ctx,
                 )? {
                     Outcome::Done(n) => Ok(DmlResult::Done(Response::Affected(n))),
                     Outcome::Wait(t) => Ok(DmlResult::Wait(t)),
@@ -877,13 +977,37 @@ impl Engine {
             Request::Delete { table, key } => {
                 let id = self.table_id(table)?;
                 let key = Self::key_stored(&self.tables[&id], key)?;
+                let now = self.clock.now_us();
                 let sess = self.sessions.get_mut(&s).expect("session exists");
                 sess.touched.insert(id);
                 let trx = sess.trx.as_mut().expect("transaction open");
-                match write::delete(&mut self.pager, &mut self.sys, &self.tables[&id], trx, &key)? {
+                if let Some(w) = table_lock(&mut self.locks, trx.id, id, TableMode::IX, now) {
+                    return Ok(DmlResult::Wait(w));
+                }
+                let mut ctx = lock_ctx(&mut self.locks, trx, now);
+                match write::delete(
+                    &mut self.pager,
+                    &mut self.sys,
+                    &self.tables[&id],
+                    trx,
+                    &key,
+                    &mut ctx,
+                )? {
                     Outcome::Done(n) => Ok(DmlResult::Done(Response::Affected(n))),
                     Outcome::Wait(t) => Ok(DmlResult::Wait(t)),
                 }
+            }
+            Request::Locking { read, exclusive } => self.locking_read(s, read, *exclusive),
+            Request::Get { .. } | Request::Scan { .. }
+                if self.statement_view.is_none()
+                    && self.sessions[&s]
+                        .trx
+                        .as_ref()
+                        .is_some_and(|t| t.isolation == Isolation::Serializable) =>
+            {
+                // SERIALIZABLE: plain reads in a transaction lock like
+                // LOCK IN SHARE MODE.
+                self.locking_read(s, request, false)
             }
             Request::Get { table, key } => {
                 let id = self.table_id(table)?;
@@ -906,31 +1030,7 @@ impl Engine {
             } => {
                 let id = self.table_id(table)?;
                 let t = &self.tables[&id];
-                let (ix, cols) = match index {
-                    None => (None, t.def.primary_key.clone()),
-                    Some(name) => {
-                        let i = t
-                            .secondary
-                            .iter()
-                            .position(|x| x.def.name.eq_ignore_ascii_case(name))
-                            .ok_or_else(|| {
-                                Error::InvalidArgument(format!(
-                                    "Key '{name}' doesn't exist in table '{}'",
-                                    t.name()
-                                ))
-                            })?;
-                        (Some(i), t.secondary[i].def.columns.clone())
-                    }
-                };
-                if ix.is_none()
-                    && cols.is_empty()
-                    && (*low != RangeBound::Unbounded || *high != RangeBound::Unbounded)
-                {
-                    return Err(Error::InvalidArgument(format!(
-                        "table '{}' has no primary key to range over",
-                        t.name()
-                    )));
-                }
+                let (ix, cols) = Self::scan_index(t, index.as_deref(), low, high)?;
                 let low = Self::bound_stored(t, &cols, low)?;
                 let high = Self::bound_stored(t, &cols, high)?;
                 let dir = if *reverse {
@@ -957,6 +1057,125 @@ impl Engine {
             }
             _ => unreachable!("not a row statement"),
         }
+    }
+
+    /// The index a scan uses (`None`: the clustered index) and its key
+    /// columns.
+    fn scan_index(
+        t: &Table,
+        index: Option<&str>,
+        low: &RangeBound,
+        high: &RangeBound,
+    ) -> Result<(Option<usize>, Vec<usize>)> {
+        let (ix, cols) = match index {
+            None => (None, t.def.primary_key.clone()),
+            Some(name) => {
+                let i = t
+                    .secondary
+                    .iter()
+                    .position(|x| x.def.name.eq_ignore_ascii_case(name))
+                    .ok_or_else(|| {
+                        Error::InvalidArgument(format!(
+                            "Key '{name}' doesn't exist in table '{}'",
+                            t.name()
+                        ))
+                    })?;
+                (Some(i), t.secondary[i].def.columns.clone())
+            }
+        };
+        if ix.is_none()
+            && cols.is_empty()
+            && (*low != RangeBound::Unbounded || *high != RangeBound::Unbounded)
+        {
+            return Err(Error::InvalidArgument(format!(
+                "table '{}' has no primary key to range over",
+                t.name()
+            )));
+        }
+        Ok((ix, cols))
+    }
+
+    /// A locking read: an intention lock on the table, then the records.
+    fn locking_read(&mut self, s: SessionId, read: &Request, exclusive: bool) -> Result<DmlResult> {
+        let (table, mode, table_mode) = match read {
+            Request::Get { table, .. } | Request::Scan { table, .. } => (
+                table,
+                if exclusive { RecMode::X } else { RecMode::S },
+                if exclusive {
+                    TableMode::IX
+                } else {
+                    TableMode::IS
+                },
+            ),
+            _ => {
+                return Err(Error::InvalidArgument(
+                    "FOR UPDATE and LOCK IN SHARE MODE apply to a SELECT".into(),
+                ))
+            }
+        };
+        let id = self.table_id(table)?;
+        let t = &self.tables[&id];
+        let scan_args = match read {
+            Request::Scan {
+                index,
+                low,
+                high,
+                reverse,
+                limit,
+                ..
+            } => {
+                let (ix, cols) = Self::scan_index(t, index.as_deref(), low, high)?;
+                Some((
+                    ix,
+                    Self::bound_stored(t, &cols, low)?,
+                    Self::bound_stored(t, &cols, high)?,
+                    if *reverse {
+                        Direction::Backward
+                    } else {
+                        Direction::Forward
+                    },
+                    limit.unwrap_or(usize::MAX),
+                ))
+            }
+            _ => None,
+        };
+        let key = match read {
+            Request::Get { key, .. } => Some(Self::key_stored(t, key)?),
+            _ => None,
+        };
+        let now = self.clock.now_us();
+        let sess = self.sessions.get_mut(&s).expect("session exists");
+        let trx = sess.trx.as_mut().expect("transaction open");
+        if let Some(w) = table_lock(&mut self.locks, trx.id, id, table_mode, now) {
+            return Ok(DmlResult::Wait(w));
+        }
+        let mut ctx = lock_ctx(&mut self.locks, trx, now);
+        let table = &self.tables[&id];
+        Ok(match (key, scan_args) {
+            (Some(key), _) => {
+                match select::get_locking(&mut self.pager, table, &key, mode, &mut ctx)? {
+                    Ok(row) => DmlResult::Done(Response::Row(row)),
+                    Err(w) => DmlResult::Wait(w),
+                }
+            }
+            (None, Some((ix, low, high, dir, limit))) => {
+                match select::scan_locking(
+                    &mut self.pager,
+                    table,
+                    ix,
+                    low,
+                    high,
+                    dir,
+                    limit,
+                    mode,
+                    &mut ctx,
+                )? {
+                    Ok(rows) => DmlResult::Done(Response::Rows(rows)),
+                    Err(w) => DmlResult::Wait(w),
+                }
+            }
+            (None, None) => unreachable!("a Get has a key, a Scan its bounds"),
+        })
     }
 
     /// Shuts down cleanly: rolls back open transactions, writes every dirty
@@ -990,5 +1209,32 @@ impl Engine {
 
 enum DmlResult {
     Done(Response),
-    Wait(u64),
+    Wait(crate::lock::LockId),
+}
+
+/// Requests a table lock; `Some(lock)` if it must wait.
+fn table_lock(
+    locks: &mut LockSys,
+    trx: u64,
+    table: u64,
+    mode: TableMode,
+    now_us: u64,
+) -> Option<crate::lock::LockId> {
+    match locks.request(trx, Target::Table(table), Mode::Table(mode), now_us) {
+        crate::lock::Request::Granted => None,
+        crate::lock::Request::Waiting(w) => Some(w),
+    }
+}
+
+/// The lock context of a statement of `trx`.
+fn lock_ctx<'a>(locks: &'a mut LockSys, trx: &Trx, now_us: u64) -> LockCtx<'a> {
+    LockCtx {
+        locks,
+        trx: trx.id,
+        now_us,
+        gaps: matches!(
+            trx.isolation,
+            Isolation::RepeatableRead | Isolation::Serializable
+        ),
+    }
 }

@@ -107,6 +107,7 @@ impl Engine {
         Ok(Engine {
             pager,
             sys,
+            locks: crate::lock::LockSys::new(),
             tables: BTreeMap::new(),
             names: BTreeMap::new(),
             sessions: BTreeMap::new(),
@@ -252,6 +253,8 @@ impl Engine {
                 trx_id,
                 &mut log,
                 0,
+                // No transaction holds locks during recovery.
+                &mut Vec::new(),
             )?;
             trxmod::drop_rolled_back_log(&mut engine.pager, &log)?;
             let mut t = crate::trx::Trx {

@@ -362,6 +362,10 @@ pub struct LockSys {
     /// The one lock each waiting transaction waits for.
     waits: BTreeMap<TrxId, LockId>,
     next_id: LockId,
+    /// Per (table, index): record locks and requests, and how many of them
+    /// cover a gap, so that inserts into an index nobody gap-locks skip
+    /// the insert intention check.
+    per_index: BTreeMap<(u64, u64), (usize, usize)>,
     /// Whether events are recorded.
     pub log_events: bool,
     events: Vec<LockEvent>,
@@ -383,6 +387,35 @@ impl LockSys {
     /// Every lock, in id order.
     pub fn locks(&self) -> impl Iterator<Item = &Lock> {
         self.locks.values()
+    }
+
+    /// How many record locks (held or requested) are in an index, and how
+    /// many of them cover a gap (next-key, gap, insert intention).
+    pub fn index_locks(&self, table: u64, index: u64) -> (usize, usize) {
+        self.per_index
+            .get(&(table, index))
+            .copied()
+            .unwrap_or((0, 0))
+    }
+
+    fn count(&mut self, lock: &Lock, delta: isize) {
+        if let (Target::Record { table, index, .. }, Mode::Record(_, kind)) =
+            (&lock.target, lock.mode)
+        {
+            let e = self.per_index.entry((*table, *index)).or_default();
+            e.0 = e.0.wrapping_add_signed(delta);
+            if kind != RecKind::RecNotGap {
+                e.1 = e.1.wrapping_add_signed(delta);
+            }
+            if e.0 == 0 {
+                self.per_index.remove(&(*table, *index));
+            }
+        }
+    }
+
+    /// Whether any lock or request is on `target`.
+    pub fn has_queue(&self, target: &Target) -> bool {
+        self.queues.contains_key(target)
     }
 
     /// The locks a transaction holds or waits for.
@@ -494,6 +527,7 @@ impl LockSys {
         }
         self.queues.entry(target).or_default().push(id);
         self.by_trx.entry(trx).or_default().push(id);
+        self.count(&lock, 1);
         self.locks.insert(id, lock);
         match conflict {
             None => Request::Granted,
@@ -521,12 +555,14 @@ impl LockSys {
         self.record(now_us, EventKind::Inherited, &lock);
         self.queues.entry(target).or_default().push(id);
         self.by_trx.entry(trx).or_default().push(id);
+        self.count(&lock, 1);
         self.locks.insert(id, lock);
     }
 
     /// Removes a lock from every index; returns it.
     fn remove(&mut self, id: LockId) -> Option<Lock> {
         let lock = self.locks.remove(&id)?;
+        self.count(&lock, -1);
         if let Some(q) = self.queues.get_mut(&lock.target) {
             q.retain(|&x| x != id);
             if q.is_empty() {

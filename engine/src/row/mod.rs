@@ -15,6 +15,7 @@
 //! Delete-marked entries stay until purge proves no version of the row that
 //! any read view can see still needs them.
 
+pub mod locking;
 pub mod purge;
 pub mod rollback;
 pub mod select;
@@ -411,6 +412,7 @@ pub fn sec_ensure(pager: &mut Pager, sec: &Secondary, entry: &[u8], deleted: boo
 /// Removes a secondary entry if it is delete-marked and no version that a
 /// reader may still see needs it; otherwise leaves it (or delete-marks it
 /// when `mark_if_needed` and it is live).
+#[allow(clippy::too_many_arguments)]
 pub fn sec_remove_if_unneeded(
     pager: &mut Pager,
     table: &Table,
@@ -419,6 +421,7 @@ pub fn sec_remove_if_unneeded(
     start: Option<Vec<u8>>,
     view: &ReadView,
     only_if_marked: bool,
+    removed: &mut Vec<locking::Removed>,
 ) -> Result<()> {
     let key = btree::key_of(&sec.index, 0, entry)?;
     let refs = btree::key_refs(&key);
@@ -435,6 +438,11 @@ pub fn sec_remove_if_unneeded(
         return Ok(());
     }
     btree::delete(pager, &sec.index, &refs)?;
+    removed.push(locking::Removed {
+        table: table.id,
+        index: sec.index.id,
+        key,
+    });
     Ok(())
 }
 

@@ -21,7 +21,7 @@ use crate::trx::undo::{self, UndoKind, UndoRecord, UNDO_EXTERNALS_FREED};
 use crate::trx::{self, ReadView, TrxSys};
 
 /// What a purge round did.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct PurgeStats {
     /// Undo logs consumed.
     pub logs: u64,
@@ -29,6 +29,8 @@ pub struct PurgeStats {
     pub records: u64,
     /// Delete-marked rows removed.
     pub rows_removed: u64,
+    /// Every record removed, whose locks move to its successor.
+    pub removed: Vec<super::locking::Removed>,
 }
 
 /// Purges up to `max_logs` committed logs. Returns what it did.
@@ -102,7 +104,7 @@ fn purge_record(
         }
         for sec in &table.secondary {
             let e = sec_entry(table, sec, &cur)?;
-            sec_remove_if_unneeded(pager, table, sec, &e, None, view, true)?;
+            sec_remove_if_unneeded(pager, table, sec, &e, None, view, true, &mut stats.removed)?;
         }
         let chains: Vec<ExternalRef> = reps_of(&table.clustered.leaf, &cur)?
             .iter()
@@ -114,12 +116,26 @@ fn purge_record(
             }
             Ok(())
         })?;
+        stats.removed.push(super::locking::Removed {
+            table: table.id,
+            index: table.clustered.id,
+            key,
+        });
         stats.rows_removed += 1;
         return Ok(());
     }
     for sec in &table.secondary {
         let old_e = sec_entry(table, sec, &u.old_rec)?;
-        sec_remove_if_unneeded(pager, table, sec, &old_e, cur.clone(), view, true)?;
+        sec_remove_if_unneeded(
+            pager,
+            table,
+            sec,
+            &old_e,
+            cur.clone(),
+            view,
+            true,
+            &mut stats.removed,
+        )?;
     }
     if !u.externals_freed {
         let old_reps = reps_of(&table.clustered.leaf, &u.old_rec)?;

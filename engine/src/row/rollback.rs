@@ -10,6 +10,7 @@
 //! record, so a crash in between leaves the clustered record still
 //! pointing at the undo record and the next rollback attempt redoes both.
 
+use super::locking::Removed;
 use super::{
     clustered_key, reps_of, roll_ptr_of, sec_ensure, sec_entry, sec_remove_if_unneeded, trx_id_of,
     Tables,
@@ -32,6 +33,7 @@ pub fn rollback_to(
     trx_id: u64,
     log: &mut UndoLog,
     target: u64,
+    removed: &mut Vec<Removed>,
 ) -> Result<u64> {
     let mut earliest: Option<(u32, u16)> = None;
     let mut undone = 0;
@@ -51,7 +53,7 @@ pub fn rollback_to(
             // statement's check could not foresee: make room in the log
             // before each record, as InnoDB's row_undo does.
             pager.free_check()?;
-            undo_record(pager, sys, tables, trx_id, &u, ptr)?;
+            undo_record(pager, sys, tables, trx_id, &u, ptr, removed)?;
             earliest = Some((page_no, off));
             undone += 1;
         }
@@ -75,6 +77,7 @@ pub fn undo_record(
     trx_id: u64,
     u: &UndoRecord,
     ptr: RollPtr,
+    removed: &mut Vec<Removed>,
 ) -> Result<()> {
     let Some(table) = tables.get(&u.table_id) else {
         // The table is gone (a dropped table's undo): nothing to undo.
@@ -98,6 +101,11 @@ pub fn undo_record(
             let e = sec_entry(table, sec, &cur)?;
             let k = btree::key_of(&sec.index, 0, &e)?;
             btree::delete(pager, &sec.index, &btree::key_refs(&k))?;
+            removed.push(Removed {
+                table: table.id,
+                index: sec.index.id,
+                key: k,
+            });
         }
         let chains: Vec<ExternalRef> = cur_reps.iter().filter_map(|r| r.external()).collect();
         btree::delete_with(pager, &table.clustered, &refs, &mut |mtr, pager| {
@@ -106,6 +114,11 @@ pub fn undo_record(
             }
             Ok(())
         })?;
+        removed.push(Removed {
+            table: table.id,
+            index: table.clustered.id,
+            key,
+        });
         return Ok(());
     }
     let old = &u.old_rec;
@@ -126,6 +139,7 @@ pub fn undo_record(
                         Some(old.clone()),
                         &view,
                         false,
+                        removed,
                     )?;
                 }
                 sec_ensure(pager, sec, &old_e, old_deleted)?;

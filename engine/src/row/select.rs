@@ -8,10 +8,12 @@
 //! (otherwise the entry belongs to another version of the row and the row
 //! is reported where its visible version's entry is).
 
+use super::locking::{successor, LockCtx};
 use super::{decode_row, sec_entry, visible_version, write::clustered_key_of_entry};
 use crate::btree::{self, Bound, Cursor, Direction, Key};
 use crate::dict::Table;
 use crate::error::Result;
+use crate::lock::{LockId, RecKey, RecKind, RecMode};
 use crate::pager::Pager;
 use crate::record::{self, Value};
 use crate::trx::ReadView;
@@ -112,4 +114,173 @@ pub fn scan(
         }
     }
     Ok(out)
+}
+
+/// A locking read's result, or the lock it must wait for.
+pub type LockedRead<T> = std::result::Result<T, LockId>;
+
+/// SELECT ... WHERE pk = key FOR UPDATE / LOCK IN SHARE MODE: locks the
+/// record (alone, when it is live; with its gap when delete-marked under
+/// REPEATABLE READ) or, when there is no such record under REPEATABLE
+/// READ, the gap where it would be; returns the newest version.
+pub fn get_locking(
+    pager: &mut Pager,
+    table: &Table,
+    key: &Key,
+    mode: RecMode,
+    ctx: &mut LockCtx<'_>,
+) -> Result<LockedRead<Option<Vec<Value>>>> {
+    let Some(found) = btree::get(pager, &table.clustered, &btree::key_refs(key))? else {
+        if ctx.gaps {
+            let next = successor(pager, &table.clustered, key)?;
+            if let Some(w) = ctx.record(table.id, &table.clustered, next, mode, RecKind::Gap) {
+                return Ok(Err(w));
+            }
+        }
+        return Ok(Ok(None));
+    };
+    let deleted = record::is_deleted(&found.rec);
+    let kind = ctx.kind_for_found(deleted);
+    if let Some(w) = ctx.record(
+        table.id,
+        &table.clustered,
+        RecKey::Key(key.clone()),
+        mode,
+        kind,
+    ) {
+        return Ok(Err(w));
+    }
+    if deleted {
+        return Ok(Ok(None));
+    }
+    Ok(Ok(Some(decode_row(pager, table, &found.rec)?)))
+}
+
+/// The bound on the other side of `b`: where the records beyond a range
+/// that ends at `b` begin.
+fn beyond(b: &Bound) -> Option<Bound> {
+    match b {
+        Bound::Unbounded => None,
+        Bound::Included(k) => Some(Bound::Excluded(k.clone())),
+        Bound::Excluded(k) => Some(Bound::Included(k.clone())),
+    }
+}
+
+/// The first record beyond a range end, in the direction `dir` moves: its
+/// key, the supremum (forward, nothing beyond), or `None` (backward,
+/// nothing below).
+fn first_beyond(
+    pager: &mut Pager,
+    index: &btree::Index,
+    end: &Bound,
+    dir: Direction,
+) -> Result<Option<RecKey>> {
+    let (low, high) = match (dir, beyond(end)) {
+        (Direction::Forward, None) => return Ok(Some(RecKey::Supremum)),
+        (Direction::Backward, None) => return Ok(None),
+        (Direction::Forward, Some(b)) => (b, Bound::Unbounded),
+        (Direction::Backward, Some(b)) => (Bound::Unbounded, b),
+    };
+    let mut cur = Cursor::new(low, high, dir);
+    match cur.next(pager, index)? {
+        Some(rec) => Ok(Some(RecKey::Key(btree::key_of(index, 0, &rec)?))),
+        None if dir == Direction::Forward => Ok(Some(RecKey::Supremum)),
+        None => Ok(None),
+    }
+}
+
+/// A locking range scan (`row_search_for_mysql` with a lock type): every
+/// index record the scan passes is locked (with the gap before it under
+/// REPEATABLE READ, alone under READ COMMITTED), a secondary entry's row
+/// also on the clustered record, and under REPEATABLE READ the record
+/// that ends the range too (a gap lock above the start of a descending
+/// scan), so nothing can be inserted into the range. Returns the newest
+/// versions of the live rows.
+#[allow(clippy::too_many_arguments)]
+pub fn scan_locking(
+    pager: &mut Pager,
+    table: &Table,
+    index: Option<usize>,
+    low: Bound,
+    high: Bound,
+    dir: Direction,
+    limit: usize,
+    mode: RecMode,
+    ctx: &mut LockCtx<'_>,
+) -> Result<LockedRead<Vec<Vec<Value>>>> {
+    let mut out = Vec::new();
+    if limit == 0 {
+        return Ok(Ok(out));
+    }
+    let ix = match index {
+        None => &table.clustered,
+        Some(i) => &table.secondary[i].index,
+    };
+    let kind = if ctx.gaps {
+        RecKind::NextKey
+    } else {
+        RecKind::RecNotGap
+    };
+    if ctx.gaps && dir == Direction::Backward {
+        if let Some(above) = first_beyond(pager, ix, &high, Direction::Forward)? {
+            if let Some(w) = ctx.record(table.id, ix, above, mode, RecKind::Gap) {
+                return Ok(Err(w));
+            }
+        }
+    }
+    let mut cur = Cursor::new(low.clone(), high.clone(), dir);
+    while let Some(rec) = cur.next(pager, ix)? {
+        let k = btree::key_of(ix, 0, &rec)?;
+        if let Some(w) = ctx.record(table.id, ix, RecKey::Key(k), mode, kind) {
+            return Ok(Err(w));
+        }
+        let row_rec = match index {
+            None => rec,
+            Some(i) => {
+                let sec = &table.secondary[i];
+                let ck = clustered_key_of_entry(table, sec, &rec)?;
+                let Some(found) = btree::get(pager, &table.clustered, &btree::key_refs(&ck))?
+                else {
+                    continue;
+                };
+                if let Some(w) = ctx.record(
+                    table.id,
+                    &table.clustered,
+                    RecKey::Key(ck),
+                    mode,
+                    RecKind::RecNotGap,
+                ) {
+                    return Ok(Err(w));
+                }
+                // A stale entry (another version of the row) reads nothing.
+                let implied = sec_entry(table, sec, &found.rec)?;
+                if record::is_deleted(&rec)
+                    || record::compare_records(&sec.index.leaf, &implied, &rec, sec.index.n_key)?
+                        != Ordering::Equal
+                {
+                    continue;
+                }
+                found.rec
+            }
+        };
+        if record::is_deleted(&row_rec) {
+            continue;
+        }
+        out.push(decode_row(pager, table, &row_rec)?);
+        if out.len() >= limit {
+            return Ok(Ok(out));
+        }
+    }
+    if ctx.gaps {
+        let end = match dir {
+            Direction::Forward => &high,
+            Direction::Backward => &low,
+        };
+        if let Some(stop) = first_beyond(pager, ix, end, dir)? {
+            if let Some(w) = ctx.record(table.id, ix, stop, mode, RecKind::NextKey) {
+                return Ok(Err(w));
+            }
+        }
+    }
+    Ok(Ok(out))
 }

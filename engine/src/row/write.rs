@@ -1,16 +1,19 @@
 //! Row changes: insert, update, delete-mark. Mirrors InnoDB's
 //! `row0ins.cc` and `row0upd.cc`.
 //!
-//! Before changing a record, a change checks its implicit lock: a record
-//! whose DB_TRX_ID belongs to another active transaction is being changed
-//! by it, and the change must wait for that transaction to end
-//! ([`Outcome::Wait`]). Nothing is changed before that check, so a waiting
-//! statement can be retried from the start.
+//! Every change locks what it touches first (see [`super::locking`]): an
+//! X record lock on the clustered record it changes, an insert intention
+//! on the gap a new record goes into, S locks for duplicate checks. A
+//! request that must wait ends the operation with [`Outcome::Wait`]; the
+//! engine rolls back the statement's partial changes and runs it again
+//! once the lock is granted (the locks it took stay, as in InnoDB).
 
+use super::locking::{insert_check, LockCtx};
 use super::{place, reps_of, sec_delete_mark, sec_entry, sec_insert, Rep, Source};
 use crate::btree::{self, Bound, Cursor, Direction, Key};
 use crate::dict::{ClusteredField, Table};
 use crate::error::{Error, Result};
+use crate::lock::{LockId, RecKey, RecKind, RecMode};
 use crate::pager::Pager;
 use crate::record;
 use crate::trx::undo::{self, RollPtr, UndoKind, UndoRecord};
@@ -21,8 +24,8 @@ use crate::trx::{Trx, TrxSys};
 pub enum Outcome {
     /// Done; the number of rows changed.
     Done(u64),
-    /// Another active transaction holds the row: wait for it to end.
-    Wait(u64),
+    /// A lock must be waited for: the transaction's waiting request.
+    Wait(LockId),
 }
 
 /// Makes sure the transaction has an undo log.
@@ -95,16 +98,18 @@ pub fn key_of_columns(table: &Table, cols: &[Option<Vec<u8>>], row_id: Option<u6
     }
 }
 
-/// Checks unique secondary indexes for a new record image; returns the
-/// transaction to wait for, if any.
+/// Checks unique secondary indexes for a new record image, locking what
+/// it reads as InnoDB's duplicate check does (an S next-key lock on each
+/// entry with the same unique prefix, and S on its row's clustered record,
+/// which waits for a transaction still changing that row). Returns the
+/// lock to wait for, if any.
 fn check_unique(
     pager: &mut Pager,
-    sys: &TrxSys,
     table: &Table,
-    trx: &Trx,
     cols: &[Option<Vec<u8>>],
     own_key: Option<&Key>,
-) -> Result<Option<u64>> {
+    ctx: &mut LockCtx<'_>,
+) -> Result<Option<LockId>> {
     for sec in table.secondary.iter().filter(|s| s.def.unique) {
         let prefix: Key = sec.def.columns.iter().map(|&c| cols[c].clone()).collect();
         if prefix.iter().any(|f| f.is_none()) {
@@ -120,12 +125,27 @@ fn check_unique(
             if Some(&ck) == own_key {
                 continue;
             }
+            let entry_key = btree::key_of(&sec.index, 0, &entry)?;
+            if let Some(w) = ctx.record(
+                table.id,
+                &sec.index,
+                RecKey::Key(entry_key),
+                RecMode::S,
+                RecKind::NextKey,
+            ) {
+                return Ok(Some(w));
+            }
             let Some(found) = btree::get(pager, &table.clustered, &btree::key_refs(&ck))? else {
                 continue;
             };
-            let t = super::trx_id_of(table, &found.rec)?;
-            if t != trx.id && sys.is_active(t) {
-                return Ok(Some(t));
+            if let Some(w) = ctx.record(
+                table.id,
+                &table.clustered,
+                RecKey::Key(ck),
+                RecMode::S,
+                RecKind::RecNotGap,
+            ) {
+                return Ok(Some(w));
             }
             if !record::is_deleted(&found.rec) {
                 let e = sec_entry(table, sec, &found.rec)?;
@@ -138,6 +158,49 @@ fn check_unique(
                 }
             }
         }
+    }
+    Ok(None)
+}
+
+/// Inserts (or un-marks) a secondary entry after locking its place: an
+/// insert intention on the gap, or an X lock on a delete-marked entry it
+/// revives. `Some(lock)` if that must wait (nothing changed then).
+fn sec_insert_locked(
+    pager: &mut Pager,
+    table: &Table,
+    sec: &crate::dict::Secondary,
+    entry: &[u8],
+    ctx: &mut LockCtx<'_>,
+) -> Result<Option<LockId>> {
+    if ctx.locks.index_locks(table.id, sec.index.id).0 == 0 {
+        // Nobody locks anything in this index: no lock to check, none to
+        // inherit, and the row's clustered X lock covers the entry.
+        sec_insert(pager, sec, entry)?;
+        return Ok(None);
+    }
+    let key = btree::key_of(&sec.index, 0, entry)?;
+    let exists = btree::get(pager, &sec.index, &btree::key_refs(&key))?.is_some();
+    if exists {
+        if let Some(w) = ctx.record(
+            table.id,
+            &sec.index,
+            RecKey::Key(key),
+            RecMode::X,
+            RecKind::RecNotGap,
+        ) {
+            return Ok(Some(w));
+        }
+        sec_insert(pager, sec, entry)?;
+        return Ok(None);
+    }
+    let (next, wait) = insert_check(ctx, pager, table.id, &sec.index, &key)?;
+    if wait.is_some() {
+        return Ok(wait);
+    }
+    sec_insert(pager, sec, entry)?;
+    if let Some(next) = &next {
+        ctx.locks
+            .inherit_gap_on_insert(table.id, sec.index.id, &key, next, ctx.now_us);
     }
     Ok(None)
 }
@@ -172,24 +235,44 @@ pub fn insert(
     trx: &mut Trx,
     cols: &[Option<Vec<u8>>],
     row_id: Option<u64>,
+    ctx: &mut LockCtx<'_>,
 ) -> Result<Outcome> {
     let key = key_of_columns(table, cols, row_id);
     let refs = btree::key_refs(&key);
     let (existing, hint) = btree::get_for_insert(pager, &table.clustered, &refs)?;
-    if let Some(found) = &existing {
-        let t = super::trx_id_of(table, &found.rec)?;
-        if t != trx.id && sys.is_active(t) {
-            return Ok(Outcome::Wait(t));
+    let mut successor = None;
+    match &existing {
+        Some(found) => {
+            // The duplicate check locks the record it finds (S, record
+            // only); a delete-marked one is taken over in place (X).
+            let deleted = record::is_deleted(&found.rec);
+            let mode = if deleted { RecMode::X } else { RecMode::S };
+            if let Some(w) = ctx.record(
+                table.id,
+                &table.clustered,
+                RecKey::Key(key.clone()),
+                mode,
+                RecKind::RecNotGap,
+            ) {
+                return Ok(Outcome::Wait(w));
+            }
+            if !deleted {
+                return Err(Error::DuplicateKey {
+                    key: format_values(table, &table.def.primary_key, cols),
+                    index: "PRIMARY".into(),
+                });
+            }
         }
-        if !record::is_deleted(&found.rec) {
-            return Err(Error::DuplicateKey {
-                key: format_values(table, &table.def.primary_key, cols),
-                index: "PRIMARY".into(),
-            });
+        None => {
+            let (next, wait) = insert_check(ctx, pager, table.id, &table.clustered, &key)?;
+            if let Some(w) = wait {
+                return Ok(Outcome::Wait(w));
+            }
+            successor = next;
         }
     }
-    if let Some(t) = check_unique(pager, sys, table, trx, cols, None)? {
-        return Ok(Outcome::Wait(t));
+    if let Some(w) = check_unique(pager, table, cols, None, ctx)? {
+        return Ok(Outcome::Wait(w));
     }
     if let Some(found) = existing {
         // Insert over a delete-marked row with the same key: an update of
@@ -204,6 +287,7 @@ pub fn insert(
             &found.rec,
             &sources,
             UndoKind::UpdDel,
+            ctx,
         );
     }
     let ptr = write_undo(
@@ -231,9 +315,27 @@ pub fn insert(
         }
         return Err(e);
     }
+    // The new record keeps the gap before it locked for whoever locked
+    // the gap it split, and is X-locked by its inserter (InnoDB's implicit
+    // lock, made explicit here).
+    if let Some(next) = &successor {
+        ctx.locks
+            .inherit_gap_on_insert(table.id, table.clustered.id, &key, next, ctx.now_us);
+    }
+    if let Some(w) = ctx.record(
+        table.id,
+        &table.clustered,
+        RecKey::Key(key),
+        RecMode::X,
+        RecKind::RecNotGap,
+    ) {
+        return Ok(Outcome::Wait(w));
+    }
     for sec in &table.secondary {
         let e = sec_entry(table, sec, &rec)?;
-        sec_insert(pager, sec, &e)?;
+        if let Some(w) = sec_insert_locked(pager, table, sec, &e, ctx)? {
+            return Ok(Outcome::Wait(w));
+        }
     }
     Ok(Outcome::Done(1))
 }
@@ -260,6 +362,7 @@ fn new_sources(
 
 /// Replaces a live (or, for `UpdDel`, delete-marked) clustered record with
 /// a new image, logging the old one.
+#[allow(clippy::too_many_arguments)]
 fn update_record(
     pager: &mut Pager,
     sys: &mut TrxSys,
@@ -268,6 +371,7 @@ fn update_record(
     old_rec: &[u8],
     sources: &[Source<'_>],
     kind: UndoKind,
+    ctx: &mut LockCtx<'_>,
 ) -> Result<Outcome> {
     let old_reps = reps_of(&table.clustered.leaf, old_rec)?;
     let (mut reps, written) = place(pager, table, sources)?;
@@ -313,7 +417,9 @@ fn update_record(
             sec_delete_mark(pager, sec, &old_e, true)?;
         }
         if old_e != new_e || kind == UndoKind::UpdDel {
-            sec_insert(pager, sec, &new_e)?;
+            if let Some(w) = sec_insert_locked(pager, table, sec, &new_e, ctx)? {
+                return Ok(Outcome::Wait(w));
+            }
         }
     }
     Ok(Outcome::Done(1))
@@ -328,17 +434,16 @@ pub fn update(
     trx: &mut Trx,
     key: &Key,
     changes: &[(usize, Option<Vec<u8>>)],
+    ctx: &mut LockCtx<'_>,
 ) -> Result<Outcome> {
-    let Some(found) = btree::get(pager, &table.clustered, &btree::key_refs(key))? else {
+    let Some(found) = lock_for_change(pager, table, key, ctx)? else {
         return Ok(Outcome::Done(0));
     };
-    let t = super::trx_id_of(table, &found.rec)?;
-    if t != trx.id && sys.is_active(t) {
-        return Ok(Outcome::Wait(t));
-    }
-    if record::is_deleted(&found.rec) {
-        return Ok(Outcome::Done(0));
-    }
+    let found = match found {
+        Locked::Wait(w) => return Ok(Outcome::Wait(w)),
+        Locked::Deleted => return Ok(Outcome::Done(0)),
+        Locked::Live(found) => found,
+    };
     let old_reps = reps_of(&table.clustered.leaf, &found.rec)?;
     let mut any_change = false;
     for (c, v) in changes {
@@ -370,21 +475,14 @@ pub fn update(
     for (c, v) in changes {
         new_cols[*c] = v.clone();
     }
-    if let Some(t) = check_unique(pager, sys, table, trx, &new_cols, Some(key))? {
-        return Ok(Outcome::Wait(t));
+    if let Some(w) = check_unique(pager, table, &new_cols, Some(key), ctx)? {
+        return Ok(Outcome::Wait(w));
     }
     if pk_changes {
-        let new_key = key_of_columns(table, &new_cols, None);
-        if let Some(other) = btree::get(pager, &table.clustered, &btree::key_refs(&new_key))? {
-            let t = super::trx_id_of(table, &other.rec)?;
-            if t != trx.id && sys.is_active(t) {
-                return Ok(Outcome::Wait(t));
-            }
+        if let Outcome::Wait(w) = delete(pager, sys, table, trx, key, ctx)? {
+            return Ok(Outcome::Wait(w));
         }
-        if let Outcome::Wait(t) = delete(pager, sys, table, trx, key)? {
-            return Ok(Outcome::Wait(t));
-        }
-        return insert(pager, sys, table, trx, &new_cols, None);
+        return insert(pager, sys, table, trx, &new_cols, None, ctx);
     }
     let sources: Vec<Source> = (0..table.fields.len())
         .map(|f| match table.fields[f] {
@@ -403,7 +501,57 @@ pub fn update(
         &found.rec,
         &sources,
         UndoKind::UpdExist,
+        ctx,
     )
+}
+
+/// A row an update or delete found and locked.
+enum Locked {
+    /// Must wait for this lock.
+    Wait(LockId),
+    /// Locked, but delete-marked: nothing to change.
+    Deleted,
+    /// Locked and live.
+    Live(btree::Found),
+}
+
+/// Finds the row an UPDATE or DELETE by primary key changes and X-locks
+/// it (`lock_clust_rec_modify_check_and_lock` after a unique search): the
+/// record alone when it is live, with the gap before it when it is
+/// delete-marked under REPEATABLE READ; a missing row locks the gap where
+/// it would be (REPEATABLE READ). `None` if there is no such row.
+fn lock_for_change(
+    pager: &mut Pager,
+    table: &Table,
+    key: &Key,
+    ctx: &mut LockCtx<'_>,
+) -> Result<Option<Locked>> {
+    let Some(found) = btree::get(pager, &table.clustered, &btree::key_refs(key))? else {
+        if ctx.gaps {
+            let next = super::locking::successor(pager, &table.clustered, key)?;
+            if let Some(w) = ctx.record(table.id, &table.clustered, next, RecMode::X, RecKind::Gap)
+            {
+                return Ok(Some(Locked::Wait(w)));
+            }
+        }
+        return Ok(None);
+    };
+    let deleted = record::is_deleted(&found.rec);
+    let kind = ctx.kind_for_found(deleted);
+    if let Some(w) = ctx.record(
+        table.id,
+        &table.clustered,
+        RecKey::Key(key.clone()),
+        RecMode::X,
+        kind,
+    ) {
+        return Ok(Some(Locked::Wait(w)));
+    }
+    Ok(Some(if deleted {
+        Locked::Deleted
+    } else {
+        Locked::Live(found)
+    }))
 }
 
 /// The stored form of every column of a record, off-page columns read in.
@@ -435,18 +583,14 @@ pub fn delete(
     table: &Table,
     trx: &mut Trx,
     key: &Key,
+    ctx: &mut LockCtx<'_>,
 ) -> Result<Outcome> {
     let refs = btree::key_refs(key);
-    let Some(found) = btree::get(pager, &table.clustered, &refs)? else {
-        return Ok(Outcome::Done(0));
+    let found = match lock_for_change(pager, table, key, ctx)? {
+        None | Some(Locked::Deleted) => return Ok(Outcome::Done(0)),
+        Some(Locked::Wait(w)) => return Ok(Outcome::Wait(w)),
+        Some(Locked::Live(found)) => found,
     };
-    let t = super::trx_id_of(table, &found.rec)?;
-    if t != trx.id && sys.is_active(t) {
-        return Ok(Outcome::Wait(t));
-    }
-    if record::is_deleted(&found.rec) {
-        return Ok(Outcome::Done(0));
-    }
     let ptr = write_undo(
         pager,
         sys,

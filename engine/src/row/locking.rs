@@ -1,0 +1,145 @@
+//! The locks row operations take, and the physical removals that move
+//! locks. Mirrors the lock calls of InnoDB's `row0ins.cc`, `row0upd.cc` and
+//! `row0sel.cc` (`lock_rec_insert_check_and_lock`,
+//! `lock_clust_rec_modify_check_and_lock`, `sel_set_rec_lock`).
+
+use crate::btree::{self, Bound, Cursor, Direction, Index, Key};
+use crate::error::Result;
+use crate::lock::{LockId, LockSys, Mode, RecKey, RecKind, RecMode, Request, Target, TrxId};
+use crate::pager::Pager;
+
+/// What a row operation needs to take locks.
+pub struct LockCtx<'a> {
+    /// The lock system.
+    pub locks: &'a mut LockSys,
+    /// The transaction taking them.
+    pub trx: TrxId,
+    /// The engine clock, microseconds.
+    pub now_us: u64,
+    /// Whether gaps are locked (REPEATABLE READ and SERIALIZABLE; READ
+    /// COMMITTED and READ UNCOMMITTED lock records only).
+    pub gaps: bool,
+}
+
+impl LockCtx<'_> {
+    /// Requests a record lock; `Some(lock)` if the transaction must wait.
+    pub fn record(
+        &mut self,
+        table: u64,
+        index: &Index,
+        key: RecKey,
+        mode: RecMode,
+        kind: RecKind,
+    ) -> Option<LockId> {
+        let target = Target::Record {
+            table,
+            index: index.id,
+            key,
+        };
+        match self
+            .locks
+            .request(self.trx, target, Mode::Record(mode, kind), self.now_us)
+        {
+            Request::Granted => None,
+            Request::Waiting(id) => Some(id),
+        }
+    }
+
+    /// The kind of lock a read or change of a found record takes: the
+    /// record alone for a unique search that hits a live record, or under
+    /// READ COMMITTED; the record and the gap before it otherwise.
+    pub fn kind_for_found(&self, deleted: bool) -> RecKind {
+        if !self.gaps || !deleted {
+            RecKind::RecNotGap
+        } else {
+            RecKind::NextKey
+        }
+    }
+}
+
+/// The position of the first record (delete-marked or not) whose key is
+/// greater than `key`, or the supremum.
+pub fn successor(pager: &mut Pager, index: &Index, key: &Key) -> Result<RecKey> {
+    let mut cur = Cursor::new(
+        Bound::Excluded(key.clone()),
+        Bound::Unbounded,
+        Direction::Forward,
+    );
+    match cur.next(pager, index)? {
+        Some(rec) => Ok(RecKey::Key(btree::key_of(index, 0, &rec)?)),
+        None => Ok(RecKey::Supremum),
+    }
+}
+
+/// The insert intention check before `key` goes into `index`: waits if
+/// another transaction locks the gap the key falls into. Returns the
+/// successor (for gap inheritance after the insert; `None` when no lock in
+/// the index covers a gap, so there is nothing to check or inherit) and
+/// the wait, if any.
+pub fn insert_check(
+    ctx: &mut LockCtx<'_>,
+    pager: &mut Pager,
+    table: u64,
+    index: &Index,
+    key: &Key,
+) -> Result<(Option<RecKey>, Option<LockId>)> {
+    if ctx.locks.index_locks(table, index.id).1 == 0 {
+        return Ok((None, None));
+    }
+    let next = successor(pager, index, key)?;
+    let wait = ctx.record(
+        table,
+        index,
+        next.clone(),
+        RecMode::X,
+        RecKind::InsertIntention,
+    );
+    Ok((Some(next), wait))
+}
+
+/// A record removed from an index (purged, or its insert rolled back):
+/// the locks on it move to its successor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Removed {
+    /// The table's id.
+    pub table: u64,
+    /// The index's id.
+    pub index: u64,
+    /// The removed record's key.
+    pub key: Key,
+}
+
+/// Hands the locks of removed records to their successors as gap locks
+/// (`lock_update_delete`). Returns the transactions whose waits ended.
+pub fn inherit_removed(
+    pager: &mut Pager,
+    tables: &super::Tables,
+    locks: &mut LockSys,
+    removed: &[Removed],
+    now_us: u64,
+) -> Result<Vec<TrxId>> {
+    let mut woken = Vec::new();
+    for r in removed {
+        let target = Target::Record {
+            table: r.table,
+            index: r.index,
+            key: RecKey::Key(r.key.clone()),
+        };
+        if !locks.has_queue(&target) {
+            continue;
+        }
+        let Some(table) = tables.get(&r.table) else {
+            continue;
+        };
+        let index = if table.clustered.id == r.index {
+            &table.clustered
+        } else if let Some(s) = table.secondary.iter().find(|s| s.index.id == r.index) {
+            &s.index
+        } else {
+            continue;
+        };
+        let heir = successor(pager, index, &r.key)?;
+        woken.extend(locks.inherit_to_gap(r.table, r.index, &r.key, heir, now_us));
+    }
+    Ok(woken)
+}
