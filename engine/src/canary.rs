@@ -32,11 +32,21 @@ pub enum Canary {
     /// those pages need (InnoDB takes the oldest modification of the flush
     /// list).
     EarlyCheckpoint,
+    /// The lock manager grants a record lock without checking the queue.
+    GrantConflictingLock,
+    /// A release forgets to grant the first waiter that could go.
+    LoseWakeup,
+    /// No deadlock search: cycles end only by the lock wait timeout.
+    SkipDeadlockDetection,
+    /// The deadlock search picks the heavier transaction as the victim.
+    WrongDeadlockVictim,
+    /// The lock wait timeout fires a second late.
+    LateLockTimeout,
 }
 
 impl Canary {
     /// Every canary.
-    pub const ALL: [Canary; 7] = [
+    pub const ALL: [Canary; 12] = [
         Canary::SkipDoublewrite,
         Canary::AckBeforeSync,
         Canary::IgnorePageLsn,
@@ -44,6 +54,21 @@ impl Canary {
         Canary::AcceptTornLogTail,
         Canary::IgnoreFsyncFailure,
         Canary::EarlyCheckpoint,
+        Canary::GrantConflictingLock,
+        Canary::LoseWakeup,
+        Canary::SkipDeadlockDetection,
+        Canary::WrongDeadlockVictim,
+        Canary::LateLockTimeout,
+    ];
+
+    /// The canaries of the lock manager, caught by the lock oracle under
+    /// the lock profiles (the others break recovery).
+    pub const LOCKS: [Canary; 5] = [
+        Canary::GrantConflictingLock,
+        Canary::LoseWakeup,
+        Canary::SkipDeadlockDetection,
+        Canary::WrongDeadlockVictim,
+        Canary::LateLockTimeout,
     ];
 
     /// The canary's name on the command line.
@@ -56,6 +81,11 @@ impl Canary {
             Canary::AcceptTornLogTail => "accept-torn-log-tail",
             Canary::IgnoreFsyncFailure => "ignore-fsync-failure",
             Canary::EarlyCheckpoint => "early-checkpoint",
+            Canary::GrantConflictingLock => "grant-conflicting-lock",
+            Canary::LoseWakeup => "lose-wakeup",
+            Canary::SkipDeadlockDetection => "skip-deadlock-detection",
+            Canary::WrongDeadlockVictim => "wrong-deadlock-victim",
+            Canary::LateLockTimeout => "late-lock-timeout",
         }
     }
 

@@ -32,7 +32,8 @@ mod sync;
 pub mod trx;
 
 pub use handler::{
-    Config, Engine, FlushAtCommit, RangeBound, RecoveryReport, Request, Response, SessionId, Step,
+    Config, Engine, FlushAtCommit, InnodbLock, InnodbLockWait, InnodbTrx, RangeBound,
+    RecoveryReport, Request, Response, SessionId, Step,
 };
 
 pub use canary::{Canaries, Canary};

@@ -120,6 +120,11 @@ impl Cursor {
         }
     }
 
+    /// The leaf of the record last returned.
+    pub fn page_no(&self) -> Option<u32> {
+        self.pos.map(|p| p.page_no)
+    }
+
     /// Continues from the saved position if its page is unchanged.
     fn step_from_saved(&mut self, pager: &mut Pager, index: &Index) -> Result<Option<(u32, i64)>> {
         let Some(pos) = self.pos else { return Ok(None) };

@@ -54,6 +54,9 @@ pub struct Config {
     pub lock_wait_timeout_us: u64,
     /// `innodb_rollback_on_timeout`.
     pub rollback_on_timeout: bool,
+    /// `innodb_deadlock_detect`: search for deadlocks whenever a lock
+    /// request must wait; off, deadlocks end by the lock wait timeout.
+    pub deadlock_detect: bool,
     /// `innodb_io_capacity`: pages the page cleaner may write per second.
     pub io_capacity: usize,
     /// `innodb_max_dirty_pages_pct`.
@@ -77,6 +80,7 @@ impl Default for Config {
             flush_at_commit: FlushAtCommit::Sync,
             lock_wait_timeout_us: 50_000_000,
             rollback_on_timeout: false,
+            deadlock_detect: true,
             io_capacity: 200,
             max_dirty_pages_pct: 75,
             purge_batch_logs: 300,

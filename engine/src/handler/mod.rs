@@ -20,10 +20,12 @@
 
 mod config;
 mod ddl;
+mod info;
 mod recovery;
 
 pub use config::{Config, FlushAtCommit};
 pub use ddl::TableStatus;
+pub use info::{statement_text, InnodbLock, InnodbLockWait, InnodbTrx};
 pub use recovery::RecoveryReport;
 
 use crate::btree::{Bound, Direction, Key};
@@ -73,6 +75,8 @@ pub enum Request {
     SetIsolation(Isolation),
     /// SET autocommit.
     SetAutocommit(bool),
+    /// SET SESSION innodb_lock_wait_timeout = seconds (1 to 1073741824).
+    SetLockWaitTimeout(u64),
     /// INSERT INTO table VALUES (row).
     Insert {
         /// Table name.
@@ -166,6 +170,8 @@ struct Session {
     implicit: bool,
     autocommit_off: bool,
     isolation: Isolation,
+    /// The session's innodb_lock_wait_timeout, if set.
+    lock_wait_timeout_us: Option<u64>,
     pending: Option<Pending>,
     /// The deadlock search chose this session's transaction as the victim
     /// while it waited: it was rolled back, and the waiting statement gets
@@ -474,7 +480,7 @@ impl Engine {
         let trx = session.trx.as_ref().map(|t| t.id);
         if let Some(trx) = trx.filter(|&t| self.locks.waiting_for(t).is_some()) {
             let now = self.clock.now_us();
-            if now >= p.since_us + self.timeout_us() {
+            if now >= p.since_us + self.timeout_us(s) {
                 self.stats.lock_wait_timeouts += 1;
                 self.locks.cancel_wait(trx, EventKind::TimedOut, now);
                 if self.config.rollback_on_timeout {
@@ -492,17 +498,26 @@ impl Engine {
         self.guard(r)
     }
 
-    /// The lock wait timeout in effect (with the `late-lock-timeout`
-    /// canary, a second late).
-    fn timeout_us(&self) -> u64 {
-        self.config.lock_wait_timeout_us
+    /// The lock wait timeout in effect for a session (with the
+    /// `late-lock-timeout` canary, a second late).
+    fn timeout_us(&self, s: SessionId) -> u64 {
+        let t = self
+            .sessions
+            .get(&s)
+            .and_then(|x| x.lock_wait_timeout_us)
+            .unwrap_or(self.config.lock_wait_timeout_us);
+        if self.config.canaries.has(crate::Canary::LateLockTimeout) {
+            t + 1_000_000
+        } else {
+            t
+        }
     }
 
     /// When the lock wait timeout of a waiting statement expires, in the
     /// engine's clock (for schedulers that advance time to the next event).
     pub fn wait_deadline_us(&self, s: SessionId) -> Option<u64> {
         let p = self.sessions.get(&s)?.pending.as_ref()?;
-        Some(p.since_us + self.timeout_us())
+        Some(p.since_us + self.timeout_us(s))
     }
 
     fn session_mut(&mut self, s: SessionId) -> &mut Session {
@@ -659,6 +674,15 @@ impl Engine {
                 self.session_mut(s).isolation = iso;
                 Ok(Step::Done(Response::Ok))
             }
+            Request::SetLockWaitTimeout(secs) => {
+                if !(1..=1_073_741_824).contains(&secs) {
+                    return Err(Error::InvalidArgument(format!(
+                        "Variable 'innodb_lock_wait_timeout' can't be set to the value of '{secs}'"
+                    )));
+                }
+                self.session_mut(s).lock_wait_timeout_us = Some(secs * 1_000_000);
+                Ok(Step::Done(Response::Ok))
+            }
             Request::SetAutocommit(on) => {
                 self.session_mut(s).autocommit_off = !on;
                 if on {
@@ -755,9 +779,12 @@ impl Engine {
                         .values()
                         .filter_map(|x| x.trx.as_ref().map(|t| (t.id, t.undo_records)))
                         .collect();
-                    let verdict = self
-                        .locks
-                        .deadlock_check(me, &|t| weights.get(&t).copied().unwrap_or(0));
+                    let verdict = if self.config.deadlock_detect {
+                        self.locks
+                            .deadlock_check(me, &|t| weights.get(&t).copied().unwrap_or(0))
+                    } else {
+                        Deadlock::None
+                    };
                     let now = self.clock.now_us();
                     match verdict {
                         Deadlock::None => break,

@@ -107,7 +107,12 @@ impl Engine {
         Ok(Engine {
             pager,
             sys,
-            locks: crate::lock::LockSys::new(),
+            locks: crate::lock::LockSys::with_canaries(crate::lock::LockCanaries {
+                grant_conflicting: config.canaries.has(crate::Canary::GrantConflictingLock),
+                lose_wakeup: config.canaries.has(crate::Canary::LoseWakeup),
+                skip_deadlock_detection: config.canaries.has(crate::Canary::SkipDeadlockDetection),
+                wrong_victim: config.canaries.has(crate::Canary::WrongDeadlockVictim),
+            }),
             tables: BTreeMap::new(),
             names: BTreeMap::new(),
             sessions: BTreeMap::new(),

@@ -379,6 +379,14 @@ impl LockSys {
         LockSys::default()
     }
 
+    /// An empty lock system with planted bugs.
+    pub fn with_canaries(canaries: LockCanaries) -> Self {
+        LockSys {
+            canaries,
+            ..LockSys::default()
+        }
+    }
+
     /// A lock by id.
     pub fn lock(&self, id: LockId) -> Option<&Lock> {
         self.locks.get(&id)

@@ -1,0 +1,326 @@
+//! The information_schema tables of the lock system: INNODB_TRX,
+//! INNODB_LOCKS and INNODB_LOCK_WAITS. Mirrors InnoDB's `trx0i_s.cc`.
+//!
+//! Locks are kept by index key (see [`crate::lock`]); the page and heap
+//! number INNODB_LOCKS shows are looked up when the table is read: the leaf
+//! that holds the key now, and the record's heap number there as InnoDB
+//! counts it (0 is the infimum, 1 the supremum, user records from 2, here
+//! in key order).
+
+use super::{Engine, Request, SessionId};
+use crate::btree;
+use crate::dict::{ClusteredField, Table};
+use crate::error::Result;
+use crate::lock::{Lock, LockId, Mode, RecKey, Target, TrxId};
+use crate::record::{self, Value};
+
+/// One row of INFORMATION_SCHEMA.INNODB_TRX.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InnodbTrx {
+    /// The transaction id, in hex as InnoDB prints it.
+    pub trx_id: String,
+    /// `RUNNING` or `LOCK WAIT` (a statement's commit and rollback finish
+    /// within the call that starts them, so `COMMITTING` and `ROLLING
+    /// BACK` are never seen between calls).
+    pub trx_state: String,
+    /// When it started, engine clock microseconds.
+    pub trx_started: u64,
+    /// The lock it waits for.
+    pub trx_requested_lock_id: Option<String>,
+    /// When that wait began.
+    pub trx_wait_started: Option<u64>,
+    /// Undo records plus locks: what the deadlock victim rule weighs.
+    pub trx_weight: u64,
+    /// The session.
+    pub trx_mysql_thread_id: SessionId,
+    /// The statement it is running (waiting in), if any.
+    pub trx_query: Option<String>,
+}
+
+/// One row of INFORMATION_SCHEMA.INNODB_LOCKS.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InnodbLock {
+    /// `trx_id:space:page:heap_no` for a record lock, `trx_id:table_id`
+    /// for a table lock.
+    pub lock_id: String,
+    /// Its transaction, hex.
+    pub lock_trx_id: String,
+    /// `S`, `X`, `IS`, `IX`, `AUTO_INC`, with `,GAP` for gap locks.
+    pub lock_mode: String,
+    /// `RECORD` or `TABLE`.
+    pub lock_type: String,
+    /// The table's name.
+    pub lock_table: String,
+    /// The index's name (record locks).
+    pub lock_index: Option<String>,
+    /// Tablespace id (record locks).
+    pub lock_space: Option<u32>,
+    /// Page number (record locks).
+    pub lock_page: Option<u32>,
+    /// Heap number (record locks).
+    pub lock_rec: Option<u32>,
+    /// The record's key as MySQL prints it, or `supremum pseudo-record`.
+    pub lock_data: Option<String>,
+}
+
+/// One row of INFORMATION_SCHEMA.INNODB_LOCK_WAITS.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InnodbLockWait {
+    /// The waiting transaction.
+    pub requesting_trx_id: String,
+    /// Its lock.
+    pub requested_lock_id: String,
+    /// A transaction it waits for.
+    pub blocking_trx_id: String,
+    /// The lock it waits for.
+    pub blocking_lock_id: String,
+}
+
+fn hex(trx: TrxId) -> String {
+    format!("{trx:X}")
+}
+
+impl Engine {
+    /// INFORMATION_SCHEMA.INNODB_TRX: every active transaction.
+    pub fn innodb_trx(&mut self) -> Result<Vec<InnodbTrx>> {
+        let mut out = Vec::new();
+        let sessions: Vec<SessionId> = self.sessions.keys().copied().collect();
+        for s in sessions {
+            let sess = &self.sessions[&s];
+            let Some(trx) = sess.trx.as_ref() else {
+                continue;
+            };
+            let (id, started, undo) = (trx.id, trx.started_us, trx.undo_records);
+            let query = sess.pending.as_ref().map(|p| statement_text(&p.request));
+            let waiting = self.locks.waiting_for(id).cloned();
+            let requested = match &waiting {
+                Some(l) => Some(self.lock_id_text(l)?),
+                None => None,
+            };
+            out.push(InnodbTrx {
+                trx_id: hex(id),
+                trx_state: if waiting.is_some() {
+                    "LOCK WAIT"
+                } else {
+                    "RUNNING"
+                }
+                .into(),
+                trx_started: started,
+                trx_requested_lock_id: requested,
+                trx_wait_started: waiting.as_ref().map(|l| l.since_us),
+                trx_weight: undo + self.locks.locks_of(id) as u64,
+                trx_mysql_thread_id: s,
+                trx_query: query,
+            });
+        }
+        Ok(out)
+    }
+
+    /// INFORMATION_SCHEMA.INNODB_LOCKS: every waiting lock and every lock
+    /// blocking one.
+    pub fn innodb_locks(&mut self) -> Result<Vec<InnodbLock>> {
+        let mut ids: Vec<LockId> = Vec::new();
+        for e in self.locks.wait_edges() {
+            ids.push(e.requested_lock);
+            ids.push(e.blocking_lock);
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        let mut out = Vec::new();
+        for id in ids {
+            let lock = self
+                .locks
+                .lock(id)
+                .expect("an edge names live locks")
+                .clone();
+            out.push(self.lock_row(&lock)?);
+        }
+        Ok(out)
+    }
+
+    /// INFORMATION_SCHEMA.INNODB_LOCK_WAITS: one row per waiting lock and
+    /// lock it waits for.
+    pub fn innodb_lock_waits(&mut self) -> Result<Vec<InnodbLockWait>> {
+        let mut out = Vec::new();
+        for e in self.locks.wait_edges() {
+            let requested = self.locks.lock(e.requested_lock).cloned();
+            let blocking = self.locks.lock(e.blocking_lock).cloned();
+            let (Some(r), Some(b)) = (requested, blocking) else {
+                continue;
+            };
+            out.push(InnodbLockWait {
+                requesting_trx_id: hex(e.requesting_trx),
+                requested_lock_id: self.lock_id_text(&r)?,
+                blocking_trx_id: hex(e.blocking_trx),
+                blocking_lock_id: self.lock_id_text(&b)?,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Where a record lock's key is now: space, page, heap number.
+    fn lock_position(&mut self, lock: &Lock) -> Result<Option<(u32, u32, u32)>> {
+        let Target::Record { table, index, key } = &lock.target else {
+            return Ok(None);
+        };
+        let Some(t) = self.tables.get(table) else {
+            return Ok(None);
+        };
+        let ix = if t.clustered.id == *index {
+            &t.clustered
+        } else {
+            match t.secondary.iter().find(|s| s.index.id == *index) {
+                Some(s) => &s.index,
+                None => return Ok(None),
+            }
+        };
+        let space = ix.space;
+        match key {
+            RecKey::Key(k) => match btree::get(&mut self.pager, ix, &btree::key_refs(k))? {
+                Some(found) => Ok(Some((space, found.page_no, found.slot as u32 + 2))),
+                // A record gone since (its locks wait to move): no position.
+                None => Ok(Some((space, 0, 0))),
+            },
+            RecKey::Supremum => {
+                let mut cur = btree::Cursor::new(
+                    btree::Bound::Unbounded,
+                    btree::Bound::Unbounded,
+                    btree::Direction::Backward,
+                );
+                let page = match cur.next(&mut self.pager, ix)? {
+                    Some(_) => cur.page_no().unwrap_or(ix.root),
+                    None => ix.root,
+                };
+                Ok(Some((space, page, 1)))
+            }
+        }
+    }
+
+    fn lock_id_text(&mut self, lock: &Lock) -> Result<String> {
+        Ok(match self.lock_position(lock)? {
+            Some((space, page, heap)) => format!("{}:{space}:{page}:{heap}", hex(lock.trx)),
+            None => format!("{}:{}", hex(lock.trx), lock.target.table()),
+        })
+    }
+
+    fn lock_row(&mut self, lock: &Lock) -> Result<InnodbLock> {
+        let table_id = lock.target.table();
+        let table_name = self
+            .tables
+            .get(&table_id)
+            .map(|t| t.name().to_string())
+            .unwrap_or_else(|| table_id.to_string());
+        let pos = self.lock_position(lock)?;
+        let (index_name, data) = match &lock.target {
+            Target::Table(_) => (None, None),
+            Target::Record { index, key, .. } => {
+                let t = &self.tables[&table_id];
+                let name = if t.clustered.id == *index {
+                    "PRIMARY".to_string()
+                } else {
+                    t.secondary
+                        .iter()
+                        .find(|s| s.index.id == *index)
+                        .map(|s| s.def.name.clone())
+                        .unwrap_or_default()
+                };
+                let data = match key {
+                    RecKey::Supremum => "supremum pseudo-record".to_string(),
+                    RecKey::Key(k) => key_text(t, *index, k),
+                };
+                (Some(name), Some(data))
+            }
+        };
+        Ok(InnodbLock {
+            lock_id: self.lock_id_text(lock)?,
+            lock_trx_id: hex(lock.trx),
+            lock_mode: lock.mode.name(),
+            lock_type: match lock.mode {
+                Mode::Table(_) => "TABLE",
+                Mode::Record(..) => "RECORD",
+            }
+            .into(),
+            lock_table: format!("`{table_name}`"),
+            lock_index: index_name.map(|n| format!("`{n}`")),
+            lock_space: pos.map(|p| p.0),
+            lock_page: pos.map(|p| p.1),
+            lock_rec: pos.map(|p| p.2),
+            lock_data: data,
+        })
+    }
+}
+
+/// A key as MySQL prints lock_data: numbers bare, strings quoted, fields
+/// separated by ", ".
+fn key_text(t: &Table, index: u64, key: &btree::Key) -> String {
+    let fields: Vec<usize> = if t.clustered.id == index {
+        (0..key.len()).collect()
+    } else {
+        t.secondary
+            .iter()
+            .find(|s| s.index.id == index)
+            .map(|s| s.from_clustered.clone())
+            .unwrap_or_default()
+    };
+    key.iter()
+        .zip(fields)
+        .map(|(v, f)| match (v, t.fields.get(f)) {
+            (None, _) => "NULL".to_string(),
+            (Some(b), Some(ClusteredField::Column(c))) => {
+                match record::from_stored(&t.def.columns[*c].ty, b) {
+                    Ok(Value::Int(i)) => i.to_string(),
+                    Ok(Value::UInt(u)) => u.to_string(),
+                    Ok(Value::Bytes(b)) => format!("'{}'", String::from_utf8_lossy(&b)),
+                    _ => "?".into(),
+                }
+            }
+            (Some(b), _) => format!(
+                "0x{}",
+                b.iter().map(|x| format!("{x:02X}")).collect::<String>()
+            ),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A statement as SQL-ish text, for trx_query.
+pub fn statement_text(r: &Request) -> String {
+    let vals = |xs: &[Value]| {
+        xs.iter()
+            .map(|v| match v {
+                Value::Bytes(b) if b.len() > 32 => format!("<{} bytes>", b.len()),
+                Value::Bytes(b) => format!("'{}'", String::from_utf8_lossy(b)),
+                other => other.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match r {
+        Request::Insert { table, row } => format!("INSERT INTO {table} VALUES ({})", vals(row)),
+        Request::Update { table, key, set } => format!(
+            "UPDATE {table} SET {} WHERE PRIMARY KEY = ({})",
+            set.iter()
+                .map(|(c, v)| format!("{c} = {}", vals(std::slice::from_ref(v))))
+                .collect::<Vec<_>>()
+                .join(", "),
+            vals(key)
+        ),
+        Request::Delete { table, key } => {
+            format!("DELETE FROM {table} WHERE PRIMARY KEY = ({})", vals(key))
+        }
+        Request::Get { table, key } => {
+            format!("SELECT * FROM {table} WHERE PRIMARY KEY = ({})", vals(key))
+        }
+        Request::Scan { table, .. } => format!("SELECT * FROM {table} WHERE <range>"),
+        Request::Locking { read, exclusive } => format!(
+            "{} {}",
+            statement_text(read),
+            if *exclusive {
+                "FOR UPDATE"
+            } else {
+                "LOCK IN SHARE MODE"
+            }
+        ),
+        other => format!("{other:?}"),
+    }
+}
