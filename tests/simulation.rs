@@ -100,3 +100,30 @@ fn canaries_are_reported_by_the_fuzzer() {
         );
     }
 }
+
+#[test]
+fn lock_canaries_are_reported_by_the_lock_oracle() {
+    // Each planted lock-manager bug must be caught within a fixed seed
+    // budget of the default profile (four sessions on shared keys: waits,
+    // deadlocks and timeouts happen in most seeds). late-lock-timeout
+    // needs a wait that lasts until the timeout: first at seed 31.
+    const BUDGET: u64 = 80;
+    let p = Profile::named("default").expect("known profile");
+    for canary in engine::Canary::LOCKS {
+        let opts = RunOptions {
+            canary: Some(canary.name().into()),
+            ..RunOptions::default()
+        };
+        let caught = (0..BUDGET).find(|&seed| {
+            let outcome = run(seed, &p, &opts).expect("valid");
+            outcome
+                .violations
+                .iter()
+                .any(|v| v.starts_with("lock oracle:"))
+        });
+        assert!(
+            caught.is_some(),
+            "canary {canary} was not caught in {BUDGET} seeds"
+        );
+    }
+}

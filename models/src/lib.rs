@@ -7,6 +7,7 @@
 
 #![warn(missing_docs)]
 
+pub mod lock;
 pub mod recovery;
 pub mod value;
 

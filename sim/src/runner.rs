@@ -33,6 +33,7 @@ use engine::{
     Canaries, Canary, Config, Engine, Error, FlushAtCommit, RangeBound, Request, Response,
     RowFormat, SessionId, Step, Value,
 };
+use models::lock::{LockOracle, OEvent, OKind, OMode, OTarget, RKind, TMode};
 use models::{CommitHistory, Db, ModelValue, RecoveryVerdict, Row, TxnEffects, Write};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -148,6 +149,8 @@ struct Sess {
     id: SessionId,
     txn: Option<Txn>,
     waiting: bool,
+    /// The engine's id of the open transaction, once known.
+    trx: Option<u64>,
 }
 
 fn to_model(v: &Value) -> ModelValue {
@@ -198,6 +201,8 @@ pub fn describe(r: &Request) -> String {
 }
 
 struct World {
+    /// Replays the engine's lock events (see models::lock).
+    locks: LockOracle,
     storage: SimStorage,
     clock: SimClock,
     config: Config,
@@ -426,6 +431,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
     }
     let disk_headroom = plan.disk_headroom_kib.map(|k| k * 1024);
     let mut world = World {
+        locks: LockOracle::new(config.lock_wait_timeout_us, config.deadlock_detect),
         storage: storage.clone(),
         clock: clock.clone(),
         config: config.clone(),
@@ -467,7 +473,10 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         Ok(e)
     })();
     match setup {
-        Ok(e) => world.engine = Some(e),
+        Ok(mut e) => {
+            e.set_lock_event_log(true);
+            world.engine = Some(e);
+        }
         Err(e) => {
             // Setup runs before any fault is switched on.
             world.violations.push(format!("setup failed: {e}"));
@@ -491,6 +500,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
     for _ in 0..plan.sessions {
         let id = world.engine().session();
         sessions.push(Sess {
+            trx: None,
             id,
             txn: None,
             waiting: false,
@@ -511,9 +521,37 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         }
         world.clock.advance_us(rng.gen_range(0..2_000));
         if sessions.iter().all(|s| s.waiting) {
-            // Everyone waits: let time run to the next timeout.
-            world.clock.advance_us(500_000);
+            // Everyone waits: let time run to the next lock wait deadline
+            // (or half a second, for waits on a group commit's sync).
+            let now = world.clock_now();
+            let next = sessions
+                .iter()
+                .filter_map(|s| s.trx.and_then(|t| world.locks.deadline(t)))
+                .min()
+                .unwrap_or(now + 500_000);
+            world
+                .clock
+                .advance_us(next.saturating_sub(now).clamp(1, 500_000));
         }
+        // A wait that reached its deadline is resumed now, so the oracle can
+        // tell a timeout that fires late.
+        let now = world.clock_now();
+        let mut crashed = None;
+        for s in sessions.iter_mut() {
+            let due = s.waiting
+                && s.trx
+                    .and_then(|t| world.locks.deadline(t))
+                    .is_some_and(|d| d <= now);
+            if due && crashed.is_none() && world.engine.is_some() {
+                crashed = step_session(&mut world, s);
+            }
+        }
+        if let Some(c) = crashed {
+            recover(&mut world, &mut rng, &mut sessions, c);
+            continue;
+        }
+        world.locks.check_timeouts(now);
+        world.take_lock_violations();
         let i = rng.gen_range(0..sessions.len());
         if sessions[i].txn.is_none() {
             if started >= n_txns {
@@ -561,6 +599,8 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
 }
 
 fn finish(plan: &Plan, mut world: World) -> Outcome {
+    world.locks.check_serializable();
+    world.take_lock_violations();
     // With a kept trace, the disk's own I/O and fault records follow (not
     // hashed: they are the same whenever the events are).
     let hash = world.trace.hash;
@@ -642,8 +682,90 @@ fn step_session(world: &mut World, s: &mut Sess) -> Option<bool> {
 
 fn exec(world: &mut World, s: &mut Sess, req: Request) -> Option<bool> {
     world.stats.statements += 1;
+    if let Some(t) = world.engine().trx_id(s.id) {
+        s.trx = Some(t);
+    }
     let r = world.engine().execute(s.id, req.clone());
+    if let Some(t) = world.engine.as_ref().and_then(|e| e.trx_id(s.id)) {
+        s.trx = Some(t);
+    }
     handle(world, s, Some(req), r)
+}
+
+/// The engine's lock event as the oracle states it.
+fn to_oracle(e: engine::lock::LockEvent) -> OEvent {
+    use engine::lock::{EventKind, Mode, RecKey, RecKind, RecMode, TableMode, Target};
+    let kind = match e.kind {
+        EventKind::Granted => OKind::Granted,
+        EventKind::Wait => OKind::Wait,
+        EventKind::GrantedAfterWait => OKind::GrantedAfterWait,
+        EventKind::Released => OKind::Released,
+        EventKind::TimedOut => OKind::TimedOut,
+        EventKind::Victim => OKind::Victim,
+        EventKind::Cancelled => OKind::Cancelled,
+        EventKind::Inherited => OKind::Inherited,
+        EventKind::Weight => OKind::Weight,
+    };
+    let target = match e.lock.target {
+        Target::Table(t) => OTarget::Table(t),
+        Target::Record { table, index, key } => OTarget::Record(
+            table,
+            index,
+            match key {
+                RecKey::Key(k) => Some(k),
+                RecKey::Supremum => None,
+            },
+        ),
+    };
+    let mode = match e.lock.mode {
+        Mode::Table(m) => OMode::Table(match m {
+            TableMode::IS => TMode::IS,
+            TableMode::IX => TMode::IX,
+            TableMode::S => TMode::S,
+            TableMode::X => TMode::X,
+            TableMode::AutoInc => TMode::AutoInc,
+        }),
+        Mode::Record(m, k) => OMode::Record(
+            m == RecMode::X,
+            match k {
+                RecKind::NextKey => RKind::NextKey,
+                RecKind::RecNotGap => RKind::Record,
+                RecKind::Gap => RKind::Gap,
+                RecKind::InsertIntention => RKind::InsertIntention,
+            },
+        ),
+    };
+    OEvent {
+        t_us: e.t_us,
+        kind,
+        lock: e.lock.id,
+        trx: e.lock.trx,
+        target,
+        mode,
+        since_us: e.lock.since_us,
+        undo_records: e.undo_records,
+    }
+}
+
+impl World {
+    /// Feeds the lock events of the call just made to the oracle, which
+    /// judges the settled state.
+    fn judge_locks(&mut self) {
+        let Some(e) = self.engine.as_mut() else {
+            return;
+        };
+        for ev in e.take_lock_events() {
+            self.locks.event(&to_oracle(ev));
+        }
+        self.locks.settle();
+        self.take_lock_violations();
+    }
+
+    fn take_lock_violations(&mut self) {
+        for v in self.locks.take_violations() {
+            self.violations.push(format!("lock oracle: {v}"));
+        }
+    }
 }
 
 /// The request a waiting session is running, kept for when it finishes.
@@ -675,6 +797,7 @@ fn handle(
         None => s_last_request(s, None).unwrap_or(Request::Commit),
     };
     let label = describe(&req);
+    world.judge_locks();
     match r {
         Ok(Step::Waiting) => {
             if !s.waiting {
@@ -735,6 +858,9 @@ fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Response) {
     let Some(txn) = s.txn.as_mut() else { return };
     match req {
         Request::Commit => {
+            if let Some(t) = s.trx.take() {
+                world.locks.committed(t);
+            }
             let effects = TxnEffects {
                 writes: std::mem::take(&mut txn.writes),
             };
@@ -828,6 +954,8 @@ fn failed(world: &mut World, s: &mut Sess, req: &Request, e: Error) -> Option<bo
 fn recover(world: &mut World, rng: &mut ChaCha8Rng, sessions: &mut [Sess], _crashed: bool) {
     world.stats.crashes += 1;
     world.engine = None;
+    world.locks.crash();
+    world.take_lock_violations();
     if !world.storage.crashed() {
         world.storage.crash_now();
     }
@@ -968,6 +1096,7 @@ fn recover(world: &mut World, rng: &mut ChaCha8Rng, sessions: &mut [Sess], _cras
                 s.id = e.session();
                 s.txn = None;
                 s.waiting = false;
+                s.trx = None;
             }
             world.engine = Some(e);
         }

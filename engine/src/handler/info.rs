@@ -90,7 +90,7 @@ impl Engine {
             let Some(trx) = sess.trx.as_ref() else {
                 continue;
             };
-            let (id, started, undo) = (trx.id, trx.started_us, trx.undo_records);
+            let (id, started, undo) = (trx.id, trx.started_us, trx.undo_no());
             let query = sess.pending.as_ref().map(|p| statement_text(&p.request));
             let waiting = self.locks.waiting_for(id).cloned();
             let requested = match &waiting {

@@ -773,11 +773,13 @@ impl Engine {
                     Some(lock),
                     "the statement waits for the lock its transaction waits for"
                 );
+                let undo = self.sessions[&s].trx.as_ref().map_or(0, |t| t.undo_no());
+                self.locks.note_weight(me, undo, self.clock.now_us());
                 loop {
                     let weights: BTreeMap<u64, u64> = self
                         .sessions
                         .values()
-                        .filter_map(|x| x.trx.as_ref().map(|t| (t.id, t.undo_records)))
+                        .filter_map(|x| x.trx.as_ref().map(|t| (t.id, t.undo_no())))
                         .collect();
                     let verdict = if self.config.deadlock_detect {
                         self.locks

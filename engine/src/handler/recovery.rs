@@ -269,7 +269,6 @@ impl Engine {
                 view: None,
                 savepoints: vec![],
                 started_us: 0,
-                undo_records: 0,
             };
             engine.sys.end(&mut t);
             engine.sys.give_slot(slot);

@@ -292,6 +292,9 @@ pub enum EventKind {
     Cancelled,
     /// A gap lock created by inheritance (a record removed or inserted).
     Inherited,
+    /// The waiting transaction's undo record count when its wait is judged
+    /// for deadlocks (the lock is its waiting request).
+    Weight,
 }
 
 /// One entry of the lock event log.
@@ -303,6 +306,8 @@ pub struct LockEvent {
     pub kind: EventKind,
     /// The lock.
     pub lock: Lock,
+    /// For [`EventKind::Weight`]: the transaction's undo records.
+    pub undo_records: u64,
 }
 
 /// The verdict of a deadlock search.
@@ -447,6 +452,23 @@ impl LockSys {
                 t_us,
                 kind,
                 lock: lock.clone(),
+                undo_records: 0,
+            });
+        }
+    }
+
+    /// Records the undo record count of a waiting transaction, which its
+    /// deadlock weight adds to its locks (for the oracle).
+    pub fn note_weight(&mut self, trx: TrxId, undo_records: u64, now_us: u64) {
+        if !self.log_events {
+            return;
+        }
+        if let Some(lock) = self.waiting_for(trx).cloned() {
+            self.events.push(LockEvent {
+                t_us: now_us,
+                kind: EventKind::Weight,
+                lock,
+                undo_records,
             });
         }
     }
@@ -598,11 +620,22 @@ impl LockSys {
             return granted;
         };
         let mut skipped_one = false;
-        for (pos, id) in queue.iter().enumerate() {
-            let l = &self.locks[id];
+        for id in &queue {
+            let Some(l) = self.locks.get(id) else {
+                continue;
+            };
             if !l.waiting {
                 continue;
             }
+            // Granted insert intentions leave the queue: count positions
+            // in the queue as it is now.
+            let Some(pos) = self
+                .queues
+                .get(target)
+                .and_then(|q| q.iter().position(|x| x == id))
+            else {
+                continue;
+            };
             if self
                 .conflict_ahead(l.trx, target, l.mode, Some(pos))
                 .is_some()
@@ -619,6 +652,13 @@ impl LockSys {
             let lock = lock.clone();
             self.waits.remove(&trx);
             self.record(now_us, EventKind::GrantedAfterWait, &lock);
+            if matches!(lock.mode, Mode::Record(_, RecKind::InsertIntention)) {
+                // A granted insert intention is a wake-up, not a lock to
+                // keep (InnoDB keeps none once an insert may go): the
+                // insert checks the gap again, against every lock on it,
+                // including gap locks granted while it waited.
+                self.remove(*id);
+            }
             granted.push(trx);
         }
         granted

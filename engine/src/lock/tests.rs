@@ -228,3 +228,18 @@ fn inheritance_keeps_gaps_locked() {
     assert!(ls.holds(1, &sup(), X_GAP));
     assert!(!ls.holds(1, &rec(9), X_NEXT));
 }
+
+#[test]
+fn a_granted_insert_intention_wakes_the_insert_and_is_not_kept() {
+    let mut ls = LockSys::new();
+    ls.request(1, rec(5), X_GAP, 0);
+    let Request::Waiting(_) = ls.request(2, rec(5), II, 0) else {
+        panic!("the insert waits for the gap lock")
+    };
+    // A gap lock granted while the insert waits (gap requests never wait).
+    assert_eq!(ls.request(3, rec(5), S_GAP, 0), Request::Granted);
+    assert_eq!(ls.release_all(1, 1), vec![2], "the insert is woken");
+    assert_eq!(ls.locks_of(2), 0, "nothing is kept for it");
+    // Its retry checks the gap again and now waits for trx 3.
+    assert!(matches!(ls.request(2, rec(5), II, 2), Request::Waiting(_)));
+}

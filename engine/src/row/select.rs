@@ -228,10 +228,27 @@ pub fn scan_locking(
             }
         }
     }
+    // A forward scan from `>= full primary key` that finds that very key
+    // locks it alone: nothing below the start can enter the range
+    // (row_search_for_mysql's LOCK_REC_NOT_GAP for an exact PAGE_CUR_GE
+    // match on the clustered index).
+    let exact_start = match (&low, index, dir) {
+        (Bound::Included(k), None, Direction::Forward) if k.len() == table.clustered.n_key => {
+            Some(k.clone())
+        }
+        _ => None,
+    };
+    let mut first = true;
     let mut cur = Cursor::new(low.clone(), high.clone(), dir);
     while let Some(rec) = cur.next(pager, ix)? {
         let k = btree::key_of(ix, 0, &rec)?;
-        if let Some(w) = ctx.record(table.id, ix, RecKey::Key(k), mode, kind) {
+        let this_kind = if first && exact_start.as_ref() == Some(&k) {
+            RecKind::RecNotGap
+        } else {
+            kind
+        };
+        first = false;
+        if let Some(w) = ctx.record(table.id, ix, RecKey::Key(k), mode, this_kind) {
             return Ok(Err(w));
         }
         let row_rec = match index {

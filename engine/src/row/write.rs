@@ -53,7 +53,6 @@ fn write_undo(
     let log = trx.undo.as_mut().expect("undo log just ensured");
     rec.undo_no = log.next_undo_no;
     let ptr = undo::append(pager, log, &rec)?;
-    trx.undo_records += 1;
     Ok(ptr)
 }
 

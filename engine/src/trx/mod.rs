@@ -59,12 +59,12 @@ pub struct Trx {
     pub savepoints: Vec<(String, u64)>,
     /// Simulated time it started, in microseconds.
     pub started_us: u64,
-    /// Undo records written (InnoDB's `trx_weight` counts these).
-    pub undo_records: u64,
 }
 
 impl Trx {
-    /// The undo number the next change will get.
+    /// The undo number the next change will get: the undo records it has
+    /// and has not rolled back, which InnoDB's `trx_weight` counts
+    /// (`trx->undo_no`).
     pub fn undo_no(&self) -> u64 {
         self.undo.as_ref().map_or(0, |u| u.next_undo_no)
     }
@@ -153,7 +153,6 @@ impl TrxSys {
             view: None,
             savepoints: Vec::new(),
             started_us: now_us,
-            undo_records: 0,
         })
     }
 

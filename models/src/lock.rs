@@ -1,0 +1,683 @@
+//! The lock oracle: replays the engine's lock event log against its own
+//! statement of InnoDB's lock rules and reports every breach.
+//!
+//! Independent of the engine's lock manager (it shares no code with it),
+//! it keeps its own table of locks from the events and checks, per event
+//! and at the end of every engine call (a "step", when the engine's state
+//! must be settled):
+//!
+//! - a lock is granted only if no other transaction's granted lock
+//!   conflicts with it, and, granted at once, if no earlier waiting request
+//!   does either (a granted insert intention holds nothing: it wakes the
+//!   insert, which must check the gap again);
+//! - at the end of a step, no waiting request has nothing ahead of it that
+//!   conflicts (it should have been granted: a lost wake-up);
+//! - at the end of a step, no wait has reached the lock wait timeout
+//!   (the runner resumes a waiting session at its deadline, so a correct
+//!   engine has timed it out by then), and a timeout never comes early;
+//! - with deadlock detection on, the wait-for graph has no cycle at the end
+//!   of a step (the wait that closed it had to be refused), and every
+//!   victim was on a cycle when chosen, and was the lighter of the
+//!   requester and the transaction waiting for the requester (undo records
+//!   plus locks; on a tie, the requester);
+//! - the conflict graph of committed transactions (T1 before T2 when T2 was
+//!   granted a lock conflicting with one T1 had released) is acyclic: the
+//!   committed locking transactions are serializable.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A table lock mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum TMode {
+    /// Intention shared.
+    IS,
+    /// Intention exclusive.
+    IX,
+    /// Shared.
+    S,
+    /// Exclusive.
+    X,
+    /// Auto-increment.
+    AutoInc,
+}
+
+/// A record lock: S or X, and which part it covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum RKind {
+    /// Record and the gap before it.
+    NextKey,
+    /// The record only.
+    Record,
+    /// The gap only.
+    Gap,
+    /// An insert's gap request.
+    InsertIntention,
+}
+
+/// A lock mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum OMode {
+    /// On a table.
+    Table(TMode),
+    /// On a record position; `true` for X.
+    Record(bool, RKind),
+}
+
+/// What a lock is on: a table, or a record position (`None` key: the
+/// index's supremum).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum OTarget {
+    /// A table.
+    Table(u64),
+    /// Table, index, key.
+    Record(u64, u64, Option<Vec<Option<Vec<u8>>>>),
+}
+
+/// What an event says happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OKind {
+    /// Granted at once.
+    Granted,
+    /// Queued.
+    Wait,
+    /// A queued request granted.
+    GrantedAfterWait,
+    /// Released (transaction end, or the record moved away).
+    Released,
+    /// Withdrawn: the wait timed out.
+    TimedOut,
+    /// Withdrawn: chosen as a deadlock victim.
+    Victim,
+    /// Withdrawn otherwise.
+    Cancelled,
+    /// A gap lock created by inheritance.
+    Inherited,
+    /// The requester's undo record count, stamped when its wait is judged
+    /// for deadlocks.
+    Weight,
+}
+
+/// One event of the lock log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OEvent {
+    /// Simulated time, microseconds.
+    pub t_us: u64,
+    /// What happened.
+    pub kind: OKind,
+    /// The lock's id (unique per engine lifetime).
+    pub lock: u64,
+    /// Its transaction.
+    pub trx: u64,
+    /// Its target.
+    pub target: OTarget,
+    /// Its mode.
+    pub mode: OMode,
+    /// When it was requested.
+    pub since_us: u64,
+    /// For `Weight`: the transaction's undo records.
+    pub undo_records: u64,
+}
+
+/// Whether a request of mode `a` must wait for a lock of mode `b` held or
+/// requested by another transaction on the same target (InnoDB's
+/// `lock_rec_has_to_wait` and the table compatibility matrix).
+pub fn must_wait(a: OMode, b: OMode) -> bool {
+    use TMode::*;
+    match (a, b) {
+        (OMode::Table(x), OMode::Table(y)) => {
+            let compatible = matches!(
+                (x, y),
+                (IS, IS | IX | S | AutoInc)
+                    | (IX, IS | IX | AutoInc)
+                    | (S, IS | S)
+                    | (AutoInc, IS | IX)
+            );
+            !compatible
+        }
+        (OMode::Record(ax, ak), OMode::Record(bx, bk)) => {
+            if !ax && !bx {
+                return false; // S and S
+            }
+            match (ak, bk) {
+                (RKind::Gap, _) => false,
+                (RKind::InsertIntention, RKind::Gap | RKind::NextKey) => true,
+                (RKind::InsertIntention, _) => false,
+                (_, RKind::Gap | RKind::InsertIntention) => false,
+                _ => true,
+            }
+        }
+        _ => false,
+    }
+}
+
+#[derive(Debug, Clone)]
+struct OLock {
+    trx: u64,
+    target: OTarget,
+    mode: OMode,
+    waiting: bool,
+    since_us: u64,
+}
+
+/// The oracle's state; see the module comment.
+#[derive(Debug, Default)]
+pub struct LockOracle {
+    locks: BTreeMap<u64, OLock>,
+    queues: BTreeMap<OTarget, Vec<u64>>,
+    /// Undo records per transaction, from `Weight` events.
+    undo: BTreeMap<u64, u64>,
+    /// Locks released per target: (trx, mode), for the conflict graph.
+    history: BTreeMap<OTarget, Vec<(u64, OMode)>>,
+    /// Conflict edges T1 -> T2.
+    edges: BTreeSet<(u64, u64)>,
+    committed: BTreeSet<u64>,
+    /// Whether the engine searches for deadlocks.
+    pub deadlock_detect: bool,
+    /// The lock wait timeout, microseconds.
+    pub timeout_us: u64,
+    violations: Vec<String>,
+    /// Counters: waits, grants after waits, timeouts, victims.
+    pub stats: OracleStats,
+}
+
+/// What the oracle saw.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct OracleStats {
+    /// Requests that waited.
+    pub waits: u64,
+    /// Waits that ended in a grant.
+    pub granted_after_wait: u64,
+    /// Waits that timed out.
+    pub timeouts: u64,
+    /// Deadlock victims.
+    pub victims: u64,
+}
+
+impl LockOracle {
+    /// An oracle for an engine with this timeout and detection setting.
+    pub fn new(timeout_us: u64, deadlock_detect: bool) -> Self {
+        LockOracle {
+            timeout_us,
+            deadlock_detect,
+            ..LockOracle::default()
+        }
+    }
+
+    /// Takes the violations found so far.
+    pub fn take_violations(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.violations)
+    }
+
+    fn blockers(&self, id: u64, only_granted: bool) -> Vec<u64> {
+        let l = &self.locks[&id];
+        let q = &self.queues[&l.target];
+        let pos = q.iter().position(|&x| x == id).unwrap_or(q.len());
+        let ahead: Box<dyn Iterator<Item = &u64>> = if only_granted {
+            Box::new(q.iter())
+        } else {
+            Box::new(q[..pos].iter())
+        };
+        ahead
+            .filter(|&&x| x != id)
+            .filter(|x| {
+                let o = &self.locks[x];
+                o.trx != l.trx && (!only_granted || !o.waiting) && must_wait(l.mode, o.mode)
+            })
+            .copied()
+            .collect()
+    }
+
+    /// Feeds one event.
+    pub fn event(&mut self, e: &OEvent) {
+        match e.kind {
+            OKind::Weight => {
+                self.undo.insert(e.trx, e.undo_records);
+            }
+            OKind::Granted | OKind::Wait | OKind::Inherited => {
+                self.locks.insert(
+                    e.lock,
+                    OLock {
+                        trx: e.trx,
+                        target: e.target.clone(),
+                        mode: e.mode,
+                        waiting: e.kind == OKind::Wait,
+                        since_us: e.since_us,
+                    },
+                );
+                self.queues
+                    .entry(e.target.clone())
+                    .or_default()
+                    .push(e.lock);
+                match e.kind {
+                    OKind::Granted => {
+                        let ahead = self.blockers(e.lock, false);
+                        if !ahead.is_empty() {
+                            self.violations.push(format!(
+                                "trx {} granted {:?} on {:?} at once although lock {} of trx {} ({:?}) conflicts",
+                                e.trx,
+                                e.mode,
+                                e.target,
+                                ahead[0],
+                                self.locks[&ahead[0]].trx,
+                                self.locks[&ahead[0]].mode
+                            ));
+                        }
+                        self.granted(e);
+                    }
+                    OKind::Wait => {
+                        self.stats.waits += 1;
+                        if self.blockers(e.lock, false).is_empty() {
+                            self.violations.push(format!(
+                                "trx {} waits for {:?} on {:?} with nothing ahead of it in conflict",
+                                e.trx, e.mode, e.target
+                            ));
+                        }
+                    }
+                    _ => {
+                        // Inherited locks are gap locks, compatible with
+                        // anything granted.
+                        if !matches!(e.mode, OMode::Record(_, RKind::Gap)) {
+                            self.violations
+                                .push(format!("an inherited lock that is not a gap lock: {e:?}"));
+                        }
+                    }
+                }
+            }
+            OKind::GrantedAfterWait => {
+                self.stats.granted_after_wait += 1;
+                match self.locks.get_mut(&e.lock) {
+                    Some(l) if l.waiting => l.waiting = false,
+                    _ => {
+                        self.violations.push(format!(
+                            "lock {} granted after a wait it was not in",
+                            e.lock
+                        ));
+                        return;
+                    }
+                }
+                let ahead = self.blockers(e.lock, false);
+                if !ahead.is_empty() {
+                    self.violations.push(format!(
+                        "trx {} granted {:?} on {:?} while lock {} of trx {} ahead of it conflicts",
+                        e.trx, e.mode, e.target, ahead[0], self.locks[&ahead[0]].trx
+                    ));
+                }
+                if matches!(e.mode, OMode::Record(_, RKind::InsertIntention)) {
+                    // The insert is woken to check the gap again; nothing
+                    // is held.
+                    self.remove(e.lock, false);
+                    return;
+                }
+                self.granted(e);
+            }
+            OKind::TimedOut => {
+                self.stats.timeouts += 1;
+                if e.t_us < e.since_us + self.timeout_us {
+                    self.violations.push(format!(
+                        "trx {} timed out after {} us, before the {} us timeout",
+                        e.trx,
+                        e.t_us - e.since_us,
+                        self.timeout_us
+                    ));
+                }
+                self.remove(e.lock, false);
+            }
+            OKind::Victim => {
+                self.stats.victims += 1;
+                self.check_victim(e);
+                self.remove(e.lock, false);
+            }
+            OKind::Released | OKind::Cancelled => {
+                let held = self.locks.get(&e.lock).is_some_and(|l| !l.waiting);
+                self.remove(e.lock, held);
+            }
+        }
+    }
+
+    /// Checks a newly granted lock against every other granted lock, and
+    /// adds the conflict edges from earlier holders.
+    fn granted(&mut self, e: &OEvent) {
+        let conflicting = self.blockers(e.lock, true);
+        if let Some(&c) = conflicting.first() {
+            self.violations.push(format!(
+                "conflicting locks granted together on {:?}: trx {} {:?} and trx {} {:?}",
+                e.target, e.trx, e.mode, self.locks[&c].trx, self.locks[&c].mode
+            ));
+        }
+        if let Some(h) = self.history.get(&e.target) {
+            for &(t, m) in h {
+                if t != e.trx && (must_wait(e.mode, m) || must_wait(m, e.mode)) {
+                    self.edges.insert((t, e.trx));
+                }
+            }
+        }
+    }
+
+    fn remove(&mut self, id: u64, was_held: bool) {
+        let Some(l) = self.locks.remove(&id) else {
+            return;
+        };
+        if let Some(q) = self.queues.get_mut(&l.target) {
+            q.retain(|&x| x != id);
+            if q.is_empty() {
+                self.queues.remove(&l.target);
+            }
+        }
+        if was_held {
+            self.history
+                .entry(l.target)
+                .or_default()
+                .push((l.trx, l.mode));
+        }
+    }
+
+    /// The transactions `trx` waits for.
+    fn waits_for(&self, trx: u64) -> Vec<u64> {
+        let mut out: Vec<u64> = self
+            .locks
+            .iter()
+            .filter(|(_, l)| l.trx == trx && l.waiting)
+            .flat_map(|(&id, _)| self.blockers(id, false))
+            .map(|b| self.locks[&b].trx)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// The transactions on a cycle through `trx`, if any: the one waiting
+    /// for `trx` on it (its predecessor) is returned.
+    fn cycle_predecessor(&self, trx: u64) -> Option<u64> {
+        // Depth-first search from trx; a path back to trx ends a cycle.
+        let mut stack = vec![(trx, self.waits_for(trx), 0usize)];
+        let mut seen = BTreeSet::from([trx]);
+        while let Some((t, next, i)) = stack.last_mut() {
+            let Some(&n) = next.get(*i) else {
+                stack.pop();
+                continue;
+            };
+            *i += 1;
+            let waiter = *t;
+            if n == trx {
+                return Some(waiter);
+            }
+            if seen.insert(n) {
+                let w = self.waits_for(n);
+                stack.push((n, w, 0));
+            }
+        }
+        None
+    }
+
+    fn weight(&self, trx: u64) -> u64 {
+        let locks = self.locks.values().filter(|l| l.trx == trx).count() as u64;
+        self.undo.get(&trx).copied().unwrap_or(0) + locks
+    }
+
+    /// A victim must be on a cycle, and the lighter of the requester (the
+    /// transaction whose wait closed it, the last to wait) and the one
+    /// waiting for it.
+    fn check_victim(&mut self, e: &OEvent) {
+        if self.cycle_predecessor(e.trx).is_none() {
+            self.violations.push(format!(
+                "trx {} chosen as a deadlock victim while on no wait-for cycle",
+                e.trx
+            ));
+            return;
+        }
+        // The requester is the transaction whose wait is the newest on the
+        // cycle (lock ids grow with every request): the victim itself, or
+        // the one it waits for.
+        let newest_wait = |t: u64| {
+            self.locks
+                .iter()
+                .filter(|(_, l)| l.trx == t && l.waiting)
+                .map(|(&id, _)| id)
+                .max()
+                .unwrap_or(0)
+        };
+        let succ = self.waits_for(e.trx);
+        let requester = std::iter::once(e.trx)
+            .chain(succ.iter().copied())
+            .max_by_key(|&t| newest_wait(t))
+            .unwrap_or(e.trx);
+        // Every transaction waiting for the requester on a cycle through it
+        // is a candidate the search may have met first; the victim must be
+        // the lighter of the requester and one of them.
+        let req = requester;
+        let preds: Vec<u64> = self
+            .locks
+            .values()
+            .filter(|l| l.waiting && l.trx != req)
+            .map(|l| l.trx)
+            .collect::<BTreeSet<u64>>()
+            .into_iter()
+            .filter(|&t| self.waits_for(t).contains(&req) && self.reaches(req, t))
+            .collect();
+        let wr = self.weight(req);
+        let ok = if e.trx == req {
+            preds.iter().any(|&p| self.weight(p) >= wr)
+        } else {
+            preds.contains(&e.trx) && self.weight(e.trx) < wr
+        };
+        if !ok {
+            self.violations.push(format!(
+                "deadlock victim trx {} (weight {}) breaks the weight rule: requester trx {req} (weight {wr}), waiting for it on the cycle: {:?}",
+                e.trx,
+                self.weight(e.trx),
+                preds.iter().map(|&p| (p, self.weight(p))).collect::<Vec<_>>()
+            ));
+        }
+    }
+
+    /// Whether `from` reaches `to` in the wait-for graph.
+    fn reaches(&self, from: u64, to: u64) -> bool {
+        let mut seen = BTreeSet::from([from]);
+        let mut todo = vec![from];
+        while let Some(t) = todo.pop() {
+            for n in self.waits_for(t) {
+                if n == to {
+                    return true;
+                }
+                if seen.insert(n) {
+                    todo.push(n);
+                }
+            }
+        }
+        false
+    }
+
+    /// The end of an engine call: no grantable waiter, no undetected
+    /// cycle.
+    pub fn settle(&mut self) {
+        let waiting: Vec<u64> = self
+            .locks
+            .iter()
+            .filter(|(_, l)| l.waiting)
+            .map(|(&id, _)| id)
+            .collect();
+        for id in &waiting {
+            let l = &self.locks[id];
+            if self.blockers(*id, false).is_empty() {
+                self.violations.push(format!(
+                    "trx {} still waits for {:?} on {:?} with nothing ahead of it in conflict (a lost wake-up)",
+                    l.trx, l.mode, l.target
+                ));
+            }
+        }
+        if self.deadlock_detect {
+            let trxs: BTreeSet<u64> = waiting.iter().map(|id| self.locks[id].trx).collect();
+            for t in trxs {
+                if self.cycle_predecessor(t).is_some() {
+                    self.violations.push(format!(
+                        "a wait-for cycle through trx {t} was left undetected"
+                    ));
+                    break;
+                }
+            }
+        }
+        // Keep reports bounded: one broken rule floods every later step.
+        self.violations.truncate(20);
+    }
+
+    /// Once every session whose wait reached its deadline has been resumed
+    /// at time `now_us`: no wait may have outlived the timeout.
+    pub fn check_timeouts(&mut self, now_us: u64) {
+        for l in self.locks.values().filter(|l| l.waiting) {
+            if now_us >= l.since_us + self.timeout_us {
+                self.violations.push(format!(
+                    "trx {} has waited {} us, past the {} us lock wait timeout",
+                    l.trx,
+                    now_us - l.since_us,
+                    self.timeout_us
+                ));
+                break;
+            }
+        }
+        self.violations.truncate(20);
+    }
+
+    /// The wait deadline of a transaction's waiting lock.
+    pub fn deadline(&self, trx: u64) -> Option<u64> {
+        self.locks
+            .values()
+            .filter(|l| l.trx == trx && l.waiting)
+            .map(|l| l.since_us + self.timeout_us)
+            .min()
+    }
+
+    /// A transaction committed (its locks' conflicts count for
+    /// serializability).
+    pub fn committed(&mut self, trx: u64) {
+        self.committed.insert(trx);
+    }
+
+    /// Checks the conflict graph of committed transactions for a cycle.
+    pub fn check_serializable(&mut self) {
+        let mut adj: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+        for &(a, b) in &self.edges {
+            if self.committed.contains(&a) && self.committed.contains(&b) {
+                adj.entry(a).or_default().push(b);
+            }
+        }
+        // Kahn's algorithm: a cycle leaves nodes with incoming edges.
+        let mut indeg: BTreeMap<u64, usize> = BTreeMap::new();
+        for (&a, bs) in &adj {
+            indeg.entry(a).or_default();
+            for &b in bs {
+                *indeg.entry(b).or_default() += 1;
+            }
+        }
+        let mut ready: Vec<u64> = indeg
+            .iter()
+            .filter(|(_, &d)| d == 0)
+            .map(|(&t, _)| t)
+            .collect();
+        let mut done = 0;
+        while let Some(t) = ready.pop() {
+            done += 1;
+            for &b in adj.get(&t).map(Vec::as_slice).unwrap_or(&[]) {
+                let d = indeg.get_mut(&b).expect("counted");
+                *d -= 1;
+                if *d == 0 {
+                    ready.push(b);
+                }
+            }
+        }
+        if done < indeg.len() {
+            self.violations.push(format!(
+                "committed locking transactions are not serializable: {} of them are on conflict cycles",
+                indeg.len() - done
+            ));
+        }
+    }
+
+    /// A crash: every lock is gone with the process. The conflict graph so
+    /// far is checked first.
+    pub fn crash(&mut self) {
+        self.check_serializable();
+        let (timeout, detect) = (self.timeout_us, self.deadlock_detect);
+        let violations = std::mem::take(&mut self.violations);
+        *self = LockOracle::new(timeout, detect);
+        self.violations = violations;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(kind: OKind, lock: u64, trx: u64, key: u8, mode: OMode, t: u64) -> OEvent {
+        OEvent {
+            t_us: t,
+            kind,
+            lock,
+            trx,
+            target: OTarget::Record(1, 1, Some(vec![Some(vec![key])])),
+            mode,
+            since_us: t,
+            undo_records: 0,
+        }
+    }
+
+    const X: OMode = OMode::Record(true, RKind::Record);
+
+    #[test]
+    fn conflicting_grants_are_reported() {
+        let mut o = LockOracle::new(1_000, true);
+        o.event(&ev(OKind::Granted, 1, 1, 5, X, 0));
+        o.event(&ev(OKind::Granted, 2, 2, 5, X, 1));
+        assert!(!o.take_violations().is_empty());
+    }
+
+    #[test]
+    fn a_lost_wakeup_and_a_late_timeout_are_reported() {
+        let mut o = LockOracle::new(1_000, true);
+        o.event(&ev(OKind::Granted, 1, 1, 5, X, 0));
+        o.event(&ev(OKind::Wait, 2, 2, 5, X, 10));
+        o.settle();
+        o.check_timeouts(10);
+        assert!(o.take_violations().is_empty());
+        o.event(&ev(OKind::Released, 1, 1, 5, X, 20));
+        o.settle();
+        assert!(o.take_violations()[0].contains("lost wake-up"));
+        let mut o = LockOracle::new(1_000, true);
+        o.event(&ev(OKind::Granted, 1, 1, 5, X, 0));
+        o.event(&ev(OKind::Wait, 2, 2, 5, X, 10));
+        o.check_timeouts(1_010);
+        assert!(o.take_violations()[0].contains("past the"));
+    }
+
+    #[test]
+    fn an_undetected_cycle_and_a_heavy_victim_are_reported() {
+        let mut o = LockOracle::new(1_000_000, true);
+        o.event(&ev(OKind::Granted, 1, 1, 1, X, 0));
+        o.event(&ev(OKind::Granted, 2, 2, 2, X, 0));
+        o.event(&ev(OKind::Wait, 3, 1, 2, X, 1));
+        o.event(&ev(OKind::Wait, 4, 2, 1, X, 2));
+        o.settle();
+        assert!(o.take_violations()[0].contains("undetected"));
+        // Trx 1 is heavier: trx 2 (the requester) must be the victim.
+        let mut heavy = ev(OKind::Weight, 3, 1, 2, X, 1);
+        heavy.undo_records = 10;
+        o.event(&heavy);
+        o.event(&ev(OKind::Victim, 3, 1, 2, X, 2));
+        assert!(o.take_violations()[0].contains("weight rule"));
+    }
+
+    #[test]
+    fn serial_histories_pass_and_cycles_fail() {
+        let mut o = LockOracle::new(1_000, true);
+        // T1 then T2 on key 1; T2 then T1 on key 2: a cycle.
+        o.event(&ev(OKind::Granted, 1, 1, 1, X, 0));
+        o.event(&ev(OKind::Released, 1, 1, 1, X, 1));
+        o.event(&ev(OKind::Granted, 2, 2, 1, X, 2));
+        o.event(&ev(OKind::Granted, 3, 2, 2, X, 3));
+        o.event(&ev(OKind::Released, 3, 2, 2, X, 4));
+        o.event(&ev(OKind::Granted, 4, 1, 2, X, 5));
+        o.committed(1);
+        o.committed(2);
+        o.check_serializable();
+        assert!(o.take_violations()[0].contains("not serializable"));
+    }
+}
