@@ -127,3 +127,52 @@ fn lock_canaries_are_reported_by_the_lock_oracle() {
         );
     }
 }
+
+#[test]
+fn lock_profiles_seeds_pass() {
+    // The lock profiles: hot rows, sysbench's oltp_read_write, transfers.
+    // Each seed is checked by the lock oracle, the locking-read model, the
+    // recovery oracle and (transfers) the total of the balances.
+    for p in ["hot-rows", "oltp", "transfer"] {
+        seeds_pass(p, 0..8);
+    }
+}
+
+#[test]
+fn transfers_wait_deadlock_and_crash_and_the_total_check_can_fail() {
+    let p = Profile::named("transfer").expect("known profile");
+    let (mut waits, mut crashes, mut rollbacks) = (0, 0, 0);
+    for seed in 0..10 {
+        let o = run(seed, &p, &RunOptions::default()).expect("valid");
+        assert!(o.violations.is_empty(), "seed {seed}: {:?}", o.violations);
+        waits += o.stats.waits;
+        crashes += o.stats.crashes;
+        rollbacks += o.stats.rollbacks;
+    }
+    assert!(
+        waits > 100,
+        "transfers contend for accounts ({waits} waits)"
+    );
+    assert!(
+        crashes > 10,
+        "a final crash per seed, and crashes while sessions run ({crashes})"
+    );
+    assert!(
+        rollbacks > 10,
+        "deadlock victims and timeouts roll back ({rollbacks})"
+    );
+    // Without the rollback of unfinished transactions at recovery, a
+    // half-done transfer survives a crash and the total changes: seed 9.
+    let opts = RunOptions {
+        canary: Some("skip-recovery-rollback".into()),
+        ..RunOptions::default()
+    };
+    let o = run(9, &p, &opts).expect("valid");
+    assert!(
+        o.violations
+            .iter()
+            .any(|v| v.starts_with("transfer: the recovered balances add up to")),
+        "{:?}",
+        o.violations
+    );
+}

@@ -164,6 +164,9 @@ struct OLock {
 pub struct LockOracle {
     locks: BTreeMap<u64, OLock>,
     queues: BTreeMap<OTarget, Vec<u64>>,
+    /// Waiting lock ids by transaction, and lock counts by transaction.
+    waiting: BTreeMap<u64, BTreeSet<u64>>,
+    held: BTreeMap<u64, usize>,
     /// Undo records per transaction, from `Weight` events.
     undo: BTreeMap<u64, u64>,
     /// Locks released per target: (trx, mode), for the conflict graph.
@@ -234,6 +237,10 @@ impl LockOracle {
                 self.undo.insert(e.trx, e.undo_records);
             }
             OKind::Granted | OKind::Wait | OKind::Inherited => {
+                *self.held.entry(e.trx).or_default() += 1;
+                if e.kind == OKind::Wait {
+                    self.waiting.entry(e.trx).or_default().insert(e.lock);
+                }
                 self.locks.insert(
                     e.lock,
                     OLock {
@@ -286,7 +293,10 @@ impl LockOracle {
             OKind::GrantedAfterWait => {
                 self.stats.granted_after_wait += 1;
                 match self.locks.get_mut(&e.lock) {
-                    Some(l) if l.waiting => l.waiting = false,
+                    Some(l) if l.waiting => {
+                        l.waiting = false;
+                        self.unwait(e.trx, e.lock);
+                    }
                     _ => {
                         self.violations.push(format!(
                             "lock {} granted after a wait it was not in",
@@ -353,10 +363,28 @@ impl LockOracle {
         }
     }
 
+    fn unwait(&mut self, trx: u64, id: u64) {
+        if let Some(w) = self.waiting.get_mut(&trx) {
+            w.remove(&id);
+            if w.is_empty() {
+                self.waiting.remove(&trx);
+            }
+        }
+    }
+
     fn remove(&mut self, id: u64, was_held: bool) {
         let Some(l) = self.locks.remove(&id) else {
             return;
         };
+        if l.waiting {
+            self.unwait(l.trx, id);
+        }
+        if let Some(n) = self.held.get_mut(&l.trx) {
+            *n -= 1;
+            if *n == 0 {
+                self.held.remove(&l.trx);
+            }
+        }
         if let Some(q) = self.queues.get_mut(&l.target) {
             q.retain(|&x| x != id);
             if q.is_empty() {
@@ -374,10 +402,11 @@ impl LockOracle {
     /// The transactions `trx` waits for.
     fn waits_for(&self, trx: u64) -> Vec<u64> {
         let mut out: Vec<u64> = self
-            .locks
-            .iter()
-            .filter(|(_, l)| l.trx == trx && l.waiting)
-            .flat_map(|(&id, _)| self.blockers(id, false))
+            .waiting
+            .get(&trx)
+            .into_iter()
+            .flatten()
+            .flat_map(|&id| self.blockers(id, false))
             .map(|b| self.locks[&b].trx)
             .collect();
         out.sort_unstable();
@@ -410,7 +439,7 @@ impl LockOracle {
     }
 
     fn weight(&self, trx: u64) -> u64 {
-        let locks = self.locks.values().filter(|l| l.trx == trx).count() as u64;
+        let locks = self.held.get(&trx).copied().unwrap_or(0) as u64;
         self.undo.get(&trx).copied().unwrap_or(0) + locks
     }
 
@@ -429,11 +458,9 @@ impl LockOracle {
         // cycle (lock ids grow with every request): the victim itself, or
         // the one it waits for.
         let newest_wait = |t: u64| {
-            self.locks
-                .iter()
-                .filter(|(_, l)| l.trx == t && l.waiting)
-                .map(|(&id, _)| id)
-                .max()
+            self.waiting
+                .get(&t)
+                .and_then(|w| w.iter().next_back().copied())
                 .unwrap_or(0)
         };
         let succ = self.waits_for(e.trx);
@@ -446,12 +473,10 @@ impl LockOracle {
         // the lighter of the requester and one of them.
         let req = requester;
         let preds: Vec<u64> = self
-            .locks
-            .values()
-            .filter(|l| l.waiting && l.trx != req)
-            .map(|l| l.trx)
-            .collect::<BTreeSet<u64>>()
-            .into_iter()
+            .waiting
+            .keys()
+            .copied()
+            .filter(|&t| t != req)
             .filter(|&t| self.waits_for(t).contains(&req) && self.reaches(req, t))
             .collect();
         let wr = self.weight(req);
@@ -490,12 +515,7 @@ impl LockOracle {
     /// The end of an engine call: no grantable waiter, no undetected
     /// cycle.
     pub fn settle(&mut self) {
-        let waiting: Vec<u64> = self
-            .locks
-            .iter()
-            .filter(|(_, l)| l.waiting)
-            .map(|(&id, _)| id)
-            .collect();
+        let waiting: Vec<u64> = self.waiting.values().flatten().copied().collect();
         for id in &waiting {
             let l = &self.locks[id];
             if self.blockers(*id, false).is_empty() {
@@ -523,7 +543,7 @@ impl LockOracle {
     /// Once every session whose wait reached its deadline has been resumed
     /// at time `now_us`: no wait may have outlived the timeout.
     pub fn check_timeouts(&mut self, now_us: u64) {
-        for l in self.locks.values().filter(|l| l.waiting) {
+        for l in self.waiting.values().flatten().map(|id| &self.locks[id]) {
             if now_us >= l.since_us + self.timeout_us {
                 self.violations.push(format!(
                     "trx {} has waited {} us, past the {} us lock wait timeout",
@@ -539,10 +559,10 @@ impl LockOracle {
 
     /// The wait deadline of a transaction's waiting lock.
     pub fn deadline(&self, trx: u64) -> Option<u64> {
-        self.locks
-            .values()
-            .filter(|l| l.trx == trx && l.waiting)
-            .map(|l| l.since_us + self.timeout_us)
+        self.waiting
+            .get(&trx)?
+            .iter()
+            .map(|id| self.locks[id].since_us + self.timeout_us)
             .min()
     }
 

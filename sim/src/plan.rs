@@ -3,8 +3,8 @@
 //! the corpus saves it as readable JSON. Executing the same plan always does
 //! the same thing.
 
-use crate::profile::{FaultKind, Profile};
-use engine::{FlushAtCommit, RangeBound, Request, RowFormat, Value};
+use crate::profile::{FaultKind, Profile, Shape};
+use engine::{FlushAtCommit, Isolation, RangeBound, Request, RowFormat, Value};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -96,7 +96,7 @@ pub enum PlannedStmt {
         /// Primary key.
         key: PValue,
     },
-    /// A bounded full scan.
+    /// A scan from a primary key (or the first row), LIMIT rows.
     Scan {
         /// Table.
         table: String,
@@ -106,6 +106,46 @@ pub enum PlannedStmt {
         reverse: bool,
         /// LIMIT.
         limit: usize,
+        /// Start at this primary key (inclusive; the primary key only).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        from: Option<PValue>,
+    },
+    /// SELECT by primary key FOR UPDATE (`exclusive`) or LOCK IN SHARE
+    /// MODE.
+    LockingGet {
+        /// Table.
+        table: String,
+        /// Primary key.
+        key: PValue,
+        /// FOR UPDATE.
+        exclusive: bool,
+    },
+    /// A scan FOR UPDATE or LOCK IN SHARE MODE.
+    LockingScan {
+        /// Table.
+        table: String,
+        /// Secondary index, or the primary key.
+        index: Option<String>,
+        /// Descending.
+        reverse: bool,
+        /// LIMIT.
+        limit: usize,
+        /// Start at this primary key (inclusive; the primary key only).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        from: Option<PValue>,
+        /// FOR UPDATE.
+        exclusive: bool,
+    },
+    /// Moves up to `amount` from account `from` to account `to` (rows of
+    /// `sb`, balance in `k`): both read FOR UPDATE, then both updated. The
+    /// runner computes the new balances from what it read.
+    Transfer {
+        /// Debited account.
+        from: u64,
+        /// Credited account.
+        to: u64,
+        /// At most this much (no more than the balance).
+        amount: u64,
     },
     /// SAVEPOINT.
     Savepoint(String),
@@ -139,18 +179,89 @@ impl PlannedStmt {
                 index,
                 reverse,
                 limit,
-            } => Request::Scan {
-                table: table.clone(),
-                index: index.clone(),
-                low: RangeBound::Unbounded,
-                high: RangeBound::Unbounded,
-                reverse: *reverse,
-                limit: Some(*limit),
+                from,
+            } => scan_request(table, index, *reverse, *limit, from),
+            PlannedStmt::LockingGet {
+                table,
+                key,
+                exclusive,
+            } => Request::Locking {
+                read: Box::new(Request::Get {
+                    table: table.clone(),
+                    key: vec![key.value()],
+                }),
+                exclusive: *exclusive,
+            },
+            PlannedStmt::LockingScan {
+                table,
+                index,
+                reverse,
+                limit,
+                from,
+                exclusive,
+            } => Request::Locking {
+                read: Box::new(scan_request(table, index, *reverse, *limit, from)),
+                exclusive: *exclusive,
+            },
+            // The runner runs a transfer as reads and updates of its own.
+            PlannedStmt::Transfer { from, .. } => Request::Locking {
+                read: Box::new(Request::Get {
+                    table: "sb".into(),
+                    key: vec![Value::UInt(*from)],
+                }),
+                exclusive: true,
             },
             PlannedStmt::Savepoint(n) => Request::Savepoint(n.clone()),
             PlannedStmt::RollbackTo(n) => Request::RollbackToSavepoint(n.clone()),
         }
     }
+}
+
+fn scan_request(
+    table: &str,
+    index: &Option<String>,
+    reverse: bool,
+    limit: usize,
+    from: &Option<PValue>,
+) -> Request {
+    let (low, high) = match (from, reverse) {
+        (None, _) => (RangeBound::Unbounded, RangeBound::Unbounded),
+        (Some(k), false) => (RangeBound::Included(vec![k.value()]), RangeBound::Unbounded),
+        (Some(k), true) => (RangeBound::Unbounded, RangeBound::Included(vec![k.value()])),
+    };
+    Request::Scan {
+        table: table.to_string(),
+        index: index.clone(),
+        low,
+        high,
+        reverse,
+        limit: Some(limit),
+    }
+}
+
+/// The row of `sb` preloaded with id `id` (accounts start with 1000).
+pub fn preload_row(shape: Shape, id: u64) -> Vec<Value> {
+    let k = match shape {
+        Shape::Transfer => 1_000,
+        _ => id % 50,
+    };
+    vec![
+        Value::UInt(id),
+        Value::UInt(k),
+        Value::Bytes(format!("preloaded-{id}").into_bytes()),
+        Value::Bytes(b"pad".to_vec()),
+    ]
+}
+
+/// The isolation level a plan names.
+pub fn isolation_of(name: &str) -> Option<Isolation> {
+    Some(match name {
+        "READ-UNCOMMITTED" => Isolation::ReadUncommitted,
+        "READ-COMMITTED" => Isolation::ReadCommitted,
+        "REPEATABLE-READ" => Isolation::RepeatableRead,
+        "SERIALIZABLE" => Isolation::Serializable,
+        _ => return None,
+    })
 }
 
 /// A planned transaction.
@@ -161,6 +272,9 @@ pub struct PlannedTxn {
     pub statements: Vec<PlannedStmt>,
     /// Ends in ROLLBACK instead of COMMIT.
     pub rollback: bool,
+    /// SET TRANSACTION ISOLATION LEVEL before it (`READ-COMMITTED`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub isolation: Option<String>,
 }
 
 /// A whole run, as data.
@@ -192,6 +306,15 @@ pub struct Plan {
     /// For each crash, the I/O operations after the (re)start at which it
     /// strikes. Every run also ends with one more crash.
     pub crash_after_ios: Vec<u64>,
+    /// The transactions' shape.
+    #[serde(default)]
+    pub shape: Shape,
+    /// Rows of `sb` loaded before the workload ([`preload_row`]).
+    #[serde(default)]
+    pub preload: u64,
+    /// Simulated fsync latency, microseconds.
+    #[serde(default)]
+    pub sync_latency_us: u64,
 }
 
 /// Row format names in plans.
@@ -247,13 +370,20 @@ impl Plan {
             format_of(f).ok_or_else(|| format!("unknown row format '{f}'"))?;
         }
         for t in &self.transactions {
+            if let Some(i) = &t.isolation {
+                isolation_of(i).ok_or_else(|| format!("unknown isolation level '{i}'"))?;
+            }
+        }
+        for t in &self.transactions {
             for s in &t.statements {
                 let table = match s {
                     PlannedStmt::Insert { table, .. }
                     | PlannedStmt::Update { table, .. }
                     | PlannedStmt::Delete { table, .. }
                     | PlannedStmt::Get { table, .. }
-                    | PlannedStmt::Scan { table, .. } => table,
+                    | PlannedStmt::Scan { table, .. }
+                    | PlannedStmt::LockingGet { table, .. }
+                    | PlannedStmt::LockingScan { table, .. } => table,
                     _ => continue,
                 };
                 if table != "sb" && table != "docs" {
@@ -316,9 +446,33 @@ impl Plan {
             crash_after_ios: (0..profile.crashes)
                 .map(|_| rng.gen_range(10..800))
                 .collect(),
+            shape: profile.shape,
+            preload: profile.preload,
+            sync_latency_us: profile.sync_latency_us,
         };
+        if let Some((lo, hi)) = profile.sessions_range {
+            plan.sessions = rng.gen_range(lo..=hi);
+        }
+        let (t0, t1) = profile.lock_wait_timeout_s;
+        if (t0, t1) != (1, 5) {
+            plan.lock_wait_timeout_s = rng.gen_range(t0..=t1);
+        }
         for _ in 0..profile.transactions {
-            let t = txn(&mut rng, profile);
+            let mut t = match profile.shape {
+                Shape::Mixed => txn(&mut rng, profile),
+                Shape::HotRows => hot_txn(&mut rng, profile),
+                Shape::Oltp => oltp_txn(&mut rng, profile),
+                Shape::Transfer => transfer_txn(&mut rng, profile),
+            };
+            if profile.mixed_isolation && rng.gen_bool(0.5) {
+                let levels = [
+                    "READ-UNCOMMITTED",
+                    "READ-COMMITTED",
+                    "REPEATABLE-READ",
+                    "SERIALIZABLE",
+                ];
+                t.isolation = Some(levels[rng.gen_range(0..4)].to_string());
+            }
             plan.transactions.push(t);
         }
         plan
@@ -416,9 +570,22 @@ fn txn(rng: &mut ChaCha8Rng, profile: &Profile) -> PlannedTxn {
                 table: table.into(),
                 key: k,
             },
+            75..=89 if rng.gen_bool(profile.p_locking_read) => PlannedStmt::LockingGet {
+                table: table.into(),
+                key: k,
+                exclusive: rng.gen_bool(0.5),
+            },
             75..=89 => PlannedStmt::Get {
                 table: table.into(),
                 key: k,
+            },
+            _ if rng.gen_bool(profile.p_locking_read) => PlannedStmt::LockingScan {
+                table: table.into(),
+                index: None,
+                reverse: rng.gen_bool(0.5),
+                limit: rng.gen_range(1..10),
+                from: Some(key(rng, profile, table)),
+                exclusive: rng.gen_bool(0.5),
             },
             _ => PlannedStmt::Scan {
                 table: table.into(),
@@ -433,6 +600,7 @@ fn txn(rng: &mut ChaCha8Rng, profile: &Profile) -> PlannedTxn {
                 },
                 reverse: rng.gen_bool(0.5),
                 limit: rng.gen_range(1..20),
+                from: None,
             },
         };
         statements.push(stmt);
@@ -440,5 +608,106 @@ fn txn(rng: &mut ChaCha8Rng, profile: &Profile) -> PlannedTxn {
     PlannedTxn {
         statements,
         rollback: rng.gen_bool(profile.p_rollback),
+        isolation: None,
+    }
+}
+
+/// A hot-rows transaction: updates and reads of a few preloaded rows.
+fn hot_txn(rng: &mut ChaCha8Rng, profile: &Profile) -> PlannedTxn {
+    let n = rng.gen_range(1..=profile.max_statements);
+    let statements = (0..n)
+        .map(|_| {
+            let k = PValue::UInt(rng.gen_range(1..=profile.key_space));
+            match rng.gen_range(0..10) {
+                0..=4 => PlannedStmt::Update {
+                    table: "sb".into(),
+                    key: k,
+                    set: vec![("k".into(), PValue::UInt(rng.gen_range(0..50)))],
+                },
+                5..=7 => PlannedStmt::LockingGet {
+                    table: "sb".into(),
+                    key: k,
+                    exclusive: rng.gen_bool(0.6),
+                },
+                _ => PlannedStmt::Get {
+                    table: "sb".into(),
+                    key: k,
+                },
+            }
+        })
+        .collect();
+    PlannedTxn {
+        statements,
+        rollback: rng.gen_bool(profile.p_rollback),
+        isolation: None,
+    }
+}
+
+/// sysbench's oltp_read_write transaction on the preloaded ids.
+fn oltp_txn(rng: &mut ChaCha8Rng, profile: &Profile) -> PlannedTxn {
+    let mut id = || PValue::UInt(rng.gen_range(1..=profile.key_space));
+    let mut statements: Vec<PlannedStmt> = (0..10)
+        .map(|_| PlannedStmt::Get {
+            table: "sb".into(),
+            key: id(),
+        })
+        .collect();
+    statements.push(PlannedStmt::Scan {
+        table: "sb".into(),
+        index: None,
+        reverse: false,
+        limit: 100,
+        from: Some(id()),
+    });
+    statements.push(PlannedStmt::Update {
+        table: "sb".into(),
+        key: id(),
+        set: vec![("k".into(), PValue::UInt(rng.gen_range(0..50)))],
+    });
+    let c_len = rng.gen_range(1..=120);
+    let c = text(rng, c_len);
+    statements.push(PlannedStmt::Update {
+        table: "sb".into(),
+        key: PValue::UInt(rng.gen_range(1..=profile.key_space)),
+        set: vec![("c".into(), c)],
+    });
+    let gone = PValue::UInt(rng.gen_range(1..=profile.key_space));
+    statements.push(PlannedStmt::Delete {
+        table: "sb".into(),
+        key: gone.clone(),
+    });
+    let row = row(rng, profile, "sb", gone);
+    statements.push(PlannedStmt::Insert {
+        table: "sb".into(),
+        row,
+    });
+    PlannedTxn {
+        statements,
+        rollback: false,
+        isolation: None,
+    }
+}
+
+/// Transfers between accounts, in random order of the two accounts.
+fn transfer_txn(rng: &mut ChaCha8Rng, profile: &Profile) -> PlannedTxn {
+    let n = rng.gen_range(1..=profile.max_statements);
+    let statements = (0..n)
+        .map(|_| {
+            let from = rng.gen_range(1..=profile.key_space);
+            let mut to = rng.gen_range(1..profile.key_space.max(2));
+            if to >= from {
+                to += 1;
+            }
+            PlannedStmt::Transfer {
+                from,
+                to: to.min(profile.key_space.max(2)),
+                amount: rng.gen_range(1..=300),
+            }
+        })
+        .collect();
+    PlannedTxn {
+        statements,
+        rollback: rng.gen_bool(profile.p_rollback),
+        isolation: None,
     }
 }

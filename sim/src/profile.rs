@@ -21,6 +21,27 @@ pub enum FaultKind {
     DiskFull,
 }
 
+/// The shape of a profile's transactions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Shape {
+    /// A random mix of inserts, updates, deletes, reads and savepoints
+    /// over both tables.
+    #[default]
+    Mixed,
+    /// Short transactions on a handful of rows of `sb`: updates and locking
+    /// reads, so most statements wait and deadlocks are common.
+    HotRows,
+    /// sysbench's oltp_read_write on a preloaded `sb`: ten point selects,
+    /// a range read, an indexed and a non-indexed update, a delete and an
+    /// insert of the same id.
+    Oltp,
+    /// Money transfers between preloaded accounts of `sb` (the balance is
+    /// `k`): both accounts read FOR UPDATE in random order, then updated;
+    /// the total never changes.
+    Transfer,
+}
+
 /// A workload profile.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -48,6 +69,34 @@ pub struct Profile {
     pub faults: Vec<FaultKind>,
     /// Buffer pool sizes in pages, smallest and largest.
     pub pool_pages: (usize, usize),
+    /// The transactions' shape.
+    #[serde(default)]
+    pub shape: Shape,
+    /// When set, each seed draws its session count from this range
+    /// (instead of `sessions`).
+    #[serde(default)]
+    pub sessions_range: Option<(usize, usize)>,
+    /// innodb_lock_wait_timeout range, seconds.
+    #[serde(default = "default_timeouts")]
+    pub lock_wait_timeout_s: (u64, u64),
+    /// Probability that a read is a locking read (FOR UPDATE or LOCK IN
+    /// SHARE MODE) in the mixed shape.
+    #[serde(default)]
+    pub p_locking_read: f64,
+    /// Whether transactions run at random isolation levels (READ
+    /// UNCOMMITTED, READ COMMITTED, REPEATABLE READ, SERIALIZABLE).
+    #[serde(default)]
+    pub mixed_isolation: bool,
+    /// Rows of `sb` loaded before the workload.
+    #[serde(default)]
+    pub preload: u64,
+    /// Simulated fsync latency, microseconds.
+    #[serde(default)]
+    pub sync_latency_us: u64,
+}
+
+fn default_timeouts() -> (u64, u64) {
+    (1, 5)
 }
 
 impl Profile {
@@ -69,6 +118,13 @@ impl Profile {
                 FaultKind::TornWrites,
             ],
             pool_pages: (16, 256),
+            shape: Shape::Mixed,
+            sessions_range: None,
+            lock_wait_timeout_s: default_timeouts(),
+            p_locking_read: 0.3,
+            mixed_isolation: true,
+            preload: 0,
+            sync_latency_us: 0,
         };
         Some(match name {
             "default" => base,
@@ -102,17 +158,59 @@ impl Profile {
                 ],
                 ..base
             },
+            "hot-rows" => Profile {
+                shape: Shape::HotRows,
+                sessions: 16,
+                transactions: 300,
+                max_statements: 4,
+                key_space: 6,
+                preload: 6,
+                p_rollback: 0.1,
+                p_savepoint: 0.0,
+                crashes: 1,
+                lock_wait_timeout_s: (1, 50),
+                ..base
+            },
+            "oltp" => Profile {
+                shape: Shape::Oltp,
+                sessions_range: Some((4, 64)),
+                transactions: 150,
+                key_space: 2_000,
+                preload: 2_000,
+                p_rollback: 0.0,
+                p_savepoint: 0.0,
+                crashes: 1,
+                pool_pages: (64, 512),
+                lock_wait_timeout_s: (1, 50),
+                ..base
+            },
+            "transfer" => Profile {
+                shape: Shape::Transfer,
+                sessions: 8,
+                transactions: 300,
+                max_statements: 3,
+                key_space: 20,
+                preload: 20,
+                p_rollback: 0.05,
+                p_savepoint: 0.0,
+                crashes: 2,
+                lock_wait_timeout_s: (1, 50),
+                ..base
+            },
             _ => return None,
         })
     }
 
     /// Every profile name.
-    pub const NAMES: [&'static str; 5] = [
+    pub const NAMES: [&'static str; 8] = [
         "default",
         "small",
         "long-columns",
         "crash-heavy",
         "io-errors",
+        "hot-rows",
+        "oltp",
+        "transfer",
     ];
 
     /// Checks the parameters.
@@ -124,7 +222,27 @@ impl Profile {
         if self.max_statements == 0 || self.key_space == 0 {
             return Err("max_statements and key_space must be positive".into());
         }
-        if !p_ok(self.p_rollback) || !p_ok(self.p_savepoint) || !p_ok(self.p_long_value) {
+        if let Some((lo, hi)) = self.sessions_range {
+            if lo == 0 || hi > 64 || lo > hi {
+                return Err(format!(
+                    "sessions_range must be within 1..=64, not {lo}..={hi}"
+                ));
+            }
+        }
+        let (t0, t1) = self.lock_wait_timeout_s;
+        if t0 == 0 || t1 < t0 || t1 > 1_073_741_824 {
+            return Err(format!(
+                "lock_wait_timeout_s must be ordered and positive, not {t0}..={t1}"
+            ));
+        }
+        if self.shape != Shape::Mixed && self.preload == 0 {
+            return Err("the hot-rows, oltp and transfer shapes need preloaded rows".into());
+        }
+        if !p_ok(self.p_rollback)
+            || !p_ok(self.p_savepoint)
+            || !p_ok(self.p_long_value)
+            || !p_ok(self.p_locking_read)
+        {
             return Err("probabilities must be in 0..=1".into());
         }
         if self.pool_pages.0 < 8 || self.pool_pages.1 < self.pool_pages.0 {

@@ -38,6 +38,7 @@ use models::{CommitHistory, Db, ModelValue, RecoveryVerdict, Row, TxnEffects, Wr
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
+use std::collections::BTreeMap;
 
 /// Tables every run creates.
 pub const TABLES: [&str; 2] = ["sb", "docs"];
@@ -134,6 +135,14 @@ enum Stmt {
     Req(Request),
     Savepoint(String),
     RollbackTo(String),
+    /// A transfer's debit, once both balances are read.
+    Debit {
+        from: u64,
+        to: u64,
+        amount: u64,
+    },
+    /// A transfer's credit, as the debit decided.
+    Credit,
 }
 
 struct Txn {
@@ -143,6 +152,13 @@ struct Txn {
     writes: Vec<Write>,
     savepoints: Vec<(String, usize)>,
     ending: bool,
+    /// Balances (`sb.k`) its locking reads returned, by account.
+    balances: BTreeMap<u64, Option<u64>>,
+    /// The credit the last debit owes: account and new balance.
+    credit: Option<(u64, u64)>,
+    /// A transfer's client rolls the whole transaction back when a
+    /// statement times out, rather than leave a transfer half done.
+    abort_on_timeout: bool,
 }
 
 struct Sess {
@@ -203,6 +219,8 @@ pub fn describe(r: &Request) -> String {
 struct World {
     /// Replays the engine's lock events (see models::lock).
     locks: LockOracle,
+    /// For transfers: the total of every balance.
+    transfer_total: Option<i128>,
     storage: SimStorage,
     clock: SimClock,
     config: Config,
@@ -348,6 +366,79 @@ fn expected(
     }
 }
 
+/// A read's rows in the model's terms.
+fn model_rows(resp: &Response) -> Vec<Row> {
+    match resp {
+        Response::Row(Some(r)) => vec![r.iter().map(to_model).collect()],
+        Response::Rows(rs) => rs
+            .iter()
+            .map(|r| r.iter().map(to_model).collect())
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// What a locking (current) read must return: locks serialize it after
+/// every committed writer of what it reads, so it sees the committed
+/// state plus its own writes. `None` for reads the model does not order
+/// (secondary indexes).
+fn locking_read_expected(world: &World, txn: &Txn, read: &Request) -> Option<Vec<Row>> {
+    let key_of = |k: &[Value]| k.iter().map(to_model).collect::<Vec<_>>();
+    match read {
+        Request::Get { table, key } => Some(
+            world
+                .visible(&txn.writes, table, &key_of(key))
+                .into_iter()
+                .collect(),
+        ),
+        Request::Scan {
+            table,
+            index: None,
+            low,
+            high,
+            reverse,
+            limit,
+        } => {
+            let mut rows: BTreeMap<Vec<ModelValue>, Row> = world
+                .committed
+                .tables
+                .get(table.as_str())
+                .map(|t| t.iter().map(|(k, r)| (k.clone(), r.clone())).collect())
+                .unwrap_or_default();
+            for w in txn.writes.iter().filter(|w| &w.table == table) {
+                match &w.row {
+                    Some(r) => rows.insert(w.key.clone(), r.clone()),
+                    None => rows.remove(&w.key),
+                };
+            }
+            let inside = |k: &[ModelValue]| {
+                let ok_low = match low {
+                    RangeBound::Unbounded => true,
+                    RangeBound::Included(v) => k >= key_of(v).as_slice(),
+                    RangeBound::Excluded(v) => k > key_of(v).as_slice(),
+                };
+                let ok_high = match high {
+                    RangeBound::Unbounded => true,
+                    RangeBound::Included(v) => k <= key_of(v).as_slice(),
+                    RangeBound::Excluded(v) => k < key_of(v).as_slice(),
+                };
+                ok_low && ok_high
+            };
+            let mut out: Vec<Row> = rows
+                .into_iter()
+                .filter(|(k, _)| inside(k))
+                .map(|(_, r)| r)
+                .collect();
+            if *reverse {
+                out.reverse();
+            }
+            out.truncate(limit.unwrap_or(usize::MAX));
+            Some(out)
+        }
+        _ => None,
+    }
+}
+
 fn parse_canary(name: &str) -> Result<(Canaries, bool), RunError> {
     if name == "lying-fsync" {
         return Ok((Canaries::NONE, true));
@@ -429,15 +520,24 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
     if faults.contains(&FaultKind::FsyncFailure) {
         fc.p_fsync_failure = 0.02;
     }
+    if plan.sync_latency_us > 0 {
+        // Simulated time passes at every sync, so throughput can be told
+        // in simulated seconds.
+        fc.latency_us.sync = plan.sync_latency_us;
+        storage.set_clock(clock.clone());
+    }
     let disk_headroom = plan.disk_headroom_kib.map(|k| k * 1024);
+    let preloaded = preloaded_db(plan);
     let mut world = World {
         locks: LockOracle::new(config.lock_wait_timeout_us, config.deadlock_detect),
+        transfer_total: (plan.shape == crate::profile::Shape::Transfer)
+            .then(|| balance_total(&preloaded)),
         storage: storage.clone(),
         clock: clock.clone(),
         config: config.clone(),
         engine: None,
-        history: CommitHistory::new(Db::with_tables(TABLES)),
-        committed: Db::with_tables(TABLES),
+        history: CommitHistory::new(preloaded.clone()),
+        committed: preloaded,
         commit_lsns: Vec::new(),
         in_flight_commit: false,
         written_lsn: 0,
@@ -469,6 +569,21 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         )?;
         e.create_table(crate::tables::sbtest("sb", formats[0]))?;
         e.create_table(crate::tables::docs("docs", formats[1]))?;
+        if plan.preload > 0 {
+            let s = e.session();
+            e.execute(s, Request::Begin)?;
+            for id in 1..=plan.preload {
+                e.execute(
+                    s,
+                    Request::Insert {
+                        table: "sb".into(),
+                        row: crate::plan::preload_row(plan.shape, id),
+                    },
+                )?;
+            }
+            e.execute(s, Request::Commit)?;
+            e.close_session(s)?;
+        }
         e.checkpoint()?;
         Ok(e)
     })();
@@ -559,14 +674,28 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             }
             let planned = &plan.transactions[started];
             started += 1;
+            let isolation = planned
+                .isolation
+                .as_deref()
+                .and_then(crate::plan::isolation_of);
             sessions[i].txn = Some(Txn {
                 stmts: planned
                     .statements
                     .iter()
-                    .map(|st| match st {
-                        PlannedStmt::Savepoint(n) => Stmt::Savepoint(n.clone()),
-                        PlannedStmt::RollbackTo(n) => Stmt::RollbackTo(n.clone()),
-                        other => Stmt::Req(other.request()),
+                    .flat_map(|st| match st {
+                        PlannedStmt::Savepoint(n) => vec![Stmt::Savepoint(n.clone())],
+                        PlannedStmt::RollbackTo(n) => vec![Stmt::RollbackTo(n.clone())],
+                        PlannedStmt::Transfer { from, to, amount } => vec![
+                            Stmt::Req(account_read(*from)),
+                            Stmt::Req(account_read(*to)),
+                            Stmt::Debit {
+                                from: *from,
+                                to: *to,
+                                amount: *amount,
+                            },
+                            Stmt::Credit,
+                        ],
+                        other => vec![Stmt::Req(other.request())],
                     })
                     .collect(),
                 next: 0,
@@ -574,7 +703,20 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
                 writes: Vec::new(),
                 savepoints: Vec::new(),
                 ending: false,
+                balances: BTreeMap::new(),
+                credit: None,
+                abort_on_timeout: planned
+                    .statements
+                    .iter()
+                    .any(|st| matches!(st, PlannedStmt::Transfer { .. })),
             });
+            if let Some(iso) = isolation {
+                let r = exec(&mut world, &mut sessions[i], Request::SetIsolation(iso));
+                if let Some(crashed) = r {
+                    recover(&mut world, &mut rng, &mut sessions, crashed);
+                    continue;
+                }
+            }
             let r = exec(&mut world, &mut sessions[i], Request::Begin);
             if let Some(crashed) = r {
                 recover(&mut world, &mut rng, &mut sessions, crashed);
@@ -586,6 +728,17 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         }
         if world.violations.len() > 20 {
             break;
+        }
+    }
+    // Liveness: with every wait bounded by the timeout, the workload ends
+    // well inside the step budget unless something hangs.
+    if steps >= step_limit && world.engine.is_some() {
+        let open = sessions.iter().filter(|s| s.txn.is_some()).count();
+        if open > 0 || started < n_txns {
+            world.violations.push(format!(
+                "liveness: after {steps} steps, {open} transactions are still open and {} never started",
+                n_txns - started
+            ));
         }
     }
     // Every run ends with a crash, so every run exercises recovery.
@@ -670,6 +823,23 @@ fn step_session(world: &mut World, s: &mut Sess) -> Option<bool> {
     txn.next += 1;
     match stmt {
         Stmt::Req(r) => exec(world, s, r),
+        Stmt::Debit { from, to, amount } => {
+            let (Some(Some(bf)), Some(Some(bt))) = (txn.balances.get(&from), txn.balances.get(&to))
+            else {
+                return None; // an account is missing: nothing to move
+            };
+            let (bf, bt) = (*bf, *bt);
+            let moved = amount.min(bf);
+            if moved == 0 {
+                return None;
+            }
+            txn.credit = Some((to, bt + moved));
+            exec(world, s, balance_update(from, bf - moved))
+        }
+        Stmt::Credit => match txn.credit.take() {
+            Some((to, balance)) => exec(world, s, balance_update(to, balance)),
+            None => None,
+        },
         Stmt::Savepoint(name) => {
             let mark = txn.writes.len();
             txn.savepoints.retain(|(n, _)| *n != name);
@@ -678,6 +848,55 @@ fn step_session(world: &mut World, s: &mut Sess) -> Option<bool> {
         }
         Stmt::RollbackTo(name) => exec(world, s, Request::RollbackToSavepoint(name)),
     }
+}
+
+/// A transfer's read of an account: SELECT ... FOR UPDATE.
+fn account_read(id: u64) -> Request {
+    Request::Locking {
+        read: Box::new(Request::Get {
+            table: "sb".into(),
+            key: vec![Value::UInt(id)],
+        }),
+        exclusive: true,
+    }
+}
+
+/// A transfer's write of a balance.
+fn balance_update(id: u64, balance: u64) -> Request {
+    Request::Update {
+        table: "sb".into(),
+        key: vec![Value::UInt(id)],
+        set: vec![("k".into(), Value::UInt(balance))],
+    }
+}
+
+/// The committed state a plan starts from: its preloaded rows.
+fn preloaded_db(plan: &Plan) -> Db {
+    let mut db = Db::with_tables(TABLES);
+    let sb = db.tables.entry("sb".to_string()).or_default();
+    for id in 1..=plan.preload {
+        let row: Row = crate::plan::preload_row(plan.shape, id)
+            .iter()
+            .map(to_model)
+            .collect();
+        sb.insert(vec![row[0].clone()], row);
+    }
+    db
+}
+
+/// The sum of every balance (`sb.k`).
+fn balance_total(db: &Db) -> i128 {
+    db.tables
+        .get("sb")
+        .map(|t| {
+            t.values()
+                .map(|r| match r.get(1) {
+                    Some(ModelValue::Int(k)) => *k,
+                    _ => 0,
+                })
+                .sum()
+        })
+        .unwrap_or(0)
 }
 
 fn exec(world: &mut World, s: &mut Sess, req: Request) -> Option<bool> {
@@ -789,6 +1008,7 @@ fn handle(
                     | Request::Delete { .. }
                     | Request::Get { .. }
                     | Request::Scan { .. }
+                    | Request::Locking { .. }
             ) {
                 s_last_request(s, Some(q.clone()));
             }
@@ -887,6 +1107,29 @@ fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Response) {
             }
         }
         Request::Begin | Request::Savepoint(_) => {}
+        Request::Locking { read, .. } => {
+            if let (Request::Get { table, key }, Response::Row(r)) = (read.as_ref(), &resp) {
+                if table == "sb" {
+                    if let Some(Value::UInt(id)) = key.first() {
+                        let balance = r.as_ref().and_then(|row| match row.get(1) {
+                            Some(Value::UInt(k)) => Some(*k),
+                            _ => None,
+                        });
+                        txn.balances.insert(*id, balance);
+                    }
+                }
+            }
+            let txn_ref: &Txn = txn;
+            if let Some(want) = locking_read_expected(world, txn_ref, read) {
+                let got = model_rows(&resp);
+                if got != want {
+                    world.violations.push(format!(
+                        "{}: a locking read returned {got:?}, the committed state and the transaction's own writes say {want:?}",
+                        describe(req)
+                    ));
+                }
+            }
+        }
         row_req => {
             let txn_ref: &Txn = txn;
             if let Some((want, write)) = expected(world, txn_ref, row_req) {
@@ -929,7 +1172,29 @@ fn failed(world: &mut World, s: &mut Sess, req: &Request, e: Error) -> Option<bo
             world.stats.rollbacks += 1;
             s.txn = None;
         }
-        Error::LockWaitTimeout | Error::TableFull { .. } => {}
+        Error::LockWaitTimeout => {
+            if let Some(txn) = s.txn.as_mut() {
+                if txn.abort_on_timeout && !txn.ending {
+                    txn.next = txn.stmts.len();
+                    txn.rollback = true;
+                    txn.credit = None;
+                }
+            }
+        }
+        Error::TableFull { .. } => {}
+        Error::NoSuchSavepoint(name) => {
+            // ROLLBACK TO an earlier savepoint erases the later ones.
+            let known = s
+                .txn
+                .as_ref()
+                .is_some_and(|t| t.savepoints.iter().any(|(n, _)| *n == name));
+            if known {
+                world.violations.push(format!(
+                    "{}: the engine lost savepoint {name}, which the model still has",
+                    describe(req)
+                ));
+            }
+        }
         Error::DuplicateKey { .. } => {
             if let Some(txn) = &s.txn {
                 if let Some((want, _)) = expected(world, txn, req) {
@@ -1070,6 +1335,16 @@ fn recover(world: &mut World, rng: &mut ChaCha8Rng, sessions: &mut [Sess], _cras
                     .violations
                     .push(format!("reading the recovered database failed: {err}")),
                 Ok(db) => match world.history.judge(&db, min_k, max_k) {
+                    _ if world
+                        .transfer_total
+                        .is_some_and(|t| balance_total(&db) != t) =>
+                    {
+                        world.violations.push(format!(
+                            "transfer: the recovered balances add up to {}, not {}",
+                            balance_total(&db),
+                            world.transfer_total.unwrap_or(0)
+                        ))
+                    }
                     RecoveryVerdict::Prefix(k) => {
                         world.event("recovery", json!({"step": "judged", "prefix_commits": k}));
                         world.committed = world.history.state_after(k);
