@@ -42,11 +42,14 @@ pub enum Canary {
     WrongDeadlockVictim,
     /// The lock wait timeout fires a second late.
     LateLockTimeout,
+    /// REPEATABLE READ takes a fresh snapshot for every statement (READ
+    /// COMMITTED's behaviour), so a transaction's reads disagree.
+    SnapshotPerStatement,
 }
 
 impl Canary {
     /// Every canary.
-    pub const ALL: [Canary; 12] = [
+    pub const ALL: [Canary; 13] = [
         Canary::SkipDoublewrite,
         Canary::AckBeforeSync,
         Canary::IgnorePageLsn,
@@ -59,6 +62,7 @@ impl Canary {
         Canary::SkipDeadlockDetection,
         Canary::WrongDeadlockVictim,
         Canary::LateLockTimeout,
+        Canary::SnapshotPerStatement,
     ];
 
     /// The canaries of the lock manager, caught by the lock oracle under
@@ -86,6 +90,7 @@ impl Canary {
             Canary::SkipDeadlockDetection => "skip-deadlock-detection",
             Canary::WrongDeadlockVictim => "wrong-deadlock-victim",
             Canary::LateLockTimeout => "late-lock-timeout",
+            Canary::SnapshotPerStatement => "snapshot-per-statement",
         }
     }
 

@@ -159,10 +159,17 @@ struct Txn {
     /// A transfer's client rolls the whole transaction back when a
     /// statement times out, rather than leave a transfer half done.
     abort_on_timeout: bool,
+    /// Its isolation level.
+    isolation: engine::Isolation,
+    /// REPEATABLE READ: the committed state its first consistent read saw,
+    /// which every later one must see too.
+    snapshot: Option<Db>,
 }
 
 struct Sess {
     id: SessionId,
+    /// The session's isolation level (SET persists across transactions).
+    isolation: engine::Isolation,
     txn: Option<Txn>,
     waiting: bool,
     /// The engine's id of the open transaction, once known.
@@ -378,19 +385,31 @@ fn model_rows(resp: &Response) -> Vec<Row> {
     }
 }
 
-/// What a locking (current) read must return: locks serialize it after
-/// every committed writer of what it reads, so it sees the committed
-/// state plus its own writes. `None` for reads the model does not order
-/// (secondary indexes).
-fn locking_read_expected(world: &World, txn: &Txn, read: &Request) -> Option<Vec<Row>> {
+/// What a read must return, seeing `base` (a committed state) plus its
+/// transaction's own writes. A locking (current) read sees the committed
+/// state: its locks serialize it after every committed writer of what it
+/// reads; a consistent read sees its snapshot. `None` for reads the model
+/// does not order (secondary indexes).
+fn read_expected(base: &Db, txn: &Txn, read: &Request) -> Option<Vec<Row>> {
     let key_of = |k: &[Value]| k.iter().map(to_model).collect::<Vec<_>>();
     match read {
-        Request::Get { table, key } => Some(
-            world
-                .visible(&txn.writes, table, &key_of(key))
-                .into_iter()
-                .collect(),
-        ),
+        Request::Get { table, key } => {
+            let key = key_of(key);
+            let own = txn
+                .writes
+                .iter()
+                .rev()
+                .find(|w| &w.table == table && w.key == key);
+            let row = match own {
+                Some(w) => w.row.clone(),
+                None => base
+                    .tables
+                    .get(table.as_str())
+                    .and_then(|t| t.get(&key))
+                    .cloned(),
+            };
+            Some(row.into_iter().collect())
+        }
         Request::Scan {
             table,
             index: None,
@@ -399,31 +418,67 @@ fn locking_read_expected(world: &World, txn: &Txn, read: &Request) -> Option<Vec
             reverse,
             limit,
         } => {
-            let mut rows: BTreeMap<Vec<ModelValue>, Row> = world
-                .committed
-                .tables
-                .get(table.as_str())
-                .map(|t| t.iter().map(|(k, r)| (k.clone(), r.clone())).collect())
-                .unwrap_or_default();
-            for w in txn.writes.iter().filter(|w| &w.table == table) {
+            use std::ops::Bound as B;
+            let bound = |b: &RangeBound| match b {
+                RangeBound::Unbounded => B::Unbounded,
+                RangeBound::Included(v) => B::Included(key_of(v)),
+                RangeBound::Excluded(v) => B::Excluded(key_of(v)),
+            };
+            let (lo, hi) = (bound(low), bound(high));
+            let inside = |k: &[ModelValue]| {
+                let ok_low = match &lo {
+                    B::Unbounded => true,
+                    B::Included(v) => k >= v.as_slice(),
+                    B::Excluded(v) => k > v.as_slice(),
+                };
+                let ok_high = match &hi {
+                    B::Unbounded => true,
+                    B::Included(v) => k <= v.as_slice(),
+                    B::Excluded(v) => k < v.as_slice(),
+                };
+                ok_low && ok_high
+            };
+            // Only as many committed rows as the limit can need (own
+            // deletes may remove some): from the end the scan starts at.
+            let own: Vec<&Write> = txn.writes.iter().filter(|w| &w.table == table).collect();
+            let need = limit.unwrap_or(usize::MAX).saturating_add(own.len());
+            let mut rows: BTreeMap<Vec<ModelValue>, Row> = BTreeMap::new();
+            if let Some(t) = base.tables.get(table.as_str()) {
+                if lo_le_hi(&lo, &hi) {
+                    let range = t.range::<Vec<ModelValue>, _>((lo.clone(), hi.clone()));
+                    let picked: Box<dyn Iterator<Item = (&Vec<ModelValue>, &Row)>> = if *reverse {
+                        Box::new(range.rev().take(need))
+                    } else {
+                        Box::new(range.take(need))
+                    };
+                    rows.extend(picked.map(|(k, r)| (k.clone(), r.clone())));
+                }
+            }
+            let boundary = if *reverse {
+                rows.keys().next().cloned()
+            } else {
+                rows.keys().next_back().cloned()
+            };
+            let truncated = rows.len() == need;
+            for w in own {
+                // An own write past the rows taken matters only if the
+                // committed rows were cut short before it.
+                let beyond = truncated
+                    && boundary.as_ref().is_some_and(|b| {
+                        if *reverse {
+                            &w.key < b
+                        } else {
+                            &w.key > b
+                        }
+                    });
+                if beyond {
+                    continue;
+                }
                 match &w.row {
                     Some(r) => rows.insert(w.key.clone(), r.clone()),
                     None => rows.remove(&w.key),
                 };
             }
-            let inside = |k: &[ModelValue]| {
-                let ok_low = match low {
-                    RangeBound::Unbounded => true,
-                    RangeBound::Included(v) => k >= key_of(v).as_slice(),
-                    RangeBound::Excluded(v) => k > key_of(v).as_slice(),
-                };
-                let ok_high = match high {
-                    RangeBound::Unbounded => true,
-                    RangeBound::Included(v) => k <= key_of(v).as_slice(),
-                    RangeBound::Excluded(v) => k < key_of(v).as_slice(),
-                };
-                ok_low && ok_high
-            };
             let mut out: Vec<Row> = rows
                 .into_iter()
                 .filter(|(k, _)| inside(k))
@@ -436,6 +491,19 @@ fn locking_read_expected(world: &World, txn: &Txn, read: &Request) -> Option<Vec
             Some(out)
         }
         _ => None,
+    }
+}
+
+/// Whether a range with these ends is not empty-by-construction
+/// (`BTreeMap::range` panics on a start above the end).
+fn lo_le_hi(lo: &std::ops::Bound<Vec<ModelValue>>, hi: &std::ops::Bound<Vec<ModelValue>>) -> bool {
+    use std::ops::Bound as B;
+    match (lo, hi) {
+        (B::Included(a), B::Included(b)) => a <= b,
+        (B::Included(a), B::Excluded(b))
+        | (B::Excluded(a), B::Included(b))
+        | (B::Excluded(a), B::Excluded(b)) => a < b,
+        _ => true,
     }
 }
 
@@ -615,6 +683,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
     for _ in 0..plan.sessions {
         let id = world.engine().session();
         sessions.push(Sess {
+            isolation: engine::Isolation::default(),
             trx: None,
             id,
             txn: None,
@@ -709,7 +778,12 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
                     .statements
                     .iter()
                     .any(|st| matches!(st, PlannedStmt::Transfer { .. })),
+                isolation: isolation.unwrap_or(sessions[i].isolation),
+                snapshot: None,
             });
+            if let Some(iso) = isolation {
+                sessions[i].isolation = iso;
+            }
             if let Some(iso) = isolation {
                 let r = exec(&mut world, &mut sessions[i], Request::SetIsolation(iso));
                 if let Some(crashed) = r {
@@ -1107,6 +1181,30 @@ fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Response) {
             }
         }
         Request::Begin | Request::Savepoint(_) => {}
+        Request::Get { .. } | Request::Scan { .. } => {
+            use engine::Isolation::*;
+            if txn.isolation == ReadUncommitted {
+                return; // sees others' uncommitted rows
+            }
+            if txn.isolation == RepeatableRead && txn.snapshot.is_none() {
+                txn.snapshot = Some(world.committed.clone());
+            }
+            let txn_ref: &Txn = txn;
+            let base = match (&txn_ref.snapshot, txn_ref.isolation) {
+                (Some(snapshot), RepeatableRead) => snapshot,
+                _ => &world.committed,
+            };
+            if let Some(want) = read_expected(base, txn_ref, req) {
+                let got = model_rows(&resp);
+                if got != want {
+                    world.violations.push(format!(
+                        "{}: a {:?} read returned {got:?}, its snapshot and the transaction's own writes say {want:?}",
+                        describe(req),
+                        txn_ref.isolation
+                    ));
+                }
+            }
+        }
         Request::Locking { read, .. } => {
             if let (Request::Get { table, key }, Response::Row(r)) = (read.as_ref(), &resp) {
                 if table == "sb" {
@@ -1120,7 +1218,7 @@ fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Response) {
                 }
             }
             let txn_ref: &Txn = txn;
-            if let Some(want) = locking_read_expected(world, txn_ref, read) {
+            if let Some(want) = read_expected(&world.committed, txn_ref, read) {
                 let got = model_rows(&resp);
                 if got != want {
                     world.violations.push(format!(
@@ -1372,7 +1470,9 @@ fn recover(world: &mut World, rng: &mut ChaCha8Rng, sessions: &mut [Sess], _cras
                 s.txn = None;
                 s.waiting = false;
                 s.trx = None;
+                s.isolation = engine::Isolation::default();
             }
+            e.set_lock_event_log(true);
             world.engine = Some(e);
         }
     }

@@ -917,7 +917,12 @@ impl Engine {
                 trx.view.clone()
             }
             Isolation::RepeatableRead | Isolation::Serializable => {
-                if trx.view.is_none() {
+                if trx.view.is_none()
+                    || self
+                        .config
+                        .canaries
+                        .has(crate::Canary::SnapshotPerStatement)
+                {
                     self.sys.open_view(trx);
                 }
                 trx.view.clone()
