@@ -154,9 +154,10 @@ pub enum PlannedStmt {
 }
 
 impl PlannedStmt {
-    /// The engine request (savepoints included).
-    pub fn request(&self) -> Request {
-        match self {
+    /// The engine request (savepoints included); `None` for a transfer,
+    /// whose updates depend on what its reads return (the runner runs it).
+    pub fn request(&self) -> Option<Request> {
+        Some(match self {
             PlannedStmt::Insert { table, row } => Request::Insert {
                 table: table.clone(),
                 row: row.iter().map(PValue::value).collect(),
@@ -203,17 +204,10 @@ impl PlannedStmt {
                 read: Box::new(scan_request(table, index, *reverse, *limit, from)),
                 exclusive: *exclusive,
             },
-            // The runner runs a transfer as reads and updates of its own.
-            PlannedStmt::Transfer { from, .. } => Request::Locking {
-                read: Box::new(Request::Get {
-                    table: "sb".into(),
-                    key: vec![Value::UInt(*from)],
-                }),
-                exclusive: true,
-            },
             PlannedStmt::Savepoint(n) => Request::Savepoint(n.clone()),
             PlannedStmt::RollbackTo(n) => Request::RollbackToSavepoint(n.clone()),
-        }
+            PlannedStmt::Transfer { .. } => return None,
+        })
     }
 }
 

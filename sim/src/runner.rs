@@ -764,7 +764,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
                             },
                             Stmt::Credit,
                         ],
-                        other => vec![Stmt::Req(other.request())],
+                        other => other.request().map(Stmt::Req).into_iter().collect(),
                     })
                     .collect(),
                 next: 0,
