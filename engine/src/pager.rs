@@ -187,6 +187,7 @@ impl Pager {
         self.log.write_up_to(newest, true)?;
         for chunk in frames.chunks(DBLWR_PAGES as usize) {
             self.scratch.clear();
+            self.scratch.reserve(chunk.len() * PAGE_SIZE);
             for &f in chunk {
                 let frame = self.pool.frame_mut(f);
                 debug_assert_eq!(frame.fix_count, 0, "flushing a fixed page");

@@ -153,7 +153,8 @@ pub fn must_wait(a: OMode, b: OMode) -> bool {
 #[derive(Debug, Clone)]
 struct OLock {
     trx: u64,
-    target: OTarget,
+    /// Index into `LockOracle::targets`.
+    target: usize,
     mode: OMode,
     waiting: bool,
     since_us: u64,
@@ -163,14 +164,23 @@ struct OLock {
 #[derive(Debug, Default)]
 pub struct LockOracle {
     locks: BTreeMap<u64, OLock>,
-    queues: BTreeMap<OTarget, Vec<u64>>,
+    /// Every target seen, interned: events name targets by value, the
+    /// tables below by index (cloning a key per event was most of the
+    /// oracle's cost).
+    target_ids: BTreeMap<OTarget, usize>,
+    targets: Vec<OTarget>,
+    /// Lock ids per target, in request order.
+    queues: Vec<Vec<u64>>,
     /// Waiting lock ids by transaction, and lock counts by transaction.
     waiting: BTreeMap<u64, BTreeSet<u64>>,
     held: BTreeMap<u64, usize>,
     /// Undo records per transaction, from `Weight` events.
     undo: BTreeMap<u64, u64>,
-    /// Locks released per target: (trx, mode), for the conflict graph.
-    history: BTreeMap<OTarget, Vec<(u64, OMode)>>,
+    /// Transactions that released a lock, per target and mode, for the
+    /// conflict graph. By mode, so that a grant visits only the modes it
+    /// conflicts with (table IX locks pile up by the thousand and conflict
+    /// with none of each other).
+    history: Vec<BTreeMap<OMode, Vec<u64>>>,
     /// Conflict edges T1 -> T2.
     edges: BTreeSet<(u64, u64)>,
     committed: BTreeSet<u64>,
@@ -211,23 +221,42 @@ impl LockOracle {
         std::mem::take(&mut self.violations)
     }
 
-    fn blockers(&self, id: u64, only_granted: bool) -> Vec<u64> {
+    /// The locks of other transactions that lock `id` must wait for: every
+    /// conflicting one ahead of it in its queue, or (`only_granted`) every
+    /// conflicting granted one.
+    fn blockers(&self, id: u64, only_granted: bool) -> impl Iterator<Item = u64> + '_ {
         let l = &self.locks[&id];
-        let q = &self.queues[&l.target];
-        let pos = q.iter().position(|&x| x == id).unwrap_or(q.len());
-        let ahead: Box<dyn Iterator<Item = &u64>> = if only_granted {
-            Box::new(q.iter())
+        let q = &self.queues[l.target];
+        let ahead = if only_granted {
+            &q[..]
         } else {
-            Box::new(q[..pos].iter())
+            let pos = q.iter().position(|&x| x == id).unwrap_or(q.len());
+            &q[..pos]
         };
         ahead
-            .filter(|&&x| x != id)
-            .filter(|x| {
+            .iter()
+            .filter(move |&&x| x != id)
+            .filter(move |x| {
                 let o = &self.locks[x];
                 o.trx != l.trx && (!only_granted || !o.waiting) && must_wait(l.mode, o.mode)
             })
             .copied()
-            .collect()
+    }
+
+    fn first_blocker(&self, id: u64, only_granted: bool) -> Option<u64> {
+        self.blockers(id, only_granted).next()
+    }
+
+    fn intern(&mut self, target: &OTarget) -> usize {
+        if let Some(&i) = self.target_ids.get(target) {
+            return i;
+        }
+        let i = self.targets.len();
+        self.targets.push(target.clone());
+        self.queues.push(Vec::new());
+        self.history.push(BTreeMap::new());
+        self.target_ids.insert(target.clone(), i);
+        i
     }
 
     /// Feeds one event.
@@ -241,39 +270,36 @@ impl LockOracle {
                 if e.kind == OKind::Wait {
                     self.waiting.entry(e.trx).or_default().insert(e.lock);
                 }
+                let target = self.intern(&e.target);
                 self.locks.insert(
                     e.lock,
                     OLock {
                         trx: e.trx,
-                        target: e.target.clone(),
+                        target,
                         mode: e.mode,
                         waiting: e.kind == OKind::Wait,
                         since_us: e.since_us,
                     },
                 );
-                self.queues
-                    .entry(e.target.clone())
-                    .or_default()
-                    .push(e.lock);
+                self.queues[target].push(e.lock);
                 match e.kind {
                     OKind::Granted => {
-                        let ahead = self.blockers(e.lock, false);
-                        if !ahead.is_empty() {
+                        if let Some(b) = self.first_blocker(e.lock, false) {
                             self.violations.push(format!(
                                 "trx {} granted {:?} on {:?} at once although lock {} of trx {} ({:?}) conflicts",
                                 e.trx,
                                 e.mode,
                                 e.target,
-                                ahead[0],
-                                self.locks[&ahead[0]].trx,
-                                self.locks[&ahead[0]].mode
+                                b,
+                                self.locks[&b].trx,
+                                self.locks[&b].mode
                             ));
                         }
                         self.granted(e);
                     }
                     OKind::Wait => {
                         self.stats.waits += 1;
-                        if self.blockers(e.lock, false).is_empty() {
+                        if self.first_blocker(e.lock, false).is_none() {
                             self.violations.push(format!(
                                 "trx {} waits for {:?} on {:?} with nothing ahead of it in conflict",
                                 e.trx, e.mode, e.target
@@ -305,11 +331,10 @@ impl LockOracle {
                         return;
                     }
                 }
-                let ahead = self.blockers(e.lock, false);
-                if !ahead.is_empty() {
+                if let Some(b) = self.first_blocker(e.lock, false) {
                     self.violations.push(format!(
                         "trx {} granted {:?} on {:?} while lock {} of trx {} ahead of it conflicts",
-                        e.trx, e.mode, e.target, ahead[0], self.locks[&ahead[0]].trx
+                        e.trx, e.mode, e.target, b, self.locks[&b].trx
                     ));
                 }
                 if matches!(e.mode, OMode::Record(_, RKind::InsertIntention)) {
@@ -347,17 +372,19 @@ impl LockOracle {
     /// Checks a newly granted lock against every other granted lock, and
     /// adds the conflict edges from earlier holders.
     fn granted(&mut self, e: &OEvent) {
-        let conflicting = self.blockers(e.lock, true);
-        if let Some(&c) = conflicting.first() {
+        if let Some(c) = self.first_blocker(e.lock, true) {
             self.violations.push(format!(
                 "conflicting locks granted together on {:?}: trx {} {:?} and trx {} {:?}",
                 e.target, e.trx, e.mode, self.locks[&c].trx, self.locks[&c].mode
             ));
         }
-        if let Some(h) = self.history.get(&e.target) {
-            for &(t, m) in h {
-                if t != e.trx && (must_wait(e.mode, m) || must_wait(m, e.mode)) {
-                    self.edges.insert((t, e.trx));
+        let target = self.locks[&e.lock].target;
+        for (&m, trxs) in &self.history[target] {
+            if must_wait(e.mode, m) || must_wait(m, e.mode) {
+                for &t in trxs {
+                    if t != e.trx {
+                        self.edges.insert((t, e.trx));
+                    }
                 }
             }
         }
@@ -385,17 +412,15 @@ impl LockOracle {
                 self.held.remove(&l.trx);
             }
         }
-        if let Some(q) = self.queues.get_mut(&l.target) {
-            q.retain(|&x| x != id);
-            if q.is_empty() {
-                self.queues.remove(&l.target);
-            }
+        let q = &mut self.queues[l.target];
+        if let Some(pos) = q.iter().position(|&x| x == id) {
+            q.remove(pos);
         }
         if was_held {
-            self.history
-                .entry(l.target)
-                .or_default()
-                .push((l.trx, l.mode));
+            let trxs = self.history[l.target].entry(l.mode).or_default();
+            if trxs.last() != Some(&l.trx) {
+                trxs.push(l.trx);
+            }
         }
     }
 
@@ -406,7 +431,7 @@ impl LockOracle {
             .get(&trx)
             .into_iter()
             .flatten()
-            .flat_map(|&id| self.blockers(id, false))
+            .flat_map(|&id| self.blockers(id, false).collect::<Vec<_>>())
             .map(|b| self.locks[&b].trx)
             .collect();
         out.sort_unstable();
@@ -518,10 +543,10 @@ impl LockOracle {
         let waiting: Vec<u64> = self.waiting.values().flatten().copied().collect();
         for id in &waiting {
             let l = &self.locks[id];
-            if self.blockers(*id, false).is_empty() {
+            if self.first_blocker(*id, false).is_none() {
                 self.violations.push(format!(
                     "trx {} still waits for {:?} on {:?} with nothing ahead of it in conflict (a lost wake-up)",
-                    l.trx, l.mode, l.target
+                    l.trx, l.mode, self.targets[l.target]
                 ));
             }
         }

@@ -38,6 +38,7 @@ use models::{CommitHistory, Db, ModelValue, RecoveryVerdict, Row, TxnEffects, Wr
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
+use std::rc::Rc;
 use std::collections::BTreeMap;
 
 /// Tables every run creates.
@@ -86,7 +87,8 @@ pub struct Outcome {
     pub profile: String,
     /// What the checkers found wrong; empty for a good run.
     pub violations: Vec<String>,
-    /// FNV-1a hash of the trace: equal for two runs of the same inputs.
+    /// Hash of the trace (FNV-1a over 8-byte words): equal for two runs of
+    /// the same inputs.
     pub trace_hash: u64,
     /// The trace lines, when asked for.
     pub trace: Vec<String>,
@@ -120,13 +122,22 @@ struct Trace {
 }
 
 impl Trace {
-    fn push(&mut self, line: String) {
-        for b in line.as_bytes().iter().chain(b"\n") {
+    /// Hashes the line and its newline FNV-1a style, eight bytes a step
+    /// (one statement's line is hashed at every step of every seed).
+    fn push(&mut self, line: &str) {
+        const PRIME: u64 = 0x100_0000_01b3;
+        let bytes = line.as_bytes();
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            self.hash ^= u64::from_le_bytes(w.try_into().expect("eight bytes"));
+            self.hash = self.hash.wrapping_mul(PRIME);
+        }
+        for b in words.remainder().iter().chain(b"\n") {
             self.hash ^= *b as u64;
-            self.hash = self.hash.wrapping_mul(0x100_0000_01b3);
+            self.hash = self.hash.wrapping_mul(PRIME);
         }
         if let Some(l) = &mut self.lines {
-            l.push(line);
+            l.push(line.to_string());
         }
     }
 }
@@ -162,8 +173,9 @@ struct Txn {
     /// Its isolation level.
     isolation: engine::Isolation,
     /// REPEATABLE READ: the committed state its first consistent read saw,
-    /// which every later one must see too.
-    snapshot: Option<Db>,
+    /// which every later one must see too. Shared with the world's
+    /// committed state until the next commit changes that.
+    snapshot: Option<Rc<Db>>,
 }
 
 struct Sess {
@@ -194,33 +206,84 @@ fn column_names(table: &str) -> &'static [&'static str] {
 }
 
 /// A short description of a request for the trace (no long payloads).
+/// Built once per statement, so written without `format!` per value.
 pub fn describe(r: &Request) -> String {
-    let v = |x: &Value| match x {
-        Value::Bytes(b) if b.len() > 16 => format!("<{} bytes>", b.len()),
-        other => other.to_string(),
-    };
-    let vs = |xs: &[Value]| xs.iter().map(v).collect::<Vec<_>>().join(",");
+    use std::fmt::Write as _;
+    fn v(out: &mut String, x: &Value) {
+        match x {
+            Value::Null => out.push_str("NULL"),
+            Value::Int(i) => {
+                let _ = write!(out, "{i}");
+            }
+            Value::UInt(u) => {
+                let _ = write!(out, "{u}");
+            }
+            Value::Bytes(b) if b.len() > 16 => {
+                let _ = write!(out, "<{} bytes>", b.len());
+            }
+            Value::Bytes(b) => out.extend(b.iter().map(|&c| char::from(c))),
+        }
+    }
+    fn vs(out: &mut String, xs: &[Value]) {
+        for (i, x) in xs.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            v(out, x);
+        }
+    }
+    let mut out = String::with_capacity(48);
     match r {
-        Request::Insert { table, row } => format!("insert {table} ({})", vs(row)),
-        Request::Update { table, key, set } => format!(
-            "update {table} [{}] set {}",
-            vs(key),
-            set.iter()
-                .map(|(c, x)| format!("{c}={}", v(x)))
-                .collect::<Vec<_>>()
-                .join(",")
-        ),
-        Request::Delete { table, key } => format!("delete {table} [{}]", vs(key)),
-        Request::Get { table, key } => format!("get {table} [{}]", vs(key)),
+        Request::Insert { table, row } => {
+            let _ = write!(out, "insert {table} (");
+            vs(&mut out, row);
+            out.push(')');
+        }
+        Request::Update { table, key, set } => {
+            let _ = write!(out, "update {table} [");
+            vs(&mut out, key);
+            out.push_str("] set ");
+            for (i, (c, x)) in set.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(c);
+                out.push('=');
+                v(&mut out, x);
+            }
+        }
+        Request::Delete { table, key } => {
+            let _ = write!(out, "delete {table} [");
+            vs(&mut out, key);
+            out.push(']');
+        }
+        Request::Get { table, key } => {
+            let _ = write!(out, "get {table} [");
+            vs(&mut out, key);
+            out.push(']');
+        }
         Request::Scan {
             table,
             index,
             reverse,
             limit,
             ..
-        } => format!("scan {table} {index:?} rev={reverse} limit={limit:?}"),
-        other => format!("{other:?}"),
+        } => {
+            let _ = write!(out, "scan {table} {index:?} rev={reverse} limit={limit:?}");
+        }
+        Request::Locking { read, exclusive } => {
+            out.push_str(&describe(read));
+            out.push_str(if *exclusive {
+                " for update"
+            } else {
+                " lock in share mode"
+            });
+        }
+        other => {
+            let _ = write!(out, "{other:?}");
+        }
     }
+    out
 }
 
 struct World {
@@ -234,8 +297,9 @@ struct World {
     engine: Option<Engine>,
     history: CommitHistory,
     /// The state after every acknowledged commit (kept up to date, so that
-    /// statements are judged without replaying the history).
-    committed: Db,
+    /// statements are judged without replaying the history). Copied on
+    /// write: REPEATABLE READ snapshots share it.
+    committed: Rc<Db>,
     /// Commit LSN of each acknowledged commit since the last recovery.
     commit_lsns: Vec<u64>,
     /// A commit whose acknowledgement the crash cut off (it may survive).
@@ -243,6 +307,8 @@ struct World {
     written_lsn: u64,
     flushed_lsn: u64,
     trace: Trace,
+    /// Reused for every statement's trace line.
+    line_buf: String,
     violations: Vec<String>,
     stats: RunStats,
     faults: Vec<FaultKind>,
@@ -262,20 +328,26 @@ impl World {
         if let serde_json::Value::Object(f) = fields {
             obj.extend(f);
         }
-        self.trace.push(serde_json::Value::Object(obj).to_string());
+        self.trace.push(&serde_json::Value::Object(obj).to_string());
     }
 
     /// The frequent event, written without building a JSON tree (the fuzzer
     /// hashes one per statement). Same shape as [`World::event`]'s.
     fn statement_event(&mut self, session: u32, op: &str, result: &str) {
-        let line = format!(
-            "{{\"io\":{},\"kind\":\"statement\",\"op\":{},\"result\":{},\"session\":{session},\"t_us\":{}}}",
-            self.storage.counters().ops,
-            json_str(op),
-            json_str(result),
-            self.clock_now()
+        use std::fmt::Write as _;
+        let mut line = std::mem::take(&mut self.line_buf);
+        line.clear();
+        let _ = write!(
+            line,
+            "{{\"io\":{},\"kind\":\"statement\",\"op\":",
+            self.storage.counters().ops
         );
-        self.trace.push(line);
+        push_json_str(&mut line, op);
+        line.push_str(",\"result\":");
+        push_json_str(&mut line, result);
+        let _ = write!(line, ",\"session\":{session},\"t_us\":{}}}", self.clock_now());
+        self.trace.push(&line);
+        self.line_buf = line;
     }
 
     fn engine(&mut self) -> &mut Engine {
@@ -605,7 +677,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         config: config.clone(),
         engine: None,
         history: CommitHistory::new(preloaded.clone()),
-        committed: preloaded,
+        committed: Rc::new(preloaded),
         commit_lsns: Vec::new(),
         in_flight_commit: false,
         written_lsn: 0,
@@ -614,6 +686,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             hash: 0xcbf2_9ce4_8422_2325,
             lines: keep_trace.then(Vec::new),
         },
+        line_buf: String::new(),
         violations: Vec::new(),
         stats: RunStats::default(),
         faults: faults.clone(),
@@ -834,11 +907,11 @@ fn finish(plan: &Plan, mut world: World) -> Outcome {
     if world.trace.lines.is_some() {
         for r in world.storage.trace() {
             let line = json!({"kind": "io", "io": r.index, "op": format!("{:?}", r.op), "file": r.file, "offset": r.offset, "len": r.len, "outcome": format!("{:?}", r.outcome)});
-            world.trace.push(line.to_string());
+            world.trace.push(&line.to_string());
         }
         for f in world.storage.fault_log() {
             let line = json!({"kind": "fault", "io": f.index, "fault": format!("{:?}", f.fault)});
-            world.trace.push(line.to_string());
+            world.trace.push(&line.to_string());
         }
     }
     world.trace.hash = hash;
@@ -1134,8 +1207,26 @@ fn s_last_request(s: &mut Sess, q: Option<Request>) -> Option<Request> {
     })
 }
 
+/// Appends `s` as a JSON string literal.
+fn push_json_str(out: &mut String, s: &str) {
+    if s.bytes().all(|c| c >= 0x20 && c != b'"' && c != b'\\' && c < 0x7f) {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    } else {
+        out.push_str(&json_str(s));
+    }
+}
+
 /// A JSON string literal.
 fn json_str(s: &str) -> String {
+    if s.bytes().all(|c| c >= 0x20 && c != b'"' && c != b'\\' && c < 0x7f) {
+        let mut out = String::with_capacity(s.len() + 2);
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+        return out;
+    }
     serde_json::to_string(s).unwrap_or_else(|_| "\"?\"".into())
 }
 
@@ -1158,7 +1249,7 @@ fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Response) {
             let effects = TxnEffects {
                 writes: std::mem::take(&mut txn.writes),
             };
-            models::recovery::apply(&mut world.committed, &effects);
+            models::recovery::apply(Rc::make_mut(&mut world.committed), &effects);
             world.history.commit(effects);
             let lsn = world.engine.as_ref().map_or(0, |e| e.last_commit_lsn());
             world.commit_lsns.push(lsn);
@@ -1187,7 +1278,7 @@ fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Response) {
                 return; // sees others' uncommitted rows
             }
             if txn.isolation == RepeatableRead && txn.snapshot.is_none() {
-                txn.snapshot = Some(world.committed.clone());
+                txn.snapshot = Some(Rc::clone(&world.committed));
             }
             let txn_ref: &Txn = txn;
             let base = match (&txn_ref.snapshot, txn_ref.isolation) {
@@ -1445,8 +1536,9 @@ fn recover(world: &mut World, rng: &mut ChaCha8Rng, sessions: &mut [Sess], _cras
                     }
                     RecoveryVerdict::Prefix(k) => {
                         world.event("recovery", json!({"step": "judged", "prefix_commits": k}));
-                        world.committed = world.history.state_after(k);
-                        world.history = CommitHistory::new(world.committed.clone());
+                        let state = world.history.state_after(k);
+                        world.history = CommitHistory::new(state.clone());
+                        world.committed = Rc::new(state);
                     }
                     RecoveryVerdict::Violation(v) => {
                         world.violations.push(format!("recovery oracle: {v}"))

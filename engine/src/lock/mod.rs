@@ -591,6 +591,12 @@ impl LockSys {
 
     /// Removes a lock from every index; returns it.
     fn remove(&mut self, id: LockId) -> Option<Lock> {
+        self.remove_inner(id, true)
+    }
+
+    /// [`LockSys::remove`], leaving the transaction's lock list alone when
+    /// `unlist` is false (the caller drops the whole list).
+    fn remove_inner(&mut self, id: LockId, unlist: bool) -> Option<Lock> {
         let lock = self.locks.remove(&id)?;
         self.count(&lock, -1);
         if let Some(q) = self.queues.get_mut(&lock.target) {
@@ -599,10 +605,12 @@ impl LockSys {
                 self.queues.remove(&lock.target);
             }
         }
-        if let Some(v) = self.by_trx.get_mut(&lock.trx) {
-            v.retain(|&x| x != id);
-            if v.is_empty() {
-                self.by_trx.remove(&lock.trx);
+        if unlist {
+            if let Some(v) = self.by_trx.get_mut(&lock.trx) {
+                v.retain(|&x| x != id);
+                if v.is_empty() {
+                    self.by_trx.remove(&lock.trx);
+                }
             }
         }
         if self.waits.get(&lock.trx) == Some(&id) {
@@ -616,9 +624,16 @@ impl LockSys {
     /// second half). Returns the transactions granted.
     fn grant_waiters(&mut self, target: &Target, now_us: u64) -> Vec<TrxId> {
         let mut granted = Vec::new();
-        let Some(queue) = self.queues.get(target).cloned() else {
+        let Some(queue) = self.queues.get(target) else {
             return granted;
         };
+        if !queue
+            .iter()
+            .any(|id| self.locks.get(id).is_some_and(|l| l.waiting))
+        {
+            return granted;
+        }
+        let queue = queue.clone();
         let mut skipped_one = false;
         for id in &queue {
             let Some(l) = self.locks.get(id) else {
@@ -667,10 +682,10 @@ impl LockSys {
     /// Releases every lock of `trx` (commit or rollback) and grants the
     /// waiters that can go. Returns the transactions granted.
     pub fn release_all(&mut self, trx: TrxId, now_us: u64) -> Vec<TrxId> {
-        let ids = self.by_trx.get(&trx).cloned().unwrap_or_default();
+        let ids = self.by_trx.remove(&trx).unwrap_or_default();
         let mut targets = Vec::new();
         for id in ids {
-            if let Some(lock) = self.remove(id) {
+            if let Some(lock) = self.remove_inner(id, false) {
                 let kind = if lock.waiting {
                     EventKind::Cancelled
                 } else {
