@@ -114,8 +114,19 @@ enum Command {
     /// The planted bugs (canaries) the checkers must catch, one per line;
     /// `lying-fsync` is the simulated disk's negative control.
     Canaries,
-    /// Engine micro-benchmarks on sysbench's table, in memory, one core.
+    /// Engine micro-benchmarks on sysbench's table, in memory, one core;
+    /// with `--oltp`, the lock benchmark: simulated sysbench
+    /// oltp_read_write, 16 sessions, 1 ms fsync, under flush 0, 1 and 2.
     Bench {
+        /// Run the lock benchmark (the `oltp` profile with 16 sessions and
+        /// a 1 ms fsync, every run judged by the checkers) instead of the
+        /// micro-benchmarks: transactions and deadlocks per simulated
+        /// second and seeds per wall second, for each flush setting.
+        #[arg(long)]
+        oltp: bool,
+        /// With --oltp: seeds per flush setting.
+        #[arg(long, default_value_t = 50)]
+        seeds: u64,
         /// Rows to load.
         #[arg(long, default_value_t = 200_000)]
         rows: u64,
@@ -589,12 +600,75 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Bench {
+            oltp: true,
+            seeds,
+            json,
+            ..
+        } => {
+            if seeds == 0 {
+                eprintln!("innosim: --seeds must be positive");
+                return ExitCode::from(2);
+            }
+            let rows: Vec<sim::bench::OltpRow> = [FlushAtCommit::Lazy, FlushAtCommit::Sync, FlushAtCommit::Write]
+                .into_iter()
+                .map(|f| sim::bench::oltp(0..seeds, f))
+                .collect();
+            let violations: u64 = rows.iter().map(|r| r.violations).sum();
+            if json {
+                let out: Vec<serde_json::Value> = rows
+                    .iter()
+                    .map(|r| {
+                        serde_json::json!({
+                            "flush": r.flush,
+                            "seeds": r.seeds,
+                            "commits": r.commits,
+                            "deadlocks": r.deadlocks,
+                            "lock_timeouts": r.lock_timeouts,
+                            "waits": r.waits,
+                            "sim_seconds": r.sim_seconds,
+                            "wall_seconds": r.wall_seconds,
+                            "tps_sim": r.tps(),
+                            "deadlocks_per_sim_sec": r.deadlocks_per_sec(),
+                            "seeds_per_sec": r.seeds_per_sec(),
+                            "violations": r.violations,
+                        })
+                    })
+                    .collect();
+                println!("{}", serde_json::json!({ "oltp": out }));
+            } else {
+                println!("oltp_read_write, 16 sessions, 1 ms fsync, {seeds} seeds per setting, one core");
+                println!("flush  commits  deadlocks  timeouts   sim s   trx/sim s  deadlocks/sim s  seeds/wall s");
+                for r in &rows {
+                    println!(
+                        "{:>5} {:>8} {:>10} {:>9} {:>7.2} {:>11.1} {:>16.2} {:>13.1}",
+                        r.flush,
+                        r.commits,
+                        r.deadlocks,
+                        r.lock_timeouts,
+                        r.sim_seconds,
+                        r.tps(),
+                        r.deadlocks_per_sec(),
+                        r.seeds_per_sec()
+                    );
+                }
+                if violations > 0 {
+                    println!("{violations} runs had violations: replay them with innosim replay --profile oltp");
+                }
+            }
+            if violations > 0 {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Command::Bench {
             rows,
             pool_mib,
             flush,
             row_format,
             json,
             dir,
+        ..
         } => {
             let flush = match FlushAtCommit::from_setting(flush) {
                 Ok(f) => f,

@@ -243,3 +243,92 @@ pub fn run(opts: &BenchOptions) -> engine::Result<Vec<Phase>> {
     e.close()?;
     Ok(phases)
 }
+
+/// The lock benchmark's workload: the `oltp` profile (sysbench's
+/// oltp_read_write on 2000 preloaded rows) with 16 sessions, a 1 ms fsync,
+/// at most 100 us between two statements (a client's round trip on one
+/// host; the fuzzing profiles' 2 ms would make the clients, not the
+/// engine, set the rate) and no crash before the run's end, so that the
+/// rates are those of a steady workload. Every run is still judged by
+/// every checker.
+pub fn oltp_bench_profile() -> crate::profile::Profile {
+    let base = crate::profile::Profile::named("oltp").expect("oltp is a profile");
+    crate::profile::Profile {
+        name: "oltp".into(),
+        sessions_range: Some((16, 16)),
+        sessions: 16,
+        sync_latency_us: 1_000,
+        think_us: 100,
+        crashes: 0,
+        ..base
+    }
+}
+
+/// What the lock benchmark measured for one flush setting.
+#[derive(Debug, Clone, Default)]
+pub struct OltpRow {
+    /// innodb_flush_log_at_trx_commit.
+    pub flush: u8,
+    /// Seeds run.
+    pub seeds: u64,
+    /// Transactions committed.
+    pub commits: u64,
+    /// Deadlock victims (1213).
+    pub deadlocks: u64,
+    /// Lock wait timeouts (1205).
+    pub lock_timeouts: u64,
+    /// Statements that waited for a lock.
+    pub waits: u64,
+    /// Simulated seconds of workload (to the last statement).
+    pub sim_seconds: f64,
+    /// Wall seconds for the whole runs (recovery and checking included).
+    pub wall_seconds: f64,
+    /// Runs with a violation (a correct engine has none).
+    pub violations: u64,
+}
+
+impl OltpRow {
+    /// Commits per simulated second.
+    pub fn tps(&self) -> f64 {
+        self.commits as f64 / self.sim_seconds.max(1e-9)
+    }
+
+    /// Deadlocks per simulated second.
+    pub fn deadlocks_per_sec(&self) -> f64 {
+        self.deadlocks as f64 / self.sim_seconds.max(1e-9)
+    }
+
+    /// Seeds per wall second.
+    pub fn seeds_per_sec(&self) -> f64 {
+        self.seeds as f64 / self.wall_seconds.max(1e-9)
+    }
+}
+
+/// Runs `seeds` of [`oltp_bench_profile`] under one flush setting, on one
+/// core.
+pub fn oltp(seeds: std::ops::Range<u64>, flush: FlushAtCommit) -> OltpRow {
+    let profile = oltp_bench_profile();
+    let opts = crate::runner::RunOptions {
+        flush: Some(flush),
+        ..Default::default()
+    };
+    let mut row = OltpRow {
+        flush: flush.setting(),
+        ..OltpRow::default()
+    };
+    let mut sim_us = 0u64;
+    let start = Instant::now();
+    for seed in seeds {
+        let o = crate::runner::run(seed, &profile, &opts).expect("the bench profile is valid");
+        row.seeds += 1;
+        row.commits += o.stats.commits;
+        row.deadlocks += o.stats.deadlocks;
+        row.lock_timeouts += o.stats.lock_timeouts;
+        row.waits += o.stats.waits;
+        sim_us += o.stats.workload_us;
+        row.violations += u64::from(!o.violations.is_empty());
+    }
+    row.wall_seconds = start.elapsed().as_secs_f64();
+    row.sim_seconds = sim_us as f64 / 1e6;
+    row
+}

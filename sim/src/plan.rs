@@ -309,6 +309,9 @@ pub struct Plan {
     /// Simulated fsync latency, microseconds.
     #[serde(default)]
     pub sync_latency_us: u64,
+    /// The most simulated time between two scheduler steps, microseconds.
+    #[serde(default = "crate::profile::default_think_us")]
+    pub think_us: u64,
 }
 
 /// Row format names in plans.
@@ -443,6 +446,7 @@ impl Plan {
             shape: profile.shape,
             preload: profile.preload,
             sync_latency_us: profile.sync_latency_us,
+            think_us: profile.think_us,
         };
         if let Some((lo, hi)) = profile.sessions_range {
             plan.sessions = rng.gen_range(lo..=hi);

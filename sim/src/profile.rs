@@ -93,6 +93,17 @@ pub struct Profile {
     /// Simulated fsync latency, microseconds.
     #[serde(default)]
     pub sync_latency_us: u64,
+    /// The most simulated time that passes between two steps of the
+    /// scheduler (drawn uniformly from 0 up to it): the clients' think
+    /// time and round trip. It sets how fast statements arrive, so a
+    /// throughput in simulated seconds depends on it.
+    #[serde(default = "default_think_us")]
+    pub think_us: u64,
+}
+
+/// The default think time bound: 2 ms.
+pub fn default_think_us() -> u64 {
+    2_000
 }
 
 fn default_timeouts() -> (u64, u64) {
@@ -125,6 +136,7 @@ impl Profile {
             mixed_isolation: true,
             preload: 0,
             sync_latency_us: 0,
+            think_us: default_think_us(),
         };
         Some(match name {
             "default" => base,

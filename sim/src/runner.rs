@@ -66,6 +66,13 @@ pub struct RunStats {
     pub rollbacks: u64,
     /// Statements that waited.
     pub waits: u64,
+    /// Transactions chosen as deadlock victims (error 1213).
+    pub deadlocks: u64,
+    /// Statements that timed out waiting for a lock (error 1205).
+    pub lock_timeouts: u64,
+    /// Simulated microseconds when the workload ended (before the final
+    /// crash and its recovery): the denominator of transaction rates.
+    pub workload_us: u64,
     /// Crash-and-recover cycles.
     pub crashes: u64,
     /// Simulated microseconds.
@@ -776,7 +783,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         if !busy && started >= n_txns {
             break;
         }
-        world.clock.advance_us(rng.gen_range(0..2_000));
+        world.clock.advance_us(rng.gen_range(0..plan.think_us.max(1)));
         if sessions.iter().all(|s| s.waiting) {
             // Everyone waits: let time run to the next lock wait deadline
             // (or half a second, for waits on a group commit's sync).
@@ -888,6 +895,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             ));
         }
     }
+    world.stats.workload_us = world.clock_now();
     // Every run ends with a crash, so every run exercises recovery.
     if world.engine.is_some() && world.violations.is_empty() {
         world.storage.crash_now();
@@ -1358,10 +1366,12 @@ fn failed(world: &mut World, s: &mut Sess, req: &Request, e: Error) -> Option<bo
     }
     match e {
         Error::Deadlock => {
+            world.stats.deadlocks += 1;
             world.stats.rollbacks += 1;
             s.txn = None;
         }
         Error::LockWaitTimeout => {
+            world.stats.lock_timeouts += 1;
             if let Some(txn) = s.txn.as_mut() {
                 if txn.abort_on_timeout && !txn.ending {
                     txn.next = txn.stmts.len();
