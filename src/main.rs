@@ -121,7 +121,8 @@ enum Command {
         /// Run the lock benchmark (the `oltp` profile with 16 sessions and
         /// a 1 ms fsync, every run judged by the checkers) instead of the
         /// micro-benchmarks: transactions and deadlocks per simulated
-        /// second and seeds per wall second, for each flush setting.
+        /// second and seeds per wall second, for each flush setting (and
+        /// flush 1 with group commit).
         #[arg(long)]
         oltp: bool,
         /// With --oltp: seeds per flush setting.
@@ -609,10 +610,15 @@ fn main() -> ExitCode {
                 eprintln!("innosim: --seeds must be positive");
                 return ExitCode::from(2);
             }
-            let rows: Vec<sim::bench::OltpRow> = [FlushAtCommit::Lazy, FlushAtCommit::Sync, FlushAtCommit::Write]
-                .into_iter()
-                .map(|f| sim::bench::oltp(0..seeds, f))
-                .collect();
+            let rows: Vec<sim::bench::OltpRow> = [
+                (FlushAtCommit::Lazy, false),
+                (FlushAtCommit::Sync, false),
+                (FlushAtCommit::Sync, true),
+                (FlushAtCommit::Write, false),
+            ]
+            .into_iter()
+            .map(|(f, group)| sim::bench::oltp(0..seeds, f, group))
+            .collect();
             let violations: u64 = rows.iter().map(|r| r.violations).sum();
             if json {
                 let out: Vec<serde_json::Value> = rows
@@ -620,6 +626,7 @@ fn main() -> ExitCode {
                     .map(|r| {
                         serde_json::json!({
                             "flush": r.flush,
+                            "group_commit": r.group_commit,
                             "seeds": r.seeds,
                             "commits": r.commits,
                             "deadlocks": r.deadlocks,
@@ -637,11 +644,11 @@ fn main() -> ExitCode {
                 println!("{}", serde_json::json!({ "oltp": out }));
             } else {
                 println!("oltp_read_write, 16 sessions, 1 ms fsync, {seeds} seeds per setting, one core");
-                println!("flush  commits  deadlocks  timeouts   sim s   trx/sim s  deadlocks/sim s  seeds/wall s");
+                println!("flush         commits  deadlocks  timeouts   sim s   trx/sim s  deadlocks/sim s  seeds/wall s");
                 for r in &rows {
                     println!(
-                        "{:>5} {:>8} {:>10} {:>9} {:>7.2} {:>11.1} {:>16.2} {:>13.1}",
-                        r.flush,
+                        "{:<12} {:>8} {:>10} {:>9} {:>7.2} {:>11.1} {:>16.2} {:>13.1}",
+                        if r.group_commit { format!("{} (group)", r.flush) } else { r.flush.to_string() },
                         r.commits,
                         r.deadlocks,
                         r.lock_timeouts,

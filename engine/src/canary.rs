@@ -45,11 +45,14 @@ pub enum Canary {
     /// REPEATABLE READ takes a fresh snapshot for every statement (READ
     /// COMMITTED's behaviour), so a transaction's reads disagree.
     SnapshotPerStatement,
+    /// Group commit acknowledges a waiting commit without the sync that
+    /// should cover it.
+    SkipGroupSync,
 }
 
 impl Canary {
     /// Every canary.
-    pub const ALL: [Canary; 13] = [
+    pub const ALL: [Canary; 14] = [
         Canary::SkipDoublewrite,
         Canary::AckBeforeSync,
         Canary::IgnorePageLsn,
@@ -63,6 +66,7 @@ impl Canary {
         Canary::WrongDeadlockVictim,
         Canary::LateLockTimeout,
         Canary::SnapshotPerStatement,
+        Canary::SkipGroupSync,
     ];
 
     /// The canaries of the lock manager, caught by the lock oracle under
@@ -91,6 +95,7 @@ impl Canary {
             Canary::WrongDeadlockVictim => "wrong-deadlock-victim",
             Canary::LateLockTimeout => "late-lock-timeout",
             Canary::SnapshotPerStatement => "snapshot-per-statement",
+            Canary::SkipGroupSync => "skip-group-sync",
         }
     }
 

@@ -269,6 +269,8 @@ pub fn oltp_bench_profile() -> crate::profile::Profile {
 pub struct OltpRow {
     /// innodb_flush_log_at_trx_commit.
     pub flush: u8,
+    /// Group commit (flush 1 only): a commit waits for a sync it shares.
+    pub group_commit: bool,
     /// Seeds run.
     pub seeds: u64,
     /// Transactions committed.
@@ -304,22 +306,21 @@ impl OltpRow {
     }
 }
 
-/// Runs `seeds` of [`oltp_bench_profile`] under one flush setting, on one
-/// core.
-pub fn oltp(seeds: std::ops::Range<u64>, flush: FlushAtCommit) -> OltpRow {
+/// Runs `seeds` of [`oltp_bench_profile`] under one flush setting, with or
+/// without group commit, on one core.
+pub fn oltp(seeds: std::ops::Range<u64>, flush: FlushAtCommit, group_commit: bool) -> OltpRow {
     let profile = oltp_bench_profile();
-    let opts = crate::runner::RunOptions {
-        flush: Some(flush),
-        ..Default::default()
-    };
     let mut row = OltpRow {
         flush: flush.setting(),
+        group_commit,
         ..OltpRow::default()
     };
     let mut sim_us = 0u64;
     let start = Instant::now();
     for seed in seeds {
-        let o = crate::runner::run(seed, &profile, &opts).expect("the bench profile is valid");
+        let mut plan = crate::plan::Plan::generate(seed, &profile, Some(flush), None);
+        plan.group_commit = group_commit;
+        let o = crate::runner::execute(&plan, false).expect("the bench profile is valid");
         row.seeds += 1;
         row.commits += o.stats.commits;
         row.deadlocks += o.stats.deadlocks;

@@ -312,6 +312,10 @@ pub struct Plan {
     /// The most simulated time between two scheduler steps, microseconds.
     #[serde(default = "crate::profile::default_think_us")]
     pub think_us: u64,
+    /// Group commit under flush 1: a commit waits for a sync shared with
+    /// the commits written before it.
+    #[serde(default)]
+    pub group_commit: bool,
 }
 
 /// Row format names in plans.
@@ -447,6 +451,7 @@ impl Plan {
             preload: profile.preload,
             sync_latency_us: profile.sync_latency_us,
             think_us: profile.think_us,
+            group_commit: false,
         };
         if let Some((lo, hi)) = profile.sessions_range {
             plan.sessions = rng.gen_range(lo..=hi);
@@ -473,6 +478,9 @@ impl Plan {
             }
             plan.transactions.push(t);
         }
+        // Drawn last, so that the rest of every plan is what it was before
+        // group commit was simulated.
+        plan.group_commit = rng.gen_bool(0.5);
         plan
     }
 }

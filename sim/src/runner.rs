@@ -66,6 +66,8 @@ pub struct RunStats {
     pub rollbacks: u64,
     /// Statements that waited.
     pub waits: u64,
+    /// Commits that waited for a group commit's sync.
+    pub commit_waits: u64,
     /// Transactions chosen as deadlock victims (error 1213).
     pub deadlocks: u64,
     /// Statements that timed out waiting for a lock (error 1205).
@@ -183,6 +185,9 @@ struct Txn {
     /// which every later one must see too. Shared with the world's
     /// committed state until the next commit changes that.
     snapshot: Option<Rc<Db>>,
+    /// Group commit: its commit is written (its index in the commit
+    /// history) and waits for the sync that acknowledges it.
+    commit_written: Option<usize>,
 }
 
 struct Sess {
@@ -193,6 +198,9 @@ struct Sess {
     waiting: bool,
     /// The engine's id of the open transaction, once known.
     trx: Option<u64>,
+    /// The statement the session runs, so that a resumed one is judged as
+    /// what it was.
+    last: Option<Request>,
 }
 
 fn to_model(v: &Value) -> ModelValue {
@@ -309,6 +317,10 @@ struct World {
     committed: Rc<Db>,
     /// Commit LSN of each acknowledged commit since the last recovery.
     commit_lsns: Vec<u64>,
+    /// Per commit since the last recovery: whether its acknowledgement
+    /// promises it durable (acknowledged, with writes; a group commit waits
+    /// for its sync, and a read-only commit promises nothing).
+    commit_acked: Vec<bool>,
     /// A commit whose acknowledgement the crash cut off (it may survive).
     in_flight_commit: bool,
     written_lsn: u64,
@@ -653,6 +665,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         },
         flush_at_commit: flush,
         lock_wait_timeout_us: plan.lock_wait_timeout_s * 1_000_000,
+        group_commit: plan.group_commit,
         canaries,
         ..Config::default()
     };
@@ -686,6 +699,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         history: CommitHistory::new(preloaded.clone()),
         committed: Rc::new(preloaded),
         commit_lsns: Vec::new(),
+        commit_acked: Vec::new(),
         in_flight_commit: false,
         written_lsn: 0,
         flushed_lsn: 0,
@@ -768,6 +782,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             id,
             txn: None,
             waiting: false,
+            last: None,
         });
     }
     let mut started = 0usize;
@@ -860,6 +875,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
                     .any(|st| matches!(st, PlannedStmt::Transfer { .. })),
                 isolation: isolation.unwrap_or(sessions[i].isolation),
                 snapshot: None,
+                commit_written: None,
             });
             if let Some(iso) = isolation {
                 sessions[i].isolation = iso;
@@ -1164,12 +1180,13 @@ fn handle(
                     | Request::Get { .. }
                     | Request::Scan { .. }
                     | Request::Locking { .. }
+                    | Request::Commit
             ) {
-                s_last_request(s, Some(q.clone()));
+                s.last = Some(q.clone());
             }
             q
         }
-        None => s_last_request(s, None).unwrap_or(Request::Commit),
+        None => s.last.clone().unwrap_or(Request::Commit),
     };
     let label = describe(&req);
     world.judge_locks();
@@ -1177,6 +1194,12 @@ fn handle(
         Ok(Step::Waiting) => {
             if !s.waiting {
                 world.stats.waits += 1;
+            }
+            if matches!(req, Request::Commit) && !s.waiting {
+                // Group commit: the commit is in the log buffer and visible;
+                // its acknowledgement waits for a sync.
+                world.stats.commit_waits += 1;
+                commit_written(world, s);
             }
             s.waiting = true;
             world.statement_event(s.id, &label, "waiting");
@@ -1200,20 +1223,6 @@ fn handle(
     }
 }
 
-/// Remembers (or returns) the row statement a session is running, so a
-/// resumed statement is judged as what it was.
-fn s_last_request(s: &mut Sess, q: Option<Request>) -> Option<Request> {
-    thread_local! {
-        static LAST: std::cell::RefCell<std::collections::BTreeMap<u32, Request>> = const { std::cell::RefCell::new(std::collections::BTreeMap::new()) };
-    }
-    LAST.with(|l| match q {
-        Some(q) => {
-            l.borrow_mut().insert(s.id, q);
-            None
-        }
-        None => l.borrow().get(&s.id).cloned(),
-    })
-}
 
 /// Appends `s` as a JSON string literal.
 fn push_json_str(out: &mut String, s: &str) {
@@ -1247,20 +1256,40 @@ fn short(r: &Response) -> String {
     }
 }
 
+/// A commit reached the log: it joins the committed model and the commit
+/// history, in log order. Returns its index in the history if its
+/// acknowledgement will promise it durable (it has writes).
+fn commit_written(world: &mut World, s: &mut Sess) -> Option<usize> {
+    let txn = s.txn.as_mut()?;
+    if let Some(i) = txn.commit_written {
+        return Some(i);
+    }
+    if let Some(t) = s.trx.take() {
+        world.locks.committed(t);
+    }
+    let effects = TxnEffects {
+        writes: std::mem::take(&mut txn.writes),
+    };
+    let read_only = effects.writes.is_empty();
+    models::recovery::apply(Rc::make_mut(&mut world.committed), &effects);
+    world.history.commit(effects);
+    let lsn = world.engine.as_ref().map_or(0, |e| e.last_commit_lsn());
+    world.commit_lsns.push(lsn);
+    world.commit_acked.push(false);
+    let i = world.commit_lsns.len() - 1;
+    txn.commit_written = Some(i);
+    // A read-only commit's acknowledgement says nothing of the log (the
+    // LSN above is an earlier commit's).
+    (!read_only).then_some(i)
+}
+
 fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Response) {
     let Some(txn) = s.txn.as_mut() else { return };
     match req {
         Request::Commit => {
-            if let Some(t) = s.trx.take() {
-                world.locks.committed(t);
+            if let Some(i) = commit_written(world, s) {
+                world.commit_acked[i] = true;
             }
-            let effects = TxnEffects {
-                writes: std::mem::take(&mut txn.writes),
-            };
-            models::recovery::apply(Rc::make_mut(&mut world.committed), &effects);
-            world.history.commit(effects);
-            let lsn = world.engine.as_ref().map_or(0, |e| e.last_commit_lsn());
-            world.commit_lsns.push(lsn);
             world.stats.commits += 1;
             s.txn = None;
         }
@@ -1351,10 +1380,13 @@ fn failed(world: &mut World, s: &mut Sess, req: &Request, e: Error) -> Option<bo
         let crashed = world.storage.crashed();
         if crashed || matches!(e, Error::Io { .. }) || e.is_fatal() {
             if matches!(req, Request::Commit) {
-                // The commit may have reached the log before the failure.
+                // The commit may have reached the log before the failure
+                // (a group commit's is in the history already).
                 if let Some(txn) = s.txn.take() {
-                    world.history.commit(TxnEffects { writes: txn.writes });
-                    world.in_flight_commit = true;
+                    if txn.commit_written.is_none() {
+                        world.history.commit(TxnEffects { writes: txn.writes });
+                        world.in_flight_commit = true;
+                    }
                 }
             }
             return Some(crashed);
@@ -1453,8 +1485,13 @@ fn recover(world: &mut World, rng: &mut ChaCha8Rng, sessions: &mut [Sess], _cras
     // recovery are the crash tests' subject).
     world.storage.set_crash_at(None);
     world.storage.restart(mode);
-    // The bounds the flush setting promises.
-    let acked = world.commit_lsns.len();
+    // The bounds the flush setting promises. The log is sequential, so an
+    // acknowledged commit promises every commit written before it.
+    let acked = world
+        .commit_acked
+        .iter()
+        .rposition(|&a| a)
+        .map_or(0, |i| i + 1);
     let count = |limit: u64| {
         world
             .commit_lsns
@@ -1468,7 +1505,7 @@ fn recover(world: &mut World, rng: &mut ChaCha8Rng, sessions: &mut [Sess], _cras
         (FlushAtCommit::Lazy, false) => count(world.written_lsn),
         (_, true) => count(world.flushed_lsn),
     };
-    let max_k = acked + world.in_flight_commit as usize;
+    let max_k = world.commit_lsns.len() + world.in_flight_commit as usize;
     world.event(
         "crash",
         json!({"mode": if power { "power loss" } else { "process crash" }, "acknowledged": acked, "promised": min_k}),
@@ -1579,6 +1616,7 @@ fn recover(world: &mut World, rng: &mut ChaCha8Rng, sessions: &mut [Sess], _cras
         }
     }
     world.commit_lsns.clear();
+    world.commit_acked.clear();
     world.in_flight_commit = false;
     world.observe_log();
     if world.engine.is_some() {
