@@ -325,7 +325,7 @@ pub fn oltp(seeds: std::ops::Range<u64>, flush: FlushAtCommit, group_commit: boo
         row.commits += o.stats.commits;
         row.deadlocks += o.stats.deadlocks;
         row.lock_timeouts += o.stats.lock_timeouts;
-        row.waits += o.stats.waits;
+        row.waits += o.stats.waits - o.stats.commit_waits;
         sim_us += o.stats.workload_us;
         row.violations += u64::from(!o.violations.is_empty());
     }

@@ -799,9 +799,13 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             break;
         }
         world.clock.advance_us(rng.gen_range(0..plan.think_us.max(1)));
-        if sessions.iter().all(|s| s.waiting) {
-            // Everyone waits: let time run to the next lock wait deadline
-            // (or half a second, for waits on a group commit's sync).
+        let commit_waiting = sessions
+            .iter()
+            .any(|s| s.txn.as_ref().is_some_and(|t| t.commit_written.is_some()));
+        if sessions.iter().all(|s| s.waiting) && !commit_waiting {
+            // Everyone waits for a lock: let time run to the next lock wait
+            // deadline (at most half a second). A grouped commit waits for
+            // nothing but its own resumption, so time does not jump then.
             let now = world.clock_now();
             let next = sessions
                 .iter()
@@ -1258,7 +1262,9 @@ fn short(r: &Response) -> String {
 
 /// A commit reached the log: it joins the committed model and the commit
 /// history, in log order. Returns its index in the history if its
-/// acknowledgement will promise it durable (it has writes).
+/// acknowledgement will promise it durable: it has writes in the model, or
+/// it waited for a group commit's sync (which only a commit with redo
+/// does, even one whose writes a ROLLBACK TO SAVEPOINT undid).
 fn commit_written(world: &mut World, s: &mut Sess) -> Option<usize> {
     let txn = s.txn.as_mut()?;
     if let Some(i) = txn.commit_written {
