@@ -38,7 +38,7 @@
 //! name always finds its inode.
 
 use super::faults::NamespaceChange;
-use super::image::Image;
+use super::image::{Chunk, Image, CHUNK};
 use super::inject::Injector;
 use super::trace::{IoCounters, IoOp, IoOutcome, IoRecord};
 use std::collections::{BTreeMap, BTreeSet};
@@ -64,16 +64,52 @@ pub(super) fn crash_error() -> io::Error {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum PendingOp {
     /// `write_at(offset, bytes)`.
-    Write { offset: u64, bytes: Vec<u8> },
+    Write { offset: u64, bytes: Payload },
     /// `set_len(len)`.
     SetLen { len: u64 },
+}
+
+/// The bytes of a pending write: whole chunks (page writes), shared with
+/// the current image and handed to the durable one at a sync without a
+/// copy, or any other run of bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Payload {
+    /// Any bytes.
+    Bytes(Vec<u8>),
+    /// Whole chunks at a chunk boundary.
+    Chunks(Vec<Chunk>),
+}
+
+impl Payload {
+    /// Bytes written.
+    pub(super) fn len(&self) -> usize {
+        match self {
+            Payload::Bytes(b) => b.len(),
+            Payload::Chunks(c) => c.len() * CHUNK,
+        }
+    }
+
+    /// The bytes, as one run (a copy for chunks; torn writes only).
+    pub(super) fn to_bytes(&self) -> std::borrow::Cow<'_, [u8]> {
+        match self {
+            Payload::Bytes(b) => std::borrow::Cow::Borrowed(b),
+            Payload::Chunks(c) => std::borrow::Cow::Owned(c.iter().flat_map(|c| c.iter().copied()).collect()),
+        }
+    }
 }
 
 impl PendingOp {
     /// Applies the whole operation to an image.
     pub(super) fn apply(&self, image: &mut Image) {
         match self {
-            PendingOp::Write { offset, bytes } => image.write(*offset, bytes),
+            PendingOp::Write {
+                offset,
+                bytes: Payload::Bytes(bytes),
+            } => image.write(*offset, bytes),
+            PendingOp::Write {
+                offset,
+                bytes: Payload::Chunks(chunks),
+            } => image.put_chunks(*offset, chunks),
             PendingOp::SetLen { len } => image.set_len(*len),
         }
     }

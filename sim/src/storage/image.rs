@@ -19,9 +19,31 @@
 use std::sync::Arc;
 
 /// Bytes per chunk: one page, so a page write touches one chunk.
-const CHUNK: usize = 16 * 1024;
+pub(super) const CHUNK: usize = 16 * 1024;
 
-type Chunk = Arc<[u8; CHUNK]>;
+/// One chunk's bytes; a whole-chunk write shares it between the current
+/// image, the pending write and, once synced, the durable image.
+pub(super) type Chunk = Arc<[u8; CHUNK]>;
+
+/// `bytes` as whole chunks, if written at a chunk boundary and a whole
+/// number of chunks long (a page write): one copy, then shared.
+pub(super) fn whole_chunks(offset: u64, bytes: &[u8]) -> Option<Vec<Chunk>> {
+    if bytes.is_empty() || offset % CHUNK as u64 != 0 || bytes.len() % CHUNK != 0 {
+        return None;
+    }
+    Some(
+        bytes
+            .chunks_exact(CHUNK)
+            .map(|c| {
+                let mut chunk = Arc::new([0u8; CHUNK]);
+                Arc::get_mut(&mut chunk)
+                    .expect("a new chunk is not shared")
+                    .copy_from_slice(c);
+                chunk
+            })
+            .collect(),
+    )
+}
 
 /// The bytes of one file; see the module comment.
 #[derive(Debug, Clone, Default)]
@@ -89,6 +111,20 @@ impl Image {
             let chunk = self.chunks[index].get_or_insert_with(|| Arc::new([0; CHUNK]));
             Arc::make_mut(chunk)[within..within + take].copy_from_slice(&bytes[done..done + take]);
             done += take;
+        }
+    }
+
+    /// Writes whole chunks at the chunk boundary `offset` by sharing them:
+    /// the same as [`Image::write`] of their bytes.
+    pub(super) fn put_chunks(&mut self, offset: u64, chunks: &[Chunk]) {
+        assert_eq!(offset % CHUNK as u64, 0, "whole chunks go at a boundary");
+        let end = offset + (chunks.len() * CHUNK) as u64;
+        if end > self.len {
+            self.set_len(end);
+        }
+        let first = (offset / CHUNK as u64) as usize;
+        for (slot, chunk) in self.chunks[first..].iter_mut().zip(chunks) {
+            *slot = Some(Arc::clone(chunk));
         }
     }
 
@@ -162,11 +198,24 @@ mod tests {
         for step in 0..2000 {
             match rng.gen_range(0..10) {
                 0..=5 => {
-                    let offset = rng.gen_range(0..5 * CHUNK as u64);
-                    let len = rng.gen_range(0..2 * CHUNK);
+                    let whole = rng.gen_bool(0.3);
+                    let (offset, len) = if whole {
+                        (
+                            rng.gen_range(0..5) * CHUNK as u64,
+                            rng.gen_range(1..3) * CHUNK,
+                        )
+                    } else {
+                        (rng.gen_range(0..5 * CHUNK as u64), rng.gen_range(0..2 * CHUNK))
+                    };
                     let byte = rng.gen::<u8>() | 1;
                     let bytes = vec![byte; len];
-                    image.write(offset, &bytes);
+                    match whole_chunks(offset, &bytes) {
+                        Some(chunks) => {
+                            assert!(whole);
+                            image.put_chunks(offset, &chunks)
+                        }
+                        None => image.write(offset, &bytes),
+                    }
                     if len > 0 {
                         let end = offset as usize + len;
                         if flat.len() < end {

@@ -72,7 +72,7 @@ pub use power_loss::{
 pub use trace::{IoCounters, IoOp, IoOutcome, IoRecord};
 
 use crate::clock::SimClock;
-use disk::{Call, Disk, InodeId, NamespaceOp, PendingOp};
+use disk::{Call, Disk, InodeId, NamespaceOp, Payload, PendingOp};
 use engine::io::{File, Storage};
 use std::fmt;
 use std::io;
@@ -492,12 +492,23 @@ impl File for SimFile {
                 target = misdirection.target;
             }
             let inode = disk.inode_mut(self.inode);
-            inode.current.write(target, buf);
-            if !buf.is_empty() {
-                inode.pending.push(PendingOp::Write {
-                    offset: target,
-                    bytes: buf.to_vec(),
-                });
+            match image::whole_chunks(target, buf) {
+                Some(chunks) => {
+                    inode.current.put_chunks(target, &chunks);
+                    inode.pending.push(PendingOp::Write {
+                        offset: target,
+                        bytes: Payload::Chunks(chunks),
+                    });
+                }
+                None => {
+                    inode.current.write(target, buf);
+                    if !buf.is_empty() {
+                        inode.pending.push(PendingOp::Write {
+                            offset: target,
+                            bytes: Payload::Bytes(buf.to_vec()),
+                        });
+                    }
+                }
             }
             disk.counters.writes += 1;
             disk.counters.bytes_written += len;

@@ -318,6 +318,7 @@ pub(super) fn settle(disk: &mut Disk, mode: &CrashMode) -> RestartReport {
                 (Survival::Keep, op) => op.apply(&mut image),
                 (Survival::Lose, _) => {}
                 (Survival::Torn { sectors_kept }, PendingOp::Write { offset, bytes }) => {
+                    let bytes = bytes.to_bytes();
                     let pieces = sector_pieces(*offset, bytes.len() as u64, sector_bytes);
                     for ((piece_offset, piece_len), kept) in pieces.into_iter().zip(sectors_kept) {
                         if *kept {
