@@ -643,12 +643,18 @@ fn main() -> ExitCode {
                     .collect();
                 println!("{}", serde_json::json!({ "oltp": out }));
             } else {
-                println!("oltp_read_write, 16 sessions, 1 ms fsync, {seeds} seeds per setting, one core");
+                println!(
+                    "oltp_read_write, 16 sessions, 1 ms fsync, {seeds} seeds per setting, one core"
+                );
                 println!("flush         commits  deadlocks  timeouts   sim s   trx/sim s  deadlocks/sim s  seeds/wall s");
                 for r in &rows {
                     println!(
                         "{:<12} {:>8} {:>10} {:>9} {:>7.2} {:>11.1} {:>16.2} {:>13.1}",
-                        if r.group_commit { format!("{} (group)", r.flush) } else { r.flush.to_string() },
+                        if r.group_commit {
+                            format!("{} (group)", r.flush)
+                        } else {
+                            r.flush.to_string()
+                        },
                         r.commits,
                         r.deadlocks,
                         r.lock_timeouts,
@@ -675,7 +681,7 @@ fn main() -> ExitCode {
             row_format,
             json,
             dir,
-        ..
+            ..
         } => {
             let flush = match FlushAtCommit::from_setting(flush) {
                 Ok(f) => f,

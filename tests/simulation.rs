@@ -197,7 +197,10 @@ fn the_oltp_bench_charges_commit_syncs_to_simulated_time_and_finds_deadlocks() {
         "flush 1 pays about 1 ms per commit: {sync:?} vs {lazy:?}"
     );
     // Grouped, several commits share one sync.
-    assert!(group.sim_seconds < sync.sim_seconds, "{group:?} vs {sync:?}");
+    assert!(
+        group.sim_seconds < sync.sim_seconds,
+        "{group:?} vs {sync:?}"
+    );
     assert!(lazy.deadlocks + sync.deadlocks > 0, "{lazy:?} {sync:?}");
 }
 

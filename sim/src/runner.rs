@@ -38,8 +38,8 @@ use models::{CommitHistory, Db, ModelValue, RecoveryVerdict, Row, TxnEffects, Wr
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
-use std::rc::Rc;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 /// Tables every run creates.
 pub const TABLES: [&str; 2] = ["sb", "docs"];
@@ -364,7 +364,11 @@ impl World {
         push_json_str(&mut line, op);
         line.push_str(",\"result\":");
         push_json_str(&mut line, result);
-        let _ = write!(line, ",\"session\":{session},\"t_us\":{}}}", self.clock_now());
+        let _ = write!(
+            line,
+            ",\"session\":{session},\"t_us\":{}}}",
+            self.clock_now()
+        );
         self.trace.push(&line);
         self.line_buf = line;
     }
@@ -798,7 +802,9 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         if !busy && started >= n_txns {
             break;
         }
-        world.clock.advance_us(rng.gen_range(0..plan.think_us.max(1)));
+        world
+            .clock
+            .advance_us(rng.gen_range(0..plan.think_us.max(1)));
         let commit_waiting = sessions
             .iter()
             .any(|s| s.txn.as_ref().is_some_and(|t| t.commit_written.is_some()));
@@ -1227,10 +1233,11 @@ fn handle(
     }
 }
 
-
 /// Appends `s` as a JSON string literal.
 fn push_json_str(out: &mut String, s: &str) {
-    if s.bytes().all(|c| c >= 0x20 && c != b'"' && c != b'\\' && c < 0x7f) {
+    if s.bytes()
+        .all(|c| c >= 0x20 && c != b'"' && c != b'\\' && c < 0x7f)
+    {
         out.push('"');
         out.push_str(s);
         out.push('"');
@@ -1241,7 +1248,9 @@ fn push_json_str(out: &mut String, s: &str) {
 
 /// A JSON string literal.
 fn json_str(s: &str) -> String {
-    if s.bytes().all(|c| c >= 0x20 && c != b'"' && c != b'\\' && c < 0x7f) {
+    if s.bytes()
+        .all(|c| c >= 0x20 && c != b'"' && c != b'\\' && c < 0x7f)
+    {
         let mut out = String::with_capacity(s.len() + 2);
         out.push('"');
         out.push_str(s);

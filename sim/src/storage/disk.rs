@@ -93,7 +93,9 @@ impl Payload {
     pub(super) fn to_bytes(&self) -> std::borrow::Cow<'_, [u8]> {
         match self {
             Payload::Bytes(b) => std::borrow::Cow::Borrowed(b),
-            Payload::Chunks(c) => std::borrow::Cow::Owned(c.iter().flat_map(|c| c.iter().copied()).collect()),
+            Payload::Chunks(c) => {
+                std::borrow::Cow::Owned(c.iter().flat_map(|c| c.iter().copied()).collect())
+            }
         }
     }
 }

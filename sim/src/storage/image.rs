@@ -28,7 +28,10 @@ pub(super) type Chunk = Arc<[u8; CHUNK]>;
 /// `bytes` as whole chunks, if written at a chunk boundary and a whole
 /// number of chunks long (a page write): one copy, then shared.
 pub(super) fn whole_chunks(offset: u64, bytes: &[u8]) -> Option<Vec<Chunk>> {
-    if bytes.is_empty() || offset % CHUNK as u64 != 0 || bytes.len() % CHUNK != 0 {
+    if bytes.is_empty()
+        || !offset.is_multiple_of(CHUNK as u64)
+        || !bytes.len().is_multiple_of(CHUNK)
+    {
         return None;
     }
     Some(
@@ -117,7 +120,10 @@ impl Image {
     /// Writes whole chunks at the chunk boundary `offset` by sharing them:
     /// the same as [`Image::write`] of their bytes.
     pub(super) fn put_chunks(&mut self, offset: u64, chunks: &[Chunk]) {
-        assert_eq!(offset % CHUNK as u64, 0, "whole chunks go at a boundary");
+        assert!(
+            offset.is_multiple_of(CHUNK as u64),
+            "whole chunks go at a boundary"
+        );
         let end = offset + (chunks.len() * CHUNK) as u64;
         if end > self.len {
             self.set_len(end);
@@ -205,7 +211,10 @@ mod tests {
                             rng.gen_range(1..3) * CHUNK,
                         )
                     } else {
-                        (rng.gen_range(0..5 * CHUNK as u64), rng.gen_range(0..2 * CHUNK))
+                        (
+                            rng.gen_range(0..5 * CHUNK as u64),
+                            rng.gen_range(0..2 * CHUNK),
+                        )
                     };
                     let byte = rng.gen::<u8>() | 1;
                     let bytes = vec![byte; len];
