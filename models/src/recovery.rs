@@ -110,13 +110,21 @@ impl CommitHistory {
             ));
         }
         let mut db = self.state_after(min_k);
-        let mut best = (usize::MAX, String::new());
         for k in min_k..=max_k {
             if k > min_k {
                 apply(&mut db, &self.commits[k - 1]);
             }
             if &db == recovered {
                 return RecoveryVerdict::Prefix(k);
+            }
+        }
+        // No prefix matches: describe the closest (only now, as diffs cost
+        // far more than comparisons).
+        let mut db = self.state_after(min_k);
+        let mut best = (usize::MAX, String::new());
+        for k in min_k..=max_k {
+            if k > min_k {
+                apply(&mut db, &self.commits[k - 1]);
             }
             let d = db.diff(recovered);
             let n = d.matches(';').count();
