@@ -610,20 +610,27 @@ fn main() -> ExitCode {
                 eprintln!("innosim: --seeds must be positive");
                 return ExitCode::from(2);
             }
-            let rows: Vec<sim::bench::OltpRow> = [
+            let settings = [
                 (FlushAtCommit::Lazy, false),
                 (FlushAtCommit::Sync, false),
                 (FlushAtCommit::Sync, true),
                 (FlushAtCommit::Write, false),
-            ]
-            .into_iter()
-            .map(|(f, group)| sim::bench::oltp(0..seeds, f, group))
-            .collect();
-            let violations: u64 = rows.iter().map(|r| r.violations).sum();
+            ];
+            // (row, wall seconds): the wall is timed here, the simulation
+            // knows only its own clock.
+            let rows: Vec<(sim::bench::OltpRow, f64)> = settings
+                .into_iter()
+                .map(|(f, group)| {
+                    let start = std::time::Instant::now();
+                    let row = sim::bench::oltp(0..seeds, f, group);
+                    (row, start.elapsed().as_secs_f64())
+                })
+                .collect();
+            let seeds_per_sec = |wall: f64| seeds as f64 / wall.max(1e-9);
             if json {
                 let out: Vec<serde_json::Value> = rows
                     .iter()
-                    .map(|r| {
+                    .map(|(r, wall)| {
                         serde_json::json!({
                             "flush": r.flush,
                             "group_commit": r.group_commit,
@@ -633,11 +640,11 @@ fn main() -> ExitCode {
                             "lock_timeouts": r.lock_timeouts,
                             "waits": r.waits,
                             "sim_seconds": r.sim_seconds,
-                            "wall_seconds": r.wall_seconds,
+                            "wall_seconds": wall,
                             "tps_sim": r.tps(),
                             "deadlocks_per_sim_sec": r.deadlocks_per_sec(),
-                            "seeds_per_sec": r.seeds_per_sec(),
-                            "violations": r.violations,
+                            "seeds_per_sec": seeds_per_sec(*wall),
+                            "failing_seeds": r.failing_seeds,
                         })
                     })
                     .collect();
@@ -647,7 +654,7 @@ fn main() -> ExitCode {
                     "oltp_read_write, 16 sessions, 1 ms fsync, {seeds} seeds per setting, one core"
                 );
                 println!("flush         commits  deadlocks  timeouts   sim s   trx/sim s  deadlocks/sim s  seeds/wall s");
-                for r in &rows {
+                for (r, wall) in &rows {
                     println!(
                         "{:<12} {:>8} {:>10} {:>9} {:>7.2} {:>11.1} {:>16.2} {:>13.1}",
                         if r.group_commit {
@@ -661,14 +668,32 @@ fn main() -> ExitCode {
                         r.sim_seconds,
                         r.tps(),
                         r.deadlocks_per_sec(),
-                        r.seeds_per_sec()
+                        seeds_per_sec(*wall)
                     );
                 }
-                if violations > 0 {
-                    println!("{violations} runs had violations: replay them with innosim replay --profile oltp");
+            }
+            // A failure is shrunk and saved like the fuzzer's, so that
+            // `innosim replay corpus/ENTRY` runs the bench's own plan.
+            let mut failed = false;
+            for ((flush, group), (row, _)) in settings.into_iter().zip(&rows) {
+                for &seed in &row.failing_seeds {
+                    failed = true;
+                    let plan = sim::bench::oltp_plan(seed, flush, group);
+                    match shrink_and_save(&plan, 200) {
+                        Some((dir, _)) => eprintln!(
+                            "violation: seed {seed}, flush {}{}; reproduce: innosim replay {}",
+                            flush.setting(),
+                            if group { " with group commit" } else { "" },
+                            dir.display()
+                        ),
+                        None => eprintln!(
+                            "violation: seed {seed}, flush {} did not fail again (nondeterminism)",
+                            flush.setting()
+                        ),
+                    }
                 }
             }
-            if violations > 0 {
+            if failed {
                 ExitCode::FAILURE
             } else {
                 ExitCode::SUCCESS

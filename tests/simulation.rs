@@ -189,7 +189,7 @@ fn the_oltp_bench_charges_commit_syncs_to_simulated_time_and_finds_deadlocks() {
     let sync = sim::bench::oltp(0..4, FlushAtCommit::Sync, false);
     let group = sim::bench::oltp(0..4, FlushAtCommit::Sync, true);
     for r in [&lazy, &sync, &group] {
-        assert_eq!(r.violations, 0, "{r:?}");
+        assert!(r.failing_seeds.is_empty(), "{r:?}");
         assert!(r.commits > 4 * 100, "{r:?}");
     }
     assert!(

@@ -254,7 +254,7 @@ pub fn run(opts: &BenchOptions) -> engine::Result<Vec<Phase>> {
 pub fn oltp_bench_profile() -> crate::profile::Profile {
     let base = crate::profile::Profile::named("oltp").expect("oltp is a profile");
     crate::profile::Profile {
-        name: "oltp".into(),
+        name: "oltp-bench".into(),
         sessions_range: Some((16, 16)),
         sessions: 16,
         sync_latency_us: 1_000,
@@ -264,7 +264,17 @@ pub fn oltp_bench_profile() -> crate::profile::Profile {
     }
 }
 
-/// What the lock benchmark measured for one flush setting.
+/// The plan the lock benchmark runs for `seed`: a plan of
+/// [`oltp_bench_profile`] under one flush setting, with or without group
+/// commit. A failing one saved to the corpus replays as it ran.
+pub fn oltp_plan(seed: u64, flush: FlushAtCommit, group_commit: bool) -> crate::plan::Plan {
+    let mut plan = crate::plan::Plan::generate(seed, &oltp_bench_profile(), Some(flush), None);
+    plan.group_commit = group_commit;
+    plan
+}
+
+/// What the lock benchmark measured for one flush setting, in simulated
+/// time (the caller times the wall).
 #[derive(Debug, Clone, Default)]
 pub struct OltpRow {
     /// innodb_flush_log_at_trx_commit.
@@ -283,10 +293,8 @@ pub struct OltpRow {
     pub waits: u64,
     /// Simulated seconds of workload (to the last statement).
     pub sim_seconds: f64,
-    /// Wall seconds for the whole runs (recovery and checking included).
-    pub wall_seconds: f64,
-    /// Runs with a violation (a correct engine has none).
-    pub violations: u64,
+    /// Seeds whose run had a violation (a correct engine has none).
+    pub failing_seeds: Vec<u64>,
 }
 
 impl OltpRow {
@@ -299,27 +307,18 @@ impl OltpRow {
     pub fn deadlocks_per_sec(&self) -> f64 {
         self.deadlocks as f64 / self.sim_seconds.max(1e-9)
     }
-
-    /// Seeds per wall second.
-    pub fn seeds_per_sec(&self) -> f64 {
-        self.seeds as f64 / self.wall_seconds.max(1e-9)
-    }
 }
 
-/// Runs `seeds` of [`oltp_bench_profile`] under one flush setting, with or
-/// without group commit, on one core.
+/// Runs [`oltp_plan`] for each of `seeds`.
 pub fn oltp(seeds: std::ops::Range<u64>, flush: FlushAtCommit, group_commit: bool) -> OltpRow {
-    let profile = oltp_bench_profile();
     let mut row = OltpRow {
         flush: flush.setting(),
         group_commit,
         ..OltpRow::default()
     };
     let mut sim_us = 0u64;
-    let start = Instant::now();
     for seed in seeds {
-        let mut plan = crate::plan::Plan::generate(seed, &profile, Some(flush), None);
-        plan.group_commit = group_commit;
+        let plan = oltp_plan(seed, flush, group_commit);
         let o = crate::runner::execute(&plan, false).expect("the bench profile is valid");
         row.seeds += 1;
         row.commits += o.stats.commits;
@@ -327,9 +326,10 @@ pub fn oltp(seeds: std::ops::Range<u64>, flush: FlushAtCommit, group_commit: boo
         row.lock_timeouts += o.stats.lock_timeouts;
         row.waits += o.stats.waits - o.stats.commit_waits;
         sim_us += o.stats.workload_us;
-        row.violations += u64::from(!o.violations.is_empty());
+        if !o.violations.is_empty() {
+            row.failing_seeds.push(seed);
+        }
     }
-    row.wall_seconds = start.elapsed().as_secs_f64();
     row.sim_seconds = sim_us as f64 / 1e6;
     row
 }

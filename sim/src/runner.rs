@@ -315,7 +315,9 @@ struct World {
     /// statements are judged without replaying the history). Copied on
     /// write: REPEATABLE READ snapshots share it.
     committed: Rc<Db>,
-    /// Commit LSN of each acknowledged commit since the last recovery.
+    /// Commit LSN of each commit that reached the log since the last
+    /// recovery, in log order (a read-only commit repeats the previous
+    /// LSN).
     commit_lsns: Vec<u64>,
     /// Per commit since the last recovery: whether its acknowledgement
     /// promises it durable (acknowledged, with writes; a group commit waits
@@ -1233,7 +1235,8 @@ fn handle(
     }
 }
 
-/// Appends `s` as a JSON string literal.
+/// Appends `s` as a JSON string literal (printable ASCII without quotes
+/// or backslashes as it is, anything else through serde).
 fn push_json_str(out: &mut String, s: &str) {
     if s.bytes()
         .all(|c| c >= 0x20 && c != b'"' && c != b'\\' && c < 0x7f)
@@ -1242,22 +1245,8 @@ fn push_json_str(out: &mut String, s: &str) {
         out.push_str(s);
         out.push('"');
     } else {
-        out.push_str(&json_str(s));
+        out.push_str(&serde_json::to_string(s).unwrap_or_else(|_| "\"?\"".into()));
     }
-}
-
-/// A JSON string literal.
-fn json_str(s: &str) -> String {
-    if s.bytes()
-        .all(|c| c >= 0x20 && c != b'"' && c != b'\\' && c < 0x7f)
-    {
-        let mut out = String::with_capacity(s.len() + 2);
-        out.push('"');
-        out.push_str(s);
-        out.push('"');
-        return out;
-    }
-    serde_json::to_string(s).unwrap_or_else(|_| "\"?\"".into())
 }
 
 fn short(r: &Response) -> String {
