@@ -161,7 +161,7 @@ fn garbage_after_the_end_of_the_log_is_the_end_of_the_log() -> Result<()> {
     assert!(report.end_lsn > end);
     drop(e);
     let mut expected = expected;
-    expected.tables.get_mut("sb").unwrap().insert(
+    expected.table_mut("sb").insert(
         vec![models::ModelValue::Int(5000)],
         common::row_to_model(&row(5000)),
     );
@@ -291,7 +291,7 @@ fn refused_statements_have_mysql_errors_and_change_nothing() -> Result<()> {
     // The transaction survived its failed statements.
     done(e.execute(s, Request::Commit)?);
     let mut expected = expected;
-    expected.tables.get_mut("sb").unwrap().insert(
+    expected.table_mut("sb").insert(
         vec![models::ModelValue::Int(10_000)],
         common::row_to_model(&row(10_000)),
     );

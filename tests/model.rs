@@ -507,8 +507,8 @@ fn canary_wrong_model_is_caught() -> Result<(), String> {
     let mut h = Harness::new(&c, |_| {})?;
     h.run(&c.ops[0])?;
     let key = vec![ModelValue::Int(50)];
-    h.current.tables.get_mut(SB).expect("table").remove(&key);
-    h.committed.tables.get_mut(SB).expect("table").remove(&key);
+    h.current.table_mut(SB).remove(&key);
+    h.committed.table_mut(SB).remove(&key);
     assert!(
         h.verify_main().is_err(),
         "the main session's scan missed a row the model lacks"

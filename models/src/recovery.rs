@@ -142,7 +142,7 @@ impl CommitHistory {
 /// Applies a transaction's effects to a state.
 pub fn apply(db: &mut Db, t: &TxnEffects) {
     for w in &t.writes {
-        let table = db.tables.entry(w.table.clone()).or_default();
+        let table = db.table_mut(&w.table);
         match &w.row {
             Some(r) => {
                 table.insert(w.key.clone(), r.clone());

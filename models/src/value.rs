@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 /// A column value as the model sees it. Ordered: NULL first, then
 /// integers, then byte strings.
@@ -11,8 +12,10 @@ pub enum ModelValue {
     Null,
     /// Any integer column.
     Int(i128),
-    /// Any string or binary column.
-    Bytes(Vec<u8>),
+    /// Any string or binary column. Shared: model states, snapshots and
+    /// transaction write sets copy rows often, and long values run to tens
+    /// of kilobytes.
+    Bytes(Arc<[u8]>),
 }
 
 impl fmt::Display for ModelValue {
@@ -37,11 +40,14 @@ pub type Row = Vec<ModelValue>;
 /// One table's rows by primary key.
 pub type TableState = BTreeMap<Vec<ModelValue>, Row>;
 
-/// A database state: tables by name.
+/// A database state: tables by name. Each table is shared copy-on-write,
+/// so copying a state (a snapshot, a prefix of the commit history) copies
+/// only the tables that later change, and comparing two states skips the
+/// tables they still share.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Db {
     /// Tables by name.
-    pub tables: BTreeMap<String, TableState>,
+    pub tables: BTreeMap<String, Arc<TableState>>,
 }
 
 impl Db {
@@ -50,9 +56,18 @@ impl Db {
         Db {
             tables: names
                 .into_iter()
-                .map(|n| (n.to_string(), TableState::new()))
+                .map(|n| (n.to_string(), Arc::default()))
                 .collect(),
         }
+    }
+
+    /// A table to change, created empty if missing; copied first if another
+    /// state shares it.
+    pub fn table_mut(&mut self, name: &str) -> &mut TableState {
+        if !self.tables.contains_key(name) {
+            self.tables.insert(name.to_string(), Arc::default());
+        }
+        Arc::make_mut(self.tables.get_mut(name).expect("just ensured"))
     }
 
     /// A short description of how two states differ (first differences).
@@ -63,7 +78,7 @@ impl Db {
                 out.push(format!("table {name} missing on the right"));
                 continue;
             };
-            for (k, ra) in a {
+            for (k, ra) in a.iter() {
                 match b.get(k) {
                     None => out.push(format!("{name}: key {} only on the left", fmt_key(k))),
                     Some(rb) if rb != ra => out.push(format!(

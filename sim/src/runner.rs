@@ -198,8 +198,8 @@ struct Sess {
     waiting: bool,
     /// The engine's id of the open transaction, once known.
     trx: Option<u64>,
-    /// The statement the session runs, so that a resumed one is judged as
-    /// what it was.
+    /// The statement a waiting session runs, so that once resumed it is
+    /// judged as what it was.
     last: Option<Request>,
 }
 
@@ -208,7 +208,7 @@ fn to_model(v: &Value) -> ModelValue {
         Value::Null => ModelValue::Null,
         Value::Int(i) => ModelValue::Int(*i as i128),
         Value::UInt(u) => ModelValue::Int(*u as i128),
-        Value::Bytes(b) => ModelValue::Bytes(b.clone()),
+        Value::Bytes(b) => ModelValue::Bytes(b.as_slice().into()),
     }
 }
 
@@ -1056,7 +1056,7 @@ fn balance_update(id: u64, balance: u64) -> Request {
 /// The committed state a plan starts from: its preloaded rows.
 fn preloaded_db(plan: &Plan) -> Db {
     let mut db = Db::with_tables(TABLES);
-    let sb = db.tables.entry("sb".to_string()).or_default();
+    let sb = db.table_mut("sb");
     for id in 1..=plan.preload {
         let row: Row = crate::plan::preload_row(plan.shape, id)
             .iter()
@@ -1183,22 +1183,11 @@ fn handle(
         }
     }
     let req = match req {
-        Some(q) => {
-            if matches!(
-                q,
-                Request::Insert { .. }
-                    | Request::Update { .. }
-                    | Request::Delete { .. }
-                    | Request::Get { .. }
-                    | Request::Scan { .. }
-                    | Request::Locking { .. }
-                    | Request::Commit
-            ) {
-                s.last = Some(q.clone());
-            }
-            q
-        }
-        None => s.last.clone().unwrap_or(Request::Commit),
+        Some(q) => q,
+        None => s
+            .last
+            .take()
+            .expect("a session resumes only after it waited, and keeps its statement"),
     };
     let label = describe(&req);
     world.judge_locks();
@@ -1215,6 +1204,7 @@ fn handle(
             }
             s.waiting = true;
             world.statement_event(s.id, &label, "waiting");
+            s.last = Some(req);
             None
         }
         Ok(Step::Done(resp)) => {
@@ -1612,6 +1602,7 @@ fn recover(world: &mut World, rng: &mut ChaCha8Rng, sessions: &mut [Sess], _cras
                 s.id = e.session();
                 s.txn = None;
                 s.waiting = false;
+                s.last = None;
                 s.trx = None;
                 s.isolation = engine::Isolation::default();
             }
@@ -1648,7 +1639,7 @@ fn read_db(e: &mut Engine) -> engine::Result<Db> {
                 "a full scan did not return rows".into(),
             ));
         };
-        let table = db.tables.entry(t.to_string()).or_default();
+        let table = db.table_mut(t);
         for r in rows {
             let row: Row = r.iter().map(to_model).collect();
             table.insert(vec![row[0].clone()], row);

@@ -22,7 +22,7 @@ pub fn to_model(v: &Value) -> ModelValue {
         Value::Null => ModelValue::Null,
         Value::Int(i) => ModelValue::Int(*i as i128),
         Value::UInt(u) => ModelValue::Int(*u as i128),
-        Value::Bytes(b) => ModelValue::Bytes(b.clone()),
+        Value::Bytes(b) => ModelValue::Bytes(b.as_slice().into()),
     }
 }
 
@@ -51,7 +51,7 @@ pub fn read_db(e: &mut Engine, tables: &[&str]) -> engine::Result<Db> {
         )?) else {
             panic!("scan returns rows")
         };
-        let t = db.tables.entry(name.to_string()).or_default();
+        let t = db.table_mut(name);
         for r in rows {
             let key: Vec<ModelValue> = pk.iter().map(|&c| to_model(&r[c])).collect();
             t.insert(key, row_to_model(&r));

@@ -398,9 +398,9 @@ pub fn check_indexes(e: &mut Engine, state: &Db) -> Result<(), String> {
     for (table, index) in [("a", "k"), ("b", "v")] {
         let via_index = read_via_index(e, table, index)
             .map_err(|err| format!("scan of {table} by index {index} failed: {err}"))?;
-        if via_index != state.tables[table] {
+        if via_index != *state.tables[table] {
             let mut as_db = state.clone();
-            as_db.tables.insert(table.to_string(), via_index);
+            as_db.tables.insert(table.to_string(), via_index.into());
             return Err(format!(
                 "index {table}.{index} disagrees with the clustered index: {}",
                 state.diff(&as_db)

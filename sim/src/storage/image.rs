@@ -38,14 +38,22 @@ pub(super) fn whole_chunks(offset: u64, bytes: &[u8]) -> Option<Vec<Chunk>> {
         bytes
             .chunks_exact(CHUNK)
             .map(|c| {
-                let mut chunk = Arc::new([0u8; CHUNK]);
-                Arc::get_mut(&mut chunk)
-                    .expect("a new chunk is not shared")
-                    .copy_from_slice(c);
-                chunk
+                chunk_of(c)
             })
             .collect(),
     )
+}
+
+/// A new chunk holding `bytes` (exactly [`CHUNK`] of them): one allocation
+/// and one copy, with no zeroed array built on the stack first.
+fn chunk_of(bytes: &[u8]) -> Chunk {
+    Chunk::try_from(Arc::<[u8]>::from(bytes)).expect("a whole chunk")
+}
+
+/// A new all-zero chunk.
+fn zero_chunk() -> Chunk {
+    static ZERO: [u8; CHUNK] = [0; CHUNK];
+    chunk_of(&ZERO)
 }
 
 /// The bytes of one file; see the module comment.
@@ -111,7 +119,7 @@ impl Image {
         while done < bytes.len() {
             let (index, within) = locate(offset + done as u64);
             let take = (CHUNK - within).min(bytes.len() - done);
-            let chunk = self.chunks[index].get_or_insert_with(|| Arc::new([0; CHUNK]));
+            let chunk = self.chunks[index].get_or_insert_with(zero_chunk);
             Arc::make_mut(chunk)[within..within + take].copy_from_slice(&bytes[done..done + take]);
             done += take;
         }
@@ -159,7 +167,7 @@ impl Image {
     pub(super) fn flip_bit(&mut self, offset: u64, bit: u8) {
         assert!(offset < self.len, "a flipped bit lies inside the file");
         let (index, within) = locate(offset);
-        let chunk = self.chunks[index].get_or_insert_with(|| Arc::new([0; CHUNK]));
+        let chunk = self.chunks[index].get_or_insert_with(zero_chunk);
         Arc::make_mut(chunk)[within] ^= 1 << bit;
     }
 
