@@ -254,10 +254,7 @@ impl Harness {
                         targets.push(&mut self.committed);
                     }
                     for db in targets {
-                        let t = db
-                            .tables
-                            .get_mut(table.name())
-                            .expect("model has every table");
+                        let t = db.table_mut(table.name());
                         match &row {
                             Some(r) => t.insert(key.clone(), r.clone()),
                             None => t.remove(&key),
