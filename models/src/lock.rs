@@ -24,6 +24,7 @@
 //!   granted a lock conflicting with one T1 had released) is acyclic: the
 //!   committed locking transactions are serializable.
 
+use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A table lock mode.
@@ -65,7 +66,7 @@ pub enum OMode {
 
 /// What a lock is on: a table, or a record position (`None` key: the
 /// index's supremum).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum OTarget {
     /// A table.
     Table(u64),
@@ -163,19 +164,20 @@ struct OLock {
 /// The oracle's state; see the module comment.
 #[derive(Debug, Default)]
 pub struct LockOracle {
-    locks: BTreeMap<u64, OLock>,
+    /// Every lock by id (hashed: only ever looked up by id).
+    locks: FxHashMap<u64, OLock>,
     /// Every target seen, interned: events name targets by value, the
     /// tables below by index (cloning a key per event was most of the
     /// oracle's cost).
-    target_ids: BTreeMap<OTarget, usize>,
+    target_ids: FxHashMap<OTarget, usize>,
     targets: Vec<OTarget>,
     /// Lock ids per target, in request order.
     queues: Vec<Vec<u64>>,
     /// Waiting lock ids by transaction, and lock counts by transaction.
     waiting: BTreeMap<u64, BTreeSet<u64>>,
-    held: BTreeMap<u64, usize>,
+    held: FxHashMap<u64, usize>,
     /// Undo records per transaction, from `Weight` events.
-    undo: BTreeMap<u64, u64>,
+    undo: FxHashMap<u64, u64>,
     /// Transactions that released a lock, per target and mode, for the
     /// conflict graph. By mode, so that a grant visits only the modes it
     /// conflicts with (table IX locks pile up by the thousand and conflict

@@ -39,6 +39,7 @@
 //! for the lock oracle.
 
 use crate::btree::Key;
+use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -360,8 +361,9 @@ pub struct LockCanaries {
 #[derive(Debug, Default)]
 pub struct LockSys {
     locks: BTreeMap<LockId, Lock>,
-    /// Per target, lock ids in request order.
-    queues: BTreeMap<Target, Vec<LockId>>,
+    /// Per target, lock ids in request order. Hashed: only ever looked up
+    /// by target (ordering keys was a visible share of every release).
+    queues: FxHashMap<Target, Vec<LockId>>,
     /// Per transaction, its lock ids in request order.
     by_trx: BTreeMap<TrxId, Vec<LockId>>,
     /// The one lock each waiting transaction waits for.
