@@ -189,6 +189,22 @@ impl Fil {
         Ok(true)
     }
 
+    /// Reads the first `buf.len()` bytes of a page without validating them
+    /// (doublewrite recovery reads each slot's FIL header to learn which
+    /// page it claims to hold). `false` if the page is past the file's end.
+    pub fn read_page_prefix(&mut self, id: PageId, buf: &mut [u8]) -> Result<bool> {
+        debug_assert!(buf.len() <= PAGE_SIZE);
+        let sf = self.space(id.space)?;
+        if id.page_no >= sf.len_pages {
+            buf.fill(0);
+            return Ok(false);
+        }
+        sf.file
+            .read_at(id.page_no as u64 * PAGE_SIZE as u64, buf)
+            .map_err(|e| Error::io("read", &sf.name, e))?;
+        Ok(true)
+    }
+
     /// Writes a sealed page image to its home (or any) location in `space`.
     pub fn write_page_at(&mut self, space: u32, page_no: u32, buf: &[u8]) -> Result<()> {
         debug_assert_eq!(buf.len(), PAGE_SIZE);

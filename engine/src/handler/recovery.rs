@@ -435,19 +435,22 @@ fn open_tablespaces(fil: &mut Fil, created: &BTreeMap<String, u32>) -> Result<()
     Ok(())
 }
 
-/// Applies the scanned redo to the pages, in log order.
+/// Applies the scanned redo, as InnoDB's `recv_apply_hashed_log_recs`
+/// does: the file operations first, in log order, then the page records
+/// gathered by page and applied page by page, each page's in log order.
+/// Each page is then read once however many mini-transactions changed it;
+/// applied in log order instead, a small pool wrote back and read again the
+/// same pages over and over. A page record only ever changes its own page,
+/// so the order between pages does not matter.
 fn apply_redo(
     pager: &mut Pager,
     scan: &redo::ScanResult,
     report: &mut RecoveryReport,
     ignore_page_lsn: bool,
 ) -> Result<()> {
-    // Every page redo changed, to check once the log is applied.
-    let mut changed: std::collections::BTreeSet<PageId> = std::collections::BTreeSet::new();
-    for m in &scan.mtrs {
-        let mut touched: Vec<crate::buf::FrameId> = Vec::new();
-        // Pages whose records in this mtr are skipped (already newer).
-        let mut skip: BTreeMap<PageId, bool> = BTreeMap::new();
+    // Per page, (mini-transaction index, record) in log order.
+    let mut pages: BTreeMap<PageId, Vec<(usize, PageOp<'_>)>> = BTreeMap::new();
+    for (i, m) in scan.mtrs.iter().enumerate() {
         for rec in Reader::new(&m.payload) {
             match rec? {
                 LogRecord::File(FileOp::Create { space, name }) => {
@@ -484,74 +487,81 @@ fn apply_redo(
                         report.files_replayed.push(format!("deleted {name}"));
                     }
                 }
-                LogRecord::Page(id, op) => {
-                    if !pager.fil.is_open(id.space) {
-                        continue; // a dropped tablespace
-                    }
-                    let f = if let Some(&s) = skip.get(&id) {
-                        if s {
-                            continue;
-                        }
-                        pager.fix(id)?
-                    } else {
-                        // First record for this page in this mtr: decide.
-                        let f = if matches!(op, PageOp::Init(_)) {
-                            pager.fix_new(id)?
-                        } else {
-                            pager.fix(id)?
-                        };
-                        let lsn = page::page_lsn(pager.page(f));
-                        if lsn >= m.end_lsn && !matches!(op, PageOp::Init(_)) && !ignore_page_lsn {
-                            pager.unfix(f);
-                            skip.insert(id, true);
-                            continue;
-                        }
-                        skip.insert(id, false);
-                        f
-                    };
-                    op.apply(id, pager.page_mut(f))?;
-                    report.records_applied += 1;
-                    touched.push(f);
-                    changed.insert(id);
-                }
+                LogRecord::Page(id, op) => pages.entry(id).or_default().push((i, op)),
             }
         }
-        for &f in &touched {
-            page::set_page_lsn(pager.page_mut(f), m.end_lsn);
-            pager.pool.mark_dirty(f, m.start_lsn, m.end_lsn);
-            pager.unfix(f);
-        }
     }
-    check_changed_pages(pager, &changed)
-}
-
-/// Checks the structure of every index page redo changed that is still in
-/// the pool (one written back meanwhile is checked when it is read again).
-/// Redo applied to a page of another history (a disk that lied about a
-/// sync, say) can leave a directory pointing outside the page: that is
-/// corruption to report here, not an offset for a later read to trust.
-fn check_changed_pages(
-    pager: &mut Pager,
-    changed: &std::collections::BTreeSet<PageId>,
-) -> Result<()> {
-    for &id in changed {
-        let Some(f) = pager.pool.lookup_fix(id) else {
+    // Space ids are never reused, so a space open now was open when each of
+    // its records was written; a space not open was dropped.
+    for (id, recs) in pages {
+        if !pager.fil.is_open(id.space) {
             continue;
-        };
-        let data = pager.page(f);
-        let verdict = if page::page_type_raw(data) == page::PageType::Index as u16 {
-            page::index::check_structure(data)
-        } else {
-            Ok(())
-        };
-        pager.unfix(f);
-        if let Err(reason) = verdict {
-            return Err(Error::CorruptPage {
-                file: pager.fil.name(id.space).unwrap_or("?").to_string(),
-                page_no: id.page_no,
-                reason: format!("after redo: {reason}"),
-            });
         }
+        apply_page(pager, scan, id, &recs, report, ignore_page_lsn)?;
     }
     Ok(())
+}
+
+/// Applies one page's records: each mini-transaction's, unless the page
+/// is already as new as its end (InnoDB's page-LSN check); a record that
+/// formats the page afresh needs no read and no check.
+fn apply_page(
+    pager: &mut Pager,
+    scan: &redo::ScanResult,
+    id: PageId,
+    recs: &[(usize, PageOp<'_>)],
+    report: &mut RecoveryReport,
+    ignore_page_lsn: bool,
+) -> Result<()> {
+    let mut frame = None;
+    let mut applied: Option<(u64, u64)> = None;
+    for group in recs.chunk_by(|a, b| a.0 == b.0) {
+        let m = &scan.mtrs[group[0].0];
+        let init = matches!(group[0].1, PageOp::Init(_));
+        let f = match frame {
+            Some(f) => f,
+            None => {
+                let f = if init {
+                    pager.fix_new(id)?
+                } else {
+                    pager.fix(id)?
+                };
+                frame = Some(f);
+                f
+            }
+        };
+        if page::page_lsn(pager.page(f)) >= m.end_lsn && !init && !ignore_page_lsn {
+            continue; // already newer
+        }
+        for (_, op) in group {
+            op.apply(id, pager.page_mut(f))?;
+            report.records_applied += 1;
+        }
+        page::set_page_lsn(pager.page_mut(f), m.end_lsn);
+        let first_start = applied.map_or(m.start_lsn, |(start, _)| start);
+        applied = Some((first_start, m.end_lsn));
+    }
+    let Some(f) = frame else {
+        return Ok(());
+    };
+    let Some((start_lsn, end_lsn)) = applied else {
+        pager.unfix(f);
+        return Ok(());
+    };
+    pager.pool.mark_dirty(f, start_lsn, end_lsn);
+    // Redo applied to a page of another history (a disk that lied about a
+    // sync, say) can leave a directory pointing outside the page: that is
+    // corruption to report now, not an offset for a later read to trust.
+    let data = pager.page(f);
+    let verdict = if page::page_type_raw(data) == page::PageType::Index as u16 {
+        page::index::check_structure(data)
+    } else {
+        Ok(())
+    };
+    pager.unfix(f);
+    verdict.map_err(|reason| Error::CorruptPage {
+        file: pager.fil.name(id.space).unwrap_or("?").to_string(),
+        page_no: id.page_no,
+        reason: format!("after redo: {reason}"),
+    })
 }
