@@ -450,13 +450,28 @@ impl LockSys {
 
     fn record(&mut self, t_us: u64, kind: EventKind, lock: &Lock) {
         if self.log_events {
+            self.record_owned(t_us, kind, lock.clone());
+        }
+    }
+
+    /// [`LockSys::record`] of a lock that is gone: no copy.
+    fn record_owned(&mut self, t_us: u64, kind: EventKind, lock: Lock) {
+        if self.log_events {
             self.events.push(LockEvent {
                 t_us,
                 kind,
-                lock: lock.clone(),
+                lock,
                 undo_records: 0,
             });
         }
+    }
+
+    /// Whether any request on `target` waits.
+    fn has_waiter(&self, target: &Target) -> bool {
+        self.queues.get(target).is_some_and(|q| {
+            q.iter()
+                .any(|id| self.locks.get(id).is_some_and(|l| l.waiting))
+        })
     }
 
     /// Records the undo record count of a waiting transaction, which its
@@ -685,6 +700,9 @@ impl LockSys {
     /// waiters that can go. Returns the transactions granted.
     pub fn release_all(&mut self, trx: TrxId, now_us: u64) -> Vec<TrxId> {
         let ids = self.by_trx.remove(&trx).unwrap_or_default();
+        // Only queues left with a waiter can grant anything; they are
+        // visited in target order, as before (sorting every released
+        // target cost more than the release).
         let mut targets = Vec::new();
         for id in ids {
             if let Some(lock) = self.remove_inner(id, false) {
@@ -693,8 +711,10 @@ impl LockSys {
                 } else {
                     EventKind::Released
                 };
-                self.record(now_us, kind, &lock);
-                targets.push(lock.target);
+                if self.has_waiter(&lock.target) {
+                    targets.push(lock.target.clone());
+                }
+                self.record_owned(now_us, kind, lock);
             }
         }
         targets.sort();
