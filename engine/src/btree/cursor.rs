@@ -47,7 +47,11 @@ pub struct Cursor {
     high: Bound,
     dir: Direction,
     pos: Option<Position>,
-    last_key: Option<Key>,
+    /// The record last returned. Its key is extracted only when the scan
+    /// must search for it again (its page changed): most steps continue
+    /// from the saved position, and extracting a key per record was a
+    /// visible share of every scan.
+    last_rec: Option<Vec<u8>>,
     done: bool,
 }
 
@@ -59,7 +63,7 @@ impl Cursor {
             high,
             dir,
             pos: None,
-            last_key: None,
+            last_rec: None,
             done: false,
         }
     }
@@ -115,7 +119,13 @@ impl Cursor {
                 slot: slot as usize,
                 page_lsn: lsn,
             });
-            self.last_key = Some(key_of(index, 0, &rec)?);
+            match &mut self.last_rec {
+                Some(last) => {
+                    last.clear();
+                    last.extend_from_slice(&rec);
+                }
+                None => self.last_rec = Some(rec.clone()),
+            }
             return Ok(Some(rec));
         }
     }
@@ -143,9 +153,13 @@ impl Cursor {
     /// Finds the first position to look at: from the bound on the first call,
     /// after the last returned key afterwards.
     fn reposition(&mut self, pager: &mut Pager, index: &Index) -> Result<(u32, i64)> {
-        let (key, mode): (Option<Key>, Mode) = match (&self.last_key, self.dir) {
-            (Some(k), Direction::Forward) => (Some(k.clone()), Mode::UpperBound),
-            (Some(k), Direction::Backward) => (Some(k.clone()), Mode::LowerBound),
+        let last_key = match &self.last_rec {
+            Some(rec) => Some(key_of(index, 0, rec)?),
+            None => None,
+        };
+        let (key, mode): (Option<Key>, Mode) = match (last_key, self.dir) {
+            (Some(k), Direction::Forward) => (Some(k), Mode::UpperBound),
+            (Some(k), Direction::Backward) => (Some(k), Mode::LowerBound),
             (None, Direction::Forward) => match &self.low {
                 Bound::Unbounded => (None, Mode::LowerBound),
                 Bound::Included(k) => (Some(k.clone()), Mode::LowerBound),

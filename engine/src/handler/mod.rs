@@ -249,6 +249,12 @@ impl Engine {
         &self.pager
     }
 
+    /// The pager, to damage pages behind the engine's back in tests.
+    #[cfg(test)]
+    pub(crate) fn pager_mut(&mut self) -> &mut Pager {
+        &mut self.pager
+    }
+
     /// The end LSN of the newest user transaction's commit that wrote redo
     /// (0 if none since open; DDL's dictionary commits do not count): the
     /// commit is durable once the log's flushed LSN reaches it.
