@@ -15,7 +15,7 @@
 //!   (counted in [`PoolStats::overcommits`]); a mini-transaction fixes a
 //!   bounded number of pages, so the excess is bounded too.
 
-use crate::page::{PageId, PAGE_SIZE};
+use crate::page::PageId;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 
@@ -168,7 +168,7 @@ impl BufferPool {
             }
             self.frames.push(Frame {
                 id: PageId::new(u32::MAX, u32::MAX),
-                data: vec![0u8; PAGE_SIZE].into_boxed_slice(),
+                data: spare_frames::take(),
                 fix_count: 0,
                 oldest_lsn: 0,
                 newest_lsn: 0,
@@ -242,7 +242,9 @@ impl BufferPool {
                 break;
             }
             self.free.retain(|&x| x != last);
-            self.frames.pop();
+            if let Some(frame) = self.frames.pop() {
+                spare_frames::give(frame.data);
+            }
         }
     }
 
@@ -341,6 +343,53 @@ impl BufferPool {
             self.lru_tail = f;
         }
         self.lru_head = f;
+    }
+}
+
+impl Drop for BufferPool {
+    fn drop(&mut self) {
+        for frame in self.frames.drain(..) {
+            spare_frames::give(frame.data);
+        }
+    }
+}
+
+/// Page buffers of dropped pools, kept for the next pool of this thread.
+///
+/// A pool allocates its frames as pages first come in, and the simulator
+/// opens a new engine, with a new pool, after every crash: up to 16 MiB of
+/// fresh memory per recovery, which the allocator had to get and zero. A
+/// frame's contents are never read before a page is read or formatted
+/// into it (an evicted frame is reused the same way), so a spare buffer
+/// serves as well as a new one.
+mod spare_frames {
+    use crate::page::PAGE_SIZE;
+    use std::cell::RefCell;
+
+    /// At most this many buffers are kept (16 MiB).
+    const MAX_SPARE: usize = 1024;
+
+    thread_local! {
+        static SPARE: RefCell<Vec<Box<[u8]>>> = const { RefCell::new(Vec::new()) };
+    }
+
+    /// A page buffer: a spare one, or a new zeroed one.
+    pub(super) fn take() -> Box<[u8]> {
+        SPARE
+            .with(|s| s.borrow_mut().pop())
+            .unwrap_or_else(|| vec![0u8; PAGE_SIZE].into_boxed_slice())
+    }
+
+    /// Keeps a buffer for a later pool (or frees it when enough are kept).
+    pub(super) fn give(data: Box<[u8]>) {
+        debug_assert_eq!(data.len(), PAGE_SIZE);
+        // During thread teardown the list may be gone: then just free it.
+        let _ = SPARE.try_with(|s| {
+            let mut s = s.borrow_mut();
+            if s.len() < MAX_SPARE {
+                s.push(data);
+            }
+        });
     }
 }
 
