@@ -22,6 +22,7 @@ use crate::page::{
     PAGE_SIZE,
 };
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// First page of the doublewrite area in the system tablespace.
 pub const DBLWR_START: u32 = 8;
@@ -38,12 +39,14 @@ pub struct DoublewriteRepair {
 }
 
 /// Writes a batch of sealed page images to the area and syncs it.
-pub fn write_area(fil: &mut Fil, images: &[u8]) -> Result<()> {
-    assert!(images.len().is_multiple_of(PAGE_SIZE));
-    let n = (images.len() / PAGE_SIZE) as u32;
-    assert!(n <= DBLWR_PAGES, "doublewrite batch of {n} pages");
-    for (k, image) in images.chunks(PAGE_SIZE).enumerate() {
-        fil.write_page_at(SYSTEM_SPACE, DBLWR_START + k as u32, image)?;
+pub fn write_area(fil: &mut Fil, images: &[Arc<[u8]>]) -> Result<()> {
+    assert!(
+        images.len() <= DBLWR_PAGES as usize,
+        "doublewrite batch of {} pages",
+        images.len()
+    );
+    for (k, image) in images.iter().enumerate() {
+        fil.write_page_shared(SYSTEM_SPACE, DBLWR_START + k as u32, image)?;
     }
     fil.sync(SYSTEM_SPACE)
 }

@@ -220,6 +220,27 @@ impl Fil {
         Ok(())
     }
 
+    /// [`Fil::write_page_at`] of a shared page image (see
+    /// [`File::write_shared`](crate::io::File::write_shared)).
+    pub fn write_page_shared(
+        &mut self,
+        space: u32,
+        page_no: u32,
+        buf: &std::sync::Arc<[u8]>,
+    ) -> Result<()> {
+        debug_assert_eq!(buf.len(), PAGE_SIZE);
+        let sf = self.space(space)?;
+        sf.file
+            .write_shared(page_no as u64 * PAGE_SIZE as u64, buf)
+            .map_err(|e| Error::io("write", &sf.name, e))?;
+        if page_no >= sf.len_pages {
+            sf.len_pages = page_no + 1;
+        }
+        sf.unsynced = true;
+        self.stats.pages_written += 1;
+        Ok(())
+    }
+
     /// Syncs one space's file if it has unsynced writes.
     pub fn sync(&mut self, space: u32) -> Result<()> {
         let sf = self.space(space)?;

@@ -19,6 +19,7 @@ use crate::error::{Error, Result};
 use crate::fil::Fil;
 use crate::page::{self, PageId, PageState, PageType, PAGE_SIZE};
 use crate::redo::Log;
+use std::sync::Arc;
 
 /// Counters.
 #[derive(Debug, Default, Clone, Copy)]
@@ -43,7 +44,6 @@ pub struct Pager {
     pub pool: BufferPool,
     doublewrite: bool,
     batch_pages: usize,
-    scratch: Vec<u8>,
     /// The `early-checkpoint` canary: checkpoint at the log's end whatever
     /// is still dirty.
     pub early_checkpoint: bool,
@@ -60,7 +60,6 @@ impl Pager {
             pool: BufferPool::new(pool_pages),
             doublewrite,
             batch_pages: (DBLWR_PAGES as usize).min(pool_pages / 2).max(1),
-            scratch: Vec::new(),
             early_checkpoint: false,
             stats: PagerStats::default(),
         }
@@ -186,24 +185,25 @@ impl Pager {
             .expect("non-empty batch");
         self.log.write_up_to(newest, true)?;
         for chunk in frames.chunks(DBLWR_PAGES as usize) {
-            self.scratch.clear();
-            self.scratch.reserve(chunk.len() * PAGE_SIZE);
-            for &f in chunk {
-                let frame = self.pool.frame_mut(f);
-                debug_assert_eq!(frame.fix_count, 0, "flushing a fixed page");
-                debug_assert!(frame.newest_lsn <= newest);
-                page::seal(&mut frame.data);
-                self.scratch.extend_from_slice(&frame.data);
-            }
+            // One copy of each sealed image, shared by both of its writes.
+            let images: Vec<Arc<[u8]>> = chunk
+                .iter()
+                .map(|&f| {
+                    let frame = self.pool.frame_mut(f);
+                    debug_assert_eq!(frame.fix_count, 0, "flushing a fixed page");
+                    debug_assert!(frame.newest_lsn <= newest);
+                    page::seal(&mut frame.data);
+                    Arc::from(&frame.data[..])
+                })
+                .collect();
             if self.doublewrite {
-                doublewrite::write_area(&mut self.fil, &self.scratch)?;
+                doublewrite::write_area(&mut self.fil, &images)?;
                 self.stats.doublewrite_batches += 1;
             }
             let mut spaces = Vec::new();
-            for (k, &f) in chunk.iter().enumerate() {
+            for (&f, image) in chunk.iter().zip(&images) {
                 let id = self.pool.frame(f).id;
-                let image = &self.scratch[k * PAGE_SIZE..(k + 1) * PAGE_SIZE];
-                self.fil.write_page_at(id.space, id.page_no, image)?;
+                self.fil.write_page_shared(id.space, id.page_no, image)?;
                 if !spaces.contains(&id.space) {
                     spaces.push(id.space);
                 }

@@ -36,6 +36,13 @@ pub trait File: Send {
     fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()>;
     /// Writes all of `buf` at `offset`, extending the file if needed.
     fn write_at(&mut self, offset: u64, buf: &[u8]) -> io::Result<()>;
+    /// [`File::write_at`] of a buffer the caller shares: storage that keeps
+    /// what is written in memory (the simulated disk) may keep the buffer
+    /// itself rather than a copy. The pager writes each page image twice,
+    /// to the doublewrite area and home, from one shared buffer.
+    fn write_shared(&mut self, offset: u64, buf: &std::sync::Arc<[u8]>) -> io::Result<()> {
+        self.write_at(offset, buf)
+    }
     /// Makes every earlier write and length change of this file durable.
     fn sync(&mut self) -> io::Result<()>;
     /// The current length of the file in bytes.

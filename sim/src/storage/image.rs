@@ -44,6 +44,15 @@ pub(super) fn whole_chunks(offset: u64, bytes: &[u8]) -> Option<Vec<Chunk>> {
     )
 }
 
+/// `bytes` as one chunk without a copy, if it is exactly one chunk long and
+/// written at a chunk boundary.
+pub(super) fn shared_chunk(offset: u64, bytes: &Arc<[u8]>) -> Option<Vec<Chunk>> {
+    if !offset.is_multiple_of(CHUNK as u64) {
+        return None;
+    }
+    Chunk::try_from(Arc::clone(bytes)).ok().map(|c| vec![c])
+}
+
 /// A new chunk holding `bytes` (exactly [`CHUNK`] of them): one allocation
 /// and one copy, with no zeroed array built on the stack first.
 fn chunk_of(bytes: &[u8]) -> Chunk {

@@ -454,23 +454,10 @@ fn check_end(end: Option<u64>) -> io::Result<u64> {
     }
 }
 
-impl File for SimFile {
-    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
-        let len = buf.len() as u64;
-        self.call(IoOp::ReadAt, offset, len, |disk| {
-            if !disk.inode_mut(self.inode).current.read(offset, buf) {
-                return Err(io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    "read past the end of the file",
-                ));
-            }
-            disk.counters.reads += 1;
-            disk.counters.bytes_read += len;
-            Ok(())
-        })
-    }
-
-    fn write_at(&mut self, offset: u64, buf: &[u8]) -> io::Result<()> {
+impl SimFile {
+    /// A write, of a buffer the caller may share: one whole chunk at a
+    /// chunk boundary is then kept as it is, not copied.
+    fn write(&mut self, offset: u64, buf: &[u8], shared: Option<&Arc<[u8]>>) -> io::Result<()> {
         let len = buf.len() as u64;
         self.call(IoOp::WriteAt, offset, len, |disk| {
             let end = check_end(offset.checked_add(len))?;
@@ -492,7 +479,10 @@ impl File for SimFile {
                 target = misdirection.target;
             }
             let inode = disk.inode_mut(self.inode);
-            match image::whole_chunks(target, buf) {
+            let chunks = shared
+                .and_then(|b| image::shared_chunk(target, b))
+                .or_else(|| image::whole_chunks(target, buf));
+            match chunks {
                 Some(chunks) => {
                     inode.current.put_chunks(target, &chunks);
                     inode.pending.push(PendingOp::Write {
@@ -514,6 +504,31 @@ impl File for SimFile {
             disk.counters.bytes_written += len;
             Ok(())
         })
+    }
+}
+
+impl File for SimFile {
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+        let len = buf.len() as u64;
+        self.call(IoOp::ReadAt, offset, len, |disk| {
+            if !disk.inode_mut(self.inode).current.read(offset, buf) {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "read past the end of the file",
+                ));
+            }
+            disk.counters.reads += 1;
+            disk.counters.bytes_read += len;
+            Ok(())
+        })
+    }
+
+    fn write_at(&mut self, offset: u64, buf: &[u8]) -> io::Result<()> {
+        self.write(offset, buf, None)
+    }
+
+    fn write_shared(&mut self, offset: u64, buf: &Arc<[u8]>) -> io::Result<()> {
+        self.write(offset, buf, Some(buf))
     }
 
     fn sync(&mut self) -> io::Result<()> {

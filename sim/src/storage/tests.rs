@@ -620,3 +620,26 @@ fn write_file_plants_durable_contents() -> io::Result<()> {
     assert_eq!(read_all(&storage, "planted")?, b"rotten!");
     Ok(())
 }
+
+/// A shared page write reads back like a copied one, is durable once
+/// synced, and a later partial write to the page changes the disk's copy,
+/// not the caller's buffer (and is lost, unsynced, in a power loss).
+#[test]
+fn a_shared_page_write_is_a_write_of_its_bytes() -> io::Result<()> {
+    use std::sync::Arc;
+    let storage = SimStorage::new();
+    let mut file = storage.clone().create("a")?;
+    let page: Arc<[u8]> = (0..image::CHUNK).map(|i| (i % 251) as u8).collect();
+    file.write_shared(image::CHUNK as u64, &page)?;
+    file.sync()?;
+    file.write_at(image::CHUNK as u64 + 10, b"xyz")?;
+    let mut want = vec![0u8; 2 * image::CHUNK];
+    want[image::CHUNK..].copy_from_slice(&page);
+    let durable = want.clone();
+    want[image::CHUNK + 10..image::CHUNK + 13].copy_from_slice(b"xyz");
+    assert_eq!(read_all(&storage, "a")?, want);
+    assert_eq!(page[10..13], [10, 11, 12], "the caller's buffer is untouched");
+    storage.restart(LOSE_ALL);
+    assert_eq!(read_all(&storage, "a")?, durable);
+    Ok(())
+}
