@@ -109,13 +109,14 @@ impl Pager {
     }
 
     /// Fixes a frame for a page that is about to be formatted afresh: no
-    /// read. Any cached image is reused.
+    /// read. Any cached image is reused. The frame's bytes are whatever it
+    /// last held: the caller's next change must be the formatting
+    /// ([`PageOp::Init`](crate::mtr::PageOp::Init), which zeroes the page).
     pub fn fix_new(&mut self, id: PageId) -> Result<FrameId> {
         if let Some(f) = self.pool.lookup_fix(id) {
             return Ok(f);
         }
         let f = self.free_frame()?;
-        self.pool.frame_mut(f).data.fill(0);
         self.pool.install(f, id);
         Ok(f)
     }
