@@ -328,6 +328,8 @@ struct World {
     written_lsn: u64,
     flushed_lsn: u64,
     trace: Trace,
+    /// Reused for each statement's result in the trace.
+    short_buf: String,
     /// Reused for every statement's trace line.
     line_buf: String,
     violations: Vec<String>,
@@ -714,6 +716,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             lines: keep_trace.then(Vec::new),
         },
         line_buf: String::new(),
+        short_buf: String::new(),
         violations: Vec::new(),
         stats: RunStats::default(),
         faults: faults.clone(),
@@ -1209,7 +1212,9 @@ fn handle(
         }
         Ok(Step::Done(resp)) => {
             s.waiting = false;
-            world.statement_event(s.id, &label, &short(&resp));
+            let mut buf = std::mem::take(&mut world.short_buf);
+            world.statement_event(s.id, &label, short(&resp, &mut buf));
+            world.short_buf = buf;
             world.observe_log();
             done(world, s, &req, resp);
             None
@@ -1239,13 +1244,17 @@ fn push_json_str(out: &mut String, s: &str) {
     }
 }
 
-fn short(r: &Response) -> String {
-    match r {
-        Response::Ok => "ok".into(),
-        Response::Affected(n) => format!("affected {n}"),
-        Response::Row(r) => format!("row {}", r.is_some()),
-        Response::Rows(rs) => format!("{} rows", rs.len()),
-    }
+/// A short description of a response for the trace, into a reused buffer.
+fn short<'b>(r: &Response, buf: &'b mut String) -> &'b str {
+    use std::fmt::Write as _;
+    buf.clear();
+    let _ = match r {
+        Response::Ok => buf.write_str("ok"),
+        Response::Affected(n) => write!(buf, "affected {n}"),
+        Response::Row(r) => write!(buf, "row {}", r.is_some()),
+        Response::Rows(rs) => write!(buf, "{} rows", rs.len()),
+    };
+    buf
 }
 
 /// A commit reached the log: it joins the committed model and the commit
@@ -1577,9 +1586,10 @@ fn recover(world: &mut World, rng: &mut ChaCha8Rng, sessions: &mut [Sess], _cras
                     }
                     RecoveryVerdict::Prefix(k) => {
                         world.event("recovery", json!({"step": "judged", "prefix_commits": k}));
-                        let state = world.history.state_after(k);
-                        world.history = CommitHistory::new(state.clone());
-                        world.committed = Rc::new(state);
+                        // The recovered state equals the state after k
+                        // commits: it is the new starting point.
+                        world.history = CommitHistory::new(db.clone());
+                        world.committed = Rc::new(db);
                     }
                     RecoveryVerdict::Violation(v) => {
                         world.violations.push(format!("recovery oracle: {v}"))
