@@ -245,10 +245,9 @@ pub fn check_table(pager: &mut Pager, table: &Table) -> Result<CheckReport> {
                             sec.def.name
                         ));
                     } else if !reached.insert(ck) {
-                        report.problems.push(format!(
-                            "{}: two live entries for one row",
-                            sec.def.name
-                        ));
+                        report
+                            .problems
+                            .push(format!("{}: two live entries for one row", sec.def.name));
                     }
                 }
                 _ => report
@@ -361,8 +360,8 @@ mod tests {
     /// Row `id`'s clustered record and its secondary entry.
     fn row_and_entry(e: &mut Engine, table: &Table, id: u64) -> Result<(Vec<u8>, Vec<u8>)> {
         let pk = id.to_be_bytes();
-        let found = btree::get(e.pager_mut(), &table.clustered, &[Some(&pk[..])])?
-            .expect("the row exists");
+        let found =
+            btree::get(e.pager_mut(), &table.clustered, &[Some(&pk[..])])?.expect("the row exists");
         let entry = row::sec_entry(table, &table.secondary[0], &found.rec)?;
         Ok((found.rec, entry))
     }

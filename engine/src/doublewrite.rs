@@ -123,7 +123,10 @@ pub fn recover(fil: &mut Fil) -> Result<DoublewriteRepair> {
         let mut found = false;
         for &(_, k) in &slots {
             fil.read_page_raw(PageId::new(SYSTEM_SPACE, DBLWR_START + k), &mut copy)?;
-            if matches!(page::validate(&copy, id, "doublewrite"), Ok(PageState::Valid)) {
+            if matches!(
+                page::validate(&copy, id, "doublewrite"),
+                Ok(PageState::Valid)
+            ) {
                 found = true;
                 break;
             }

@@ -728,14 +728,24 @@ mod letter_tests {
     /// the xorshift words.
     #[test]
     fn long_letters_map_each_byte_of_the_xorshift_words() {
-        for (len, seed) in [(0, 1), (1, 2), (7, 3), (8, 4), (1001, 0xdead_beef), (40_000, u64::MAX)] {
+        for (len, seed) in [
+            (0, 1),
+            (1, 2),
+            (7, 3),
+            (8, 4),
+            (1001, 0xdead_beef),
+            (40_000, u64::MAX),
+        ] {
             let mut x: u64 = seed | 1;
             let mut want = Vec::new();
             while want.len() < len {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
-                want.extend(x.to_le_bytes().map(|b| b'a' + ((u32::from(b) * 26) >> 8) as u8));
+                want.extend(
+                    x.to_le_bytes()
+                        .map(|b| b'a' + ((u32::from(b) * 26) >> 8) as u8),
+                );
             }
             want.truncate(len);
             let got = super::long_letters(len, seed);

@@ -227,9 +227,8 @@ fn same_value(v: &Value, m: &ModelValue) -> bool {
 /// Whether a read's response holds exactly the rows `want`
 /// (`model_rows(resp) == want`, without building them).
 fn rows_match(resp: &Response, want: &[Row]) -> bool {
-    let same_row = |r: &[Value], w: &Row| {
-        r.len() == w.len() && r.iter().zip(w).all(|(v, m)| same_value(v, m))
-    };
+    let same_row =
+        |r: &[Value], w: &Row| r.len() == w.len() && r.iter().zip(w).all(|(v, m)| same_value(v, m));
     match resp {
         Response::Row(Some(r)) => want.len() == 1 && same_row(r, &want[0]),
         Response::Rows(rs) => {

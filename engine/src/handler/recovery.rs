@@ -200,14 +200,19 @@ impl Engine {
         report.log_end = scan.tail.to_string();
         report.mtrs_scanned = scan.mtrs.len() as u64;
 
+        // Every record, decoded once: (mini-transaction index, record).
+        let mut records = Vec::new();
+        for (i, m) in scan.mtrs.iter().enumerate() {
+            for rec in Reader::new(&m.payload) {
+                records.push((i, rec?));
+            }
+        }
         // Names of files created in the scanned log, for files whose page 0
         // never reached the disk.
         let mut created: BTreeMap<String, u32> = BTreeMap::new();
-        for m in &scan.mtrs {
-            for rec in Reader::new(&m.payload) {
-                if let LogRecord::File(FileOp::Create { space, name }) = rec? {
-                    created.insert(name.to_string(), space);
-                }
+        for (_, rec) in &records {
+            if let LogRecord::File(FileOp::Create { space, name }) = rec {
+                created.insert(name.to_string(), *space);
             }
         }
         open_tablespaces(&mut fil, &created)?;
@@ -220,6 +225,7 @@ impl Engine {
         apply_redo(
             &mut pager,
             &scan,
+            records,
             &mut report,
             config.canaries.has(crate::Canary::IgnorePageLsn),
         )?;
@@ -445,59 +451,61 @@ fn open_tablespaces(fil: &mut Fil, created: &BTreeMap<String, u32>) -> Result<()
 fn apply_redo(
     pager: &mut Pager,
     scan: &redo::ScanResult,
+    records: Vec<(usize, LogRecord<'_>)>,
     report: &mut RecoveryReport,
     ignore_page_lsn: bool,
 ) -> Result<()> {
-    // Per page, (mini-transaction index, record) in log order.
-    let mut pages: BTreeMap<PageId, Vec<(usize, PageOp<'_>)>> = BTreeMap::new();
-    for (i, m) in scan.mtrs.iter().enumerate() {
-        for rec in Reader::new(&m.payload) {
-            match rec? {
-                LogRecord::File(FileOp::Create { space, name }) => {
-                    if !pager.fil.is_open(space) {
-                        if !pager
-                            .fil
-                            .storage()
-                            .exists(name)
-                            .map_err(io_err("stat", name))?
-                        {
-                            pager.fil.create(space, name)?;
-                        } else {
-                            pager.fil.open(space, name)?;
-                        }
-                        report.files_replayed.push(format!("created {name}"));
-                    }
-                }
-                LogRecord::File(FileOp::Delete { space, name }) => {
-                    pager.discard_space(space);
-                    if pager.fil.is_open(space) {
-                        pager.fil.delete(space)?;
-                        report.files_replayed.push(format!("deleted {name}"));
-                    } else if pager
+    // (page, mini-transaction index, record), in log order until sorted.
+    let mut pages: Vec<(PageId, usize, PageOp<'_>)> = Vec::with_capacity(records.len());
+    for (i, rec) in records {
+        match rec {
+            LogRecord::File(FileOp::Create { space, name }) => {
+                if !pager.fil.is_open(space) {
+                    if !pager
                         .fil
                         .storage()
                         .exists(name)
                         .map_err(io_err("stat", name))?
                     {
-                        pager
-                            .fil
-                            .storage()
-                            .remove(name)
-                            .map_err(io_err("remove", name))?;
-                        report.files_replayed.push(format!("deleted {name}"));
+                        pager.fil.create(space, name)?;
+                    } else {
+                        pager.fil.open(space, name)?;
                     }
+                    report.files_replayed.push(format!("created {name}"));
                 }
-                LogRecord::Page(id, op) => pages.entry(id).or_default().push((i, op)),
             }
+            LogRecord::File(FileOp::Delete { space, name }) => {
+                pager.discard_space(space);
+                if pager.fil.is_open(space) {
+                    pager.fil.delete(space)?;
+                    report.files_replayed.push(format!("deleted {name}"));
+                } else if pager
+                    .fil
+                    .storage()
+                    .exists(name)
+                    .map_err(io_err("stat", name))?
+                {
+                    pager
+                        .fil
+                        .storage()
+                        .remove(name)
+                        .map_err(io_err("remove", name))?;
+                    report.files_replayed.push(format!("deleted {name}"));
+                }
+            }
+            LogRecord::Page(id, op) => pages.push((id, i, op)),
         }
     }
-    // Space ids are never reused, so a space open now was open when each of
-    // its records was written; a space not open was dropped.
-    for (id, recs) in pages {
+    // By page; the sort is stable, so each page's records stay in log
+    // order. Space ids are never reused, so a space open now was open when
+    // each of its records was written; a space not open was dropped.
+    pages.sort_by_key(|&(id, _, _)| id);
+    for recs in pages.chunk_by(|a, b| a.0 == b.0) {
+        let id = recs[0].0;
         if !pager.fil.is_open(id.space) {
             continue;
         }
-        apply_page(pager, scan, id, &recs, report, ignore_page_lsn)?;
+        apply_page(pager, scan, id, recs, report, ignore_page_lsn)?;
     }
     Ok(())
 }
@@ -509,15 +517,15 @@ fn apply_page(
     pager: &mut Pager,
     scan: &redo::ScanResult,
     id: PageId,
-    recs: &[(usize, PageOp<'_>)],
+    recs: &[(PageId, usize, PageOp<'_>)],
     report: &mut RecoveryReport,
     ignore_page_lsn: bool,
 ) -> Result<()> {
     let mut frame = None;
     let mut applied: Option<(u64, u64)> = None;
-    for group in recs.chunk_by(|a, b| a.0 == b.0) {
-        let m = &scan.mtrs[group[0].0];
-        let init = matches!(group[0].1, PageOp::Init(_));
+    for group in recs.chunk_by(|a, b| a.1 == b.1) {
+        let m = &scan.mtrs[group[0].1];
+        let init = matches!(group[0].2, PageOp::Init(_));
         let f = match frame {
             Some(f) => f,
             None => {
@@ -533,7 +541,7 @@ fn apply_page(
         if page::page_lsn(pager.page(f)) >= m.end_lsn && !init && !ignore_page_lsn {
             continue; // already newer
         }
-        for (_, op) in group {
+        for (_, _, op) in group {
             op.apply(id, pager.page_mut(f))?;
             report.records_applied += 1;
         }

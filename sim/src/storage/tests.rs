@@ -638,7 +638,11 @@ fn a_shared_page_write_is_a_write_of_its_bytes() -> io::Result<()> {
     let durable = want.clone();
     want[image::CHUNK + 10..image::CHUNK + 13].copy_from_slice(b"xyz");
     assert_eq!(read_all(&storage, "a")?, want);
-    assert_eq!(page[10..13], [10, 11, 12], "the caller's buffer is untouched");
+    assert_eq!(
+        page[10..13],
+        [10, 11, 12],
+        "the caller's buffer is untouched"
+    );
     storage.restart(LOSE_ALL);
     assert_eq!(read_all(&storage, "a")?, durable);
     Ok(())
