@@ -73,6 +73,14 @@ impl Fil {
         self.spaces.keys().copied().collect()
     }
 
+    /// The open space whose file has this name, if any.
+    pub fn space_of(&self, name: &str) -> Option<u32> {
+        self.spaces
+            .iter()
+            .find(|(_, s)| s.name == name)
+            .map(|(&id, _)| id)
+    }
+
     /// The file name of an open space.
     pub fn name(&self, space: u32) -> Option<&str> {
         self.spaces.get(&space).map(|s| s.name.as_str())

@@ -459,8 +459,13 @@ fn apply_redo(
     let mut pages: Vec<(PageId, usize, PageOp<'_>)> = Vec::with_capacity(records.len());
     for (i, rec) in records {
         match rec {
+            // A file name outlives its space when a table is dropped and
+            // created again: the log then holds CREATE, DELETE and CREATE of
+            // one name under two space ids. As InnoDB's
+            // fil_op_log_parse_or_replay, an operation on a space that is
+            // not open leaves alone a file another open space owns.
             LogRecord::File(FileOp::Create { space, name }) => {
-                if !pager.fil.is_open(space) {
+                if !pager.fil.is_open(space) && pager.fil.space_of(name).is_none() {
                     if !pager
                         .fil
                         .storage()
@@ -479,11 +484,12 @@ fn apply_redo(
                 if pager.fil.is_open(space) {
                     pager.fil.delete(space)?;
                     report.files_replayed.push(format!("deleted {name}"));
-                } else if pager
-                    .fil
-                    .storage()
-                    .exists(name)
-                    .map_err(io_err("stat", name))?
+                } else if pager.fil.space_of(name).is_none()
+                    && pager
+                        .fil
+                        .storage()
+                        .exists(name)
+                        .map_err(io_err("stat", name))?
                 {
                     pager
                         .fil
