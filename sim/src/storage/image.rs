@@ -34,7 +34,7 @@ pub(super) fn whole_chunks(offset: u64, bytes: &[u8]) -> Option<Vec<Chunk>> {
     {
         return None;
     }
-    Some(bytes.chunks_exact(CHUNK).map(|c| chunk_of(c)).collect())
+    Some(bytes.chunks_exact(CHUNK).map(chunk_of).collect())
 }
 
 /// `bytes` as one chunk without a copy, if it is exactly one chunk long and
