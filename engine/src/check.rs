@@ -259,8 +259,9 @@ pub fn check_table(pager: &mut Pager, table: &Table) -> Result<CheckReport> {
             }
         }
         if reached.len() as u64 != live_rows {
+            let before = report.problems.len();
             rows_without_entries(pager, table, sec, &mut report.problems)?;
-            if report.problems.is_empty() {
+            if report.problems.len() == before {
                 report.problems.push(format!(
                     "{}: {} live entries reach a row, but the table has {live_rows} live rows",
                     sec.def.name,

@@ -117,6 +117,10 @@ impl Pager {
             return Ok(f);
         }
         let f = self.free_frame()?;
+        // Debug builds poison the stale bytes, so that a caller breaking
+        // the contract reads garbage, not another page that looks right.
+        #[cfg(debug_assertions)]
+        self.pool.frame_mut(f).data.fill(0xA5);
         self.pool.install(f, id);
         Ok(f)
     }
