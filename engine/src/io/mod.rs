@@ -149,6 +149,9 @@ impl File for SwallowFile {
     fn write_at(&mut self, offset: u64, buf: &[u8]) -> io::Result<()> {
         self.0.write_at(offset, buf)
     }
+    fn write_shared(&mut self, offset: u64, buf: &std::sync::Arc<[u8]>) -> io::Result<()> {
+        self.0.write_shared(offset, buf)
+    }
     fn sync(&mut self) -> io::Result<()> {
         // The planted bug: whatever fsync said, carry on as if it worked.
         let _ = self.0.sync();
