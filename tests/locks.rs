@@ -13,7 +13,7 @@
 
 mod common;
 
-use common::sbtest;
+use common::{sb_row as row, sbtest};
 use engine::io::{ManualClock, MemStorage};
 use engine::*;
 use std::sync::Arc;
@@ -36,15 +36,6 @@ fn open(cfg: Config, ids: &[u64]) -> Result<(Engine, Arc<ManualClock>)> {
     }
     e.close_session(s)?;
     Ok((e, clock))
-}
-
-fn row(id: u64, k: u64) -> Vec<Value> {
-    vec![
-        Value::UInt(id),
-        Value::UInt(k),
-        Value::Bytes(format!("c{id}").into_bytes()),
-        Value::Bytes(b"pad".to_vec()),
-    ]
 }
 
 fn insert(id: u64, k: u64) -> Request {

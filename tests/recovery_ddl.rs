@@ -6,9 +6,9 @@
 
 mod common;
 
-use common::{done, read_db, row_to_model, sbtest, to_model};
+use common::{done, read_db, row_to_model, sb_row as row, sbtest, to_model};
 use engine::io::ManualClock;
-use engine::{Config, Engine, Request, Result, RowFormat, Value};
+use engine::{Config, Engine, Request, Result, RowFormat};
 use models::{Db, ModelValue};
 use sim::storage::{CrashMode, PowerLossPolicy, SimStorage};
 use std::sync::Arc;
@@ -22,15 +22,6 @@ fn open(storage: &SimStorage) -> Result<(Engine, engine::RecoveryReport)> {
             ..Config::default()
         },
     )
-}
-
-fn row(id: u64, k: u64) -> Vec<Value> {
-    vec![
-        Value::UInt(id),
-        Value::UInt(k),
-        Value::Bytes(format!("c{id}").into_bytes()),
-        Value::Bytes(b"pad".to_vec()),
-    ]
 }
 
 fn insert(e: &mut Engine, ids: impl Iterator<Item = u64>, k: u64) -> Result<()> {

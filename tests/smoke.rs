@@ -2,19 +2,10 @@
 
 mod common;
 
-use common::sbtest;
+use common::{sb_row as row, sbtest};
 use engine::io::{ManualClock, MemStorage};
 use engine::*;
 use std::sync::Arc;
-
-fn row(id: u64, k: u64) -> Vec<Value> {
-    vec![
-        Value::UInt(id),
-        Value::UInt(k),
-        Value::Bytes(format!("c{id}").into_bytes()),
-        Value::Bytes(b"pad".to_vec()),
-    ]
-}
 
 fn done(step: Step) -> Response {
     match step {

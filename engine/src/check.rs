@@ -358,17 +358,14 @@ mod tests {
         Ok(e)
     }
 
-    /// Row `id`'s clustered record and its secondary entry.
-    fn row_and_entry(e: &mut Engine, table: &Table, id: u64) -> Result<(Vec<u8>, Vec<u8>)> {
+    /// Row `id`'s secondary entry and that entry's key.
+    fn entry_of_row(e: &mut Engine, table: &Table, id: u64) -> Result<(Vec<u8>, Key)> {
         let pk = id.to_be_bytes();
         let found =
             btree::get(e.pager_mut(), &table.clustered, &[Some(&pk[..])])?.expect("the row exists");
         let entry = row::sec_entry(table, &table.secondary[0], &found.rec)?;
-        Ok((found.rec, entry))
-    }
-
-    fn entry_key(table: &Table, entry: &[u8]) -> Result<Key> {
-        key_of(&table.secondary[0].index, 0, entry)
+        let key = key_of(&table.secondary[0].index, 0, &entry)?;
+        Ok((entry, key))
     }
 
     fn problems(e: &mut Engine) -> Result<Vec<String>> {
@@ -391,8 +388,7 @@ mod tests {
     fn a_missing_entry_is_found_by_the_count() -> Result<()> {
         let mut e = table_with_rows()?;
         let table = e.table("t")?.clone();
-        let (_, entry) = row_and_entry(&mut e, &table, 12)?;
-        let key = entry_key(&table, &entry)?;
+        let (_, key) = entry_of_row(&mut e, &table, 12)?;
         assert!(btree::delete(
             e.pager_mut(),
             &table.secondary[0].index,
@@ -406,8 +402,7 @@ mod tests {
     fn a_delete_marked_entry_of_a_live_row_is_reported() -> Result<()> {
         let mut e = table_with_rows()?;
         let table = e.table("t")?.clone();
-        let (_, entry) = row_and_entry(&mut e, &table, 30)?;
-        let key = entry_key(&table, &entry)?;
+        let (_, key) = entry_of_row(&mut e, &table, 30)?;
         btree::set_delete_mark(
             e.pager_mut(),
             &table.secondary[0].index,
@@ -442,7 +437,7 @@ mod tests {
     fn a_stale_entry_is_reported() -> Result<()> {
         let mut e = table_with_rows()?;
         let table = e.table("t")?.clone();
-        let (_, stale) = row_and_entry(&mut e, &table, 5)?;
+        let (stale, key) = entry_of_row(&mut e, &table, 5)?;
         let s = e.session();
         e.execute(
             s,
@@ -452,7 +447,6 @@ mod tests {
                 set: vec![("k".into(), Value::UInt(6))],
             },
         )?;
-        let key = entry_key(&table, &stale)?;
         let index = &table.secondary[0].index;
         if btree::get(e.pager_mut(), index, &btree::key_refs(&key))?.is_some() {
             btree::set_delete_mark(e.pager_mut(), index, &btree::key_refs(&key), false, None)?;

@@ -185,16 +185,12 @@ impl Fil {
     /// Reads a page without validating it (doublewrite repair inspects
     /// damaged pages itself).
     pub fn read_page_raw(&mut self, id: PageId, buf: &mut [u8]) -> Result<bool> {
-        let sf = self.space(id.space)?;
-        if id.page_no >= sf.len_pages {
-            buf.fill(0);
-            return Ok(false);
+        debug_assert_eq!(buf.len(), PAGE_SIZE);
+        let read = self.read_page_prefix(id, buf)?;
+        if read {
+            self.stats.pages_read += 1;
         }
-        sf.file
-            .read_at(id.page_no as u64 * PAGE_SIZE as u64, buf)
-            .map_err(|e| Error::io("read", &sf.name, e))?;
-        self.stats.pages_read += 1;
-        Ok(true)
+        Ok(read)
     }
 
     /// Reads the first `buf.len()` bytes of a page without validating them
@@ -220,12 +216,7 @@ impl Fil {
         sf.file
             .write_at(page_no as u64 * PAGE_SIZE as u64, buf)
             .map_err(|e| Error::io("write", &sf.name, e))?;
-        if page_no >= sf.len_pages {
-            sf.len_pages = page_no + 1;
-        }
-        sf.unsynced = true;
-        self.stats.pages_written += 1;
-        Ok(())
+        self.page_written(space, page_no)
     }
 
     /// [`Fil::write_page_at`] of a shared page image (see
@@ -241,6 +232,12 @@ impl Fil {
         sf.file
             .write_shared(page_no as u64 * PAGE_SIZE as u64, buf)
             .map_err(|e| Error::io("write", &sf.name, e))?;
+        self.page_written(space, page_no)
+    }
+
+    /// Notes a page write: the file's length in pages, unsynced, counted.
+    fn page_written(&mut self, space: u32, page_no: u32) -> Result<()> {
+        let sf = self.space(space)?;
         if page_no >= sf.len_pages {
             sf.len_pages = page_no + 1;
         }

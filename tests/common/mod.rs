@@ -16,6 +16,16 @@ pub fn done(step: Step) -> Response {
 #[allow(unused_imports)] // not every test binary uses both
 pub use sim::tables::{docs, sbtest};
 
+/// A row of an `sbtest` table: `(id, k, 'c<id>', 'pad')`.
+pub fn sb_row(id: u64, k: u64) -> Vec<Value> {
+    vec![
+        Value::UInt(id),
+        Value::UInt(k),
+        Value::Bytes(format!("c{id}").into_bytes()),
+        Value::Bytes(b"pad".to_vec()),
+    ]
+}
+
 /// An engine value as a model value.
 pub fn to_model(v: &Value) -> ModelValue {
     match v {

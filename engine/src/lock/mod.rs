@@ -641,16 +641,10 @@ impl LockSys {
     /// second half). Returns the transactions granted.
     fn grant_waiters(&mut self, target: &Target, now_us: u64) -> Vec<TrxId> {
         let mut granted = Vec::new();
-        let Some(queue) = self.queues.get(target) else {
-            return granted;
-        };
-        if !queue
-            .iter()
-            .any(|id| self.locks.get(id).is_some_and(|l| l.waiting))
-        {
+        if !self.has_waiter(target) {
             return granted;
         }
-        let queue = queue.clone();
+        let queue = self.queues[target].clone();
         let mut skipped_one = false;
         for id in &queue {
             let Some(l) = self.locks.get(id) else {
