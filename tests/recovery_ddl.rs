@@ -70,7 +70,12 @@ fn drop_recreate_crash(mode: CrashMode) -> Result<()> {
         let key: Vec<ModelValue> = vec![to_model(&r[0])];
         t.insert(key, row_to_model(&r));
     }
-    assert_eq!(got, want, "{}", got.diff(&want));
+    assert_eq!(
+        got,
+        want,
+        "{}",
+        got.diff_named("the recovered state", &want, "the expected state")
+    );
     // What recovery left is in the files, not only in the log: after a
     // sharp checkpoint past every replayed record, a crash recovers it
     // from the files alone.
@@ -80,7 +85,12 @@ fn drop_recreate_crash(mode: CrashMode) -> Result<()> {
     storage.restart(mode);
     let (mut e, _) = open(&storage)?;
     let again = read_db(&mut e, &["t"])?;
-    assert_eq!(again, want, "{}", again.diff(&want));
+    assert_eq!(
+        again,
+        want,
+        "{}",
+        again.diff_named("the recovered state", &want, "the expected state")
+    );
     Ok(())
 }
 

@@ -48,11 +48,20 @@ pub enum Canary {
     /// Group commit acknowledges a waiting commit without the sync that
     /// should cover it.
     SkipGroupSync,
+    /// The once-a-second log flush writes the log but no longer syncs it,
+    /// and says so honestly (the flushed LSN stays behind): under
+    /// `innodb_flush_log_at_trx_commit` 0 and 2 a power loss then loses far
+    /// more than the last second of commits.
+    StalledLogSync,
+    /// A failed fsync is retried once, and the engine carries on if the
+    /// retry succeeds. On Linux the retry succeeds because the failed sync
+    /// dropped the dirty pages: what it was to persist is gone.
+    RetryFsyncAfterEio,
 }
 
 impl Canary {
     /// Every canary.
-    pub const ALL: [Canary; 14] = [
+    pub const ALL: [Canary; 16] = [
         Canary::SkipDoublewrite,
         Canary::AckBeforeSync,
         Canary::IgnorePageLsn,
@@ -67,6 +76,8 @@ impl Canary {
         Canary::LateLockTimeout,
         Canary::SnapshotPerStatement,
         Canary::SkipGroupSync,
+        Canary::StalledLogSync,
+        Canary::RetryFsyncAfterEio,
     ];
 
     /// The canaries of the lock manager, caught by the lock oracle under
@@ -96,6 +107,8 @@ impl Canary {
             Canary::LateLockTimeout => "late-lock-timeout",
             Canary::SnapshotPerStatement => "snapshot-per-statement",
             Canary::SkipGroupSync => "skip-group-sync",
+            Canary::StalledLogSync => "stalled-log-sync",
+            Canary::RetryFsyncAfterEio => "retry-fsync-after-eio",
         }
     }
 

@@ -126,7 +126,11 @@ impl CommitHistory {
             if k > min_k {
                 apply(&mut db, &self.commits[k - 1]);
             }
-            let d = db.diff(recovered);
+            let d = recovered.diff_named(
+                "the recovered state",
+                &db,
+                &format!("the model after {k} commits"),
+            );
             let n = d.matches(';').count();
             if n < best.0 {
                 best = (n, format!("closest allowed prefix k={k}: {d}"));

@@ -70,19 +70,25 @@ impl Db {
         Arc::make_mut(self.tables.get_mut(name).expect("just ensured"))
     }
 
-    /// A short description of how two states differ (first differences).
-    pub fn diff(&self, other: &Db) -> String {
+    /// A short description of how two states differ (the first eight
+    /// differences), naming each side: `self` is `left`, `other` is
+    /// `right` ("the recovered state has key (11); the model after 2
+    /// commits does not").
+    pub fn diff_named(&self, left: &str, other: &Db, right: &str) -> String {
         let mut out = Vec::new();
         for (name, a) in &self.tables {
             let Some(b) = other.tables.get(name) else {
-                out.push(format!("table {name} missing on the right"));
+                out.push(format!("{left} has table {name}; {right} does not"));
                 continue;
             };
             for (k, ra) in a.iter() {
                 match b.get(k) {
-                    None => out.push(format!("{name}: key {} only on the left", fmt_key(k))),
+                    None => out.push(format!(
+                        "{name}: {left} has key {}; {right} does not",
+                        fmt_key(k)
+                    )),
                     Some(rb) if rb != ra => out.push(format!(
-                        "{name}: key {} differs: {} vs {}",
+                        "{name}: key {} is {} in {left} and {} in {right}",
                         fmt_key(k),
                         fmt_key(ra),
                         fmt_key(rb)
@@ -92,13 +98,16 @@ impl Db {
             }
             for k in b.keys() {
                 if !a.contains_key(k) {
-                    out.push(format!("{name}: key {} only on the right", fmt_key(k)));
+                    out.push(format!(
+                        "{name}: {right} has key {}; {left} does not",
+                        fmt_key(k)
+                    ));
                 }
             }
         }
         for name in other.tables.keys() {
             if !self.tables.contains_key(name) {
-                out.push(format!("table {name} missing on the left"));
+                out.push(format!("{right} has table {name}; {left} does not"));
             }
         }
         out.truncate(8);

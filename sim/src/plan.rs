@@ -485,6 +485,13 @@ impl Plan {
         // Drawn last, so that the rest of every plan is what it was before
         // group commit was simulated.
         plan.group_commit = rng.gen_bool(0.5);
+        // Also last: a quarter of the mixed seeds think ten times longer,
+        // so that their runs span seconds between crashes and the time
+        // promise of flush 0 and 2 (a commit acknowledged a window before
+        // a power loss survives it) has commits to hold the engine to.
+        if profile.shape == Shape::Mixed && rng.gen_bool(0.25) {
+            plan.think_us = plan.think_us.saturating_mul(10);
+        }
         plan
     }
 }

@@ -24,6 +24,7 @@
 //! determinism check compare two runs.
 
 use crate::clock::SimClock;
+use crate::judge::durability::{CommitRecord, DurabilityJudge};
 use crate::plan::{format_of, Plan, PlannedStmt};
 use crate::profile::{FaultKind, Profile};
 use crate::storage::faults::FaultConfig;
@@ -201,6 +202,8 @@ struct Sess {
     /// The statement a waiting session runs, so that once resumed it is
     /// judged as what it was.
     last: Option<Request>,
+    /// The simulated instant its current statement was issued.
+    issued_us: u64,
 }
 
 fn to_model(v: &Value) -> ModelValue {
@@ -341,18 +344,13 @@ struct World {
     /// statements are judged without replaying the history). Copied on
     /// write: REPEATABLE READ snapshots share it.
     committed: Rc<Db>,
-    /// Commit LSN of each commit that reached the log since the last
-    /// recovery, in log order (a read-only commit repeats the previous
-    /// LSN).
-    commit_lsns: Vec<u64>,
-    /// Per commit since the last recovery: whether its acknowledgement
-    /// promises it durable (acknowledged, with writes; a group commit waits
-    /// for its sync, and a read-only commit promises nothing).
-    commit_acked: Vec<bool>,
-    /// A commit whose acknowledgement the crash cut off (it may survive).
-    in_flight_commit: bool,
-    written_lsn: u64,
-    flushed_lsn: u64,
+    /// The commits since the last recovery as the client saw them, and
+    /// the engine's claims checked against the disk (see
+    /// [`crate::judge::durability`]).
+    durability: DurabilityJudge,
+    /// The disk's count of failed log fsyncs at the last restart: one more
+    /// since means a failed fsync dropped log writes.
+    log_fsync_failures: u64,
     trace: Trace,
     /// Reused for each statement's result in the trace.
     short_buf: String,
@@ -409,10 +407,24 @@ impl World {
             .expect("the engine is open between crashes")
     }
 
+    /// Takes the engine's written and flushed LSN as claims, which the
+    /// durability judge holds against the disk's record of log syncs.
     fn observe_log(&mut self) {
         if let Some(e) = &self.engine {
-            self.written_lsn = e.pager().log.written_lsn();
-            self.flushed_lsn = e.pager().log.flushed_lsn();
+            let (written, flushed) = (e.pager().log.written_lsn(), e.pager().log.flushed_lsn());
+            let log_syncs = self.storage.counters().log_syncs;
+            if let Some(v) = self.durability.observe(written, flushed, log_syncs) {
+                self.violations.push(v);
+            }
+        }
+    }
+
+    /// Starts the durability record afresh (after setup or a recovery).
+    fn reset_durability(&mut self) {
+        if let Some(e) = &self.engine {
+            let (written, flushed) = (e.pager().log.written_lsn(), e.pager().log.flushed_lsn());
+            let log_syncs = self.storage.counters().log_syncs;
+            self.durability.reset(written, flushed, log_syncs);
         }
     }
 
@@ -732,11 +744,8 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         engine: None,
         history: CommitHistory::new(preloaded.clone()),
         committed: Rc::new(preloaded),
-        commit_lsns: Vec::new(),
-        commit_acked: Vec::new(),
-        in_flight_commit: false,
-        written_lsn: 0,
-        flushed_lsn: 0,
+        durability: DurabilityJudge::default(),
+        log_fsync_failures: 0,
         trace: Trace {
             hash: 0xcbf2_9ce4_8422_2325,
             lines: keep_trace.then(Vec::new),
@@ -806,7 +815,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         fc.capacity_bytes = Some(used + room);
     }
     storage.set_faults(fc);
-    world.observe_log();
+    world.reset_durability();
     arm_crash(&mut world);
     let mut sessions: Vec<Sess> = Vec::new();
     for _ in 0..plan.sessions {
@@ -818,6 +827,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             txn: None,
             waiting: false,
             last: None,
+            issued_us: 0,
         });
     }
     let mut started = 0usize;
@@ -1113,6 +1123,7 @@ fn balance_total(db: &Db) -> i128 {
 
 fn exec(world: &mut World, s: &mut Sess, req: Request) -> Option<bool> {
     world.stats.statements += 1;
+    s.issued_us = world.clock_now();
     if let Some(t) = world.engine().trx_id(s.id) {
         s.trx = Some(t);
     }
@@ -1303,9 +1314,12 @@ fn commit_written(world: &mut World, s: &mut Sess) -> Option<usize> {
     models::recovery::apply(Rc::make_mut(&mut world.committed), &effects);
     world.history.commit(effects);
     let lsn = world.engine.as_ref().map_or(0, |e| e.last_commit_lsn());
-    world.commit_lsns.push(lsn);
-    world.commit_acked.push(false);
-    let i = world.commit_lsns.len() - 1;
+    let i = world.durability.logged(CommitRecord {
+        issued_us: s.issued_us,
+        acked_us: None,
+        promises: false,
+        claimed_lsn: lsn,
+    });
     txn.commit_written = Some(i);
     // A read-only commit's acknowledgement says nothing of the log (the
     // LSN above is an earlier commit's).
@@ -1317,7 +1331,8 @@ fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Response) {
     match req {
         Request::Commit => {
             if let Some(i) = commit_written(world, s) {
-                world.commit_acked[i] = true;
+                let now = world.clock_now();
+                world.durability.acknowledged(i, now);
             }
             world.stats.commits += 1;
             s.txn = None;
@@ -1414,7 +1429,7 @@ fn failed(world: &mut World, s: &mut Sess, req: &Request, e: Error) -> Option<bo
                 if let Some(txn) = s.txn.take() {
                     if txn.commit_written.is_none() {
                         world.history.commit(TxnEffects { writes: txn.writes });
-                        world.in_flight_commit = true;
+                        world.durability.cut_off();
                     }
                 }
             }
@@ -1510,34 +1525,23 @@ fn recover(world: &mut World, rng: &mut ChaCha8Rng, sessions: &mut [Sess], _cras
         _ => CrashMode::ProcessCrash,
     };
     let power = !matches!(mode, CrashMode::ProcessCrash);
+    // The bounds the flush setting promises, from the client's instants
+    // and the disk's record (see crate::judge::durability).
+    let dropped = world.storage.fault_counters().log_fsync_failures > world.log_fsync_failures;
+    let bounds = world.durability.bounds(
+        world.config.flush_at_commit,
+        power,
+        dropped,
+        world.clock_now(),
+    );
+    let (min_k, max_k) = (bounds.min_k, bounds.max_k);
     // A crash armed for later must not fire inside recovery (crashes during
     // recovery are the crash tests' subject).
     world.storage.set_crash_at(None);
     world.storage.restart(mode);
-    // The bounds the flush setting promises. The log is sequential, so an
-    // acknowledged commit promises every commit written before it.
-    let acked = world
-        .commit_acked
-        .iter()
-        .rposition(|&a| a)
-        .map_or(0, |i| i + 1);
-    let count = |limit: u64| {
-        world
-            .commit_lsns
-            .iter()
-            .take_while(|&&l| l <= limit)
-            .count()
-    };
-    let min_k = match (world.config.flush_at_commit, power) {
-        (FlushAtCommit::Sync, _) => acked,
-        (FlushAtCommit::Write, false) => acked,
-        (FlushAtCommit::Lazy, false) => count(world.written_lsn),
-        (_, true) => count(world.flushed_lsn),
-    };
-    let max_k = world.commit_lsns.len() + world.in_flight_commit as usize;
     world.event(
         "crash",
-        json!({"mode": if power { "power loss" } else { "process crash" }, "acknowledged": acked, "promised": min_k}),
+        json!({"mode": if power { "power loss" } else { "process crash" }, "acknowledged": bounds.acknowledged_k, "promised": bounds.promised_k, "claimed": min_k}),
     );
     let mut opened = Engine::open(
         Box::new(world.storage.clone()),
@@ -1618,7 +1622,22 @@ fn recover(world: &mut World, rng: &mut ChaCha8Rng, sessions: &mut [Sess], _cras
                         world.committed = Rc::new(db);
                     }
                     RecoveryVerdict::Violation(v) => {
-                        world.violations.push(format!("recovery oracle: {v}"))
+                        // Was it only the engine's own claim that made it
+                        // owe more than the client and the disk promised?
+                        let claim = match &bounds.claim {
+                            Some(c)
+                                if matches!(
+                                    world.history.judge(&db, bounds.promised_k, max_k),
+                                    RecoveryVerdict::Prefix(_)
+                                ) =>
+                            {
+                                format!(" ({c}, which the disk did not honour)")
+                            }
+                            _ => String::new(),
+                        };
+                        world
+                            .violations
+                            .push(format!("recovery oracle: {v}{claim}"))
                     }
                 },
             }
@@ -1646,10 +1665,8 @@ fn recover(world: &mut World, rng: &mut ChaCha8Rng, sessions: &mut [Sess], _cras
             world.engine = Some(e);
         }
     }
-    world.commit_lsns.clear();
-    world.commit_acked.clear();
-    world.in_flight_commit = false;
-    world.observe_log();
+    world.log_fsync_failures = world.storage.fault_counters().log_fsync_failures;
+    world.reset_durability();
     if world.engine.is_some() {
         arm_crash(world);
     }

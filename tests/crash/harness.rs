@@ -403,7 +403,7 @@ pub fn check_indexes(e: &mut Engine, state: &Db) -> Result<(), String> {
             as_db.tables.insert(table.to_string(), via_index.into());
             return Err(format!(
                 "index {table}.{index} disagrees with the clustered index: {}",
-                state.diff(&as_db)
+                state.diff_named("the clustered index", &as_db, "the secondary index")
             ));
         }
     }
@@ -478,7 +478,7 @@ pub fn reopen_and_judge(
     if after != expected {
         return Err(format!(
             "a transaction after recovery read back wrong: {}",
-            expected.diff(&after)
+            expected.diff_named("the model", &after, "the engine")
         ));
     }
     check_indexes(&mut e, &after)
@@ -509,7 +509,10 @@ pub fn reference_run(setup: &Setup) -> engine::Result<(u64, Vec<IoRecord>)> {
     assert!(
         db == setup.history.current(),
         "the model and the engine disagree on the workload: {}",
-        setup.history.current().diff(&db)
+        setup
+            .history
+            .current()
+            .diff_named("the model", &db, "the engine")
     );
     Ok((ops, trace))
 }

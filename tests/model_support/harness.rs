@@ -397,8 +397,8 @@ impl Harness {
         let db = read_db(self.engine(), &[SB, DOCS]).map_err(fail(&at))?;
         if db != self.committed {
             return Err(format!(
-                "{at}: a fresh session sees (left) other rows than the model committed (right): {}",
-                db.diff(&self.committed)
+                "{at}: a fresh session sees other rows than the model committed: {}",
+                db.diff_named("the fresh session", &self.committed, "the model")
             ));
         }
         self.check_tables()

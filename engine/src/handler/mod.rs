@@ -354,7 +354,8 @@ impl Engine {
         // The once-a-second log flush: this is what makes commits durable
         // under innodb_flush_log_at_trx_commit 0 and 2.
         let lsn = self.pager.log.lsn();
-        self.pager.log.write_up_to(lsn, true)?;
+        let sync = !self.config.canaries.has(crate::Canary::StalledLogSync);
+        self.pager.log.write_up_to(lsn, sync)?;
         self.pager
             .clean(self.config.io_capacity, self.config.max_dirty_pages_pct)?;
         let p = row::purge::purge(
@@ -1228,7 +1229,8 @@ impl Engine {
             self.rollback_trx(s)?;
         }
         let lsn = self.pager.log.lsn();
-        self.pager.log.write_up_to(lsn, true)?;
+        let sync = !self.config.canaries.has(crate::Canary::StalledLogSync);
+        self.pager.log.write_up_to(lsn, sync)?;
         self.pager.flush_all()?;
         self.pager.checkpoint()?;
         Ok(())

@@ -83,8 +83,13 @@ impl Engine {
     ) -> Result<(Engine, RecoveryReport)> {
         config.validate()?;
         let mut storage = storage;
-        if config.canaries.has(crate::Canary::IgnoreFsyncFailure) {
-            storage = Box::new(crate::io::SwallowFsyncErrors(storage));
+        let ignore = config.canaries.has(crate::Canary::IgnoreFsyncFailure);
+        let retry = config.canaries.has(crate::Canary::RetryFsyncAfterEio);
+        if ignore || retry {
+            storage = Box::new(crate::io::SwallowFsyncErrors {
+                inner: storage,
+                retry,
+            });
         }
         let exists = storage
             .exists(SYSTEM_FILE)

@@ -136,11 +136,18 @@ impl<C: Clock + Sync + ?Sized> Clock for std::sync::Arc<C> {
     }
 }
 
-/// The `ignore-fsync-failure` canary: a storage whose files report every
-/// failed sync as a success. Only [`crate::canary`] uses it.
-pub(crate) struct SwallowFsyncErrors(pub Box<dyn Storage>);
+/// The `ignore-fsync-failure` and `retry-fsync-after-eio` canaries: a
+/// storage whose files report a failed sync as a success (`retry: false`),
+/// or retry it once and report what the retry said (`retry: true`). Only
+/// the canaries use it.
+pub(crate) struct SwallowFsyncErrors {
+    /// The storage whose sync errors are hidden.
+    pub inner: Box<dyn Storage>,
+    /// Retry a failed sync once instead of ignoring the failure.
+    pub retry: bool,
+}
 
-struct SwallowFile(Box<dyn File>);
+struct SwallowFile(Box<dyn File>, bool);
 
 impl File for SwallowFile {
     fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
@@ -153,9 +160,13 @@ impl File for SwallowFile {
         self.0.write_shared(offset, buf)
     }
     fn sync(&mut self) -> io::Result<()> {
-        // The planted bug: whatever fsync said, carry on as if it worked.
-        let _ = self.0.sync();
-        Ok(())
+        match self.0.sync() {
+            Ok(()) => Ok(()),
+            // The planted bug: a retry after EIO is believed.
+            Err(_) if self.1 => self.0.sync(),
+            // The planted bug: whatever fsync said, carry on as if it worked.
+            Err(_) => Ok(()),
+        }
     }
     fn len(&mut self) -> io::Result<u64> {
         self.0.len()
@@ -167,21 +178,21 @@ impl File for SwallowFile {
 
 impl Storage for SwallowFsyncErrors {
     fn create(&mut self, name: &str) -> io::Result<Box<dyn File>> {
-        Ok(Box::new(SwallowFile(self.0.create(name)?)))
+        Ok(Box::new(SwallowFile(self.inner.create(name)?, self.retry)))
     }
     fn open(&mut self, name: &str) -> io::Result<Box<dyn File>> {
-        Ok(Box::new(SwallowFile(self.0.open(name)?)))
+        Ok(Box::new(SwallowFile(self.inner.open(name)?, self.retry)))
     }
     fn exists(&mut self, name: &str) -> io::Result<bool> {
-        self.0.exists(name)
+        self.inner.exists(name)
     }
     fn remove(&mut self, name: &str) -> io::Result<()> {
-        self.0.remove(name)
+        self.inner.remove(name)
     }
     fn rename(&mut self, from: &str, to: &str) -> io::Result<()> {
-        self.0.rename(from, to)
+        self.inner.rename(from, to)
     }
     fn list(&mut self) -> io::Result<Vec<String>> {
-        self.0.list()
+        self.inner.list()
     }
 }

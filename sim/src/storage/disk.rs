@@ -128,8 +128,12 @@ pub(super) struct Inode {
     pub durable: Image,
     /// Writes and length changes since the last successful sync, in order.
     pub pending: Vec<PendingOp>,
-    /// What reads see: `durable` with `pending` applied.
+    /// What reads see: `durable` with `pending` applied, and the writes a
+    /// failed sync dropped since the last restart (see `writes_dropped`).
     pub current: Image,
+    /// Whether a failed sync dropped pending writes since the last restart:
+    /// `current` then holds bytes no crash lets survive.
+    pub writes_dropped: bool,
     /// Live handles of the current epoch; an unlinked inode is dropped when
     /// its last handle goes, unless a durable name or a pending creation
     /// still refers to it (see the module comment).
@@ -151,6 +155,7 @@ impl Inode {
         self.current = image.clone();
         self.durable = image;
         self.pending.clear();
+        self.writes_dropped = false;
     }
 }
 

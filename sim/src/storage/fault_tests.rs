@@ -49,14 +49,22 @@ fn failed_sync() -> io::Result<SimStorage> {
 }
 
 #[test]
-fn a_failed_fsync_makes_nothing_durable() -> io::Result<()> {
+fn a_failed_fsync_makes_nothing_durable_and_drops_the_pending_writes() -> io::Result<()> {
     let storage = failed_sync()?;
     assert_eq!(
         storage.read_durable_file("a").as_deref(),
         Some(&b"synced"[..])
     );
-    assert_eq!(storage.pending_writes().len(), 1, "the write stays pending");
-    assert_eq!(storage.read_file("a").as_deref(), Some(&b"SYNCED+more"[..]));
+    assert_eq!(
+        storage.pending_writes().len(),
+        0,
+        "the write is marked clean without reaching the disk"
+    );
+    assert_eq!(
+        storage.read_file("a").as_deref(),
+        Some(&b"SYNCED+more"[..]),
+        "reads still see the dropped write until a restart"
+    );
     assert_eq!(storage.counters().syncs, 1, "only the first sync succeeded");
     assert_eq!(storage.fault_counters().fsync_failures, 1);
     let fault = FaultRecord {
@@ -69,13 +77,36 @@ fn a_failed_fsync_makes_nothing_durable() -> io::Result<()> {
     let last = storage.trace().pop().map(|r| r.outcome);
     assert_eq!(last, Some(IoOutcome::Failed(io::ErrorKind::Other)));
 
-    // A power loss decides the pending write as usual ...
+    // A power loss loses the dropped write ...
     storage.restart(LOSE_ALL);
     assert_eq!(read_all(&storage, "a")?, b"synced");
-    // ... and a process crash keeps it.
+    // ... and so does a process crash: nothing holds it any more.
     let storage = failed_sync()?;
     storage.restart(CrashMode::ProcessCrash);
-    assert_eq!(read_all(&storage, "a")?, b"SYNCED+more");
+    assert_eq!(read_all(&storage, "a")?, b"synced");
+    Ok(())
+}
+
+#[test]
+fn a_retried_fsync_after_eio_succeeds_and_persists_nothing() -> io::Result<()> {
+    // fsyncgate: the retry says yes, and the write it "made durable" is
+    // gone at the next restart. An engine that trusts it loses data.
+    let mut storage = failed_sync()?;
+    let mut file = storage.open("a")?;
+    file.sync()?;
+    assert_eq!(
+        storage.read_durable_file("a").as_deref(),
+        Some(&b"synced"[..])
+    );
+    // A write after the failure is persisted by the next sync as usual; the
+    // dropped one stays dropped (and the file keeps its durable length).
+    file.write_at(20, b"late")?;
+    file.sync()?;
+    storage.restart(CrashMode::ProcessCrash);
+    let mut want = b"synced".to_vec();
+    want.resize(20, 0);
+    want.extend_from_slice(b"late");
+    assert_eq!(read_all(&storage, "a")?, want);
     Ok(())
 }
 
@@ -759,11 +790,15 @@ fn set_faults_refuses_an_invalid_config() {
 }
 
 /// Checks the disk's invariants: each inode's current image is its durable
-/// image with its pending operations applied, and every name (current or
-/// durable) finds its inode.
+/// image with its pending operations applied (unless a failed sync dropped
+/// writes that reads still see until the next restart), and every name
+/// (current or durable) finds its inode.
 fn check_invariants(storage: &SimStorage) {
     let disk = storage.disk();
     for (id, inode) in &disk.inodes {
+        if inode.writes_dropped {
+            continue;
+        }
         let mut image = inode.durable.clone();
         for op in &inode.pending {
             op.apply(&mut image);

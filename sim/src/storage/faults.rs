@@ -12,7 +12,7 @@
 //!
 //! | fault | switch | what the engine sees | what the disk does |
 //! | --- | --- | --- | --- |
-//! | failing fsync | `p_fsync_failure`, `fsync_failure_at_op` | `sync` fails, "EIO" | nothing becomes durable; the file's operations stay pending |
+//! | failing fsync | `p_fsync_failure`, `fsync_failure_at_op` | `sync` fails, "EIO", once | the file's pending operations are dropped: still read back until a restart, lost at any crash; a later sync succeeds without them |
 //! | lying fsync | `lying_fsync`, `p_lie` | `sync` succeeds | nothing becomes durable; the file's operations stay pending |
 //! | full disk | `capacity_bytes`, `full_at_op` | a growing `write_at`/`set_len` fails, `StorageFull` | nothing changes |
 //! | bit rot | `bit_rot` | wrong bits in pages read after a restart | bits of data files' durable images flip at restart |
@@ -37,13 +37,13 @@ pub struct FaultConfig {
     /// Seeds every fault decision (one ChaCha8 stream per fault kind).
     pub seed: u64,
 
-    /// Probability that a `sync` fails with EIO. A failed sync makes nothing
-    /// durable: the file's pending operations stay pending, a process crash
-    /// keeps them and a power loss decides each as usual. The engine must
-    /// stop after a failed sync, never retry and carry on: Linux may drop
-    /// the dirty pages and report success on the retry ("fsyncgate"). This
-    /// disk is kinder (a later successful sync does persist the operations),
-    /// so an engine that retries is not caught here; that is a later issue.
+    /// Probability that a `sync` fails with EIO. A failed sync behaves as
+    /// Linux's does after a writeback error ("fsyncgate"): the error is
+    /// reported once, and the file's pending operations are marked clean
+    /// without reaching the disk. Reads still see them until a restart;
+    /// any restart, a process crash too, loses them; a later sync succeeds
+    /// without persisting them. So the engine must stop after a failed
+    /// sync: one that retries and carries on loses what it wrote.
     pub p_fsync_failure: f64,
     /// The first `sync` whose I/O index is at least this fails with EIO,
     /// once (an index, not a count of syncs, so it can be aimed from a
@@ -251,8 +251,8 @@ pub struct BitFlip {
 /// A fault the disk injected.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Fault {
-    /// A `sync` of this file failed with EIO; its pending operations stayed
-    /// pending.
+    /// A `sync` of this file failed with EIO; its pending operations were
+    /// dropped (readable until the next restart, never durable).
     FsyncFailure {
         /// The file synced.
         file: String,
@@ -313,6 +313,9 @@ pub struct FaultRecord {
 pub struct FaultCounters {
     /// Syncs that failed with EIO.
     pub fsync_failures: u64,
+    /// Of those, the syncs of redo log files ([`super::REDO_LOG_PREFIX`]):
+    /// each dropped log writes.
+    pub log_fsync_failures: u64,
     /// Syncs that lied.
     pub lying_syncs: u64,
     /// Writes and length changes refused with `StorageFull`.
@@ -332,7 +335,12 @@ impl FaultCounters {
     /// Counts one injected fault.
     pub(super) fn count(&mut self, fault: &Fault) {
         match fault {
-            Fault::FsyncFailure { .. } => self.fsync_failures += 1,
+            Fault::FsyncFailure { file } => {
+                self.fsync_failures += 1;
+                if file.starts_with(super::REDO_LOG_PREFIX) {
+                    self.log_fsync_failures += 1;
+                }
+            }
             Fault::LyingSync { .. } => self.lying_syncs += 1,
             Fault::DiskFull { .. } => self.full_disk_errors += 1,
             Fault::MisdirectedWrite { .. } => self.misdirected_writes += 1,

@@ -95,6 +95,8 @@ pub struct IoCounters {
     pub bytes_written: u64,
     /// Successful `sync` calls, lying ones included (they say yes).
     pub syncs: u64,
+    /// Of those, the syncs of redo log files ([`super::REDO_LOG_PREFIX`]).
+    pub log_syncs: u64,
     /// Crashes, whether set with `set_crash_at`, called with `crash_now`, or
     /// implied by `restart`.
     pub crashes: u64,

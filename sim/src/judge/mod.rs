@@ -1,0 +1,8 @@
+//! The judges: what a run's checkers decide, each from what the runner saw
+//! itself (the client's statements, results and instants, the simulated
+//! disk's records), never from what the engine reports of itself.
+//!
+//! - [`durability`]: which commits a crash must keep, by flush setting,
+//!   from the client's acknowledgement instants and the disk's sync record.
+
+pub mod durability;
