@@ -110,6 +110,9 @@ enum Command {
         /// (nondeterminism is a bug in the testbed).
         #[arg(long)]
         doublecheck: bool,
+        /// Stop at the first failing seed (and shrink it).
+        #[arg(long)]
+        stop_on_failure: bool,
     },
     /// The planted bugs (canaries) the checkers must catch, one per line;
     /// `lying-fsync` is the simulated disk's negative control.
@@ -304,7 +307,16 @@ fn shrink_and_save(
     plan: &sim::plan::Plan,
     budget: usize,
 ) -> Option<(std::path::PathBuf, sim::shrink::Shrunk)> {
-    let shrunk = sim::shrink::shrink(plan, budget)?;
+    shrink_and_save_while(plan, budget, &mut || true)
+}
+
+/// [`shrink_and_save`], shrinking only while `keep_going` says so.
+fn shrink_and_save_while(
+    plan: &sim::plan::Plan,
+    budget: usize,
+    keep_going: &mut dyn FnMut() -> bool,
+) -> Option<(std::path::PathBuf, sim::shrink::Shrunk)> {
+    let shrunk = sim::shrink::shrink_while(plan, budget, keep_going)?;
     match sim::corpus::save(
         std::path::Path::new("corpus"),
         &shrunk.plan,
@@ -367,6 +379,7 @@ struct FuzzArgs {
     jobs: usize,
     shard: Option<String>,
     doublecheck: bool,
+    stop_on_failure: bool,
 }
 
 fn fuzz(args: FuzzArgs) -> ExitCode {
@@ -379,6 +392,7 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
         jobs,
         shard,
         doublecheck,
+        stop_on_failure,
     } = args;
     if jobs == 0 || jobs > 256 {
         return usage(format!("--jobs must be 1..=256, not {jobs}"));
@@ -425,10 +439,19 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
         (None, None) => ((0, 1000), None),
     };
     let start = std::time::Instant::now();
+    let out_of_time = || budget_s.is_some_and(|b| start.elapsed().as_secs_f64() >= b);
     // Seeds are handed out in order from a shared counter; each worker runs
     // whole seeds, so the set of results does not depend on --jobs.
     let next = std::sync::atomic::AtomicU64::new(0);
+    let stop = std::sync::atomic::AtomicBool::new(false);
     let results = std::sync::Mutex::new(Vec::new());
+    // With --time, the first failure of each kind is shrunk at once by the
+    // worker that found it, within what is left of the time (the others
+    // go on fuzzing); the rest are listed with their replay lines.
+    let shrunk = std::sync::Mutex::new(std::collections::BTreeMap::<
+        String,
+        (u64, Option<(std::path::PathBuf, usize)>),
+    >::new());
     let usage_error = std::sync::Mutex::new(None::<String>);
     let bar = (!json && std::io::stdout().is_terminal()).then(|| {
         let b = match budget_s {
@@ -446,7 +469,7 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
     std::thread::scope(|scope| {
         for _ in 0..jobs {
             scope.spawn(|| loop {
-                if budget_s.is_some_and(|b| start.elapsed().as_secs_f64() >= b) {
+                if out_of_time() || stop.load(std::sync::atomic::Ordering::Relaxed) {
                     return;
                 }
                 let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -479,6 +502,35 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
                                 b.set_message(format!("violation at seed {seed}"));
                             }
                         }
+                        if let Some(first) = o.violations.first() {
+                            if stop_on_failure {
+                                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                            }
+                            let class = sim::shrink::failure_class(first);
+                            // Claimed under one lock, so one worker
+                            // shrinks each kind.
+                            let new_class = budget_s.is_some() && {
+                                let mut kinds = shrunk.lock().unwrap_or_else(|e| e.into_inner());
+                                match kinds.entry(class.clone()) {
+                                    std::collections::btree_map::Entry::Vacant(v) => {
+                                        v.insert((seed, None));
+                                        true
+                                    }
+                                    std::collections::btree_map::Entry::Occupied(_) => false,
+                                }
+                            };
+                            if new_class {
+                                let plan =
+                                    sim::plan::Plan::generate(seed, &p, None, canary.clone());
+                                let saved =
+                                    shrink_and_save_while(&plan, 500, &mut || !out_of_time())
+                                        .map(|(dir, s)| (dir, s.plan.statement_count()));
+                                shrunk
+                                    .lock()
+                                    .unwrap_or_else(|e| e.into_inner())
+                                    .insert(class, (seed, saved));
+                            }
+                        }
                         results.lock().unwrap_or_else(|e| e.into_inner()).push(o);
                     }
                     Err(e) => {
@@ -496,33 +548,50 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
     if let Some(e) = usage_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return usage(e);
     }
+    let wall = start.elapsed().as_secs_f64().max(1e-9);
     let mut all = results.into_inner().unwrap_or_else(|e| e.into_inner());
     all.sort_by_key(|o| o.seed);
     let runs = all.len() as u64;
     let sim_us: u64 = all.iter().map(|o| o.stats.sim_us).sum();
-    let mut failures = Vec::new();
-    for o in all.into_iter().filter(|o| !o.violations.is_empty()) {
-        if !json {
-            println!("seed {}: {}", o.seed, o.violations[0]);
-            println!("{} (commit {})", reproduce_line(&o, &canary), commit_id());
-        }
-        // New failures are shrunk and saved; a canary's are expected and
-        // only the first is kept.
-        if canary.is_none() || failures.is_empty() {
+    let mut totals = sim::runner::RunStats::default();
+    for o in &all {
+        totals.add(&o.stats);
+    }
+    let failures: Vec<sim::runner::Outcome> = all
+        .into_iter()
+        .filter(|o| !o.violations.is_empty())
+        .collect();
+    let mut shrunk = shrunk.into_inner().unwrap_or_else(|e| e.into_inner());
+    if budget_s.is_none() {
+        // A seed range is shrunk after it ran: the lowest failing seed of
+        // each kind, so the entries saved do not depend on --jobs.
+        for o in &failures {
+            let class = sim::shrink::failure_class(&o.violations[0]);
+            if shrunk.contains_key(&class) {
+                continue;
+            }
             let plan = sim::plan::Plan::generate(o.seed, &p, None, canary.clone());
-            if let Some((dir, s)) = shrink_and_save(&plan, 500) {
-                if !json {
-                    println!(
-                        "shrunk to {} statements: {}",
-                        s.plan.statement_count(),
-                        dir.display()
-                    );
+            let saved = shrink_and_save(&plan, 500).map(|(dir, s)| (dir, s.plan.statement_count()));
+            shrunk.insert(class, (o.seed, saved));
+        }
+    }
+    if !json {
+        for o in &failures {
+            println!("seed {}: {}", o.seed, o.violations[0]);
+            println!("{} (commit {})", reproduce_line(o, &canary), commit_id());
+            let class = sim::shrink::failure_class(&o.violations[0]);
+            if let Some((seed, saved)) = shrunk.get(&class) {
+                if *seed == o.seed {
+                    match saved {
+                        Some((dir, n)) => {
+                            println!("shrunk to {n} statements: {}", dir.display())
+                        }
+                        None => println!("not shrunk: the time ran out first"),
+                    }
                 }
             }
         }
-        failures.push(o);
     }
-    let wall = start.elapsed().as_secs_f64().max(1e-9);
     let seeds_per_sec = runs as f64 / wall;
     let sim_to_wall = sim_us as f64 / 1e6 / wall;
     if json {
@@ -530,10 +599,22 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
             "profile": p.name, "seeds": runs, "violations": failures.len(),
             "seeds_per_sec": seeds_per_sec, "sim_to_wall": sim_to_wall,
             "failing_seeds": failures.iter().map(|o| o.seed).collect::<Vec<_>>(),
+            "reached": totals.reached().into_iter().map(|(k, v)| (k.to_string(), serde_json::json!(v))).collect::<serde_json::Map<_, _>>(),
+            "kinds": shrunk.iter().map(|(class, (seed, saved))| serde_json::json!({
+                "kind": class, "seed": seed,
+                "saved": saved.as_ref().map(|(dir, _)| dir.display().to_string()),
+                "statements": saved.as_ref().map(|(_, n)| *n),
+            })).collect::<Vec<_>>(),
         });
         println!("{out}");
     } else {
-        println!("{runs} seeds of profile {}, {} violations, {seeds_per_sec:.1} seeds/s, {sim_to_wall:.1} simulated s per wall s", p.name, failures.len());
+        let reached: Vec<String> = totals
+            .reached()
+            .into_iter()
+            .map(|(k, v)| format!("{v} {k}"))
+            .collect();
+        println!("reached: {}", reached.join(", "));
+        println!("{runs} seeds of profile {}, {} violations of {} kinds, {seeds_per_sec:.1} seeds/s, {sim_to_wall:.1} simulated s per wall s", p.name, failures.len(), shrunk.len());
     }
     if failures.is_empty() {
         ExitCode::SUCCESS
@@ -583,6 +664,7 @@ fn main() -> ExitCode {
             jobs,
             shard,
             doublecheck,
+            stop_on_failure,
         } => fuzz(FuzzArgs {
             seeds,
             time,
@@ -592,6 +674,7 @@ fn main() -> ExitCode {
             jobs,
             shard,
             doublecheck,
+            stop_on_failure,
         }),
         Command::Canaries => {
             for c in engine::Canary::ALL {

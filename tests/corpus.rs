@@ -13,6 +13,13 @@ use std::path::Path;
 fn every_corpus_entry_replays() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
     let entries = corpus::entries(&root);
+    // A missing or emptied corpus would make this test pass by replaying
+    // nothing.
+    assert!(
+        !entries.is_empty(),
+        "{} holds no corpus entry (a folder with a plan.json)",
+        root.display()
+    );
     for dir in &entries {
         let plan = corpus::load(dir).unwrap_or_else(|e| panic!("{e}"));
         let o = execute(&plan, false).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));

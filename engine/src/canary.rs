@@ -57,11 +57,14 @@ pub enum Canary {
     /// retry succeeds. On Linux the retry succeeds because the failed sync
     /// dropped the dirty pages: what it was to persist is gone.
     RetryFsyncAfterEio,
+    /// A statement that waits again after a grant keeps the start of its
+    /// first wait, so its second wait times out early.
+    DeadlineFromFirstWait,
 }
 
 impl Canary {
     /// Every canary.
-    pub const ALL: [Canary; 16] = [
+    pub const ALL: [Canary; 17] = [
         Canary::SkipDoublewrite,
         Canary::AckBeforeSync,
         Canary::IgnorePageLsn,
@@ -78,16 +81,18 @@ impl Canary {
         Canary::SkipGroupSync,
         Canary::StalledLogSync,
         Canary::RetryFsyncAfterEio,
+        Canary::DeadlineFromFirstWait,
     ];
 
     /// The canaries of the lock manager, caught by the lock oracle under
     /// the lock profiles (the others break recovery).
-    pub const LOCKS: [Canary; 5] = [
+    pub const LOCKS: [Canary; 6] = [
         Canary::GrantConflictingLock,
         Canary::LoseWakeup,
         Canary::SkipDeadlockDetection,
         Canary::WrongDeadlockVictim,
         Canary::LateLockTimeout,
+        Canary::DeadlineFromFirstWait,
     ];
 
     /// The canary's name on the command line.
@@ -109,6 +114,7 @@ impl Canary {
             Canary::SkipGroupSync => "skip-group-sync",
             Canary::StalledLogSync => "stalled-log-sync",
             Canary::RetryFsyncAfterEio => "retry-fsync-after-eio",
+            Canary::DeadlineFromFirstWait => "deadline-from-first-wait",
         }
     }
 

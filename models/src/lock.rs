@@ -15,11 +15,16 @@
 //! - at the end of a step, no wait has reached the lock wait timeout
 //!   (the runner resumes a waiting session at its deadline, so a correct
 //!   engine has timed it out by then), and a timeout never comes early;
+//!   both measured from the runner's clock at the engine call that began
+//!   the wait, never from an instant the engine stamped;
 //! - with deadlock detection on, the wait-for graph has no cycle at the end
 //!   of a step (the wait that closed it had to be refused), and every
 //!   victim was on a cycle when chosen, and was the lighter of the
 //!   requester and the transaction waiting for the requester (undo records
-//!   plus locks; on a tie, the requester);
+//!   plus locks; on a tie, the requester), the undo records being the
+//!   runner's own count of the transaction's row changes and the locks the
+//!   oracle's (the engine's count is cross-checked: a `Weight` event that
+//!   disagrees is a violation);
 //! - the conflict graph of committed transactions (T1 before T2 when T2 was
 //!   granted a lock conflicting with one T1 had released) is acyclic: the
 //!   committed locking transactions are serializable.
@@ -98,10 +103,12 @@ pub enum OKind {
     Weight,
 }
 
-/// One event of the lock log.
+/// One event of the lock log, with the instants the runner saw: the
+/// oracle takes no time from the engine.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OEvent {
-    /// Simulated time, microseconds.
+    /// The runner's clock when the engine call that produced the event
+    /// returned, microseconds.
     pub t_us: u64,
     /// What happened.
     pub kind: OKind,
@@ -113,9 +120,11 @@ pub struct OEvent {
     pub target: OTarget,
     /// Its mode.
     pub mode: OMode,
-    /// When it was requested.
+    /// The runner's clock when that engine call began: for a `Wait`, the
+    /// earliest instant the wait can have started.
     pub since_us: u64,
-    /// For `Weight`: the transaction's undo records.
+    /// For `Weight`: the transaction's undo records as the engine counts
+    /// them (cross-checked against the runner's count, never used).
     pub undo_records: u64,
 }
 
@@ -158,7 +167,11 @@ struct OLock {
     target: usize,
     mode: OMode,
     waiting: bool,
+    /// A wait began between these instants (the engine call that made
+    /// it): it may time out from `since_us + timeout` on, and must have by
+    /// `seen_us + timeout`.
     since_us: u64,
+    seen_us: u64,
 }
 
 /// The oracle's state; see the module comment.
@@ -176,8 +189,9 @@ pub struct LockOracle {
     /// Waiting lock ids by transaction, and lock counts by transaction.
     waiting: BTreeMap<u64, BTreeSet<u64>>,
     held: FxHashMap<u64, usize>,
-    /// Undo records per transaction, from `Weight` events.
-    undo: FxHashMap<u64, u64>,
+    /// Row changes per transaction (its undo records), as the runner
+    /// counted them from the statements and their results.
+    changes: FxHashMap<u64, u64>,
     /// Transactions that released a lock, per target and mode, for the
     /// conflict graph. By mode, so that a grant visits only the modes it
     /// conflicts with (table IX locks pile up by the thousand and conflict
@@ -206,6 +220,11 @@ pub struct OracleStats {
     pub timeouts: u64,
     /// Deadlock victims.
     pub victims: u64,
+    /// Victims that were not the requester (the weight rule chose the
+    /// lighter transaction waiting for it).
+    pub victims_by_weight: u64,
+    /// Gap locks created by inheritance.
+    pub inherited: u64,
 }
 
 impl LockOracle {
@@ -265,7 +284,13 @@ impl LockOracle {
     pub fn event(&mut self, e: &OEvent) {
         match e.kind {
             OKind::Weight => {
-                self.undo.insert(e.trx, e.undo_records);
+                let counted = self.changes.get(&e.trx).copied().unwrap_or(0);
+                if e.undo_records != counted {
+                    self.violations.push(format!(
+                        "trx {} has {} undo records by the engine's count, but made {counted} row changes",
+                        e.trx, e.undo_records
+                    ));
+                }
             }
             OKind::Granted | OKind::Wait | OKind::Inherited => {
                 *self.held.entry(e.trx).or_default() += 1;
@@ -281,6 +306,7 @@ impl LockOracle {
                         mode: e.mode,
                         waiting: e.kind == OKind::Wait,
                         since_us: e.since_us,
+                        seen_us: e.t_us,
                     },
                 );
                 self.queues[target].push(e.lock);
@@ -309,6 +335,7 @@ impl LockOracle {
                         }
                     }
                     _ => {
+                        self.stats.inherited += 1;
                         // Inherited locks are gap locks, compatible with
                         // anything granted.
                         if !matches!(e.mode, OMode::Record(_, RKind::Gap)) {
@@ -349,11 +376,14 @@ impl LockOracle {
             }
             OKind::TimedOut => {
                 self.stats.timeouts += 1;
-                if e.t_us < e.since_us + self.timeout_us {
+                // Measured from the oracle's own record of when the wait
+                // began, not from anything the engine stamped.
+                let since = self.locks.get(&e.lock).map_or(e.since_us, |l| l.since_us);
+                if e.t_us < since + self.timeout_us {
                     self.violations.push(format!(
-                        "trx {} timed out after {} us, before the {} us timeout",
+                        "trx {} timed out after at most {} us of waiting, before the {} us timeout",
                         e.trx,
-                        e.t_us - e.since_us,
+                        e.t_us.saturating_sub(since),
                         self.timeout_us
                     ));
                 }
@@ -465,9 +495,19 @@ impl LockOracle {
         None
     }
 
+    /// InnoDB's transaction weight (`TRX_WEIGHT`): undo records plus
+    /// locks, both counted by the oracle (row changes from the runner,
+    /// locks from the event log).
     fn weight(&self, trx: u64) -> u64 {
         let locks = self.held.get(&trx).copied().unwrap_or(0) as u64;
-        self.undo.get(&trx).copied().unwrap_or(0) + locks
+        self.changes.get(&trx).copied().unwrap_or(0) + locks
+    }
+
+    /// The runner's count of a transaction's row changes so far (its undo
+    /// records: one per row a finished statement inserted, updated or
+    /// deleted, less those a rollback to a savepoint undid).
+    pub fn set_changes(&mut self, trx: u64, changes: u64) {
+        self.changes.insert(trx, changes);
     }
 
     /// A victim must be on a cycle, and the lighter of the requester (the
@@ -512,6 +552,9 @@ impl LockOracle {
         } else {
             preds.contains(&e.trx) && self.weight(e.trx) < wr
         };
+        if ok && e.trx != req {
+            self.stats.victims_by_weight += 1;
+        }
         if !ok {
             self.violations.push(format!(
                 "deadlock victim trx {} (weight {}) breaks the weight rule: requester trx {req} (weight {wr}), waiting for it on the cycle: {:?}",
@@ -571,11 +614,11 @@ impl LockOracle {
     /// at time `now_us`: no wait may have outlived the timeout.
     pub fn check_timeouts(&mut self, now_us: u64) {
         for l in self.waiting.values().flatten().map(|id| &self.locks[id]) {
-            if now_us >= l.since_us + self.timeout_us {
+            if now_us >= l.seen_us + self.timeout_us {
                 self.violations.push(format!(
-                    "trx {} has waited {} us, past the {} us lock wait timeout",
+                    "trx {} has waited at least {} us, past the {} us lock wait timeout",
                     l.trx,
-                    now_us - l.since_us,
+                    now_us - l.seen_us,
                     self.timeout_us
                 ));
                 break;
@@ -589,7 +632,7 @@ impl LockOracle {
         self.waiting
             .get(&trx)?
             .iter()
-            .map(|id| self.locks[id].since_us + self.timeout_us)
+            .map(|id| self.locks[id].seen_us + self.timeout_us)
             .min()
     }
 
@@ -643,10 +686,11 @@ impl LockOracle {
     /// far is checked first.
     pub fn crash(&mut self) {
         self.check_serializable();
-        let (timeout, detect) = (self.timeout_us, self.deadlock_detect);
+        let (timeout, detect, stats) = (self.timeout_us, self.deadlock_detect, self.stats);
         let violations = std::mem::take(&mut self.violations);
         *self = LockOracle::new(timeout, detect);
         self.violations = violations;
+        self.stats = stats;
     }
 }
 
@@ -704,12 +748,39 @@ mod tests {
         o.event(&ev(OKind::Wait, 4, 2, 1, X, 2));
         o.settle();
         assert!(o.take_violations()[0].contains("undetected"));
-        // Trx 1 is heavier: trx 2 (the requester) must be the victim.
-        let mut heavy = ev(OKind::Weight, 3, 1, 2, X, 1);
-        heavy.undo_records = 10;
-        o.event(&heavy);
+        // Trx 1 is heavier by the runner's count: trx 2 (the requester)
+        // must be the victim.
+        o.set_changes(1, 10);
         o.event(&ev(OKind::Victim, 3, 1, 2, X, 2));
         assert!(o.take_violations()[0].contains("weight rule"));
+    }
+
+    #[test]
+    fn the_engines_weight_is_checked_against_the_runners_count_not_used() {
+        let mut o = LockOracle::new(1_000_000, true);
+        o.set_changes(1, 3);
+        let mut w = ev(OKind::Weight, 1, 1, 1, X, 0);
+        w.undo_records = 3;
+        o.event(&w);
+        assert!(o.take_violations().is_empty());
+        w.undo_records = 30;
+        o.event(&w);
+        assert!(o.take_violations()[0].contains("undo records by the engine's count"));
+        assert_eq!(o.weight(1), 3, "the engine's count sets nothing");
+    }
+
+    #[test]
+    fn a_timeout_is_measured_from_when_the_oracle_saw_the_wait_begin() {
+        // The engine stamps nothing the oracle uses: a second wait of the
+        // same statement, timed out a timeout after the first one began,
+        // is early.
+        let mut o = LockOracle::new(1_000, true);
+        o.event(&ev(OKind::Granted, 1, 1, 5, X, 0));
+        o.event(&ev(OKind::Wait, 2, 2, 5, X, 600));
+        let mut out = ev(OKind::TimedOut, 2, 2, 5, X, 1_000);
+        out.since_us = 0;
+        o.event(&out);
+        assert!(o.take_violations()[0].contains("before the 1000 us timeout"));
     }
 
     #[test]

@@ -425,6 +425,7 @@ impl Plan {
             .faults
             .iter()
             .copied()
+            .filter(|k| !k.drawn_last())
             .filter(|_| rng.gen_bool(0.6))
             .collect();
         if faults.is_empty() {
@@ -491,6 +492,13 @@ impl Plan {
         // a power loss survives it) has commits to hold the engine to.
         if profile.shape == Shape::Mixed && rng.gen_bool(0.25) {
             plan.think_us = plan.think_us.saturating_mul(10);
+        }
+        // The fault kinds added since (crashes during recovery, bit rot),
+        // each switched on like the others, at the very end.
+        for &k in profile.faults.iter().filter(|k| k.drawn_last()) {
+            if rng.gen_bool(0.6) {
+                plan.faults.push(k);
+            }
         }
         plan
     }
@@ -644,6 +652,16 @@ fn hot_txn(rng: &mut ChaCha8Rng, profile: &Profile) -> PlannedTxn {
                 5..=7 => PlannedStmt::LockingGet {
                     table: "sb".into(),
                     key: k,
+                    exclusive: rng.gen_bool(0.6),
+                },
+                // A short locking range over the hot rows: it locks them
+                // one after another, so it can wait again after a grant.
+                8 => PlannedStmt::LockingScan {
+                    table: "sb".into(),
+                    index: None,
+                    reverse: rng.gen_bool(0.5),
+                    limit: rng.gen_range(2..=3),
+                    from: Some(k),
                     exclusive: rng.gen_bool(0.6),
                 },
                 _ => PlannedStmt::Get {

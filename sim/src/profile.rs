@@ -19,6 +19,23 @@ pub enum FaultKind {
     FsyncFailure,
     /// The disk fills up.
     DiskFull,
+    /// Recovery itself crashes, at one of its I/O operations, possibly
+    /// several times in a row (each crash a process crash or, where the
+    /// seed has them, a power loss).
+    RecoveryCrash,
+    /// Bits of the data files flip at rest, at every restart: page
+    /// validation must catch what is read, and nothing wrong may be
+    /// returned as data.
+    BitRot,
+}
+
+impl FaultKind {
+    /// Kinds added after plans were first saved: a plan draws them after
+    /// everything else, so that the plans of a seed without them are what
+    /// they were before.
+    pub fn drawn_last(self) -> bool {
+        matches!(self, FaultKind::RecoveryCrash | FaultKind::BitRot)
+    }
 }
 
 /// The shape of a profile's transactions.
@@ -127,6 +144,8 @@ impl Profile {
                 FaultKind::ProcessCrash,
                 FaultKind::PowerLoss,
                 FaultKind::TornWrites,
+                FaultKind::RecoveryCrash,
+                FaultKind::BitRot,
             ],
             pool_pages: (16, 256),
             shape: Shape::Mixed,
@@ -167,6 +186,8 @@ impl Profile {
                     FaultKind::TornWrites,
                     FaultKind::FsyncFailure,
                     FaultKind::DiskFull,
+                    FaultKind::RecoveryCrash,
+                    FaultKind::BitRot,
                 ],
                 ..base
             },

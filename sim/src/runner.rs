@@ -86,6 +86,105 @@ pub struct RunStats {
     pub fsync_failures: u64,
     /// Writes refused by a full disk.
     pub full_disk_errors: u64,
+    /// Pages recovery restored from the doublewrite buffer (torn or
+    /// damaged home pages repaired).
+    pub pages_repaired: u64,
+    /// Redo records recovery applied.
+    pub redo_records_applied: u64,
+    /// Transactions recovery rolled back (they never committed).
+    pub recovery_rollbacks: u64,
+    /// Gap locks inherited by a successor when a record went away.
+    pub locks_inherited: u64,
+    /// Deadlock victims that were not the requester: the weight rule
+    /// picked the lighter transaction waiting for it.
+    pub victims_by_weight: u64,
+    /// Statements that waited again after a wait of theirs was granted.
+    pub rewaits: u64,
+    /// Crashes inside recovery.
+    pub recovery_crashes: u64,
+    /// Bits bit rot flipped in data files.
+    pub bit_flips: u64,
+    /// Runs ended because the engine reported a page that bit rot had
+    /// damaged (caught by page validation; InnoDB too refuses to go on).
+    pub bit_rot_caught: u64,
+}
+
+impl RunStats {
+    /// Adds another run's counters (a campaign's totals).
+    pub fn add(&mut self, o: &RunStats) {
+        let RunStats {
+            statements,
+            commits,
+            rollbacks,
+            waits,
+            commit_waits,
+            deadlocks,
+            lock_timeouts,
+            workload_us,
+            crashes,
+            sim_us,
+            io_ops,
+            fsync_failures,
+            full_disk_errors,
+            pages_repaired,
+            redo_records_applied,
+            recovery_rollbacks,
+            locks_inherited,
+            victims_by_weight,
+            rewaits,
+            recovery_crashes,
+            bit_flips,
+            bit_rot_caught,
+        } = o;
+        self.statements += statements;
+        self.commits += commits;
+        self.rollbacks += rollbacks;
+        self.waits += waits;
+        self.commit_waits += commit_waits;
+        self.deadlocks += deadlocks;
+        self.lock_timeouts += lock_timeouts;
+        self.workload_us += workload_us;
+        self.crashes += crashes;
+        self.sim_us += sim_us;
+        self.io_ops += io_ops;
+        self.fsync_failures += fsync_failures;
+        self.full_disk_errors += full_disk_errors;
+        self.pages_repaired += pages_repaired;
+        self.redo_records_applied += redo_records_applied;
+        self.recovery_rollbacks += recovery_rollbacks;
+        self.locks_inherited += locks_inherited;
+        self.victims_by_weight += victims_by_weight;
+        self.rewaits += rewaits;
+        self.recovery_crashes += recovery_crashes;
+        self.bit_flips += bit_flips;
+        self.bit_rot_caught += bit_rot_caught;
+    }
+
+    /// The faults injected and the rare paths reached, by name: what a
+    /// campaign shows it exercised.
+    pub fn reached(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            ("crashes", self.crashes),
+            ("crashes during recovery", self.recovery_crashes),
+            ("fsync failures", self.fsync_failures),
+            ("full-disk errors", self.full_disk_errors),
+            ("bits flipped by bit rot", self.bit_flips),
+            ("bit rot caught", self.bit_rot_caught),
+            ("torn pages repaired", self.pages_repaired),
+            ("redo records applied", self.redo_records_applied),
+            (
+                "transactions rolled back at recovery",
+                self.recovery_rollbacks,
+            ),
+            ("lock waits", self.waits),
+            ("waits again after a grant", self.rewaits),
+            ("lock wait timeouts", self.lock_timeouts),
+            ("deadlocks", self.deadlocks),
+            ("victims chosen by weight", self.victims_by_weight),
+            ("locks inherited", self.locks_inherited),
+            ("group commit waits", self.commit_waits),
+        ]
+    }
 }
 
 /// The result of a run.
@@ -351,6 +450,15 @@ struct World {
     /// The disk's count of failed log fsyncs at the last restart: one more
     /// since means a failed fsync dropped log writes.
     log_fsync_failures: u64,
+    /// The clock when the engine call being made began: the lock oracle
+    /// times waits from the runner's instants, not the engine's stamps.
+    call_start_us: u64,
+    /// Decides crashes inside recovery (its own stream, so that seeds
+    /// without them run as before).
+    recovery_rng: ChaCha8Rng,
+    /// Pages bit rot has flipped bits in, by file and page number: a
+    /// corrupt-page report on one of them is the fault caught.
+    rotted_pages: std::collections::BTreeSet<(String, u32)>,
     trace: Trace,
     /// Reused for each statement's result in the trace.
     short_buf: String,
@@ -726,6 +834,12 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
     if faults.contains(&FaultKind::FsyncFailure) {
         fc.p_fsync_failure = 0.02;
     }
+    if faults.contains(&FaultKind::BitRot) {
+        fc.bit_rot = Some(crate::storage::BitRot {
+            per_restart_flips: 1 + (seed % 3) as u32,
+            include_redo_log: false,
+        });
+    }
     if plan.sync_latency_us > 0 {
         // Simulated time passes at every sync, so throughput can be told
         // in simulated seconds.
@@ -746,6 +860,9 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         committed: Rc::new(preloaded),
         durability: DurabilityJudge::default(),
         log_fsync_failures: 0,
+        call_start_us: 0,
+        recovery_rng: ChaCha8Rng::seed_from_u64(seed ^ 0x7EC0_7E11_0000_0003),
+        rotted_pages: std::collections::BTreeSet::new(),
         trace: Trace {
             hash: 0xcbf2_9ce4_8422_2325,
             lines: keep_trace.then(Vec::new),
@@ -995,6 +1112,8 @@ fn finish(plan: &Plan, mut world: World) -> Outcome {
     let f = world.storage.fault_counters();
     world.stats.fsync_failures = f.fsync_failures;
     world.stats.full_disk_errors = f.full_disk_errors;
+    world.stats.locks_inherited = world.locks.stats.inherited;
+    world.stats.victims_by_weight = world.locks.stats.victims_by_weight;
     Outcome {
         seed: plan.seed,
         profile: plan.profile.clone(),
@@ -1028,6 +1147,7 @@ fn arm_crash(world: &mut World) {
 /// fsync), `None` otherwise.
 fn step_session(world: &mut World, s: &mut Sess) -> Option<bool> {
     if s.waiting {
+        world.call_start_us = world.clock_now();
         let r = world.engine().resume(s.id);
         return handle(world, s, None, r);
     }
@@ -1124,9 +1244,11 @@ fn balance_total(db: &Db) -> i128 {
 fn exec(world: &mut World, s: &mut Sess, req: Request) -> Option<bool> {
     world.stats.statements += 1;
     s.issued_us = world.clock_now();
+    world.call_start_us = s.issued_us;
     if let Some(t) = world.engine().trx_id(s.id) {
         s.trx = Some(t);
     }
+    count_changes(world, s);
     let r = world.engine().execute(s.id, req.clone());
     if let Some(t) = world.engine.as_ref().and_then(|e| e.trx_id(s.id)) {
         s.trx = Some(t);
@@ -1134,8 +1256,19 @@ fn exec(world: &mut World, s: &mut Sess, req: Request) -> Option<bool> {
     handle(world, s, Some(req), r)
 }
 
-/// The engine's lock event as the oracle states it.
-fn to_oracle(e: engine::lock::LockEvent) -> OEvent {
+/// Tells the lock oracle how many rows the session's transaction has
+/// changed so far, by the runner's own count (the model writes of its
+/// finished statements): its undo records, half of its weight.
+fn count_changes(world: &mut World, s: &Sess) {
+    if let (Some(t), Some(txn)) = (s.trx, &s.txn) {
+        world.locks.set_changes(t, txn.writes.len() as u64);
+    }
+}
+
+/// The engine's lock event as the oracle states it, timed by the runner:
+/// the call that produced it began at `since_us` and returned at `now_us`
+/// (the engine's own stamps are not passed on).
+fn to_oracle(e: engine::lock::LockEvent, since_us: u64, now_us: u64) -> OEvent {
     use engine::lock::{EventKind, Mode, RecKey, RecKind, RecMode, TableMode, Target};
     let kind = match e.kind {
         EventKind::Granted => OKind::Granted,
@@ -1178,13 +1311,13 @@ fn to_oracle(e: engine::lock::LockEvent) -> OEvent {
         ),
     };
     OEvent {
-        t_us: e.t_us,
+        t_us: now_us,
         kind,
         lock: e.lock.id,
         trx: e.lock.trx,
         target,
         mode,
-        since_us: e.lock.since_us,
+        since_us,
         undo_records: e.undo_records,
     }
 }
@@ -1193,11 +1326,12 @@ impl World {
     /// Feeds the lock events of the call just made to the oracle, which
     /// judges the settled state.
     fn judge_locks(&mut self) {
+        let now = self.clock_now();
         let Some(e) = self.engine.as_mut() else {
             return;
         };
         for ev in e.take_lock_events() {
-            self.locks.event(&to_oracle(ev));
+            self.locks.event(&to_oracle(ev, self.call_start_us, now));
         }
         self.locks.settle();
         self.take_lock_violations();
@@ -1230,11 +1364,15 @@ fn handle(
             .expect("a session resumes only after it waited, and keeps its statement"),
     };
     let label = describe(&req);
+    let waits_before = world.locks.stats.waits;
     world.judge_locks();
     match r {
         Ok(Step::Waiting) => {
             if !s.waiting {
                 world.stats.waits += 1;
+            } else if world.locks.stats.waits > waits_before {
+                // Resumed, granted, run again, and waiting on another lock.
+                world.stats.rewaits += 1;
             }
             if matches!(req, Request::Commit) && !s.waiting {
                 // Group commit: the commit is in the log buffer and visible;
@@ -1254,6 +1392,7 @@ fn handle(
             world.short_buf = buf;
             world.observe_log();
             done(world, s, &req, resp);
+            count_changes(world, s);
             None
         }
         Err(e) => {
@@ -1262,7 +1401,9 @@ fn handle(
                 "statement",
                 json!({"session": s.id, "op": label, "result": "error", "code": e.mysql_code(), "message": e.to_string()}),
             );
-            failed(world, s, &req, e)
+            let crashed = failed(world, s, &req, e);
+            count_changes(world, s);
+            crashed
         }
     }
 }
@@ -1420,6 +1561,9 @@ fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Response) {
 }
 
 fn failed(world: &mut World, s: &mut Sess, req: &Request, e: Error) -> Option<bool> {
+    if world.bit_rot_caught(&e) {
+        return None;
+    }
     if e.stops_engine() || e.is_fatal() {
         let crashed = world.storage.crashed();
         if crashed || matches!(e, Error::Io { .. }) || e.is_fatal() {
@@ -1500,58 +1644,43 @@ fn recover(world: &mut World, rng: &mut ChaCha8Rng, sessions: &mut [Sess], _cras
         world.storage.crash_now();
     }
     // What survives.
-    let mut kinds = vec![FaultKind::ProcessCrash];
-    kinds.extend(
-        world
-            .faults
-            .iter()
-            .copied()
-            .filter(|k| matches!(k, FaultKind::PowerLoss | FaultKind::TornWrites)),
-    );
-    let kind = kinds[rng.gen_range(0..kinds.len())];
-    let mode = match kind {
-        FaultKind::PowerLoss => CrashMode::PowerLoss(PowerLossPolicy::Random {
-            seed: rng.gen(),
-            sector_bytes: 512,
-            p_survive: 0.5,
-            p_torn: 0.0,
-        }),
-        FaultKind::TornWrites => CrashMode::PowerLoss(PowerLossPolicy::Random {
-            seed: rng.gen(),
-            sector_bytes: if rng.gen_bool(0.5) { 512 } else { 4096 },
-            p_survive: 0.4,
-            p_torn: 0.3,
-        }),
-        _ => CrashMode::ProcessCrash,
-    };
-    let power = !matches!(mode, CrashMode::ProcessCrash);
-    // The bounds the flush setting promises, from the client's instants
-    // and the disk's record (see crate::judge::durability).
-    let dropped = world.storage.fault_counters().log_fsync_failures > world.log_fsync_failures;
-    let bounds = world.durability.bounds(
-        world.config.flush_at_commit,
-        power,
-        dropped,
-        world.clock_now(),
-    );
-    let (min_k, max_k) = (bounds.min_k, bounds.max_k);
-    // A crash armed for later must not fire inside recovery (crashes during
-    // recovery are the crash tests' subject).
+    let mode = crash_mode(&world.faults, rng);
+    let mut power = !matches!(mode, CrashMode::ProcessCrash);
+    let crash_us = world.clock_now();
+    // A crash armed for later must not fire inside recovery; crashes in
+    // recovery are drawn here, from their own generator.
     world.storage.set_crash_at(None);
-    world.storage.restart(mode);
+    world.restart(mode);
     world.event(
         "crash",
-        json!({"mode": if power { "power loss" } else { "process crash" }, "acknowledged": bounds.acknowledged_k, "promised": bounds.promised_k, "claimed": min_k}),
+        json!({"mode": if power { "power loss" } else { "process crash" }}),
     );
-    let mut opened = Engine::open(
-        Box::new(world.storage.clone()),
-        Box::new(world.clock.clone()),
-        world.config.clone(),
-    );
+    let mut crashes_left = if world.faults.contains(&FaultKind::RecoveryCrash) {
+        world.recovery_rng.gen_range(0..=3u32)
+    } else {
+        0
+    };
+    let mut opened = open_recovering(world, &mut crashes_left);
     // Recovery that meets an injected fault stops like any other run of the
     // engine; the operator retries it (after freeing space, for a full
-    // disk). Anything else that stops recovery is a violation.
+    // disk). A crash inside recovery is followed by another recovery.
+    // Anything else that stops recovery is a violation.
     for _ in 0..100 {
+        if opened.is_err() && world.storage.crashed() {
+            world.stats.recovery_crashes += 1;
+            let mode = {
+                let faults = world.faults.clone();
+                crash_mode(&faults, &mut world.recovery_rng)
+            };
+            power |= !matches!(mode, CrashMode::ProcessCrash);
+            world.event(
+                "recovery",
+                json!({"step": "crashed", "mode": if matches!(mode, CrashMode::ProcessCrash) { "process crash" } else { "power loss" }}),
+            );
+            world.restart(mode);
+            opened = open_recovering(world, &mut crashes_left);
+            continue;
+        }
         let injected = match &opened {
             Err(Error::Io { source, .. }) => crate::storage::is_simulated_fsync_failure(source),
             Err(Error::TableFull { .. }) => {
@@ -1575,12 +1704,27 @@ fn recover(world: &mut World, rng: &mut ChaCha8Rng, sessions: &mut [Sess], _cras
             json!({"step": "stopped by an injected fault", "error": why}),
         );
         world.storage.crash_now();
-        world.storage.restart(CrashMode::ProcessCrash);
-        opened = Engine::open(
-            Box::new(world.storage.clone()),
-            Box::new(world.clock.clone()),
-            world.config.clone(),
-        );
+        world.restart(CrashMode::ProcessCrash);
+        opened = open_recovering(world, &mut crashes_left);
+    }
+    world.storage.set_crash_at(None);
+    // The bounds the flush setting promises, from the client's instants
+    // and the disk's record (see crate::judge::durability): a power loss
+    // anywhere in the sequence counts, and so does a failed log fsync,
+    // in the workload or in recovery.
+    let dropped = world.storage.fault_counters().log_fsync_failures > world.log_fsync_failures;
+    let bounds = world
+        .durability
+        .bounds(world.config.flush_at_commit, power, dropped, crash_us);
+    let (min_k, max_k) = (bounds.min_k, bounds.max_k);
+    world.event(
+        "bounds",
+        json!({"acknowledged": bounds.acknowledged_k, "promised": bounds.promised_k, "claimed": min_k}),
+    );
+    if let Err(e) = &opened {
+        if world.bit_rot_caught(e) {
+            return;
+        }
     }
     match opened {
         Err(e) => {
@@ -1594,12 +1738,16 @@ fn recover(world: &mut World, rng: &mut ChaCha8Rng, sessions: &mut [Sess], _cras
                 seed: workload_faults.seed,
                 ..FaultConfig::default()
             });
+            world.stats.pages_repaired += report.pages_repaired.len() as u64;
+            world.stats.redo_records_applied += report.records_applied;
+            world.stats.recovery_rollbacks += report.rolled_back.len() as u64;
             world.event(
                 "recovery",
                 json!({"step": "recovered", "log_end": report.log_end, "records_applied": report.records_applied,
                        "pages_repaired": report.pages_repaired.len(), "rolled_back": report.rolled_back.len()}),
             );
             match read_db(&mut e) {
+                Err(err) if world.bit_rot_caught(&err) => return,
                 Err(err) => world
                     .violations
                     .push(format!("reading the recovered database failed: {err}")),
@@ -1644,9 +1792,11 @@ fn recover(world: &mut World, rng: &mut ChaCha8Rng, sessions: &mut [Sess], _cras
             for t in TABLES {
                 match e.check_table(t) {
                     Ok(c) if c.is_ok() => {}
+                    Ok(c) if c.problems.iter().any(|p| world.bit_rot_named(p)) => return,
                     Ok(c) => world
                         .violations
                         .push(format!("CHECK TABLE {t}: {}", c.problems.join("; "))),
+                    Err(err) if world.bit_rot_caught(&err) => return,
                     Err(err) => world.violations.push(format!("CHECK TABLE {t}: {err}")),
                 }
             }
@@ -1669,6 +1819,98 @@ fn recover(world: &mut World, rng: &mut ChaCha8Rng, sessions: &mut [Sess], _cras
     world.reset_durability();
     if world.engine.is_some() {
         arm_crash(world);
+    }
+}
+
+/// What survives a crash: a process crash, or a power loss (with torn
+/// writes) where the plan has them.
+fn crash_mode(faults: &[FaultKind], rng: &mut ChaCha8Rng) -> CrashMode {
+    let mut kinds = vec![FaultKind::ProcessCrash];
+    kinds.extend(
+        faults
+            .iter()
+            .copied()
+            .filter(|k| matches!(k, FaultKind::PowerLoss | FaultKind::TornWrites)),
+    );
+    let kind = kinds[rng.gen_range(0..kinds.len())];
+    match kind {
+        FaultKind::PowerLoss => CrashMode::PowerLoss(PowerLossPolicy::Random {
+            seed: rng.gen(),
+            sector_bytes: 512,
+            p_survive: 0.5,
+            p_torn: 0.0,
+        }),
+        FaultKind::TornWrites => CrashMode::PowerLoss(PowerLossPolicy::Random {
+            seed: rng.gen(),
+            sector_bytes: if rng.gen_bool(0.5) { 512 } else { 4096 },
+            p_survive: 0.4,
+            p_torn: 0.3,
+        }),
+        _ => CrashMode::ProcessCrash,
+    }
+}
+
+/// Opens (recovers) the engine; while `crashes_left` says so, with a crash
+/// armed at one of recovery's first 400 I/O operations (recovery of these
+/// workloads takes about 100 to 300, so some fire and some do not).
+fn open_recovering(
+    world: &mut World,
+    crashes_left: &mut u32,
+) -> engine::Result<(Engine, engine::RecoveryReport)> {
+    if *crashes_left > 0 {
+        *crashes_left -= 1;
+        let at = world.storage.counters().ops + world.recovery_rng.gen_range(1..=400);
+        world.storage.set_crash_at(Some(at));
+    }
+    Engine::open(
+        Box::new(world.storage.clone()),
+        Box::new(world.clock.clone()),
+        world.config.clone(),
+    )
+}
+
+impl World {
+    /// Restarts the disk, noting the pages bit rot damaged.
+    fn restart(&mut self, mode: CrashMode) {
+        let report = self.storage.restart(mode);
+        for f in report.bit_flips {
+            self.stats.bit_flips += 1;
+            let page = (f.offset / crate::storage::PAGE_BYTES) as u32;
+            self.rotted_pages.insert((f.file, page));
+        }
+    }
+
+    /// Whether `e` reports a page bit rot damaged: the fault is caught.
+    /// The database is damaged beyond what the engine promises to repair
+    /// (InnoDB refuses to go on too), so the run ends here, judged good.
+    fn bit_rot_caught(&mut self, e: &Error) -> bool {
+        let Error::CorruptPage { file, page_no, .. } = e else {
+            return false;
+        };
+        if !self.rotted_pages.contains(&(file.clone(), *page_no)) {
+            return false;
+        }
+        self.stats.bit_rot_caught += 1;
+        self.event(
+            "bit rot caught",
+            json!({"file": file, "page": page_no, "error": e.to_string()}),
+        );
+        self.engine = None;
+        true
+    }
+
+    /// Whether a CHECK TABLE problem names a page bit rot damaged.
+    fn bit_rot_named(&mut self, problem: &str) -> bool {
+        let named = self
+            .rotted_pages
+            .iter()
+            .any(|(file, page)| problem.contains(&format!("corrupt page {page} in '{file}'")));
+        if named {
+            self.stats.bit_rot_caught += 1;
+            self.event("bit rot caught", json!({"problem": problem}));
+            self.engine = None;
+        }
+        named
     }
 }
 

@@ -36,6 +36,18 @@ pub struct Shrunk {
 /// Shrinks `plan`, which must fail, trying at most `budget` candidates.
 /// Returns `None` if the plan does not fail.
 pub fn shrink(plan: &Plan, budget: usize) -> Option<Shrunk> {
+    shrink_while(plan, budget, &mut || true)
+}
+
+/// [`shrink`], asking `keep_going` before each candidate: once it says no,
+/// the smallest failing plan found so far is the result. The caller owns
+/// the deadline (the simulator knows no wall clock): `innosim fuzz --time`
+/// stops shrinking when its time is up.
+pub fn shrink_while(
+    plan: &Plan,
+    budget: usize,
+    keep_going: &mut dyn FnMut() -> bool,
+) -> Option<Shrunk> {
     let first = execute(plan, false).ok()?;
     let class = class_of(&first)?;
     let mut best = Shrunk {
@@ -43,8 +55,8 @@ pub fn shrink(plan: &Plan, budget: usize) -> Option<Shrunk> {
         outcome: first,
         attempts: 0,
     };
-    let try_plan = |cand: Plan, best: &mut Shrunk| -> bool {
-        if best.attempts >= budget {
+    let mut try_plan = |cand: Plan, best: &mut Shrunk| -> bool {
+        if best.attempts >= budget || !keep_going() {
             return false;
         }
         best.attempts += 1;

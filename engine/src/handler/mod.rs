@@ -222,6 +222,9 @@ pub struct Engine {
     halted: Option<String>,
     /// The snapshot of an autocommit SELECT while it runs.
     statement_view: Option<Option<crate::trx::ReadView>>,
+    /// While a resumed statement runs again: when its previous wait began
+    /// (only the `deadline-from-first-wait` canary reads it).
+    resumed_wait_since_us: Option<u64>,
     next_background_us: u64,
     /// End LSN of the newest user commit that wrote redo (0 if none yet).
     last_commit_lsn: u64,
@@ -502,7 +505,9 @@ impl Engine {
             self.sessions.get_mut(&s).expect("session exists").pending = Some(p);
             return Ok(Step::Waiting);
         }
+        self.resumed_wait_since_us = Some(p.since_us);
         let r = self.run(s, p.request.clone());
+        self.resumed_wait_since_us = None;
         self.guard(r)
     }
 
@@ -828,10 +833,21 @@ impl Engine {
                     }
                 }
                 let now = self.clock.now_us();
-                self.session_mut(s).pending = Some(Pending {
-                    request,
-                    since_us: now,
-                });
+                // Each wait is timed from its own start, as
+                // lock_wait_suspend_thread does; the planted bug keeps the
+                // start of the statement's first wait.
+                let since_us = match self.resumed_wait_since_us {
+                    Some(first)
+                        if self
+                            .config
+                            .canaries
+                            .has(crate::Canary::DeadlineFromFirstWait) =>
+                    {
+                        first
+                    }
+                    _ => now,
+                };
+                self.session_mut(s).pending = Some(Pending { request, since_us });
                 Ok(Step::Waiting)
             }
             Err(e) => {

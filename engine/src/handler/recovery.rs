@@ -127,6 +127,7 @@ impl Engine {
             config,
             halted: None,
             statement_view: None,
+            resumed_wait_since_us: None,
             last_commit_lsn: 0,
             stats: EngineStats::default(),
         })
@@ -220,7 +221,7 @@ impl Engine {
                 created.insert(name.to_string(), *space);
             }
         }
-        open_tablespaces(&mut fil, &created)?;
+        let unidentified = open_tablespaces(&mut fil, &created)?;
         let repair = doublewrite::recover(&mut fil)?;
         report.pages_repaired = repair.restored;
 
@@ -236,7 +237,7 @@ impl Engine {
         )?;
 
         let mut engine = Self::assemble(pager, clock, config)?;
-        engine.load_dictionary(true)?;
+        engine.load_dictionary(true, &unidentified)?;
         // Roll back what never committed.
         let slotted = if engine
             .config
@@ -286,7 +287,7 @@ impl Engine {
             report.rolled_back.push(trx_id);
             report.undo_records_rolled_back += n;
         }
-        engine.load_dictionary(false)?;
+        engine.load_dictionary(false, &unidentified)?;
         report.orphans_removed = engine.remove_orphans()?;
         // The rollback's redo is made durable; the recovered pages stay
         // dirty in the pool and reach the disk like any others (the page
@@ -299,8 +300,15 @@ impl Engine {
 
     /// Loads SYS_TABLES. With `all_versions`, also definitions whose row is
     /// delete-marked or uncommitted (before rollback, every table an undo
-    /// record may name must be known).
-    fn load_dictionary(&mut self, all_versions: bool) -> Result<()> {
+    /// record may name must be known). `unidentified` holds the `.ibd`
+    /// files whose first page failed validation, with the error: a
+    /// committed table whose file is among them is reported as that
+    /// corrupt page, not as a missing tablespace.
+    fn load_dictionary(
+        &mut self,
+        all_versions: bool,
+        unidentified: &BTreeMap<String, Error>,
+    ) -> Result<()> {
         let f = self.pager.fix(PageId::new(SYSTEM_SPACE, TRX_SYS_PAGE))?;
         let root = page::get_u32(self.pager.page(f), TRX_SYS_DICT_ROOT);
         self.pager.unfix(f);
@@ -323,9 +331,23 @@ impl Engine {
             if !self.pager.fil.is_open(st.space) {
                 let file = format!("{}.ibd", def.name);
                 if !all_versions {
-                    return Err(Error::Corrupt {
-                        file,
-                        reason: format!("the tablespace of table '{}' is missing", def.name),
+                    return Err(match unidentified.get(&file) {
+                        Some(Error::CorruptPage {
+                            file,
+                            page_no,
+                            reason,
+                        }) => Error::CorruptPage {
+                            file: file.clone(),
+                            page_no: *page_no,
+                            reason: format!(
+                                "the first page of table '{}' cannot be read: {reason}",
+                                def.name
+                            ),
+                        },
+                        _ => Error::Corrupt {
+                            file,
+                            reason: format!("the tablespace of table '{}' is missing", def.name),
+                        },
                     });
                 }
                 continue;
@@ -408,32 +430,46 @@ fn next_row_id(pager: &mut Pager, table: &Table) -> Result<u64> {
 
 /// Opens every `.ibd` file, learning its space id from its first page (or,
 /// if that page never reached the disk, from the FILE_CREATE record).
-fn open_tablespaces(fil: &mut Fil, created: &BTreeMap<String, u32>) -> Result<()> {
+/// Returns the files it could not identify because their first page failed
+/// validation, with the error (as `Datafile::validate_first_page` reports
+/// a corrupted page 0): if a committed table names one, that is the error
+/// to report, and the file is not removed.
+fn open_tablespaces(
+    fil: &mut Fil,
+    created: &BTreeMap<String, u32>,
+) -> Result<BTreeMap<String, Error>> {
     let files = fil.storage().list().map_err(io_err("list", "."))?;
     let mut buf = vec![0u8; PAGE_SIZE];
+    let mut unidentified = BTreeMap::new();
     for name in files.iter().filter(|f| f.ends_with(".ibd")) {
         let mut file = fil.storage().open(name).map_err(io_err("open", name))?;
         let len = file.len().map_err(io_err("stat", name))?;
         let mut space = None;
+        let mut invalid = None;
         if len >= PAGE_SIZE as u64 {
             file.read_at(0, &mut buf).map_err(io_err("read", name))?;
             let claimed = page::get_u32(&buf, FIL_PAGE_SPACE_ID);
-            if matches!(
-                page::validate(&buf, PageId::new(claimed, 0), name),
-                Ok(PageState::Valid)
-            ) {
-                space = Some(claimed);
-            } else if claimed != SYSTEM_SPACE
-                && doublewrite::has_copy(fil, PageId::new(claimed, 0))?
-            {
-                // A page 0 torn by a crash while it was written still has
-                // the space id in its first sector, old or new; doublewrite
-                // repair, next, restores the page from its copy.
-                space = Some(claimed);
+            match page::validate(&buf, PageId::new(claimed, 0), name) {
+                Ok(PageState::Valid) => space = Some(claimed),
+                verdict => {
+                    if claimed != SYSTEM_SPACE
+                        && doublewrite::has_copy(fil, PageId::new(claimed, 0))?
+                    {
+                        // A page 0 torn by a crash while it was written
+                        // still has the space id in its first sector, old
+                        // or new; doublewrite repair, next, restores the
+                        // page from its copy.
+                        space = Some(claimed);
+                    }
+                    invalid = verdict.err();
+                }
             }
         }
         if space.is_none() {
             space = created.get(name).copied();
+        }
+        if let (None, Some(e)) = (space, invalid) {
+            unidentified.insert(name.clone(), e);
         }
         drop(file);
         match space {
@@ -443,7 +479,7 @@ fn open_tablespaces(fil: &mut Fil, created: &BTreeMap<String, u32>) -> Result<()
             _ => {}
         }
     }
-    Ok(())
+    Ok(unidentified)
 }
 
 /// Applies the scanned redo, as InnoDB's `recv_apply_hashed_log_recs`
