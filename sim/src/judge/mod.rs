@@ -3,6 +3,11 @@
 //! disk's records), never from what the engine reports of itself.
 //!
 //! - [`durability`]: which commits a crash must keep, by flush setting,
-//!   from the client's acknowledgement instants and the disk's sync record.
+//!   from the client's acknowledgement instants and the disk's sync record;
+//! - [`reads`]: what each statement must return or change, by the model;
+//! - [`locks`]: the engine's lock events as the lock oracle states them,
+//!   timed by the runner (the oracle itself is [`models::lock`]).
 
 pub mod durability;
+pub mod locks;
+pub mod reads;

@@ -1,0 +1,665 @@
+//! The simulation runner: one seeded, deterministic run of the engine in
+//! the simulated world, judged by the recovery oracle.
+//!
+//! ```text
+//! seed ─► ChaCha8 ─► configuration (flush setting, pool, row formats)
+//!                 ├► swarm: which of the profile's fault kinds are on
+//!                 ├► scheduler: which session steps next
+//!                 ├► workload: each transaction's statements
+//!                 └► crash points and what survives them
+//! ```
+//!
+//! Sessions run transactions of inserts, updates, deletes, reads, savepoints
+//! and rollbacks. Every statement's result is checked in lockstep against a
+//! model (the committed state plus the transaction's own writes): a
+//! duplicate key where the model has none, or a row count that differs, is
+//! a violation. Acknowledged commits enter a [`CommitHistory`]. At each
+//! crash the engine is dropped, the disk decides what survived, the engine
+//! reopens and recovers, and the oracle judges the recovered state: it must
+//! equal the state after the first k commits, k between what the flush
+//! setting promised and what was acknowledged; CHECK TABLE must pass.
+//!
+//! Everything nondeterministic comes from the seed, so a run is a pure
+//! function of (seed, profile, options); [`Outcome::trace_hash`] lets a
+//! determinism check compare two runs.
+//!
+//! The runner's rooms: this module holds the world and the scheduler's
+//! loop; [`session`] drives one session's statements and judges their
+//! results in lockstep; [`recovery`] crashes, restarts and recovers, and
+//! has the recovered state judged; [`trace`] records and hashes the run;
+//! [`stats`] counts what it reached. The judging itself lives in
+//! [`crate::judge`].
+
+mod recovery;
+mod session;
+mod stats;
+mod trace;
+
+pub use stats::RunStats;
+pub use trace::describe;
+
+use crate::clock::SimClock;
+use crate::judge::durability::{CommitRecord, DurabilityJudge};
+use crate::plan::{format_of, Plan, PlannedStmt};
+use crate::profile::{FaultKind, Profile};
+use crate::storage::faults::FaultConfig;
+use crate::storage::{CrashMode, PowerLossPolicy, SimStorage};
+use engine::redo::LogConfig;
+use engine::{
+    Canaries, Canary, Config, Engine, Error, FlushAtCommit, RangeBound, Request, Response,
+    RowFormat, SessionId, Step, Value,
+};
+use models::lock::LockOracle;
+use models::{CommitHistory, Db, ModelValue, RecoveryVerdict, Row, TxnEffects, Write};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use recovery::{balance_total, preloaded_db, recover};
+use serde_json::json;
+use session::{account_read, exec, step_session};
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use trace::{push_json_str, Trace};
+
+/// Tables every run creates.
+pub const TABLES: [&str; 2] = ["sb", "docs"];
+
+/// What to run besides the seed and profile.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Force a flush setting instead of drawing one.
+    pub flush: Option<FlushAtCommit>,
+    /// Plant a canary: an engine canary's name, or `lying-fsync`.
+    pub canary: Option<String>,
+    /// Keep the trace lines (they are always hashed).
+    pub keep_trace: bool,
+}
+
+/// The result of a run.
+#[derive(Debug, Clone, Default)]
+pub struct Outcome {
+    /// The seed.
+    pub seed: u64,
+    /// The profile's name.
+    pub profile: String,
+    /// What the checkers found wrong; empty for a good run.
+    pub violations: Vec<String>,
+    /// Hash of the trace (FNV-1a over 8-byte words): equal for two runs of
+    /// the same inputs.
+    pub trace_hash: u64,
+    /// The trace lines, when asked for.
+    pub trace: Vec<String>,
+    /// Counters.
+    pub stats: RunStats,
+}
+
+/// Why a run could not start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunError {
+    /// Unknown canary name.
+    UnknownCanary(String),
+    /// The profile is invalid.
+    BadProfile(String),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::UnknownCanary(n) => {
+                write!(f, "unknown canary '{n}' (see `innosim canaries`)")
+            }
+            RunError::BadProfile(why) => write!(f, "invalid profile: {why}"),
+        }
+    }
+}
+
+enum Stmt {
+    Req(Request),
+    Savepoint(String),
+    RollbackTo(String),
+    /// A transfer's debit, once both balances are read.
+    Debit {
+        from: u64,
+        to: u64,
+        amount: u64,
+    },
+    /// A transfer's credit, as the debit decided.
+    Credit,
+}
+
+struct Txn {
+    stmts: Vec<Stmt>,
+    next: usize,
+    rollback: bool,
+    writes: Vec<Write>,
+    savepoints: Vec<(String, usize)>,
+    ending: bool,
+    /// Balances (`sb.k`) its locking reads returned, by account.
+    balances: BTreeMap<u64, Option<u64>>,
+    /// The credit the last debit owes: account and new balance.
+    credit: Option<(u64, u64)>,
+    /// A transfer's client rolls the whole transaction back when a
+    /// statement times out, rather than leave a transfer half done.
+    abort_on_timeout: bool,
+    /// Its isolation level.
+    isolation: engine::Isolation,
+    /// REPEATABLE READ: the committed state its first consistent read saw,
+    /// which every later one must see too. Shared with the world's
+    /// committed state until the next commit changes that.
+    snapshot: Option<Rc<Db>>,
+    /// Group commit: its commit is written (its index in the commit
+    /// history) and waits for the sync that acknowledges it.
+    commit_written: Option<usize>,
+}
+
+struct Sess {
+    id: SessionId,
+    /// The session's isolation level (SET persists across transactions).
+    isolation: engine::Isolation,
+    txn: Option<Txn>,
+    waiting: bool,
+    /// The engine's id of the open transaction, once known.
+    trx: Option<u64>,
+    /// The statement a waiting session runs, so that once resumed it is
+    /// judged as what it was.
+    last: Option<Request>,
+    /// The simulated instant its current statement was issued.
+    issued_us: u64,
+}
+
+struct World {
+    /// Replays the engine's lock events (see models::lock).
+    locks: LockOracle,
+    /// For transfers: the total of every balance.
+    transfer_total: Option<i128>,
+    storage: SimStorage,
+    clock: SimClock,
+    config: Config,
+    engine: Option<Engine>,
+    history: CommitHistory,
+    /// The state after every acknowledged commit (kept up to date, so that
+    /// statements are judged without replaying the history). Copied on
+    /// write: REPEATABLE READ snapshots share it.
+    committed: Rc<Db>,
+    /// The commits since the last recovery as the client saw them, and
+    /// the engine's claims checked against the disk (see
+    /// [`crate::judge::durability`]).
+    durability: DurabilityJudge,
+    /// The disk's count of failed log fsyncs at the last restart: one more
+    /// since means a failed fsync dropped log writes.
+    log_fsync_failures: u64,
+    /// The clock when the engine call being made began: the lock oracle
+    /// times waits from the runner's instants, not the engine's stamps.
+    call_start_us: u64,
+    /// Decides crashes inside recovery (its own stream, so that seeds
+    /// without them run as before).
+    recovery_rng: ChaCha8Rng,
+    /// Pages bit rot has flipped bits in, by file and page number: a
+    /// corrupt-page report on one of them is the fault caught.
+    rotted_pages: std::collections::BTreeSet<(String, u32)>,
+    trace: Trace,
+    /// Reused for each statement's result in the trace.
+    short_buf: String,
+    /// Reused for every statement's trace line.
+    line_buf: String,
+    violations: Vec<String>,
+    stats: RunStats,
+    faults: Vec<FaultKind>,
+    /// The plan's crash points, and how many have been armed.
+    crash_plan: Vec<u64>,
+    crashes_armed: usize,
+}
+
+impl World {
+    /// Records a trace event: one JSON object, with the simulated time and
+    /// the I/O index at which it happened.
+    fn event(&mut self, kind: &str, fields: serde_json::Value) {
+        let mut obj = serde_json::Map::new();
+        obj.insert("t_us".into(), json!(self.clock_now()));
+        obj.insert("io".into(), json!(self.storage.counters().ops));
+        obj.insert("kind".into(), json!(kind));
+        if let serde_json::Value::Object(f) = fields {
+            obj.extend(f);
+        }
+        self.trace.push(&serde_json::Value::Object(obj).to_string());
+    }
+
+    /// The frequent event, written without building a JSON tree (the fuzzer
+    /// hashes one per statement). Same shape as [`World::event`]'s.
+    fn statement_event(&mut self, session: u32, op: &str, result: &str) {
+        use std::fmt::Write as _;
+        let mut line = std::mem::take(&mut self.line_buf);
+        line.clear();
+        let _ = write!(
+            line,
+            "{{\"io\":{},\"kind\":\"statement\",\"op\":",
+            self.storage.counters().ops
+        );
+        push_json_str(&mut line, op);
+        line.push_str(",\"result\":");
+        push_json_str(&mut line, result);
+        let _ = write!(
+            line,
+            ",\"session\":{session},\"t_us\":{}}}",
+            self.clock_now()
+        );
+        self.trace.push(&line);
+        self.line_buf = line;
+    }
+
+    fn engine(&mut self) -> &mut Engine {
+        self.engine
+            .as_mut()
+            .expect("the engine is open between crashes")
+    }
+
+    /// Takes the engine's written and flushed LSN as claims, which the
+    /// durability judge holds against the disk's record of log syncs.
+    fn observe_log(&mut self) {
+        if let Some(e) = &self.engine {
+            let (written, flushed) = (e.pager().log.written_lsn(), e.pager().log.flushed_lsn());
+            let log_syncs = self.storage.counters().log_syncs;
+            if let Some(v) = self.durability.observe(written, flushed, log_syncs) {
+                self.violations.push(v);
+            }
+        }
+    }
+
+    /// Starts the durability record afresh (after setup or a recovery).
+    fn reset_durability(&mut self) {
+        if let Some(e) = &self.engine {
+            let (written, flushed) = (e.pager().log.written_lsn(), e.pager().log.flushed_lsn());
+            let log_syncs = self.storage.counters().log_syncs;
+            self.durability.reset(written, flushed, log_syncs);
+        }
+    }
+}
+
+fn parse_canary(name: &str) -> Result<(Canaries, bool), RunError> {
+    if name == "lying-fsync" {
+        return Ok((Canaries::NONE, true));
+    }
+    match Canary::from_name(name) {
+        Some(c) => Ok((Canaries::NONE.with(c), false)),
+        None => Err(RunError::UnknownCanary(name.to_string())),
+    }
+}
+
+/// Runs one simulation: the plan a seed and a profile give, executed.
+pub fn run(seed: u64, profile: &Profile, opts: &RunOptions) -> Result<Outcome, RunError> {
+    profile.validate().map_err(RunError::BadProfile)?;
+    if let Some(n) = &opts.canary {
+        parse_canary(n)?;
+    }
+    let plan = Plan::generate(seed, profile, opts.flush, opts.canary.clone());
+    execute(&plan, opts.keep_trace)
+}
+
+/// Executes a plan. The scheduler's choices and what survives each crash
+/// are drawn from the plan's seed, so a plan always runs the same way.
+///
+/// A panic anywhere in the engine or the runner is a finding like any
+/// other (the engine must answer bad data with typed errors): it becomes
+/// the run's violation instead of ending a whole campaign.
+pub fn execute(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError> {
+    plan.validate().map_err(RunError::BadProfile)?;
+    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        execute_unguarded(plan, keep_trace)
+    }));
+    ran.unwrap_or_else(|payload| {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic without a message".to_string());
+        Ok(Outcome {
+            seed: plan.seed,
+            profile: plan.profile.clone(),
+            violations: vec![format!("panic: {message}")],
+            trace_hash: 0,
+            trace: Vec::new(),
+            stats: RunStats::default(),
+        })
+    })
+}
+
+fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError> {
+    let (canaries, lying) = match &plan.canary {
+        Some(n) => parse_canary(n)?,
+        None => (Canaries::NONE, false),
+    };
+    let seed = plan.seed;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5C4E_D01E_0000_0001);
+    let flush =
+        FlushAtCommit::from_setting(plan.flush).map_err(|e| RunError::BadProfile(e.to_string()))?;
+    let faults = plan.faults.clone();
+    let config = Config {
+        buffer_pool_pages: plan.pool_pages,
+        log: LogConfig {
+            files: 2,
+            file_size_bytes: 512 * 1024,
+            buffer_size_bytes: 64 * 1024,
+        },
+        flush_at_commit: flush,
+        lock_wait_timeout_us: plan.lock_wait_timeout_s * 1_000_000,
+        group_commit: plan.group_commit,
+        canaries,
+        ..Config::default()
+    };
+    let storage = SimStorage::new();
+    storage.set_tracing(keep_trace);
+    let clock = SimClock::new();
+    let mut fc = FaultConfig {
+        seed,
+        lying_fsync: lying,
+        ..FaultConfig::default()
+    };
+    if faults.contains(&FaultKind::FsyncFailure) {
+        fc.p_fsync_failure = 0.02;
+    }
+    if faults.contains(&FaultKind::BitRot) {
+        fc.bit_rot = Some(crate::storage::BitRot {
+            per_restart_flips: 1 + (seed % 3) as u32,
+            include_redo_log: false,
+        });
+    }
+    if plan.sync_latency_us > 0 {
+        // Simulated time passes at every sync, so throughput can be told
+        // in simulated seconds.
+        fc.latency_us.sync = plan.sync_latency_us;
+        storage.set_clock(clock.clone());
+    }
+    let disk_headroom = plan.disk_headroom_kib.map(|k| k * 1024);
+    let preloaded = preloaded_db(plan);
+    let mut world = World {
+        locks: LockOracle::new(config.lock_wait_timeout_us, config.deadlock_detect),
+        transfer_total: (plan.shape == crate::profile::Shape::Transfer)
+            .then(|| balance_total(&preloaded)),
+        storage: storage.clone(),
+        clock: clock.clone(),
+        config: config.clone(),
+        engine: None,
+        history: CommitHistory::new(preloaded.clone()),
+        committed: Rc::new(preloaded),
+        durability: DurabilityJudge::default(),
+        log_fsync_failures: 0,
+        call_start_us: 0,
+        recovery_rng: ChaCha8Rng::seed_from_u64(seed ^ 0x7EC0_7E11_0000_0003),
+        rotted_pages: std::collections::BTreeSet::new(),
+        trace: Trace {
+            hash: 0xcbf2_9ce4_8422_2325,
+            lines: keep_trace.then(Vec::new),
+        },
+        line_buf: String::new(),
+        short_buf: String::new(),
+        violations: Vec::new(),
+        stats: RunStats::default(),
+        faults: faults.clone(),
+        crash_plan: plan.crash_after_ios.clone(),
+        crashes_armed: 0,
+    };
+    world.event(
+        "run",
+        json!({"seed": seed, "profile": plan.profile, "flush": flush.setting(), "pool_pages": config.buffer_pool_pages,
+               "faults": format!("{faults:?}"), "canary": plan.canary, "transactions": plan.transactions.len()}),
+    );
+    let formats = [
+        format_of(&plan.row_formats[0]).unwrap_or(RowFormat::Compact),
+        format_of(&plan.row_formats[1]).unwrap_or(RowFormat::Compact),
+    ];
+    let setup = (|| -> engine::Result<Engine> {
+        let (mut e, _) = Engine::open(
+            Box::new(storage.clone()),
+            Box::new(clock.clone()),
+            config.clone(),
+        )?;
+        e.create_table(crate::tables::sbtest("sb", formats[0]))?;
+        e.create_table(crate::tables::docs("docs", formats[1]))?;
+        if plan.preload > 0 {
+            let s = e.session();
+            e.execute(s, Request::Begin)?;
+            for id in 1..=plan.preload {
+                e.execute(
+                    s,
+                    Request::Insert {
+                        table: "sb".into(),
+                        row: crate::plan::preload_row(plan.shape, id),
+                    },
+                )?;
+            }
+            e.execute(s, Request::Commit)?;
+            e.close_session(s)?;
+        }
+        e.checkpoint()?;
+        Ok(e)
+    })();
+    match setup {
+        Ok(mut e) => {
+            e.set_lock_event_log(true);
+            world.engine = Some(e);
+        }
+        Err(e) => {
+            // Setup runs before any fault is switched on.
+            world.violations.push(format!("setup failed: {e}"));
+            return Ok(finish(plan, world));
+        }
+    }
+    // The disk's faults start with the workload; a full disk leaves some
+    // room above what setup used.
+    if let Some(room) = disk_headroom {
+        let used: u64 = world
+            .engine()
+            .file_sizes()
+            .map(|v| v.iter().map(|(_, n)| n).sum())
+            .unwrap_or(0);
+        fc.capacity_bytes = Some(used + room);
+    }
+    storage.set_faults(fc);
+    world.reset_durability();
+    arm_crash(&mut world);
+    let mut sessions: Vec<Sess> = Vec::new();
+    for _ in 0..plan.sessions {
+        let id = world.engine().session();
+        sessions.push(Sess {
+            isolation: engine::Isolation::default(),
+            trx: None,
+            id,
+            txn: None,
+            waiting: false,
+            last: None,
+            issued_us: 0,
+        });
+    }
+    let mut started = 0usize;
+    let mut steps = 0u64;
+    let n_txns = plan.transactions.len();
+    let step_limit = (plan.statement_count() as u64 + n_txns as u64 * 4) * 20 + 10_000;
+    while steps < step_limit {
+        steps += 1;
+        if world.engine.is_none() {
+            break;
+        }
+        let busy = sessions.iter().any(|s| s.txn.is_some());
+        if !busy && started >= n_txns {
+            break;
+        }
+        world
+            .clock
+            .advance_us(rng.gen_range(0..plan.think_us.max(1)));
+        let commit_waiting = sessions
+            .iter()
+            .any(|s| s.txn.as_ref().is_some_and(|t| t.commit_written.is_some()));
+        if sessions.iter().all(|s| s.waiting) && !commit_waiting {
+            // Everyone waits for a lock: let time run to the next lock wait
+            // deadline (at most half a second). A grouped commit waits for
+            // nothing but its own resumption, so time does not jump then.
+            let now = world.clock_now();
+            let next = sessions
+                .iter()
+                .filter_map(|s| s.trx.and_then(|t| world.locks.deadline(t)))
+                .min()
+                .unwrap_or(now + 500_000);
+            world
+                .clock
+                .advance_us(next.saturating_sub(now).clamp(1, 500_000));
+        }
+        // A wait that reached its deadline is resumed now, so the oracle can
+        // tell a timeout that fires late.
+        let now = world.clock_now();
+        let mut crashed = None;
+        for s in sessions.iter_mut() {
+            let due = s.waiting
+                && s.trx
+                    .and_then(|t| world.locks.deadline(t))
+                    .is_some_and(|d| d <= now);
+            if due && crashed.is_none() && world.engine.is_some() {
+                crashed = step_session(&mut world, s);
+            }
+        }
+        if let Some(c) = crashed {
+            recover(&mut world, &mut rng, &mut sessions, c);
+            continue;
+        }
+        world.locks.check_timeouts(now);
+        world.take_lock_violations();
+        let i = rng.gen_range(0..sessions.len());
+        if sessions[i].txn.is_none() {
+            if started >= n_txns {
+                continue;
+            }
+            let planned = &plan.transactions[started];
+            started += 1;
+            let isolation = planned
+                .isolation
+                .as_deref()
+                .and_then(crate::plan::isolation_of);
+            sessions[i].txn = Some(Txn {
+                stmts: planned
+                    .statements
+                    .iter()
+                    .flat_map(|st| match st {
+                        PlannedStmt::Savepoint(n) => vec![Stmt::Savepoint(n.clone())],
+                        PlannedStmt::RollbackTo(n) => vec![Stmt::RollbackTo(n.clone())],
+                        PlannedStmt::Transfer { from, to, amount } => vec![
+                            Stmt::Req(account_read(*from)),
+                            Stmt::Req(account_read(*to)),
+                            Stmt::Debit {
+                                from: *from,
+                                to: *to,
+                                amount: *amount,
+                            },
+                            Stmt::Credit,
+                        ],
+                        other => other.request().map(Stmt::Req).into_iter().collect(),
+                    })
+                    .collect(),
+                next: 0,
+                rollback: planned.rollback,
+                writes: Vec::new(),
+                savepoints: Vec::new(),
+                ending: false,
+                balances: BTreeMap::new(),
+                credit: None,
+                abort_on_timeout: planned
+                    .statements
+                    .iter()
+                    .any(|st| matches!(st, PlannedStmt::Transfer { .. })),
+                isolation: isolation.unwrap_or(sessions[i].isolation),
+                snapshot: None,
+                commit_written: None,
+            });
+            if let Some(iso) = isolation {
+                sessions[i].isolation = iso;
+            }
+            if let Some(iso) = isolation {
+                let r = exec(&mut world, &mut sessions[i], Request::SetIsolation(iso));
+                if let Some(crashed) = r {
+                    recover(&mut world, &mut rng, &mut sessions, crashed);
+                    continue;
+                }
+            }
+            let r = exec(&mut world, &mut sessions[i], Request::Begin);
+            if let Some(crashed) = r {
+                recover(&mut world, &mut rng, &mut sessions, crashed);
+            }
+            continue;
+        }
+        if let Some(crashed) = step_session(&mut world, &mut sessions[i]) {
+            recover(&mut world, &mut rng, &mut sessions, crashed);
+        }
+        if world.violations.len() > 20 {
+            break;
+        }
+    }
+    // Liveness: with every wait bounded by the timeout, the workload ends
+    // well inside the step budget unless something hangs.
+    if steps >= step_limit && world.engine.is_some() {
+        let open = sessions.iter().filter(|s| s.txn.is_some()).count();
+        if open > 0 || started < n_txns {
+            world.violations.push(format!(
+                "liveness: after {steps} steps, {open} transactions are still open and {} never started",
+                n_txns - started
+            ));
+        }
+    }
+    world.stats.workload_us = world.clock_now();
+    // Every run ends with a crash, so every run exercises recovery.
+    if world.engine.is_some() && world.violations.is_empty() {
+        world.storage.crash_now();
+        world.event("crash", json!({"final": true}));
+        world.crash_plan.clear();
+        recover(&mut world, &mut rng, &mut sessions, true);
+    }
+    Ok(finish(plan, world))
+}
+
+fn finish(plan: &Plan, mut world: World) -> Outcome {
+    world.locks.check_serializable();
+    world.take_lock_violations();
+    // With a kept trace, the disk's own I/O and fault records follow (not
+    // hashed: they are the same whenever the events are).
+    let hash = world.trace.hash;
+    if world.trace.lines.is_some() {
+        for r in world.storage.trace() {
+            let line = json!({"kind": "io", "io": r.index, "op": format!("{:?}", r.op), "file": r.file, "offset": r.offset, "len": r.len, "outcome": format!("{:?}", r.outcome)});
+            world.trace.push(&line.to_string());
+        }
+        for f in world.storage.fault_log() {
+            let line = json!({"kind": "fault", "io": f.index, "fault": format!("{:?}", f.fault)});
+            world.trace.push(&line.to_string());
+        }
+    }
+    world.trace.hash = hash;
+    world.stats.sim_us = world.clock_now();
+    world.stats.io_ops = world.storage.counters().ops;
+    let f = world.storage.fault_counters();
+    world.stats.fsync_failures = f.fsync_failures;
+    world.stats.full_disk_errors = f.full_disk_errors;
+    world.stats.locks_inherited = world.locks.stats.inherited;
+    world.stats.victims_by_weight = world.locks.stats.victims_by_weight;
+    Outcome {
+        seed: plan.seed,
+        profile: plan.profile.clone(),
+        violations: world.violations,
+        trace_hash: world.trace.hash,
+        trace: world.trace.lines.unwrap_or_default(),
+        stats: world.stats,
+    }
+}
+
+impl World {
+    fn clock_now(&self) -> u64 {
+        use engine::io::Clock;
+        self.clock.now_us()
+    }
+}
+
+fn arm_crash(world: &mut World) {
+    match world.crash_plan.get(world.crashes_armed) {
+        None => world.storage.set_crash_at(None),
+        Some(&after) => {
+            world.crashes_armed += 1;
+            let at = world.storage.counters().ops + after;
+            world.storage.set_crash_at(Some(at));
+        }
+    }
+}

@@ -1,0 +1,352 @@
+//! Crashes and recovery: what survives (by the seed's fault kinds), crashes
+//! inside recovery, bit rot caught, and the recovered state judged by the
+//! recovery oracle within the durability judge's bounds and by CHECK
+//! TABLE.
+
+use super::*;
+use crate::judge::reads::to_model;
+
+/// The committed state a plan starts from: its preloaded rows.
+pub(super) fn preloaded_db(plan: &Plan) -> Db {
+    let mut db = Db::with_tables(TABLES);
+    let sb = db.table_mut("sb");
+    for id in 1..=plan.preload {
+        let row: Row = crate::plan::preload_row(plan.shape, id)
+            .iter()
+            .map(to_model)
+            .collect();
+        sb.insert(vec![row[0].clone()], row);
+    }
+    db
+}
+
+/// The sum of every balance (`sb.k`).
+pub(super) fn balance_total(db: &Db) -> i128 {
+    db.tables
+        .get("sb")
+        .map(|t| {
+            t.values()
+                .map(|r| match r.get(1) {
+                    Some(ModelValue::Int(k)) => *k,
+                    _ => 0,
+                })
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+/// The crash: drop the engine, let the disk decide what survived, reopen,
+/// and judge.
+pub(super) fn recover(
+    world: &mut World,
+    rng: &mut ChaCha8Rng,
+    sessions: &mut [Sess],
+    _crashed: bool,
+) {
+    world.stats.crashes += 1;
+    world.engine = None;
+    world.locks.crash();
+    world.take_lock_violations();
+    if !world.storage.crashed() {
+        world.storage.crash_now();
+    }
+    // What survives.
+    let mode = crash_mode(&world.faults, rng);
+    let mut power = !matches!(mode, CrashMode::ProcessCrash);
+    let crash_us = world.clock_now();
+    // A crash armed for later must not fire inside recovery; crashes in
+    // recovery are drawn here, from their own generator.
+    world.storage.set_crash_at(None);
+    world.restart(mode);
+    world.event(
+        "crash",
+        json!({"mode": if power { "power loss" } else { "process crash" }}),
+    );
+    let mut crashes_left = if world.faults.contains(&FaultKind::RecoveryCrash) {
+        world.recovery_rng.gen_range(0..=3u32)
+    } else {
+        0
+    };
+    let mut opened = open_recovering(world, &mut crashes_left);
+    // Recovery that meets an injected fault stops like any other run of the
+    // engine; the operator retries it (after freeing space, for a full
+    // disk). A crash inside recovery is followed by another recovery.
+    // Anything else that stops recovery is a violation.
+    for _ in 0..100 {
+        if opened.is_err() && world.storage.crashed() {
+            world.stats.recovery_crashes += 1;
+            let mode = {
+                let faults = world.faults.clone();
+                crash_mode(&faults, &mut world.recovery_rng)
+            };
+            power |= !matches!(mode, CrashMode::ProcessCrash);
+            world.event(
+                "recovery",
+                json!({"step": "crashed", "mode": if matches!(mode, CrashMode::ProcessCrash) { "process crash" } else { "power loss" }}),
+            );
+            world.restart(mode);
+            opened = open_recovering(world, &mut crashes_left);
+            continue;
+        }
+        let injected = match &opened {
+            Err(Error::Io { source, .. }) => crate::storage::is_simulated_fsync_failure(source),
+            Err(Error::TableFull { .. }) => {
+                let mut fc = world.storage.faults();
+                fc.capacity_bytes = None;
+                world.storage.set_faults(fc);
+                true
+            }
+            _ => false,
+        };
+        if !injected {
+            break;
+        }
+        let why = opened
+            .as_ref()
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        world.event(
+            "recovery",
+            json!({"step": "stopped by an injected fault", "error": why}),
+        );
+        world.storage.crash_now();
+        world.restart(CrashMode::ProcessCrash);
+        opened = open_recovering(world, &mut crashes_left);
+    }
+    world.storage.set_crash_at(None);
+    // The bounds the flush setting promises, from the client's instants
+    // and the disk's record (see crate::judge::durability): a power loss
+    // anywhere in the sequence counts, and so does a failed log fsync,
+    // in the workload or in recovery.
+    let dropped = world.storage.fault_counters().log_fsync_failures > world.log_fsync_failures;
+    let bounds = world
+        .durability
+        .bounds(world.config.flush_at_commit, power, dropped, crash_us);
+    let (min_k, max_k) = (bounds.min_k, bounds.max_k);
+    world.event(
+        "bounds",
+        json!({"acknowledged": bounds.acknowledged_k, "promised": bounds.promised_k, "claimed": min_k}),
+    );
+    if let Err(e) = &opened {
+        if world.bit_rot_caught(e) {
+            return;
+        }
+    }
+    match opened {
+        Err(e) => {
+            world.violations.push(format!("recovery failed: {e}"));
+        }
+        Ok((mut e, report)) => {
+            // The oracle reads with the disk's faults off: what it reads is
+            // the recovered state, not a new workload.
+            let workload_faults = world.storage.faults();
+            world.storage.set_faults(FaultConfig {
+                seed: workload_faults.seed,
+                ..FaultConfig::default()
+            });
+            world.stats.pages_repaired += report.pages_repaired.len() as u64;
+            world.stats.redo_records_applied += report.records_applied;
+            world.stats.recovery_rollbacks += report.rolled_back.len() as u64;
+            world.event(
+                "recovery",
+                json!({"step": "recovered", "log_end": report.log_end, "records_applied": report.records_applied,
+                       "pages_repaired": report.pages_repaired.len(), "rolled_back": report.rolled_back.len()}),
+            );
+            match read_db(&mut e) {
+                Err(err) if world.bit_rot_caught(&err) => return,
+                Err(err) => world
+                    .violations
+                    .push(format!("reading the recovered database failed: {err}")),
+                Ok(db) => match world.history.judge(&db, min_k, max_k) {
+                    _ if world
+                        .transfer_total
+                        .is_some_and(|t| balance_total(&db) != t) =>
+                    {
+                        world.violations.push(format!(
+                            "transfer: the recovered balances add up to {}, not {}",
+                            balance_total(&db),
+                            world.transfer_total.unwrap_or(0)
+                        ))
+                    }
+                    RecoveryVerdict::Prefix(k) => {
+                        world.event("recovery", json!({"step": "judged", "prefix_commits": k}));
+                        // The recovered state equals the state after k
+                        // commits: it is the new starting point.
+                        world.history = CommitHistory::new(db.clone());
+                        world.committed = Rc::new(db);
+                    }
+                    RecoveryVerdict::Violation(v) => {
+                        // Was it only the engine's own claim that made it
+                        // owe more than the client and the disk promised?
+                        let claim = match &bounds.claim {
+                            Some(c)
+                                if matches!(
+                                    world.history.judge(&db, bounds.promised_k, max_k),
+                                    RecoveryVerdict::Prefix(_)
+                                ) =>
+                            {
+                                format!(" ({c}, which the disk did not honour)")
+                            }
+                            _ => String::new(),
+                        };
+                        world
+                            .violations
+                            .push(format!("recovery oracle: {v}{claim}"))
+                    }
+                },
+            }
+            for t in TABLES {
+                match e.check_table(t) {
+                    Ok(c) if c.is_ok() => {}
+                    Ok(c) if c.problems.iter().any(|p| world.bit_rot_named(p)) => return,
+                    Ok(c) => world
+                        .violations
+                        .push(format!("CHECK TABLE {t}: {}", c.problems.join("; "))),
+                    Err(err) if world.bit_rot_caught(&err) => return,
+                    Err(err) => world.violations.push(format!("CHECK TABLE {t}: {err}")),
+                }
+            }
+            let mut resumed = workload_faults;
+            resumed.seed = resumed.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            world.storage.set_faults(resumed);
+            for s in sessions.iter_mut() {
+                s.id = e.session();
+                s.txn = None;
+                s.waiting = false;
+                s.last = None;
+                s.trx = None;
+                s.isolation = engine::Isolation::default();
+            }
+            e.set_lock_event_log(true);
+            world.engine = Some(e);
+        }
+    }
+    world.log_fsync_failures = world.storage.fault_counters().log_fsync_failures;
+    world.reset_durability();
+    if world.engine.is_some() {
+        arm_crash(world);
+    }
+}
+
+/// What survives a crash: a process crash, or a power loss (with torn
+/// writes) where the plan has them.
+pub(super) fn crash_mode(faults: &[FaultKind], rng: &mut ChaCha8Rng) -> CrashMode {
+    let mut kinds = vec![FaultKind::ProcessCrash];
+    kinds.extend(
+        faults
+            .iter()
+            .copied()
+            .filter(|k| matches!(k, FaultKind::PowerLoss | FaultKind::TornWrites)),
+    );
+    let kind = kinds[rng.gen_range(0..kinds.len())];
+    match kind {
+        FaultKind::PowerLoss => CrashMode::PowerLoss(PowerLossPolicy::Random {
+            seed: rng.gen(),
+            sector_bytes: 512,
+            p_survive: 0.5,
+            p_torn: 0.0,
+        }),
+        FaultKind::TornWrites => CrashMode::PowerLoss(PowerLossPolicy::Random {
+            seed: rng.gen(),
+            sector_bytes: if rng.gen_bool(0.5) { 512 } else { 4096 },
+            p_survive: 0.4,
+            p_torn: 0.3,
+        }),
+        _ => CrashMode::ProcessCrash,
+    }
+}
+
+/// Opens (recovers) the engine; while `crashes_left` says so, with a crash
+/// armed at one of recovery's first 400 I/O operations (recovery of these
+/// workloads takes about 100 to 300, so some fire and some do not).
+pub(super) fn open_recovering(
+    world: &mut World,
+    crashes_left: &mut u32,
+) -> engine::Result<(Engine, engine::RecoveryReport)> {
+    if *crashes_left > 0 {
+        *crashes_left -= 1;
+        let at = world.storage.counters().ops + world.recovery_rng.gen_range(1..=400);
+        world.storage.set_crash_at(Some(at));
+    }
+    Engine::open(
+        Box::new(world.storage.clone()),
+        Box::new(world.clock.clone()),
+        world.config.clone(),
+    )
+}
+
+impl World {
+    /// Restarts the disk, noting the pages bit rot damaged.
+    pub(super) fn restart(&mut self, mode: CrashMode) {
+        let report = self.storage.restart(mode);
+        for f in report.bit_flips {
+            self.stats.bit_flips += 1;
+            let page = (f.offset / crate::storage::PAGE_BYTES) as u32;
+            self.rotted_pages.insert((f.file, page));
+        }
+    }
+
+    /// Whether `e` reports a page bit rot damaged: the fault is caught.
+    /// The database is damaged beyond what the engine promises to repair
+    /// (InnoDB refuses to go on too), so the run ends here, judged good.
+    pub(super) fn bit_rot_caught(&mut self, e: &Error) -> bool {
+        let Error::CorruptPage { file, page_no, .. } = e else {
+            return false;
+        };
+        if !self.rotted_pages.contains(&(file.clone(), *page_no)) {
+            return false;
+        }
+        self.stats.bit_rot_caught += 1;
+        self.event(
+            "bit rot caught",
+            json!({"file": file, "page": page_no, "error": e.to_string()}),
+        );
+        self.engine = None;
+        true
+    }
+
+    /// Whether a CHECK TABLE problem names a page bit rot damaged.
+    pub(super) fn bit_rot_named(&mut self, problem: &str) -> bool {
+        let named = self
+            .rotted_pages
+            .iter()
+            .any(|(file, page)| problem.contains(&format!("corrupt page {page} in '{file}'")));
+        if named {
+            self.stats.bit_rot_caught += 1;
+            self.event("bit rot caught", json!({"problem": problem}));
+            self.engine = None;
+        }
+        named
+    }
+}
+
+pub(super) fn read_db(e: &mut Engine) -> engine::Result<Db> {
+    let s = e.session();
+    let mut db = Db::default();
+    for t in TABLES {
+        let Step::Done(Response::Rows(rows)) = e.execute(
+            s,
+            Request::Scan {
+                table: t.into(),
+                index: None,
+                low: RangeBound::Unbounded,
+                high: RangeBound::Unbounded,
+                reverse: false,
+                limit: None,
+            },
+        )?
+        else {
+            return Err(Error::InvalidArgument(
+                "a full scan did not return rows".into(),
+            ));
+        };
+        let table = db.table_mut(t);
+        for r in rows {
+            let row: Row = r.iter().map(to_model).collect();
+            table.insert(vec![row[0].clone()], row);
+        }
+    }
+    e.close_session(s)?;
+    Ok(db)
+}

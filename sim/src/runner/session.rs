@@ -1,0 +1,386 @@
+//! The session driver: runs a session's next statement, feeds the lock
+//! events to the lock oracle, and judges each result in lockstep against
+//! the model (the committed state plus the transaction's own writes).
+
+use super::trace::short;
+use super::*;
+use crate::judge::locks::to_oracle;
+use crate::judge::reads::{expected, model_rows, read_expected, rows_match};
+
+/// Runs the session's next step. Returns `Some(true)` if the disk crashed,
+/// `Some(false)` if the engine stopped on an I/O error of its own (a failed
+/// fsync), `None` otherwise.
+pub(super) fn step_session(world: &mut World, s: &mut Sess) -> Option<bool> {
+    if s.waiting {
+        world.call_start_us = world.clock_now();
+        let r = world.engine().resume(s.id);
+        return handle(world, s, None, r);
+    }
+    let txn = s.txn.as_mut().expect("caller checked");
+    if txn.next >= txn.stmts.len() {
+        txn.ending = true;
+        let req = if txn.rollback {
+            Request::Rollback
+        } else {
+            Request::Commit
+        };
+        return exec(world, s, req);
+    }
+    let stmt = std::mem::replace(&mut txn.stmts[txn.next], Stmt::Savepoint(String::new()));
+    txn.next += 1;
+    match stmt {
+        Stmt::Req(r) => exec(world, s, r),
+        Stmt::Debit { from, to, amount } => {
+            let (Some(Some(bf)), Some(Some(bt))) = (txn.balances.get(&from), txn.balances.get(&to))
+            else {
+                return None; // an account is missing: nothing to move
+            };
+            let (bf, bt) = (*bf, *bt);
+            let moved = amount.min(bf);
+            if moved == 0 {
+                return None;
+            }
+            txn.credit = Some((to, bt + moved));
+            exec(world, s, balance_update(from, bf - moved))
+        }
+        Stmt::Credit => match txn.credit.take() {
+            Some((to, balance)) => exec(world, s, balance_update(to, balance)),
+            None => None,
+        },
+        Stmt::Savepoint(name) => {
+            let mark = txn.writes.len();
+            txn.savepoints.retain(|(n, _)| *n != name);
+            txn.savepoints.push((name.clone(), mark));
+            exec(world, s, Request::Savepoint(name))
+        }
+        Stmt::RollbackTo(name) => exec(world, s, Request::RollbackToSavepoint(name)),
+    }
+}
+
+/// A transfer's read of an account: SELECT ... FOR UPDATE.
+pub(super) fn account_read(id: u64) -> Request {
+    Request::Locking {
+        read: Box::new(Request::Get {
+            table: "sb".into(),
+            key: vec![Value::UInt(id)],
+        }),
+        exclusive: true,
+    }
+}
+
+/// A transfer's write of a balance.
+pub(super) fn balance_update(id: u64, balance: u64) -> Request {
+    Request::Update {
+        table: "sb".into(),
+        key: vec![Value::UInt(id)],
+        set: vec![("k".into(), Value::UInt(balance))],
+    }
+}
+
+pub(super) fn exec(world: &mut World, s: &mut Sess, req: Request) -> Option<bool> {
+    world.stats.statements += 1;
+    s.issued_us = world.clock_now();
+    world.call_start_us = s.issued_us;
+    if let Some(t) = world.engine().trx_id(s.id) {
+        s.trx = Some(t);
+    }
+    count_changes(world, s);
+    let r = world.engine().execute(s.id, req.clone());
+    if let Some(t) = world.engine.as_ref().and_then(|e| e.trx_id(s.id)) {
+        s.trx = Some(t);
+    }
+    handle(world, s, Some(req), r)
+}
+
+/// Tells the lock oracle how many rows the session's transaction has
+/// changed so far, by the runner's own count (the model writes of its
+/// finished statements): its undo records, half of its weight.
+pub(super) fn count_changes(world: &mut World, s: &Sess) {
+    if let (Some(t), Some(txn)) = (s.trx, &s.txn) {
+        world.locks.set_changes(t, txn.writes.len() as u64);
+    }
+}
+
+impl World {
+    /// Feeds the lock events of the call just made to the oracle, which
+    /// judges the settled state.
+    pub(super) fn judge_locks(&mut self) {
+        let now = self.clock_now();
+        let Some(e) = self.engine.as_mut() else {
+            return;
+        };
+        for ev in e.take_lock_events() {
+            self.locks.event(&to_oracle(ev, self.call_start_us, now));
+        }
+        self.locks.settle();
+        self.take_lock_violations();
+    }
+
+    pub(super) fn take_lock_violations(&mut self) {
+        for v in self.locks.take_violations() {
+            self.violations.push(format!("lock oracle: {v}"));
+        }
+    }
+}
+
+/// The request a waiting session is running, kept for when it finishes.
+pub(super) fn handle(
+    world: &mut World,
+    s: &mut Sess,
+    req: Option<Request>,
+    r: engine::Result<Step>,
+) -> Option<bool> {
+    if let Some(q) = &req {
+        if s.waiting {
+            unreachable!("a waiting session gets no new statement: {q:?}");
+        }
+    }
+    let req = match req {
+        Some(q) => q,
+        None => s
+            .last
+            .take()
+            .expect("a session resumes only after it waited, and keeps its statement"),
+    };
+    let label = describe(&req);
+    let waits_before = world.locks.stats.waits;
+    world.judge_locks();
+    match r {
+        Ok(Step::Waiting) => {
+            if !s.waiting {
+                world.stats.waits += 1;
+            } else if world.locks.stats.waits > waits_before {
+                // Resumed, granted, run again, and waiting on another lock.
+                world.stats.rewaits += 1;
+            }
+            if matches!(req, Request::Commit) && !s.waiting {
+                // Group commit: the commit is in the log buffer and visible;
+                // its acknowledgement waits for a sync.
+                world.stats.commit_waits += 1;
+                commit_written(world, s);
+            }
+            s.waiting = true;
+            world.statement_event(s.id, &label, "waiting");
+            s.last = Some(req);
+            None
+        }
+        Ok(Step::Done(resp)) => {
+            s.waiting = false;
+            let mut buf = std::mem::take(&mut world.short_buf);
+            world.statement_event(s.id, &label, short(&resp, &mut buf));
+            world.short_buf = buf;
+            world.observe_log();
+            done(world, s, &req, resp);
+            count_changes(world, s);
+            None
+        }
+        Err(e) => {
+            s.waiting = false;
+            world.event(
+                "statement",
+                json!({"session": s.id, "op": label, "result": "error", "code": e.mysql_code(), "message": e.to_string()}),
+            );
+            let crashed = failed(world, s, &req, e);
+            count_changes(world, s);
+            crashed
+        }
+    }
+}
+
+/// A commit reached the log: it joins the committed model and the commit
+/// history, in log order. Returns its index in the history if its
+/// acknowledgement will promise it durable: it has writes in the model, or
+/// it waited for a group commit's sync (which only a commit with redo
+/// does, even one whose writes a ROLLBACK TO SAVEPOINT undid).
+pub(super) fn commit_written(world: &mut World, s: &mut Sess) -> Option<usize> {
+    let txn = s.txn.as_mut()?;
+    if let Some(i) = txn.commit_written {
+        return Some(i);
+    }
+    if let Some(t) = s.trx.take() {
+        world.locks.committed(t);
+    }
+    let effects = TxnEffects {
+        writes: std::mem::take(&mut txn.writes),
+    };
+    let read_only = effects.writes.is_empty();
+    models::recovery::apply(Rc::make_mut(&mut world.committed), &effects);
+    world.history.commit(effects);
+    let lsn = world.engine.as_ref().map_or(0, |e| e.last_commit_lsn());
+    let i = world.durability.logged(CommitRecord {
+        issued_us: s.issued_us,
+        acked_us: None,
+        promises: false,
+        claimed_lsn: lsn,
+    });
+    txn.commit_written = Some(i);
+    // A read-only commit's acknowledgement says nothing of the log (the
+    // LSN above is an earlier commit's).
+    (!read_only).then_some(i)
+}
+
+pub(super) fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Response) {
+    let Some(txn) = s.txn.as_mut() else { return };
+    match req {
+        Request::Commit => {
+            if let Some(i) = commit_written(world, s) {
+                let now = world.clock_now();
+                world.durability.acknowledged(i, now);
+            }
+            world.stats.commits += 1;
+            s.txn = None;
+        }
+        Request::Rollback => {
+            world.stats.rollbacks += 1;
+            s.txn = None;
+        }
+        Request::RollbackToSavepoint(name) => {
+            if let Some(&(_, mark)) = txn.savepoints.iter().find(|(n, _)| n == name) {
+                txn.writes.truncate(mark);
+                let pos = txn
+                    .savepoints
+                    .iter()
+                    .position(|(n, _)| n == name)
+                    .expect("found");
+                txn.savepoints.truncate(pos + 1);
+            }
+        }
+        Request::Begin | Request::Savepoint(_) => {}
+        Request::Get { .. } | Request::Scan { .. } => {
+            use engine::Isolation::*;
+            if txn.isolation == ReadUncommitted {
+                return; // sees others' uncommitted rows
+            }
+            if txn.isolation == RepeatableRead && txn.snapshot.is_none() {
+                txn.snapshot = Some(Rc::clone(&world.committed));
+            }
+            let txn_ref: &Txn = txn;
+            let base = match (&txn_ref.snapshot, txn_ref.isolation) {
+                (Some(snapshot), RepeatableRead) => snapshot,
+                _ => &world.committed,
+            };
+            if let Some(want) = read_expected(base, &txn_ref.writes, req) {
+                if !rows_match(&resp, &want) {
+                    let got = model_rows(&resp);
+                    world.violations.push(format!(
+                        "{}: a {:?} read returned {got:?}, its snapshot and the transaction's own writes say {want:?}",
+                        describe(req),
+                        txn_ref.isolation
+                    ));
+                }
+            }
+        }
+        Request::Locking { read, .. } => {
+            if let (Request::Get { table, key }, Response::Row(r)) = (read.as_ref(), &resp) {
+                if table == "sb" {
+                    if let Some(Value::UInt(id)) = key.first() {
+                        let balance = r.as_ref().and_then(|row| match row.get(1) {
+                            Some(Value::UInt(k)) => Some(*k),
+                            _ => None,
+                        });
+                        txn.balances.insert(*id, balance);
+                    }
+                }
+            }
+            let txn_ref: &Txn = txn;
+            if let Some(want) = read_expected(&world.committed, &txn_ref.writes, read) {
+                if !rows_match(&resp, &want) {
+                    let got = model_rows(&resp);
+                    world.violations.push(format!(
+                        "{}: a locking read returned {got:?}, the committed state and the transaction's own writes say {want:?}",
+                        describe(req)
+                    ));
+                }
+            }
+        }
+        row_req => {
+            let txn_ref: &Txn = txn;
+            if let Some((want, write)) = expected(&world.committed, &txn_ref.writes, row_req) {
+                match want {
+                    Ok(w) if w == resp => {
+                        if let Some(w) = write {
+                            s.txn.as_mut().expect("open").writes.push(w);
+                        }
+                    }
+                    other => world.violations.push(format!(
+                        "{}: the engine answered {resp:?}, the model expected {other:?}",
+                        describe(row_req)
+                    )),
+                }
+            }
+        }
+    }
+}
+
+pub(super) fn failed(world: &mut World, s: &mut Sess, req: &Request, e: Error) -> Option<bool> {
+    if world.bit_rot_caught(&e) {
+        return None;
+    }
+    if e.stops_engine() || e.is_fatal() {
+        let crashed = world.storage.crashed();
+        if crashed || matches!(e, Error::Io { .. }) || e.is_fatal() {
+            if matches!(req, Request::Commit) {
+                // The commit may have reached the log before the failure
+                // (a group commit's is in the history already).
+                if let Some(txn) = s.txn.take() {
+                    if txn.commit_written.is_none() {
+                        world.history.commit(TxnEffects { writes: txn.writes });
+                        world.durability.cut_off();
+                    }
+                }
+            }
+            return Some(crashed);
+        }
+        world
+            .violations
+            .push(format!("{}: unexpected engine error: {e}", describe(req)));
+        return None;
+    }
+    match e {
+        Error::Deadlock => {
+            world.stats.deadlocks += 1;
+            world.stats.rollbacks += 1;
+            s.txn = None;
+        }
+        Error::LockWaitTimeout => {
+            world.stats.lock_timeouts += 1;
+            if let Some(txn) = s.txn.as_mut() {
+                if txn.abort_on_timeout && !txn.ending {
+                    txn.next = txn.stmts.len();
+                    txn.rollback = true;
+                    txn.credit = None;
+                }
+            }
+        }
+        Error::TableFull { .. } => {}
+        Error::NoSuchSavepoint(name) => {
+            // ROLLBACK TO an earlier savepoint erases the later ones.
+            let known = s
+                .txn
+                .as_ref()
+                .is_some_and(|t| t.savepoints.iter().any(|(n, _)| *n == name));
+            if known {
+                world.violations.push(format!(
+                    "{}: the engine lost savepoint {name}, which the model still has",
+                    describe(req)
+                ));
+            }
+        }
+        Error::DuplicateKey { .. } => {
+            if let Some(txn) = &s.txn {
+                if let Some((want, _)) = expected(&world.committed, &txn.writes, req) {
+                    if want != Err(1062) {
+                        world.violations.push(format!(
+                            "{}: the engine reported a duplicate key, the model expected {want:?}",
+                            describe(req)
+                        ));
+                    }
+                }
+            }
+        }
+        other => world
+            .violations
+            .push(format!("{}: unexpected error: {other}", describe(req))),
+    }
+    None
+}

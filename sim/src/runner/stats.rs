@@ -1,0 +1,133 @@
+//! A run's counters: what it did, which faults it injected and which rare
+//! paths it reached (a campaign sums them to show what it exercised).
+
+/// Counters of a run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunStats {
+    /// Statements submitted.
+    pub statements: u64,
+    /// Commits acknowledged.
+    pub commits: u64,
+    /// Transactions rolled back (by ROLLBACK or by the engine).
+    pub rollbacks: u64,
+    /// Statements that waited.
+    pub waits: u64,
+    /// Commits that waited for a group commit's sync.
+    pub commit_waits: u64,
+    /// Transactions chosen as deadlock victims (error 1213).
+    pub deadlocks: u64,
+    /// Statements that timed out waiting for a lock (error 1205).
+    pub lock_timeouts: u64,
+    /// Simulated microseconds when the workload ended (before the final
+    /// crash and its recovery): the denominator of transaction rates.
+    pub workload_us: u64,
+    /// Crash-and-recover cycles.
+    pub crashes: u64,
+    /// Simulated microseconds.
+    pub sim_us: u64,
+    /// Simulated I/O operations.
+    pub io_ops: u64,
+    /// Injected fsync failures.
+    pub fsync_failures: u64,
+    /// Writes refused by a full disk.
+    pub full_disk_errors: u64,
+    /// Pages recovery restored from the doublewrite buffer (torn or
+    /// damaged home pages repaired).
+    pub pages_repaired: u64,
+    /// Redo records recovery applied.
+    pub redo_records_applied: u64,
+    /// Transactions recovery rolled back (they never committed).
+    pub recovery_rollbacks: u64,
+    /// Gap locks inherited by a successor when a record went away.
+    pub locks_inherited: u64,
+    /// Deadlock victims that were not the requester: the weight rule
+    /// picked the lighter transaction waiting for it.
+    pub victims_by_weight: u64,
+    /// Statements that waited again after a wait of theirs was granted.
+    pub rewaits: u64,
+    /// Crashes inside recovery.
+    pub recovery_crashes: u64,
+    /// Bits bit rot flipped in data files.
+    pub bit_flips: u64,
+    /// Runs ended because the engine reported a page that bit rot had
+    /// damaged (caught by page validation; InnoDB too refuses to go on).
+    pub bit_rot_caught: u64,
+}
+
+impl RunStats {
+    /// Adds another run's counters (a campaign's totals).
+    pub fn add(&mut self, o: &RunStats) {
+        let RunStats {
+            statements,
+            commits,
+            rollbacks,
+            waits,
+            commit_waits,
+            deadlocks,
+            lock_timeouts,
+            workload_us,
+            crashes,
+            sim_us,
+            io_ops,
+            fsync_failures,
+            full_disk_errors,
+            pages_repaired,
+            redo_records_applied,
+            recovery_rollbacks,
+            locks_inherited,
+            victims_by_weight,
+            rewaits,
+            recovery_crashes,
+            bit_flips,
+            bit_rot_caught,
+        } = o;
+        self.statements += statements;
+        self.commits += commits;
+        self.rollbacks += rollbacks;
+        self.waits += waits;
+        self.commit_waits += commit_waits;
+        self.deadlocks += deadlocks;
+        self.lock_timeouts += lock_timeouts;
+        self.workload_us += workload_us;
+        self.crashes += crashes;
+        self.sim_us += sim_us;
+        self.io_ops += io_ops;
+        self.fsync_failures += fsync_failures;
+        self.full_disk_errors += full_disk_errors;
+        self.pages_repaired += pages_repaired;
+        self.redo_records_applied += redo_records_applied;
+        self.recovery_rollbacks += recovery_rollbacks;
+        self.locks_inherited += locks_inherited;
+        self.victims_by_weight += victims_by_weight;
+        self.rewaits += rewaits;
+        self.recovery_crashes += recovery_crashes;
+        self.bit_flips += bit_flips;
+        self.bit_rot_caught += bit_rot_caught;
+    }
+
+    /// The faults injected and the rare paths reached, by name: what a
+    /// campaign shows it exercised.
+    pub fn reached(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            ("crashes", self.crashes),
+            ("crashes during recovery", self.recovery_crashes),
+            ("fsync failures", self.fsync_failures),
+            ("full-disk errors", self.full_disk_errors),
+            ("bits flipped by bit rot", self.bit_flips),
+            ("bit rot caught", self.bit_rot_caught),
+            ("torn pages repaired", self.pages_repaired),
+            ("redo records applied", self.redo_records_applied),
+            (
+                "transactions rolled back at recovery",
+                self.recovery_rollbacks,
+            ),
+            ("lock waits", self.waits),
+            ("waits again after a grant", self.rewaits),
+            ("lock wait timeouts", self.lock_timeouts),
+            ("deadlocks", self.deadlocks),
+            ("victims chosen by weight", self.victims_by_weight),
+            ("locks inherited", self.locks_inherited),
+            ("group commit waits", self.commit_waits),
+        ]
+    }
+}

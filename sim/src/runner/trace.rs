@@ -1,0 +1,139 @@
+//! The trace: every statement, result, crash and recovery step of a run,
+//! hashed as it is written (two runs of the same inputs must agree) and
+//! kept as JSON lines when asked for.
+
+use super::*;
+
+pub(super) struct Trace {
+    pub(super) hash: u64,
+    pub(super) lines: Option<Vec<String>>,
+}
+
+impl Trace {
+    /// Hashes the line and its newline FNV-1a style, eight bytes a step
+    /// (one statement's line is hashed at every step of every seed).
+    pub(super) fn push(&mut self, line: &str) {
+        const PRIME: u64 = 0x100_0000_01b3;
+        let bytes = line.as_bytes();
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            self.hash ^= u64::from_le_bytes(w.try_into().expect("eight bytes"));
+            self.hash = self.hash.wrapping_mul(PRIME);
+        }
+        for b in words.remainder().iter().chain(b"\n") {
+            self.hash ^= *b as u64;
+            self.hash = self.hash.wrapping_mul(PRIME);
+        }
+        if let Some(l) = &mut self.lines {
+            l.push(line.to_string());
+        }
+    }
+}
+
+/// A short description of a request for the trace (no long payloads).
+/// Built once per statement, so written without `format!` per value.
+pub fn describe(r: &Request) -> String {
+    use std::fmt::Write as _;
+    pub(super) fn v(out: &mut String, x: &Value) {
+        match x {
+            Value::Null => out.push_str("NULL"),
+            Value::Int(i) => {
+                let _ = write!(out, "{i}");
+            }
+            Value::UInt(u) => {
+                let _ = write!(out, "{u}");
+            }
+            Value::Bytes(b) if b.len() > 16 => {
+                let _ = write!(out, "<{} bytes>", b.len());
+            }
+            Value::Bytes(b) => out.extend(b.iter().map(|&c| char::from(c))),
+        }
+    }
+    pub(super) fn vs(out: &mut String, xs: &[Value]) {
+        for (i, x) in xs.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            v(out, x);
+        }
+    }
+    let mut out = String::with_capacity(48);
+    match r {
+        Request::Insert { table, row } => {
+            let _ = write!(out, "insert {table} (");
+            vs(&mut out, row);
+            out.push(')');
+        }
+        Request::Update { table, key, set } => {
+            let _ = write!(out, "update {table} [");
+            vs(&mut out, key);
+            out.push_str("] set ");
+            for (i, (c, x)) in set.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(c);
+                out.push('=');
+                v(&mut out, x);
+            }
+        }
+        Request::Delete { table, key } => {
+            let _ = write!(out, "delete {table} [");
+            vs(&mut out, key);
+            out.push(']');
+        }
+        Request::Get { table, key } => {
+            let _ = write!(out, "get {table} [");
+            vs(&mut out, key);
+            out.push(']');
+        }
+        Request::Scan {
+            table,
+            index,
+            reverse,
+            limit,
+            ..
+        } => {
+            let _ = write!(out, "scan {table} {index:?} rev={reverse} limit={limit:?}");
+        }
+        Request::Locking { read, exclusive } => {
+            out.push_str(&describe(read));
+            out.push_str(if *exclusive {
+                " for update"
+            } else {
+                " lock in share mode"
+            });
+        }
+        other => {
+            let _ = write!(out, "{other:?}");
+        }
+    }
+    out
+}
+
+/// Appends `s` as a JSON string literal (printable ASCII without quotes
+/// or backslashes as it is, anything else through serde).
+pub(super) fn push_json_str(out: &mut String, s: &str) {
+    if s.bytes()
+        .all(|c| c >= 0x20 && c != b'"' && c != b'\\' && c < 0x7f)
+    {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    } else {
+        out.push_str(&serde_json::to_string(s).unwrap_or_else(|_| "\"?\"".into()));
+    }
+}
+
+/// A short description of a response for the trace, into a reused buffer.
+pub(super) fn short<'b>(r: &Response, buf: &'b mut String) -> &'b str {
+    use std::fmt::Write as _;
+    buf.clear();
+    let _ = match r {
+        Response::Ok => buf.write_str("ok"),
+        Response::Affected(n) => write!(buf, "affected {n}"),
+        Response::Row(r) => write!(buf, "row {}", r.is_some()),
+        Response::Rows(rs) => write!(buf, "{} rows", rs.len()),
+    };
+    buf
+}
