@@ -241,3 +241,89 @@ fn group_commits_wait_crash_and_recover_as_promised() {
     assert!(waits > 1000, "{waits} commit waits in {commits} commits");
     assert!(crashes >= 12, "{crashes} crashes");
 }
+
+/// Counters (by their `RunStats::reached` names) and the least each must
+/// reach.
+type Wants<'a> = &'a [(&'a str, u64)];
+
+#[test]
+fn every_profile_injects_its_faults_and_reaches_the_rare_paths() {
+    // Over a fixed seed budget per profile, each fault kind the profile
+    // allows is injected and each rare path is reached, many times: a
+    // checker is only as good as the paths its campaigns drive.
+    let mixed: Wants = &[
+        ("crashes", 25),
+        ("crashes during recovery", 5),
+        ("bits flipped by bit rot", 20),
+        ("bit rot caught", 1),
+        ("torn pages repaired", 5),
+        ("redo records applied", 5_000),
+        ("transactions rolled back at recovery", 5),
+        ("lock waits", 100),
+        ("deadlocks", 2),
+        ("victims chosen by weight", 1),
+        ("locks inherited", 100),
+        ("group commit waits", 50),
+    ];
+    let io_errors: Wants = &[("fsync failures", 8), ("full-disk errors", 40)];
+    let lock_heavy: Wants = &[
+        ("crashes", 5),
+        ("redo records applied", 5_000),
+        ("lock waits", 500),
+        ("deadlocks", 100),
+        ("victims chosen by weight", 50),
+        ("transactions rolled back at recovery", 5),
+    ];
+    let cases: &[(&str, u64, &[Wants])] = &[
+        (
+            "default",
+            40,
+            &[mixed, &[("waits again after a grant", 20)]],
+        ),
+        ("small", 40, &[&mixed[..5]]),
+        ("long-columns", 40, &[mixed]),
+        ("crash-heavy", 40, &[mixed]),
+        ("io-errors", 40, &[mixed, io_errors]),
+        (
+            "hot-rows",
+            8,
+            &[
+                lock_heavy,
+                &[
+                    ("lock wait timeouts", 30),
+                    ("waits again after a grant", 30),
+                ],
+            ],
+        ),
+        (
+            "oltp",
+            8,
+            &[&lock_heavy[..3], &[("torn pages repaired", 20)]],
+        ),
+        ("transfer", 8, &[lock_heavy]),
+    ];
+    for (name, seeds, wants) in cases {
+        let p = Profile::named(name).expect("known profile");
+        let mut totals = sim::runner::RunStats::default();
+        for seed in 0..*seeds {
+            let o = run(seed, &p, &RunOptions::default()).expect("valid");
+            assert!(
+                o.violations.is_empty(),
+                "{name} seed {seed}: {:?}",
+                o.violations
+            );
+            totals.add(&o.stats);
+        }
+        let reached: std::collections::BTreeMap<&str, u64> = totals.reached().into_iter().collect();
+        for (what, least) in wants.iter().flat_map(|w| w.iter()) {
+            let got = reached
+                .get(what)
+                .copied()
+                .unwrap_or_else(|| panic!("no counter {what}"));
+            assert!(
+                got >= *least,
+                "{name}: {got} {what} in {seeds} seeds, want at least {least}"
+            );
+        }
+    }
+}

@@ -287,6 +287,22 @@ impl World {
         }
     }
 
+    /// Whether bit rot may explain a corrupt page: it hit the page itself,
+    /// or a slot of the doublewrite area, whose copy may have been the only
+    /// repair for a page a crash tore (two faults on one page: no engine
+    /// can recover that, and reporting it corrupt is the right answer).
+    fn rot_explains(&self, file: &str, page_no: u32) -> bool {
+        self.rotted_pages.contains(&(file.to_string(), page_no)) || self.doublewrite_rotted()
+    }
+
+    /// Whether bit rot hit a slot of the doublewrite area.
+    fn doublewrite_rotted(&self) -> bool {
+        use engine::doublewrite::{DBLWR_PAGES, DBLWR_START};
+        self.rotted_pages.iter().any(|(f, p)| {
+            f == engine::fil::SYSTEM_FILE && (DBLWR_START..DBLWR_START + DBLWR_PAGES).contains(p)
+        })
+    }
+
     /// Whether `e` reports a page bit rot damaged: the fault is caught.
     /// The database is damaged beyond what the engine promises to repair
     /// (InnoDB refuses to go on too), so the run ends here, judged good.
@@ -294,7 +310,7 @@ impl World {
         let Error::CorruptPage { file, page_no, .. } = e else {
             return false;
         };
-        if !self.rotted_pages.contains(&(file.clone(), *page_no)) {
+        if !self.rot_explains(file, *page_no) {
             return false;
         }
         self.stats.bit_rot_caught += 1;
@@ -311,7 +327,8 @@ impl World {
         let named = self
             .rotted_pages
             .iter()
-            .any(|(file, page)| problem.contains(&format!("corrupt page {page} in '{file}'")));
+            .any(|(file, page)| problem.contains(&format!("corrupt page {page} in '{file}'")))
+            || (self.doublewrite_rotted() && problem.contains("corrupt page"));
         if named {
             self.stats.bit_rot_caught += 1;
             self.event("bit rot caught", json!({"problem": problem}));
