@@ -60,11 +60,15 @@ pub enum Canary {
     /// A statement that waits again after a grant keeps the start of its
     /// first wait, so its second wait times out early.
     DeadlineFromFirstWait,
+    /// Purge removes the delete-marked secondary entries of a log that an
+    /// open read view still needs, asking only the current version: a
+    /// consistent read through the secondary index misses the row.
+    PurgeSecondaryAheadOfViews,
 }
 
 impl Canary {
     /// Every canary.
-    pub const ALL: [Canary; 17] = [
+    pub const ALL: [Canary; 18] = [
         Canary::SkipDoublewrite,
         Canary::AckBeforeSync,
         Canary::IgnorePageLsn,
@@ -82,6 +86,7 @@ impl Canary {
         Canary::StalledLogSync,
         Canary::RetryFsyncAfterEio,
         Canary::DeadlineFromFirstWait,
+        Canary::PurgeSecondaryAheadOfViews,
     ];
 
     /// The canaries of the lock manager, caught by the lock oracle under
@@ -115,6 +120,7 @@ impl Canary {
             Canary::StalledLogSync => "stalled-log-sync",
             Canary::RetryFsyncAfterEio => "retry-fsync-after-eio",
             Canary::DeadlineFromFirstWait => "deadline-from-first-wait",
+            Canary::PurgeSecondaryAheadOfViews => "purge-secondary-ahead-of-views",
         }
     }
 

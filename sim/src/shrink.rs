@@ -8,12 +8,16 @@ use crate::plan::Plan;
 use crate::runner::{execute, Outcome};
 
 /// The kind of a violation, for "fails the same way": the text before its
-/// first colon ("recovery oracle", "CHECK TABLE sb", "recovery failed"), or
-/// "lockstep" for a statement the model disagreed with.
+/// first colon ("recovery oracle", "CHECK TABLE sb", "recovery failed"),
+/// "lockstep" for a statement the model disagreed with, or "reads" for a
+/// read that returned other rows than the read model says.
 pub fn failure_class(violation: &str) -> String {
     let head = violation.split(':').next().unwrap_or("").trim();
     if violation.contains("the model expected") || violation.contains("unexpected error") {
         return "lockstep".into();
+    }
+    if violation.contains(" read returned ") {
+        return "reads".into();
     }
     head.to_string()
 }
@@ -166,5 +170,9 @@ mod tests {
             "recovery oracle"
         );
         assert_eq!(failure_class("insert sb (1): the engine answered Affected(0), the model expected Ok(Affected(1))"), "lockstep");
+        assert_eq!(
+            failure_class("scan sb Some(\"k\") rev=false limit=Some(3): a RepeatableRead read returned [], its snapshot and the transaction's own writes say [[Int(1)]]"),
+            "reads"
+        );
     }
 }

@@ -366,6 +366,7 @@ impl Engine {
             &self.sys,
             &self.tables,
             self.config.purge_batch_logs,
+            self.config.canaries,
         )?;
         self.stats.purged_logs += p.logs;
         self.stats.purged_rows += p.rows_removed;
@@ -403,7 +404,13 @@ impl Engine {
         self.check_running()?;
         let mut total = 0;
         loop {
-            let r = row::purge::purge(&mut self.pager, &self.sys, &self.tables, 1000);
+            let r = row::purge::purge(
+                &mut self.pager,
+                &self.sys,
+                &self.tables,
+                1000,
+                self.config.canaries,
+            );
             let p = self.guard(r)?;
             let r = self.inherit_removed(&p.removed);
             self.guard(r)?;
@@ -446,6 +453,7 @@ impl Engine {
             &self.sys,
             &self.tables,
             self.config.purge_batch_logs,
+            self.config.canaries,
         )?;
         self.stats.purged_logs += p.logs;
         self.stats.purged_rows += p.rows_removed;

@@ -39,6 +39,7 @@ pub fn purge(
     sys: &TrxSys,
     tables: &Tables,
     max_logs: usize,
+    canaries: crate::Canaries,
 ) -> Result<PurgeStats> {
     let view = sys.purge_view();
     let mut stats = PurgeStats::default();
@@ -49,6 +50,19 @@ pub fn purge(
         }
         let (_, trx_id, trx_no, last, _) = undo::log_header(pager, first)?;
         if trx_no >= view.low_limit_id {
+            if canaries.has(crate::Canary::PurgeSecondaryAheadOfViews) {
+                // Every log the views still hold, oldest first.
+                let (mut log, mut last) = (first, last);
+                for _ in 0..max_logs {
+                    clean_secondary_early(pager, tables, log, last, &mut stats)?;
+                    let (_, _, _, _, next) = undo::log_header(pager, log)?;
+                    if next == FIL_NULL {
+                        break;
+                    }
+                    log = next;
+                    last = undo::log_header(pager, log)?.3;
+                }
+            }
             break;
         }
         let mut page_no = first;
@@ -159,6 +173,64 @@ fn purge_record(
         }
     }
     Ok(())
+}
+
+/// The `purge-secondary-ahead-of-views` canary: the secondary entries an
+/// update or delete of a log that some view still needs left behind are
+/// removed as if every view had passed it (only the current version is
+/// asked whether it needs them). A consistent read through the secondary
+/// index by an older view then misses the row.
+fn clean_secondary_early(
+    pager: &mut Pager,
+    tables: &Tables,
+    first: u32,
+    last: u32,
+    stats: &mut PurgeStats,
+) -> Result<()> {
+    let everything = ReadView {
+        creator: 0,
+        low_limit_id: u64::MAX,
+        up_limit_id: u64::MAX,
+        active: Vec::new(),
+    };
+    let mut page_no = first;
+    loop {
+        let (recs, _) = undo::page_records(pager, page_no)?;
+        for (_, u) in recs {
+            pager.free_check()?;
+            if u.kind == UndoKind::Insert {
+                continue;
+            }
+            let Some(table) = tables.get(&u.table_id) else {
+                continue;
+            };
+            let key = clustered_key(table, &u.old_rec)?;
+            let refs = btree::key_refs(&key);
+            let cur = btree::get(pager, &table.clustered, &refs)?.map(|f| f.rec);
+            for sec in &table.secondary {
+                let old_e = sec_entry(table, sec, &u.old_rec)?;
+                let start = cur.clone();
+                sec_remove_if_unneeded(
+                    pager,
+                    table,
+                    sec,
+                    &old_e,
+                    start,
+                    &everything,
+                    true,
+                    &mut stats.removed,
+                )?;
+            }
+        }
+        if page_no == last {
+            return Ok(());
+        }
+        let next = super::rollback::next_page(pager, page_no)?;
+        if next == FIL_NULL {
+            return Ok(());
+        }
+        page_no = next;
+    }
 }
 
 /// Whether a transaction system has committed logs waiting for purge.

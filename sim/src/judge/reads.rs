@@ -149,7 +149,8 @@ pub(crate) fn model_rows(resp: &Response) -> Vec<Row> {
 /// transaction's own writes. A locking (current) read sees the committed
 /// state: its locks serialize it after every committed writer of what it
 /// reads; a consistent read sees its snapshot. `None` for reads the model
-/// does not order (secondary indexes).
+/// does not judge (bounded ranges of a secondary index, which no workload
+/// issues yet).
 pub(crate) fn read_expected(base: &Db, writes: &[Write], read: &Request) -> Option<Vec<Row>> {
     let key_of = |k: &[Value]| k.iter().map(to_model).collect::<Vec<_>>();
     match read {
@@ -168,6 +169,40 @@ pub(crate) fn read_expected(base: &Db, writes: &[Write], read: &Request) -> Opti
                     .cloned(),
             };
             Some(row.into_iter().collect())
+        }
+        // A scan of a whole secondary index: the rows the transaction sees,
+        // in index order (the indexed column, NULL first, then the primary
+        // key, which InnoDB appends to every secondary entry), each row as
+        // the clustered index has it for this read: a consistent read
+        // returns the version its view sees, and only if that version's
+        // key is the entry's (row_sel_sec_rec_is_for_clust_rec).
+        Request::Scan {
+            table,
+            index: Some(index),
+            low: RangeBound::Unbounded,
+            high: RangeBound::Unbounded,
+            reverse,
+            limit,
+        } => {
+            let col = column_names(table).iter().position(|c| c == index)?;
+            let mut rows: BTreeMap<&[ModelValue], &Row> = base
+                .tables
+                .get(table.as_str())
+                .map(|t| t.iter().map(|(k, r)| (k.as_slice(), r)).collect())
+                .unwrap_or_default();
+            for w in writes.iter().filter(|w| &w.table == table) {
+                match &w.row {
+                    Some(r) => rows.insert(&w.key, r),
+                    None => rows.remove(w.key.as_slice()),
+                };
+            }
+            let mut ordered: Vec<(&[ModelValue], &Row)> = rows.into_iter().collect();
+            ordered.sort_by(|(ka, a), (kb, b)| (&a[col], ka).cmp(&(&b[col], kb)));
+            if *reverse {
+                ordered.reverse();
+            }
+            ordered.truncate(limit.unwrap_or(usize::MAX));
+            Some(ordered.into_iter().map(|(_, r)| r.clone()).collect())
         }
         Request::Scan {
             table,
