@@ -133,6 +133,106 @@ fn visible(committed: &Db, writes: &[Write], table: &str, key: &[ModelValue]) ->
         .cloned()
 }
 
+/// Judges a READ UNCOMMITTED read, which sees the newest version of each
+/// row, committed or not: every row it returns (and a point read's
+/// absence) must be the committed one or a write that a transaction still
+/// open has made (`open_writes`, one slice per open transaction; writes a
+/// rollback, whole or to a savepoint, undid are no longer there), and a
+/// scan's rows come in its order and inside its bounds. So it never
+/// returns a value that was never written, nor one whose rollback has
+/// finished. Returns what is wrong, if anything.
+pub(crate) fn judge_uncommitted(
+    committed: &Db,
+    open_writes: &[&[Write]],
+    read: &Request,
+    resp: &Response,
+) -> Option<String> {
+    let allowed = |table: &str, key: &[ModelValue], row: Option<&Row>| {
+        committed.tables.get(table).and_then(|t| t.get(key)) == row
+            || open_writes
+                .iter()
+                .flat_map(|ws| ws.iter())
+                .any(|w| w.table == table && w.key == key && w.row.as_ref() == row)
+    };
+    match (read, resp) {
+        (Request::Get { table, key }, Response::Row(r)) => {
+            let key: Vec<ModelValue> = key.iter().map(to_model).collect();
+            let row = r.as_ref().map(|r| r.iter().map(to_model).collect::<Row>());
+            (!allowed(table, &key, row.as_ref())).then(|| {
+                format!(
+                    "{}: a ReadUncommitted read returned {row:?}, which is neither the committed row nor a write of an open transaction",
+                    crate::runner::describe(read)
+                )
+            })
+        }
+        (
+            Request::Scan {
+                table,
+                index,
+                low,
+                high,
+                reverse,
+                ..
+            },
+            Response::Rows(rows),
+        ) => {
+            let rows: Vec<Row> = rows
+                .iter()
+                .map(|r| r.iter().map(to_model).collect())
+                .collect();
+            let col = match index {
+                None => 0,
+                Some(i) => column_names(table).iter().position(|c| c == i)?,
+            };
+            // Index order: the indexed column, then the primary key.
+            let order = |r: &Row| (r[col].clone(), r[0].clone());
+            for (i, r) in rows.iter().enumerate() {
+                let key = [r[0].clone()];
+                if !allowed(table, &key, Some(r)) {
+                    return Some(format!(
+                        "{}: a ReadUncommitted read returned {r:?}, which is neither the committed row nor a write of an open transaction",
+                        crate::runner::describe(read)
+                    ));
+                }
+                if i > 0 {
+                    let (a, b) = (order(&rows[i - 1]), order(r));
+                    let in_order = if *reverse { a > b } else { a < b };
+                    if !in_order {
+                        return Some(format!(
+                            "{}: a ReadUncommitted read returned {:?} before {r:?}, out of order",
+                            crate::runner::describe(read),
+                            rows[i - 1]
+                        ));
+                    }
+                }
+                if index.is_none() && !inside_bounds(&key, low, high) {
+                    return Some(format!(
+                        "{}: a ReadUncommitted read returned {r:?}, outside its range",
+                        crate::runner::describe(read)
+                    ));
+                }
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+/// Whether a primary key lies within a scan's bounds.
+fn inside_bounds(key: &[ModelValue], low: &RangeBound, high: &RangeBound) -> bool {
+    let bound = |b: &RangeBound| -> Option<(Vec<ModelValue>, bool)> {
+        match b {
+            RangeBound::Unbounded => None,
+            RangeBound::Included(v) => Some((v.iter().map(to_model).collect(), true)),
+            RangeBound::Excluded(v) => Some((v.iter().map(to_model).collect(), false)),
+        }
+    };
+    let low_ok = bound(low).is_none_or(|(v, incl)| if incl { key >= &v[..] } else { key > &v[..] });
+    let high_ok =
+        bound(high).is_none_or(|(v, incl)| if incl { key <= &v[..] } else { key < &v[..] });
+    low_ok && high_ok
+}
+
 /// A read's rows in the model's terms.
 pub(crate) fn model_rows(resp: &Response) -> Vec<Row> {
     match resp {
@@ -341,5 +441,34 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// READ UNCOMMITTED may see the committed row or an open transaction's
+    /// write, and nothing else: not a value never written, not a write a
+    /// rollback undid.
+    #[test]
+    fn uncommitted_reads_see_committed_or_open_writes_only() {
+        let row = |k: i64| vec![Value::UInt(1), Value::Int(k), Value::Null];
+        let model = |k: i64| -> Row { row(k).iter().map(to_model).collect() };
+        let mut committed = Db::with_tables(["docs"]);
+        committed
+            .table_mut("docs")
+            .insert(vec![ModelValue::Int(1)], model(10));
+        let open = [Write {
+            table: "docs".into(),
+            key: vec![ModelValue::Int(1)],
+            row: Some(model(11)),
+        }];
+        let get = Request::Get {
+            table: "docs".into(),
+            key: vec![Value::Int(1)],
+        };
+        let judge = |open: &[&[Write]], k: i64| {
+            judge_uncommitted(&committed, open, &get, &Response::Row(Some(row(k))))
+        };
+        assert_eq!(judge(&[&open], 10), None, "the committed row");
+        assert_eq!(judge(&[&open], 11), None, "an open transaction's write");
+        assert!(judge(&[&open], 12).is_some(), "a value never written");
+        assert!(judge(&[], 11).is_some(), "a write whose rollback finished");
     }
 }

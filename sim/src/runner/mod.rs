@@ -196,6 +196,9 @@ struct World {
     /// Pages bit rot has flipped bits in, by file and page number: a
     /// corrupt-page report on one of them is the fault caught.
     rotted_pages: std::collections::BTreeSet<(String, u32)>,
+    /// READ UNCOMMITTED reads of the step just made, with their results:
+    /// judged after the step, when every session's writes are at hand.
+    uncommitted_reads: Vec<(Request, Response)>,
     trace: Trace,
     /// Reused for each statement's result in the trace.
     short_buf: String,
@@ -385,6 +388,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         call_start_us: 0,
         recovery_rng: ChaCha8Rng::seed_from_u64(seed ^ 0x7EC0_7E11_0000_0003),
         rotted_pages: std::collections::BTreeSet::new(),
+        uncommitted_reads: Vec::new(),
         trace: Trace {
             hash: 0xcbf2_9ce4_8422_2325,
             lines: keep_trace.then(Vec::new),
@@ -583,7 +587,9 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             }
             continue;
         }
-        if let Some(crashed) = step_session(&mut world, &mut sessions[i]) {
+        let crashed = step_session(&mut world, &mut sessions[i]);
+        judge_uncommitted_reads(&mut world, &sessions);
+        if let Some(crashed) = crashed {
             recover(&mut world, &mut rng, &mut sessions, crashed);
         }
         if world.violations.len() > 20 {
@@ -610,6 +616,25 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         recover(&mut world, &mut rng, &mut sessions, true);
     }
     Ok(finish(plan, world))
+}
+
+/// Judges the READ UNCOMMITTED reads of the step just made against the
+/// committed state and the writes of every transaction still open.
+fn judge_uncommitted_reads(world: &mut World, sessions: &[Sess]) {
+    if world.uncommitted_reads.is_empty() {
+        return;
+    }
+    let open: Vec<&[Write]> = sessions
+        .iter()
+        .filter_map(|s| s.txn.as_ref().map(|t| t.writes.as_slice()))
+        .collect();
+    for (read, resp) in std::mem::take(&mut world.uncommitted_reads) {
+        if let Some(v) =
+            crate::judge::reads::judge_uncommitted(&world.committed, &open, &read, &resp)
+        {
+            world.violations.push(v);
+        }
+    }
 }
 
 fn finish(plan: &Plan, mut world: World) -> Outcome {

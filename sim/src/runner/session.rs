@@ -249,7 +249,10 @@ pub(super) fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Respons
         Request::Get { .. } | Request::Scan { .. } => {
             use engine::Isolation::*;
             if txn.isolation == ReadUncommitted {
-                return; // sees others' uncommitted rows
+                // Judged once the step is over, against every open
+                // transaction's writes (see World::judge_uncommitted_reads).
+                world.uncommitted_reads.push((req.clone(), resp));
+                return;
             }
             if txn.isolation == RepeatableRead && txn.snapshot.is_none() {
                 txn.snapshot = Some(Rc::clone(&world.committed));
