@@ -299,3 +299,60 @@ fn refused_statements_have_mysql_errors_and_change_nothing() -> Result<()> {
     assert!(e.check_table("sb")?.is_ok());
     Ok(())
 }
+
+/// Regression: the engine accepted two 64 KiB log files, whose checkpoint
+/// margin (a quarter of the log) is smaller than one page split's redo, and
+/// then overflowed the log ("redo log overflow ... the engine must
+/// checkpoint first", a panic) on the first statements that split pages.
+/// A log too small for the margin is refused with a typed error, creates
+/// nothing, and the smallest allowed one runs a page-splitting workload.
+#[test]
+fn a_log_too_small_for_the_checkpoint_margin_is_refused() -> Result<()> {
+    let storage = MemStorage::new();
+    let small = |kib: u64| Config {
+        log: engine::redo::LogConfig {
+            files: 2,
+            file_size_bytes: kib * 1024,
+            buffer_size_bytes: 64 * 1024,
+        },
+        ..cfg()
+    };
+    let err = Engine::open(
+        Box::new(storage.clone()),
+        Box::new(Arc::new(ManualClock::new())),
+        small(64),
+    )
+    .err()
+    .expect("two 64 KiB log files are refused");
+    assert!(matches!(err, Error::InvalidArgument(_)), "{err}");
+    assert!(err.to_string().contains("checkpoint margin"), "{err}");
+    let files = engine::io::Storage::list(&mut storage.clone()).expect("list");
+    assert!(files.is_empty(), "a refused open created {files:?}");
+    let (mut e, _) = Engine::open(
+        Box::new(storage.clone()),
+        Box::new(Arc::new(ManualClock::new())),
+        small(130),
+    )?;
+    e.create_table(sbtest("sb", RowFormat::Compact))?;
+    let s = e.session();
+    let long = |id: u64| {
+        vec![
+            Value::UInt(id),
+            Value::UInt(id % 13),
+            Value::Bytes(vec![b'x'; 120]),
+            Value::Bytes(vec![b'y'; 60]),
+        ]
+    };
+    for id in 0..3_000u64 {
+        done(e.execute(
+            s,
+            Request::Insert {
+                table: "sb".into(),
+                row: long(id),
+            },
+        )?);
+    }
+    assert!(e.check_table("sb")?.is_ok());
+    assert!(e.pager().log.stats().checkpoints > 10, "the log wrapped");
+    Ok(())
+}

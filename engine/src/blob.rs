@@ -46,6 +46,11 @@ pub fn write(pager: &mut Pager, space: u32, data: &[u8]) -> Result<ExternalRef> 
     let mut first = FIL_NULL;
     let mut prev = FIL_NULL;
     for part in data.chunks(BLOB_PART_MAX) {
+        // Each page is a mini-transaction of a page's worth of redo, and a
+        // column may take many: make room in the log before each, as
+        // InnoDB's btr_blob_log_check_t does between the pages of a big
+        // record (with no mini-transaction open, every page is consistent).
+        pager.free_check()?;
         let mut mtr = Mtr::new();
         let page_no = fsp::alloc(&mut mtr, pager, space, PageType::Blob)?;
         let f = mtr.fix(pager, PageId::new(space, page_no))?;

@@ -320,6 +320,16 @@ pub struct Plan {
     /// the commits written before it.
     #[serde(default)]
     pub group_commit: bool,
+    /// The size of each of the two redo log files, KiB. Small logs wrap
+    /// around many times a run, so checkpoints come often and crashes land
+    /// just after them.
+    #[serde(default = "default_log_file_kib")]
+    pub log_file_kib: u64,
+}
+
+/// The redo log file size plans had before it was drawn: 512 KiB.
+pub fn default_log_file_kib() -> u64 {
+    512
 }
 
 /// Row format names in plans.
@@ -361,6 +371,12 @@ impl Plan {
     /// Checks a plan loaded from a file.
     pub fn validate(&self) -> Result<(), String> {
         FlushAtCommit::from_setting(self.flush).map_err(|e| e.to_string())?;
+        if !(130..=64 * 1024).contains(&self.log_file_kib) {
+            return Err(format!(
+                "log_file_kib must be 130 ..= 65536, not {}",
+                self.log_file_kib
+            ));
+        }
         if self.pool_pages < 8
             || self.sessions == 0
             || self.sessions > 64
@@ -457,6 +473,7 @@ impl Plan {
             sync_latency_us: profile.sync_latency_us,
             think_us: profile.think_us,
             group_commit: false,
+            log_file_kib: default_log_file_kib(),
         };
         if let Some((lo, hi)) = profile.sessions_range {
             plan.sessions = rng.gen_range(lo..=hi);
@@ -499,6 +516,13 @@ impl Plan {
             if rng.gen_bool(0.6) {
                 plan.faults.push(k);
             }
+        }
+        // Last: a quarter of the plans run on the smallest log the engine
+        // allows (two 130 KiB files, 256 KiB of redo; see
+        // engine::handler::config::LOG_CAPACITY_MIN_BYTES), which wraps
+        // around many times a run.
+        if rng.gen_bool(0.25) {
+            plan.log_file_kib = 130;
         }
         // Last again: some mixed plans hold long REPEATABLE READ readers,
         // whose one snapshot outlives many commits and purge rounds, so

@@ -105,6 +105,28 @@ impl Config {
                 "io_capacity must be positive and max_dirty_pages_pct in 1..=100".into(),
             ));
         }
-        self.log.validate()
+        self.log.validate()?;
+        let capacity = (self.log.file_size_bytes - crate::redo::LOG_FILE_HDR_SIZE as u64)
+            * u64::from(self.log.files);
+        if capacity < LOG_CAPACITY_MIN_BYTES {
+            return Err(Error::InvalidArgument(format!(
+                "the log files hold {capacity} bytes of redo, below the {LOG_CAPACITY_MIN_BYTES} \
+                 the engine needs (its checkpoint margin, a quarter of the log, must hold the \
+                 redo of one index operation between two free checks)"
+            )));
+        }
+        Ok(())
     }
 }
+
+/// The most redo the engine writes between two log free checks: one index
+/// operation (a split logs up to three pages whole) and its undo record,
+/// rounded up to four pages.
+pub const REDO_BETWEEN_FREE_CHECKS_MAX_BYTES: u64 = 4 * crate::page::PAGE_SIZE as u64;
+
+/// The smallest log the engine runs on: its checkpoint margin (a quarter
+/// of the log) must hold [`REDO_BETWEEN_FREE_CHECKS_MAX_BYTES`]. InnoDB
+/// refuses log files too small for its margin likewise ("ib_logfiles are
+/// too small"), at a larger size since its threads run concurrently.
+pub const LOG_CAPACITY_MIN_BYTES: u64 =
+    REDO_BETWEEN_FREE_CHECKS_MAX_BYTES * crate::redo::CHECKPOINT_MARGIN_DIVISOR;

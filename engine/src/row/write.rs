@@ -308,6 +308,10 @@ pub fn insert(
     let sources: Vec<Source> = sources.iter().map(|s| Source::New(s.as_deref())).collect();
     let (reps, written) = place(pager, table, &sources)?;
     let rec = super::encode(&table.clustered.leaf, &reps, false);
+    // Room in the log before each index operation (a split logs pages
+    // whole), as InnoDB's row_ins_index_entry_step does with
+    // log_free_check: no mini-transaction is open between them.
+    pager.free_check()?;
     if let Err(e) = btree::insert_with_hint(pager, &table.clustered, &rec, &hint) {
         if !e.stops_engine() {
             super::free_chains(pager, &written)?;
@@ -332,6 +336,7 @@ pub fn insert(
     }
     for sec in &table.secondary {
         let e = sec_entry(table, sec, &rec)?;
+        pager.free_check()?;
         if let Some(w) = sec_insert_locked(pager, table, sec, &e, ctx)? {
             return Ok(Outcome::Wait(w));
         }
@@ -403,6 +408,7 @@ fn update_record(
     reps[table.trx_id_field] = Rep::Inline(super::trx_id_bytes(trx.id));
     reps[table.roll_ptr_field] = Rep::Inline(ptr.encode().to_vec());
     let new_rec = super::encode(&table.clustered.leaf, &reps, false);
+    pager.free_check()?;
     if let Err(e) = btree::update(pager, &table.clustered, &new_rec) {
         if !e.stops_engine() {
             super::free_chains(pager, &written)?;
@@ -416,6 +422,7 @@ fn update_record(
             sec_delete_mark(pager, sec, &old_e, true)?;
         }
         if old_e != new_e || kind == UndoKind::UpdDel {
+            pager.free_check()?;
             if let Some(w) = sec_insert_locked(pager, table, sec, &new_e, ctx)? {
                 return Ok(Outcome::Wait(w));
             }

@@ -339,7 +339,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         buffer_pool_pages: plan.pool_pages,
         log: LogConfig {
             files: 2,
-            file_size_bytes: 512 * 1024,
+            file_size_bytes: plan.log_file_kib * 1024,
             buffer_size_bytes: 64 * 1024,
         },
         flush_at_commit: flush,
