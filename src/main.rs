@@ -369,6 +369,11 @@ fn shrink_cmd(seed: u64, profile_name: &str, canary: Option<String>, budget: usi
     }
 }
 
+/// Candidate runs the fuzzer's shrinker may try per failure (with
+/// `--time`, the time left bounds it too): a default seed's failure takes
+/// about 1,500 to reach a few dozen statements.
+const SHRINK_BUDGET: usize = 3000;
+
 /// The options of `innosim fuzz`.
 struct FuzzArgs {
     seeds: Option<String>,
@@ -523,8 +528,10 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
                                 let plan =
                                     sim::plan::Plan::generate(seed, &p, None, canary.clone());
                                 let saved =
-                                    shrink_and_save_while(&plan, 500, &mut || !out_of_time())
-                                        .map(|(dir, s)| (dir, s.plan.statement_count()));
+                                    shrink_and_save_while(&plan, SHRINK_BUDGET, &mut || {
+                                        !out_of_time()
+                                    })
+                                    .map(|(dir, s)| (dir, s.plan.statement_count()));
                                 shrunk
                                     .lock()
                                     .unwrap_or_else(|e| e.into_inner())
@@ -571,7 +578,8 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
                 continue;
             }
             let plan = sim::plan::Plan::generate(o.seed, &p, None, canary.clone());
-            let saved = shrink_and_save(&plan, 500).map(|(dir, s)| (dir, s.plan.statement_count()));
+            let saved = shrink_and_save(&plan, SHRINK_BUDGET)
+                .map(|(dir, s)| (dir, s.plan.statement_count()));
             shrunk.insert(class, (o.seed, saved));
         }
     }

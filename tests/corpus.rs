@@ -59,3 +59,35 @@ fn the_shrinker_reduces_a_canary_failure_to_a_few_statements() {
     let again = execute(&shrunk.plan, false).expect("valid");
     assert_eq!(again.violations, shrunk.outcome.violations);
 }
+
+#[test]
+fn a_crash_anchored_to_its_statement_is_the_same_crash() {
+    // The shrinker's first step: a crash pinned to an I/O index becomes one
+    // anchored to the statement it struck after. Replayed that way, the run
+    // must be the very same (same trace hash), so the anchor means what the
+    // I/O index meant, and then keeps its place while statements go.
+    let p = Profile::named("default").expect("known profile");
+    let mut converted = 0;
+    for seed in 0..20 {
+        let plan = Plan::generate(seed, &p, None, None);
+        let o = execute(&plan, false).expect("valid");
+        if o.crash_anchors.is_empty() {
+            continue;
+        }
+        let mut anchored = plan.clone();
+        anchored.crash_after_ios.clear();
+        anchored.crash_at_statements = o.crash_anchors.clone();
+        let again = execute(&anchored, false).expect("valid");
+        assert_eq!(
+            again.trace_hash, o.trace_hash,
+            "seed {seed}: anchors {:?} ran differently",
+            o.crash_anchors
+        );
+        assert_eq!(again.crash_anchors, o.crash_anchors);
+        converted += 1;
+    }
+    assert!(
+        converted >= 5,
+        "only {converted} of 20 seeds crashed mid-run"
+    );
+}

@@ -325,6 +325,27 @@ pub struct Plan {
     /// just after them.
     #[serde(default = "default_log_file_kib")]
     pub log_file_kib: u64,
+    /// Crashes anchored to the workload (the shrinker's form of a crash):
+    /// each strikes a number of I/O operations after the runner issues one
+    /// statement of one planned transaction, so it keeps its place when
+    /// other transactions and statements are dropped.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub crash_at_statements: Vec<CrashAnchor>,
+}
+
+/// A crash anchored to a statement: it strikes `after_ios` I/O operations
+/// after the runner issues statement `statement` of planned transaction
+/// `txn` (both 0-based; `statement` equal to the transaction's statement
+/// count is its COMMIT or ROLLBACK).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CrashAnchor {
+    /// Index into [`Plan::transactions`].
+    pub txn: usize,
+    /// Index into that transaction's statements.
+    pub statement: usize,
+    /// I/O operations from the statement's issue to the crash.
+    pub after_ios: u64,
 }
 
 /// The redo log file size plans had before it was drawn: 512 KiB.
@@ -390,6 +411,17 @@ impl Plan {
         for f in &self.row_formats {
             format_of(f).ok_or_else(|| format!("unknown row format '{f}'"))?;
         }
+        for a in &self.crash_at_statements {
+            let ok = self
+                .transactions
+                .get(a.txn)
+                .is_some_and(|t| a.statement <= t.statements.len());
+            if !ok {
+                return Err(format!(
+                    "crash anchor {a:?} names no statement of the plan's transactions"
+                ));
+            }
+        }
         for t in &self.transactions {
             if let Some(i) = &t.isolation {
                 isolation_of(i).ok_or_else(|| format!("unknown isolation level '{i}'"))?;
@@ -413,6 +445,32 @@ impl Plan {
             }
         }
         Ok(())
+    }
+
+    /// Removes transactions `range`, moving the crash anchors of later
+    /// transactions with them and dropping those of the removed ones.
+    pub fn remove_transactions(&mut self, range: std::ops::Range<usize>) {
+        let n = range.len();
+        self.transactions.drain(range.clone());
+        self.crash_at_statements.retain(|a| !range.contains(&a.txn));
+        for a in &mut self.crash_at_statements {
+            if a.txn >= range.end {
+                a.txn -= n;
+            }
+        }
+    }
+
+    /// Removes statement `statement` of transaction `txn`, moving the crash
+    /// anchors of its later statements with them and dropping its own.
+    pub fn remove_statement(&mut self, txn: usize, statement: usize) {
+        self.transactions[txn].statements.remove(statement);
+        self.crash_at_statements
+            .retain(|a| (a.txn, a.statement) != (txn, statement));
+        for a in &mut self.crash_at_statements {
+            if a.txn == txn && a.statement > statement {
+                a.statement -= 1;
+            }
+        }
     }
 
     /// Statements in the plan (the shrinker's measure).
@@ -474,6 +532,7 @@ impl Plan {
             think_us: profile.think_us,
             group_commit: false,
             log_file_kib: default_log_file_kib(),
+            crash_at_statements: Vec::new(),
         };
         if let Some((lo, hi)) = profile.sessions_range {
             plan.sessions = rng.gen_range(lo..=hi);

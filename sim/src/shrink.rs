@@ -1,11 +1,16 @@
 //! The shrinker: makes a failing plan smaller while it keeps failing the
-//! same way. Fewer transactions (halves, then one at a time), fewer
-//! statements, fewer sessions, earlier and fewer crashes, fewer fault kinds,
-//! commits instead of rollbacks. Like Turso's simulator and Pebble's op-log
+//! same way. Crashes pinned to I/O indexes are first anchored to the
+//! statements they struck after (so they stay put while the rest goes);
+//! then fewer transactions (halves, then one at a time), fewer statements,
+//! fewer sessions, earlier and fewer crashes, fewer fault kinds, commits
+//! instead of rollbacks. Like Turso's simulator and Pebble's op-log
 //! reducer, it only ever keeps a candidate that still fails.
 
 use crate::plan::Plan;
 use crate::runner::{execute, Outcome};
+
+/// The smallest buffer pool a plan may have.
+const MIN_POOL_PAGES: usize = 8;
 
 /// The kind of a violation, for "fails the same way": the text before its
 /// first colon ("recovery oracle", "CHECK TABLE sb", "recovery failed"),
@@ -73,10 +78,27 @@ pub fn shrink_while(
             _ => false,
         }
     };
+    // Crashes pinned to I/O indexes move when statements go; anchored to
+    // the statements they struck after, they stay. Convert first, keeping
+    // the anchored form only if it fails the same way.
+    if !best.plan.crash_after_ios.is_empty() && !best.outcome.crash_anchors.is_empty() {
+        let mut cand = best.plan.clone();
+        cand.crash_after_ios.clear();
+        cand.crash_at_statements = best.outcome.crash_anchors.clone();
+        try_plan(cand, &mut best);
+    }
+    // A smaller buffer pool flushes and evicts sooner, so a failure that
+    // needs pages on disk needs fewer statements to get them there.
+    if best.plan.pool_pages > MIN_POOL_PAGES {
+        let mut cand = best.plan.clone();
+        cand.pool_pages = MIN_POOL_PAGES;
+        try_plan(cand, &mut best);
+    }
     loop {
         let before = (
             best.plan.statement_count(),
             best.plan.crash_after_ios.clone(),
+            best.plan.crash_at_statements.clone(),
             best.plan.faults.len(),
             best.plan.sessions,
         );
@@ -87,7 +109,7 @@ pub fn shrink_while(
             while i < best.plan.transactions.len() && best.attempts < budget {
                 let mut cand = best.plan.clone();
                 let end = (i + chunk).min(cand.transactions.len());
-                cand.transactions.drain(i..end);
+                cand.remove_transactions(i..end);
                 if !try_plan(cand, &mut best) {
                     i += chunk;
                 }
@@ -103,7 +125,7 @@ pub fn shrink_while(
             let mut s = 0;
             while s < best.plan.transactions[t].statements.len() && best.attempts < budget {
                 let mut cand = best.plan.clone();
-                cand.transactions[t].statements.remove(s);
+                cand.remove_statement(t, s);
                 if !try_plan(cand, &mut best) {
                     s += 1;
                 }
@@ -138,6 +160,24 @@ pub fn shrink_while(
             }
             c += 1;
         }
+        // Anchored crashes: drop them, or strike sooner after their
+        // statement.
+        let mut c = 0;
+        while c < best.plan.crash_at_statements.len() && best.attempts < budget {
+            let mut cand = best.plan.clone();
+            cand.crash_at_statements.remove(c);
+            if try_plan(cand, &mut best) {
+                continue;
+            }
+            let mut cand = best.plan.clone();
+            cand.crash_at_statements[c].after_ios /= 2;
+            if cand.crash_at_statements[c] != best.plan.crash_at_statements[c]
+                && try_plan(cand, &mut best)
+            {
+                continue;
+            }
+            c += 1;
+        }
         // Fault kinds.
         let mut f = 0;
         while f < best.plan.faults.len() && best.attempts < budget {
@@ -150,6 +190,7 @@ pub fn shrink_while(
         let after = (
             best.plan.statement_count(),
             best.plan.crash_after_ios.clone(),
+            best.plan.crash_at_statements.clone(),
             best.plan.faults.len(),
             best.plan.sessions,
         );

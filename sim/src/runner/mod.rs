@@ -90,6 +90,10 @@ pub struct Outcome {
     pub trace: Vec<String>,
     /// Counters.
     pub stats: RunStats,
+    /// Each crash of the workload (not the final one), anchored to the
+    /// statement it struck after: what the shrinker turns I/O-index crash
+    /// points into.
+    pub crash_anchors: Vec<crate::plan::CrashAnchor>,
 }
 
 /// Why a run could not start.
@@ -127,6 +131,11 @@ enum Stmt {
 }
 
 struct Txn {
+    /// Its index in the plan's transactions, and for each of its steps the
+    /// planned statement it comes from (a transfer is four steps): what
+    /// crash anchors name.
+    plan_index: usize,
+    stmt_map: Vec<usize>,
     stmts: Vec<Stmt>,
     next: usize,
     rollback: bool,
@@ -199,6 +208,16 @@ struct World {
     /// READ UNCOMMITTED reads of the step just made, with their results:
     /// judged after the step, when every session's writes are at hand.
     uncommitted_reads: Vec<(Request, Response)>,
+    /// The plan's crash anchors, and which have been armed.
+    anchors: Vec<crate::plan::CrashAnchor>,
+    anchors_armed: Vec<bool>,
+    /// The statement issued last: planned transaction, statement, and the
+    /// I/O index then.
+    last_issued: Option<(usize, usize, u64)>,
+    /// The I/O index the armed crash strikes at.
+    armed_at: Option<u64>,
+    /// Each workload crash anchored to the statement it struck after.
+    observed_anchors: Vec<crate::plan::CrashAnchor>,
     trace: Trace,
     /// Reused for each statement's result in the trace.
     short_buf: String,
@@ -321,6 +340,7 @@ pub fn execute(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError> {
             trace_hash: 0,
             trace: Vec::new(),
             stats: RunStats::default(),
+            crash_anchors: Vec::new(),
         })
     })
 }
@@ -389,6 +409,11 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         recovery_rng: ChaCha8Rng::seed_from_u64(seed ^ 0x7EC0_7E11_0000_0003),
         rotted_pages: std::collections::BTreeSet::new(),
         uncommitted_reads: Vec::new(),
+        anchors: plan.crash_at_statements.clone(),
+        anchors_armed: vec![false; plan.crash_at_statements.len()],
+        last_issued: None,
+        armed_at: None,
+        observed_anchors: Vec::new(),
         trace: Trace {
             hash: 0xcbf2_9ce4_8422_2325,
             lines: keep_trace.then(Vec::new),
@@ -536,11 +561,12 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
                 .isolation
                 .as_deref()
                 .and_then(crate::plan::isolation_of);
-            sessions[i].txn = Some(Txn {
-                stmts: planned
-                    .statements
-                    .iter()
-                    .flat_map(|st| match st {
+            let steps: Vec<(usize, Stmt)> = planned
+                .statements
+                .iter()
+                .enumerate()
+                .flat_map(|(k, st)| {
+                    let steps: Vec<Stmt> = match st {
                         PlannedStmt::Savepoint(n) => vec![Stmt::Savepoint(n.clone())],
                         PlannedStmt::RollbackTo(n) => vec![Stmt::RollbackTo(n.clone())],
                         PlannedStmt::Transfer { from, to, amount } => vec![
@@ -554,8 +580,15 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
                             Stmt::Credit,
                         ],
                         other => other.request().map(Stmt::Req).into_iter().collect(),
-                    })
-                    .collect(),
+                    };
+                    steps.into_iter().map(move |x| (k, x))
+                })
+                .collect();
+            let (stmt_map, stmts): (Vec<usize>, Vec<Stmt>) = steps.into_iter().unzip();
+            sessions[i].txn = Some(Txn {
+                plan_index: started - 1,
+                stmt_map,
+                stmts,
                 next: 0,
                 rollback: planned.rollback,
                 writes: Vec::new(),
@@ -668,6 +701,7 @@ fn finish(plan: &Plan, mut world: World) -> Outcome {
         trace_hash: world.trace.hash,
         trace: world.trace.lines.unwrap_or_default(),
         stats: world.stats,
+        crash_anchors: world.observed_anchors,
     }
 }
 
@@ -680,11 +714,39 @@ impl World {
 
 fn arm_crash(world: &mut World) {
     match world.crash_plan.get(world.crashes_armed) {
-        None => world.storage.set_crash_at(None),
+        None => world.disarm(),
         Some(&after) => {
             world.crashes_armed += 1;
             let at = world.storage.counters().ops + after;
             world.storage.set_crash_at(Some(at));
+            world.armed_at = Some(at);
+        }
+    }
+}
+
+impl World {
+    /// No crash armed.
+    fn disarm(&mut self) {
+        self.storage.set_crash_at(None);
+        self.armed_at = None;
+    }
+
+    /// The runner issues statement `statement` of planned transaction
+    /// `txn`: crash anchors on it are armed (the earliest armed crash
+    /// strikes).
+    fn issued(&mut self, txn: usize, statement: usize) {
+        let io = self.storage.counters().ops;
+        self.last_issued = Some((txn, statement, io));
+        for (i, a) in self.anchors.iter().enumerate() {
+            if self.anchors_armed[i] || (a.txn, a.statement) != (txn, statement) {
+                continue;
+            }
+            self.anchors_armed[i] = true;
+            let at = io + a.after_ios;
+            if self.armed_at.is_none_or(|x| at < x) {
+                self.storage.set_crash_at(Some(at));
+                self.armed_at = Some(at);
+            }
         }
     }
 }

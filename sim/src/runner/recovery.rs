@@ -47,6 +47,19 @@ pub(super) fn recover(
     world.engine = None;
     world.locks.crash();
     world.take_lock_violations();
+    // An armed crash that struck is anchored to the statement issued last
+    // (the shrinker keeps it there while it drops the rest).
+    if let (true, Some(at), Some((txn, statement, io))) =
+        (world.storage.crashed(), world.armed_at, world.last_issued)
+    {
+        if at >= io && world.storage.counters().ops > at {
+            world.observed_anchors.push(crate::plan::CrashAnchor {
+                txn,
+                statement,
+                after_ios: at - io,
+            });
+        }
+    }
     if !world.storage.crashed() {
         world.storage.crash_now();
     }
@@ -56,7 +69,7 @@ pub(super) fn recover(
     let crash_us = world.clock_now();
     // A crash armed for later must not fire inside recovery; crashes in
     // recovery are drawn here, from their own generator.
-    world.storage.set_crash_at(None);
+    world.disarm();
     world.restart(mode);
     world.event(
         "crash",

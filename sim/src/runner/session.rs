@@ -17,6 +17,19 @@ pub(super) fn step_session(world: &mut World, s: &mut Sess) -> Option<bool> {
         return handle(world, s, None, r);
     }
     let txn = s.txn.as_mut().expect("caller checked");
+    // Crash anchors name planned statements: the first step of each (a
+    // transfer takes four), or the transaction's end.
+    let planned = if txn.next >= txn.stmts.len() {
+        Some(txn.stmt_map.last().map_or(0, |&k| k + 1))
+    } else {
+        let k = txn.stmt_map[txn.next];
+        (txn.next == 0 || txn.stmt_map[txn.next - 1] != k).then_some(k)
+    };
+    if let Some(k) = planned {
+        let t = txn.plan_index;
+        world.issued(t, k);
+    }
+    let txn = s.txn.as_mut().expect("caller checked");
     if txn.next >= txn.stmts.len() {
         txn.ending = true;
         let req = if txn.rollback {
