@@ -92,7 +92,7 @@ fn canary_cases() -> Vec<(&'static str, &'static str, u64, &'static [&'static st
                 ("default", 120, &["recovery oracle:"])
             }
             // The time promise of flush 0 and 2 (not the engine's claim):
-            // first at seed 44, a seed that thinks long enough for a
+            // first at seed 14, a seed that thinks long enough for a
             // commit to be owed.
             StalledLogSync => ("default", 120, &["recovery oracle:"]),
             IgnorePageLsn | EarlyCheckpoint => ("default", 120, RECOVERY),
@@ -104,7 +104,7 @@ fn canary_cases() -> Vec<(&'static str, &'static str, u64, &'static [&'static st
             SnapshotPerStatement => ("default", 120, &["a RepeatableRead read returned"]),
             // A REPEATABLE READ scan of a secondary index misses a row
             // whose old entry purge removed under its view: first at seed
-            // 31 (a plan with long readers).
+            // 14 (a plan with long readers).
             PurgeSecondaryAheadOfViews => ("default", 80, &["a RepeatableRead read returned"]),
             GrantConflictingLock | LoseWakeup | SkipDeadlockDetection | WrongDeadlockVictim => {
                 ("default", 80, &["lock oracle:"])
