@@ -64,11 +64,15 @@ pub enum Canary {
     /// open read view still needs, asking only the current version: a
     /// consistent read through the secondary index misses the row.
     PurgeSecondaryAheadOfViews,
+    /// A locking range read locks its records but not the gaps between
+    /// them, even under REPEATABLE READ: another transaction's insert
+    /// into the range goes ahead, a phantom the next locking read sees.
+    LockingScanSkipsGaps,
 }
 
 impl Canary {
     /// Every canary.
-    pub const ALL: [Canary; 18] = [
+    pub const ALL: [Canary; 19] = [
         Canary::SkipDoublewrite,
         Canary::AckBeforeSync,
         Canary::IgnorePageLsn,
@@ -87,6 +91,7 @@ impl Canary {
         Canary::RetryFsyncAfterEio,
         Canary::DeadlineFromFirstWait,
         Canary::PurgeSecondaryAheadOfViews,
+        Canary::LockingScanSkipsGaps,
     ];
 
     /// The canaries of the lock manager, caught by the lock oracle under
@@ -121,6 +126,7 @@ impl Canary {
             Canary::RetryFsyncAfterEio => "retry-fsync-after-eio",
             Canary::DeadlineFromFirstWait => "deadline-from-first-wait",
             Canary::PurgeSecondaryAheadOfViews => "purge-secondary-ahead-of-views",
+            Canary::LockingScanSkipsGaps => "locking-scan-skips-gaps",
         }
     }
 

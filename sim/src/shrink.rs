@@ -24,6 +24,9 @@ pub fn failure_class(violation: &str) -> String {
     if violation.contains(" read returned ") {
         return "reads".into();
     }
+    if violation.contains("saw a phantom") {
+        return "phantoms".into();
+    }
     head.to_string()
 }
 

@@ -1225,6 +1225,16 @@ impl Engine {
                 }
             }
             (None, Some((ix, low, high, dir, limit))) => {
+                if self
+                    .config
+                    .canaries
+                    .has(crate::Canary::LockingScanSkipsGaps)
+                {
+                    // The planted bug: the range's records are locked, the
+                    // gaps between them are not, so inserts into the range
+                    // go ahead (phantoms) under REPEATABLE READ.
+                    ctx.gaps = false;
+                }
                 match select::scan_locking(
                     &mut self.pager,
                     table,

@@ -233,6 +233,138 @@ fn inside_bounds(key: &[ModelValue], low: &RangeBound, high: &RangeBound) -> boo
     low_ok && high_ok
 }
 
+/// What a locking read under REPEATABLE READ or SERIALIZABLE locked: the
+/// primary-key interval its next-key locks cover, and the rows it saw
+/// there. A forward scan from `from` that returned its LIMIT covers
+/// `[from, last row]`; one that ran out covers up to the end (the
+/// supremum's lock); a backward scan likewise from below; a point read
+/// covers its key.
+#[derive(Debug, Clone)]
+pub(crate) struct LockedRange {
+    table: String,
+    lo: std::ops::Bound<Vec<ModelValue>>,
+    hi: std::ops::Bound<Vec<ModelValue>>,
+    rows: Vec<Row>,
+    /// How many of the transaction's own writes preceded it.
+    writes_mark: usize,
+}
+
+/// The range a locking read on the primary key locked, or `None` for
+/// reads this does not judge (secondary indexes).
+pub(crate) fn locked_range(
+    read: &Request,
+    resp: &Response,
+    writes_mark: usize,
+) -> Option<LockedRange> {
+    use std::ops::Bound as B;
+    let bound = |b: &RangeBound| match b {
+        RangeBound::Unbounded => B::Unbounded,
+        RangeBound::Included(v) => B::Included(v.iter().map(to_model).collect()),
+        RangeBound::Excluded(v) => B::Excluded(v.iter().map(to_model).collect()),
+    };
+    let rows = model_rows(resp);
+    let (table, lo, hi) = match read {
+        Request::Get { table, key } => {
+            let k: Vec<ModelValue> = key.iter().map(to_model).collect();
+            (table, B::Included(k.clone()), B::Included(k))
+        }
+        Request::Scan {
+            table,
+            index: None,
+            low,
+            high,
+            reverse,
+            limit,
+        } => {
+            let full = limit.is_some_and(|l| rows.len() >= l);
+            let last = rows.last().map(|r| vec![r[0].clone()]);
+            match (reverse, full, last) {
+                (false, true, Some(last)) => (table, bound(low), B::Included(last)),
+                (true, true, Some(last)) => (table, B::Included(last), bound(high)),
+                _ => (table, bound(low), bound(high)),
+            }
+        }
+        _ => return None,
+    };
+    Some(LockedRange {
+        table: table.clone(),
+        lo,
+        hi,
+        rows,
+        writes_mark,
+    })
+}
+
+/// Whether a key lies in an interval.
+fn in_interval(
+    k: &[ModelValue],
+    lo: &std::ops::Bound<Vec<ModelValue>>,
+    hi: &std::ops::Bound<Vec<ModelValue>>,
+) -> bool {
+    use std::ops::Bound as B;
+    let lo_ok = match lo {
+        B::Unbounded => true,
+        B::Included(v) => k >= v.as_slice(),
+        B::Excluded(v) => k > v.as_slice(),
+    };
+    let hi_ok = match hi {
+        B::Unbounded => true,
+        B::Included(v) => k <= v.as_slice(),
+        B::Excluded(v) => k < v.as_slice(),
+    };
+    lo_ok && hi_ok
+}
+
+/// Judges a locking read against an earlier one of the same transaction
+/// (REPEATABLE READ or SERIALIZABLE): where both ranges' locks reach,
+/// nobody else can have inserted, deleted or changed a row, so it must see
+/// exactly what the earlier one saw there, changed only by the
+/// transaction's own writes since (`writes`, all of them so far). A
+/// difference is a phantom, or a change under a lock. Returns what is
+/// wrong, if anything.
+pub(crate) fn phantom(
+    earlier: &LockedRange,
+    now: &LockedRange,
+    writes: &[Write],
+) -> Option<String> {
+    if earlier.table != now.table || writes.len() < earlier.writes_mark {
+        return None;
+    }
+    let both = |k: &[ModelValue]| {
+        in_interval(k, &earlier.lo, &earlier.hi) && in_interval(k, &now.lo, &now.hi)
+    };
+    let mut want: BTreeMap<Vec<ModelValue>, Row> = earlier
+        .rows
+        .iter()
+        .filter(|r| both(&r[..1]))
+        .map(|r| (vec![r[0].clone()], r.clone()))
+        .collect();
+    for w in writes[earlier.writes_mark..]
+        .iter()
+        .filter(|w| w.table == earlier.table && both(&w.key))
+    {
+        match &w.row {
+            Some(r) => want.insert(w.key.clone(), r.clone()),
+            None => want.remove(&w.key),
+        };
+    }
+    let got: BTreeMap<Vec<ModelValue>, Row> = now
+        .rows
+        .iter()
+        .filter(|r| both(&r[..1]))
+        .map(|r| (vec![r[0].clone()], r.clone()))
+        .collect();
+    (got != want).then(|| {
+        let extra: Vec<&Vec<ModelValue>> = got.keys().filter(|k| want.get(*k) != got.get(*k)).collect();
+        let missing: Vec<&Vec<ModelValue>> =
+            want.keys().filter(|k| !got.contains_key(*k)).collect();
+        format!(
+            "{}: a locking read saw a phantom in a range this transaction had locked: rows {extra:?} differ from what its earlier locking read saw, rows {missing:?} are gone",
+            earlier.table
+        )
+    })
+}
+
 /// A read's rows in the model's terms.
 pub(crate) fn model_rows(resp: &Response) -> Vec<Row> {
     match resp {
@@ -470,5 +602,38 @@ mod tests {
         assert_eq!(judge(&[&open], 11), None, "an open transaction's write");
         assert!(judge(&[&open], 12).is_some(), "a value never written");
         assert!(judge(&[], 11).is_some(), "a write whose rollback finished");
+    }
+
+    /// Where two locking reads of one transaction overlap, the later sees
+    /// what the earlier saw there, changed only by the transaction's own
+    /// writes; past the earlier range's locks, anything goes.
+    #[test]
+    fn a_phantom_inside_a_locked_range_is_reported_and_nothing_else() {
+        let row = |id: u64| vec![Value::UInt(id), Value::Int(0), Value::Null];
+        let scan = |from: u64, limit: usize| Request::Scan {
+            table: "docs".into(),
+            index: None,
+            low: RangeBound::Included(vec![Value::UInt(from)]),
+            high: RangeBound::Unbounded,
+            reverse: false,
+            limit: Some(limit),
+        };
+        let rows = |ids: &[u64]| Response::Rows(ids.iter().map(|&i| row(i)).collect());
+        // Locked [10, 30] (the LIMIT was reached at 30).
+        let earlier = locked_range(&scan(10, 2), &rows(&[10, 30]), 0).expect("a range");
+        // 20 appeared inside: a phantom.
+        let now = locked_range(&scan(10, 3), &rows(&[10, 20, 30]), 0).expect("a range");
+        assert!(phantom(&earlier, &now, &[]).is_some());
+        // 40 lies past the earlier range: not a phantom.
+        let now = locked_range(&scan(10, 3), &rows(&[10, 30, 40]), 0).expect("a range");
+        assert_eq!(phantom(&earlier, &now, &[]), None);
+        // The transaction's own insert of 20 is no phantom.
+        let own = [Write {
+            table: "docs".into(),
+            key: vec![ModelValue::Int(20)],
+            row: Some(row(20).iter().map(to_model).collect()),
+        }];
+        let now = locked_range(&scan(10, 3), &rows(&[10, 20, 30]), 1).expect("a range");
+        assert_eq!(phantom(&earlier, &now, &own), None);
     }
 }

@@ -158,6 +158,9 @@ struct Txn {
     /// Group commit: its commit is written (its index in the commit
     /// history) and waits for the sync that acknowledges it.
     commit_written: Option<usize>,
+    /// REPEATABLE READ and SERIALIZABLE: the ranges its locking reads
+    /// locked, and what they saw (a later locking read must agree).
+    locked_ranges: Vec<crate::judge::reads::LockedRange>,
 }
 
 struct Sess {
@@ -603,6 +606,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
                 isolation: isolation.unwrap_or(sessions[i].isolation),
                 snapshot: None,
                 commit_written: None,
+                locked_ranges: Vec::new(),
             });
             if let Some(iso) = isolation {
                 sessions[i].isolation = iso;

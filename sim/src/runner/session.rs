@@ -5,7 +5,7 @@
 use super::trace::short;
 use super::*;
 use crate::judge::locks::to_oracle;
-use crate::judge::reads::{expected, model_rows, read_expected, rows_match};
+use crate::judge::reads::{expected, locked_range, model_rows, phantom, read_expected, rows_match};
 
 /// Runs the session's next step. Returns `Some(true)` if the disk crashed,
 /// `Some(false)` if the engine stopped on an I/O error of its own (a failed
@@ -306,6 +306,20 @@ pub(super) fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Respons
                         "{}: a locking read returned {got:?}, the committed state and the transaction's own writes say {want:?}",
                         describe(req)
                     ));
+                }
+            }
+            // Gaps are locked under REPEATABLE READ and SERIALIZABLE: what
+            // an earlier locking read locked cannot have changed under it.
+            use engine::Isolation::*;
+            if matches!(txn.isolation, RepeatableRead | Serializable) {
+                if let Some(range) = locked_range(read, &resp, txn.writes.len()) {
+                    for earlier in &txn.locked_ranges {
+                        if let Some(v) = phantom(earlier, &range, &txn.writes) {
+                            world.violations.push(format!("{}: {v}", describe(req)));
+                            break;
+                        }
+                    }
+                    txn.locked_ranges.push(range);
                 }
             }
         }
