@@ -486,7 +486,7 @@ fn canary_lost_commit_is_caught() {
     };
     let r = run_case_with(&c, |config| config.flush_at_commit = FlushAtCommit::Lazy);
     assert!(
-        r.is_err_and(|e| e.contains("the model has key (1); the fresh session does not")),
+        r.is_err_and(|e| e.contains("the model has key (1), the fresh session does not")),
         "a lost commit went unnoticed"
     );
 }

@@ -71,20 +71,20 @@ impl Db {
     }
 
     /// A short description of how two states differ (the first eight
-    /// differences), naming each side: `self` is `left`, `other` is
-    /// `right` ("the recovered state has key (11); the model after 2
-    /// commits does not").
+    /// differences, separated by "; "), naming each side: `self` is
+    /// `left`, `other` is `right` ("the recovered state has key (11), the
+    /// model after 2 commits does not").
     pub fn diff_named(&self, left: &str, other: &Db, right: &str) -> String {
         let mut out = Vec::new();
         for (name, a) in &self.tables {
             let Some(b) = other.tables.get(name) else {
-                out.push(format!("{left} has table {name}; {right} does not"));
+                out.push(format!("{left} has table {name}, {right} does not"));
                 continue;
             };
             for (k, ra) in a.iter() {
                 match b.get(k) {
                     None => out.push(format!(
-                        "{name}: {left} has key {}; {right} does not",
+                        "{name}: {left} has key {}, {right} does not",
                         fmt_key(k)
                     )),
                     Some(rb) if rb != ra => out.push(format!(
@@ -99,7 +99,7 @@ impl Db {
             for k in b.keys() {
                 if !a.contains_key(k) {
                     out.push(format!(
-                        "{name}: {right} has key {}; {left} does not",
+                        "{name}: {right} has key {}, {left} does not",
                         fmt_key(k)
                     ));
                 }
@@ -107,7 +107,7 @@ impl Db {
         }
         for name in other.tables.keys() {
             if !self.tables.contains_key(name) {
-                out.push(format!("{right} has table {name}; {left} does not"));
+                out.push(format!("{right} has table {name}, {left} does not"));
             }
         }
         out.truncate(8);

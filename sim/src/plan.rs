@@ -155,6 +155,8 @@ pub enum PlannedStmt {
     Savepoint(String),
     /// ROLLBACK TO SAVEPOINT.
     RollbackTo(String),
+    /// RELEASE SAVEPOINT: forgets the savepoint and every later one.
+    ReleaseSavepoint(String),
 }
 
 impl PlannedStmt {
@@ -210,6 +212,7 @@ impl PlannedStmt {
             },
             PlannedStmt::Savepoint(n) => Request::Savepoint(n.clone()),
             PlannedStmt::RollbackTo(n) => Request::RollbackToSavepoint(n.clone()),
+            PlannedStmt::ReleaseSavepoint(n) => Request::ReleaseSavepoint(n.clone()),
             PlannedStmt::Transfer { .. } => return None,
         })
     }
@@ -592,6 +595,17 @@ impl Plan {
                 let reader = long_reader(&mut rng, profile);
                 let at = rng.gen_range(0..=plan.transactions.len());
                 plan.transactions.insert(at, reader);
+            }
+        }
+        // Last of all: some ROLLBACK TO SAVEPOINTs become RELEASE
+        // SAVEPOINTs of the same name.
+        for t in &mut plan.transactions {
+            for st in &mut t.statements {
+                if let PlannedStmt::RollbackTo(name) = st {
+                    if rng.gen_bool(0.3) {
+                        *st = PlannedStmt::ReleaseSavepoint(std::mem::take(name));
+                    }
+                }
             }
         }
         plan

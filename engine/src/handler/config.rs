@@ -119,9 +119,12 @@ impl Config {
     }
 }
 
-/// The most redo the engine writes between two log free checks: one index
-/// operation (a split logs up to three pages whole) and its undo record,
-/// rounded up to four pages.
+/// The redo the engine allows for between two log free checks: one index
+/// operation and its undo record. An assumed bound, not a derived one: a
+/// split logs the pages it writes whole, and one that cascades up to the
+/// root logs more than four pages; such a split on a log at this minimum
+/// would still overflow it (a panic in `Log::append`). The fuzzer's
+/// smallest log sits at this minimum and has not met one.
 pub const REDO_BETWEEN_FREE_CHECKS_MAX_BYTES: u64 = 4 * crate::page::PAGE_SIZE as u64;
 
 /// The smallest log the engine runs on: its checkpoint margin (a quarter

@@ -116,6 +116,10 @@ pub struct DurabilityJudge {
     claimed_flushed_lsn: u64,
     /// The disk's count of acknowledged log syncs at the last observation.
     log_syncs: u64,
+    /// The most the flushed LSN may claim: the written LSN seen at the
+    /// latest observation whose window held a log sync the disk
+    /// acknowledged (a sync covers at most what was written by then).
+    backed_lsn: u64,
 }
 
 impl DurabilityJudge {
@@ -126,6 +130,7 @@ impl DurabilityJudge {
             claimed_written_lsn: written_lsn,
             claimed_flushed_lsn: flushed_lsn,
             log_syncs,
+            backed_lsn: flushed_lsn,
             ..DurabilityJudge::default()
         };
     }
@@ -161,20 +166,25 @@ impl DurabilityJudge {
     }
 
     /// Takes the engine's current claims, cross-checking them against the
-    /// disk: the flushed LSN may only advance if the disk acknowledged a
-    /// sync of a log file since the last observation. Returns the
-    /// violation, if any.
+    /// disk: the flushed LSN may claim no more than was written by the
+    /// latest observation whose window held a log sync the disk
+    /// acknowledged (a checkpoint's sync of a log file counts, so a flushed
+    /// LSN that catches up on it later is no lie). Returns the violation,
+    /// if any.
     pub fn observe(
         &mut self,
         written_lsn: u64,
         flushed_lsn: u64,
         log_syncs: u64,
     ) -> Option<String> {
-        let lie = (flushed_lsn > self.claimed_flushed_lsn && log_syncs == self.log_syncs)
+        if log_syncs > self.log_syncs {
+            self.backed_lsn = self.backed_lsn.max(written_lsn);
+        }
+        let lie = (flushed_lsn > self.claimed_flushed_lsn && flushed_lsn > self.backed_lsn)
             .then(|| {
                 format!(
-                    "durability: the engine's flushed LSN advanced from {} to {flushed_lsn}, but the disk synced no log file in between",
-                    self.claimed_flushed_lsn
+                    "durability: the engine's flushed LSN advanced from {} to {flushed_lsn}, past the {} written when the disk last synced a log file",
+                    self.claimed_flushed_lsn, self.backed_lsn
                 )
             });
         self.claimed_written_lsn = written_lsn;
@@ -317,6 +327,11 @@ mod tests {
         assert_eq!(j.observe(100, 0, 3), None, "writing needs no sync");
         assert!(j.observe(100, 100, 3).is_some(), "no log sync happened");
         assert_eq!(j.observe(200, 200, 4), None);
+        // A sync (a checkpoint's, say) backs what was written by then; the
+        // flushed LSN may catch up on it later, but not claim more.
+        assert_eq!(j.observe(300, 200, 5), None);
+        assert_eq!(j.observe(300, 300, 5), None, "backed by the sync at 300");
+        assert!(j.observe(400, 400, 5).is_some(), "nothing synced past 300");
     }
 
     #[test]

@@ -140,7 +140,9 @@ fn visible(committed: &Db, writes: &[Write], table: &str, key: &[ModelValue]) ->
 /// rollback, whole or to a savepoint, undid are no longer there), and a
 /// scan's rows come in its order and inside its bounds. So it never
 /// returns a value that was never written, nor one whose rollback has
-/// finished. Returns what is wrong, if anything.
+/// finished, as far as the runner knows: a deadlock victim, rolled back
+/// during another session's statement, keeps its writes here until its
+/// own statement reports 1213. Returns what is wrong, if anything.
 pub(crate) fn judge_uncommitted(
     committed: &Db,
     open_writes: &[&[Write]],
@@ -293,6 +295,15 @@ pub(crate) fn locked_range(
         rows,
         writes_mark,
     })
+}
+
+impl LockedRange {
+    /// How many of the transaction's own writes preceded the read: a
+    /// rollback to a savepoint below it takes its record away (what it saw
+    /// included writes that are gone).
+    pub(crate) fn writes_mark(&self) -> usize {
+        self.writes_mark
+    }
 }
 
 /// Whether a key lies in an interval.

@@ -551,6 +551,10 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             recover(&mut world, &mut rng, &mut sessions, c);
             continue;
         }
+        if world.engine.is_none() {
+            // Bit rot caught while a wait was resumed: the run is over.
+            break;
+        }
         world.locks.check_timeouts(now);
         world.take_lock_violations();
         let i = rng.gen_range(0..sessions.len());
@@ -616,6 +620,9 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
                 if let Some(crashed) = r {
                     recover(&mut world, &mut rng, &mut sessions, crashed);
                     continue;
+                }
+                if world.engine.is_none() {
+                    break;
                 }
             }
             let r = exec(&mut world, &mut sessions[i], Request::Begin);

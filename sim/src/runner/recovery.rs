@@ -60,6 +60,7 @@ pub(super) fn recover(
             });
         }
     }
+    world.last_issued = None;
     if !world.storage.crashed() {
         world.storage.crash_now();
     }
@@ -291,29 +292,75 @@ pub(super) fn open_recovering(
 
 impl World {
     /// Restarts the disk, noting the pages bit rot damaged.
+    /// Restarts the disk, noting the pages bit rot damaged. A flip in a
+    /// slot of the doublewrite area damages the copy of the page the slot
+    /// holds, which may have been the only repair for that page if a crash
+    /// tore it (two faults on one page: no engine can recover that, and
+    /// reporting it corrupt is the right answer), so that page is noted
+    /// too: read from the slot's header, with the flip undone if it hit
+    /// the header.
     pub(super) fn restart(&mut self, mode: CrashMode) {
+        use engine::doublewrite::{DBLWR_PAGES, DBLWR_START};
+        use engine::page::{get_u32, FIL_PAGE_OFFSET, FIL_PAGE_SPACE_ID};
         let report = self.storage.restart(mode);
-        for f in report.bit_flips {
+        let page_bytes = crate::storage::PAGE_BYTES as usize;
+        let mut system: Option<Vec<u8>> = None;
+        for f in &report.bit_flips {
             self.stats.bit_flips += 1;
             let page = (f.offset / crate::storage::PAGE_BYTES) as u32;
-            self.rotted_pages.insert((f.file, page));
+            self.rotted_pages.insert((f.file.clone(), page));
+            let slot = f.file == engine::fil::SYSTEM_FILE
+                && (DBLWR_START..DBLWR_START + DBLWR_PAGES).contains(&page);
+            if !slot {
+                continue;
+            }
+            let image = system.get_or_insert_with(|| {
+                self.storage
+                    .read_durable_file(engine::fil::SYSTEM_FILE)
+                    .unwrap_or_default()
+            });
+            let start = page as usize * page_bytes;
+            let Some(bytes) = image.get(start..start + page_bytes) else {
+                continue;
+            };
+            let mut header = bytes[..FIL_PAGE_SPACE_ID + 4].to_vec();
+            for g in report.bit_flips.iter().filter(|g| g.file == f.file) {
+                if let Some(b) = (g.offset as usize)
+                    .checked_sub(start)
+                    .and_then(|i| header.get_mut(i))
+                {
+                    *b ^= 1 << g.bit;
+                }
+            }
+            let (space, page_no) = (
+                get_u32(&header, FIL_PAGE_SPACE_ID),
+                get_u32(&header, FIL_PAGE_OFFSET),
+            );
+            if let Some(file) = self.space_file(space) {
+                self.rotted_pages.insert((file, page_no));
+            }
         }
     }
 
-    /// Whether bit rot may explain a corrupt page: it hit the page itself,
-    /// or a slot of the doublewrite area, whose copy may have been the only
-    /// repair for a page a crash tore (two faults on one page: no engine
-    /// can recover that, and reporting it corrupt is the right answer).
-    fn rot_explains(&self, file: &str, page_no: u32) -> bool {
-        self.rotted_pages.contains(&(file.to_string(), page_no)) || self.doublewrite_rotted()
+    /// The file of a tablespace: the system tablespace's, or the table
+    /// file whose first page names the space.
+    fn space_file(&self, space: u32) -> Option<String> {
+        use engine::page::{get_u32, FIL_PAGE_SPACE_ID};
+        if space == engine::fil::SYSTEM_SPACE {
+            return Some(engine::fil::SYSTEM_FILE.to_string());
+        }
+        TABLES.iter().map(|t| format!("{t}.ibd")).find(|name| {
+            self.storage.read_durable_file(name).and_then(|b| {
+                b.get(..FIL_PAGE_SPACE_ID + 4)
+                    .map(|h| get_u32(h, FIL_PAGE_SPACE_ID))
+            }) == Some(space)
+        })
     }
 
-    /// Whether bit rot hit a slot of the doublewrite area.
-    fn doublewrite_rotted(&self) -> bool {
-        use engine::doublewrite::{DBLWR_PAGES, DBLWR_START};
-        self.rotted_pages.iter().any(|(f, p)| {
-            f == engine::fil::SYSTEM_FILE && (DBLWR_START..DBLWR_START + DBLWR_PAGES).contains(p)
-        })
+    /// Whether bit rot may explain a corrupt page (see
+    /// [`World::restart`]).
+    fn rot_explains(&self, file: &str, page_no: u32) -> bool {
+        self.rotted_pages.contains(&(file.to_string(), page_no))
     }
 
     /// Whether `e` reports a page bit rot damaged: the fault is caught.
@@ -340,8 +387,7 @@ impl World {
         let named = self
             .rotted_pages
             .iter()
-            .any(|(file, page)| problem.contains(&format!("corrupt page {page} in '{file}'")))
-            || (self.doublewrite_rotted() && problem.contains("corrupt page"));
+            .any(|(file, page)| problem.contains(&format!("corrupt page {page} in '{file}'")));
         if named {
             self.stats.bit_rot_caught += 1;
             self.event("bit rot caught", json!({"problem": problem}));

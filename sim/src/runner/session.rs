@@ -250,12 +250,20 @@ pub(super) fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Respons
         Request::RollbackToSavepoint(name) => {
             if let Some(&(_, mark)) = txn.savepoints.iter().find(|(n, _)| n == name) {
                 txn.writes.truncate(mark);
+                txn.locked_ranges.retain(|r| r.writes_mark() <= mark);
                 let pos = txn
                     .savepoints
                     .iter()
                     .position(|(n, _)| n == name)
                     .expect("found");
                 txn.savepoints.truncate(pos + 1);
+            }
+        }
+        Request::ReleaseSavepoint(name) => {
+            // The savepoint and every later one are forgotten; nothing is
+            // undone (trx_release_savepoint_for_mysql).
+            if let Some(pos) = txn.savepoints.iter().position(|(n, _)| n == name) {
+                txn.savepoints.truncate(pos);
             }
         }
         Request::Begin | Request::Savepoint(_) => {}
