@@ -222,17 +222,17 @@ pub(crate) fn judge_uncommitted(
 
 /// Whether a primary key lies within a scan's bounds.
 fn inside_bounds(key: &[ModelValue], low: &RangeBound, high: &RangeBound) -> bool {
-    let bound = |b: &RangeBound| -> Option<(Vec<ModelValue>, bool)> {
-        match b {
-            RangeBound::Unbounded => None,
-            RangeBound::Included(v) => Some((v.iter().map(to_model).collect(), true)),
-            RangeBound::Excluded(v) => Some((v.iter().map(to_model).collect(), false)),
-        }
-    };
-    let low_ok = bound(low).is_none_or(|(v, incl)| if incl { key >= &v[..] } else { key > &v[..] });
-    let high_ok =
-        bound(high).is_none_or(|(v, incl)| if incl { key <= &v[..] } else { key < &v[..] });
-    low_ok && high_ok
+    in_interval(key, &model_bound(low), &model_bound(high))
+}
+
+/// A scan bound in the model's terms.
+fn model_bound(b: &RangeBound) -> std::ops::Bound<Vec<ModelValue>> {
+    use std::ops::Bound as B;
+    match b {
+        RangeBound::Unbounded => B::Unbounded,
+        RangeBound::Included(v) => B::Included(v.iter().map(to_model).collect()),
+        RangeBound::Excluded(v) => B::Excluded(v.iter().map(to_model).collect()),
+    }
 }
 
 /// What a locking read under REPEATABLE READ or SERIALIZABLE locked: the
@@ -259,11 +259,7 @@ pub(crate) fn locked_range(
     writes_mark: usize,
 ) -> Option<LockedRange> {
     use std::ops::Bound as B;
-    let bound = |b: &RangeBound| match b {
-        RangeBound::Unbounded => B::Unbounded,
-        RangeBound::Included(v) => B::Included(v.iter().map(to_model).collect()),
-        RangeBound::Excluded(v) => B::Excluded(v.iter().map(to_model).collect()),
-    };
+    let bound = model_bound;
     let rows = model_rows(resp);
     let (table, lo, hi) = match read {
         Request::Get { table, key } => {
@@ -455,26 +451,8 @@ pub(crate) fn read_expected(base: &Db, writes: &[Write], read: &Request) -> Opti
             reverse,
             limit,
         } => {
-            use std::ops::Bound as B;
-            let bound = |b: &RangeBound| match b {
-                RangeBound::Unbounded => B::Unbounded,
-                RangeBound::Included(v) => B::Included(key_of(v)),
-                RangeBound::Excluded(v) => B::Excluded(key_of(v)),
-            };
-            let (lo, hi) = (bound(low), bound(high));
-            let inside = |k: &[ModelValue]| {
-                let ok_low = match &lo {
-                    B::Unbounded => true,
-                    B::Included(v) => k >= v.as_slice(),
-                    B::Excluded(v) => k > v.as_slice(),
-                };
-                let ok_high = match &hi {
-                    B::Unbounded => true,
-                    B::Included(v) => k <= v.as_slice(),
-                    B::Excluded(v) => k < v.as_slice(),
-                };
-                ok_low && ok_high
-            };
+            let (lo, hi) = (model_bound(low), model_bound(high));
+            let inside = |k: &[ModelValue]| in_interval(k, &lo, &hi);
             // Only as many committed rows as the limit can need (own
             // deletes may remove some): from the end the scan starts at.
             let own: Vec<&Write> = writes.iter().filter(|w| &w.table == table).collect();
