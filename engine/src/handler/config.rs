@@ -106,8 +106,8 @@ impl Config {
             ));
         }
         self.log.validate()?;
-        let capacity = (self.log.file_size_bytes - crate::redo::LOG_FILE_HDR_SIZE as u64)
-            * u64::from(self.log.files);
+        // Validated just above: the files are larger than their headers.
+        let capacity = self.log.capacity_bytes().unwrap_or(0);
         if capacity < LOG_CAPACITY_MIN_BYTES {
             return Err(Error::InvalidArgument(format!(
                 "the log files hold {capacity} bytes of redo, below the {LOG_CAPACITY_MIN_BYTES} \

@@ -169,6 +169,14 @@ impl Default for LogConfig {
 }
 
 impl LogConfig {
+    /// Bytes of redo the files hold together (each file less its header),
+    /// or `None` if that overflows or a file is smaller than its header.
+    pub fn capacity_bytes(&self) -> Option<u64> {
+        self.file_size_bytes
+            .checked_sub(LOG_FILE_HDR_SIZE as u64)?
+            .checked_mul(u64::from(self.files))
+    }
+
     /// Checks the sizes, returning [`Error::InvalidArgument`] for values the
     /// log cannot work with.
     pub fn validate(&self) -> Result<()> {
@@ -188,9 +196,7 @@ impl LogConfig {
                 self.file_size_bytes
             ));
         }
-        let capacity = (self.file_size_bytes - LOG_FILE_HDR_SIZE as u64)
-            .checked_mul(u64::from(self.files))
-            .filter(|&c| c <= LOG_CAPACITY_MAX);
+        let capacity = self.capacity_bytes().filter(|&c| c <= LOG_CAPACITY_MAX);
         if capacity.is_none() {
             return bad(format!(
                 "the log files together may hold at most {LOG_CAPACITY_MAX} bytes of log, \

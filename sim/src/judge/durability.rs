@@ -3,9 +3,10 @@
 //! engine says of itself.
 //!
 //! The client's record is one [`CommitRecord`] per COMMIT that may have
-//! reached the log since the last recovery, in log order: the simulated
-//! instant the statement was issued and, if it was, the instant its
-//! acknowledgement came back. The disk's record is its own count of
+//! reached the log since the last recovery, in log order: whether it
+//! promises anything and, if it was acknowledged, the simulated instant
+//! the acknowledgement came back (every COMMIT issued counts toward the
+//! upper bound, acknowledged or not). The disk's record is its own count of
 //! successful syncs of the redo log files and of failed ones (each of which
 //! dropped log writes). From those, at a crash at instant `crash_us`:
 //!
@@ -74,8 +75,6 @@ pub const DURABILITY_WINDOW_US: u64 = LOG_FLUSH_PERIOD_US + MASTER_THREAD_SLACK_
 /// One COMMIT as the client saw it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CommitRecord {
-    /// When the client issued it.
-    pub issued_us: u64,
     /// When its acknowledgement came back (`None`: never, the crash or an
     /// error cut it off, or it still waits for a group commit's sync).
     pub acked_us: Option<u64>,
@@ -261,7 +260,6 @@ mod tests {
 
     fn commit(acked_s: Option<f64>, promises: bool, lsn: u64) -> CommitRecord {
         CommitRecord {
-            issued_us: 0,
             acked_us: acked_s.map(|s| (s * 1e6) as u64),
             promises,
             claimed_lsn: lsn,

@@ -174,8 +174,6 @@ struct Sess {
     /// The statement a waiting session runs, so that once resumed it is
     /// judged as what it was.
     last: Option<Request>,
-    /// The simulated instant its current statement was issued.
-    issued_us: u64,
 }
 
 struct World {
@@ -280,9 +278,7 @@ impl World {
     /// Takes the engine's written and flushed LSN as claims, which the
     /// durability judge holds against the disk's record of log syncs.
     fn observe_log(&mut self) {
-        if let Some(e) = &self.engine {
-            let (written, flushed) = (e.pager().log.written_lsn(), e.pager().log.flushed_lsn());
-            let log_syncs = self.storage.counters().log_syncs;
+        if let Some((written, flushed, log_syncs)) = self.log_claims() {
             if let Some(v) = self.durability.observe(written, flushed, log_syncs) {
                 self.violations.push(v);
             }
@@ -291,11 +287,20 @@ impl World {
 
     /// Starts the durability record afresh (after setup or a recovery).
     fn reset_durability(&mut self) {
-        if let Some(e) = &self.engine {
-            let (written, flushed) = (e.pager().log.written_lsn(), e.pager().log.flushed_lsn());
-            let log_syncs = self.storage.counters().log_syncs;
+        if let Some((written, flushed, log_syncs)) = self.log_claims() {
             self.durability.reset(written, flushed, log_syncs);
         }
+    }
+
+    /// The engine's written and flushed LSN (claims) and the disk's count
+    /// of acknowledged log syncs (its record).
+    fn log_claims(&self) -> Option<(u64, u64, u64)> {
+        let log = &self.engine.as_ref()?.pager().log;
+        Some((
+            log.written_lsn(),
+            log.flushed_lsn(),
+            self.storage.counters().log_syncs,
+        ))
     }
 }
 
@@ -498,7 +503,6 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             txn: None,
             waiting: false,
             last: None,
-            issued_us: 0,
         });
     }
     let mut started = 0usize;

@@ -92,8 +92,7 @@ pub(super) fn balance_update(id: u64, balance: u64) -> Request {
 
 pub(super) fn exec(world: &mut World, s: &mut Sess, req: Request) -> Option<bool> {
     world.stats.statements += 1;
-    s.issued_us = world.clock_now();
-    world.call_start_us = s.issued_us;
+    world.call_start_us = world.clock_now();
     if let Some(t) = world.engine().trx_id(s.id) {
         s.trx = Some(t);
     }
@@ -221,7 +220,6 @@ pub(super) fn commit_written(world: &mut World, s: &mut Sess) -> Option<usize> {
     world.history.commit(effects);
     let lsn = world.engine.as_ref().map_or(0, |e| e.last_commit_lsn());
     let i = world.durability.logged(CommitRecord {
-        issued_us: s.issued_us,
         acked_us: None,
         promises: false,
         claimed_lsn: lsn,
