@@ -968,3 +968,55 @@ fn shared_request_queues_behind_a_waiting_exclusive_one() -> Result<()> {
     assert_eq!(e.stats.waits, 2);
     Ok(())
 }
+
+// ---------------------------------------------------------------------------
+// Implicit locks: an insert's DB_TRX_ID is its lock.
+// ---------------------------------------------------------------------------
+
+/// An inserted record carries no lock of its own until another
+/// transaction asks for it; then its inserter is given the X record lock
+/// its DB_TRX_ID stood for, and the asker waits for it
+/// (`lock_rec_convert_impl_to_expl`).
+#[test]
+fn an_insert_is_locked_implicitly_until_another_transaction_asks() -> Result<()> {
+    let (mut e, _clock) = open(Config::default(), &(1..=20).collect::<Vec<_>>())?;
+    let t1 = e.session();
+    let t2 = e.session();
+    ok(&mut e, t1, Request::Begin)?;
+    ok(&mut e, t1, insert(15_000, 7))?;
+    assert_eq!(record_locks_of(&e, t1), 0, "the insert holds no explicit lock");
+    ok(&mut e, t2, Request::Begin)?;
+    waits(&mut e, t2, locking_get(15_000, false))?;
+    assert_eq!(record_locks_of(&e, t1), 1, "the implicit lock was made explicit");
+    let (h1, h2) = (trx_hex(&e, t1), trx_hex(&e, t2));
+    assert_eq!(wait_pairs(&mut e)?, vec![(h2, h1)]);
+    ok(&mut e, t1, Request::Commit)?;
+    match resumes(&mut e, t2)? {
+        Response::Row(Some(cols)) => assert_eq!(cols, row(15_000, 7)),
+        other => panic!("the shared read returns the committed insert, got {other:?}"),
+    }
+    Ok(())
+}
+
+/// An insert rolled back to a savepoint leaves nothing behind: no lock of
+/// its inserter moves to the record after it, so another session inserts
+/// the same key, and keys in the same gap, without waiting (an explicit
+/// insert lock would have become a gap lock on the supremum here).
+#[test]
+fn an_insert_rolled_back_to_a_savepoint_hands_no_lock_to_its_successor() -> Result<()> {
+    let (mut e, _clock) = open(Config::default(), &(1..=20).collect::<Vec<_>>())?;
+    let t1 = e.session();
+    let t2 = e.session();
+    ok(&mut e, t1, Request::Begin)?;
+    ok(&mut e, t1, Request::Savepoint("sp".into()))?;
+    ok(&mut e, t1, insert(50, 50))?;
+    ok(&mut e, t1, Request::RollbackToSavepoint("sp".into()))?;
+    assert_eq!(record_locks_of(&e, t1), 0);
+    ok(&mut e, t2, Request::Begin)?;
+    assert_eq!(ok(&mut e, t2, insert(50, 1))?, Response::Affected(1));
+    assert_eq!(ok(&mut e, t2, insert(49, 1))?, Response::Affected(1));
+    ok(&mut e, t2, Request::Commit)?;
+    ok(&mut e, t1, Request::Commit)?;
+    assert_eq!(committed_k(&mut e, 50)?, Some(1));
+    Ok(())
+}

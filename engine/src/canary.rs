@@ -68,11 +68,15 @@ pub enum Canary {
     /// them, even under REPEATABLE READ: another transaction's insert
     /// into the range goes ahead, a phantom the next locking read sees.
     LockingScanSkipsGaps,
+    /// ROLLBACK TO SAVEPOINT releases the record locks taken after the
+    /// savepoint. InnoDB keeps them to the end of the transaction: the
+    /// rows it restored are open to other writers before it commits.
+    SavepointRollbackReleasesLocks,
 }
 
 impl Canary {
     /// Every canary.
-    pub const ALL: [Canary; 19] = [
+    pub const ALL: [Canary; 20] = [
         Canary::SkipDoublewrite,
         Canary::AckBeforeSync,
         Canary::IgnorePageLsn,
@@ -92,6 +96,7 @@ impl Canary {
         Canary::DeadlineFromFirstWait,
         Canary::PurgeSecondaryAheadOfViews,
         Canary::LockingScanSkipsGaps,
+        Canary::SavepointRollbackReleasesLocks,
     ];
 
     /// The canaries of the lock manager, caught by the lock oracle under
@@ -127,6 +132,7 @@ impl Canary {
             Canary::DeadlineFromFirstWait => "deadline-from-first-wait",
             Canary::PurgeSecondaryAheadOfViews => "purge-secondary-ahead-of-views",
             Canary::LockingScanSkipsGaps => "locking-scan-skips-gaps",
+            Canary::SavepointRollbackReleasesLocks => "savepoint-rollback-releases-locks",
         }
     }
 

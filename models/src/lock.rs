@@ -25,6 +25,13 @@
 //!   runner's own count of the transaction's row changes and the locks the
 //!   oracle's (the engine's count is cross-checked: a `Weight` event that
 //!   disagrees is a violation);
+//! - an implicit lock made explicit (`Converted`) is an X record lock on a
+//!   record, for a transaction that holds an IX or X lock on its table;
+//! - locks are held until their transaction ends (two-phase locking): a
+//!   granted lock released by a transaction that still holds or waits for
+//!   others when the engine call ends is set aside as an
+//!   [`EarlyRelease`], for the runner to judge against the rows it knows
+//!   (only a record that left the index may hand its locks on);
 //! - the conflict graph of committed transactions (T1 before T2 when T2 was
 //!   granted a lock conflicting with one T1 had released) is acyclic: the
 //!   committed locking transactions are serializable.
@@ -98,6 +105,10 @@ pub enum OKind {
     Cancelled,
     /// A gap lock created by inheritance.
     Inherited,
+    /// An implicit lock made explicit: an X record lock granted to an
+    /// active transaction on a record it changed, during another
+    /// transaction's request for that record.
+    Converted,
     /// The requester's undo record count, stamped when its wait is judged
     /// for deadlocks.
     Weight,
@@ -200,6 +211,11 @@ pub struct LockOracle {
     /// Conflict edges T1 -> T2.
     edges: BTreeSet<(u64, u64)>,
     committed: BTreeSet<u64>,
+    /// Granted locks released during the current step: (trx, target, mode).
+    step_released: Vec<(u64, usize, OMode)>,
+    /// Releases by transactions that still held or waited for a lock at
+    /// the end of their step: not the end of the transaction.
+    early: Vec<EarlyRelease>,
     /// Whether the engine searches for deadlocks.
     pub deadlock_detect: bool,
     /// The lock wait timeout, microseconds.
@@ -207,6 +223,22 @@ pub struct LockOracle {
     violations: Vec<String>,
     /// Counters: waits, grants after waits, timeouts, victims.
     pub stats: OracleStats,
+}
+
+/// A granted lock released while its transaction went on (it still held
+/// or waited for other locks when the engine call ended). Two-phase
+/// locking allows that only when the lock's record left the index (purge,
+/// or a rolled-back insert) and InnoDB moved the lock to the gap; whether
+/// the record can have left is for the runner, which knows every live
+/// row, to say.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EarlyRelease {
+    /// The transaction.
+    pub trx: u64,
+    /// What the lock was on.
+    pub target: OTarget,
+    /// Its mode.
+    pub mode: OMode,
 }
 
 /// What the oracle saw.
@@ -225,6 +257,8 @@ pub struct OracleStats {
     pub victims_by_weight: u64,
     /// Gap locks created by inheritance.
     pub inherited: u64,
+    /// Implicit locks made explicit.
+    pub converted: u64,
 }
 
 impl LockOracle {
@@ -292,7 +326,7 @@ impl LockOracle {
                     ));
                 }
             }
-            OKind::Granted | OKind::Wait | OKind::Inherited => {
+            OKind::Granted | OKind::Wait | OKind::Inherited | OKind::Converted => {
                 *self.held.entry(e.trx).or_default() += 1;
                 if e.kind == OKind::Wait {
                     self.waiting.entry(e.trx).or_default().insert(e.lock);
@@ -323,6 +357,11 @@ impl LockOracle {
                                 self.locks[&b].mode
                             ));
                         }
+                        self.granted(e);
+                    }
+                    OKind::Converted => {
+                        self.stats.converted += 1;
+                        self.check_converted(e);
                         self.granted(e);
                     }
                     OKind::Wait => {
@@ -396,8 +435,47 @@ impl LockOracle {
             }
             OKind::Released | OKind::Cancelled => {
                 let held = self.locks.get(&e.lock).is_some_and(|l| !l.waiting);
+                if held && e.kind == OKind::Released {
+                    let target = self.locks[&e.lock].target;
+                    self.step_released.push((e.trx, target, e.mode));
+                }
                 self.remove(e.lock, held);
             }
+        }
+    }
+
+    /// An implicit lock is the X record lock of a transaction that changed
+    /// the record: it must be X and record-only, on a record (not the
+    /// supremum), and its owner must be writing that table (hold a granted
+    /// IX or X lock on it, which every change takes first).
+    fn check_converted(&mut self, e: &OEvent) {
+        let OTarget::Record(table, _, Some(_)) = &e.target else {
+            self.violations
+                .push(format!("an implicit lock converted on no record: {e:?}"));
+            return;
+        };
+        if e.mode != OMode::Record(true, RKind::Record) {
+            self.violations.push(format!(
+                "an implicit lock converted as {:?}, not an X record lock: {e:?}",
+                e.mode
+            ));
+        }
+        let writes_table = self
+            .target_ids
+            .get(&OTarget::Table(*table))
+            .is_some_and(|&t| {
+                self.queues[t].iter().any(|id| {
+                    let l = &self.locks[id];
+                    l.trx == e.trx
+                        && !l.waiting
+                        && matches!(l.mode, OMode::Table(TMode::IX | TMode::X))
+                })
+            });
+        if !writes_table {
+            self.violations.push(format!(
+                "trx {} given an implicit lock on {:?} without writing table {table} (no IX or X lock on it)",
+                e.trx, e.target
+            ));
         }
     }
 
@@ -583,8 +661,18 @@ impl LockOracle {
     }
 
     /// The end of an engine call: no grantable waiter, no undetected
-    /// cycle.
+    /// cycle; releases by transactions that go on are set aside for
+    /// [`LockOracle::take_early_releases`].
     pub fn settle(&mut self) {
+        for (trx, target, mode) in std::mem::take(&mut self.step_released) {
+            if self.held.contains_key(&trx) {
+                self.early.push(EarlyRelease {
+                    trx,
+                    target: self.targets[target].clone(),
+                    mode,
+                });
+            }
+        }
         let waiting: Vec<u64> = self.waiting.values().flatten().copied().collect();
         for id in &waiting {
             let l = &self.locks[id];
@@ -625,6 +713,20 @@ impl LockOracle {
             }
         }
         self.violations.truncate(20);
+    }
+
+    /// Takes the releases of locks whose transactions went on (see
+    /// [`EarlyRelease`]).
+    pub fn take_early_releases(&mut self) -> Vec<EarlyRelease> {
+        std::mem::take(&mut self.early)
+    }
+
+    /// Whether a transaction holds or waits for any lock: every
+    /// transaction that changed a row holds at least the IX lock on its
+    /// table until it ends, so one that holds nothing has ended (or never
+    /// wrote).
+    pub fn holds_any(&self, trx: u64) -> bool {
+        self.held.contains_key(&trx)
     }
 
     /// The wait deadline of a transaction's waiting lock.
@@ -781,6 +883,46 @@ mod tests {
         out.since_us = 0;
         o.event(&out);
         assert!(o.take_violations()[0].contains("before the 1000 us timeout"));
+    }
+
+    #[test]
+    fn a_release_is_early_only_when_the_transaction_goes_on() {
+        let mut o = LockOracle::new(1_000, true);
+        let ix = |kind, lock, trx| OEvent {
+            target: OTarget::Table(1),
+            ..ev(kind, lock, trx, 0, OMode::Table(TMode::IX), 0)
+        };
+        o.event(&ix(OKind::Granted, 1, 1));
+        o.event(&ev(OKind::Granted, 2, 1, 5, X, 0));
+        o.event(&ev(OKind::Granted, 3, 1, 6, X, 0));
+        // The record lock goes, the transaction keeps its others.
+        o.event(&ev(OKind::Released, 2, 1, 5, X, 1));
+        o.settle();
+        let early = o.take_early_releases();
+        assert_eq!(early.len(), 1);
+        assert_eq!(early[0].target, OTarget::Record(1, 1, Some(vec![Some(vec![5])])));
+        // Everything goes in one step: the transaction ended.
+        o.event(&ev(OKind::Released, 3, 1, 6, X, 2));
+        o.event(&ix(OKind::Released, 1, 1));
+        o.settle();
+        assert!(o.take_early_releases().is_empty());
+        assert!(!o.holds_any(1));
+    }
+
+    #[test]
+    fn a_converted_lock_must_be_an_x_record_lock_of_a_writer() {
+        let mut o = LockOracle::new(1_000, true);
+        o.event(&ev(OKind::Converted, 1, 1, 5, X, 0));
+        assert!(o.take_violations()[0].contains("without writing table 1"));
+        let mut o = LockOracle::new(1_000, true);
+        o.event(&OEvent {
+            target: OTarget::Table(1),
+            ..ev(OKind::Granted, 1, 1, 0, OMode::Table(TMode::IX), 0)
+        });
+        o.event(&ev(OKind::Converted, 2, 1, 5, X, 0));
+        assert!(o.take_violations().is_empty());
+        o.event(&ev(OKind::Converted, 3, 1, 6, OMode::Record(false, RKind::NextKey), 0));
+        assert!(o.take_violations()[0].contains("not an X record lock"));
     }
 
     #[test]

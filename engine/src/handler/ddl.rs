@@ -137,6 +137,7 @@ impl Engine {
             trx: trx.id,
             now_us: 0,
             gaps: false,
+            active: Vec::new(),
         };
         let r = write::insert(
             &mut self.pager,
@@ -221,6 +222,7 @@ impl Engine {
             trx: trx.id,
             now_us: 0,
             gaps: false,
+            active: Vec::new(),
         };
         match write::delete(
             &mut self.pager,

@@ -668,7 +668,7 @@ impl Engine {
         let pos = trx
             .savepoints
             .iter()
-            .position(|(n, _)| n.eq_ignore_ascii_case(name))
+            .position(|(n, ..)| n.eq_ignore_ascii_case(name))
             .ok_or_else(missing)?;
         Ok((trx, pos))
     }
@@ -718,11 +718,12 @@ impl Engine {
                     let implicit = !self.session_mut(s).autocommit_off;
                     self.begin_trx(s, implicit)?;
                 }
+                let lock_mark = self.locks.next_lock_id();
                 let trx = self.session_mut(s).trx.as_mut().expect("just begun");
                 let undo_no = trx.undo_no();
                 trx.savepoints
-                    .retain(|(n, _)| !n.eq_ignore_ascii_case(&name));
-                trx.savepoints.push((name, undo_no));
+                    .retain(|(n, ..)| !n.eq_ignore_ascii_case(&name));
+                trx.savepoints.push((name, undo_no, lock_mark));
                 Ok(Step::Done(Response::Ok))
             }
             Request::ReleaseSavepoint(name) => {
@@ -732,9 +733,20 @@ impl Engine {
             }
             Request::RollbackToSavepoint(name) => {
                 let (trx, pos) = self.savepoint(s, &name)?;
-                let undo_no = trx.savepoints[pos].1;
+                let (_, undo_no, lock_mark) = trx.savepoints[pos];
+                let trx_id = trx.id;
                 trx.savepoints.truncate(pos + 1);
                 self.rollback_statement(s, undo_no)?;
+                if self
+                    .config
+                    .canaries
+                    .has(crate::Canary::SavepointRollbackReleasesLocks)
+                {
+                    // InnoDB keeps every lock to the end of the
+                    // transaction, those taken after the savepoint too.
+                    let now = self.clock.now_us();
+                    self.locks.release_since(trx_id, lock_mark, now);
+                }
                 Ok(Step::Done(Response::Ok))
             }
             dml => self.run_dml(s, dml),
@@ -983,7 +995,7 @@ impl Engine {
                 if let Some(w) = table_lock(&mut self.locks, trx.id, id, TableMode::IX, now) {
                     return Ok(DmlResult::Wait(w));
                 }
-                let mut ctx = lock_ctx(&mut self.locks, trx, now);
+                let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys);
                 match write::insert(
                     &mut self.pager,
                     &mut self.sys,
@@ -1026,7 +1038,7 @@ impl Engine {
                 if let Some(w) = table_lock(&mut self.locks, trx.id, id, TableMode::IX, now) {
                     return Ok(DmlResult::Wait(w));
                 }
-                let mut ctx = lock_ctx(&mut self.locks, trx, now);
+                let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys);
                 match write::update(
                     &mut self.pager,
                     &mut self.sys,
@@ -1050,7 +1062,7 @@ impl Engine {
                 if let Some(w) = table_lock(&mut self.locks, trx.id, id, TableMode::IX, now) {
                     return Ok(DmlResult::Wait(w));
                 }
-                let mut ctx = lock_ctx(&mut self.locks, trx, now);
+                let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys);
                 match write::delete(
                     &mut self.pager,
                     &mut self.sys,
@@ -1215,7 +1227,7 @@ impl Engine {
         if let Some(w) = table_lock(&mut self.locks, trx.id, id, table_mode, now) {
             return Ok(DmlResult::Wait(w));
         }
-        let mut ctx = lock_ctx(&mut self.locks, trx, now);
+        let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys);
         let table = &self.tables[&id];
         Ok(match (key, scan_args) {
             (Some(key), _) => {
@@ -1304,11 +1316,12 @@ fn table_lock(
 }
 
 /// The lock context of a statement of `trx`.
-fn lock_ctx<'a>(locks: &'a mut LockSys, trx: &Trx, now_us: u64) -> LockCtx<'a> {
+fn lock_ctx<'a>(locks: &'a mut LockSys, trx: &Trx, now_us: u64, sys: &TrxSys) -> LockCtx<'a> {
     LockCtx {
         locks,
         trx: trx.id,
         now_us,
+        active: sys.active_ids(),
         gaps: matches!(
             trx.isolation,
             Isolation::RepeatableRead | Isolation::Serializable

@@ -12,6 +12,14 @@
 //! takes a copy of the gap locks of the record after it
 //! ([`LockSys::inherit_gap_on_insert`]).
 //!
+//! An insert takes no lock on the record it inserts: the record's
+//! DB_TRX_ID is the lock while that transaction is active (InnoDB's
+//! implicit lock). A transaction that asks to lock such a record first
+//! makes the implicit lock explicit for its owner
+//! ([`LockSys::convert_implicit`]) and then queues behind it; an insert
+//! nobody asked about carries no lock, so rolling it back hands nothing on
+//! to its successor.
+//!
 //! ```text
 //!   queue of (index, key 20):  [T1 X,REC granted] [T2 S,next-key waiting] [T3 S,GAP granted]
 //!                               ▲ earlier requests first; a request waits for any
@@ -293,6 +301,10 @@ pub enum EventKind {
     Cancelled,
     /// A gap lock created by inheritance (a record removed or inserted).
     Inherited,
+    /// An implicit lock made explicit: the X record lock an active
+    /// transaction holds on a record it changed, created for it when
+    /// another transaction asks to lock that record.
+    Converted,
     /// The waiting transaction's undo record count when its wait is judged
     /// for deadlocks (the lock is its waiting request).
     Weight,
@@ -606,6 +618,33 @@ impl LockSys {
         self.locks.insert(id, lock);
     }
 
+    /// Makes explicit the implicit X lock `holder` has on the record at
+    /// `target` because its DB_TRX_ID names it
+    /// (`lock_rec_convert_impl_to_expl`): a granted X record-only lock,
+    /// unless it already holds one as strong. Nothing can conflict with
+    /// it: every other transaction that locked the record converted first.
+    pub fn convert_implicit(&mut self, holder: TrxId, target: &Target, now_us: u64) {
+        let mode = Mode::Record(RecMode::X, RecKind::RecNotGap);
+        if self.holds(holder, target, mode) {
+            return;
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        let lock = Lock {
+            id,
+            trx: holder,
+            target: target.clone(),
+            mode,
+            waiting: false,
+            since_us: now_us,
+        };
+        self.record(now_us, EventKind::Converted, &lock);
+        self.queues.entry(target.clone()).or_default().push(id);
+        self.by_trx.entry(holder).or_default().push(id);
+        self.count(&lock, 1);
+        self.locks.insert(id, lock);
+    }
+
     /// Removes a lock from every index; returns it.
     fn remove(&mut self, id: LockId) -> Option<Lock> {
         self.remove_inner(id, true)
@@ -711,6 +750,12 @@ impl LockSys {
                 self.record_owned(now_us, kind, lock);
             }
         }
+        self.grant_on(targets, now_us)
+    }
+
+    /// Grants the waiters that can go on each of `targets` (visited in
+    /// target order, each once). Returns the transactions granted.
+    fn grant_on(&mut self, mut targets: Vec<Target>, now_us: u64) -> Vec<TrxId> {
         targets.sort();
         targets.dedup();
         let mut granted = Vec::new();
@@ -718,6 +763,41 @@ impl LockSys {
             granted.extend(self.grant_waiters(t, now_us));
         }
         granted
+    }
+
+    /// The id the next lock request will get: lock ids grow with every
+    /// request, so a savepoint can name the locks taken after it.
+    pub fn next_lock_id(&self) -> LockId {
+        self.next_id
+    }
+
+    /// Releases the granted record locks of `trx` with ids from `first`
+    /// on, and grants the waiters that can go. Only the
+    /// `savepoint-rollback-releases-locks` canary calls this: InnoDB keeps
+    /// a transaction's locks until it ends.
+    pub fn release_since(&mut self, trx: TrxId, first: LockId, now_us: u64) -> Vec<TrxId> {
+        let ids: Vec<LockId> = self
+            .by_trx
+            .get(&trx)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&id| {
+                id >= first
+                    && self
+                        .locks
+                        .get(&id)
+                        .is_some_and(|l| !l.waiting && matches!(l.target, Target::Record { .. }))
+            })
+            .collect();
+        let mut targets = Vec::new();
+        for id in ids {
+            if let Some(lock) = self.remove(id) {
+                targets.push(lock.target.clone());
+                self.record_owned(now_us, EventKind::Released, lock);
+            }
+        }
+        self.grant_on(targets, now_us)
     }
 
     /// Withdraws the waiting request of `trx`, if any, recording why, and

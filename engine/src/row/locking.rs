@@ -6,6 +6,7 @@
 use crate::btree::{self, Bound, Cursor, Direction, Index, Key};
 use crate::error::Result;
 use crate::lock::{LockId, LockSys, Mode, RecKey, RecKind, RecMode, Request, Target, TrxId};
+use crate::dict::Table;
 use crate::pager::Pager;
 
 /// What a row operation needs to take locks.
@@ -19,11 +20,60 @@ pub struct LockCtx<'a> {
     /// Whether gaps are locked (REPEATABLE READ and SERIALIZABLE; READ
     /// COMMITTED and READ UNCOMMITTED lock records only).
     pub gaps: bool,
+    /// The transactions active when the statement began, sorted: a record
+    /// whose DB_TRX_ID is one of them (other than `trx`) is implicitly
+    /// X-locked by it.
+    pub active: Vec<TrxId>,
 }
 
 impl LockCtx<'_> {
-    /// Requests a record lock; `Some(lock)` if the transaction must wait.
+    /// Requests a lock on a position of `index`; `Some(lock)` if the
+    /// transaction must wait. A request that covers a record (next-key or
+    /// record-only) first makes explicit the implicit lock the record's
+    /// last modifier holds (`lock_rec_convert_impl_to_expl`), so that it
+    /// waits for an uncommitted insert. `rec` is the clustered record when
+    /// the caller has it at hand (otherwise it is looked up).
+    #[allow(clippy::too_many_arguments)]
     pub fn record(
+        &mut self,
+        pager: &mut Pager,
+        table: &Table,
+        index: &Index,
+        key: RecKey,
+        mode: RecMode,
+        kind: RecKind,
+        rec: Option<&[u8]>,
+    ) -> Result<Option<LockId>> {
+        if matches!(kind, RecKind::NextKey | RecKind::RecNotGap) {
+            if let RecKey::Key(k) = &key {
+                if let Some(holder) = self.implicit_holder(pager, table, index, k, rec)? {
+                    let target = Target::Record {
+                        table: table.id,
+                        index: index.id,
+                        key: key.clone(),
+                    };
+                    self.locks.convert_implicit(holder, &target, self.now_us);
+                }
+            }
+        }
+        Ok(self.request(table.id, index, key, mode, kind))
+    }
+
+    /// [`LockCtx::record`] for a request that covers no record (a gap or
+    /// an insert intention): implicit locks never conflict with it.
+    pub fn gap(
+        &mut self,
+        table: u64,
+        index: &Index,
+        key: RecKey,
+        mode: RecMode,
+        kind: RecKind,
+    ) -> Option<LockId> {
+        debug_assert!(matches!(kind, RecKind::Gap | RecKind::InsertIntention));
+        self.request(table, index, key, mode, kind)
+    }
+
+    fn request(
         &mut self,
         table: u64,
         index: &Index,
@@ -43,6 +93,42 @@ impl LockCtx<'_> {
             Request::Granted => None,
             Request::Waiting(id) => Some(id),
         }
+    }
+
+    /// The active transaction other than ours whose implicit lock covers
+    /// the record with key `key` in `index`, if any: a clustered record is
+    /// implicitly locked by its DB_TRX_ID while that transaction is active
+    /// (`lock_clust_rec_some_has_impl`).
+    ///
+    /// Secondary entries are not converted. InnoDB's rule for them
+    /// (`row_vers_impl_x_locked`) asks whether the active transaction
+    /// that last changed the row made this very entry, which takes the
+    /// row's versions before that transaction; taking "changed the row"
+    /// instead gives it locks it never had (a conflict with a reader that
+    /// locked the entry before the change). Every locking path that reads
+    /// an entry's row locks its clustered record next and waits there, so
+    /// the one difference left is a range's stop entry, which under
+    /// InnoDB waits for an uncommitted insert of that entry and here does
+    /// not (the gap below it is locked either way).
+    fn implicit_holder(
+        &self,
+        pager: &mut Pager,
+        table: &Table,
+        index: &Index,
+        key: &Key,
+        rec: Option<&[u8]>,
+    ) -> Result<Option<TrxId>> {
+        if index.id != table.clustered.id || !self.active.iter().any(|&t| t != self.trx) {
+            return Ok(None);
+        }
+        let holder = match rec {
+            Some(r) => super::trx_id_of(table, r)?,
+            None => match btree::get(pager, index, &btree::key_refs(key))? {
+                Some(found) => super::trx_id_of(table, &found.rec)?,
+                None => return Ok(None),
+            },
+        };
+        Ok((holder != self.trx && self.active.binary_search(&holder).is_ok()).then_some(holder))
     }
 
     /// The kind of lock a read or change of a found record takes: the
@@ -87,7 +173,7 @@ pub fn insert_check(
         return Ok((None, None));
     }
     let next = successor(pager, index, key)?;
-    let wait = ctx.record(
+    let wait = ctx.gap(
         table,
         index,
         next.clone(),

@@ -133,7 +133,7 @@ pub fn get_locking(
     let Some(found) = btree::get(pager, &table.clustered, &btree::key_refs(key))? else {
         if ctx.gaps {
             let next = successor(pager, &table.clustered, key)?;
-            if let Some(w) = ctx.record(table.id, &table.clustered, next, mode, RecKind::Gap) {
+            if let Some(w) = ctx.gap(table.id, &table.clustered, next, mode, RecKind::Gap) {
                 return Ok(Err(w));
             }
         }
@@ -142,12 +142,14 @@ pub fn get_locking(
     let deleted = record::is_deleted(&found.rec);
     let kind = ctx.kind_for_found(deleted);
     if let Some(w) = ctx.record(
-        table.id,
+        pager,
+        table,
         &table.clustered,
         RecKey::Key(key.clone()),
         mode,
         kind,
-    ) {
+        Some(&found.rec),
+    )? {
         return Ok(Err(w));
     }
     if deleted {
@@ -223,7 +225,7 @@ pub fn scan_locking(
     };
     if ctx.gaps && dir == Direction::Backward {
         if let Some(above) = first_beyond(pager, ix, &high, Direction::Forward)? {
-            if let Some(w) = ctx.record(table.id, ix, above, mode, RecKind::Gap) {
+            if let Some(w) = ctx.gap(table.id, ix, above, mode, RecKind::Gap) {
                 return Ok(Err(w));
             }
         }
@@ -248,7 +250,16 @@ pub fn scan_locking(
             kind
         };
         first = false;
-        if let Some(w) = ctx.record(table.id, ix, RecKey::Key(k), mode, this_kind) {
+        let clustered_rec = index.is_none().then_some(&rec[..]);
+        if let Some(w) = ctx.record(
+            pager,
+            table,
+            ix,
+            RecKey::Key(k),
+            mode,
+            this_kind,
+            clustered_rec,
+        )? {
             return Ok(Err(w));
         }
         let row_rec = match index {
@@ -261,12 +272,14 @@ pub fn scan_locking(
                     continue;
                 };
                 if let Some(w) = ctx.record(
-                    table.id,
+                    pager,
+                    table,
                     &table.clustered,
                     RecKey::Key(ck),
                     mode,
                     RecKind::RecNotGap,
-                ) {
+                    Some(&found.rec),
+                )? {
                     return Ok(Err(w));
                 }
                 // A stale entry (another version of the row) reads nothing.
@@ -294,7 +307,7 @@ pub fn scan_locking(
             Direction::Backward => &low,
         };
         if let Some(stop) = first_beyond(pager, ix, end, dir)? {
-            if let Some(w) = ctx.record(table.id, ix, stop, mode, RecKind::NextKey) {
+            if let Some(w) = ctx.record(pager, table, ix, stop, mode, RecKind::NextKey, None)? {
                 return Ok(Err(w));
             }
         }

@@ -126,24 +126,28 @@ fn check_unique(
             }
             let entry_key = btree::key_of(&sec.index, 0, &entry)?;
             if let Some(w) = ctx.record(
-                table.id,
+                pager,
+                table,
                 &sec.index,
                 RecKey::Key(entry_key),
                 RecMode::S,
                 RecKind::NextKey,
-            ) {
+                None,
+            )? {
                 return Ok(Some(w));
             }
             let Some(found) = btree::get(pager, &table.clustered, &btree::key_refs(&ck))? else {
                 continue;
             };
             if let Some(w) = ctx.record(
-                table.id,
+                pager,
+                table,
                 &table.clustered,
                 RecKey::Key(ck),
                 RecMode::S,
                 RecKind::RecNotGap,
-            ) {
+                Some(&found.rec),
+            )? {
                 return Ok(Some(w));
             }
             if !record::is_deleted(&found.rec) {
@@ -181,12 +185,14 @@ fn sec_insert_locked(
     let exists = btree::get(pager, &sec.index, &btree::key_refs(&key))?.is_some();
     if exists {
         if let Some(w) = ctx.record(
-            table.id,
+            pager,
+            table,
             &sec.index,
             RecKey::Key(key),
             RecMode::X,
             RecKind::RecNotGap,
-        ) {
+            None,
+        )? {
             return Ok(Some(w));
         }
         sec_insert(pager, sec, entry)?;
@@ -247,12 +253,14 @@ pub fn insert(
             let deleted = record::is_deleted(&found.rec);
             let mode = if deleted { RecMode::X } else { RecMode::S };
             if let Some(w) = ctx.record(
-                table.id,
+                pager,
+                table,
                 &table.clustered,
                 RecKey::Key(key.clone()),
                 mode,
                 RecKind::RecNotGap,
-            ) {
+                Some(&found.rec),
+            )? {
                 return Ok(Outcome::Wait(w));
             }
             if !deleted {
@@ -319,20 +327,12 @@ pub fn insert(
         return Err(e);
     }
     // The new record keeps the gap before it locked for whoever locked
-    // the gap it split, and is X-locked by its inserter (InnoDB's implicit
-    // lock, made explicit here).
+    // the gap it split. It takes no lock of its own: its DB_TRX_ID is its
+    // inserter's implicit X lock, made explicit only if another
+    // transaction asks for it (LockCtx::record).
     if let Some(next) = &successor {
         ctx.locks
             .inherit_gap_on_insert(table.id, table.clustered.id, &key, next, ctx.now_us);
-    }
-    if let Some(w) = ctx.record(
-        table.id,
-        &table.clustered,
-        RecKey::Key(key),
-        RecMode::X,
-        RecKind::RecNotGap,
-    ) {
-        return Ok(Outcome::Wait(w));
     }
     for sec in &table.secondary {
         let e = sec_entry(table, sec, &rec)?;
@@ -535,7 +535,7 @@ fn lock_for_change(
     let Some(found) = btree::get(pager, &table.clustered, &btree::key_refs(key))? else {
         if ctx.gaps {
             let next = super::locking::successor(pager, &table.clustered, key)?;
-            if let Some(w) = ctx.record(table.id, &table.clustered, next, RecMode::X, RecKind::Gap)
+            if let Some(w) = ctx.gap(table.id, &table.clustered, next, RecMode::X, RecKind::Gap)
             {
                 return Ok(Some(Locked::Wait(w)));
             }
@@ -545,12 +545,14 @@ fn lock_for_change(
     let deleted = record::is_deleted(&found.rec);
     let kind = ctx.kind_for_found(deleted);
     if let Some(w) = ctx.record(
-        table.id,
+        pager,
+        table,
         &table.clustered,
         RecKey::Key(key.clone()),
         RecMode::X,
         kind,
-    ) {
+        Some(&found.rec),
+    )? {
         return Ok(Some(Locked::Wait(w)));
     }
     Ok(Some(if deleted {

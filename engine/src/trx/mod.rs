@@ -55,8 +55,9 @@ pub struct Trx {
     pub undo: Option<UndoLog>,
     /// Its read view, if one is open.
     pub view: Option<ReadView>,
-    /// Named savepoints and the undo number at each.
-    pub savepoints: Vec<(String, u64)>,
+    /// Named savepoints: the undo number at each, and the first lock id
+    /// requested after it.
+    pub savepoints: Vec<(String, u64, u64)>,
     /// Simulated time it started, in microseconds.
     pub started_us: u64,
 }

@@ -630,13 +630,16 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
                 }
             }
             let r = exec(&mut world, &mut sessions[i], Request::Begin);
+            judge_early_releases(&mut world, &sessions, (i, 0));
             if let Some(crashed) = r {
                 recover(&mut world, &mut rng, &mut sessions, crashed);
             }
             continue;
         }
+        let writes_before = sessions[i].txn.as_ref().map_or(0, |t| t.writes.len());
         let crashed = step_session(&mut world, &mut sessions[i]);
         judge_uncommitted_reads(&mut world, &sessions);
+        judge_early_releases(&mut world, &sessions, (i, writes_before));
         if let Some(crashed) = crashed {
             recover(&mut world, &mut rng, &mut sessions, crashed);
         }
@@ -664,6 +667,40 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         recover(&mut world, &mut rng, &mut sessions, true);
     }
     Ok(finish(plan, world))
+}
+
+/// Judges the locks released in the step just made by transactions that
+/// went on (two-phase locking), against the committed state and the
+/// writes of every transaction still open. A transaction that holds no
+/// lock any more has ended, though its session may not know yet (a
+/// deadlock victim rolled back during another session's statement): its
+/// writes are gone. Nor does the statement of the step count (`stepped`:
+/// the session and how many writes it had before): a statement that
+/// waited was rolled back, its inserts leaving the index, and run again
+/// inside the same call, so what it wrote says nothing of what was there
+/// when the locks moved.
+fn judge_early_releases(world: &mut World, sessions: &[Sess], stepped: (usize, usize)) {
+    let early = world.locks.take_early_releases();
+    if early.is_empty() {
+        return;
+    }
+    let Some(engine) = world.engine.as_ref() else {
+        return;
+    };
+    let open: Vec<&[Write]> = sessions
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.trx.is_some_and(|t| world.locks.holds_any(t)))
+        .filter_map(|(j, s)| {
+            let w = s.txn.as_ref()?.writes.as_slice();
+            Some(if j == stepped.0 { &w[..stepped.1.min(w.len())] } else { w })
+        })
+        .collect();
+    for r in &early {
+        if let Some(v) = crate::judge::locks::early_release(engine, &world.committed, &open, r) {
+            world.violations.push(format!("lock oracle: {v}"));
+        }
+    }
 }
 
 /// Judges the READ UNCOMMITTED reads of the step just made against the
@@ -708,6 +745,7 @@ fn finish(plan: &Plan, mut world: World) -> Outcome {
     world.stats.fsync_failures = f.fsync_failures;
     world.stats.full_disk_errors = f.full_disk_errors;
     world.stats.locks_inherited = world.locks.stats.inherited;
+    world.stats.locks_converted = world.locks.stats.converted;
     world.stats.victims_by_weight = world.locks.stats.victims_by_weight;
     Outcome {
         seed: plan.seed,

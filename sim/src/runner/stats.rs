@@ -40,6 +40,9 @@ pub struct RunStats {
     pub recovery_rollbacks: u64,
     /// Gap locks inherited by a successor when a record went away.
     pub locks_inherited: u64,
+    /// Implicit locks (an uncommitted change's DB_TRX_ID) made explicit
+    /// because another transaction asked to lock the record.
+    pub locks_converted: u64,
     /// Deadlock victims that were not the requester: the weight rule
     /// picked the lighter transaction waiting for it.
     pub victims_by_weight: u64,
@@ -75,6 +78,7 @@ impl RunStats {
             redo_records_applied,
             recovery_rollbacks,
             locks_inherited,
+            locks_converted,
             victims_by_weight,
             rewaits,
             recovery_crashes,
@@ -98,6 +102,7 @@ impl RunStats {
         self.redo_records_applied += redo_records_applied;
         self.recovery_rollbacks += recovery_rollbacks;
         self.locks_inherited += locks_inherited;
+        self.locks_converted += locks_converted;
         self.victims_by_weight += victims_by_weight;
         self.rewaits += rewaits;
         self.recovery_crashes += recovery_crashes;
@@ -127,6 +132,7 @@ impl RunStats {
             ("deadlocks", self.deadlocks),
             ("victims chosen by weight", self.victims_by_weight),
             ("locks inherited", self.locks_inherited),
+            ("implicit locks converted", self.locks_converted),
             ("group commit waits", self.commit_waits),
         ]
     }
