@@ -115,6 +115,10 @@ fn canary_cases() -> Vec<(&'static str, &'static str, u64, &'static [&'static st
             // was on is still there: the two-phase-locking judgment, first
             // at seed 0.
             SavepointRollbackReleasesLocks => ("default", 40, &["two-phase locking:"]),
+            // The gap judgments: an insert that went ahead without
+            // checking a gap others lock, and an heir past the record
+            // after the one that left. Both first at seed 0.
+            InsertSkipsGapCheck | InheritToSupremum => ("default", 20, &["gap locking:"]),
             GrantConflictingLock | LoseWakeup | SkipDeadlockDetection | WrongDeadlockVictim => {
                 ("default", 80, &["lock oracle:"])
             }

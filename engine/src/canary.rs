@@ -72,11 +72,18 @@ pub enum Canary {
     /// savepoint. InnoDB keeps them to the end of the transaction: the
     /// rows it restored are open to other writers before it commits.
     SavepointRollbackReleasesLocks,
+    /// An insert skips its insert intention check unless the index holds
+    /// many gap locks (a fast path with the wrong threshold): inserts go
+    /// into gaps other transactions locked.
+    InsertSkipsGapCheck,
+    /// A record that leaves the index hands its locks to the supremum
+    /// instead of the record after it: the gap it guarded is open.
+    InheritToSupremum,
 }
 
 impl Canary {
     /// Every canary.
-    pub const ALL: [Canary; 20] = [
+    pub const ALL: [Canary; 22] = [
         Canary::SkipDoublewrite,
         Canary::AckBeforeSync,
         Canary::IgnorePageLsn,
@@ -97,6 +104,8 @@ impl Canary {
         Canary::PurgeSecondaryAheadOfViews,
         Canary::LockingScanSkipsGaps,
         Canary::SavepointRollbackReleasesLocks,
+        Canary::InsertSkipsGapCheck,
+        Canary::InheritToSupremum,
     ];
 
     /// The canaries of the lock manager, caught by the lock oracle under
@@ -133,6 +142,8 @@ impl Canary {
             Canary::PurgeSecondaryAheadOfViews => "purge-secondary-ahead-of-views",
             Canary::LockingScanSkipsGaps => "locking-scan-skips-gaps",
             Canary::SavepointRollbackReleasesLocks => "savepoint-rollback-releases-locks",
+            Canary::InsertSkipsGapCheck => "insert-skips-gap-check",
+            Canary::InheritToSupremum => "inherit-to-supremum",
         }
     }
 

@@ -105,6 +105,9 @@ pub enum OKind {
     Cancelled,
     /// A gap lock created by inheritance.
     Inherited,
+    /// An insert intention granted at once: the gap was free; nothing is
+    /// kept.
+    InsertChecked,
     /// An implicit lock made explicit: an X record lock granted to an
     /// active transaction on a record it changed, during another
     /// transaction's request for that record.
@@ -211,8 +214,13 @@ pub struct LockOracle {
     /// Conflict edges T1 -> T2.
     edges: BTreeSet<(u64, u64)>,
     committed: BTreeSet<u64>,
-    /// Granted locks released during the current step: (trx, target, mode).
-    step_released: Vec<(u64, usize, OMode)>,
+    /// Granted locks released during the current step: (trx, target,
+    /// mode, the gap lock inherited for it just before, if any).
+    step_released: Vec<(u64, usize, OMode, Option<usize>)>,
+    /// The target of the last event if it was an inherited gap lock, and
+    /// its transaction: `inherit_to_gap` records the heir's lock just
+    /// before the release of the lock it replaces.
+    last_inherited: Option<(u64, usize)>,
     /// Releases by transactions that still held or waited for a lock at
     /// the end of their step: not the end of the transaction.
     early: Vec<EarlyRelease>,
@@ -239,6 +247,10 @@ pub struct EarlyRelease {
     pub target: OTarget,
     /// Its mode.
     pub mode: OMode,
+    /// The gap lock the transaction was given for it in the same breath
+    /// (`lock_rec_inherit_to_gap`), if it was not holding one there
+    /// already: the record after the one that left.
+    pub heir: Option<OTarget>,
 }
 
 /// What the oracle saw.
@@ -316,6 +328,7 @@ impl LockOracle {
 
     /// Feeds one event.
     pub fn event(&mut self, e: &OEvent) {
+        let inherited_before = self.last_inherited.take();
         match e.kind {
             OKind::Weight => {
                 let counted = self.changes.get(&e.trx).copied().unwrap_or(0);
@@ -375,6 +388,7 @@ impl LockOracle {
                     }
                     _ => {
                         self.stats.inherited += 1;
+                        self.last_inherited = Some((e.trx, target));
                         // Inherited locks are gap locks, compatible with
                         // anything granted.
                         if !matches!(e.mode, OMode::Record(_, RKind::Gap)) {
@@ -413,6 +427,21 @@ impl LockOracle {
                 }
                 self.granted(e);
             }
+            OKind::InsertChecked => {
+                // A request that is granted and gone at once: judged
+                // against the queue as it stands, not kept.
+                let target = self.intern(&e.target);
+                let blocker = self.queues[target].iter().copied().find(|x| {
+                    let o = &self.locks[x];
+                    o.trx != e.trx && must_wait(e.mode, o.mode)
+                });
+                if let Some(b) = blocker {
+                    self.violations.push(format!(
+                        "trx {} inserted into the gap before {:?} although lock {b} of trx {} ({:?}) covers it",
+                        e.trx, e.target, self.locks[&b].trx, self.locks[&b].mode
+                    ));
+                }
+            }
             OKind::TimedOut => {
                 self.stats.timeouts += 1;
                 // Measured from the oracle's own record of when the wait
@@ -437,7 +466,10 @@ impl LockOracle {
                 let held = self.locks.get(&e.lock).is_some_and(|l| !l.waiting);
                 if held && e.kind == OKind::Released {
                     let target = self.locks[&e.lock].target;
-                    self.step_released.push((e.trx, target, e.mode));
+                    let heir = inherited_before
+                        .filter(|&(t, h)| t == e.trx && self.same_index(h, target))
+                        .map(|(_, h)| h);
+                    self.step_released.push((e.trx, target, e.mode, heir));
                 }
                 self.remove(e.lock, held);
             }
@@ -664,12 +696,14 @@ impl LockOracle {
     /// cycle; releases by transactions that go on are set aside for
     /// [`LockOracle::take_early_releases`].
     pub fn settle(&mut self) {
-        for (trx, target, mode) in std::mem::take(&mut self.step_released) {
+        self.last_inherited = None;
+        for (trx, target, mode, heir) in std::mem::take(&mut self.step_released) {
             if self.held.contains_key(&trx) {
                 self.early.push(EarlyRelease {
                     trx,
                     target: self.targets[target].clone(),
                     mode,
+                    heir: heir.map(|h| self.targets[h].clone()),
                 });
             }
         }
@@ -713,6 +747,33 @@ impl LockOracle {
             }
         }
         self.violations.truncate(20);
+    }
+
+    /// Whether two interned targets are record positions in one index.
+    fn same_index(&self, a: usize, b: usize) -> bool {
+        match (&self.targets[a], &self.targets[b]) {
+            (OTarget::Record(t1, i1, _), OTarget::Record(t2, i2, _)) => t1 == t2 && i1 == i2,
+            _ => false,
+        }
+    }
+
+    /// Whether `trx` holds a granted lock for which `pred` (of its target
+    /// and mode) is true.
+    pub fn holds_where(&self, trx: u64, pred: impl Fn(&OTarget, OMode) -> bool) -> bool {
+        self.locks
+            .values()
+            .any(|l| l.trx == trx && !l.waiting && pred(&self.targets[l.target], l.mode))
+    }
+
+    /// Whether a transaction other than `trx` holds or waits for a lock
+    /// that covers a gap (next-key, gap, insert intention) anywhere in an
+    /// index: then an insert into it must check its gap.
+    pub fn others_lock_gaps(&self, trx: u64, table: u64, index: u64) -> bool {
+        self.locks.values().any(|l| {
+            l.trx != trx
+                && !matches!(l.mode, OMode::Record(_, RKind::Record) | OMode::Table(_))
+                && matches!(&self.targets[l.target], OTarget::Record(t, i, _) if *t == table && *i == index)
+        })
     }
 
     /// Takes the releases of locks whose transactions went on (see

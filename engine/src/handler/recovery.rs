@@ -117,6 +117,8 @@ impl Engine {
                 lose_wakeup: config.canaries.has(crate::Canary::LoseWakeup),
                 skip_deadlock_detection: config.canaries.has(crate::Canary::SkipDeadlockDetection),
                 wrong_victim: config.canaries.has(crate::Canary::WrongDeadlockVictim),
+                skip_gap_check: config.canaries.has(crate::Canary::InsertSkipsGapCheck),
+                inherit_to_supremum: config.canaries.has(crate::Canary::InheritToSupremum),
             }),
             tables: BTreeMap::new(),
             names: BTreeMap::new(),

@@ -301,6 +301,9 @@ pub enum EventKind {
     Cancelled,
     /// A gap lock created by inheritance (a record removed or inserted).
     Inherited,
+    /// An insert intention granted at once: the gap was free, and nothing
+    /// is kept (the lock is gone when the event is recorded).
+    InsertChecked,
     /// An implicit lock made explicit: the X record lock an active
     /// transaction holds on a record it changed, created for it when
     /// another transaction asks to lock that record.
@@ -367,6 +370,10 @@ pub struct LockCanaries {
     pub skip_deadlock_detection: bool,
     /// Choose the heavier transaction as the victim.
     pub wrong_victim: bool,
+    /// Inserts check their gap only when the index holds many gap locks.
+    pub skip_gap_check: bool,
+    /// A removed record's locks go to the supremum.
+    pub inherit_to_supremum: bool,
 }
 
 /// The lock system: every lock of every active transaction.
@@ -559,11 +566,22 @@ impl LockSys {
             self.conflict_ahead(trx, &target, mode, None)
         };
         let is_ii = matches!(mode, Mode::Record(_, RecKind::InsertIntention));
-        if conflict.is_none() && is_ii {
-            return Request::Granted;
-        }
         let id = self.next_id;
         self.next_id += 1;
+        if conflict.is_none() && is_ii {
+            if self.log_events {
+                let lock = Lock {
+                    id,
+                    trx,
+                    target,
+                    mode,
+                    waiting: false,
+                    since_us: now_us,
+                };
+                self.record_owned(now_us, EventKind::InsertChecked, lock);
+            }
+            return Request::Granted;
+        }
         let lock = Lock {
             id,
             trx,

@@ -22,6 +22,7 @@ pub(crate) fn to_oracle(e: engine::lock::LockEvent, since_us: u64, now_us: u64) 
         EventKind::Cancelled => OKind::Cancelled,
         EventKind::Inherited => OKind::Inherited,
         EventKind::Converted => OKind::Converted,
+        EventKind::InsertChecked => OKind::InsertChecked,
         EventKind::Weight => OKind::Weight,
     };
     let target = match e.lock.target {
@@ -65,6 +66,175 @@ pub(crate) fn to_oracle(e: engine::lock::LockEvent, since_us: u64, now_us: u64) 
     }
 }
 
+/// The columns and values of a key of one of `table`'s indexes, in the
+/// model's terms, with the index's name; `None` for a key the runner
+/// cannot read back (a hidden row id, an unknown index, a stored form that
+/// does not decode).
+fn key_columns(
+    table: &engine::dict::Table,
+    index_id: u64,
+    key: &[Option<Vec<u8>>],
+) -> Option<(String, Vec<(usize, ModelValue)>)> {
+    let (index_name, fields): (&str, Vec<usize>) = if table.clustered.id == index_id {
+        ("PRIMARY", (0..key.len()).collect())
+    } else {
+        let sec = table.secondary.iter().find(|s| s.index.id == index_id)?;
+        (&sec.def.name, sec.from_clustered.clone())
+    };
+    let mut cols = Vec::with_capacity(key.len());
+    for (j, stored) in key.iter().enumerate() {
+        let engine::dict::ClusteredField::Column(c) = *table.fields.get(*fields.get(j)?)? else {
+            return None;
+        };
+        let v = match stored {
+            None => ModelValue::Null,
+            Some(b) => to_model(&engine::record::from_stored(&table.def.columns[c].ty, b).ok()?),
+        };
+        cols.push((c, v));
+    }
+    Some((index_name.to_string(), cols))
+}
+
+/// The table with this id.
+fn table_by_id(engine: &engine::Engine, id: u64) -> Option<&engine::dict::Table> {
+    engine
+        .table_names()
+        .into_iter()
+        .filter_map(|n| engine.table(&n).ok())
+        .find(|t| t.id == id)
+}
+
+/// The primary key a clustered key names, in the model's terms.
+fn primary_key(table: &engine::dict::Table, key: &[Option<Vec<u8>>]) -> Option<Vec<ModelValue>> {
+    let (_, cols) = key_columns(table, table.clustered.id, key)?;
+    let pk: Vec<ModelValue> = cols.into_iter().map(|(_, v)| v).collect();
+    (pk.len() == table.def.primary_key.len()).then_some(pk)
+}
+
+/// The smallest primary key above `key` that the runner knows is in the
+/// clustered index: a committed row (a delete by an open transaction only
+/// marks it) or a row an open transaction wrote. The record that follows
+/// `key` in the index is at or below it (delete-marked records the runner
+/// cannot see may come first).
+fn next_known(committed: &Db, open: &[&[Write]], table: &str, key: &[ModelValue]) -> Option<Vec<ModelValue>> {
+    use std::ops::Bound::{Excluded, Unbounded};
+    let above = (Excluded(key.to_vec()), Unbounded);
+    let from_committed = committed
+        .tables
+        .get(table)
+        .and_then(|t| t.range::<Vec<ModelValue>, _>(above.clone()).next().map(|(k, _)| k.clone()));
+    let from_open = open
+        .iter()
+        .flat_map(|w| w.iter())
+        .filter(|w| w.table == table && w.row.is_some() && w.key.as_slice() > key)
+        .map(|w| w.key.clone())
+        .min();
+    match (from_committed, from_open) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Whether a gap lock's or an insert intention's position `pos` in a
+/// clustered index is a possible successor of primary key `key`: above
+/// it, and no further than the next record the runner knows. `None`
+/// when it is; otherwise what is wrong.
+fn successor_error(
+    table: &engine::dict::Table,
+    committed: &Db,
+    open: &[&[Write]],
+    key: &[ModelValue],
+    pos: &OTarget,
+) -> Option<String> {
+    let OTarget::Record(_, index, pos_key) = pos else {
+        return None;
+    };
+    if *index != table.clustered.id {
+        return None;
+    }
+    let next = next_known(committed, open, table.name(), key);
+    let shown = |k: &[ModelValue]| models::value::fmt_key(k);
+    match (pos_key, next) {
+        (None, None) => None,
+        (None, Some(n)) => Some(format!(
+            "the supremum, past the record {} that follows {}",
+            shown(&n),
+            shown(key)
+        )),
+        (Some(p), next) => {
+            let p = primary_key(table, p)?;
+            if p.as_slice() <= key {
+                Some(format!("{}, not above {}", shown(&p), shown(key)))
+            } else if next.as_ref().is_some_and(|n| &p > n) {
+                Some(format!(
+                    "{}, past the record {} that follows {}",
+                    shown(&p),
+                    shown(next.as_ref().expect("checked")),
+                    shown(key)
+                ))
+            } else {
+                None
+            }
+        }
+    }
+}
+
+/// Judges an insert of primary key `key` into `table_name` by `trx` that
+/// succeeded in the step whose lock events are `events`. It must have
+/// checked the gap it went into, unless no other transaction locked any
+/// gap of the index (the engine may skip the check then, as InnoDB skips
+/// `lock_rec_insert_check_and_lock` when no lock is on the page) or it
+/// took over a delete-marked record of that key (it holds an X lock on
+/// the key instead). Every
+/// gap it checked must be the one `key` falls into: its position above
+/// `key`, no further than the next record the runner knows. `known` are
+/// the rows the runner knows are in the index besides the committed ones
+/// (the transaction's own writes). Returns what is wrong, if anything.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn judge_insert(
+    engine: &engine::Engine,
+    oracle: &models::lock::LockOracle,
+    events: &[OEvent],
+    trx: u64,
+    table_name: &str,
+    key: &[ModelValue],
+    committed: &Db,
+    known: &[&[Write]],
+) -> Option<String> {
+    let table = engine.table(table_name).ok()?;
+    let (tid, cid) = (table.id, table.clustered.id);
+    let in_index = |t: &OTarget| matches!(t, OTarget::Record(a, b, _) if *a == tid && *b == cid);
+    let checks: Vec<&OEvent> = events
+        .iter()
+        .filter(|e| e.trx == trx && in_index(&e.target))
+        .filter(|e| matches!(e.mode, OMode::Record(_, RKind::InsertIntention)))
+        .filter(|e| matches!(e.kind, OKind::InsertChecked | OKind::Wait))
+        .collect();
+    // A delete-marked record of the key is taken over under an X lock on
+    // it, which the transaction may have held since an earlier statement.
+    let on_key = |t: &OTarget| {
+        matches!(t, OTarget::Record(a, b, Some(k)) if *a == tid && *b == cid
+            && primary_key(table, k).as_deref() == Some(key))
+    };
+    let took_over = oracle.holds_where(trx, |t, m| {
+        on_key(t) && matches!(m, OMode::Record(true, RKind::Record | RKind::NextKey))
+    });
+    let shown = models::value::fmt_key(key);
+    if checks.is_empty() && !took_over && oracle.others_lock_gaps(trx, tid, cid) {
+        return Some(format!(
+            "gap locking: trx {trx} inserted {table_name} {shown} without checking its gap, while another transaction locks gaps of {table_name}.PRIMARY"
+        ));
+    }
+    for e in checks {
+        if let Some(v) = successor_error(table, committed, known, key, &e.target) {
+            return Some(format!(
+                "gap locking: trx {trx}'s insert of {table_name} {shown} checked the gap before {v}"
+            ));
+        }
+    }
+    None
+}
+
 /// Judges a lock released while its transaction went on (the oracle's
 /// [`EarlyRelease`]). Two-phase locking allows it only for a record lock
 /// whose record left the index (purged, or its insert rolled back) and so
@@ -73,8 +243,10 @@ pub(crate) fn to_oracle(e: engine::lock::LockEvent, since_us: u64, now_us: u64) 
 /// still has cannot have left. The rows it knows: the committed state (a
 /// row deleted by a transaction still open is only delete-marked) and the
 /// writes of every transaction still open (`open`). A key the runner
-/// cannot read back (a hidden row id) is not judged. Returns what is
-/// wrong, if anything.
+/// cannot read back (a hidden row id) is not judged. A record that may
+/// have left hands its locks to the record after it: the heir must be
+/// above it and no further than the next record the runner knows.
+/// Returns what is wrong, if anything.
 pub(crate) fn early_release(
     engine: &engine::Engine,
     committed: &Db,
@@ -96,29 +268,8 @@ pub(crate) fn early_release(
         }
         OTarget::Record(t, i, Some(k)) => (*t, *i, k),
     };
-    let table = engine
-        .table_names()
-        .into_iter()
-        .filter_map(|n| engine.table(&n).ok())
-        .find(|t| t.id == table_id)?;
-    let (index_name, fields): (&str, Vec<usize>) = if table.clustered.id == index_id {
-        ("PRIMARY", (0..key.len()).collect())
-    } else {
-        let sec = table.secondary.iter().find(|s| s.index.id == index_id)?;
-        (&sec.def.name, sec.from_clustered.clone())
-    };
-    // Each key field's column and value, in the model's terms.
-    let mut cols = Vec::with_capacity(key.len());
-    for (j, stored) in key.iter().enumerate() {
-        let engine::dict::ClusteredField::Column(c) = *table.fields.get(*fields.get(j)?)? else {
-            return None;
-        };
-        let v = match stored {
-            None => ModelValue::Null,
-            Some(b) => to_model(&engine::record::from_stored(&table.def.columns[c].ty, b).ok()?),
-        };
-        cols.push((c, v));
-    }
+    let table = table_by_id(engine, table_id)?;
+    let (index_name, cols) = key_columns(table, index_id, key)?;
     let pk: Vec<ModelValue> = table
         .def
         .primary_key
@@ -141,7 +292,14 @@ pub(crate) fn early_release(
     } else if open_row.is_some() {
         "an open transaction's writes"
     } else {
-        return None;
+        // The record may have left: its locks go to the record after it.
+        let heir = r.heir.as_ref()?;
+        let v = successor_error(table, committed, open, &pk, heir)?;
+        return Some(format!(
+            "gap locking: trx {}'s lock on {name}.{index_name} {} was inherited by {v}",
+            r.trx,
+            models::value::fmt_key(&pk)
+        ));
     };
     let shown: Vec<String> = cols.iter().map(|(_, v)| v.to_string()).collect();
     Some(format!(

@@ -179,6 +179,8 @@ struct Sess {
 struct World {
     /// Replays the engine's lock events (see models::lock).
     locks: LockOracle,
+    /// The lock events of the last engine call, as the oracle got them.
+    step_events: Vec<models::lock::OEvent>,
     /// For transfers: the total of every balance.
     transfer_total: Option<i128>,
     storage: SimStorage,
@@ -402,6 +404,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
     let disk_headroom = plan.disk_headroom_kib.map(|k| k * 1024);
     let preloaded = preloaded_db(plan);
     let mut world = World {
+        step_events: Vec::new(),
         locks: LockOracle::new(config.lock_wait_timeout_us, config.deadlock_detect),
         transfer_total: (plan.shape == crate::profile::Shape::Transfer)
             .then(|| balance_total(&preloaded)),

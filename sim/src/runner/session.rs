@@ -121,8 +121,11 @@ impl World {
         let Some(e) = self.engine.as_mut() else {
             return;
         };
+        self.step_events.clear();
         for ev in e.take_lock_events() {
-            self.locks.event(&to_oracle(ev, self.call_start_us, now));
+            let ev = to_oracle(ev, self.call_start_us, now);
+            self.locks.event(&ev);
+            self.step_events.push(ev);
         }
         self.locks.settle();
         self.take_lock_violations();
@@ -334,6 +337,11 @@ pub(super) fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Respons
             if let Some((want, write)) = expected(&world.committed, &txn_ref.writes, row_req) {
                 match want {
                     Ok(w) if w == resp => {
+                        if let (Request::Insert { table, .. }, Some(w), Some(trx)) =
+                            (row_req, &write, s.trx)
+                        {
+                            judge_insert_gap(world, trx, table, &w.key, &txn_ref.writes);
+                        }
                         if let Some(w) = write {
                             s.txn.as_mut().expect("open").writes.push(w);
                         }
@@ -345,6 +353,26 @@ pub(super) fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Respons
                 }
             }
         }
+    }
+}
+
+/// Judges the gap an insert that went ahead checked (see
+/// [`crate::judge::locks::judge_insert`]), from the step's lock events.
+fn judge_insert_gap(world: &mut World, trx: u64, table: &str, key: &[ModelValue], own: &[Write]) {
+    let Some(engine) = world.engine.as_ref() else {
+        return;
+    };
+    if let Some(v) = crate::judge::locks::judge_insert(
+        engine,
+        &world.locks,
+        &world.step_events,
+        trx,
+        table,
+        key,
+        &world.committed,
+        &[own],
+    ) {
+        world.violations.push(format!("lock oracle: {v}"));
     }
 }
 
