@@ -109,7 +109,7 @@ fn canary_cases() -> Vec<(&'static str, &'static str, u64, &'static [&'static st
             PurgeSecondaryAheadOfViews => ("default", 80, &["a RepeatableRead read returned"]),
             // A later locking read of the same REPEATABLE READ transaction
             // sees a row another transaction inserted into the range it
-            // had locked: first at seed 88.
+            // had locked: first at seed 4 (plans repeat some locking scans).
             LockingScanSkipsGaps => ("default", 120, &["saw a phantom"]),
             // A lock released at ROLLBACK TO SAVEPOINT while the row it
             // was on is still there: the two-phase-locking judgment, first

@@ -14,6 +14,15 @@
 //! claims; the newest valid copy of a page wins. A home page is replaced
 //! when it fails validation or is older than the copy; both are safe
 //! because the WAL rule made the copy's redo durable before it was written.
+//!
+//! A copy older than the checkpoint recovery starts from is never used
+//! (MariaDB's `recv_dblwr_t` skips them: "pages written before the
+//! checkpoint are not useful"). Later batches overwrite the area from its
+//! first slot, so a copy may outlive newer writes of its page whose own
+//! copies are gone; on top of such a copy, redo from the checkpoint cannot
+//! bring back what changed between the two. A home page that fails
+//! validation with no copy from after the checkpoint is damage at rest,
+//! and is left for the first read of it to report.
 
 use crate::error::Result;
 use crate::fil::{Fil, SYSTEM_SPACE};
@@ -76,7 +85,8 @@ pub fn has_copy(fil: &mut Fil, id: PageId) -> Result<bool> {
     Ok(false)
 }
 
-/// Restores torn or stale home pages from valid copies in the area. Spaces
+/// Restores torn or stale home pages from valid copies in the area written
+/// at or after `checkpoint_lsn` (see the module comment). Spaces
 /// must already be open; copies of pages in spaces that are not open are
 /// skipped (their table was dropped).
 ///
@@ -87,7 +97,7 @@ pub fn has_copy(fil: &mut Fil, id: PageId) -> Result<bool> {
 /// claim first, until a valid copy is found. That is the newest valid copy
 /// (a valid copy's header tells the truth), without reading and
 /// checksumming 128 slots at every start.
-pub fn recover(fil: &mut Fil) -> Result<DoublewriteRepair> {
+pub fn recover(fil: &mut Fil, checkpoint_lsn: u64) -> Result<DoublewriteRepair> {
     let mut report = DoublewriteRepair::default();
     // Per claimed page: (claimed LSN, slot), from the headers alone.
     let mut claims: BTreeMap<PageId, Vec<(u64, u32)>> = BTreeMap::new();
@@ -100,10 +110,11 @@ pub fn recover(fil: &mut Fil) -> Result<DoublewriteRepair> {
             page::get_u32(&header, FIL_PAGE_SPACE_ID),
             page::get_u32(&header, FIL_PAGE_OFFSET),
         );
-        claims
-            .entry(claimed)
-            .or_default()
-            .push((page::get_u64(&header, FIL_PAGE_LSN), k));
+        let lsn = page::get_u64(&header, FIL_PAGE_LSN);
+        if lsn < checkpoint_lsn {
+            continue;
+        }
+        claims.entry(claimed).or_default().push((lsn, k));
     }
     let mut home = vec![0u8; PAGE_SIZE];
     let mut copy = vec![0u8; PAGE_SIZE];

@@ -110,9 +110,16 @@ pub enum PlannedStmt {
         reverse: bool,
         /// LIMIT.
         limit: usize,
-        /// Start at this primary key (inclusive; the primary key only).
+        /// Start at this key: a primary key, or a value of the secondary
+        /// index's column (inclusive unless `open`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         from: Option<PValue>,
+        /// Stop at this key (inclusive unless `open`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        to: Option<PValue>,
+        /// Both ends exclusive.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        open: bool,
     },
     /// SELECT by primary key FOR UPDATE (`exclusive`) or LOCK IN SHARE
     /// MODE.
@@ -134,9 +141,16 @@ pub enum PlannedStmt {
         reverse: bool,
         /// LIMIT.
         limit: usize,
-        /// Start at this primary key (inclusive; the primary key only).
+        /// Start at this key: a primary key, or a value of the secondary
+        /// index's column (inclusive unless `open`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         from: Option<PValue>,
+        /// Stop at this key (inclusive unless `open`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        to: Option<PValue>,
+        /// Both ends exclusive.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        open: bool,
         /// FOR UPDATE.
         exclusive: bool,
     },
@@ -187,7 +201,9 @@ impl PlannedStmt {
                 reverse,
                 limit,
                 from,
-            } => scan_request(table, index, *reverse, *limit, from),
+                to,
+                open,
+            } => scan_request(table, index, *reverse, *limit, (from, to, *open)),
             PlannedStmt::LockingGet {
                 table,
                 key,
@@ -205,9 +221,17 @@ impl PlannedStmt {
                 reverse,
                 limit,
                 from,
+                to,
+                open,
                 exclusive,
             } => Request::Locking {
-                read: Box::new(scan_request(table, index, *reverse, *limit, from)),
+                read: Box::new(scan_request(
+                    table,
+                    index,
+                    *reverse,
+                    *limit,
+                    (from, to, *open),
+                )),
                 exclusive: *exclusive,
             },
             PlannedStmt::Savepoint(n) => Request::Savepoint(n.clone()),
@@ -218,17 +242,24 @@ impl PlannedStmt {
     }
 }
 
+/// A scan's request: from `from` (the low end of an ascending scan, the
+/// high end of a descending one) to `to`, both ends exclusive if `open`.
 fn scan_request(
     table: &str,
     index: &Option<String>,
     reverse: bool,
     limit: usize,
-    from: &Option<PValue>,
+    (from, to, open): (&Option<PValue>, &Option<PValue>, bool),
 ) -> Request {
-    let (low, high) = match (from, reverse) {
-        (None, _) => (RangeBound::Unbounded, RangeBound::Unbounded),
-        (Some(k), false) => (RangeBound::Included(vec![k.value()]), RangeBound::Unbounded),
-        (Some(k), true) => (RangeBound::Unbounded, RangeBound::Included(vec![k.value()])),
+    let end = |k: &Option<PValue>| match k {
+        None => RangeBound::Unbounded,
+        Some(k) if open => RangeBound::Excluded(vec![k.value()]),
+        Some(k) => RangeBound::Included(vec![k.value()]),
+    };
+    let (low, high) = if reverse {
+        (end(to), end(from))
+    } else {
+        (end(from), end(to))
     };
     Request::Scan {
         table: table.to_string(),
@@ -608,8 +639,103 @@ impl Plan {
                 }
             }
         }
+        // Last: bounded scans on every index. In the mixed workloads some
+        // scans get both ends, some of them exclusive, and some locking
+        // scans go through a secondary index.
+        if profile.shape == Shape::Mixed {
+            for t in &mut plan.transactions {
+                for st in &mut t.statements {
+                    bound_scan(&mut rng, profile, st);
+                }
+            }
+            // And some locking scans are repeated later in their
+            // transaction, as an application re-reads what it locked: the
+            // second must see what the first saw, changed only by the
+            // transaction's own writes (no phantoms).
+            for t in &mut plan.transactions {
+                let mut i = 0;
+                while i < t.statements.len() {
+                    if matches!(t.statements[i], PlannedStmt::LockingScan { .. })
+                        && rng.gen_bool(0.3)
+                    {
+                        let again = t.statements[i].clone();
+                        let at = rng.gen_range(i + 1..=t.statements.len());
+                        t.statements.insert(at, again);
+                        i += 1;
+                    }
+                    i += 1;
+                }
+            }
+        }
+        // Last: a third of the plans that crash also crash at a statement
+        // drawn from the whole workload. The I/O counts above count from
+        // each start, so they strike within its first 800 I/Os; an
+        // anchor reaches a long run's later part too.
+        if profile.crashes > 0 && !plan.transactions.is_empty() && rng.gen_bool(0.33) {
+            let txn = rng.gen_range(0..plan.transactions.len());
+            let statement = rng.gen_range(0..=plan.transactions[txn].statements.len());
+            plan.crash_at_statements.push(CrashAnchor {
+                txn,
+                statement,
+                after_ios: rng.gen_range(0..40),
+            });
+        }
         plan
     }
+}
+
+/// Gives a scan (sometimes) bounds: a locking one may move to its table's
+/// secondary index first; then, with even odds, a start, an end and
+/// exclusive ends are drawn, in the index's terms (primary keys, `k`'s
+/// values 0 to 49, or short strings for `v`).
+fn bound_scan(rng: &mut ChaCha8Rng, profile: &Profile, st: &mut PlannedStmt) {
+    let (table, index, reverse, from, to, open, locking) = match st {
+        PlannedStmt::Scan {
+            table,
+            index,
+            reverse,
+            from,
+            to,
+            open,
+            ..
+        } => (table, index, *reverse, from, to, open, false),
+        PlannedStmt::LockingScan {
+            table,
+            index,
+            reverse,
+            from,
+            to,
+            open,
+            ..
+        } => (table, index, *reverse, from, to, open, true),
+        _ => return,
+    };
+    if locking && rng.gen_bool(0.3) {
+        *index = Some(if table == "sb" { "k" } else { "v" }.into());
+        *from = None;
+    }
+    if !rng.gen_bool(0.5) {
+        return;
+    }
+    let draw = |rng: &mut ChaCha8Rng| match index.as_deref() {
+        None => key(rng, profile, table),
+        Some("k") => PValue::UInt(rng.gen_range(0..50)),
+        _ => {
+            let l = rng.gen_range(0..3);
+            text(rng, l)
+        }
+    };
+    let (a, b) = (draw(rng), draw(rng));
+    use crate::judge::reads::to_model;
+    let (lo, hi) = if to_model(&a.value()) <= to_model(&b.value()) {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    let (start, end) = if reverse { (hi, lo) } else { (lo, hi) };
+    *from = rng.gen_bool(0.8).then_some(start);
+    *to = rng.gen_bool(0.6).then_some(end);
+    *open = rng.gen_bool(0.3);
 }
 
 /// A REPEATABLE READ transaction of 10 to 40 reads: point reads and scans
@@ -625,6 +751,8 @@ fn long_reader(rng: &mut ChaCha8Rng, profile: &Profile) -> PlannedTxn {
                     reverse: rng.gen_bool(0.5),
                     limit: rng.gen_range(1..40),
                     from: None,
+                    to: None,
+                    open: false,
                 }
             } else {
                 PlannedStmt::Get {
@@ -747,6 +875,8 @@ fn txn(rng: &mut ChaCha8Rng, profile: &Profile) -> PlannedTxn {
                 reverse: rng.gen_bool(0.5),
                 limit: rng.gen_range(1..10),
                 from: Some(key(rng, profile, table)),
+                to: None,
+                open: false,
                 exclusive: rng.gen_bool(0.5),
             },
             _ => PlannedStmt::Scan {
@@ -763,6 +893,8 @@ fn txn(rng: &mut ChaCha8Rng, profile: &Profile) -> PlannedTxn {
                 reverse: rng.gen_bool(0.5),
                 limit: rng.gen_range(1..20),
                 from: None,
+                to: None,
+                open: false,
             },
         };
         statements.push(stmt);
@@ -799,6 +931,8 @@ fn hot_txn(rng: &mut ChaCha8Rng, profile: &Profile) -> PlannedTxn {
                     reverse: rng.gen_bool(0.5),
                     limit: rng.gen_range(2..=3),
                     from: Some(k),
+                    to: None,
+                    open: false,
                     exclusive: rng.gen_bool(0.6),
                 },
                 _ => PlannedStmt::Get {
@@ -830,6 +964,8 @@ fn oltp_txn(rng: &mut ChaCha8Rng, profile: &Profile) -> PlannedTxn {
         reverse: false,
         limit: 100,
         from: Some(id()),
+        to: None,
+        open: false,
     });
     statements.push(PlannedStmt::Update {
         table: "sb".into(),

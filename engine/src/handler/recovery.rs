@@ -224,7 +224,7 @@ impl Engine {
             }
         }
         let unidentified = open_tablespaces(&mut fil, &created)?;
-        let repair = doublewrite::recover(&mut fil)?;
+        let repair = doublewrite::recover(&mut fil, scan.checkpoint_lsn)?;
         report.pages_repaired = repair.restored;
 
         let log = Log::open(fil.storage(), &config.log, &scan)?;

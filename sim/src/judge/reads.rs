@@ -207,7 +207,11 @@ pub(crate) fn judge_uncommitted(
                         ));
                     }
                 }
-                if index.is_none() && !inside_bounds(&key, low, high) {
+                let indexed = match index {
+                    None => key.clone(),
+                    Some(_) => [r[col].clone()],
+                };
+                if !inside_bounds(&indexed, low, high) {
                     return Some(format!(
                         "{}: a ReadUncommitted read returned {r:?}, outside its range",
                         crate::runner::describe(read)
@@ -236,14 +240,18 @@ fn model_bound(b: &RangeBound) -> std::ops::Bound<Vec<ModelValue>> {
 }
 
 /// What a locking read under REPEATABLE READ or SERIALIZABLE locked: the
-/// primary-key interval its next-key locks cover, and the rows it saw
-/// there. A forward scan from `from` that returned its LIMIT covers
+/// interval of its index its next-key locks cover, and the rows it saw
+/// there. Positions are index keys: the primary key, or the indexed column
+/// then the primary key for a secondary index (bounds are prefixes of
+/// them). A forward scan from `from` that returned its LIMIT covers
 /// `[from, last row]`; one that ran out covers up to the end (the
 /// supremum's lock); a backward scan likewise from below; a point read
 /// covers its key.
 #[derive(Debug, Clone)]
 pub(crate) struct LockedRange {
     table: String,
+    /// The secondary index's column, or `None` for the primary key.
+    column: Option<usize>,
     lo: std::ops::Bound<Vec<ModelValue>>,
     hi: std::ops::Bound<Vec<ModelValue>>,
     rows: Vec<Row>,
@@ -251,8 +259,16 @@ pub(crate) struct LockedRange {
     writes_mark: usize,
 }
 
-/// The range a locking read on the primary key locked, or `None` for
-/// reads this does not judge (secondary indexes).
+/// A row's key in an index: its primary key, or the indexed column and
+/// then the primary key.
+fn index_key(column: Option<usize>, r: &Row) -> Vec<ModelValue> {
+    match column {
+        None => vec![r[0].clone()],
+        Some(c) => vec![r[c].clone(), r[0].clone()],
+    }
+}
+
+/// The range a locking read locked.
 pub(crate) fn locked_range(
     read: &Request,
     resp: &Response,
@@ -261,31 +277,37 @@ pub(crate) fn locked_range(
     use std::ops::Bound as B;
     let bound = model_bound;
     let rows = model_rows(resp);
-    let (table, lo, hi) = match read {
+    let (table, column, lo, hi) = match read {
         Request::Get { table, key } => {
             let k: Vec<ModelValue> = key.iter().map(to_model).collect();
-            (table, B::Included(k.clone()), B::Included(k))
+            (table, None, B::Included(k.clone()), B::Included(k))
         }
         Request::Scan {
             table,
-            index: None,
+            index,
             low,
             high,
             reverse,
             limit,
         } => {
+            let column = match index {
+                None => None,
+                Some(i) => Some(column_names(table).iter().position(|c| c == i)?),
+            };
             let full = limit.is_some_and(|l| rows.len() >= l);
-            let last = rows.last().map(|r| vec![r[0].clone()]);
-            match (reverse, full, last) {
-                (false, true, Some(last)) => (table, bound(low), B::Included(last)),
-                (true, true, Some(last)) => (table, B::Included(last), bound(high)),
-                _ => (table, bound(low), bound(high)),
-            }
+            let last = rows.last().map(|r| index_key(column, r));
+            let (lo, hi) = match (reverse, full, last) {
+                (false, true, Some(last)) => (bound(low), B::Included(last)),
+                (true, true, Some(last)) => (B::Included(last), bound(high)),
+                _ => (bound(low), bound(high)),
+            };
+            (table, column, lo, hi)
         }
         _ => return None,
     };
     Some(LockedRange {
         table: table.clone(),
+        column,
         lo,
         hi,
         rows,
@@ -302,22 +324,25 @@ impl LockedRange {
     }
 }
 
-/// Whether a key lies in an interval.
+/// Whether a key lies in an interval whose ends are keys or prefixes of
+/// keys (an end shorter than the key compares with the key's first
+/// fields, as the engine's bounds do).
 fn in_interval(
     k: &[ModelValue],
     lo: &std::ops::Bound<Vec<ModelValue>>,
     hi: &std::ops::Bound<Vec<ModelValue>>,
 ) -> bool {
     use std::ops::Bound as B;
+    let head = |v: &[ModelValue]| &k[..v.len().min(k.len())];
     let lo_ok = match lo {
         B::Unbounded => true,
-        B::Included(v) => k >= v.as_slice(),
-        B::Excluded(v) => k > v.as_slice(),
+        B::Included(v) => head(v) >= v.as_slice(),
+        B::Excluded(v) => head(v) > v.as_slice(),
     };
     let hi_ok = match hi {
         B::Unbounded => true,
-        B::Included(v) => k <= v.as_slice(),
-        B::Excluded(v) => k < v.as_slice(),
+        B::Included(v) => head(v) <= v.as_slice(),
+        B::Excluded(v) => head(v) < v.as_slice(),
     };
     lo_ok && hi_ok
 }
@@ -334,31 +359,38 @@ pub(crate) fn phantom(
     now: &LockedRange,
     writes: &[Write],
 ) -> Option<String> {
-    if earlier.table != now.table || writes.len() < earlier.writes_mark {
+    if earlier.table != now.table
+        || earlier.column != now.column
+        || writes.len() < earlier.writes_mark
+    {
         return None;
     }
-    let both = |k: &[ModelValue]| {
-        in_interval(k, &earlier.lo, &earlier.hi) && in_interval(k, &now.lo, &now.hi)
+    let column = earlier.column;
+    let both = |r: &Row| {
+        let k = index_key(column, r);
+        in_interval(&k, &earlier.lo, &earlier.hi) && in_interval(&k, &now.lo, &now.hi)
     };
+    // Rows by primary key: an own write moves a row (out of the range, or
+    // within a secondary index) or removes it.
     let mut want: BTreeMap<Vec<ModelValue>, Row> = earlier
         .rows
         .iter()
-        .filter(|r| both(&r[..1]))
+        .filter(|r| both(r))
         .map(|r| (vec![r[0].clone()], r.clone()))
         .collect();
     for w in writes[earlier.writes_mark..]
         .iter()
-        .filter(|w| w.table == earlier.table && both(&w.key))
+        .filter(|w| w.table == earlier.table)
     {
-        match &w.row {
-            Some(r) => want.insert(w.key.clone(), r.clone()),
-            None => want.remove(&w.key),
-        };
+        want.remove(&w.key);
+        if let Some(r) = w.row.as_ref().filter(|r| both(r)) {
+            want.insert(w.key.clone(), r.clone());
+        }
     }
     let got: BTreeMap<Vec<ModelValue>, Row> = now
         .rows
         .iter()
-        .filter(|r| both(&r[..1]))
+        .filter(|r| both(r))
         .map(|r| (vec![r[0].clone()], r.clone()))
         .collect();
     (got != want).then(|| {
@@ -415,15 +447,19 @@ pub(crate) fn read_expected(base: &Db, writes: &[Write], read: &Request) -> Opti
         // the clustered index has it for this read: a consistent read
         // returns the version its view sees, and only if that version's
         // key is the entry's (row_sel_sec_rec_is_for_clust_rec).
+        //
+        // Bounds are prefixes of the index key: on the indexed column alone
+        // (an exclusive end leaves out every entry with that value).
         Request::Scan {
             table,
             index: Some(index),
-            low: RangeBound::Unbounded,
-            high: RangeBound::Unbounded,
+            low,
+            high,
             reverse,
             limit,
         } => {
             let col = column_names(table).iter().position(|c| c == index)?;
+            let (lo, hi) = (model_bound(low), model_bound(high));
             let mut rows: BTreeMap<&[ModelValue], &Row> = base
                 .tables
                 .get(table.as_str())
@@ -435,7 +471,10 @@ pub(crate) fn read_expected(base: &Db, writes: &[Write], read: &Request) -> Opti
                     None => rows.remove(w.key.as_slice()),
                 };
             }
-            let mut ordered: Vec<(&[ModelValue], &Row)> = rows.into_iter().collect();
+            let mut ordered: Vec<(&[ModelValue], &Row)> = rows
+                .into_iter()
+                .filter(|(_, r)| in_interval(std::slice::from_ref(&r[col]), &lo, &hi))
+                .collect();
             ordered.sort_by(|(ka, a), (kb, b)| (&a[col], ka).cmp(&(&b[col], kb)));
             if *reverse {
                 ordered.reverse();
