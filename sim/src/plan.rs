@@ -680,6 +680,21 @@ impl Plan {
                 after_ios: rng.gen_range(0..40),
             });
         }
+        // Last: some updates of the mixed workloads move their row to a new
+        // primary key (a delete and an insert in the engine, 1062 if the
+        // key is taken).
+        if profile.shape == Shape::Mixed {
+            for t in &mut plan.transactions {
+                for st in &mut t.statements {
+                    if let PlannedStmt::Update { table, set, .. } = st {
+                        if rng.gen_bool(0.15) {
+                            let to = key(&mut rng, profile, table);
+                            set.insert(0, ("id".to_string(), to));
+                        }
+                    }
+                }
+            }
+        }
         plan
     }
 }

@@ -55,29 +55,29 @@ pub(crate) fn expected(
     committed: &Db,
     writes: &[Write],
     req: &Request,
-) -> Option<(Result<Response, u16>, Option<Write>)> {
+) -> Option<(Result<Response, u16>, Vec<Write>)> {
     let visible = |table: &str, key: &[ModelValue]| visible(committed, writes, table, key);
     let key_of = |k: &[Value]| k.iter().map(to_model).collect::<Vec<_>>();
     match req {
         Request::Insert { table, row } => {
             let key = key_of(&row[..1]);
             if visible(table, &key).is_some() {
-                Some((Err(1062), None))
+                Some((Err(1062), vec![]))
             } else {
                 Some((
                     Ok(Response::Affected(1)),
-                    Some(Write {
+                    vec![Write {
                         table: table.clone(),
                         key,
                         row: Some(row.iter().map(to_model).collect()),
-                    }),
+                    }],
                 ))
             }
         }
         Request::Update { table, key, set } => {
             let key = key_of(key);
             let Some(mut row) = visible(table, &key) else {
-                return Some((Ok(Response::Affected(0)), None));
+                return Some((Ok(Response::Affected(0)), vec![]));
             };
             let old = row.clone();
             for (col, v) in set {
@@ -88,15 +88,38 @@ pub(crate) fn expected(
                 row[c] = to_model(v);
             }
             if row == old {
-                return Some((Ok(Response::Affected(0)), None));
+                return Some((Ok(Response::Affected(0)), vec![]));
+            }
+            if row[0] != old[0] {
+                // A new primary key moves the row: a delete and an insert
+                // (two undo records), refused if the new key is taken.
+                let new_key = vec![row[0].clone()];
+                if visible(table, &new_key).is_some() {
+                    return Some((Err(1062), vec![]));
+                }
+                return Some((
+                    Ok(Response::Affected(1)),
+                    vec![
+                        Write {
+                            table: table.clone(),
+                            key,
+                            row: None,
+                        },
+                        Write {
+                            table: table.clone(),
+                            key: new_key,
+                            row: Some(row),
+                        },
+                    ],
+                ));
             }
             Some((
                 Ok(Response::Affected(1)),
-                Some(Write {
+                vec![Write {
                     table: table.clone(),
                     key,
                     row: Some(row),
-                }),
+                }],
             ))
         }
         Request::Delete { table, key } => {
@@ -104,13 +127,13 @@ pub(crate) fn expected(
             match visible(table, &key) {
                 Some(_) => Some((
                     Ok(Response::Affected(1)),
-                    Some(Write {
+                    vec![Write {
                         table: table.clone(),
                         key,
                         row: None,
-                    }),
+                    }],
                 )),
-                None => Some((Ok(Response::Affected(0)), None)),
+                None => Some((Ok(Response::Affected(0)), vec![])),
             }
         }
         // Reads see a snapshot; the lock issue brings their oracle.

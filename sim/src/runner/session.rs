@@ -334,17 +334,15 @@ pub(super) fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Respons
         }
         row_req => {
             let txn_ref: &Txn = txn;
-            if let Some((want, write)) = expected(&world.committed, &txn_ref.writes, row_req) {
+            if let Some((want, writes)) = expected(&world.committed, &txn_ref.writes, row_req) {
                 match want {
                     Ok(w) if w == resp => {
                         if let (Request::Insert { table, .. }, Some(w), Some(trx)) =
-                            (row_req, &write, s.trx)
+                            (row_req, writes.first(), s.trx)
                         {
                             judge_insert_gap(world, trx, table, &w.key, &txn_ref.writes);
                         }
-                        if let Some(w) = write {
-                            s.txn.as_mut().expect("open").writes.push(w);
-                        }
+                        s.txn.as_mut().expect("open").writes.extend(writes);
                     }
                     other => world.violations.push(format!(
                         "{}: the engine answered {resp:?}, the model expected {other:?}",
