@@ -221,6 +221,8 @@ pub struct LockOracle {
     /// its transaction: `inherit_to_gap` records the heir's lock just
     /// before the release of the lock it replaces.
     last_inherited: Option<(u64, usize)>,
+    /// The granted locks the last step released: (trx, target, mode).
+    last_released: Vec<(u64, usize, OMode)>,
     /// Releases by transactions that still held or waited for a lock at
     /// the end of their step: not the end of the transaction.
     early: Vec<EarlyRelease>,
@@ -697,7 +699,9 @@ impl LockOracle {
     /// [`LockOracle::take_early_releases`].
     pub fn settle(&mut self) {
         self.last_inherited = None;
+        self.last_released.clear();
         for (trx, target, mode, heir) in std::mem::take(&mut self.step_released) {
+            self.last_released.push((trx, target, mode));
             if self.held.contains_key(&trx) {
                 self.early.push(EarlyRelease {
                     trx,
@@ -758,11 +762,16 @@ impl LockOracle {
     }
 
     /// Whether `trx` holds a granted lock for which `pred` (of its target
-    /// and mode) is true.
-    pub fn holds_where(&self, trx: u64, pred: impl Fn(&OTarget, OMode) -> bool) -> bool {
+    /// and mode) is true, or held one until the last step released it (an
+    /// autocommit statement's locks go with its commit in the same call).
+    pub fn held_where(&self, trx: u64, pred: impl Fn(&OTarget, OMode) -> bool) -> bool {
         self.locks
             .values()
             .any(|l| l.trx == trx && !l.waiting && pred(&self.targets[l.target], l.mode))
+            || self
+                .last_released
+                .iter()
+                .any(|&(t, target, mode)| t == trx && pred(&self.targets[target], mode))
     }
 
     /// Whether a transaction other than `trx` holds or waits for a lock

@@ -307,6 +307,10 @@ pub struct PlannedTxn {
     /// SET TRANSACTION ISOLATION LEVEL before it (`READ-COMMITTED`, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub isolation: Option<String>,
+    /// One statement run without BEGIN, in autocommit mode: it commits
+    /// by itself (or rolls back by itself when it fails).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub autocommit: bool,
 }
 
 /// A whole run, as data.
@@ -680,6 +684,45 @@ impl Plan {
                 after_ios: rng.gen_range(0..40),
             });
         }
+        // Last: some row statements of the mixed workloads leave their
+        // transaction to run alone in autocommit mode, just before it
+        // (crash anchors follow their transactions).
+        if profile.shape == Shape::Mixed {
+            let mut i = plan.transactions.len();
+            while i > 0 {
+                i -= 1;
+                let t = &mut plan.transactions[i];
+                let alone = t
+                    .statements
+                    .first()
+                    .is_some_and(|st| !matches!(st, PlannedStmt::Savepoint(_) | PlannedStmt::RollbackTo(_) | PlannedStmt::ReleaseSavepoint(_) | PlannedStmt::Transfer { .. }));
+                if !alone || t.statements.len() < 2 || !rng.gen_bool(0.2) {
+                    continue;
+                }
+                let st = t.statements.remove(0);
+                plan.transactions.insert(
+                    i,
+                    PlannedTxn {
+                        statements: vec![st],
+                        rollback: false,
+                        isolation: None,
+                        autocommit: true,
+                    },
+                );
+                for a in &mut plan.crash_at_statements {
+                    if a.txn > i {
+                        a.txn += 1;
+                    } else if a.txn == i {
+                        if a.statement == 0 {
+                            // It named the statement that moved.
+                        } else {
+                            a.txn += 1;
+                            a.statement -= 1;
+                        }
+                    }
+                }
+            }
+        }
         // Last: some updates of the mixed workloads move their row to a new
         // primary key (a delete and an insert in the engine, 1062 if the
         // key is taken).
@@ -781,6 +824,7 @@ fn long_reader(rng: &mut ChaCha8Rng, profile: &Profile) -> PlannedTxn {
         statements,
         rollback: false,
         isolation: Some("REPEATABLE-READ".into()),
+        autocommit: false,
     }
 }
 
@@ -918,6 +962,7 @@ fn txn(rng: &mut ChaCha8Rng, profile: &Profile) -> PlannedTxn {
         statements,
         rollback: rng.gen_bool(profile.p_rollback),
         isolation: None,
+        autocommit: false,
     }
 }
 
@@ -961,6 +1006,7 @@ fn hot_txn(rng: &mut ChaCha8Rng, profile: &Profile) -> PlannedTxn {
         statements,
         rollback: rng.gen_bool(profile.p_rollback),
         isolation: None,
+        autocommit: false,
     }
 }
 
@@ -1008,6 +1054,7 @@ fn oltp_txn(rng: &mut ChaCha8Rng, profile: &Profile) -> PlannedTxn {
         statements,
         rollback: false,
         isolation: None,
+        autocommit: false,
     }
 }
 
@@ -1032,6 +1079,7 @@ fn transfer_txn(rng: &mut ChaCha8Rng, profile: &Profile) -> PlannedTxn {
         statements,
         rollback: rng.gen_bool(profile.p_rollback),
         isolation: None,
+        autocommit: false,
     }
 }
 

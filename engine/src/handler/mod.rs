@@ -183,6 +183,8 @@ struct Session {
     /// it durable before it is acknowledged, and the statement's response.
     commit_wait_lsn: Option<u64>,
     commit_wait_response: Option<Response>,
+    /// The id of the last transaction the session began.
+    last_trx: Option<u64>,
 }
 
 /// Counters an engine keeps about itself.
@@ -337,6 +339,12 @@ impl Engine {
             .get(&s)
             .and_then(|x| x.trx.as_ref())
             .map(|t| t.id)
+    }
+
+    /// The id of the last transaction a session began, open or not (an
+    /// autocommit statement's ends with it).
+    pub fn last_trx_id(&self, s: SessionId) -> Option<u64> {
+        self.sessions.get(&s).and_then(|x| x.last_trx)
     }
 
     /// Runs background work that is due, then checks waiting statements
@@ -552,6 +560,7 @@ impl Engine {
         let iso = self.session_mut(s).isolation;
         let trx = self.sys.begin(&mut self.pager, iso, now)?;
         let sess = self.session_mut(s);
+        sess.last_trx = Some(trx.id);
         sess.trx = Some(trx);
         sess.implicit = implicit;
         sess.touched.clear();

@@ -211,12 +211,13 @@ pub(crate) fn judge_insert(
         .filter(|e| matches!(e.kind, OKind::InsertChecked | OKind::Wait))
         .collect();
     // A delete-marked record of the key is taken over under an X lock on
-    // it, which the transaction may have held since an earlier statement.
+    // it, which the transaction may have held since an earlier statement
+    // (and, in autocommit mode, released with its commit in this call).
     let on_key = |t: &OTarget| {
         matches!(t, OTarget::Record(a, b, Some(k)) if *a == tid && *b == cid
             && primary_key(table, k).as_deref() == Some(key))
     };
-    let took_over = oracle.holds_where(trx, |t, m| {
+    let took_over = oracle.held_where(trx, |t, m| {
         on_key(t) && matches!(m, OMode::Record(true, RKind::Record | RKind::NextKey))
     });
     let shown = models::value::fmt_key(key);

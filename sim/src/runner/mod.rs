@@ -161,6 +161,12 @@ struct Txn {
     /// REPEATABLE READ and SERIALIZABLE: the ranges its locking reads
     /// locked, and what they saw (a later locking read must agree).
     locked_ranges: Vec<crate::judge::reads::LockedRange>,
+    /// One statement in autocommit mode, without BEGIN: it ends the
+    /// transaction by itself.
+    autocommit: bool,
+    /// An autocommit statement whose commit waits for a group's sync: the
+    /// answer the model expects, judged when it comes.
+    answer: Option<Result<Response, u16>>,
 }
 
 struct Sess {
@@ -618,7 +624,11 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
                 snapshot: None,
                 commit_written: None,
                 locked_ranges: Vec::new(),
+                autocommit: planned.autocommit,
+                answer: None,
             });
+            // Its engine transaction is learnt from its first statement.
+            sessions[i].trx = None;
             if let Some(iso) = isolation {
                 sessions[i].isolation = iso;
             }
@@ -631,6 +641,9 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
                 if world.engine.is_none() {
                     break;
                 }
+            }
+            if planned.autocommit {
+                continue;
             }
             let r = exec(&mut world, &mut sessions[i], Request::Begin);
             judge_early_releases(&mut world, &sessions, (i, 0));

@@ -30,6 +30,11 @@ pub(super) fn step_session(world: &mut World, s: &mut Sess) -> Option<bool> {
         world.issued(t, k);
     }
     let txn = s.txn.as_mut().expect("caller checked");
+    if txn.autocommit && txn.next >= txn.stmts.len() {
+        // Its one statement ended it (or it had none to run).
+        s.txn = None;
+        return None;
+    }
     if txn.next >= txn.stmts.len() {
         txn.ending = true;
         let req = if txn.rollback {
@@ -97,9 +102,17 @@ pub(super) fn exec(world: &mut World, s: &mut Sess, req: Request) -> Option<bool
         s.trx = Some(t);
     }
     count_changes(world, s);
+    let began_before = world.engine().last_trx_id(s.id);
     let r = world.engine().execute(s.id, req.clone());
     if let Some(t) = world.engine.as_ref().and_then(|e| e.trx_id(s.id)) {
         s.trx = Some(t);
+    } else if s.txn.as_ref().is_some_and(|t| t.autocommit) {
+        // An autocommit statement's transaction may have begun and ended
+        // inside the call (a consistent read begins none).
+        let began = world.engine.as_ref().and_then(|e| e.last_trx_id(s.id));
+        if began != began_before {
+            s.trx = began;
+        }
     }
     handle(world, s, Some(req), r)
 }
@@ -174,6 +187,32 @@ pub(super) fn handle(
                 world.stats.commit_waits += 1;
                 commit_written(world, s);
             }
+            let commit_pending = s
+                .txn
+                .as_ref()
+                .is_some_and(|t| t.autocommit && t.answer.is_none() && t.commit_written.is_none());
+            let lock_wait = s.trx.is_some_and(|t| world.locks.deadline(t).is_some());
+            if commit_pending && !lock_wait {
+                // An autocommit statement done and committed (in this call,
+                // perhaps after lock waits), its commit waiting for a
+                // group's sync: its changes are in the log now, its answer
+                // comes with the sync.
+                world.stats.commit_waits += 1;
+                let txn = s.txn.as_ref().expect("checked");
+                if let Some((want, writes)) = expected(&world.committed, &txn.writes, &req) {
+                    if let (Request::Insert { table, .. }, Ok(_), Some(w), Some(trx)) =
+                        (&req, &want, writes.first(), s.trx)
+                    {
+                        judge_insert_gap(world, trx, table, &w.key, &txn.writes);
+                    }
+                    let txn = s.txn.as_mut().expect("checked");
+                    if want.is_ok() {
+                        txn.writes.extend(writes);
+                    }
+                    txn.answer = Some(want);
+                }
+                commit_written(world, s);
+            }
             s.waiting = true;
             world.statement_event(s.id, &label, "waiting");
             s.last = Some(req);
@@ -186,6 +225,9 @@ pub(super) fn handle(
             world.short_buf = buf;
             world.observe_log();
             done(world, s, &req, resp);
+            if s.txn.as_ref().is_some_and(|t| t.autocommit) {
+                autocommitted(world, s);
+            }
             count_changes(world, s);
             None
         }
@@ -233,8 +275,29 @@ pub(super) fn commit_written(world: &mut World, s: &mut Sess) -> Option<usize> {
     (!read_only).then_some(i)
 }
 
+/// An autocommit statement finished: its transaction committed with it,
+/// and the answer acknowledges the commit.
+fn autocommitted(world: &mut World, s: &mut Sess) {
+    if let Some(i) = commit_written(world, s) {
+        let now = world.clock_now();
+        world.durability.acknowledged(i, now);
+    }
+    world.stats.commits += 1;
+    s.txn = None;
+}
+
 pub(super) fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Response) {
     let Some(txn) = s.txn.as_mut() else { return };
+    if let Some(want) = txn.answer.take() {
+        // Judged against the state its commit was written in.
+        if want != Ok(resp.clone()) {
+            world.violations.push(format!(
+                "{}: the engine answered {resp:?} after its group commit, the model expected {want:?}",
+                describe(req)
+            ));
+        }
+        return;
+    }
     match req {
         Request::Commit => {
             if let Some(i) = commit_written(world, s) {
@@ -390,6 +453,16 @@ pub(super) fn failed(world: &mut World, s: &mut Sess, req: &Request, e: Error) -
                         world.durability.cut_off();
                     }
                 }
+            } else if s.txn.as_ref().is_some_and(|t| t.autocommit) {
+                // So may an autocommit statement's, with the changes the
+                // model expects of it.
+                let txn = s.txn.take().expect("checked");
+                if let Some((Ok(_), writes)) = expected(&world.committed, &txn.writes, req) {
+                    if !writes.is_empty() {
+                        world.history.commit(TxnEffects { writes });
+                        world.durability.cut_off();
+                    }
+                }
             }
             return Some(crashed);
         }
@@ -443,6 +516,12 @@ pub(super) fn failed(world: &mut World, s: &mut Sess, req: &Request, e: Error) -
         other => world
             .violations
             .push(format!("{}: unexpected error: {other}", describe(req))),
+    }
+    // In autocommit mode a failed statement's transaction is rolled back
+    // with it.
+    if s.txn.as_ref().is_some_and(|t| t.autocommit) {
+        world.stats.rollbacks += 1;
+        s.txn = None;
     }
     None
 }
