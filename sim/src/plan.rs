@@ -723,6 +723,28 @@ impl Plan {
                 }
             }
         }
+        // Last: the lock profiles roll back to savepoints too. A third of
+        // their transactions set one before a random statement and roll
+        // back to it (or, one time in four, release it) after a later one:
+        // the locks taken in between stay until the transaction ends.
+        if matches!(profile.shape, Shape::HotRows | Shape::Oltp) {
+            for t in &mut plan.transactions {
+                let n = t.statements.len();
+                if n < 2 || !rng.gen_bool(0.33) {
+                    continue;
+                }
+                let at = rng.gen_range(0..n - 1);
+                let back = rng.gen_range(at + 1..n) + 1;
+                let name = "lk".to_string();
+                let end = if rng.gen_bool(0.25) {
+                    PlannedStmt::ReleaseSavepoint(name.clone())
+                } else {
+                    PlannedStmt::RollbackTo(name.clone())
+                };
+                t.statements.insert(back, end);
+                t.statements.insert(at, PlannedStmt::Savepoint(name));
+            }
+        }
         // Last: some updates of the mixed workloads move their row to a new
         // primary key (a delete and an insert in the engine, 1062 if the
         // key is taken).
