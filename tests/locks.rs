@@ -1020,3 +1020,41 @@ fn an_insert_rolled_back_to_a_savepoint_hands_no_lock_to_its_successor() -> Resu
     assert_eq!(committed_k(&mut e, 50)?, Some(1));
     Ok(())
 }
+
+/// `lock_rec_inherit_to_gap` hands a purged record's locks to the record
+/// after it as gap locks, but not the X locks of a READ COMMITTED
+/// transaction (which locks no gaps): its DELETE of an already deleted row
+/// leaves no gap lock behind once purge removes the row, and another
+/// session inserts the key without waiting. Under REPEATABLE READ the same
+/// DELETE's lock becomes a gap lock on the next record, and the insert
+/// waits.
+#[test]
+fn a_purged_record_hands_on_no_x_lock_of_a_read_committed_transaction() -> Result<()> {
+    for (iso, insert_waits) in [
+        (Isolation::ReadCommitted, false),
+        (Isolation::RepeatableRead, true),
+    ] {
+        let (mut e, _clock) = open(Config::default(), &(1..=20).collect::<Vec<_>>())?;
+        let (t0, t1, t2) = (e.session(), e.session(), e.session());
+        ok(&mut e, t0, Request::Delete {
+            table: T.into(),
+            key: vec![Value::UInt(15)],
+        })?;
+        ok(&mut e, t1, Request::SetIsolation(iso))?;
+        ok(&mut e, t1, Request::Begin)?;
+        let deleted = ok(&mut e, t1, Request::Delete {
+            table: T.into(),
+            key: vec![Value::UInt(15)],
+        })?;
+        assert_eq!(deleted, Response::Affected(0), "{iso:?}: the row is gone already");
+        e.purge_all()?;
+        ok(&mut e, t2, Request::Begin)?;
+        if insert_waits {
+            waits(&mut e, t2, insert(15, 1))?;
+        } else {
+            assert_eq!(ok(&mut e, t2, insert(15, 1))?, Response::Affected(1), "{iso:?}");
+        }
+        ok(&mut e, t1, Request::Commit)?;
+    }
+    Ok(())
+}

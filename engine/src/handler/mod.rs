@@ -1326,6 +1326,12 @@ fn table_lock(
 
 /// The lock context of a statement of `trx`.
 fn lock_ctx<'a>(locks: &'a mut LockSys, trx: &Trx, now_us: u64, sys: &TrxSys) -> LockCtx<'a> {
+    if matches!(
+        trx.isolation,
+        Isolation::ReadCommitted | Isolation::ReadUncommitted
+    ) {
+        locks.set_gapless(trx.id);
+    }
     LockCtx {
         locks,
         trx: trx.id,

@@ -392,6 +392,9 @@ pub struct LockSys {
     /// cover a gap, so that inserts into an index nobody gap-locks skip
     /// the insert intention check.
     per_index: BTreeMap<(u64, u64), (usize, usize)>,
+    /// Transactions that lock records without gaps (READ COMMITTED and
+    /// READ UNCOMMITTED): their X locks are not inherited.
+    gapless: std::collections::BTreeSet<TrxId>,
     /// Whether events are recorded.
     pub log_events: bool,
     events: Vec<LockEvent>,
@@ -747,9 +750,16 @@ impl LockSys {
         granted
     }
 
+    /// Marks `trx` as locking records without gaps (READ COMMITTED or
+    /// READ UNCOMMITTED) until it ends.
+    pub fn set_gapless(&mut self, trx: TrxId) {
+        self.gapless.insert(trx);
+    }
+
     /// Releases every lock of `trx` (commit or rollback) and grants the
     /// waiters that can go. Returns the transactions granted.
     pub fn release_all(&mut self, trx: TrxId, now_us: u64) -> Vec<TrxId> {
+        self.gapless.remove(&trx);
         let ids = self.by_trx.remove(&trx).unwrap_or_default();
         // Only queues left with a waiter can grant anything; they are
         // visited in target order, as before (sorting every released
@@ -924,8 +934,9 @@ impl LockSys {
     }
 
     /// A record is gone (purged, or its insert rolled back): every lock on
-    /// it but insert intentions becomes a gap lock on `heir`, the record
-    /// after it (`lock_rec_inherit_to_gap`). The record's own locks are
+    /// it becomes a gap lock on `heir`, the record after it, except insert
+    /// intentions and the X locks of transactions that lock no gaps
+    /// (`lock_rec_inherit_to_gap`). The record's own locks are
     /// dropped; waiting requests on it are granted, as the record they
     /// waited for no longer exists (their statements retry and look again).
     pub fn inherit_to_gap(
@@ -960,7 +971,11 @@ impl LockSys {
                 continue;
             }
             if let Mode::Record(m, k) = lock.mode {
-                if k != RecKind::InsertIntention {
+                // The X locks of a transaction that locks no gaps (an
+                // UPDATE's or DELETE's under READ COMMITTED) are not
+                // inherited; its S locks, a duplicate check's, are.
+                let gapless_x = m == RecMode::X && self.gapless.contains(&lock.trx);
+                if k != RecKind::InsertIntention && !gapless_x {
                     self.add_granted(
                         lock.trx,
                         to.clone(),
