@@ -104,73 +104,128 @@ fn table_by_id(engine: &engine::Engine, id: u64) -> Option<&engine::dict::Table>
         .find(|t| t.id == id)
 }
 
-/// The primary key a clustered key names, in the model's terms.
-fn primary_key(table: &engine::dict::Table, key: &[Option<Vec<u8>>]) -> Option<Vec<ModelValue>> {
-    let (_, cols) = key_columns(table, table.clustered.id, key)?;
-    let pk: Vec<ModelValue> = cols.into_iter().map(|(_, v)| v).collect();
-    (pk.len() == table.def.primary_key.len()).then_some(pk)
+/// The columns an index's key fields hold, in key order (`None` for a
+/// hidden row id).
+fn index_columns(table: &engine::dict::Table, index_id: u64) -> Option<Vec<Option<usize>>> {
+    let fields: Vec<usize> = if table.clustered.id == index_id {
+        (0..table.clustered.n_key).collect()
+    } else {
+        table
+            .secondary
+            .iter()
+            .find(|s| s.index.id == index_id)?
+            .from_clustered
+            .clone()
+    };
+    Some(
+        fields
+            .iter()
+            .map(|&f| match table.fields.get(f) {
+                Some(engine::dict::ClusteredField::Column(c)) => Some(*c),
+                _ => None,
+            })
+            .collect(),
+    )
 }
 
-/// The smallest primary key above `key` that the runner knows is in the
-/// clustered index: a committed row (a delete by an open transaction only
-/// marks it) or a row an open transaction wrote. The record that follows
-/// `key` in the index is at or below it (delete-marked records the runner
-/// cannot see may come first).
-fn next_known(committed: &Db, open: &[&[Write]], table: &str, key: &[ModelValue]) -> Option<Vec<ModelValue>> {
-    use std::ops::Bound::{Excluded, Unbounded};
-    let above = (Excluded(key.to_vec()), Unbounded);
-    let from_committed = committed
-        .tables
-        .get(table)
-        .and_then(|t| t.range::<Vec<ModelValue>, _>(above.clone()).next().map(|(k, _)| k.clone()));
-    let from_open = open
+/// A row's key in an index, in the model's terms.
+fn entry_of(cols: &[Option<usize>], row: &Row) -> Option<Vec<ModelValue>> {
+    cols.iter().map(|c| row.get((*c)?).cloned()).collect()
+}
+
+/// The smallest key above `entry` in an index that the runner knows is
+/// there: a committed row's (a delete by an open transaction only marks
+/// it) or that of a row an open transaction wrote. The record that follows
+/// `entry` in the index is at or below it (delete-marked records the
+/// runner cannot see may come first).
+fn next_known(
+    committed: &Db,
+    open: &[&[Write]],
+    table: &str,
+    cols: &[Option<usize>],
+    entry: &[ModelValue],
+) -> Option<Vec<ModelValue>> {
+    let open_rows = open
         .iter()
         .flat_map(|w| w.iter())
-        .filter(|w| w.table == table && w.row.is_some() && w.key.as_slice() > key)
-        .map(|w| w.key.clone())
+        .filter(|w| w.table == table)
+        .filter_map(|w| w.row.as_ref());
+    let from_open = open_rows
+        .filter_map(|r| entry_of(cols, r))
+        .filter(|k| k.as_slice() > entry)
         .min();
+    let rows = committed.tables.get(table);
+    // The clustered index is the model's own order: one range lookup.
+    let primary = cols.len() == 1 && cols[0] == Some(0);
+    let from_committed = if primary {
+        use std::ops::Bound::{Excluded, Unbounded};
+        rows.and_then(|t| {
+            t.range::<Vec<ModelValue>, _>((Excluded(entry.to_vec()), Unbounded))
+                .next()
+                .map(|(k, _)| k.clone())
+        })
+    } else {
+        // By reference: the committed rows are many, the entries short.
+        fn field<'r>(r: &'r Row, c: &Option<usize>) -> Option<&'r ModelValue> {
+            c.and_then(|c| r.get(c))
+        }
+        let above = |r: &Row| {
+            cols.iter().map(|c| field(r, c)).cmp(entry.iter().map(Some))
+                == std::cmp::Ordering::Greater
+        };
+        let below = |a: &Row, b: &Row| {
+            cols.iter().map(|c| field(a, c)).cmp(cols.iter().map(|c| field(b, c)))
+                == std::cmp::Ordering::Less
+        };
+        let mut best: Option<&Row> = None;
+        for r in rows.into_iter().flat_map(|t| t.values()) {
+            if above(r) && best.is_none_or(|b| below(r, b)) {
+                best = Some(r);
+            }
+        }
+        best.and_then(|r| entry_of(cols, r))
+    };
     match (from_committed, from_open) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     }
 }
 
-/// Whether a gap lock's or an insert intention's position `pos` in a
-/// clustered index is a possible successor of primary key `key`: above
-/// it, and no further than the next record the runner knows. `None`
-/// when it is; otherwise what is wrong.
+/// Whether a gap lock's or an insert intention's position `pos` is a
+/// possible successor of `entry` in its index: above it, and no further
+/// than the next record the runner knows. `None` when it is, or when the
+/// index cannot be judged; otherwise what is wrong.
 fn successor_error(
     table: &engine::dict::Table,
     committed: &Db,
     open: &[&[Write]],
-    key: &[ModelValue],
+    entry: &[ModelValue],
     pos: &OTarget,
 ) -> Option<String> {
     let OTarget::Record(_, index, pos_key) = pos else {
         return None;
     };
-    if *index != table.clustered.id {
-        return None;
-    }
-    let next = next_known(committed, open, table.name(), key);
+    let cols = index_columns(table, *index)?;
+    let next = next_known(committed, open, table.name(), &cols, entry);
     let shown = |k: &[ModelValue]| models::value::fmt_key(k);
     match (pos_key, next) {
         (None, None) => None,
         (None, Some(n)) => Some(format!(
             "the supremum, past the record {} that follows {}",
             shown(&n),
-            shown(key)
+            shown(entry)
         )),
         (Some(p), next) => {
-            let p = primary_key(table, p)?;
-            if p.as_slice() <= key {
-                Some(format!("{}, not above {}", shown(&p), shown(key)))
+            let (_, p) = key_columns(table, *index, p)?;
+            let p: Vec<ModelValue> = p.into_iter().map(|(_, v)| v).collect();
+            if p.as_slice() <= entry {
+                Some(format!("{}, not above {}", shown(&p), shown(entry)))
             } else if next.as_ref().is_some_and(|n| &p > n) {
                 Some(format!(
                     "{}, past the record {} that follows {}",
                     shown(&p),
                     shown(next.as_ref().expect("checked")),
-                    shown(key)
+                    shown(entry)
                 ))
             } else {
                 None
@@ -179,17 +234,19 @@ fn successor_error(
     }
 }
 
-/// Judges an insert of primary key `key` into `table_name` by `trx` that
-/// succeeded in the step whose lock events are `events`. It must have
-/// checked the gap it went into, unless no other transaction locked any
-/// gap of the index (the engine may skip the check then, as InnoDB skips
-/// `lock_rec_insert_check_and_lock` when no lock is on the page) or it
-/// took over a delete-marked record of that key (it holds an X lock on
-/// the key instead). Every
-/// gap it checked must be the one `key` falls into: its position above
-/// `key`, no further than the next record the runner knows. `known` are
-/// the rows the runner knows are in the index besides the committed ones
-/// (the transaction's own writes). Returns what is wrong, if anything.
+/// Judges an insert of `row` into `table_name` by `trx` that succeeded in
+/// the step whose lock events are `events`, in the clustered index and in
+/// every secondary index on integer columns (the model orders those as
+/// the engine does; strings sort by the engine's collation). In each, it
+/// must have checked the gap its entry went into, unless no other
+/// transaction locked any gap of the index (the engine may skip the check
+/// then, as InnoDB skips `lock_rec_insert_check_and_lock` when no lock is
+/// on the page) or it took over a delete-marked record of that entry (it
+/// holds an X lock on it instead). Every gap it checked must be the one
+/// the entry falls into: its position above the entry, no further than
+/// the next record the runner knows. `known` are the rows the runner knows
+/// are in the table besides the committed ones (the transaction's own
+/// writes). Returns what is wrong, if anything.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn judge_insert(
     engine: &engine::Engine,
@@ -197,40 +254,65 @@ pub(crate) fn judge_insert(
     events: &[OEvent],
     trx: u64,
     table_name: &str,
-    key: &[ModelValue],
+    row: &Row,
     committed: &Db,
     known: &[&[Write]],
 ) -> Option<String> {
     let table = engine.table(table_name).ok()?;
-    let (tid, cid) = (table.id, table.clustered.id);
-    let in_index = |t: &OTarget| matches!(t, OTarget::Record(a, b, _) if *a == tid && *b == cid);
-    let checks: Vec<&OEvent> = events
-        .iter()
-        .filter(|e| e.trx == trx && in_index(&e.target))
-        .filter(|e| matches!(e.mode, OMode::Record(_, RKind::InsertIntention)))
-        .filter(|e| matches!(e.kind, OKind::InsertChecked | OKind::Wait))
-        .collect();
-    // A delete-marked record of the key is taken over under an X lock on
-    // it, which the transaction may have held since an earlier statement
-    // (and, in autocommit mode, released with its commit in this call).
-    let on_key = |t: &OTarget| {
-        matches!(t, OTarget::Record(a, b, Some(k)) if *a == tid && *b == cid
-            && primary_key(table, k).as_deref() == Some(key))
-    };
-    let took_over = oracle.held_where(trx, |t, m| {
-        on_key(t) && matches!(m, OMode::Record(true, RKind::Record | RKind::NextKey))
-    });
-    let shown = models::value::fmt_key(key);
-    if checks.is_empty() && !took_over && oracle.others_lock_gaps(trx, tid, cid) {
-        return Some(format!(
-            "gap locking: trx {trx} inserted {table_name} {shown} without checking its gap, while another transaction locks gaps of {table_name}.PRIMARY"
-        ));
+    let tid = table.id;
+    let mut indexes = vec![(table.clustered.id, "PRIMARY")];
+    for sec in &table.secondary {
+        if sec
+            .def
+            .columns
+            .iter()
+            .all(|&c| table.def.columns[c].ty.is_integer())
+        {
+            indexes.push((sec.index.id, sec.def.name.as_str()));
+        }
     }
-    for e in checks {
-        if let Some(v) = successor_error(table, committed, known, key, &e.target) {
+    for (iid, iname) in indexes {
+        let Some(cols) = index_columns(table, iid) else {
+            continue;
+        };
+        let Some(entry) = entry_of(&cols, row) else {
+            continue;
+        };
+        let in_index = |t: &OTarget| matches!(t, OTarget::Record(a, b, _) if *a == tid && *b == iid);
+        let checks: Vec<&OEvent> = events
+            .iter()
+            .filter(|e| e.trx == trx && in_index(&e.target))
+            .filter(|e| matches!(e.mode, OMode::Record(_, RKind::InsertIntention)))
+            .filter(|e| matches!(e.kind, OKind::InsertChecked | OKind::Wait))
+            .collect();
+        // A delete-marked record of the entry is taken over under an X
+        // lock on it, which the transaction may have held since an earlier
+        // statement (and, in autocommit mode, released with its commit in
+        // this call).
+        let on_entry = |t: &OTarget| match t {
+            OTarget::Record(a, b, Some(k)) if *a == tid && *b == iid => {
+                key_columns(table, iid, k)
+                    .is_some_and(|(_, kv)| kv.iter().map(|(_, v)| v).eq(entry.iter()))
+            }
+            _ => false,
+        };
+        let took_over = || {
+            oracle.held_where(trx, |t, m| {
+                matches!(m, OMode::Record(true, RKind::Record | RKind::NextKey)) && on_entry(t)
+            })
+        };
+        let shown = models::value::fmt_key(&entry);
+        if checks.is_empty() && oracle.others_lock_gaps(trx, tid, iid) && !took_over() {
             return Some(format!(
-                "gap locking: trx {trx}'s insert of {table_name} {shown} checked the gap before {v}"
+                "gap locking: trx {trx} inserted {shown} into {table_name}.{iname} without checking its gap, while another transaction locks gaps of that index"
             ));
+        }
+        for e in checks {
+            if let Some(v) = successor_error(table, committed, known, &entry, &e.target) {
+                return Some(format!(
+                    "gap locking: trx {trx}'s insert of {shown} into {table_name}.{iname} checked the gap before {v}"
+                ));
+            }
         }
     }
     None
@@ -293,13 +375,19 @@ pub(crate) fn early_release(
     } else if open_row.is_some() {
         "an open transaction's writes"
     } else {
-        // The record may have left: its locks go to the record after it.
+        // The record may have left: its locks go to the record after it
+        // (judged where the model orders keys as the engine does: integer
+        // columns; strings sort by the engine's collation).
         let heir = r.heir.as_ref()?;
-        let v = successor_error(table, committed, open, &pk, heir)?;
+        if !cols.iter().all(|(c, _)| table.def.columns[*c].ty.is_integer()) {
+            return None;
+        }
+        let entry: Vec<ModelValue> = cols.iter().map(|(_, v)| v.clone()).collect();
+        let v = successor_error(table, committed, open, &entry, heir)?;
         return Some(format!(
             "gap locking: trx {}'s lock on {name}.{index_name} {} was inherited by {v}",
             r.trx,
-            models::value::fmt_key(&pk)
+            models::value::fmt_key(&entry)
         ));
     };
     let shown: Vec<String> = cols.iter().map(|(_, v)| v.to_string()).collect();

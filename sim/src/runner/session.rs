@@ -203,7 +203,7 @@ pub(super) fn handle(
                     if let (Request::Insert { table, .. }, Ok(_), Some(w), Some(trx)) =
                         (&req, &want, writes.first(), s.trx)
                     {
-                        judge_insert_gap(world, trx, table, &w.key, &txn.writes);
+                        judge_insert_gap(world, trx, table, w, &txn.writes);
                     }
                     let txn = s.txn.as_mut().expect("checked");
                     if want.is_ok() {
@@ -403,7 +403,7 @@ pub(super) fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Respons
                         if let (Request::Insert { table, .. }, Some(w), Some(trx)) =
                             (row_req, writes.first(), s.trx)
                         {
-                            judge_insert_gap(world, trx, table, &w.key, &txn_ref.writes);
+                            judge_insert_gap(world, trx, table, w, &txn_ref.writes);
                         }
                         s.txn.as_mut().expect("open").writes.extend(writes);
                     }
@@ -419,7 +419,10 @@ pub(super) fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Respons
 
 /// Judges the gap an insert that went ahead checked (see
 /// [`crate::judge::locks::judge_insert`]), from the step's lock events.
-fn judge_insert_gap(world: &mut World, trx: u64, table: &str, key: &[ModelValue], own: &[Write]) {
+fn judge_insert_gap(world: &mut World, trx: u64, table: &str, write: &Write, own: &[Write]) {
+    let Some(row) = write.row.as_ref() else {
+        return;
+    };
     let Some(engine) = world.engine.as_ref() else {
         return;
     };
@@ -429,7 +432,7 @@ fn judge_insert_gap(world: &mut World, trx: u64, table: &str, key: &[ModelValue]
         &world.step_events,
         trx,
         table,
-        key,
+        row,
         &world.committed,
         &[own],
     ) {
