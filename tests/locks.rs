@@ -984,10 +984,18 @@ fn an_insert_is_locked_implicitly_until_another_transaction_asks() -> Result<()>
     let t2 = e.session();
     ok(&mut e, t1, Request::Begin)?;
     ok(&mut e, t1, insert(15_000, 7))?;
-    assert_eq!(record_locks_of(&e, t1), 0, "the insert holds no explicit lock");
+    assert_eq!(
+        record_locks_of(&e, t1),
+        0,
+        "the insert holds no explicit lock"
+    );
     ok(&mut e, t2, Request::Begin)?;
     waits(&mut e, t2, locking_get(15_000, false))?;
-    assert_eq!(record_locks_of(&e, t1), 1, "the implicit lock was made explicit");
+    assert_eq!(
+        record_locks_of(&e, t1),
+        1,
+        "the implicit lock was made explicit"
+    );
     let (h1, h2) = (trx_hex(&e, t1), trx_hex(&e, t2));
     assert_eq!(wait_pairs(&mut e)?, vec![(h2, h1)]);
     ok(&mut e, t1, Request::Commit)?;
@@ -1036,23 +1044,39 @@ fn a_purged_record_hands_on_no_x_lock_of_a_read_committed_transaction() -> Resul
     ] {
         let (mut e, _clock) = open(Config::default(), &(1..=20).collect::<Vec<_>>())?;
         let (t0, t1, t2) = (e.session(), e.session(), e.session());
-        ok(&mut e, t0, Request::Delete {
-            table: T.into(),
-            key: vec![Value::UInt(15)],
-        })?;
+        ok(
+            &mut e,
+            t0,
+            Request::Delete {
+                table: T.into(),
+                key: vec![Value::UInt(15)],
+            },
+        )?;
         ok(&mut e, t1, Request::SetIsolation(iso))?;
         ok(&mut e, t1, Request::Begin)?;
-        let deleted = ok(&mut e, t1, Request::Delete {
-            table: T.into(),
-            key: vec![Value::UInt(15)],
-        })?;
-        assert_eq!(deleted, Response::Affected(0), "{iso:?}: the row is gone already");
+        let deleted = ok(
+            &mut e,
+            t1,
+            Request::Delete {
+                table: T.into(),
+                key: vec![Value::UInt(15)],
+            },
+        )?;
+        assert_eq!(
+            deleted,
+            Response::Affected(0),
+            "{iso:?}: the row is gone already"
+        );
         e.purge_all()?;
         ok(&mut e, t2, Request::Begin)?;
         if insert_waits {
             waits(&mut e, t2, insert(15, 1))?;
         } else {
-            assert_eq!(ok(&mut e, t2, insert(15, 1))?, Response::Affected(1), "{iso:?}");
+            assert_eq!(
+                ok(&mut e, t2, insert(15, 1))?,
+                Response::Affected(1),
+                "{iso:?}"
+            );
         }
         ok(&mut e, t1, Request::Commit)?;
     }

@@ -60,11 +60,12 @@ pub fn write_area(fil: &mut Fil, images: &[Arc<[u8]>]) -> Result<()> {
     fil.sync(SYSTEM_SPACE)
 }
 
-/// Whether the area holds a valid copy of page `id`. Recovery asks before
-/// it opens tablespaces: a `.ibd` file whose page 0 is torn still names its
+/// Whether the area holds a valid copy of page `id` that [`recover`] would
+/// use (written at or after `checkpoint_lsn`). Recovery asks before it
+/// opens tablespaces: a `.ibd` file whose page 0 is torn still names its
 /// space in its first bytes, and that claim is trusted when a copy of that
 /// page 0 is here for [`recover`] to restore.
-pub fn has_copy(fil: &mut Fil, id: PageId) -> Result<bool> {
+pub fn has_copy(fil: &mut Fil, id: PageId, checkpoint_lsn: u64) -> Result<bool> {
     let mut buf = vec![0u8; PAGE_SIZE];
     for k in 0..DBLWR_PAGES {
         if !fil.read_page_raw(PageId::new(SYSTEM_SPACE, DBLWR_START + k), &mut buf)? {
@@ -78,7 +79,7 @@ pub fn has_copy(fil: &mut Fil, id: PageId) -> Result<bool> {
             page::validate(&buf, id, "doublewrite"),
             Ok(PageState::Valid)
         );
-        if claimed == id && valid {
+        if claimed == id && valid && page::page_lsn(&buf) >= checkpoint_lsn {
             return Ok(true);
         }
     }
@@ -204,7 +205,10 @@ mod tests {
         let repair = recover(&mut fil, 200)?;
         assert!(repair.restored.is_empty(), "{:?}", repair.restored);
         let mut buf = vec![0u8; PAGE_SIZE];
-        assert!(fil.read_page(id, &mut buf).is_err(), "the damaged page is reported");
+        assert!(
+            fil.read_page(id, &mut buf).is_err(),
+            "the damaged page is reported"
+        );
         Ok(())
     }
 

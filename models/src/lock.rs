@@ -970,7 +970,10 @@ mod tests {
         o.settle();
         let early = o.take_early_releases();
         assert_eq!(early.len(), 1);
-        assert_eq!(early[0].target, OTarget::Record(1, 1, Some(vec![Some(vec![5])])));
+        assert_eq!(
+            early[0].target,
+            OTarget::Record(1, 1, Some(vec![Some(vec![5])]))
+        );
         // Everything goes in one step: the transaction ended.
         o.event(&ev(OKind::Released, 3, 1, 6, X, 2));
         o.event(&ix(OKind::Released, 1, 1));
@@ -991,7 +994,14 @@ mod tests {
         });
         o.event(&ev(OKind::Converted, 2, 1, 5, X, 0));
         assert!(o.take_violations().is_empty());
-        o.event(&ev(OKind::Converted, 3, 1, 6, OMode::Record(false, RKind::NextKey), 0));
+        o.event(&ev(
+            OKind::Converted,
+            3,
+            1,
+            6,
+            OMode::Record(false, RKind::NextKey),
+            0,
+        ));
         assert!(o.take_violations()[0].contains("not an X record lock"));
     }
 

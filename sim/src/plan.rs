@@ -692,10 +692,15 @@ impl Plan {
             while i > 0 {
                 i -= 1;
                 let t = &mut plan.transactions[i];
-                let alone = t
-                    .statements
-                    .first()
-                    .is_some_and(|st| !matches!(st, PlannedStmt::Savepoint(_) | PlannedStmt::RollbackTo(_) | PlannedStmt::ReleaseSavepoint(_) | PlannedStmt::Transfer { .. }));
+                let alone = t.statements.first().is_some_and(|st| {
+                    !matches!(
+                        st,
+                        PlannedStmt::Savepoint(_)
+                            | PlannedStmt::RollbackTo(_)
+                            | PlannedStmt::ReleaseSavepoint(_)
+                            | PlannedStmt::Transfer { .. }
+                    )
+                });
                 if !alone || t.statements.len() < 2 || !rng.gen_bool(0.2) {
                     continue;
                 }

@@ -223,7 +223,7 @@ impl Engine {
                 created.insert(name.to_string(), *space);
             }
         }
-        let unidentified = open_tablespaces(&mut fil, &created)?;
+        let unidentified = open_tablespaces(&mut fil, &created, scan.checkpoint_lsn)?;
         let repair = doublewrite::recover(&mut fil, scan.checkpoint_lsn)?;
         report.pages_repaired = repair.restored;
 
@@ -439,6 +439,7 @@ fn next_row_id(pager: &mut Pager, table: &Table) -> Result<u64> {
 fn open_tablespaces(
     fil: &mut Fil,
     created: &BTreeMap<String, u32>,
+    checkpoint_lsn: u64,
 ) -> Result<BTreeMap<String, Error>> {
     let files = fil.storage().list().map_err(io_err("list", "."))?;
     let mut buf = vec![0u8; PAGE_SIZE];
@@ -455,7 +456,7 @@ fn open_tablespaces(
                 Ok(PageState::Valid) => space = Some(claimed),
                 verdict => {
                     if claimed != SYSTEM_SPACE
-                        && doublewrite::has_copy(fil, PageId::new(claimed, 0))?
+                        && doublewrite::has_copy(fil, PageId::new(claimed, 0), checkpoint_lsn)?
                     {
                         // A page 0 torn by a crash while it was written
                         // still has the space id in its first sector, old

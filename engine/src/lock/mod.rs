@@ -804,20 +804,19 @@ impl LockSys {
     /// `savepoint-rollback-releases-locks` canary calls this: InnoDB keeps
     /// a transaction's locks until it ends.
     pub fn release_since(&mut self, trx: TrxId, first: LockId, now_us: u64) -> Vec<TrxId> {
-        let ids: Vec<LockId> = self
-            .by_trx
-            .get(&trx)
-            .into_iter()
-            .flatten()
-            .copied()
-            .filter(|&id| {
-                id >= first
-                    && self
-                        .locks
-                        .get(&id)
-                        .is_some_and(|l| !l.waiting && matches!(l.target, Target::Record { .. }))
-            })
-            .collect();
+        let ids: Vec<LockId> =
+            self.by_trx
+                .get(&trx)
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(|&id| {
+                    id >= first
+                        && self.locks.get(&id).is_some_and(|l| {
+                            !l.waiting && matches!(l.target, Target::Record { .. })
+                        })
+                })
+                .collect();
         let mut targets = Vec::new();
         for id in ids {
             if let Some(lock) = self.remove(id) {

@@ -4,9 +4,9 @@
 //! `lock_clust_rec_modify_check_and_lock`, `sel_set_rec_lock`).
 
 use crate::btree::{self, Bound, Cursor, Direction, Index, Key};
+use crate::dict::Table;
 use crate::error::Result;
 use crate::lock::{LockId, LockSys, Mode, RecKey, RecKind, RecMode, Request, Target, TrxId};
-use crate::dict::Table;
 use crate::pager::Pager;
 
 /// What a row operation needs to take locks.
@@ -171,7 +171,11 @@ pub fn insert_check(
 ) -> Result<(Option<RecKey>, Option<LockId>)> {
     // The `insert-skips-gap-check` canary's fast path takes "few" for
     // "none".
-    let few = if ctx.locks.canaries.skip_gap_check { 1000 } else { 1 };
+    let few = if ctx.locks.canaries.skip_gap_check {
+        1000
+    } else {
+        1
+    };
     if ctx.locks.index_locks(table, index.id).1 < few {
         return Ok((None, None));
     }

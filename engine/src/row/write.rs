@@ -535,8 +535,7 @@ fn lock_for_change(
     let Some(found) = btree::get(pager, &table.clustered, &btree::key_refs(key))? else {
         if ctx.gaps {
             let next = super::locking::successor(pager, &table.clustered, key)?;
-            if let Some(w) = ctx.gap(table.id, &table.clustered, next, RecMode::X, RecKind::Gap)
-            {
+            if let Some(w) = ctx.gap(table.id, &table.clustered, next, RecMode::X, RecKind::Gap) {
                 return Ok(Some(Locked::Wait(w)));
             }
         }

@@ -144,6 +144,7 @@ fn next_known(
     table: &str,
     cols: &[Option<usize>],
     entry: &[ModelValue],
+    primary: bool,
 ) -> Option<Vec<ModelValue>> {
     let open_rows = open
         .iter()
@@ -155,8 +156,8 @@ fn next_known(
         .filter(|k| k.as_slice() > entry)
         .min();
     let rows = committed.tables.get(table);
-    // The clustered index is the model's own order: one range lookup.
-    let primary = cols.len() == 1 && cols[0] == Some(0);
+    // The clustered index is the model's own order (its rows are keyed
+    // by primary key): one range lookup.
     let from_committed = if primary {
         use std::ops::Bound::{Excluded, Unbounded};
         rows.and_then(|t| {
@@ -174,7 +175,9 @@ fn next_known(
                 == std::cmp::Ordering::Greater
         };
         let below = |a: &Row, b: &Row| {
-            cols.iter().map(|c| field(a, c)).cmp(cols.iter().map(|c| field(b, c)))
+            cols.iter()
+                .map(|c| field(a, c))
+                .cmp(cols.iter().map(|c| field(b, c)))
                 == std::cmp::Ordering::Less
         };
         let mut best: Option<&Row> = None;
@@ -206,7 +209,8 @@ fn successor_error(
         return None;
     };
     let cols = index_columns(table, *index)?;
-    let next = next_known(committed, open, table.name(), &cols, entry);
+    let primary = *index == table.clustered.id;
+    let next = next_known(committed, open, table.name(), &cols, entry, primary);
     let shown = |k: &[ModelValue]| models::value::fmt_key(k);
     match (pos_key, next) {
         (None, None) => None,
@@ -278,7 +282,8 @@ pub(crate) fn judge_insert(
         let Some(entry) = entry_of(&cols, row) else {
             continue;
         };
-        let in_index = |t: &OTarget| matches!(t, OTarget::Record(a, b, _) if *a == tid && *b == iid);
+        let in_index =
+            |t: &OTarget| matches!(t, OTarget::Record(a, b, _) if *a == tid && *b == iid);
         let checks: Vec<&OEvent> = events
             .iter()
             .filter(|e| e.trx == trx && in_index(&e.target))
@@ -290,10 +295,8 @@ pub(crate) fn judge_insert(
         // statement (and, in autocommit mode, released with its commit in
         // this call).
         let on_entry = |t: &OTarget| match t {
-            OTarget::Record(a, b, Some(k)) if *a == tid && *b == iid => {
-                key_columns(table, iid, k)
-                    .is_some_and(|(_, kv)| kv.iter().map(|(_, v)| v).eq(entry.iter()))
-            }
+            OTarget::Record(a, b, Some(k)) if *a == tid && *b == iid => key_columns(table, iid, k)
+                .is_some_and(|(_, kv)| kv.iter().map(|(_, v)| v).eq(entry.iter())),
             _ => false,
         };
         let took_over = || {
@@ -379,7 +382,10 @@ pub(crate) fn early_release(
         // (judged where the model orders keys as the engine does: integer
         // columns; strings sort by the engine's collation).
         let heir = r.heir.as_ref()?;
-        if !cols.iter().all(|(c, _)| table.def.columns[*c].ty.is_integer()) {
+        if !cols
+            .iter()
+            .all(|(c, _)| table.def.columns[*c].ty.is_integer())
+        {
             return None;
         }
         let entry: Vec<ModelValue> = cols.iter().map(|(_, v)| v.clone()).collect();

@@ -42,6 +42,15 @@ pub(crate) fn rows_match(resp: &Response, want: &[Row]) -> bool {
     }
 }
 
+/// The column a scan's index orders by: `Some(None)` for the primary key,
+/// `None` for an index the table does not have.
+fn index_column(table: &str, index: &Option<String>) -> Option<Option<usize>> {
+    match index {
+        None => Some(None),
+        Some(i) => Some(Some(column_names(table).iter().position(|c| c == i)?)),
+    }
+}
+
 pub(crate) fn column_names(table: &str) -> &'static [&'static str] {
     if table == "sb" {
         &["id", "k", "c", "pad"]
@@ -205,10 +214,7 @@ pub(crate) fn judge_uncommitted(
                 .iter()
                 .map(|r| r.iter().map(to_model).collect())
                 .collect();
-            let col = match index {
-                None => 0,
-                Some(i) => column_names(table).iter().position(|c| c == i)?,
-            };
+            let col = index_column(table, index)?.unwrap_or(0);
             // Index order: the indexed column, then the primary key.
             let order = |r: &Row| (r[col].clone(), r[0].clone());
             for (i, r) in rows.iter().enumerate() {
@@ -313,10 +319,7 @@ pub(crate) fn locked_range(
             reverse,
             limit,
         } => {
-            let column = match index {
-                None => None,
-                Some(i) => Some(column_names(table).iter().position(|c| c == i)?),
-            };
+            let column = index_column(table, index)?;
             let full = limit.is_some_and(|l| rows.len() >= l);
             let last = rows.last().map(|r| index_key(column, r));
             let (lo, hi) = match (reverse, full, last) {

@@ -709,7 +709,11 @@ fn judge_early_releases(world: &mut World, sessions: &[Sess], stepped: (usize, u
         .filter(|(_, s)| s.trx.is_some_and(|t| world.locks.holds_any(t)))
         .filter_map(|(j, s)| {
             let w = s.txn.as_ref()?.writes.as_slice();
-            Some(if j == stepped.0 { &w[..stepped.1.min(w.len())] } else { w })
+            Some(if j == stepped.0 {
+                &w[..stepped.1.min(w.len())]
+            } else {
+                w
+            })
         })
         .collect();
     for r in &early {
