@@ -127,6 +127,10 @@ fn canary_cases() -> Vec<(&'static str, &'static str, u64, &'static [&'static st
             // also a statement that waits again after a grant (hot-rows'
             // locking ranges). Both first at seed 0.
             LateLockTimeout | DeadlineFromFirstWait => ("hot-rows", 10, &["lock oracle:"]),
+            // Needs a misdirected write that lands on a page read later
+            // (most land on free pages or doublewrite slots): first at
+            // crash-heavy seed 356, recovered from the wrong page.
+            TrustPageId => ("crash-heavy", 600, RECOVERY),
         };
         cases.push((c.name(), case.0, case.1, case.2));
     }
@@ -280,6 +284,7 @@ fn every_profile_injects_its_faults_and_reaches_the_rare_paths() {
         ("locks inherited", 100),
         ("implicit locks converted", 20),
         ("group commit waits", 50),
+        ("misdirected writes", 5),
     ];
     let io_errors: Wants = &[("fsync failures", 8), ("full-disk errors", 40)];
     let lock_heavy: Wants = &[

@@ -79,11 +79,16 @@ pub enum Canary {
     /// A record that leaves the index hands its locks to the supremum
     /// instead of the record after it: the gap it guarded is open.
     InheritToSupremum,
+    /// Page validation checks a page against the page number and space id
+    /// its own header claims rather than the ones it was read for: the
+    /// page a misdirected write landed on reads back as a valid page, the
+    /// wrong one.
+    TrustPageId,
 }
 
 impl Canary {
     /// Every canary.
-    pub const ALL: [Canary; 22] = [
+    pub const ALL: [Canary; 23] = [
         Canary::SkipDoublewrite,
         Canary::AckBeforeSync,
         Canary::IgnorePageLsn,
@@ -106,6 +111,7 @@ impl Canary {
         Canary::SavepointRollbackReleasesLocks,
         Canary::InsertSkipsGapCheck,
         Canary::InheritToSupremum,
+        Canary::TrustPageId,
     ];
 
     /// The canaries of the lock manager, caught by the lock oracle under
@@ -144,6 +150,7 @@ impl Canary {
             Canary::SavepointRollbackReleasesLocks => "savepoint-rollback-releases-locks",
             Canary::InsertSkipsGapCheck => "insert-skips-gap-check",
             Canary::InheritToSupremum => "inherit-to-supremum",
+            Canary::TrustPageId => "trust-page-id",
         }
     }
 

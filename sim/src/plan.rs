@@ -537,7 +537,7 @@ impl Plan {
             .faults
             .iter()
             .copied()
-            .filter(|k| !k.drawn_last())
+            .filter(|k| !k.drawn_last() && !k.drawn_apart())
             .filter(|_| rng.gen_bool(0.6))
             .collect();
         if faults.is_empty() {
@@ -786,6 +786,14 @@ impl Plan {
                         }
                     }
                 }
+            }
+        }
+        // Kinds drawn apart (misdirected writes): their own generator, so
+        // no draw above moved when they came.
+        let mut apart = ChaCha8Rng::seed_from_u64(seed ^ 0xA9A2_7000_0000_0005);
+        for &k in profile.faults.iter().filter(|k| k.drawn_apart()) {
+            if apart.gen_bool(0.6) {
+                plan.faults.push(k);
             }
         }
         plan

@@ -27,6 +27,11 @@ pub enum FaultKind {
     /// validation must catch what is read, and nothing wrong may be
     /// returned as data.
     BitRot,
+    /// A page write of a data file lands on another page of its file, just
+    /// before a crash: recovery must rebuild the page that missed its write
+    /// from redo, and page validation must catch the page it landed on
+    /// (or the doublewrite buffer repair it).
+    MisdirectedWrite,
 }
 
 impl FaultKind {
@@ -35,6 +40,12 @@ impl FaultKind {
     /// they were before.
     pub fn drawn_last(self) -> bool {
         matches!(self, FaultKind::RecoveryCrash | FaultKind::BitRot)
+    }
+
+    /// Kinds drawn from a generator of their own (after the drawn-last
+    /// ones existed), so that adding them changed no other draw.
+    pub fn drawn_apart(self) -> bool {
+        matches!(self, FaultKind::MisdirectedWrite)
     }
 }
 
@@ -146,6 +157,7 @@ impl Profile {
                 FaultKind::TornWrites,
                 FaultKind::RecoveryCrash,
                 FaultKind::BitRot,
+                FaultKind::MisdirectedWrite,
             ],
             pool_pages: (16, 256),
             shape: Shape::Mixed,
@@ -188,6 +200,7 @@ impl Profile {
                     FaultKind::DiskFull,
                     FaultKind::RecoveryCrash,
                     FaultKind::BitRot,
+                    FaultKind::MisdirectedWrite,
                 ],
                 ..base
             },

@@ -141,6 +141,7 @@ impl Engine {
         config: Config,
     ) -> Result<(Engine, RecoveryReport)> {
         let mut fil = Fil::new(storage);
+        fil.trust_page_id = config.canaries.has(crate::Canary::TrustPageId);
         fil.create(SYSTEM_SPACE, SYSTEM_FILE)?;
         let log = Log::create(fil.storage(), &config.log)?;
         let mut pager = Pager::new(fil, log, config.buffer_pool_pages, doublewrite_on(&config));
@@ -197,6 +198,7 @@ impl Engine {
     ) -> Result<(Engine, RecoveryReport)> {
         let mut report = RecoveryReport::default();
         let mut fil = Fil::new(storage);
+        fil.trust_page_id = config.canaries.has(crate::Canary::TrustPageId);
         fil.open(SYSTEM_SPACE, SYSTEM_FILE)?;
         let scan = redo::scan_with(
             fil.storage(),

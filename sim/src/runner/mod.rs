@@ -63,6 +63,10 @@ use trace::{push_json_str, Trace};
 /// Tables every run creates.
 pub const TABLES: [&str; 2] = ["sb", "docs"];
 
+/// With misdirected writes on, one page write of a data file in this many
+/// goes astray.
+const MISDIRECTION_ODDS: f64 = 400.0;
+
 /// What to run besides the seed and profile.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RunOptions {
@@ -211,9 +215,10 @@ struct World {
     /// Decides crashes inside recovery (its own stream, so that seeds
     /// without them run as before).
     recovery_rng: ChaCha8Rng,
-    /// Pages bit rot has flipped bits in, by file and page number: a
+    /// Pages a fault damaged on disk (bit rot flipped their bits, or a
+    /// misdirected write landed on them), by file and page number: a
     /// corrupt-page report on one of them is the fault caught.
-    rotted_pages: std::collections::BTreeSet<(String, u32)>,
+    damaged_pages: std::collections::BTreeMap<(String, u32), recovery::Damage>,
     /// READ UNCOMMITTED reads of the step just made, with their results:
     /// judged after the step, when every session's writes are at hand.
     uncommitted_reads: Vec<(Request, Response)>,
@@ -395,6 +400,14 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
     if faults.contains(&FaultKind::FsyncFailure) {
         fc.p_fsync_failure = 0.02;
     }
+    if faults.contains(&FaultKind::MisdirectedWrite) {
+        // A page write of a data file lands on another page as the power
+        // fails (see FaultConfig::crash_after_misdirection): about one in
+        // MISDIRECTION_ODDS page writes.
+        fc.p_misdirected_write = 1.0 / MISDIRECTION_ODDS;
+        fc.misdirect_data_files_only = true;
+        fc.crash_after_misdirection = true;
+    }
     if faults.contains(&FaultKind::BitRot) {
         fc.bit_rot = Some(crate::storage::BitRot {
             per_restart_flips: 1 + (seed % 3) as u32,
@@ -424,7 +437,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         log_fsync_failures: 0,
         call_start_us: 0,
         recovery_rng: ChaCha8Rng::seed_from_u64(seed ^ 0x7EC0_7E11_0000_0003),
-        rotted_pages: std::collections::BTreeSet::new(),
+        damaged_pages: std::collections::BTreeMap::new(),
         uncommitted_reads: Vec::new(),
         anchors: plan.crash_at_statements.clone(),
         anchors_armed: vec![false; plan.crash_at_statements.len()],

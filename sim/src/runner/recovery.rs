@@ -143,7 +143,7 @@ pub(super) fn recover(
         json!({"acknowledged": bounds.acknowledged_k, "promised": bounds.promised_k, "claimed": min_k}),
     );
     if let Err(e) = &opened {
-        if world.bit_rot_caught(e) {
+        if world.damage_caught(e) {
             return;
         }
     }
@@ -168,7 +168,7 @@ pub(super) fn recover(
                        "pages_repaired": report.pages_repaired.len(), "rolled_back": report.rolled_back.len()}),
             );
             match read_db(&mut e) {
-                Err(err) if world.bit_rot_caught(&err) => return,
+                Err(err) if world.damage_caught(&err) => return,
                 Err(err) => world
                     .violations
                     .push(format!("reading the recovered database failed: {err}")),
@@ -213,11 +213,11 @@ pub(super) fn recover(
             for t in TABLES {
                 match e.check_table(t) {
                     Ok(c) if c.is_ok() => {}
-                    Ok(c) if c.problems.iter().any(|p| world.bit_rot_named(p)) => return,
+                    Ok(c) if c.problems.iter().any(|p| world.damage_named(p)) => return,
                     Ok(c) => world
                         .violations
                         .push(format!("CHECK TABLE {t}: {}", c.problems.join("; "))),
-                    Err(err) if world.bit_rot_caught(&err) => return,
+                    Err(err) if world.damage_caught(&err) => return,
                     Err(err) => world.violations.push(format!("CHECK TABLE {t}: {err}")),
                 }
             }
@@ -304,11 +304,32 @@ impl World {
         use engine::page::{get_u32, FIL_PAGE_OFFSET, FIL_PAGE_SPACE_ID};
         let report = self.storage.restart(mode);
         let page_bytes = crate::storage::PAGE_BYTES as usize;
+        for m in &report.misdirected {
+            self.stats.misdirected_writes += 1;
+            let page = (m.actual_offset / crate::storage::PAGE_BYTES) as u32;
+            self.event(
+                "misdirected write",
+                json!({"file": m.file, "intended_page": m.intended_offset / crate::storage::PAGE_BYTES, "landed_on": page}),
+            );
+            self.damage(&m.file, page, Damage::Misdirection);
+            // Landing on a doublewrite slot destroys the copy it held.
+            let slot = m.file == engine::fil::SYSTEM_FILE
+                && (DBLWR_START..DBLWR_START + DBLWR_PAGES).contains(&page);
+            if slot {
+                let (space, page_no) = (
+                    get_u32(&m.displaced, FIL_PAGE_SPACE_ID),
+                    get_u32(&m.displaced, FIL_PAGE_OFFSET),
+                );
+                if let Some(file) = self.space_file(space) {
+                    self.damage(&file, page_no, Damage::Misdirection);
+                }
+            }
+        }
         let mut system: Option<Vec<u8>> = None;
         for f in &report.bit_flips {
             self.stats.bit_flips += 1;
             let page = (f.offset / crate::storage::PAGE_BYTES) as u32;
-            self.rotted_pages.insert((f.file.clone(), page));
+            self.damage(&f.file, page, Damage::BitRot);
             let slot = f.file == engine::fil::SYSTEM_FILE
                 && (DBLWR_START..DBLWR_START + DBLWR_PAGES).contains(&page);
             if !slot {
@@ -337,7 +358,7 @@ impl World {
                 get_u32(&header, FIL_PAGE_OFFSET),
             );
             if let Some(file) = self.space_file(space) {
-                self.rotted_pages.insert((file, page_no));
+                self.damage(&file, page_no, Damage::BitRot);
             }
         }
     }
@@ -357,43 +378,76 @@ impl World {
         })
     }
 
-    /// Whether bit rot may explain a corrupt page (see
-    /// [`World::restart`]).
-    fn rot_explains(&self, file: &str, page_no: u32) -> bool {
-        self.rotted_pages.contains(&(file.to_string(), page_no))
+    /// Notes a page a fault damaged (the first cause stays).
+    fn damage(&mut self, file: &str, page_no: u32, cause: Damage) {
+        self.damaged_pages
+            .entry((file.to_string(), page_no))
+            .or_insert(cause);
     }
 
-    /// Whether `e` reports a page bit rot damaged: the fault is caught.
-    /// The database is damaged beyond what the engine promises to repair
-    /// (InnoDB refuses to go on too), so the run ends here, judged good.
-    pub(super) fn bit_rot_caught(&mut self, e: &Error) -> bool {
+    /// Counts a damaged page caught, and ends the run: the database is
+    /// damaged beyond what the engine promises to repair (InnoDB refuses
+    /// to go on too), so it ends here, judged good.
+    fn caught(&mut self, cause: Damage, what: serde_json::Value) {
+        match cause {
+            Damage::BitRot => self.stats.bit_rot_caught += 1,
+            Damage::Misdirection => self.stats.misdirection_caught += 1,
+        }
+        self.event(cause.caught_event(), what);
+        self.engine = None;
+    }
+
+    /// Whether `e` reports a page a fault damaged (see [`World::restart`]):
+    /// the fault is caught, and the run ends.
+    pub(super) fn damage_caught(&mut self, e: &Error) -> bool {
         let Error::CorruptPage { file, page_no, .. } = e else {
             return false;
         };
-        if !self.rot_explains(file, *page_no) {
+        let Some(&cause) = self.damaged_pages.get(&(file.clone(), *page_no)) else {
             return false;
-        }
-        self.stats.bit_rot_caught += 1;
-        self.event(
-            "bit rot caught",
+        };
+        self.caught(
+            cause,
             json!({"file": file, "page": page_no, "error": e.to_string()}),
         );
-        self.engine = None;
         true
     }
 
-    /// Whether a CHECK TABLE problem names a page bit rot damaged.
-    pub(super) fn bit_rot_named(&mut self, problem: &str) -> bool {
-        let named = self
-            .rotted_pages
+    /// Whether a CHECK TABLE problem names a page a fault damaged: the
+    /// fault is caught, and the run ends.
+    pub(super) fn damage_named(&mut self, problem: &str) -> bool {
+        let cause = self
+            .damaged_pages
             .iter()
-            .any(|(file, page)| problem.contains(&format!("corrupt page {page} in '{file}'")));
-        if named {
-            self.stats.bit_rot_caught += 1;
-            self.event("bit rot caught", json!({"problem": problem}));
-            self.engine = None;
+            .find(|((file, page), _)| problem.contains(&format!("corrupt page {page} in '{file}'")))
+            .map(|(_, &cause)| cause);
+        match cause {
+            Some(cause) => {
+                self.caught(cause, json!({"problem": problem}));
+                true
+            }
+            None => false,
         }
-        named
+    }
+}
+
+/// What damaged a page on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Damage {
+    /// Bit rot flipped bits of it (or of the doublewrite copy that was its
+    /// only repair).
+    BitRot,
+    /// A misdirected page write landed on it (or on the doublewrite slot
+    /// that held its copy).
+    Misdirection,
+}
+
+impl Damage {
+    fn caught_event(self) -> &'static str {
+        match self {
+            Damage::BitRot => "bit rot caught",
+            Damage::Misdirection => "misdirected write caught",
+        }
     }
 }
 

@@ -441,7 +441,7 @@ fn judge_insert_gap(world: &mut World, trx: u64, table: &str, write: &Write, own
 }
 
 pub(super) fn failed(world: &mut World, s: &mut Sess, req: &Request, e: Error) -> Option<bool> {
-    if world.bit_rot_caught(&e) {
+    if world.damage_caught(&e) {
         return None;
     }
     if e.stops_engine() || e.is_fatal() {

@@ -55,6 +55,11 @@ pub struct RunStats {
     /// Runs ended because the engine reported a page that bit rot had
     /// damaged (caught by page validation; InnoDB too refuses to go on).
     pub bit_rot_caught: u64,
+    /// Page writes of data files misdirected (each just before a crash).
+    pub misdirected_writes: u64,
+    /// Runs ended because the engine reported a page a misdirected write
+    /// had landed on.
+    pub misdirection_caught: u64,
 }
 
 impl RunStats {
@@ -84,6 +89,8 @@ impl RunStats {
             recovery_crashes,
             bit_flips,
             bit_rot_caught,
+            misdirected_writes,
+            misdirection_caught,
         } = o;
         self.statements += statements;
         self.commits += commits;
@@ -108,6 +115,8 @@ impl RunStats {
         self.recovery_crashes += recovery_crashes;
         self.bit_flips += bit_flips;
         self.bit_rot_caught += bit_rot_caught;
+        self.misdirected_writes += misdirected_writes;
+        self.misdirection_caught += misdirection_caught;
     }
 
     /// The faults injected and the rare paths reached, by name: what a
@@ -120,6 +129,8 @@ impl RunStats {
             ("full-disk errors", self.full_disk_errors),
             ("bits flipped by bit rot", self.bit_flips),
             ("bit rot caught", self.bit_rot_caught),
+            ("misdirected writes", self.misdirected_writes),
+            ("misdirected writes caught", self.misdirection_caught),
             ("torn pages repaired", self.pages_repaired),
             ("redo records applied", self.redo_records_applied),
             (

@@ -221,6 +221,10 @@ pub(super) struct Disk {
     pub op_index: u64,
     /// The I/O index at which to crash, disarmed when it fires.
     pub crash_at: Option<u64>,
+    /// Crash at the next operation (set by a misdirection that crashes).
+    pub crash_next: bool,
+    /// Page writes misdirected since the last restart.
+    pub misdirected: Vec<super::MisdirectedPage>,
     pub crashed: bool,
     /// Bumped by every restart; handles of an older epoch are dead.
     pub epoch: u64,
@@ -263,6 +267,9 @@ impl Disk {
         self.counters.ops += 1;
         if self.crash_at == Some(index) {
             self.crash_at = None;
+            self.crash();
+        }
+        if std::mem::take(&mut self.crash_next) {
             self.crash();
         }
         let stale = call.handle_epoch.is_some_and(|epoch| epoch != self.epoch);

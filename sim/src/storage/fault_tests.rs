@@ -900,3 +900,55 @@ fn a_random_workload_under_every_fault_keeps_the_disk_consistent() {
     assert!(reached.misdirected_writes > 0, "{reached:?}");
     assert!(reached.namespace_ops_lost > 0, "{reached:?}");
 }
+
+#[test]
+fn a_misdirection_that_crashes_strikes_at_the_next_operation_and_is_reported() -> io::Result<()> {
+    let mut storage = SimStorage::new();
+    let planted: Vec<u8> = (0..4).flat_map(page).collect();
+    storage.write_file("ibdata1", planted.clone());
+    storage.write_file("ib_logfile0", planted);
+    storage.set_faults(FaultConfig {
+        p_misdirected_write: 1.0,
+        misdirect_data_files_only: true,
+        crash_after_misdirection: true,
+        ..FaultConfig::default()
+    });
+    // The redo log is not a data file: its page-sized writes go home.
+    let mut log = storage.open("ib_logfile0")?;
+    log.write_at(PAGE_BYTES, &page(0xAA))?;
+    log.sync()?;
+    assert_eq!(storage.fault_counters().misdirected_writes, 0);
+    // A data file's page write goes astray and succeeds; the next call
+    // crashes, whatever it is.
+    let mut file = storage.open("ibdata1")?;
+    file.write_at(2 * PAGE_BYTES, &page(0xEE))?;
+    assert_eq!(storage.fault_counters().misdirected_writes, 1);
+    assert!(!storage.crashed());
+    let err = file.sync().unwrap_err();
+    assert!(is_simulated_crash(&err), "{err}");
+    assert!(storage.crashed());
+
+    let report = storage.restart(CrashMode::ProcessCrash);
+    assert_eq!(report.misdirected.len(), 1);
+    let m = &report.misdirected[0];
+    assert_eq!(m.file, "ibdata1");
+    assert_eq!(m.intended_offset, 2 * PAGE_BYTES);
+    assert_ne!(m.actual_offset, 2 * PAGE_BYTES);
+    // What the landing page held before: its planted byte.
+    let landed = (m.actual_offset / PAGE_BYTES) as u8;
+    assert_eq!(m.displaced, vec![landed; DISPLACED_BYTES]);
+    // A process crash keeps the misdirected bytes; the intended page its old ones.
+    let image = storage.read_file("ibdata1").unwrap_or_default();
+    let at = |p: u64| image[(p * PAGE_BYTES) as usize];
+    assert_eq!(at(2), 2);
+    assert_eq!(at(m.actual_offset / PAGE_BYTES), 0xEE);
+    // Reported once, and the crash does not repeat after the restart.
+    storage.set_faults(FaultConfig::default());
+    let mut file = storage.open("ibdata1")?;
+    file.sync()?;
+    assert!(storage
+        .restart(CrashMode::ProcessCrash)
+        .misdirected
+        .is_empty());
+    Ok(())
+}

@@ -16,7 +16,7 @@
 //! | lying fsync | `lying_fsync`, `p_lie` | `sync` succeeds | nothing becomes durable; the file's operations stay pending |
 //! | full disk | `capacity_bytes`, `full_at_op` | a growing `write_at`/`set_len` fails, `StorageFull` | nothing changes |
 //! | bit rot | `bit_rot` | wrong bits in pages read after a restart | bits of data files' durable images flip at restart |
-//! | misdirected write | `p_misdirected_write` | `write_at` succeeds | a page write lands on another page of the file |
+//! | misdirected write | `p_misdirected_write`, `misdirect_data_files_only`, `crash_after_misdirection` | `write_at` succeeds (and, with the crash, the next operation crashes) | a page write lands on another page of the file |
 //! | latency | `latency_us` | nothing | the attached [`SimClock`](crate::clock::SimClock) advances |
 //! | losable namespace | `lose_unsynced_namespace_ops` | nothing | create/remove/rename are durable only after a later sync |
 //!
@@ -83,6 +83,17 @@ pub struct FaultConfig {
     /// is skipped if the page after would not fit (full disk, maximum file
     /// size). The trace shows the intended offset, the fault log the actual.
     pub p_misdirected_write: f64,
+    /// Misdirect only writes to data files (the tablespaces, as
+    /// [`BitRot::covers`] names them without the redo log): a page-sized
+    /// write to the redo log is a run of 512-byte blocks, not a page.
+    pub misdirect_data_files_only: bool,
+    /// Crash at the operation after a misdirected write (the write itself
+    /// succeeded and stays pending): a write that goes astray as the power
+    /// fails. The lost write is then one whose page the engine has not
+    /// synced, so the redo since the last checkpoint still covers it; a
+    /// misdirected write that a later sync and checkpoint pass is
+    /// undetectable by InnoDB's design.
+    pub crash_after_misdirection: bool,
 
     /// Simulated time each operation costs, charged to the clock attached
     /// with [`SimStorage::set_clock`](super::SimStorage::set_clock).
@@ -114,6 +125,8 @@ impl Default for FaultConfig {
             full_at_op: None,
             bit_rot: None,
             p_misdirected_write: 0.0,
+            misdirect_data_files_only: false,
+            crash_after_misdirection: false,
             latency_us: Latency::default(),
             lose_unsynced_namespace_ops: false,
         }

@@ -265,6 +265,12 @@ impl Disk {
         if p == 0.0 || len as u64 != PAGE_BYTES || !offset.is_multiple_of(PAGE_BYTES) {
             return None;
         }
+        if self.faults.config.misdirect_data_files_only {
+            let name = self.inode_name(id);
+            if !(name.ends_with(".ibd") || name == "ibdata1") {
+                return None;
+            }
+        }
         if self.faults.misdirect_rng.gen::<f64>() >= p {
             return None;
         }

@@ -70,7 +70,8 @@ pub use faults::{
     NamespaceChange, PAGE_BYTES,
 };
 pub use power_loss::{
-    CrashMode, PendingKind, PendingWrite, PowerLossPolicy, RestartReport, Survival,
+    CrashMode, MisdirectedPage, PendingKind, PendingWrite, PowerLossPolicy, RestartReport,
+    Survival, DISPLACED_BYTES,
 };
 pub use trace::{IoCounters, IoOp, IoOutcome, IoRecord};
 
@@ -178,6 +179,8 @@ impl SimStorage {
         disk.crash();
         disk.forget_handles();
         report.bit_flips = disk.rot();
+        report.misdirected = std::mem::take(&mut disk.misdirected);
+        disk.crash_next = false;
         disk.crashed = false;
         disk.counters.restarts += 1;
         report
@@ -484,7 +487,19 @@ impl SimFile {
                         len: misdirection.length,
                     });
                 }
+                let mut displaced = vec![0; power_loss::DISPLACED_BYTES];
+                inode.current.read(misdirection.target, &mut displaced);
                 target = misdirection.target;
+                let file = disk.inode_name(self.inode);
+                disk.misdirected.push(MisdirectedPage {
+                    file,
+                    intended_offset: offset,
+                    actual_offset: target,
+                    displaced,
+                });
+                if disk.faults.config.crash_after_misdirection {
+                    disk.crash_next = true;
+                }
             }
             let inode = disk.inode_mut(self.inode);
             let chunks = shared

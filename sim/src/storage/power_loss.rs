@@ -170,7 +170,28 @@ pub struct RestartReport {
     /// The bits bit rot flipped once the survivors were on disk, in the
     /// order flipped; empty unless `bit_rot` is on.
     pub bit_flips: Vec<BitFlip>,
+    /// The page writes misdirected since the last restart, in the order
+    /// made.
+    pub misdirected: Vec<MisdirectedPage>,
 }
+
+/// A page write that landed elsewhere (see
+/// [`FaultConfig::p_misdirected_write`](super::FaultConfig::p_misdirected_write)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MisdirectedPage {
+    /// The file written.
+    pub file: String,
+    /// Where the page was meant to go; that page keeps its old bytes.
+    pub intended_offset: u64,
+    /// Where it landed.
+    pub actual_offset: u64,
+    /// The first [`DISPLACED_BYTES`] bytes the page it landed on held
+    /// before (its header: whose copy a doublewrite slot held, say).
+    pub displaced: Vec<u8>,
+}
+
+/// How many leading bytes of an overwritten page a misdirection reports.
+pub const DISPLACED_BYTES: usize = 64;
 
 /// Splits `len` bytes at `offset` at absolute multiples of `sector_bytes`,
 /// returning each piece as (offset, length).
@@ -362,6 +383,7 @@ pub(super) fn settle(disk: &mut Disk, mode: &CrashMode) -> RestartReport {
         namespace_ops,
         namespace_ops_kept,
         bit_flips: Vec::new(),
+        misdirected: Vec::new(),
     }
 }
 
