@@ -84,11 +84,15 @@ pub enum Canary {
     /// page a misdirected write landed on reads back as a valid page, the
     /// wrong one.
     TrustPageId,
+    /// The duplicate check of a unique secondary index compares only the
+    /// index's first column: a row that differs from another only in a
+    /// later column of a composite unique index is refused with 1062.
+    UniqueCheckFirstColumn,
 }
 
 impl Canary {
     /// Every canary.
-    pub const ALL: [Canary; 23] = [
+    pub const ALL: [Canary; 24] = [
         Canary::SkipDoublewrite,
         Canary::AckBeforeSync,
         Canary::IgnorePageLsn,
@@ -112,6 +116,7 @@ impl Canary {
         Canary::InsertSkipsGapCheck,
         Canary::InheritToSupremum,
         Canary::TrustPageId,
+        Canary::UniqueCheckFirstColumn,
     ];
 
     /// The canaries of the lock manager, caught by the lock oracle under
@@ -151,6 +156,7 @@ impl Canary {
             Canary::InsertSkipsGapCheck => "insert-skips-gap-check",
             Canary::InheritToSupremum => "inherit-to-supremum",
             Canary::TrustPageId => "trust-page-id",
+            Canary::UniqueCheckFirstColumn => "unique-check-first-column",
         }
     }
 

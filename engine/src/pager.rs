@@ -47,6 +47,8 @@ pub struct Pager {
     /// The `early-checkpoint` canary: checkpoint at the log's end whatever
     /// is still dirty.
     pub early_checkpoint: bool,
+    /// The `unique-check-first-column` canary (see [`crate::Canary`]).
+    pub unique_first_column: bool,
     /// Counters.
     pub stats: PagerStats,
 }
@@ -61,6 +63,7 @@ impl Pager {
             doublewrite,
             batch_pages: (DBLWR_PAGES as usize).min(pool_pages / 2).max(1),
             early_checkpoint: false,
+            unique_first_column: false,
             stats: PagerStats::default(),
         }
     }

@@ -66,6 +66,49 @@ fn long_letters(len: usize, seed: u64) -> Vec<u8> {
     out
 }
 
+/// A primary key in a plan: one value, saved as that value (so plans
+/// from before composite keys read unchanged), or several, saved as a
+/// list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PKey(pub Vec<PValue>);
+
+impl PKey {
+    /// The engine values.
+    pub fn values(&self) -> Vec<Value> {
+        self.0.iter().map(PValue::value).collect()
+    }
+}
+
+impl From<PValue> for PKey {
+    fn from(v: PValue) -> PKey {
+        PKey(vec![v])
+    }
+}
+
+impl Serialize for PKey {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0.as_slice() {
+            [one] => one.serialize(s),
+            many => many.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for PKey {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<PKey, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Form {
+            One(PValue),
+            Many(Vec<PValue>),
+        }
+        Ok(match Form::deserialize(d)? {
+            Form::One(v) => PKey(vec![v]),
+            Form::Many(vs) => PKey(vs),
+        })
+    }
+}
+
 /// One statement of a planned transaction.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
@@ -82,7 +125,7 @@ pub enum PlannedStmt {
         /// Table.
         table: String,
         /// Primary key.
-        key: PValue,
+        key: PKey,
         /// Column and value.
         set: Vec<(String, PValue)>,
     },
@@ -91,14 +134,14 @@ pub enum PlannedStmt {
         /// Table.
         table: String,
         /// Primary key.
-        key: PValue,
+        key: PKey,
     },
     /// SELECT by primary key.
     Get {
         /// Table.
         table: String,
         /// Primary key.
-        key: PValue,
+        key: PKey,
     },
     /// A scan from a primary key (or the first row), LIMIT rows.
     Scan {
@@ -127,7 +170,7 @@ pub enum PlannedStmt {
         /// Table.
         table: String,
         /// Primary key.
-        key: PValue,
+        key: PKey,
         /// FOR UPDATE.
         exclusive: bool,
     },
@@ -174,6 +217,23 @@ pub enum PlannedStmt {
 }
 
 impl PlannedStmt {
+    /// The table it names, if any (a transfer's is `sb`).
+    pub fn table(&self) -> Option<&str> {
+        match self {
+            PlannedStmt::Insert { table, .. }
+            | PlannedStmt::Update { table, .. }
+            | PlannedStmt::Delete { table, .. }
+            | PlannedStmt::Get { table, .. }
+            | PlannedStmt::Scan { table, .. }
+            | PlannedStmt::LockingGet { table, .. }
+            | PlannedStmt::LockingScan { table, .. } => Some(table),
+            PlannedStmt::Transfer { .. } => Some("sb"),
+            PlannedStmt::Savepoint(_)
+            | PlannedStmt::RollbackTo(_)
+            | PlannedStmt::ReleaseSavepoint(_) => None,
+        }
+    }
+
     /// The engine request (savepoints included); `None` for a transfer,
     /// whose updates depend on what its reads return (the runner runs it).
     pub fn request(&self) -> Option<Request> {
@@ -184,16 +244,16 @@ impl PlannedStmt {
             },
             PlannedStmt::Update { table, key, set } => Request::Update {
                 table: table.clone(),
-                key: vec![key.value()],
+                key: key.values(),
                 set: set.iter().map(|(c, v)| (c.clone(), v.value())).collect(),
             },
             PlannedStmt::Delete { table, key } => Request::Delete {
                 table: table.clone(),
-                key: vec![key.value()],
+                key: key.values(),
             },
             PlannedStmt::Get { table, key } => Request::Get {
                 table: table.clone(),
-                key: vec![key.value()],
+                key: key.values(),
             },
             PlannedStmt::Scan {
                 table,
@@ -211,7 +271,7 @@ impl PlannedStmt {
             } => Request::Locking {
                 read: Box::new(Request::Get {
                     table: table.clone(),
-                    key: vec![key.value()],
+                    key: key.values(),
                 }),
                 exclusive: *exclusive,
             },
@@ -369,6 +429,15 @@ pub struct Plan {
     /// other transactions and statements are dropped.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub crash_at_statements: Vec<CrashAnchor>,
+    /// Crashes tied to checkpoints, one per (re)start of the workload in
+    /// order (after the I/O-indexed ones are used up or alongside them:
+    /// whichever strikes first): each strikes a number of I/O operations
+    /// after the workload's nth checkpoint write since the (re)start.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub crash_after_checkpoints: Vec<CheckpointCrash>,
+    /// Tables the seed drew for itself, created after `sb` and `docs`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tables: Vec<crate::schema::TableSpec>,
 }
 
 /// A crash anchored to a statement: it strikes `after_ios` I/O operations
@@ -383,6 +452,18 @@ pub struct CrashAnchor {
     /// Index into that transaction's statements.
     pub statement: usize,
     /// I/O operations from the statement's issue to the crash.
+    pub after_ios: u64,
+}
+
+/// A crash just after a checkpoint: `after_ios` I/O operations (1: the
+/// sync that would make it durable) after the `nth` write (from 1) to a
+/// checkpoint slot of the redo log since the workload (re)started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckpointCrash {
+    /// Which checkpoint write.
+    pub nth: u64,
+    /// I/O operations from it to the crash.
     pub after_ios: u64,
 }
 
@@ -449,6 +530,13 @@ impl Plan {
         for f in &self.row_formats {
             format_of(f).ok_or_else(|| format!("unknown row format '{f}'"))?;
         }
+        if self
+            .crash_after_checkpoints
+            .iter()
+            .any(|c| c.nth == 0 || c.after_ios == 0)
+        {
+            return Err("a checkpoint crash needs nth >= 1 and after_ios >= 1".into());
+        }
         for a in &self.crash_at_statements {
             let ok = self
                 .transactions
@@ -465,19 +553,20 @@ impl Plan {
                 isolation_of(i).ok_or_else(|| format!("unknown isolation level '{i}'"))?;
             }
         }
+        let mut names = vec!["sb".to_string(), "docs".to_string()];
+        for t in &self.tables {
+            t.validate()?;
+            if names.contains(&t.name) {
+                return Err(format!("table '{}' is defined twice", t.name));
+            }
+            names.push(t.name.clone());
+        }
         for t in &self.transactions {
             for s in &t.statements {
-                let table = match s {
-                    PlannedStmt::Insert { table, .. }
-                    | PlannedStmt::Update { table, .. }
-                    | PlannedStmt::Delete { table, .. }
-                    | PlannedStmt::Get { table, .. }
-                    | PlannedStmt::Scan { table, .. }
-                    | PlannedStmt::LockingGet { table, .. }
-                    | PlannedStmt::LockingScan { table, .. } => table,
-                    _ => continue,
+                let Some(table) = s.table() else {
+                    continue;
                 };
-                if table != "sb" && table != "docs" {
+                if !names.iter().any(|n| n == table) {
                     return Err(format!("unknown table '{table}'"));
                 }
             }
@@ -494,6 +583,17 @@ impl Plan {
         for a in &mut self.crash_at_statements {
             if a.txn >= range.end {
                 a.txn -= n;
+            }
+        }
+    }
+
+    /// Inserts `st` as statement `statement` of transaction `txn`, moving
+    /// the crash anchors of that statement and the later ones with them.
+    pub fn insert_statement(&mut self, txn: usize, statement: usize, st: PlannedStmt) {
+        self.transactions[txn].statements.insert(statement, st);
+        for a in &mut self.crash_at_statements {
+            if a.txn == txn && a.statement >= statement {
+                a.statement += 1;
             }
         }
     }
@@ -571,6 +671,8 @@ impl Plan {
             group_commit: false,
             log_file_kib: default_log_file_kib(),
             crash_at_statements: Vec::new(),
+            crash_after_checkpoints: Vec::new(),
+            tables: Vec::new(),
         };
         if let Some((lo, hi)) = profile.sessions_range {
             plan.sessions = rng.gen_range(lo..=hi);
@@ -796,6 +898,40 @@ impl Plan {
                 plan.faults.push(k);
             }
         }
+        // Half the mixed plans draw a table of their own (its own
+        // generator too): its statements go into a third of the
+        // transactions, one to three each, at drawn places.
+        if profile.shape == Shape::Mixed && apart.gen_bool(0.5) {
+            let format = format_name(formats[apart.gen_range(0..3)]);
+            let spec = crate::schema::TableSpec::draw(&mut apart, "t1", format);
+            let domain = (profile.key_space / 8).max(8);
+            for i in 0..plan.transactions.len() {
+                if plan.transactions[i].autocommit || !apart.gen_bool(0.33) {
+                    continue;
+                }
+                for _ in 0..apart.gen_range(1..=3) {
+                    let st = seed_table_stmt(&mut apart, profile, &spec, domain);
+                    let at = apart.gen_range(0..=plan.transactions[i].statements.len());
+                    plan.insert_statement(i, at, st);
+                }
+            }
+            plan.tables.push(spec);
+        }
+        // Half the plans also crash just after one of the first
+        // checkpoints of a (re)start (some as its slot is written, before
+        // the sync), once or twice.
+        if apart.gen_bool(0.5) {
+            plan.crash_after_checkpoints = (0..apart.gen_range(1..=2))
+                .map(|_| CheckpointCrash {
+                    nth: apart.gen_range(1..=2),
+                    after_ios: if apart.gen_bool(0.3) {
+                        1
+                    } else {
+                        apart.gen_range(2..=40)
+                    },
+                })
+                .collect();
+        }
         plan
     }
 }
@@ -854,6 +990,109 @@ fn bound_scan(rng: &mut ChaCha8Rng, profile: &Profile, st: &mut PlannedStmt) {
     *open = rng.gen_bool(0.3);
 }
 
+/// A statement on a table the seed drew: inserts of whole rows, updates
+/// of a column by primary key (sometimes a key column, sometimes an
+/// indexed one, so that keys move and unique keys collide), deletes, point
+/// reads, and scans (locking ones too) of any of its indexes, bounded by
+/// values of the index's first column.
+fn seed_table_stmt(
+    rng: &mut ChaCha8Rng,
+    profile: &Profile,
+    spec: &crate::schema::TableSpec,
+    domain: u64,
+) -> PlannedStmt {
+    let table = spec.name.clone();
+    let key = |rng: &mut ChaCha8Rng| {
+        PKey(
+            spec.primary_key
+                .iter()
+                .map(|&c| spec.value(rng, c, domain))
+                .collect(),
+        )
+    };
+    match rng.gen_range(0..100) {
+        0..=34 => PlannedStmt::Insert {
+            row: (0..spec.columns.len())
+                .map(|c| spec.value(rng, c, domain))
+                .collect(),
+            table,
+        },
+        35..=54 => {
+            let c = rng.gen_range(0..spec.columns.len());
+            let set = vec![(spec.columns[c].name.clone(), spec.value(rng, c, domain))];
+            PlannedStmt::Update {
+                key: key(rng),
+                table,
+                set,
+            }
+        }
+        55..=64 => PlannedStmt::Delete {
+            key: key(rng),
+            table,
+        },
+        65..=79 if rng.gen_bool(profile.p_locking_read) => PlannedStmt::LockingGet {
+            key: key(rng),
+            table,
+            exclusive: rng.gen_bool(0.5),
+        },
+        65..=79 => PlannedStmt::Get {
+            key: key(rng),
+            table,
+        },
+        _ => {
+            let which = rng.gen_range(0..=spec.indexes.len());
+            let (index, first) = match which {
+                0 => (None, spec.primary_key[0]),
+                i => (
+                    Some(spec.indexes[i - 1].name.clone()),
+                    spec.indexes[i - 1].columns[0],
+                ),
+            };
+            let reverse = rng.gen_bool(0.5);
+            let limit = rng.gen_range(1..12);
+            let (mut from, mut to) = (None, None);
+            if rng.gen_bool(0.6) {
+                let (a, b) = (
+                    spec.value(rng, first, domain),
+                    spec.value(rng, first, domain),
+                );
+                use crate::judge::reads::to_model;
+                let (lo, hi) = if to_model(&a.value()) <= to_model(&b.value()) {
+                    (a, b)
+                } else {
+                    (b, a)
+                };
+                let (start, end) = if reverse { (hi, lo) } else { (lo, hi) };
+                from = rng.gen_bool(0.8).then_some(start);
+                to = rng.gen_bool(0.6).then_some(end);
+            }
+            let open = rng.gen_bool(0.3);
+            if rng.gen_bool(profile.p_locking_read) {
+                PlannedStmt::LockingScan {
+                    table,
+                    index,
+                    reverse,
+                    limit,
+                    from,
+                    to,
+                    open,
+                    exclusive: rng.gen_bool(0.5),
+                }
+            } else {
+                PlannedStmt::Scan {
+                    table,
+                    index,
+                    reverse,
+                    limit,
+                    from,
+                    to,
+                    open,
+                }
+            }
+        }
+    }
+}
+
 /// A REPEATABLE READ transaction of 10 to 40 reads: point reads and scans
 /// of the secondary indexes.
 fn long_reader(rng: &mut ChaCha8Rng, profile: &Profile) -> PlannedTxn {
@@ -873,7 +1112,7 @@ fn long_reader(rng: &mut ChaCha8Rng, profile: &Profile) -> PlannedTxn {
             } else {
                 PlannedStmt::Get {
                     table: table.into(),
-                    key: key(rng, profile, table),
+                    key: key(rng, profile, table).into(),
                 }
             }
         })
@@ -969,22 +1208,22 @@ fn txn(rng: &mut ChaCha8Rng, profile: &Profile) -> PlannedTxn {
                 };
                 PlannedStmt::Update {
                     table: table.into(),
-                    key: k,
+                    key: k.clone().into(),
                     set,
                 }
             }
             60..=74 => PlannedStmt::Delete {
                 table: table.into(),
-                key: k,
+                key: k.clone().into(),
             },
             75..=89 if rng.gen_bool(profile.p_locking_read) => PlannedStmt::LockingGet {
                 table: table.into(),
-                key: k,
+                key: k.clone().into(),
                 exclusive: rng.gen_bool(0.5),
             },
             75..=89 => PlannedStmt::Get {
                 table: table.into(),
-                key: k,
+                key: k.clone().into(),
             },
             _ if rng.gen_bool(profile.p_locking_read) => PlannedStmt::LockingScan {
                 table: table.into(),
@@ -1033,12 +1272,12 @@ fn hot_txn(rng: &mut ChaCha8Rng, profile: &Profile) -> PlannedTxn {
             match rng.gen_range(0..10) {
                 0..=4 => PlannedStmt::Update {
                     table: "sb".into(),
-                    key: k,
+                    key: k.clone().into(),
                     set: vec![("k".into(), PValue::UInt(rng.gen_range(0..50)))],
                 },
                 5..=7 => PlannedStmt::LockingGet {
                     table: "sb".into(),
-                    key: k,
+                    key: k.clone().into(),
                     exclusive: rng.gen_bool(0.6),
                 },
                 // A short locking range over the hot rows: it locks them
@@ -1055,7 +1294,7 @@ fn hot_txn(rng: &mut ChaCha8Rng, profile: &Profile) -> PlannedTxn {
                 },
                 _ => PlannedStmt::Get {
                     table: "sb".into(),
-                    key: k,
+                    key: k.clone().into(),
                 },
             }
         })
@@ -1074,7 +1313,7 @@ fn oltp_txn(rng: &mut ChaCha8Rng, profile: &Profile) -> PlannedTxn {
     let mut statements: Vec<PlannedStmt> = (0..10)
         .map(|_| PlannedStmt::Get {
             table: "sb".into(),
-            key: id(),
+            key: id().into(),
         })
         .collect();
     statements.push(PlannedStmt::Scan {
@@ -1088,20 +1327,20 @@ fn oltp_txn(rng: &mut ChaCha8Rng, profile: &Profile) -> PlannedTxn {
     });
     statements.push(PlannedStmt::Update {
         table: "sb".into(),
-        key: id(),
+        key: id().into(),
         set: vec![("k".into(), PValue::UInt(rng.gen_range(0..50)))],
     });
     let c_len = rng.gen_range(1..=120);
     let c = text(rng, c_len);
     statements.push(PlannedStmt::Update {
         table: "sb".into(),
-        key: PValue::UInt(rng.gen_range(1..=profile.key_space)),
+        key: PValue::UInt(rng.gen_range(1..=profile.key_space)).into(),
         set: vec![("c".into(), c)],
     });
     let gone = PValue::UInt(rng.gen_range(1..=profile.key_space));
     statements.push(PlannedStmt::Delete {
         table: "sb".into(),
-        key: gone.clone(),
+        key: gone.clone().into(),
     });
     let row = row(rng, profile, "sb", gone);
     statements.push(PlannedStmt::Insert {

@@ -99,9 +99,11 @@ pub fn shrink_while(
     }
     loop {
         let before = (
+            best.plan.tables.len(),
             best.plan.statement_count(),
             best.plan.crash_after_ios.clone(),
             best.plan.crash_at_statements.clone(),
+            best.plan.crash_after_checkpoints.clone(),
             best.plan.faults.len(),
             best.plan.sessions,
         );
@@ -181,6 +183,40 @@ pub fn shrink_while(
             }
             c += 1;
         }
+        // Crashes after checkpoints: drop them, or strike sooner.
+        let mut c = 0;
+        while c < best.plan.crash_after_checkpoints.len() && best.attempts < budget {
+            let mut cand = best.plan.clone();
+            cand.crash_after_checkpoints.remove(c);
+            if try_plan(cand, &mut best) {
+                continue;
+            }
+            let mut cand = best.plan.clone();
+            let k = &mut cand.crash_after_checkpoints[c];
+            k.after_ios = (k.after_ios / 2).max(1);
+            if cand.crash_after_checkpoints[c] != best.plan.crash_after_checkpoints[c]
+                && try_plan(cand, &mut best)
+            {
+                continue;
+            }
+            c += 1;
+        }
+        // Tables the seed drew that no statement names any more.
+        let mut i = 0;
+        while i < best.plan.tables.len() && best.attempts < budget {
+            let name = best.plan.tables[i].name.clone();
+            let named = best
+                .plan
+                .transactions
+                .iter()
+                .flat_map(|t| &t.statements)
+                .any(|s| s.table() == Some(name.as_str()));
+            let mut cand = best.plan.clone();
+            cand.tables.remove(i);
+            if named || !try_plan(cand, &mut best) {
+                i += 1;
+            }
+        }
         // Fault kinds.
         let mut f = 0;
         while f < best.plan.faults.len() && best.attempts < budget {
@@ -191,9 +227,11 @@ pub fn shrink_while(
             }
         }
         let after = (
+            best.plan.tables.len(),
             best.plan.statement_count(),
             best.plan.crash_after_ios.clone(),
             best.plan.crash_at_statements.clone(),
+            best.plan.crash_after_checkpoints.clone(),
             best.plan.faults.len(),
             best.plan.sessions,
         );

@@ -146,6 +146,7 @@ impl Engine {
         let log = Log::create(fil.storage(), &config.log)?;
         let mut pager = Pager::new(fil, log, config.buffer_pool_pages, doublewrite_on(&config));
         pager.early_checkpoint = config.canaries.has(crate::Canary::EarlyCheckpoint);
+        pager.unique_first_column = config.canaries.has(crate::Canary::UniqueCheckFirstColumn);
         fsp::create_space(
             &mut pager,
             SYSTEM_SPACE,
@@ -232,6 +233,7 @@ impl Engine {
         let log = Log::open(fil.storage(), &config.log, &scan)?;
         let mut pager = Pager::new(fil, log, config.buffer_pool_pages, doublewrite_on(&config));
         pager.early_checkpoint = config.canaries.has(crate::Canary::EarlyCheckpoint);
+        pager.unique_first_column = config.canaries.has(crate::Canary::UniqueCheckFirstColumn);
         apply_redo(
             &mut pager,
             &scan,

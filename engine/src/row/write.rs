@@ -110,9 +110,13 @@ fn check_unique(
     ctx: &mut LockCtx<'_>,
 ) -> Result<Option<LockId>> {
     for sec in table.secondary.iter().filter(|s| s.def.unique) {
-        let prefix: Key = sec.def.columns.iter().map(|&c| cols[c].clone()).collect();
+        let mut prefix: Key = sec.def.columns.iter().map(|&c| cols[c].clone()).collect();
         if prefix.iter().any(|f| f.is_none()) {
             continue; // NULLs never collide
+        }
+        if pager.unique_first_column {
+            // The canary looks for duplicates of the first column alone.
+            prefix.truncate(1);
         }
         let mut cur = Cursor::new(
             Bound::Included(prefix.clone()),

@@ -3,6 +3,7 @@
 //! it, plus the transaction's own writes), and whether the engine's answer
 //! is that.
 
+use crate::schema::{IndexShape, Schema, TableShape};
 use engine::{RangeBound, Request, Response, Value};
 use models::{Db, ModelValue, Row, Write};
 use std::collections::BTreeMap;
@@ -42,25 +43,59 @@ pub(crate) fn rows_match(resp: &Response, want: &[Row]) -> bool {
     }
 }
 
-/// The column a scan's index orders by: `Some(None)` for the primary key,
-/// `None` for an index the table does not have.
-fn index_column(table: &str, index: &Option<String>) -> Option<Option<usize>> {
+/// The table a request names, and the index a scan goes through
+/// (`None`: the clustered index); `None` for a table or index the schema
+/// does not have.
+fn scan_index<'s>(
+    schema: &'s Schema,
+    table: &str,
+    index: &Option<String>,
+) -> Option<(&'s TableShape, Option<&'s IndexShape>)> {
+    let t = schema.table(table)?;
     match index {
-        None => Some(None),
-        Some(i) => Some(Some(column_names(table).iter().position(|c| c == i)?)),
+        None => Some((t, None)),
+        Some(i) => Some((t, Some(t.index(i)?))),
     }
 }
 
-pub(crate) fn column_names(table: &str) -> &'static [&'static str] {
-    if table == "sb" {
-        &["id", "k", "c", "pad"]
-    } else {
-        &["id", "v", "doc"]
+/// Whether a visible row other than the one at `own` holds `row`'s values
+/// in a unique index (NULLs never collide).
+fn unique_taken(
+    t: &TableShape,
+    committed: &Db,
+    writes: &[Write],
+    own: &[ModelValue],
+    row: &Row,
+) -> bool {
+    let unique: Vec<&IndexShape> = t
+        .indexes
+        .iter()
+        .filter(|i| i.unique && i.columns.iter().all(|&c| row[c] != ModelValue::Null))
+        .collect();
+    if unique.is_empty() {
+        return false;
     }
+    let clash = |other: &Row| {
+        unique
+            .iter()
+            .any(|i| i.columns.iter().all(|&c| other[c] == row[c]))
+    };
+    let mut rows: BTreeMap<&[ModelValue], Option<&Row>> = committed
+        .tables
+        .get(&t.name)
+        .map(|rows| rows.iter().map(|(k, r)| (k.as_slice(), Some(r))).collect())
+        .unwrap_or_default();
+    for w in writes.iter().filter(|w| w.table == t.name) {
+        rows.insert(&w.key, w.row.as_ref());
+    }
+    rows.iter().any(|(k, r)| *k != own && r.is_some_and(&clash))
 }
 
-/// What the model says a statement does, given the rows it sees.
+/// What the model says a statement does, given the rows it sees: an
+/// insert or update refused with 1062 when its primary key, or its values
+/// in a unique index, are another visible row's.
 pub(crate) fn expected(
+    schema: &Schema,
     committed: &Db,
     writes: &[Write],
     req: &Request,
@@ -69,8 +104,10 @@ pub(crate) fn expected(
     let key_of = |k: &[Value]| k.iter().map(to_model).collect::<Vec<_>>();
     match req {
         Request::Insert { table, row } => {
-            let key = key_of(&row[..1]);
-            if visible(table, &key).is_some() {
+            let t = schema.table(table)?;
+            let key = t.key_of_values(row);
+            let row: Row = row.iter().map(to_model).collect();
+            if visible(table, &key).is_some() || unique_taken(t, committed, writes, &key, &row) {
                 Some((Err(1062), vec![]))
             } else {
                 Some((
@@ -78,31 +115,31 @@ pub(crate) fn expected(
                     vec![Write {
                         table: table.clone(),
                         key,
-                        row: Some(row.iter().map(to_model).collect()),
+                        row: Some(row),
                     }],
                 ))
             }
         }
         Request::Update { table, key, set } => {
+            let t = schema.table(table)?;
             let key = key_of(key);
             let Some(mut row) = visible(table, &key) else {
                 return Some((Ok(Response::Affected(0)), vec![]));
             };
             let old = row.clone();
             for (col, v) in set {
-                let c = column_names(table)
-                    .iter()
-                    .position(|n| n == col)
-                    .expect("generated column");
-                row[c] = to_model(v);
+                row[t.column(col)?] = to_model(v);
             }
             if row == old {
                 return Some((Ok(Response::Affected(0)), vec![]));
             }
-            if row[0] != old[0] {
+            if unique_taken(t, committed, writes, &key, &row) {
+                return Some((Err(1062), vec![]));
+            }
+            let new_key = t.key_of(&row);
+            if new_key != key {
                 // A new primary key moves the row: a delete and an insert
                 // (two undo records), refused if the new key is taken.
-                let new_key = vec![row[0].clone()];
                 if visible(table, &new_key).is_some() {
                     return Some((Err(1062), vec![]));
                 }
@@ -176,6 +213,7 @@ fn visible(committed: &Db, writes: &[Write], table: &str, key: &[ModelValue]) ->
 /// during another session's statement, keeps its writes here until its
 /// own statement reports 1213. Returns what is wrong, if anything.
 pub(crate) fn judge_uncommitted(
+    schema: &Schema,
     committed: &Db,
     open_writes: &[&[Write]],
     read: &Request,
@@ -214,11 +252,11 @@ pub(crate) fn judge_uncommitted(
                 .iter()
                 .map(|r| r.iter().map(to_model).collect())
                 .collect();
-            let col = index_column(table, index)?.unwrap_or(0);
-            // Index order: the indexed column, then the primary key.
-            let order = |r: &Row| (r[col].clone(), r[0].clone());
+            let (t, ix) = scan_index(schema, table, index)?;
+            // Index order: the indexed columns, then the primary key.
+            let order = |r: &Row| t.index_key(ix, r);
             for (i, r) in rows.iter().enumerate() {
-                let key = [r[0].clone()];
+                let key = t.key_of(r);
                 if !allowed(table, &key, Some(r)) {
                     return Some(format!(
                         "{}: a ReadUncommitted read returned {r:?}, which is neither the committed row nor a write of an open transaction",
@@ -236,11 +274,7 @@ pub(crate) fn judge_uncommitted(
                         ));
                     }
                 }
-                let indexed = match index {
-                    None => key.clone(),
-                    Some(_) => [r[col].clone()],
-                };
-                if !inside_bounds(&indexed, low, high) {
+                if !inside_bounds(&order(r), low, high) {
                     return Some(format!(
                         "{}: a ReadUncommitted read returned {r:?}, outside its range",
                         crate::runner::describe(read)
@@ -279,8 +313,8 @@ fn model_bound(b: &RangeBound) -> std::ops::Bound<Vec<ModelValue>> {
 #[derive(Debug, Clone)]
 pub(crate) struct LockedRange {
     table: String,
-    /// The secondary index's column, or `None` for the primary key.
-    column: Option<usize>,
+    /// The secondary index, or `None` for the primary key.
+    index: Option<String>,
     lo: std::ops::Bound<Vec<ModelValue>>,
     hi: std::ops::Bound<Vec<ModelValue>>,
     rows: Vec<Row>,
@@ -288,17 +322,9 @@ pub(crate) struct LockedRange {
     writes_mark: usize,
 }
 
-/// A row's key in an index: its primary key, or the indexed column and
-/// then the primary key.
-fn index_key(column: Option<usize>, r: &Row) -> Vec<ModelValue> {
-    match column {
-        None => vec![r[0].clone()],
-        Some(c) => vec![r[c].clone(), r[0].clone()],
-    }
-}
-
 /// The range a locking read locked.
 pub(crate) fn locked_range(
+    schema: &Schema,
     read: &Request,
     resp: &Response,
     writes_mark: usize,
@@ -306,7 +332,7 @@ pub(crate) fn locked_range(
     use std::ops::Bound as B;
     let bound = model_bound;
     let rows = model_rows(resp);
-    let (table, column, lo, hi) = match read {
+    let (table, index, lo, hi) = match read {
         Request::Get { table, key } => {
             let k: Vec<ModelValue> = key.iter().map(to_model).collect();
             (table, None, B::Included(k.clone()), B::Included(k))
@@ -319,21 +345,21 @@ pub(crate) fn locked_range(
             reverse,
             limit,
         } => {
-            let column = index_column(table, index)?;
+            let (t, ix) = scan_index(schema, table, index)?;
             let full = limit.is_some_and(|l| rows.len() >= l);
-            let last = rows.last().map(|r| index_key(column, r));
+            let last = rows.last().map(|r| t.index_key(ix, r));
             let (lo, hi) = match (reverse, full, last) {
                 (false, true, Some(last)) => (bound(low), B::Included(last)),
                 (true, true, Some(last)) => (B::Included(last), bound(high)),
                 _ => (bound(low), bound(high)),
             };
-            (table, column, lo, hi)
+            (table, index.clone(), lo, hi)
         }
         _ => return None,
     };
     Some(LockedRange {
         table: table.clone(),
-        column,
+        index,
         lo,
         hi,
         rows,
@@ -381,19 +407,20 @@ fn in_interval(
 /// difference is a phantom, or a change under a lock. Returns what is
 /// wrong, if anything.
 pub(crate) fn phantom(
+    schema: &Schema,
     earlier: &LockedRange,
     now: &LockedRange,
     writes: &[Write],
 ) -> Option<String> {
     if earlier.table != now.table
-        || earlier.column != now.column
+        || earlier.index != now.index
         || writes.len() < earlier.writes_mark
     {
         return None;
     }
-    let column = earlier.column;
+    let (t, ix) = scan_index(schema, &earlier.table, &earlier.index)?;
     let both = |r: &Row| {
-        let k = index_key(column, r);
+        let k = t.index_key(ix, r);
         in_interval(&k, &earlier.lo, &earlier.hi) && in_interval(&k, &now.lo, &now.hi)
     };
     // Rows by primary key: an own write moves a row (out of the range, or
@@ -402,7 +429,7 @@ pub(crate) fn phantom(
         .rows
         .iter()
         .filter(|r| both(r))
-        .map(|r| (vec![r[0].clone()], r.clone()))
+        .map(|r| (t.key_of(r), r.clone()))
         .collect();
     for w in writes[earlier.writes_mark..]
         .iter()
@@ -417,7 +444,7 @@ pub(crate) fn phantom(
         .rows
         .iter()
         .filter(|r| both(r))
-        .map(|r| (vec![r[0].clone()], r.clone()))
+        .map(|r| (t.key_of(r), r.clone()))
         .collect();
     (got != want).then(|| {
         let extra: Vec<&Vec<ModelValue>> = got.keys().filter(|k| want.get(*k) != got.get(*k)).collect();
@@ -448,7 +475,12 @@ pub(crate) fn model_rows(resp: &Response) -> Vec<Row> {
 /// reads; a consistent read sees its snapshot. `None` for reads the model
 /// does not judge (bounded ranges of a secondary index, which no workload
 /// issues yet).
-pub(crate) fn read_expected(base: &Db, writes: &[Write], read: &Request) -> Option<Vec<Row>> {
+pub(crate) fn read_expected(
+    schema: &Schema,
+    base: &Db,
+    writes: &[Write],
+    read: &Request,
+) -> Option<Vec<Row>> {
     let key_of = |k: &[Value]| k.iter().map(to_model).collect::<Vec<_>>();
     match read {
         Request::Get { table, key } => {
@@ -484,7 +516,7 @@ pub(crate) fn read_expected(base: &Db, writes: &[Write], read: &Request) -> Opti
             reverse,
             limit,
         } => {
-            let col = column_names(table).iter().position(|c| c == index)?;
+            let (t, ix) = scan_index(schema, table, &Some(index.clone()))?;
             let (lo, hi) = (model_bound(low), model_bound(high));
             let mut rows: BTreeMap<&[ModelValue], &Row> = base
                 .tables
@@ -497,11 +529,12 @@ pub(crate) fn read_expected(base: &Db, writes: &[Write], read: &Request) -> Opti
                     None => rows.remove(w.key.as_slice()),
                 };
             }
-            let mut ordered: Vec<(&[ModelValue], &Row)> = rows
-                .into_iter()
-                .filter(|(_, r)| in_interval(std::slice::from_ref(&r[col]), &lo, &hi))
+            let mut ordered: Vec<(Vec<ModelValue>, &Row)> = rows
+                .into_values()
+                .map(|r| (t.index_key(ix, r), r))
+                .filter(|(k, _)| in_interval(k, &lo, &hi))
                 .collect();
-            ordered.sort_by(|(ka, a), (kb, b)| (&a[col], ka).cmp(&(&b[col], kb)));
+            ordered.sort_by(|(a, _), (b, _)| a.cmp(b));
             if *reverse {
                 ordered.reverse();
             }
@@ -521,11 +554,23 @@ pub(crate) fn read_expected(base: &Db, writes: &[Write], read: &Request) -> Opti
             // Only as many committed rows as the limit can need (own
             // deletes may remove some): from the end the scan starts at.
             let own: Vec<&Write> = writes.iter().filter(|w| &w.table == table).collect();
-            let need = limit.unwrap_or(usize::MAX).saturating_add(own.len());
+            let mut need = limit.unwrap_or(usize::MAX).saturating_add(own.len());
+            // A bound shorter than a composite key is a prefix, which the
+            // map's range does not know: such an end is widened (every row
+            // on that side is taken, and `inside` decides).
+            let key_len = schema.table(table).map_or(1, |t| t.primary_key.len());
+            let (mut range_lo, mut range_hi) = (lo.clone(), hi.clone());
+            for end in [&mut range_lo, &mut range_hi] {
+                if matches!(end, std::ops::Bound::Included(v) | std::ops::Bound::Excluded(v) if v.len() < key_len)
+                {
+                    *end = std::ops::Bound::Unbounded;
+                    need = usize::MAX;
+                }
+            }
             let mut rows: BTreeMap<Vec<ModelValue>, Row> = BTreeMap::new();
             if let Some(t) = base.tables.get(table.as_str()) {
-                if lo_le_hi(&lo, &hi) {
-                    let range = t.range::<Vec<ModelValue>, _>((lo.clone(), hi.clone()));
+                if lo_le_hi(&range_lo, &range_hi) {
+                    let range = t.range::<Vec<ModelValue>, _>((range_lo, range_hi));
                     let picked: Box<dyn Iterator<Item = (&Vec<ModelValue>, &Row)>> = if *reverse {
                         Box::new(range.rev().take(need))
                     } else {
@@ -594,6 +639,76 @@ pub(crate) fn lo_le_hi(
 mod tests {
     use super::*;
 
+    /// The fixed tables' schema.
+    fn fixed() -> Schema {
+        use engine::RowFormat::Compact;
+        Schema::of(&[
+            crate::tables::sbtest("sb", Compact),
+            crate::tables::docs("docs", Compact),
+        ])
+    }
+
+    /// A composite primary key (b, a) and a unique index on c: the model
+    /// keys rows by (b, a), refuses a second row with c's value (NULLs
+    /// never collide), lets a row keep its own, and moves a row whose key
+    /// changes.
+    #[test]
+    fn composite_keys_and_unique_indexes_are_judged_by_the_schema() {
+        use engine::{ColumnDef, ColumnType, IndexDef, RowFormat, TableDef};
+        let col = |name: &str, nullable| ColumnDef {
+            name: name.into(),
+            ty: ColumnType::INT,
+            nullable,
+        };
+        let schema = Schema::of(&[TableDef {
+            name: "t".into(),
+            columns: vec![col("a", false), col("b", false), col("c", true)],
+            primary_key: vec![1, 0],
+            indexes: vec![IndexDef {
+                name: "c".into(),
+                columns: vec![2],
+                unique: true,
+            }],
+            row_format: RowFormat::Compact,
+        }]);
+        let v = |x: Option<i64>| x.map_or(Value::Null, Value::Int);
+        let insert = |a, b, c| Request::Insert {
+            table: "t".into(),
+            row: vec![v(Some(a)), v(Some(b)), v(c)],
+        };
+        let db = Db::with_tables(["t"]);
+        let (got, writes) = expected(&schema, &db, &[], &insert(1, 2, Some(7))).expect("judged");
+        assert_eq!(got, Ok(Response::Affected(1)));
+        assert_eq!(writes[0].key, vec![ModelValue::Int(2), ModelValue::Int(1)]);
+        let own = writes;
+        let refused = |req: &Request| expected(&schema, &db, &own, req).expect("judged").0;
+        assert_eq!(refused(&insert(1, 2, None)), Err(1062), "the same key");
+        assert_eq!(refused(&insert(5, 5, Some(7))), Err(1062), "c = 7 is taken");
+        assert_eq!(refused(&insert(5, 5, None)), Ok(Response::Affected(1)));
+        let (_, nulls) = expected(&schema, &db, &[], &insert(1, 1, None)).expect("judged");
+        assert_eq!(
+            expected(&schema, &db, &nulls, &insert(2, 2, None))
+                .expect("judged")
+                .0,
+            Ok(Response::Affected(1)),
+            "NULLs never collide"
+        );
+        let update = |set: Vec<(&str, Value)>| Request::Update {
+            table: "t".into(),
+            key: vec![Value::Int(2), Value::Int(1)],
+            set: set.into_iter().map(|(c, x)| (c.to_string(), x)).collect(),
+        };
+        assert_eq!(
+            refused(&update(vec![("c", Value::Int(7))])),
+            Ok(Response::Affected(0))
+        );
+        let (got, moved) =
+            expected(&schema, &db, &own, &update(vec![("a", Value::Int(9))])).expect("judged");
+        assert_eq!(got, Ok(Response::Affected(1)));
+        assert_eq!(moved.len(), 2, "a delete and an insert: {moved:?}");
+        assert_eq!(moved[1].key, vec![ModelValue::Int(2), ModelValue::Int(9)]);
+    }
+
     /// The allocation-free comparison agrees with converting the response
     /// to model rows and comparing those.
     #[test]
@@ -650,7 +765,13 @@ mod tests {
             key: vec![Value::Int(1)],
         };
         let judge = |open: &[&[Write]], k: i64| {
-            judge_uncommitted(&committed, open, &get, &Response::Row(Some(row(k))))
+            judge_uncommitted(
+                &fixed(),
+                &committed,
+                open,
+                &get,
+                &Response::Row(Some(row(k))),
+            )
         };
         assert_eq!(judge(&[&open], 10), None, "the committed row");
         assert_eq!(judge(&[&open], 11), None, "an open transaction's write");
@@ -674,20 +795,20 @@ mod tests {
         };
         let rows = |ids: &[u64]| Response::Rows(ids.iter().map(|&i| row(i)).collect());
         // Locked [10, 30] (the LIMIT was reached at 30).
-        let earlier = locked_range(&scan(10, 2), &rows(&[10, 30]), 0).expect("a range");
+        let earlier = locked_range(&fixed(), &scan(10, 2), &rows(&[10, 30]), 0).expect("a range");
         // 20 appeared inside: a phantom.
-        let now = locked_range(&scan(10, 3), &rows(&[10, 20, 30]), 0).expect("a range");
-        assert!(phantom(&earlier, &now, &[]).is_some());
+        let now = locked_range(&fixed(), &scan(10, 3), &rows(&[10, 20, 30]), 0).expect("a range");
+        assert!(phantom(&fixed(), &earlier, &now, &[]).is_some());
         // 40 lies past the earlier range: not a phantom.
-        let now = locked_range(&scan(10, 3), &rows(&[10, 30, 40]), 0).expect("a range");
-        assert_eq!(phantom(&earlier, &now, &[]), None);
+        let now = locked_range(&fixed(), &scan(10, 3), &rows(&[10, 30, 40]), 0).expect("a range");
+        assert_eq!(phantom(&fixed(), &earlier, &now, &[]), None);
         // The transaction's own insert of 20 is no phantom.
         let own = [Write {
             table: "docs".into(),
             key: vec![ModelValue::Int(20)],
             row: Some(row(20).iter().map(to_model).collect()),
         }];
-        let now = locked_range(&scan(10, 3), &rows(&[10, 20, 30]), 1).expect("a range");
-        assert_eq!(phantom(&earlier, &now, &own), None);
+        let now = locked_range(&fixed(), &scan(10, 3), &rows(&[10, 20, 30]), 1).expect("a range");
+        assert_eq!(phantom(&fixed(), &earlier, &now, &own), None);
     }
 }

@@ -219,6 +219,8 @@ struct World {
     /// misdirected write landed on them), by file and page number: a
     /// corrupt-page report on one of them is the fault caught.
     damaged_pages: std::collections::BTreeMap<(String, u32), recovery::Damage>,
+    /// The run's tables, as the model reads them.
+    schema: crate::schema::Schema,
     /// READ UNCOMMITTED reads of the step just made, with their results:
     /// judged after the step, when every session's writes are at hand.
     uncommitted_reads: Vec<(Request, Response)>,
@@ -243,6 +245,9 @@ struct World {
     /// The plan's crash points, and how many have been armed.
     crash_plan: Vec<u64>,
     crashes_armed: usize,
+    /// The plan's checkpoint crashes, and how many have been armed.
+    checkpoint_crashes: Vec<crate::plan::CheckpointCrash>,
+    checkpoint_crashes_armed: usize,
 }
 
 impl World {
@@ -421,6 +426,18 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         storage.set_clock(clock.clone());
     }
     let disk_headroom = plan.disk_headroom_kib.map(|k| k * 1024);
+    let formats = [
+        format_of(&plan.row_formats[0]).unwrap_or(RowFormat::Compact),
+        format_of(&plan.row_formats[1]).unwrap_or(RowFormat::Compact),
+    ];
+    let mut definitions = vec![
+        crate::tables::sbtest("sb", formats[0]),
+        crate::tables::docs("docs", formats[1]),
+    ];
+    for t in &plan.tables {
+        t.validate().map_err(RunError::BadProfile)?;
+        definitions.push(t.definition());
+    }
     let preloaded = preloaded_db(plan);
     let mut world = World {
         step_events: Vec::new(),
@@ -438,6 +455,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         call_start_us: 0,
         recovery_rng: ChaCha8Rng::seed_from_u64(seed ^ 0x7EC0_7E11_0000_0003),
         damaged_pages: std::collections::BTreeMap::new(),
+        schema: crate::schema::Schema::of(&definitions),
         uncommitted_reads: Vec::new(),
         anchors: plan.crash_at_statements.clone(),
         anchors_armed: vec![false; plan.crash_at_statements.len()],
@@ -455,24 +473,23 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         faults: faults.clone(),
         crash_plan: plan.crash_after_ios.clone(),
         crashes_armed: 0,
+        checkpoint_crashes: plan.crash_after_checkpoints.clone(),
+        checkpoint_crashes_armed: 0,
     };
     world.event(
         "run",
         json!({"seed": seed, "profile": plan.profile, "flush": flush.setting(), "pool_pages": config.buffer_pool_pages,
                "faults": format!("{faults:?}"), "canary": plan.canary, "transactions": plan.transactions.len()}),
     );
-    let formats = [
-        format_of(&plan.row_formats[0]).unwrap_or(RowFormat::Compact),
-        format_of(&plan.row_formats[1]).unwrap_or(RowFormat::Compact),
-    ];
     let setup = (|| -> engine::Result<Engine> {
         let (mut e, _) = Engine::open(
             Box::new(storage.clone()),
             Box::new(clock.clone()),
             config.clone(),
         )?;
-        e.create_table(crate::tables::sbtest("sb", formats[0]))?;
-        e.create_table(crate::tables::docs("docs", formats[1]))?;
+        for def in &definitions {
+            e.create_table(def.clone())?;
+        }
         if plan.preload > 0 {
             let s = e.session();
             e.execute(s, Request::Begin)?;
@@ -747,9 +764,13 @@ fn judge_uncommitted_reads(world: &mut World, sessions: &[Sess]) {
         .filter_map(|s| s.txn.as_ref().map(|t| t.writes.as_slice()))
         .collect();
     for (read, resp) in std::mem::take(&mut world.uncommitted_reads) {
-        if let Some(v) =
-            crate::judge::reads::judge_uncommitted(&world.committed, &open, &read, &resp)
-        {
+        if let Some(v) = crate::judge::reads::judge_uncommitted(
+            &world.schema,
+            &world.committed,
+            &open,
+            &read,
+            &resp,
+        ) {
             world.violations.push(v);
         }
     }
@@ -799,6 +820,20 @@ impl World {
 }
 
 fn arm_crash(world: &mut World) {
+    // The next crash tied to a checkpoint: counted from this (re)start,
+    // at a write to either checkpoint slot of the first log file (the
+    // format's fixed places: engine::redo, LOG_CHECKPOINT_1 and _2).
+    let watch = world
+        .checkpoint_crashes
+        .get(world.checkpoint_crashes_armed)
+        .map(|c| crate::storage::WriteWatch {
+            file: "ib_logfile0".into(),
+            offsets: vec![512, 1536],
+            nth: c.nth,
+            after_ops: c.after_ios,
+        });
+    world.checkpoint_crashes_armed += usize::from(watch.is_some());
+    world.storage.watch_writes(watch);
     match world.crash_plan.get(world.crashes_armed) {
         None => world.disarm(),
         Some(&after) => {

@@ -8,7 +8,12 @@ use crate::judge::reads::to_model;
 
 /// The committed state a plan starts from: its preloaded rows.
 pub(super) fn preloaded_db(plan: &Plan) -> Db {
-    let mut db = Db::with_tables(TABLES);
+    let mut db = Db::with_tables(
+        TABLES
+            .iter()
+            .copied()
+            .chain(plan.tables.iter().map(|t| t.name.as_str())),
+    );
     let sb = db.table_mut("sb");
     for id in 1..=plan.preload {
         let row: Row = crate::plan::preload_row(plan.shape, id)
@@ -44,6 +49,10 @@ pub(super) fn recover(
     _crashed: bool,
 ) {
     world.stats.crashes += 1;
+    if world.storage.crashed() && world.storage.watch_fired() {
+        world.stats.checkpoint_crashes += 1;
+        world.event("crash after a checkpoint", json!({}));
+    }
     world.engine = None;
     world.locks.crash();
     world.take_lock_violations();
@@ -167,7 +176,7 @@ pub(super) fn recover(
                 json!({"step": "recovered", "log_end": report.log_end, "records_applied": report.records_applied,
                        "pages_repaired": report.pages_repaired.len(), "rolled_back": report.rolled_back.len()}),
             );
-            match read_db(&mut e) {
+            match read_db(&mut e, &world.schema) {
                 Err(err) if world.damage_caught(&err) => return,
                 Err(err) => world
                     .violations
@@ -210,7 +219,8 @@ pub(super) fn recover(
                     }
                 },
             }
-            for t in TABLES {
+            let names: Vec<String> = world.schema.names().map(str::to_string).collect();
+            for t in &names {
                 match e.check_table(t) {
                     Ok(c) if c.is_ok() => {}
                     Ok(c) if c.problems.iter().any(|p| world.damage_named(p)) => return,
@@ -370,12 +380,15 @@ impl World {
         if space == engine::fil::SYSTEM_SPACE {
             return Some(engine::fil::SYSTEM_FILE.to_string());
         }
-        TABLES.iter().map(|t| format!("{t}.ibd")).find(|name| {
-            self.storage.read_durable_file(name).and_then(|b| {
-                b.get(..FIL_PAGE_SPACE_ID + 4)
-                    .map(|h| get_u32(h, FIL_PAGE_SPACE_ID))
-            }) == Some(space)
-        })
+        self.schema
+            .names()
+            .map(|t| format!("{t}.ibd"))
+            .find(|name| {
+                self.storage.read_durable_file(name).and_then(|b| {
+                    b.get(..FIL_PAGE_SPACE_ID + 4)
+                        .map(|h| get_u32(h, FIL_PAGE_SPACE_ID))
+                }) == Some(space)
+            })
     }
 
     /// Notes a page a fault damaged (the first cause stays).
@@ -451,10 +464,11 @@ impl Damage {
     }
 }
 
-pub(super) fn read_db(e: &mut Engine) -> engine::Result<Db> {
+pub(super) fn read_db(e: &mut Engine, schema: &crate::schema::Schema) -> engine::Result<Db> {
     let s = e.session();
     let mut db = Db::default();
-    for t in TABLES {
+    for shape in &schema.tables {
+        let t = shape.name.as_str();
         let Step::Done(Response::Rows(rows)) = e.execute(
             s,
             Request::Scan {
@@ -474,7 +488,7 @@ pub(super) fn read_db(e: &mut Engine) -> engine::Result<Db> {
         let table = db.table_mut(t);
         for r in rows {
             let row: Row = r.iter().map(to_model).collect();
-            table.insert(vec![row[0].clone()], row);
+            table.insert(shape.key_of(&row), row);
         }
     }
     e.close_session(s)?;

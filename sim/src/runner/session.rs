@@ -199,7 +199,9 @@ pub(super) fn handle(
                 // comes with the sync.
                 world.stats.commit_waits += 1;
                 let txn = s.txn.as_ref().expect("checked");
-                if let Some((want, writes)) = expected(&world.committed, &txn.writes, &req) {
+                if let Some((want, writes)) =
+                    expected(&world.schema, &world.committed, &txn.writes, &req)
+                {
                     if let (Request::Insert { table, .. }, Ok(_), Some(w), Some(trx)) =
                         (&req, &want, writes.first(), s.trx)
                     {
@@ -347,7 +349,7 @@ pub(super) fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Respons
                 (Some(snapshot), RepeatableRead) => snapshot,
                 _ => &world.committed,
             };
-            if let Some(want) = read_expected(base, &txn_ref.writes, req) {
+            if let Some(want) = read_expected(&world.schema, base, &txn_ref.writes, req) {
                 if !rows_match(&resp, &want) {
                     let got = model_rows(&resp);
                     world.violations.push(format!(
@@ -371,7 +373,9 @@ pub(super) fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Respons
                 }
             }
             let txn_ref: &Txn = txn;
-            if let Some(want) = read_expected(&world.committed, &txn_ref.writes, read) {
+            if let Some(want) =
+                read_expected(&world.schema, &world.committed, &txn_ref.writes, read)
+            {
                 if !rows_match(&resp, &want) {
                     let got = model_rows(&resp);
                     world.violations.push(format!(
@@ -384,9 +388,9 @@ pub(super) fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Respons
             // an earlier locking read locked cannot have changed under it.
             use engine::Isolation::*;
             if matches!(txn.isolation, RepeatableRead | Serializable) {
-                if let Some(range) = locked_range(read, &resp, txn.writes.len()) {
+                if let Some(range) = locked_range(&world.schema, read, &resp, txn.writes.len()) {
                     for earlier in &txn.locked_ranges {
-                        if let Some(v) = phantom(earlier, &range, &txn.writes) {
+                        if let Some(v) = phantom(&world.schema, earlier, &range, &txn.writes) {
                             world.violations.push(format!("{}: {v}", describe(req)));
                             break;
                         }
@@ -397,7 +401,9 @@ pub(super) fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Respons
         }
         row_req => {
             let txn_ref: &Txn = txn;
-            if let Some((want, writes)) = expected(&world.committed, &txn_ref.writes, row_req) {
+            if let Some((want, writes)) =
+                expected(&world.schema, &world.committed, &txn_ref.writes, row_req)
+            {
                 match want {
                     Ok(w) if w == resp => {
                         if let (Request::Insert { table, .. }, Some(w), Some(trx)) =
@@ -460,7 +466,9 @@ pub(super) fn failed(world: &mut World, s: &mut Sess, req: &Request, e: Error) -
                 // So may an autocommit statement's, with the changes the
                 // model expects of it.
                 let txn = s.txn.take().expect("checked");
-                if let Some((Ok(_), writes)) = expected(&world.committed, &txn.writes, req) {
+                if let Some((Ok(_), writes)) =
+                    expected(&world.schema, &world.committed, &txn.writes, req)
+                {
                     if !writes.is_empty() {
                         world.history.commit(TxnEffects { writes });
                         world.durability.cut_off();
@@ -506,7 +514,8 @@ pub(super) fn failed(world: &mut World, s: &mut Sess, req: &Request, e: Error) -
         }
         Error::DuplicateKey { .. } => {
             if let Some(txn) = &s.txn {
-                if let Some((want, _)) = expected(&world.committed, &txn.writes, req) {
+                if let Some((want, _)) = expected(&world.schema, &world.committed, &txn.writes, req)
+                {
                     if want != Err(1062) {
                         world.violations.push(format!(
                             "{}: the engine reported a duplicate key, the model expected {want:?}",

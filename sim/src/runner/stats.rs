@@ -60,6 +60,9 @@ pub struct RunStats {
     /// Runs ended because the engine reported a page a misdirected write
     /// had landed on.
     pub misdirection_caught: u64,
+    /// Crashes that struck just after a checkpoint was written (within
+    /// the plan's few operations of the write to its slot).
+    pub checkpoint_crashes: u64,
 }
 
 impl RunStats {
@@ -91,6 +94,7 @@ impl RunStats {
             bit_rot_caught,
             misdirected_writes,
             misdirection_caught,
+            checkpoint_crashes,
         } = o;
         self.statements += statements;
         self.commits += commits;
@@ -117,6 +121,7 @@ impl RunStats {
         self.bit_rot_caught += bit_rot_caught;
         self.misdirected_writes += misdirected_writes;
         self.misdirection_caught += misdirection_caught;
+        self.checkpoint_crashes += checkpoint_crashes;
     }
 
     /// The faults injected and the rare paths reached, by name: what a
@@ -125,6 +130,7 @@ impl RunStats {
         vec![
             ("crashes", self.crashes),
             ("crashes during recovery", self.recovery_crashes),
+            ("crashes just after a checkpoint", self.checkpoint_crashes),
             ("fsync failures", self.fsync_failures),
             ("full-disk errors", self.full_disk_errors),
             ("bits flipped by bit rot", self.bit_flips),

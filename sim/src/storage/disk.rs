@@ -225,6 +225,10 @@ pub(super) struct Disk {
     pub crash_next: bool,
     /// Page writes misdirected since the last restart.
     pub misdirected: Vec<super::MisdirectedPage>,
+    /// The armed write watch, and how many of its writes it has seen.
+    pub watch: Option<(WriteWatch, u64)>,
+    /// Whether the watch armed its crash.
+    pub watch_fired: bool,
     pub crashed: bool,
     /// Bumped by every restart; handles of an older epoch are dead.
     pub epoch: u64,
@@ -233,6 +237,23 @@ pub(super) struct Disk {
     pub counters: IoCounters,
     /// Faults other than crashes: configuration, generators, log, clock.
     pub faults: Injector,
+}
+
+/// A crash tied to what the engine writes: `after_ops` operations after
+/// the `nth` successful write (counting from 1) to `file` at one of
+/// `offsets`, the disk crashes (1: the very next operation, typically the
+/// sync that would have made the write durable). The redo log's checkpoint
+/// slots are the use: a crash just after a checkpoint was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteWatch {
+    /// The file watched.
+    pub file: String,
+    /// The offsets at which a write counts.
+    pub offsets: Vec<u64>,
+    /// Which counted write arms the crash.
+    pub nth: u64,
+    /// Operations from that write to the crash (at least 1).
+    pub after_ops: u64,
 }
 
 /// Describes a call for admission and for the trace.
@@ -302,6 +323,30 @@ impl Disk {
             });
         }
         result
+    }
+
+    /// Counts a write at `offset` of inode `id` against the armed watch,
+    /// arming its crash at the `nth` (an earlier armed crash still wins).
+    pub(super) fn watch_write(&mut self, id: InodeId, offset: u64) {
+        let Some((watch, seen)) = &mut self.watch else {
+            return;
+        };
+        if !watch.offsets.contains(&offset)
+            || self.inodes.get(&id).map(|i| i.name.as_str()) != Some(watch.file.as_str())
+        {
+            return;
+        }
+        *seen += 1;
+        if *seen < watch.nth {
+            return;
+        }
+        let at = self.op_index + watch.after_ops.max(1);
+        self.crash_at = Some(match self.crash_at {
+            Some(c) if c > self.op_index && c < at => c,
+            _ => at,
+        });
+        self.watch = None;
+        self.watch_fired = true;
     }
 
     /// Pulls the plug: every later operation fails until a restart.

@@ -952,3 +952,44 @@ fn a_misdirection_that_crashes_strikes_at_the_next_operation_and_is_reported() -
         .is_empty());
     Ok(())
 }
+
+#[test]
+fn a_write_watch_crashes_after_the_nth_write_to_its_offsets() -> io::Result<()> {
+    let mut storage = SimStorage::new();
+    storage.write_file("ib_logfile0", vec![0; 4096]);
+    storage.write_file("other", vec![0; 4096]);
+    storage.watch_writes(Some(WriteWatch {
+        file: "ib_logfile0".into(),
+        offsets: vec![512, 1536],
+        nth: 2,
+        after_ops: 2,
+    }));
+    let mut log = storage.open("ib_logfile0")?;
+    let mut other = storage.open("other")?;
+    // Writes elsewhere, or to another file, do not count.
+    log.write_at(1024, &[1; 512])?;
+    other.write_at(512, &[1; 512])?;
+    log.write_at(512, &[1; 512])?;
+    assert!(!storage.watch_fired());
+    log.sync()?;
+    log.write_at(1536, &[2; 512])?; // the second: the crash is two operations on
+    assert!(storage.watch_fired());
+    log.write_at(0, &[3; 512])?; // one
+    let err = log.sync().unwrap_err(); // two: crashes, the slot unsynced
+    assert!(is_simulated_crash(&err), "{err}");
+    let report = storage.restart(CrashMode::ProcessCrash);
+    assert!(report.pending.iter().any(|p| p.offset == 1536));
+    // A restart disarms a watch that had not fired.
+    storage.watch_writes(Some(WriteWatch {
+        file: "ib_logfile0".into(),
+        offsets: vec![512],
+        nth: 1,
+        after_ops: 1,
+    }));
+    storage.restart(CrashMode::ProcessCrash);
+    let mut log = storage.open("ib_logfile0")?;
+    log.write_at(512, &[4; 512])?;
+    log.sync()?;
+    assert!(!storage.crashed());
+    Ok(())
+}

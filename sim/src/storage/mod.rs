@@ -64,6 +64,7 @@ mod fault_tests;
 #[cfg(test)]
 mod tests;
 
+pub use disk::WriteWatch;
 pub use disk::MAX_FILE_BYTES;
 pub use faults::{
     BitFlip, BitRot, Fault, FaultConfig, FaultCounters, FaultRecord, InvalidFaultConfig, Latency,
@@ -147,6 +148,21 @@ impl SimStorage {
         self.disk().crash_at = index;
     }
 
+    /// Arms (or, with `None`, disarms) a crash tied to what is written
+    /// rather than to an I/O index: see [`WriteWatch`]. A restart disarms
+    /// it.
+    pub fn watch_writes(&self, watch: Option<WriteWatch>) {
+        let mut disk = self.disk();
+        disk.watch = watch.map(|w| (w, 0));
+        disk.watch_fired = false;
+    }
+
+    /// Whether the armed [`WriteWatch`] has seen its write and armed its
+    /// crash (until the next `watch_writes` or restart).
+    pub fn watch_fired(&self) -> bool {
+        self.disk().watch_fired
+    }
+
     /// Crashes now, between operations: every later call fails until
     /// [`restart`](Self::restart).
     pub fn crash_now(&self) {
@@ -180,6 +196,7 @@ impl SimStorage {
         disk.forget_handles();
         report.bit_flips = disk.rot();
         report.misdirected = std::mem::take(&mut disk.misdirected);
+        disk.watch = None;
         disk.crash_next = false;
         disk.crashed = false;
         disk.counters.restarts += 1;
@@ -525,6 +542,7 @@ impl SimFile {
             }
             disk.counters.writes += 1;
             disk.counters.bytes_written += len;
+            disk.watch_write(self.inode, offset);
             Ok(())
         })
     }

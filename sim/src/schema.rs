@@ -1,0 +1,437 @@
+//! The tables of a plan, as the model needs them: the two fixed tables
+//! every plan has (`sb` and `docs`, [`crate::tables`]) and the tables a
+//! seed draws for itself ([`TableSpec`], saved in the plan): composite
+//! primary keys, unique and composite secondary indexes, every column type
+//! and NULLs in indexed columns. The read, write and lock judges take a
+//! row's primary key and its index keys from here, never from the engine's
+//! answers.
+
+use crate::judge::reads::to_model;
+use crate::plan::{format_of, PValue};
+use engine::{ColumnDef, ColumnType, IndexDef, TableDef};
+use models::{ModelValue, Row};
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+/// A table a seed drew, as plain data in its plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableSpec {
+    /// Its name.
+    pub name: String,
+    /// Its columns, in order.
+    pub columns: Vec<ColumnSpec>,
+    /// The primary key's columns, by position, in key order.
+    pub primary_key: Vec<usize>,
+    /// Secondary indexes.
+    pub indexes: Vec<IndexSpec>,
+    /// `REDUNDANT`, `COMPACT` or `DYNAMIC`.
+    pub row_format: String,
+}
+
+/// A column of a [`TableSpec`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ColumnSpec {
+    /// Its name.
+    pub name: String,
+    /// Its SQL type: `INT`, `INT UNSIGNED`, `BIGINT`, `BIGINT UNSIGNED`,
+    /// `CHAR(n)`, `VARCHAR(n)`, `TEXT` or `BLOB`.
+    pub ty: String,
+    /// NULL allowed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub nullable: bool,
+}
+
+/// A secondary index of a [`TableSpec`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IndexSpec {
+    /// Its name.
+    pub name: String,
+    /// Its columns, by position, in key order.
+    pub columns: Vec<usize>,
+    /// UNIQUE.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unique: bool,
+}
+
+/// The type a plan's type name stands for.
+pub fn column_type(name: &str) -> Option<ColumnType> {
+    let sized = |prefix: &str| -> Option<u16> {
+        name.strip_prefix(prefix)?
+            .strip_suffix(')')?
+            .parse()
+            .ok()
+            .filter(|n| (1..=255).contains(n))
+    };
+    Some(match name {
+        "INT" => ColumnType::INT,
+        "INT UNSIGNED" => ColumnType::INT_UNSIGNED,
+        "BIGINT" => ColumnType::BIGINT,
+        "BIGINT UNSIGNED" => ColumnType::BigInt { unsigned: true },
+        "TEXT" => ColumnType::Text { max_len: 65_535 },
+        "BLOB" => ColumnType::Blob { max_len: 65_535 },
+        _ if name.starts_with("CHAR(") => ColumnType::Char(sized("CHAR(")?),
+        _ if name.starts_with("VARCHAR(") => ColumnType::VarChar(sized("VARCHAR(")?),
+        _ => return None,
+    })
+}
+
+impl TableSpec {
+    /// Checks a spec loaded from a file.
+    pub fn validate(&self) -> Result<(), String> {
+        let n = self.columns.len();
+        let bad = |what: String| Err(format!("table '{}': {what}", self.name));
+        if n == 0 || self.primary_key.is_empty() {
+            return bad("needs columns and a primary key".into());
+        }
+        for c in &self.columns {
+            if column_type(&c.ty).is_none() {
+                return bad(format!("column '{}' has unknown type '{}'", c.name, c.ty));
+            }
+        }
+        for &c in &self.primary_key {
+            if c >= n || self.columns[c].nullable {
+                return bad(format!("primary key column {c} is missing or nullable"));
+            }
+        }
+        for i in &self.indexes {
+            if i.columns.is_empty() || i.columns.iter().any(|&c| c >= n) {
+                return bad(format!(
+                    "index '{}' names no column or a missing one",
+                    i.name
+                ));
+            }
+        }
+        format_of(&self.row_format)
+            .map(|_| ())
+            .ok_or_else(|| format!("unknown row format '{}'", self.row_format))
+    }
+
+    /// The engine's definition.
+    pub fn definition(&self) -> TableDef {
+        TableDef {
+            name: self.name.clone(),
+            columns: self
+                .columns
+                .iter()
+                .map(|c| ColumnDef {
+                    name: c.name.clone(),
+                    ty: column_type(&c.ty).expect("validated"),
+                    nullable: c.nullable,
+                })
+                .collect(),
+            primary_key: self.primary_key.clone(),
+            indexes: self
+                .indexes
+                .iter()
+                .map(|i| IndexDef {
+                    name: i.name.clone(),
+                    columns: i.columns.clone(),
+                    unique: i.unique,
+                })
+                .collect(),
+            row_format: format_of(&self.row_format).expect("validated"),
+        }
+    }
+
+    /// Draws a table: two to six columns of every type, a primary key of
+    /// one or two integer or short string columns, one to three secondary
+    /// indexes (some unique, some composite) over the columns that are not
+    /// large objects, NULLs allowed in some indexed columns. Values are
+    /// drawn from small domains (see [`TableSpec::value`]) so that keys
+    /// collide: duplicate keys, waits and gap locks.
+    pub fn draw(rng: &mut ChaCha8Rng, name: &str, row_format: &str) -> TableSpec {
+        const KEY_TYPES: [&str; 6] = [
+            "INT",
+            "INT UNSIGNED",
+            "BIGINT",
+            "BIGINT UNSIGNED",
+            "CHAR(4)",
+            "VARCHAR(12)",
+        ];
+        const OTHER_TYPES: [&str; 8] = [
+            "INT",
+            "INT UNSIGNED",
+            "BIGINT",
+            "CHAR(8)",
+            "VARCHAR(30)",
+            "VARCHAR(200)",
+            "TEXT",
+            "BLOB",
+        ];
+        let key_cols = rng.gen_range(1..=2);
+        let mut columns: Vec<ColumnSpec> = (0..key_cols)
+            .map(|i| ColumnSpec {
+                name: format!("p{i}"),
+                ty: KEY_TYPES[rng.gen_range(0..KEY_TYPES.len())].into(),
+                nullable: false,
+            })
+            .collect();
+        for i in 0..rng.gen_range(2..=4) {
+            // The first is never a large object: every table has a column
+            // to index besides its key.
+            let types = if i == 0 {
+                &OTHER_TYPES[..6]
+            } else {
+                &OTHER_TYPES[..]
+            };
+            columns.push(ColumnSpec {
+                name: format!("c{i}"),
+                ty: types[rng.gen_range(0..types.len())].into(),
+                nullable: rng.gen_bool(0.4),
+            });
+        }
+        // The primary key's columns, sometimes out of column order.
+        let mut primary_key: Vec<usize> = (0..key_cols).collect();
+        if key_cols == 2 && rng.gen_bool(0.3) {
+            primary_key.reverse();
+        }
+        let indexable: Vec<usize> = (0..columns.len())
+            .filter(|&c| !matches!(columns[c].ty.as_str(), "TEXT" | "BLOB"))
+            .collect();
+        let others: Vec<usize> = indexable
+            .iter()
+            .copied()
+            .filter(|c| !primary_key.contains(c))
+            .collect();
+        let mut indexes = Vec::new();
+        for i in 0..rng.gen_range(1..=3) {
+            let Some(&first) = others.get(rng.gen_range(0..others.len().max(1))) else {
+                break;
+            };
+            let mut cols = vec![first];
+            if rng.gen_bool(0.4) {
+                // Composite: another column, a key column included.
+                let second = indexable[rng.gen_range(0..indexable.len())];
+                if second != first {
+                    cols.push(second);
+                }
+            }
+            indexes.push(IndexSpec {
+                name: format!("i{i}"),
+                columns: cols,
+                unique: rng.gen_bool(0.35),
+            });
+        }
+        TableSpec {
+            name: name.into(),
+            columns,
+            primary_key,
+            indexes,
+            row_format: row_format.into(),
+        }
+    }
+
+    /// A value for column `c`: NULL now and then where allowed; integers
+    /// from `0..domain` (negative too where signed); strings of letters
+    /// from an alphabet of four, so short ones repeat; large objects up to
+    /// a few kilobytes (some off page).
+    pub fn value(&self, rng: &mut ChaCha8Rng, c: usize, domain: u64) -> PValue {
+        let col = &self.columns[c];
+        if col.nullable && rng.gen_bool(0.15) {
+            return PValue::Null;
+        }
+        let letters = |rng: &mut ChaCha8Rng, len: usize| {
+            PValue::Text(
+                (0..len)
+                    .map(|_| (b'a' + rng.gen_range(0..4u8)) as char)
+                    .collect(),
+            )
+        };
+        let domain = domain.max(2);
+        match column_type(&col.ty).expect("validated") {
+            ColumnType::Int { unsigned: true } | ColumnType::BigInt { unsigned: true } => {
+                PValue::UInt(rng.gen_range(0..domain))
+            }
+            ColumnType::Int { unsigned: false } | ColumnType::BigInt { unsigned: false } => {
+                let d = domain as i64;
+                PValue::Int(rng.gen_range(-d / 4..d))
+            }
+            ColumnType::Char(n) | ColumnType::VarChar(n) => {
+                // Mostly short (so they repeat), some long keys.
+                let n = usize::from(n);
+                let len = if n > 12 && rng.gen_bool(0.2) {
+                    rng.gen_range(0..=n.min(40))
+                } else {
+                    rng.gen_range(0..=n.min(4))
+                };
+                letters(rng, len)
+            }
+            ColumnType::Text { .. } | ColumnType::Blob { .. } => {
+                if rng.gen_bool(0.3) {
+                    PValue::Long {
+                        len: rng.gen_range(500..6_000),
+                        seed: rng.gen(),
+                    }
+                } else {
+                    let len = rng.gen_range(0..40);
+                    letters(rng, len)
+                }
+            }
+        }
+    }
+}
+
+/// One index of a table, as the model orders it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexShape {
+    /// Its name.
+    pub name: String,
+    /// Its columns, in key order.
+    pub columns: Vec<usize>,
+    /// UNIQUE (NULLs never collide).
+    pub unique: bool,
+}
+
+/// A table as the model sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableShape {
+    /// Its name.
+    pub name: String,
+    /// Column names, in order.
+    pub columns: Vec<String>,
+    /// The primary key's columns, in key order.
+    pub primary_key: Vec<usize>,
+    /// Secondary indexes.
+    pub indexes: Vec<IndexShape>,
+}
+
+impl TableShape {
+    fn of(def: &TableDef) -> TableShape {
+        TableShape {
+            name: def.name.clone(),
+            columns: def.columns.iter().map(|c| c.name.clone()).collect(),
+            primary_key: def.primary_key.clone(),
+            indexes: def
+                .indexes
+                .iter()
+                .map(|i| IndexShape {
+                    name: i.name.clone(),
+                    columns: i.columns.clone(),
+                    unique: i.unique,
+                })
+                .collect(),
+        }
+    }
+
+    /// A row's primary key.
+    pub fn key_of(&self, row: &[ModelValue]) -> Vec<ModelValue> {
+        self.primary_key.iter().map(|&c| row[c].clone()).collect()
+    }
+
+    /// A row's primary key, from engine values.
+    pub fn key_of_values(&self, row: &[engine::Value]) -> Vec<ModelValue> {
+        self.primary_key
+            .iter()
+            .map(|&c| to_model(&row[c]))
+            .collect()
+    }
+
+    /// A column by name.
+    pub fn column(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c == name)
+    }
+
+    /// A secondary index by name.
+    pub fn index(&self, name: &str) -> Option<&IndexShape> {
+        self.indexes.iter().find(|i| i.name == name)
+    }
+
+    /// A row's position in an index (`None`: the clustered index): the
+    /// indexed columns, then the primary key (InnoDB appends the primary
+    /// key's columns the index lacks; appending them all orders the same).
+    pub fn index_key(&self, index: Option<&IndexShape>, row: &Row) -> Vec<ModelValue> {
+        match index {
+            None => self.key_of(row),
+            Some(i) => i
+                .columns
+                .iter()
+                .chain(&self.primary_key)
+                .map(|&c| row[c].clone())
+                .collect(),
+        }
+    }
+}
+
+/// The tables of a run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Schema {
+    /// By name, in creation order.
+    pub tables: Vec<TableShape>,
+}
+
+impl Schema {
+    /// The tables of these definitions.
+    pub fn of(defs: &[TableDef]) -> Schema {
+        Schema {
+            tables: defs.iter().map(TableShape::of).collect(),
+        }
+    }
+
+    /// A table by name.
+    pub fn table(&self, name: &str) -> Option<&TableShape> {
+        self.tables.iter().find(|t| t.name == name)
+    }
+
+    /// The table names.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.tables.iter().map(|t| t.name.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn drawn_tables_are_valid_and_varied() {
+        let mut composite = 0;
+        let mut unique = 0;
+        let mut nullable_indexed = 0;
+        let mut types = std::collections::BTreeSet::new();
+        for seed in 0..200 {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let t = TableSpec::draw(&mut rng, "t1", "COMPACT");
+            t.validate().expect("a drawn table is valid");
+            assert!(!t.indexes.is_empty(), "seed {seed}: {t:?}");
+            composite += usize::from(t.primary_key.len() > 1);
+            unique += t.indexes.iter().filter(|i| i.unique).count();
+            nullable_indexed += t
+                .indexes
+                .iter()
+                .filter(|i| i.columns.iter().any(|&c| t.columns[c].nullable))
+                .count();
+            types.extend(t.columns.iter().map(|c| c.ty.clone()));
+            let def = t.definition();
+            assert_eq!(def.columns.len(), t.columns.len());
+        }
+        assert!(composite > 50, "{composite}");
+        assert!(unique > 50, "{unique}");
+        assert!(nullable_indexed > 30, "{nullable_indexed}");
+        assert!(types.len() >= 10, "{types:?}");
+    }
+
+    #[test]
+    fn bad_specs_are_refused() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let good = TableSpec::draw(&mut rng, "t1", "DYNAMIC");
+        let mut t = good.clone();
+        t.columns[0].ty = "FLOAT".into();
+        assert!(t.validate().unwrap_err().contains("unknown type"));
+        let mut t = good.clone();
+        t.primary_key = vec![99];
+        assert!(t.validate().is_err());
+        let mut t = good.clone();
+        t.indexes[0].columns = vec![];
+        assert!(t.validate().is_err());
+        let mut t = good;
+        t.row_format = "FANCY".into();
+        assert!(t.validate().is_err());
+        assert_eq!(column_type("CHAR(0)"), None);
+        assert_eq!(column_type("VARCHAR(255)"), Some(ColumnType::VarChar(255)));
+    }
+}
