@@ -67,11 +67,16 @@ enum Command {
         #[arg(long)]
         trace: Option<std::path::PathBuf>,
     },
-    /// Shrinks a failing run and saves it to corpus/.
+    /// Shrinks a failing run and saves it to corpus/: a seed's, or a
+    /// corpus entry's (saved back under its name when it got smaller).
     Shrink {
         /// The failing seed.
+        #[arg(long, conflicts_with = "entry", required_unless_present = "entry")]
+        seed: Option<u64>,
+        /// A corpus entry's folder, shrunk further (its own canary and
+        /// profile).
         #[arg(long)]
-        seed: u64,
+        entry: Option<std::path::PathBuf>,
         /// The workload profile.
         #[arg(long, default_value = "default")]
         profile: String,
@@ -369,6 +374,37 @@ fn shrink_cmd(seed: u64, profile_name: &str, canary: Option<String>, budget: usi
     }
 }
 
+/// `innosim shrink --entry DIR`: shrinks a saved plan further (entries
+/// saved before the shrinker could anchor crashes, or drop statements
+/// that a seed's plan no longer has).
+fn shrink_entry(dir: &std::path::Path, budget: usize) -> ExitCode {
+    let plan = match sim::corpus::load(dir) {
+        Ok(p) => p,
+        Err(e) => return usage(e),
+    };
+    let before = plan.statement_count();
+    match shrink_and_save(&plan, budget) {
+        None => {
+            println!("{} does not fail: nothing to shrink", dir.display());
+            ExitCode::SUCCESS
+        }
+        Some((saved, s)) => {
+            println!(
+                "shrunk from {before} to {} statements in {} runs: {}\nsaved: {}",
+                s.plan.statement_count(),
+                s.attempts,
+                s.outcome
+                    .violations
+                    .first()
+                    .map(String::as_str)
+                    .unwrap_or(""),
+                saved.display()
+            );
+            ExitCode::FAILURE
+        }
+    }
+}
+
 /// Candidate runs the fuzzer's shrinker may try per failure (with
 /// `--time`, the time left bounds it too): a default seed's failure takes
 /// about 1,500 to reach a few dozen statements.
@@ -658,11 +694,18 @@ fn main() -> ExitCode {
             Err(_) => replay_entry(std::path::Path::new(&target), trace),
         },
         Command::Shrink {
-            seed,
+            seed: Some(seed),
             profile,
             canary,
             budget,
+            ..
         } => shrink_cmd(seed, &profile, canary, budget),
+        Command::Shrink {
+            entry: Some(dir),
+            budget,
+            ..
+        } => shrink_entry(&dir, budget),
+        Command::Shrink { .. } => usage("shrink needs --seed or --entry".into()),
         Command::Fuzz {
             seeds,
             time,

@@ -87,7 +87,7 @@ fn canary_cases() -> Vec<(&'static str, &'static str, u64, &'static [&'static st
             // bytes.
             AcceptTornLogTail => continue,
             // Needs a power loss that tears a page, about one seed in a
-            // hundred: first at seed 66.
+            // hundred: first at seed 80.
             SkipDoublewrite => ("default", 200, &["corrupt page", "recovery oracle:"]),
             AckBeforeSync | SkipRecoveryRollback | SkipGroupSync => {
                 ("default", 120, &["recovery oracle:"])
