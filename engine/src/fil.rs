@@ -236,7 +236,7 @@ impl Fil {
         let sf = self.space(space)?;
         sf.file
             .write_at(page_no as u64 * PAGE_SIZE as u64, buf)
-            .map_err(|e| Error::io("write", &sf.name, e))?;
+            .map_err(|e| write_failed(&sf.name, e))?;
         self.page_written(space, page_no)
     }
 
@@ -252,7 +252,7 @@ impl Fil {
         let sf = self.space(space)?;
         sf.file
             .write_shared(page_no as u64 * PAGE_SIZE as u64, buf)
-            .map_err(|e| Error::io("write", &sf.name, e))?;
+            .map_err(|e| write_failed(&sf.name, e))?;
         self.page_written(space, page_no)
     }
 
@@ -290,5 +290,19 @@ impl Fil {
     /// File sizes in bytes by name, for SHOW TABLE STATUS and reports.
     pub fn file_size_bytes(&mut self, space: u32) -> Result<u64> {
         Ok(self.space(space)?.len_pages as u64 * PAGE_SIZE as u64)
+    }
+}
+
+/// A failed page write, a full disk included, stops the engine (an I/O
+/// error, not [`Error::TableFull`]): the page was written because the pool
+/// needed its frame or a checkpoint needed it on disk, and whoever asked
+/// may hold a half-made mini-transaction. A page write grows a file only
+/// where a crash lost the extension the tablespace header records (InnoDB
+/// too treats a failed data-file write as fatal).
+fn write_failed(file: &str, source: std::io::Error) -> Error {
+    Error::Io {
+        op: "write",
+        file: file.to_string(),
+        source,
     }
 }

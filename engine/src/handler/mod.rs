@@ -579,7 +579,16 @@ impl Engine {
         let Some(mut trx) = self.session_mut(s).trx.take() else {
             return Ok(false);
         };
-        let lsn = self.sys.commit(&mut self.pager, &mut trx)?;
+        let lsn = match self.sys.commit(&mut self.pager, &mut trx) {
+            Ok(lsn) => lsn,
+            Err(e) => {
+                // Still the session's: a failure that does not stop the
+                // engine changed nothing, and the transaction may still
+                // commit or roll back.
+                self.session_mut(s).trx = Some(trx);
+                return Err(e);
+            }
+        };
         let mut deferred = false;
         if lsn != 0 {
             self.last_commit_lsn = lsn;

@@ -111,9 +111,15 @@ pub(super) fn recover(
             opened = open_recovering(world, &mut crashes_left);
             continue;
         }
+        let full = |source: &std::io::Error| source.kind() == std::io::ErrorKind::StorageFull;
         let injected = match &opened {
-            Err(Error::Io { source, .. }) => crate::storage::is_simulated_fsync_failure(source),
-            Err(Error::TableFull { .. }) => {
+            Err(Error::Io { source, .. }) if !full(source) => {
+                crate::storage::is_simulated_fsync_failure(source)
+            }
+            // A full disk, met while extending a file or writing a page
+            // into a file a crash left shorter than its tablespace: the
+            // operator frees space and starts again.
+            Err(Error::TableFull { .. } | Error::Io { .. }) => {
                 let mut fc = world.storage.faults();
                 fc.capacity_bytes = None;
                 world.storage.set_faults(fc);
