@@ -341,7 +341,6 @@ impl World {
                 }
             }
         }
-        let mut system: Option<Vec<u8>> = None;
         for f in &report.bit_flips {
             self.stats.bit_flips += 1;
             let page = (f.offset / crate::storage::PAGE_BYTES) as u32;
@@ -351,16 +350,14 @@ impl World {
             if !slot {
                 continue;
             }
-            let image = system.get_or_insert_with(|| {
-                self.storage
-                    .read_durable_file(engine::fil::SYSTEM_FILE)
-                    .unwrap_or_default()
-            });
             let start = page as usize * page_bytes;
-            let Some(bytes) = image.get(start..start + page_bytes) else {
+            let Some(mut header) = self.storage.read_durable_at(
+                engine::fil::SYSTEM_FILE,
+                start as u64,
+                FIL_PAGE_SPACE_ID + 4,
+            ) else {
                 continue;
             };
-            let mut header = bytes[..FIL_PAGE_SPACE_ID + 4].to_vec();
             for g in report.bit_flips.iter().filter(|g| g.file == f.file) {
                 if let Some(b) = (g.offset as usize)
                     .checked_sub(start)
@@ -390,10 +387,10 @@ impl World {
             .names()
             .map(|t| format!("{t}.ibd"))
             .find(|name| {
-                self.storage.read_durable_file(name).and_then(|b| {
-                    b.get(..FIL_PAGE_SPACE_ID + 4)
-                        .map(|h| get_u32(h, FIL_PAGE_SPACE_ID))
-                }) == Some(space)
+                self.storage
+                    .read_durable_at(name, 0, FIL_PAGE_SPACE_ID + 4)
+                    .map(|h| get_u32(&h, FIL_PAGE_SPACE_ID))
+                    == Some(space)
             })
     }
 

@@ -292,6 +292,19 @@ impl SimStorage {
         disk.inodes.get(id).map(|inode| inode.current.to_vec())
     }
 
+    /// Bytes of a file's durable image at `offset`, without an I/O
+    /// operation or a copy of the whole file; `None` if no such file or
+    /// the range runs past its end.
+    pub fn read_durable_at(&self, name: &str, offset: u64, len: usize) -> Option<Vec<u8>> {
+        let disk = self.disk();
+        let id = disk.names.get(name)?;
+        let mut buf = vec![0; len];
+        disk.inodes
+            .get(id)
+            .filter(|inode| inode.durable.read(offset, &mut buf))
+            .map(|_| buf)
+    }
+
     /// A copy of a file's durable image, what a power loss that loses
     /// every pending operation would leave, without an I/O operation.
     pub fn read_durable_file(&self, name: &str) -> Option<Vec<u8>> {
