@@ -315,6 +315,22 @@ fn shrink_and_save(
     shrink_and_save_while(plan, budget, &mut || true)
 }
 
+/// Shrinks a corpus entry's plan and saves the result over the entry.
+fn shrink_and_save_over(
+    dir: &std::path::Path,
+    plan: &sim::plan::Plan,
+    budget: usize,
+) -> Option<(std::path::PathBuf, sim::shrink::Shrunk)> {
+    let shrunk = sim::shrink::shrink(plan, budget)?;
+    match sim::corpus::save_in(dir, &shrunk.plan, &shrunk.outcome, commit_id()) {
+        Ok(()) => Some((dir.to_path_buf(), shrunk)),
+        Err(e) => {
+            eprintln!("innosim: cannot save to {}: {e}", dir.display());
+            None
+        }
+    }
+}
+
 /// [`shrink_and_save`], shrinking only while `keep_going` says so.
 fn shrink_and_save_while(
     plan: &sim::plan::Plan,
@@ -383,7 +399,7 @@ fn shrink_entry(dir: &std::path::Path, budget: usize) -> ExitCode {
         Err(e) => return usage(e),
     };
     let before = plan.statement_count();
-    match shrink_and_save(&plan, budget) {
+    match shrink_and_save_over(dir, &plan, budget) {
         None => {
             println!("{} does not fail: nothing to shrink", dir.display());
             ExitCode::SUCCESS

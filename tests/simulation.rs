@@ -289,6 +289,7 @@ fn every_profile_injects_its_faults_and_reaches_the_rare_paths() {
         ("group commit waits", 50),
         ("misdirected writes", 5),
         ("crashes just after a checkpoint", 2),
+        ("files grown back at recovery", 2),
     ];
     let io_errors: Wants = &[("fsync failures", 8), ("full-disk errors", 40)];
     let lock_heavy: Wants = &[

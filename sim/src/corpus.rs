@@ -17,10 +17,26 @@ pub fn entry_name(plan: &Plan) -> String {
     }
 }
 
-/// Saves a failing plan and its outcome under `root`.
+/// Saves a failing plan and its outcome under `root`, in a folder named
+/// by [`entry_name`]; if an entry of that name holds another plan (a
+/// curated entry, say), in the first free `NAME-2`, `NAME-3`, ... instead:
+/// a campaign never overwrites what is kept.
 pub fn save(root: &Path, plan: &Plan, outcome: &Outcome, commit: &str) -> std::io::Result<PathBuf> {
-    let dir = root.join(entry_name(plan));
-    std::fs::create_dir_all(&dir)?;
+    let name = entry_name(plan);
+    let mut dir = root.join(&name);
+    let mut n = 1;
+    while dir.exists() && load(&dir).ok().as_ref() != Some(plan) {
+        n += 1;
+        dir = root.join(format!("{name}-{n}"));
+    }
+    save_in(&dir, plan, outcome, commit)?;
+    Ok(dir)
+}
+
+/// Saves a failing plan and its outcome in `dir`, replacing what it held
+/// (`innosim shrink --entry` saves a smaller plan over its entry).
+pub fn save_in(dir: &Path, plan: &Plan, outcome: &Outcome, commit: &str) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
     let json = serde_json::to_string_pretty(plan).map_err(std::io::Error::other)?;
     std::fs::write(dir.join("plan.json"), json + "\n")?;
     let mut text = String::new();
@@ -35,7 +51,7 @@ pub fn save(root: &Path, plan: &Plan, outcome: &Outcome, commit: &str) -> std::i
         plan.statement_count()
     ));
     std::fs::write(dir.join("failure.txt"), text)?;
-    Ok(dir)
+    Ok(())
 }
 
 /// Loads an entry's plan.
@@ -61,4 +77,30 @@ pub fn entries(root: &Path) -> Vec<PathBuf> {
         .unwrap_or_default();
     out.sort();
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_saved_entry_never_overwrites_another_plan_of_its_name() {
+        let root = std::env::temp_dir().join(format!("innosim-corpus-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let profile = crate::profile::Profile::named("small").expect("a profile");
+        let plan = Plan::generate(3, &profile, None, None);
+        let outcome = Outcome::default();
+        let first = save(&root, &plan, &outcome, "c").expect("saved");
+        assert_eq!(first, root.join("small-3"));
+        // The same plan again: the same folder.
+        assert_eq!(save(&root, &plan, &outcome, "c").expect("saved"), first);
+        // Another plan of the same name: a folder of its own.
+        let mut other = plan.clone();
+        other.transactions.pop();
+        let second = save(&root, &other, &outcome, "c").expect("saved");
+        assert_eq!(second, root.join("small-3-2"));
+        assert_eq!(load(&first).expect("loads"), plan);
+        assert_eq!(load(&second).expect("loads"), other);
+        std::fs::remove_dir_all(&root).expect("cleaned up");
+    }
 }

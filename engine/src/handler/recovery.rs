@@ -62,6 +62,9 @@ pub struct RecoveryReport {
     pub files_replayed: Vec<String>,
     /// Files removed because no committed definition names them.
     pub orphans_removed: Vec<String>,
+    /// Tablespace files grown back to the size their header records (a
+    /// crash lost their extension).
+    pub files_extended: Vec<String>,
 }
 
 /// First page a new system tablespace may allocate.
@@ -241,6 +244,7 @@ impl Engine {
             &mut report,
             config.canaries.has(crate::Canary::IgnorePageLsn),
         )?;
+        report.files_extended = extend_to_recorded_sizes(&mut pager)?;
 
         let mut engine = Self::assemble(pager, clock, config)?;
         engine.load_dictionary(true, &unidentified)?;
@@ -401,6 +405,32 @@ impl Engine {
         removed.dedup();
         Ok(removed)
     }
+}
+
+/// Grows each tablespace file that is shorter than the size its header
+/// records (after redo): a power loss can keep the redo of an extension
+/// and lose the extension itself, and the pages past the end would then
+/// grow the file when they are written, where a full disk makes that
+/// write fail. MariaDB's `recv_sys_t::apply` extends such files the same
+/// way (`fil_space_extend`). A full disk fails here, as `TableFull`,
+/// before the engine runs; a space whose first page is still all zeros
+/// (created, never written) is left to the dictionary to judge.
+fn extend_to_recorded_sizes(pager: &mut Pager) -> Result<Vec<String>> {
+    let mut extended = Vec::new();
+    for space in pager.fil.space_ids() {
+        let f = pager.fix(PageId::new(space, 0))?;
+        let fresh = page::is_all_zero(pager.page(f));
+        pager.unfix(f);
+        if fresh {
+            continue;
+        }
+        let size = fsp::header(pager, space)?.size;
+        if pager.fil.len_pages(space)? < size {
+            pager.fil.extend(space, size)?;
+            extended.push(pager.fil.name(space).unwrap_or("?").to_string());
+        }
+    }
+    Ok(extended)
 }
 
 /// Whether pages go through the doublewrite buffer: the setting, unless the
@@ -577,6 +607,8 @@ fn apply_page(
 ) -> Result<()> {
     let mut frame = None;
     let mut applied: Option<(u64, u64)> = None;
+    // Whether the page is known to be a sound index page.
+    let mut sound = false;
     for group in recs.chunk_by(|a, b| a.1 == b.1) {
         let m = &scan.mtrs[group[0].1];
         let init = matches!(group[0].2, PageOp::Init(_));
@@ -596,6 +628,27 @@ fn apply_page(
             continue; // already newer
         }
         for (_, _, op) in group {
+            // A record that edits an index page's records needs a sound
+            // one: a page image and a log that disagree (a page the log
+            // did not write, or bytes written for another layout) are
+            // corruption, reported, never a panic inside the edit. The
+            // record edits keep a sound page sound, so the page is checked
+            // before the first of them and again after raw writes.
+            let edits_records = !matches!(
+                op,
+                PageOp::Init(_) | PageOp::Write { .. } | PageOp::IndexInit { .. }
+            );
+            if !edits_records {
+                sound = matches!(op, PageOp::IndexInit { .. });
+            } else if !sound {
+                if let Err(why) = page::index::check_structure(pager.page(f)) {
+                    return Err(Error::Corrupt {
+                        file: "redo".into(),
+                        reason: format!("record for page {id} meets a malformed index page: {why}"),
+                    });
+                }
+                sound = true;
+            }
             op.apply(id, pager.page_mut(f))?;
             report.records_applied += 1;
         }

@@ -218,7 +218,7 @@ pub enum PageState {
 
 /// Whether a page image is all zeros, eight bytes at a time (recovery asks
 /// this of every doublewrite slot).
-fn is_all_zero(page: &[u8]) -> bool {
+pub fn is_all_zero(page: &[u8]) -> bool {
     let (chunks, rest) = page.split_at(page.len() / 8 * 8);
     chunks
         .chunks_exact(8)

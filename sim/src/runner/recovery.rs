@@ -177,6 +177,7 @@ pub(super) fn recover(
             world.stats.pages_repaired += report.pages_repaired.len() as u64;
             world.stats.redo_records_applied += report.records_applied;
             world.stats.recovery_rollbacks += report.rolled_back.len() as u64;
+            world.stats.files_extended += report.files_extended.len() as u64;
             world.event(
                 "recovery",
                 json!({"step": "recovered", "log_end": report.log_end, "records_applied": report.records_applied,

@@ -63,6 +63,9 @@ pub struct RunStats {
     /// Crashes that struck just after a checkpoint was written (within
     /// the plan's few operations of the write to its slot).
     pub checkpoint_crashes: u64,
+    /// Tablespace files recovery grew back to the size their header
+    /// records (a power loss had lost the extension).
+    pub files_extended: u64,
 }
 
 impl RunStats {
@@ -95,6 +98,7 @@ impl RunStats {
             misdirected_writes,
             misdirection_caught,
             checkpoint_crashes,
+            files_extended,
         } = o;
         self.statements += statements;
         self.commits += commits;
@@ -122,6 +126,7 @@ impl RunStats {
         self.misdirected_writes += misdirected_writes;
         self.misdirection_caught += misdirection_caught;
         self.checkpoint_crashes += checkpoint_crashes;
+        self.files_extended += files_extended;
     }
 
     /// The faults injected and the rare paths reached, by name: what a
@@ -138,6 +143,7 @@ impl RunStats {
             ("misdirected writes", self.misdirected_writes),
             ("misdirected writes caught", self.misdirection_caught),
             ("torn pages repaired", self.pages_repaired),
+            ("files grown back at recovery", self.files_extended),
             ("redo records applied", self.redo_records_applied),
             (
                 "transactions rolled back at recovery",
