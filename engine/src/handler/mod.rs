@@ -584,7 +584,10 @@ impl Engine {
             Err(e) => {
                 // Still the session's: a failure that does not stop the
                 // engine changed nothing, and the transaction may still
-                // commit or roll back.
+                // commit or roll back. (Every failure after the commit's
+                // mini-transaction has changed a page is an I/O or
+                // corruption error, which stops the engine: a retry never
+                // sees a half-made commit.)
                 self.session_mut(s).trx = Some(trx);
                 return Err(e);
             }

@@ -287,7 +287,8 @@ pub(crate) fn judge_uncommitted(
     }
 }
 
-/// Whether a primary key lies within a scan's bounds.
+/// Whether a key (a primary key, or an index key) lies within a scan's
+/// bounds.
 fn inside_bounds(key: &[ModelValue], low: &RangeBound, high: &RangeBound) -> bool {
     in_interval(key, &model_bound(low), &model_bound(high))
 }
@@ -472,9 +473,8 @@ pub(crate) fn model_rows(resp: &Response) -> Vec<Row> {
 /// What a read must return, seeing `base` (a committed state) plus its
 /// transaction's own writes. A locking (current) read sees the committed
 /// state: its locks serialize it after every committed writer of what it
-/// reads; a consistent read sees its snapshot. `None` for reads the model
-/// does not judge (bounded ranges of a secondary index, which no workload
-/// issues yet).
+/// reads; a consistent read sees its snapshot. `None` for a table or
+/// index the schema does not have.
 pub(crate) fn read_expected(
     schema: &Schema,
     base: &Db,
@@ -506,8 +506,10 @@ pub(crate) fn read_expected(
         // returns the version its view sees, and only if that version's
         // key is the entry's (row_sel_sec_rec_is_for_clust_rec).
         //
-        // Bounds are prefixes of the index key: on the indexed column alone
-        // (an exclusive end leaves out every entry with that value).
+        // Bounds are prefixes of the index key, on its first column (an
+        // exclusive end leaves out every entry with that value). A NULL
+        // bound is a value here, the smallest, as in the engine's order
+        // (not SQL's `c >= NULL`, which is empty).
         Request::Scan {
             table,
             index: Some(index),

@@ -865,7 +865,9 @@ impl World {
             self.anchors_armed[i] = true;
             let at = io + a.after_ios;
             if self.armed_at.is_none_or(|x| at < x) {
-                self.storage.set_crash_at(Some(at));
+                // A checkpoint's watch may have armed a sooner crash: it
+                // stays.
+                self.storage.set_crash_at_earliest(at);
                 self.armed_at = Some(at);
             }
         }

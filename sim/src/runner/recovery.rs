@@ -328,10 +328,22 @@ impl World {
                 "misdirected write",
                 json!({"file": m.file, "intended_page": m.intended_offset / crate::storage::PAGE_BYTES, "landed_on": page}),
             );
+            // A write the power loss dropped whole left its landing page
+            // as it was: no damage.
+            let now = self.storage.read_durable_at(
+                &m.file,
+                m.actual_offset,
+                crate::storage::PAGE_BYTES as usize,
+            );
+            if now.is_some_and(|b| crate::storage::fnv1a(&b) == m.displaced_hash) {
+                continue;
+            }
             self.damage(&m.file, page, Damage::Misdirection);
-            // Landing on a doublewrite slot destroys the copy it held.
+            // Landing on a doublewrite slot destroys the copy it held (an
+            // unused slot, all zeros, held none).
             let slot = m.file == engine::fil::SYSTEM_FILE
-                && (DBLWR_START..DBLWR_START + DBLWR_PAGES).contains(&page);
+                && (DBLWR_START..DBLWR_START + DBLWR_PAGES).contains(&page)
+                && m.displaced.iter().any(|&b| b != 0);
             if slot {
                 let (space, page_no) = (
                     get_u32(&m.displaced, FIL_PAGE_SPACE_ID),

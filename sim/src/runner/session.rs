@@ -450,6 +450,23 @@ pub(super) fn failed(world: &mut World, s: &mut Sess, req: &Request, e: Error) -
     if world.damage_caught(&e) {
         return None;
     }
+    // Files are extended before their pages are used, and recovery grows
+    // back what a crash lost: a page write that meets a full disk means a
+    // page past the end of its file (the engine stops, but it should never
+    // have got there).
+    if let Error::Io {
+        op: "write",
+        source,
+        ..
+    } = &e
+    {
+        if source.kind() == std::io::ErrorKind::StorageFull {
+            world.violations.push(format!(
+                "{}: a page write grew its file and met the full disk: {e}",
+                describe(req)
+            ));
+        }
+    }
     if e.stops_engine() || e.is_fatal() {
         let crashed = world.storage.crashed();
         if crashed || matches!(e, Error::Io { .. }) || e.is_fatal() {

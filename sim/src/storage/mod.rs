@@ -71,7 +71,7 @@ pub use faults::{
     NamespaceChange, PAGE_BYTES,
 };
 pub use power_loss::{
-    CrashMode, MisdirectedPage, PendingKind, PendingWrite, PowerLossPolicy, RestartReport,
+    fnv1a, CrashMode, MisdirectedPage, PendingKind, PendingWrite, PowerLossPolicy, RestartReport,
     Survival, DISPLACED_BYTES,
 };
 pub use trace::{IoCounters, IoOp, IoOutcome, IoRecord};
@@ -161,6 +161,18 @@ impl SimStorage {
     /// crash (until the next `watch_writes` or restart).
     pub fn watch_fired(&self) -> bool {
         self.disk().watch_fired
+    }
+
+    /// Arms a crash at `index` unless one is armed sooner (and not yet
+    /// passed): the earliest armed crash strikes, whoever armed it (a
+    /// [`WriteWatch`] arms its own).
+    pub fn set_crash_at_earliest(&self, index: u64) {
+        let mut disk = self.disk();
+        let next = disk.next_index();
+        disk.crash_at = Some(match disk.crash_at {
+            Some(c) if c >= next && c < index => c,
+            _ => index,
+        });
     }
 
     /// Crashes now, between operations: every later call fails until
@@ -517,8 +529,10 @@ impl SimFile {
                         len: misdirection.length,
                     });
                 }
-                let mut displaced = vec![0; power_loss::DISPLACED_BYTES];
-                inode.current.read(misdirection.target, &mut displaced);
+                let mut old = vec![0; PAGE_BYTES as usize];
+                inode.current.read(misdirection.target, &mut old);
+                let displaced = old[..power_loss::DISPLACED_BYTES].to_vec();
+                let displaced_hash = power_loss::fnv1a(&old);
                 target = misdirection.target;
                 let file = disk.inode_name(self.inode);
                 disk.misdirected.push(MisdirectedPage {
@@ -526,6 +540,7 @@ impl SimFile {
                     intended_offset: offset,
                     actual_offset: target,
                     displaced,
+                    displaced_hash,
                 });
                 if disk.faults.config.crash_after_misdirection {
                     disk.crash_next = true;

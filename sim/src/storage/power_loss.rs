@@ -188,6 +188,17 @@ pub struct MisdirectedPage {
     /// The first [`DISPLACED_BYTES`] bytes the page it landed on held
     /// before (its header: whose copy a doublewrite slot held, say).
     pub displaced: Vec<u8>,
+    /// FNV-1a of the whole page it landed on, as it was before: a landing
+    /// page whose durable bytes still hash to it after the restart kept
+    /// its old contents (the write was lost) and is not damaged.
+    pub displaced_hash: u64,
+}
+
+/// FNV-1a, 64 bits: a stable fingerprint of a page image.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// How many leading bytes of an overwritten page a misdirection reports.
