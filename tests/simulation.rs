@@ -129,7 +129,7 @@ fn canary_cases() -> Vec<(&'static str, &'static str, u64, &'static [&'static st
             LateLockTimeout | DeadlineFromFirstWait => ("hot-rows", 10, &["lock oracle:"]),
             // Needs a misdirected write that lands on a page read later
             // (most land on free pages or doublewrite slots): first at
-            // crash-heavy seed 83, redo meeting the wrong page.
+            // crash-heavy seed 54.
             TrustPageId => ("crash-heavy", 400, RECOVERY),
             // Needs a seed table with a composite unique index and two
             // rows that share its first column: first at seed 4.
