@@ -978,6 +978,19 @@ fn bound_scan(rng: &mut ChaCha8Rng, profile: &Profile, st: &mut PlannedStmt) {
         }
     };
     let (a, b) = (draw(rng), draw(rng));
+    (*from, *to) = scan_ends(rng, a, b, reverse);
+    *open = rng.gen_bool(0.3);
+}
+
+/// A scan's ends from two drawn values: the lower one first (the higher
+/// for a descending scan), each kept with its own odds (a start 0.8, an
+/// end 0.6).
+fn scan_ends(
+    rng: &mut ChaCha8Rng,
+    a: PValue,
+    b: PValue,
+    reverse: bool,
+) -> (Option<PValue>, Option<PValue>) {
     use crate::judge::reads::to_model;
     let (lo, hi) = if to_model(&a.value()) <= to_model(&b.value()) {
         (a, b)
@@ -985,9 +998,10 @@ fn bound_scan(rng: &mut ChaCha8Rng, profile: &Profile, st: &mut PlannedStmt) {
         (b, a)
     };
     let (start, end) = if reverse { (hi, lo) } else { (lo, hi) };
-    *from = rng.gen_bool(0.8).then_some(start);
-    *to = rng.gen_bool(0.6).then_some(end);
-    *open = rng.gen_bool(0.3);
+    (
+        rng.gen_bool(0.8).then_some(start),
+        rng.gen_bool(0.6).then_some(end),
+    )
 }
 
 /// A statement on a table the seed drew: inserts of whole rows, updates
@@ -1056,15 +1070,7 @@ fn seed_table_stmt(
                     spec.value(rng, first, domain),
                     spec.value(rng, first, domain),
                 );
-                use crate::judge::reads::to_model;
-                let (lo, hi) = if to_model(&a.value()) <= to_model(&b.value()) {
-                    (a, b)
-                } else {
-                    (b, a)
-                };
-                let (start, end) = if reverse { (hi, lo) } else { (lo, hi) };
-                from = rng.gen_bool(0.8).then_some(start);
-                to = rng.gen_bool(0.6).then_some(end);
+                (from, to) = scan_ends(rng, a, b, reverse);
             }
             let open = rng.gen_bool(0.3);
             if rng.gen_bool(profile.p_locking_read) {

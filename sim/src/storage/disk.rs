@@ -341,12 +341,17 @@ impl Disk {
             return;
         }
         let at = self.op_index + watch.after_ops.max(1);
-        self.crash_at = Some(match self.crash_at {
-            Some(c) if c > self.op_index && c < at => c,
-            _ => at,
-        });
+        self.crash_at_earliest(at);
         self.watch = None;
         self.watch_fired = true;
+    }
+
+    /// Arms a crash at `index` unless one still to come is armed sooner.
+    pub(super) fn crash_at_earliest(&mut self, index: u64) {
+        self.crash_at = Some(match self.crash_at {
+            Some(c) if c >= self.next_index && c < index => c,
+            _ => index,
+        });
     }
 
     /// Pulls the plug: every later operation fails until a restart.

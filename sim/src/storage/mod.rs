@@ -167,12 +167,7 @@ impl SimStorage {
     /// passed): the earliest armed crash strikes, whoever armed it (a
     /// [`WriteWatch`] arms its own).
     pub fn set_crash_at_earliest(&self, index: u64) {
-        let mut disk = self.disk();
-        let next = disk.next_index();
-        disk.crash_at = Some(match disk.crash_at {
-            Some(c) if c >= next && c < index => c,
-            _ => index,
-        });
+        self.disk().crash_at_earliest(index);
     }
 
     /// Crashes now, between operations: every later call fails until
