@@ -103,3 +103,85 @@ fn a_dropped_and_recreated_table_survives_a_process_crash() -> Result<()> {
 fn a_dropped_and_recreated_table_survives_a_power_loss() -> Result<()> {
     drop_recreate_crash(CrashMode::PowerLoss(PowerLossPolicy::LoseAll))
 }
+
+/// Creates `t` with the directory's changes durable only once synced (as
+/// POSIX promises), fills it, takes a sharp checkpoint past its
+/// FILE_CREATE record, and loses power: only a directory sync after the
+/// create keeps the file's name. Returns what recovery said, and the I/O
+/// operations of CREATE TABLE (from its first to the directory sync after
+/// the file's creation).
+fn create_checkpoint_power_loss(config: Config) -> (Result<Vec<u64>>, Vec<sim::storage::IoOp>) {
+    use sim::storage::faults::FaultConfig;
+    use sim::storage::IoOp;
+    let storage = SimStorage::new();
+    let opened = Engine::open(
+        Box::new(storage.clone()),
+        Box::new(Arc::new(ManualClock::new())),
+        config.clone(),
+    );
+    let (mut e, _) = opened.expect("a new database opens");
+    storage.set_faults(FaultConfig {
+        lose_unsynced_namespace_ops: true,
+        ..FaultConfig::default()
+    });
+    storage.set_tracing(true);
+    storage.clear_trace();
+    e.create_table(sbtest("t", RowFormat::Compact))
+        .expect("CREATE TABLE");
+    let ops: Vec<IoOp> = storage.trace().iter().map(|r| r.op).collect();
+    let first_sync_dir = ops.iter().position(|&op| op == IoOp::SyncDir);
+    let ops = ops[..first_sync_dir.map_or(ops.len(), |i| i + 1)].to_vec();
+    insert(&mut e, 1..=20, 7).expect("inserts");
+    e.checkpoint().expect("checkpoint");
+    storage.crash_now();
+    drop(e);
+    storage.restart(CrashMode::PowerLoss(PowerLossPolicy::LoseAll));
+    let recovered = Engine::open(
+        Box::new(storage.clone()),
+        Box::new(Arc::new(ManualClock::new())),
+        config,
+    )
+    .and_then(|(mut e, _)| {
+        let db = read_db(&mut e, &["t"])?;
+        Ok(db.tables["t"]
+            .keys()
+            .map(|k| match k.as_slice() {
+                [ModelValue::Int(id)] => *id as u64,
+                other => panic!("key {other:?}"),
+            })
+            .collect())
+    });
+    (recovered, ops)
+}
+
+#[test]
+fn a_created_table_survives_a_power_loss_that_drops_unsynced_names() {
+    let config = Config {
+        buffer_pool_pages: 64,
+        ..Config::default()
+    };
+    let (recovered, ops) = create_checkpoint_power_loss(config);
+    use sim::storage::IoOp;
+    assert_eq!(
+        &ops[ops.len() - 2..],
+        &[IoOp::Create, IoOp::SyncDir],
+        "the directory is synced right after the file's creation: {ops:?}"
+    );
+    assert_eq!(recovered.expect("recovery"), (1..=20).collect::<Vec<u64>>());
+}
+
+#[test]
+fn without_the_directory_sync_a_power_loss_takes_the_committed_table() {
+    let config = Config {
+        buffer_pool_pages: 64,
+        canaries: engine::Canaries::NONE.with(engine::Canary::SkipDirectorySync),
+        ..Config::default()
+    };
+    let (recovered, _) = create_checkpoint_power_loss(config);
+    let err = recovered.expect_err("the table's file is gone");
+    assert!(
+        err.to_string()
+            .contains("the tablespace of table 't' is missing"),
+        "{err}"
+    );
+}

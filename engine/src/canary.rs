@@ -88,11 +88,15 @@ pub enum Canary {
     /// index's first column: a row that differs from another only in a
     /// later column of a composite unique index is refused with 1062.
     UniqueCheckFirstColumn,
+    /// A tablespace file is created without syncing the directory: once a
+    /// checkpoint passes the table's FILE_CREATE record, a power loss that
+    /// drops the unsynced name loses a committed table.
+    SkipDirectorySync,
 }
 
 impl Canary {
     /// Every canary.
-    pub const ALL: [Canary; 24] = [
+    pub const ALL: [Canary; 25] = [
         Canary::SkipDoublewrite,
         Canary::AckBeforeSync,
         Canary::IgnorePageLsn,
@@ -117,6 +121,7 @@ impl Canary {
         Canary::InheritToSupremum,
         Canary::TrustPageId,
         Canary::UniqueCheckFirstColumn,
+        Canary::SkipDirectorySync,
     ];
 
     /// The canaries of the lock manager, caught by the lock oracle under
@@ -157,6 +162,7 @@ impl Canary {
             Canary::InheritToSupremum => "inherit-to-supremum",
             Canary::TrustPageId => "trust-page-id",
             Canary::UniqueCheckFirstColumn => "unique-check-first-column",
+            Canary::SkipDirectorySync => "skip-directory-sync",
         }
     }
 

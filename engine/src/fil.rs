@@ -50,6 +50,10 @@ pub struct Fil {
     /// page number and space its own header claims, so a page that a
     /// misdirected write left at the wrong offset passes.
     pub trust_page_id: bool,
+    /// The `skip-directory-sync` canary: a tablespace file is created
+    /// without syncing the directory, so a power loss may take its name
+    /// (and every page written to it) away after the table was committed.
+    pub skip_dir_sync: bool,
 }
 
 impl Fil {
@@ -60,6 +64,7 @@ impl Fil {
             spaces: BTreeMap::new(),
             stats: FilStats::default(),
             trust_page_id: false,
+            skip_dir_sync: false,
         }
     }
 
@@ -99,7 +104,20 @@ impl Fil {
             .create(name)
             .map_err(|e| Error::io("create", name, e))?;
         self.insert(space, name, file, 0);
+        if !self.skip_dir_sync {
+            self.sync_dir()?;
+        }
         Ok(())
+    }
+
+    /// Makes the files created and removed so far durable (their names:
+    /// syncing a file makes only its bytes durable). A failure stops the
+    /// engine, as a failed fsync of a file does: the directory's state on
+    /// disk is unknown.
+    pub fn sync_dir(&mut self) -> Result<()> {
+        self.storage
+            .sync_dir()
+            .map_err(|e| Error::io("sync_dir", ".", e))
     }
 
     /// Opens an existing space file.
@@ -134,6 +152,7 @@ impl Fil {
             self.storage
                 .remove(&sf.name)
                 .map_err(|e| Error::io("remove", &sf.name, e))?;
+            self.sync_dir()?;
         }
         Ok(())
     }

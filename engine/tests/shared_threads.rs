@@ -325,6 +325,9 @@ impl Storage for FailingSyncs {
     fn list(&mut self) -> io::Result<Vec<String>> {
         self.inner.list()
     }
+    fn sync_dir(&mut self) -> io::Result<()> {
+        self.inner.sync_dir()
+    }
 }
 
 #[test]

@@ -214,7 +214,25 @@ pub enum PlannedStmt {
     RollbackTo(String),
     /// RELEASE SAVEPOINT: forgets the savepoint and every later one.
     ReleaseSavepoint(String),
+    /// CREATE TABLE of a scratch table ([`crate::tables::scratch`]), alone
+    /// in an autocommit transaction (DDL commits by itself). No row
+    /// statement names a scratch table: what the checkers judge is that it
+    /// exists exactly when its last acknowledged DDL says so.
+    CreateTable {
+        /// One of [`SCRATCH_TABLES`].
+        table: String,
+        /// Its row format.
+        row_format: String,
+    },
+    /// DROP TABLE of a scratch table, alone in an autocommit transaction.
+    DropTable {
+        /// One of [`SCRATCH_TABLES`].
+        table: String,
+    },
 }
+
+/// The tables DDL statements create and drop while the workload runs.
+pub const SCRATCH_TABLES: [&str; 2] = ["s1", "s2"];
 
 impl PlannedStmt {
     /// The table it names, if any (a transfer's is `sb`).
@@ -230,12 +248,23 @@ impl PlannedStmt {
             PlannedStmt::Transfer { .. } => Some("sb"),
             PlannedStmt::Savepoint(_)
             | PlannedStmt::RollbackTo(_)
-            | PlannedStmt::ReleaseSavepoint(_) => None,
+            | PlannedStmt::ReleaseSavepoint(_)
+            | PlannedStmt::CreateTable { .. }
+            | PlannedStmt::DropTable { .. } => None,
         }
     }
 
+    /// Whether it is DDL.
+    pub fn is_ddl(&self) -> bool {
+        matches!(
+            self,
+            PlannedStmt::CreateTable { .. } | PlannedStmt::DropTable { .. }
+        )
+    }
+
     /// The engine request (savepoints included); `None` for a transfer,
-    /// whose updates depend on what its reads return (the runner runs it).
+    /// whose updates depend on what its reads return (the runner runs it),
+    /// and for DDL, which is no session's request.
     pub fn request(&self) -> Option<Request> {
         Some(match self {
             PlannedStmt::Insert { table, row } => Request::Insert {
@@ -297,7 +326,9 @@ impl PlannedStmt {
             PlannedStmt::Savepoint(n) => Request::Savepoint(n.clone()),
             PlannedStmt::RollbackTo(n) => Request::RollbackToSavepoint(n.clone()),
             PlannedStmt::ReleaseSavepoint(n) => Request::ReleaseSavepoint(n.clone()),
-            PlannedStmt::Transfer { .. } => return None,
+            PlannedStmt::Transfer { .. }
+            | PlannedStmt::CreateTable { .. }
+            | PlannedStmt::DropTable { .. } => return None,
         })
     }
 }
@@ -556,13 +587,32 @@ impl Plan {
         let mut names = vec!["sb".to_string(), "docs".to_string()];
         for t in &self.tables {
             t.validate()?;
-            if names.contains(&t.name) {
+            if names.contains(&t.name) || SCRATCH_TABLES.contains(&t.name.as_str()) {
                 return Err(format!("table '{}' is defined twice", t.name));
             }
             names.push(t.name.clone());
         }
         for t in &self.transactions {
             for s in &t.statements {
+                let scratch = match s {
+                    PlannedStmt::CreateTable { table, row_format } => {
+                        format_of(row_format)
+                            .ok_or_else(|| format!("unknown row format '{row_format}'"))?;
+                        Some(table)
+                    }
+                    PlannedStmt::DropTable { table } => Some(table),
+                    _ => None,
+                };
+                if let Some(table) = scratch {
+                    if !SCRATCH_TABLES.contains(&table.as_str()) {
+                        return Err(format!(
+                            "DDL names '{table}', not one of the scratch tables {SCRATCH_TABLES:?}"
+                        ));
+                    }
+                    if !t.autocommit || t.statements.len() != 1 {
+                        return Err("a DDL statement runs alone, in autocommit mode".into());
+                    }
+                }
                 let Some(table) = s.table() else {
                     continue;
                 };
@@ -583,6 +633,17 @@ impl Plan {
         for a in &mut self.crash_at_statements {
             if a.txn >= range.end {
                 a.txn -= n;
+            }
+        }
+    }
+
+    /// Inserts transaction `t` at `at`, moving the crash anchors of that
+    /// transaction and the later ones with them.
+    pub fn insert_transaction(&mut self, at: usize, t: PlannedTxn) {
+        self.transactions.insert(at, t);
+        for a in &mut self.crash_at_statements {
+            if a.txn >= at {
+                a.txn += 1;
             }
         }
     }
@@ -637,7 +698,7 @@ impl Plan {
             .faults
             .iter()
             .copied()
-            .filter(|k| !k.drawn_last() && !k.drawn_apart())
+            .filter(|k| !k.drawn_last() && !k.drawn_apart() && !k.drawn_with_ddl())
             .filter(|_| rng.gen_bool(0.6))
             .collect();
         if faults.is_empty() {
@@ -931,6 +992,74 @@ impl Plan {
                     },
                 })
                 .collect();
+        }
+        // Last, from a generator of their own: two in five mixed plans
+        // create and drop scratch tables while the workload runs, one to
+        // four times, each DDL statement alone in an autocommit
+        // transaction at a drawn place: a mostly valid sequence (a create
+        // of a table that exists, 1050, and a drop of one that does not,
+        // 1146, now and then). Half of them also crash a few I/O
+        // operations after the statement is issued, inside the DDL; half
+        // of those at the third, which in a CREATE TABLE is the directory
+        // sync after the file's creation (exists, create, sync_dir), where
+        // a power loss may take the unsynced name away.
+        let mut ddl = ChaCha8Rng::seed_from_u64(seed ^ 0xDD1D_0000_0000_0007);
+        if profile.shape == Shape::Mixed && ddl.gen_bool(0.4) {
+            let mut at: Vec<usize> = (0..ddl.gen_range(1..=4))
+                .map(|_| ddl.gen_range(0..=plan.transactions.len()))
+                .collect();
+            at.sort_unstable();
+            let mut exists = [false; SCRATCH_TABLES.len()];
+            for (n, &pos) in at.iter().enumerate() {
+                let i = ddl.gen_range(0..SCRATCH_TABLES.len());
+                let table = SCRATCH_TABLES[i].to_string();
+                let create = if exists[i] {
+                    ddl.gen_bool(0.15)
+                } else {
+                    !ddl.gen_bool(0.1)
+                };
+                let st = if create {
+                    exists[i] = true;
+                    PlannedStmt::CreateTable {
+                        table,
+                        row_format: format_name(formats[ddl.gen_range(0..3)]).into(),
+                    }
+                } else {
+                    exists[i] = false;
+                    PlannedStmt::DropTable { table }
+                };
+                // Each earlier insertion moved this place on by one.
+                let txn = pos + n;
+                plan.insert_transaction(
+                    txn,
+                    PlannedTxn {
+                        statements: vec![st],
+                        rollback: false,
+                        isolation: None,
+                        autocommit: true,
+                    },
+                );
+                // (Not in plans that crash after checkpoints: a crash
+                // here would take the restart whose checkpoint crash
+                // was to come.)
+                let free = plan.crash_after_checkpoints.is_empty();
+                if profile.crashes > 0 && ddl.gen_bool(0.5) && free {
+                    plan.crash_at_statements.push(CrashAnchor {
+                        txn,
+                        statement: 0,
+                        after_ios: if ddl.gen_bool(0.5) {
+                            2
+                        } else {
+                            ddl.gen_range(0..12)
+                        },
+                    });
+                }
+            }
+        }
+        for &k in profile.faults.iter().filter(|k| k.drawn_with_ddl()) {
+            if ddl.gen_bool(0.7) {
+                plan.faults.push(k);
+            }
         }
         plan
     }

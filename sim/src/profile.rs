@@ -32,6 +32,10 @@ pub enum FaultKind {
     /// from redo, and page validation must catch the page it landed on
     /// (or the doublewrite buffer repair it).
     MisdirectedWrite,
+    /// Creates, removes and renames are durable only once the directory
+    /// is synced (POSIX): a power loss undoes the ones not yet synced, so
+    /// the engine must sync the directory after creating a tablespace.
+    LostNamespaceOps,
 }
 
 impl FaultKind {
@@ -46,6 +50,12 @@ impl FaultKind {
     /// ones existed), so that adding them changed no other draw.
     pub fn drawn_apart(self) -> bool {
         matches!(self, FaultKind::MisdirectedWrite)
+    }
+
+    /// Kinds drawn with the plan's DDL, from the generator of its own
+    /// that came with them.
+    pub fn drawn_with_ddl(self) -> bool {
+        matches!(self, FaultKind::LostNamespaceOps)
     }
 }
 
@@ -158,6 +168,7 @@ impl Profile {
                 FaultKind::RecoveryCrash,
                 FaultKind::BitRot,
                 FaultKind::MisdirectedWrite,
+                FaultKind::LostNamespaceOps,
             ],
             pool_pages: (16, 256),
             shape: Shape::Mixed,
@@ -201,6 +212,7 @@ impl Profile {
                     FaultKind::RecoveryCrash,
                     FaultKind::BitRot,
                     FaultKind::MisdirectedWrite,
+                    FaultKind::LostNamespaceOps,
                 ],
                 ..base
             },

@@ -1,5 +1,6 @@
 //! The table shapes the benchmarks, the simulator and the tests share:
-//! sysbench's table and a table with a long column.
+//! sysbench's table, a table with a long column, and the scratch tables
+//! the workloads create and drop.
 
 use engine::{ColumnDef, ColumnType, IndexDef, RowFormat, TableDef};
 
@@ -59,6 +60,34 @@ pub fn docs(name: &str, fmt: RowFormat) -> TableDef {
             ColumnDef {
                 name: "doc".into(),
                 ty: ColumnType::MEDIUMTEXT,
+                nullable: true,
+            },
+        ],
+        primary_key: vec![0],
+        indexes: vec![IndexDef {
+            name: "v".into(),
+            columns: vec![1],
+            unique: false,
+        }],
+        row_format: fmt,
+    }
+}
+
+/// A scratch table, created and dropped while the workload runs: id INT
+/// UNSIGNED primary key, v INT NULL with a secondary index (a tablespace
+/// with two trees).
+pub fn scratch(name: &str, fmt: RowFormat) -> TableDef {
+    TableDef {
+        name: name.into(),
+        columns: vec![
+            ColumnDef {
+                name: "id".into(),
+                ty: ColumnType::INT_UNSIGNED,
+                nullable: false,
+            },
+            ColumnDef {
+                name: "v".into(),
+                ty: ColumnType::INT,
                 nullable: true,
             },
         ],

@@ -152,19 +152,7 @@ impl Engine {
             Ok(Outcome::Done(_)) => {}
             Err(e) if e.stops_engine() => return Err(e),
             Ok(Outcome::Wait(_)) | Err(_) => {
-                if let Some(mut log) = trx.undo.clone() {
-                    crate::row::rollback::rollback_to(
-                        &mut self.pager,
-                        &self.sys,
-                        &self.tables,
-                        trx.id,
-                        &mut log,
-                        0,
-                        &mut Vec::new(),
-                    )?;
-                    crate::trx::drop_rolled_back_log(&mut self.pager, &log)?;
-                }
-                self.sys.end(&mut trx);
+                self.abandon_dict_trx(&mut trx)?;
                 self.drop_space(space, &file)?;
                 return match r {
                     Err(e) => Err(e),
@@ -224,14 +212,25 @@ impl Engine {
             gaps: false,
             active: Vec::new(),
         };
-        match write::delete(
+        let deleted = write::delete(
             &mut self.pager,
             &mut self.sys,
             &sys_table,
             &mut trx,
             &key,
             &mut ctx,
-        )? {
+        );
+        let deleted = match deleted {
+            Err(e) if !e.stops_engine() => {
+                // A full system tablespace (the undo record found no
+                // room): the table stays, and so must nothing of the
+                // half-made drop.
+                self.abandon_dict_trx(&mut trx)?;
+                return Err(e);
+            }
+            other => other?,
+        };
+        match deleted {
             Outcome::Done(1) => {}
             _ => {
                 self.sys.end(&mut trx);
@@ -246,6 +245,25 @@ impl Engine {
         let table = self.tables.remove(&id).expect("table exists");
         self.names.remove(table.name());
         self.drop_space(table.space, &format!("{}.ibd", table.name()))
+    }
+
+    /// Rolls back and ends a dictionary transaction whose statement
+    /// failed.
+    fn abandon_dict_trx(&mut self, trx: &mut crate::trx::Trx) -> Result<()> {
+        if let Some(mut log) = trx.undo.clone() {
+            crate::row::rollback::rollback_to(
+                &mut self.pager,
+                &self.sys,
+                &self.tables,
+                trx.id,
+                &mut log,
+                0,
+                &mut Vec::new(),
+            )?;
+            crate::trx::drop_rolled_back_log(&mut self.pager, &log)?;
+        }
+        self.sys.end(trx);
+        Ok(())
     }
 
     /// The definition of SYS_TABLES' storage: its root from the header.

@@ -145,6 +145,7 @@ impl Engine {
     ) -> Result<(Engine, RecoveryReport)> {
         let mut fil = Fil::new(storage);
         fil.trust_page_id = config.canaries.has(crate::Canary::TrustPageId);
+        fil.skip_dir_sync = config.canaries.has(crate::Canary::SkipDirectorySync);
         fil.create(SYSTEM_SPACE, SYSTEM_FILE)?;
         let log = Log::create(fil.storage(), &config.log)?;
         let mut pager = Pager::new(fil, log, config.buffer_pool_pages, doublewrite_on(&config));
@@ -203,6 +204,7 @@ impl Engine {
         let mut report = RecoveryReport::default();
         let mut fil = Fil::new(storage);
         fil.trust_page_id = config.canaries.has(crate::Canary::TrustPageId);
+        fil.skip_dir_sync = config.canaries.has(crate::Canary::SkipDirectorySync);
         fil.open(SYSTEM_SPACE, SYSTEM_FILE)?;
         let scan = redo::scan_with(
             fil.storage(),
@@ -398,6 +400,7 @@ impl Engine {
                     .storage()
                     .remove(&f)
                     .map_err(io_err("remove", &f))?;
+                self.pager.fil.sync_dir()?;
                 removed.push(f);
             }
         }

@@ -56,6 +56,11 @@ pub trait File: Send {
 }
 
 /// A flat namespace of files: a directory, real or simulated.
+///
+/// As on POSIX file systems, a create, remove or rename is visible at once
+/// but durable only once [`Storage::sync_dir`] has returned after it: a
+/// power loss before that may undo it, whatever was synced inside the
+/// files. Syncing a file makes its bytes durable, never its name.
 pub trait Storage: Send {
     /// Creates a new empty file, failing if it exists.
     fn create(&mut self, name: &str) -> io::Result<Box<dyn File>>;
@@ -69,6 +74,9 @@ pub trait Storage: Send {
     fn rename(&mut self, from: &str, to: &str) -> io::Result<()>;
     /// The names of all files, sorted.
     fn list(&mut self) -> io::Result<Vec<String>>;
+    /// Makes every create, remove and rename done so far durable (fsync
+    /// of the directory).
+    fn sync_dir(&mut self) -> io::Result<()>;
 }
 
 /// Monotonic time in microseconds. The engine schedules its background work
@@ -96,6 +104,9 @@ impl<S: Storage + ?Sized> Storage for Box<S> {
     }
     fn list(&mut self) -> io::Result<Vec<String>> {
         (**self).list()
+    }
+    fn sync_dir(&mut self) -> io::Result<()> {
+        (**self).sync_dir()
     }
 }
 
@@ -194,5 +205,8 @@ impl Storage for SwallowFsyncErrors {
     }
     fn list(&mut self) -> io::Result<Vec<String>> {
         self.inner.list()
+    }
+    fn sync_dir(&mut self) -> io::Result<()> {
+        self.inner.sync_dir()
     }
 }

@@ -1,7 +1,8 @@
 //! [`OsStorage`] and [`OsClock`]: the real directory and the real clock.
 //!
-//! `create`, `remove` and `rename` fsync the directory before returning so
-//! that the file system's namespace is as durable as the engine assumes.
+//! `create`, `remove` and `rename` change the directory; `sync_dir` fsyncs
+//! it, which is what makes those changes durable (the engine calls it
+//! after each of them, as MySQL's `os_parent_dir_fsync_posix` does).
 
 use super::{Clock, File, Storage};
 use std::fs;
@@ -32,10 +33,6 @@ impl OsStorage {
             ));
         }
         Ok(self.dir.join(name))
-    }
-
-    fn sync_dir(&self) -> io::Result<()> {
-        fs::File::open(&self.dir)?.sync_all()
     }
 }
 
@@ -68,7 +65,6 @@ impl Storage for OsStorage {
             .write(true)
             .create_new(true)
             .open(self.path(name)?)?;
-        self.sync_dir()?;
         Ok(Box::new(OsFile { file }))
     }
     fn open(&mut self, name: &str) -> io::Result<Box<dyn File>> {
@@ -82,12 +78,10 @@ impl Storage for OsStorage {
         Ok(self.path(name)?.exists())
     }
     fn remove(&mut self, name: &str) -> io::Result<()> {
-        fs::remove_file(self.path(name)?)?;
-        self.sync_dir()
+        fs::remove_file(self.path(name)?)
     }
     fn rename(&mut self, from: &str, to: &str) -> io::Result<()> {
-        fs::rename(self.path(from)?, self.path(to)?)?;
-        self.sync_dir()
+        fs::rename(self.path(from)?, self.path(to)?)
     }
     fn list(&mut self) -> io::Result<Vec<String>> {
         let mut names = Vec::new();
@@ -101,6 +95,9 @@ impl Storage for OsStorage {
         }
         names.sort();
         Ok(names)
+    }
+    fn sync_dir(&mut self) -> io::Result<()> {
+        fs::File::open(&self.dir)?.sync_all()
     }
 }
 

@@ -48,6 +48,10 @@ impl LogFiles {
             files.push(file);
             names.push(name);
         }
+        // The files' names are durable before anything in them is.
+        storage
+            .sync_dir()
+            .map_err(|e| Error::io("sync_dir", ".", e))?;
         let mut group = LogFiles {
             dirty: vec![true; files.len()],
             files,

@@ -678,6 +678,9 @@ impl Storage for FailingStorage {
     fn list(&mut self) -> io::Result<Vec<String>> {
         self.inner.list()
     }
+    fn sync_dir(&mut self) -> io::Result<()> {
+        self.inner.sync_dir()
+    }
 }
 
 #[test]

@@ -30,6 +30,7 @@
 //! [`stats`] counts what it reached. The judging itself lives in
 //! [`crate::judge`].
 
+mod ddl;
 mod recovery;
 mod session;
 mod stats;
@@ -248,6 +249,8 @@ struct World {
     /// The plan's checkpoint crashes, and how many have been armed.
     checkpoint_crashes: Vec<crate::plan::CheckpointCrash>,
     checkpoint_crashes_armed: usize,
+    /// What the model knows of each scratch table (DDL).
+    scratch: BTreeMap<String, ddl::Presence>,
 }
 
 impl World {
@@ -413,6 +416,10 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         fc.misdirect_data_files_only = true;
         fc.crash_after_misdirection = true;
     }
+    if faults.contains(&FaultKind::LostNamespaceOps) {
+        // A create or remove is durable once the directory is synced.
+        fc.lose_unsynced_namespace_ops = true;
+    }
     if faults.contains(&FaultKind::BitRot) {
         fc.bit_rot = Some(crate::storage::BitRot {
             per_restart_flips: 1 + (seed % 3) as u32,
@@ -475,6 +482,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         crashes_armed: 0,
         checkpoint_crashes: plan.crash_after_checkpoints.clone(),
         checkpoint_crashes_armed: 0,
+        scratch: ddl::initial(),
     };
     world.event(
         "run",
@@ -607,6 +615,16 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             }
             let planned = &plan.transactions[started];
             started += 1;
+            if let [st] = planned.statements.as_slice() {
+                if st.is_ddl() {
+                    // DDL is no session's statement: the runner runs it
+                    // at once, between the sessions' steps.
+                    if let Some(crashed) = ddl::run_ddl(&mut world, started - 1, st) {
+                        recover(&mut world, &mut rng, &mut sessions, crashed);
+                    }
+                    continue;
+                }
+            }
             let isolation = planned
                 .isolation
                 .as_deref()

@@ -172,6 +172,9 @@ pub(super) fn recover(
             let workload_faults = world.storage.faults();
             world.storage.set_faults(FaultConfig {
                 seed: workload_faults.seed,
+                // Kept, so that switching faults off commits no creation
+                // or removal recovery left unsynced.
+                lose_unsynced_namespace_ops: workload_faults.lose_unsynced_namespace_ops,
                 ..FaultConfig::default()
             });
             world.stats.pages_repaired += report.pages_repaired.len() as u64;
@@ -237,6 +240,9 @@ pub(super) fn recover(
                     Err(err) if world.damage_caught(&err) => return,
                     Err(err) => world.violations.push(format!("CHECK TABLE {t}: {err}")),
                 }
+            }
+            if ddl::judge_recovered(world, &mut e) {
+                return;
             }
             let mut resumed = workload_faults;
             resumed.seed = resumed.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -320,6 +326,14 @@ impl World {
         use engine::doublewrite::{DBLWR_PAGES, DBLWR_START};
         use engine::page::{get_u32, FIL_PAGE_OFFSET, FIL_PAGE_SPACE_ID};
         let report = self.storage.restart(mode);
+        let lost = report.namespace_ops.len() - report.namespace_ops_kept;
+        if lost > 0 {
+            self.stats.namespace_ops_lost += lost as u64;
+            self.event(
+                "namespace ops lost",
+                json!({"lost": format!("{:?}", &report.namespace_ops[report.namespace_ops_kept..])}),
+            );
+        }
         let page_bytes = crate::storage::PAGE_BYTES as usize;
         for m in &report.misdirected {
             self.stats.misdirected_writes += 1;

@@ -66,6 +66,11 @@ pub struct RunStats {
     /// Tablespace files recovery grew back to the size their header
     /// records (a power loss had lost the extension).
     pub files_extended: u64,
+    /// CREATE TABLE and DROP TABLE statements acknowledged.
+    pub ddl_done: u64,
+    /// Creates and removes of files a power loss undid (they had not been
+    /// followed by a directory sync).
+    pub namespace_ops_lost: u64,
 }
 
 impl RunStats {
@@ -99,6 +104,8 @@ impl RunStats {
             misdirection_caught,
             checkpoint_crashes,
             files_extended,
+            ddl_done,
+            namespace_ops_lost,
         } = o;
         self.statements += statements;
         self.commits += commits;
@@ -127,6 +134,8 @@ impl RunStats {
         self.misdirection_caught += misdirection_caught;
         self.checkpoint_crashes += checkpoint_crashes;
         self.files_extended += files_extended;
+        self.ddl_done += ddl_done;
+        self.namespace_ops_lost += namespace_ops_lost;
     }
 
     /// The faults injected and the rare paths reached, by name: what a
@@ -144,6 +153,8 @@ impl RunStats {
             ("misdirected writes caught", self.misdirection_caught),
             ("torn pages repaired", self.pages_repaired),
             ("files grown back at recovery", self.files_extended),
+            ("tables created or dropped", self.ddl_done),
+            ("namespace ops lost", self.namespace_ops_lost),
             ("redo records applied", self.redo_records_applied),
             (
                 "transactions rolled back at recovery",

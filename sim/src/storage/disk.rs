@@ -22,15 +22,15 @@
 //!
 //! Namespace operations are records ([`NamespaceOp`]) applied in one place,
 //! to two namespaces: `names`, what calls see, and `durable_names`, what a
-//! power loss keeps. By default both change at once (durable on return, as
-//! the engine's durability contract says). With the opt-in
-//! `lose_unsynced_namespace_ops`, only `names` changes and the record waits
-//! in `pending_namespace` until a sync commits it to `durable_names`, or a
-//! restart replays the prefix that survived:
+//! power loss keeps. By default both change at once (durable on return).
+//! With `lose_unsynced_namespace_ops`, as POSIX promises, only `names` changes and the record waits in
+//! `pending_namespace` until a `sync_dir` commits it to `durable_names`, or
+//! a restart replays the prefix that survived:
 //!
 //! ```text
 //!   durable_names ── pending_namespace: [create, rename, remove] ──▶ names
-//!                    (committed by a later successful sync of any file)
+//!                    (committed by the next successful sync_dir; a file's
+//!                    own sync commits its bytes, never its name)
 //! ```
 //!
 //! An inode lives while a name in either namespace, a pending creation, or
@@ -433,8 +433,8 @@ impl Disk {
         }
     }
 
-    /// Makes every pending namespace change durable (a successful sync of
-    /// any file commits them, as a journaling file system does).
+    /// Makes every pending namespace change durable (a successful
+    /// `sync_dir`, or switching the fault off).
     pub(super) fn commit_namespace(&mut self) {
         if self.pending_namespace.is_empty() {
             return;

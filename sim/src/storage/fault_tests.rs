@@ -523,10 +523,11 @@ fn unsynced_namespace_ops_can_be_lost_when_opted_in() -> io::Result<()> {
         });
         let mut a = storage.create("a")?;
         a.write_at(0, b"kept")?;
-        a.sync()?; // commits the creation of "a"
+        a.sync()?;
         let mut gone = storage.create("gone")?;
         gone.write_at(0, b"synced data")?;
-        gone.sync()?; // commits "gone"
+        gone.sync()?;
+        storage.sync_dir()?; // commits the creations of "a" and "gone"
         storage.remove("gone")?;
         let mut b = storage.create("b")?;
         b.write_at(0, b"b data")?;
@@ -560,10 +561,17 @@ fn unsynced_namespace_ops_can_be_lost_when_opted_in() -> io::Result<()> {
     assert_eq!(storage.list()?, vec!["b".to_string(), "c".to_string()]);
     assert_eq!(read_all(&storage, "b")?, b"b data");
 
-    // A sync of any file commits every earlier namespace operation.
+    // A file's own sync makes its bytes durable, not its name.
     let mut storage = setup()?;
-    let mut c = storage.open("c")?;
-    c.sync()?;
+    let mut b = storage.open("b")?;
+    b.sync()?;
+    storage.restart(LOSE_ALL);
+    assert_eq!(storage.list()?, vec!["a".to_string(), "gone".to_string()]);
+
+    // A directory sync commits every earlier namespace operation.
+    let mut storage = setup()?;
+    storage.sync_dir()?;
+    assert_eq!(storage.counters().dir_syncs, 2);
     storage.restart(LOSE_ALL);
     assert_eq!(storage.list()?, vec!["b".to_string(), "c".to_string()]);
     assert_eq!(read_all(&storage, "b")?, b"", "its write was never synced");
@@ -860,6 +868,9 @@ fn a_random_workload_under_every_fault_keeps_the_disk_consistent() {
                 5 | 6 if !handles.is_empty() => {
                     let i = rng.gen_range(0..handles.len());
                     let _ = handles[i].sync();
+                    if rng.gen_bool(0.3) {
+                        let _ = storage.sync_dir();
+                    }
                 }
                 7 | 8 if !handles.is_empty() => {
                     let i = rng.gen_range(0..handles.len());

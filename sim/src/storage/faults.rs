@@ -3,8 +3,8 @@
 //! disk reports when it injects one ([`FaultRecord`], [`FaultCounters`],
 //! [`BitFlip`]).
 //!
-//! Every fault is off in [`FaultConfig::default`], so a disk behaves as the
-//! engine's durability contract says until a test switches faults on with
+//! Every fault is off in [`FaultConfig::default`], so a disk never loses what
+//! a sync made durable until a test switches faults on with
 //! [`SimStorage::set_faults`](super::SimStorage::set_faults). A configuration
 //! is plain data that (de)serializes with serde and refuses unknown fields,
 //! so a fault profile saved beside a failure in `corpus/` cannot silently
@@ -16,6 +16,7 @@
 //! | lying fsync | `lying_fsync`, `p_lie` | `sync` succeeds | nothing becomes durable; the file's operations stay pending |
 //! | full disk | `capacity_bytes`, `full_at_op` | a growing `write_at`/`set_len` fails, `StorageFull` | nothing changes |
 //! | bit rot | `bit_rot` | wrong bits in pages read after a restart | bits of data files' durable images flip at restart |
+//! | lost namespace operation | `lose_unsynced_namespace_ops` | nothing until a power loss | a create, remove or rename not yet followed by `sync_dir` is undone at a power loss (the later ones of a sequence first) |
 //! | misdirected write | `p_misdirected_write`, `misdirect_data_files_only`, `crash_after_misdirection` | `write_at` succeeds (and, with the crash, the next operation crashes) | a page write lands on another page of the file |
 //! | latency | `latency_us` | nothing | the attached [`SimClock`](crate::clock::SimClock) advances |
 //! | losable namespace | `lose_unsynced_namespace_ops` | nothing | create/remove/rename are durable only after a later sync |
@@ -99,11 +100,10 @@ pub struct FaultConfig {
     /// with [`SimStorage::set_clock`](super::SimStorage::set_clock).
     pub latency_us: Latency,
 
-    /// Opt-in, for the issue in which the engine syncs the directory: makes
-    /// `create`, `remove` and `rename` durable only once a later `sync` of
-    /// any file succeeds without lying (as a journaling file system commits
-    /// earlier metadata changes with an fsync). Off, they are durable when
-    /// they return, as the engine's durability contract says today. At a
+    /// Makes `create`, `remove` and `rename` durable only once a later
+    /// `sync_dir` succeeds, as POSIX promises (a file's own sync makes its
+    /// bytes durable, not its name). Off, they are durable when they
+    /// return. At a
     /// power loss the unsynced namespace operations survive as a prefix, in
     /// the order they were made (none for `LoseAll`, a length drawn from
     /// this seed for `Random` and `Explicit`); a process crash keeps them all.

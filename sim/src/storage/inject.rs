@@ -141,7 +141,7 @@ impl Injector {
             IoOp::Rename => (latency.rename, 0),
             IoOp::ReadAt => (latency.read, latency.read_per_mib),
             IoOp::WriteAt => (latency.write, latency.write_per_mib),
-            IoOp::Sync => (latency.sync, 0),
+            IoOp::Sync | IoOp::SyncDir => (latency.sync, 0),
             IoOp::Len => (latency.len, 0),
             IoOp::SetLen => (latency.set_len, 0),
         };

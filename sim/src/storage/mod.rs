@@ -453,6 +453,14 @@ impl Storage for SimStorage {
             Ok(disk.names.keys().cloned().collect())
         })
     }
+
+    fn sync_dir(&mut self) -> io::Result<()> {
+        self.call(IoOp::SyncDir, "", None, |disk| {
+            disk.commit_namespace();
+            disk.counters.dir_syncs += 1;
+            Ok(())
+        })
+    }
 }
 
 /// A handle on one inode of a [`SimStorage`], valid for the epoch it was
@@ -628,7 +636,6 @@ impl File for SimFile {
                 inode.writes_dropped || inode.durable.len() == inode.current.len(),
                 "a synced file's durable length is its current length"
             );
-            disk.commit_namespace();
             disk.counters.syncs += 1;
             disk.counters.log_syncs += u64::from(log);
             Ok(())

@@ -40,6 +40,8 @@ pub enum IoOp {
     Len,
     /// [`File::set_len`](engine::io::File::set_len).
     SetLen,
+    /// [`Storage::sync_dir`](engine::io::Storage::sync_dir).
+    SyncDir,
 }
 
 /// How an I/O operation ended.
@@ -97,6 +99,8 @@ pub struct IoCounters {
     pub syncs: u64,
     /// Of those, the syncs of redo log files ([`super::REDO_LOG_PREFIX`]).
     pub log_syncs: u64,
+    /// Successful `sync_dir` calls.
+    pub dir_syncs: u64,
     /// Crashes, whether set with `set_crash_at`, called with `crash_now`, or
     /// implied by `restart`.
     pub crashes: u64,
