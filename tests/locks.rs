@@ -1006,6 +1006,110 @@ fn an_insert_is_locked_implicitly_until_another_transaction_asks() -> Result<()>
     Ok(())
 }
 
+/// SELECT * FROM t WHERE k BETWEEN `low` AND `high` FOR UPDATE, through
+/// the secondary index on `k`.
+fn k_range_for_update(low: u64, high: u64) -> Request {
+    Request::Locking {
+        read: Box::new(Request::Scan {
+            table: T.into(),
+            index: Some("k".into()),
+            low: RangeBound::Included(vec![Value::UInt(low)]),
+            high: RangeBound::Included(vec![Value::UInt(high)]),
+            reverse: false,
+            limit: None,
+        }),
+        exclusive: true,
+    }
+}
+
+/// A secondary entry is implicitly locked by the active transaction that
+/// made it (`row_vers_impl_x_locked`): a locking range read through the
+/// index that stops at an uncommitted insert's entry (its next-key lock on
+/// the first entry past the range) waits for the inserter, who is given
+/// the X lock its change stood for. An entry the row's active changer did
+/// not touch (it updated another column) carries no lock of its: the same
+/// read stops there without waiting.
+#[test]
+fn a_secondary_entry_is_locked_implicitly_only_by_the_transaction_that_made_it() -> Result<()> {
+    // An uncommitted insert of k = 13, the first entry past 10..=12.
+    let without_13: Vec<u64> = (1..=20).filter(|&id| id != 13).collect();
+    let (mut e, _clock) = open(Config::default(), &without_13)?;
+    let (t1, t2) = (e.session(), e.session());
+    ok(&mut e, t1, Request::Begin)?;
+    ok(&mut e, t1, insert(100, 13))?;
+    assert_eq!(
+        record_locks_of(&e, t1),
+        0,
+        "the insert holds no explicit lock"
+    );
+    ok(&mut e, t2, Request::Begin)?;
+    waits(&mut e, t2, k_range_for_update(10, 12))?;
+    assert_eq!(
+        record_locks_of(&e, t1),
+        1,
+        "the insert's entry (13, 100) was made explicitly locked"
+    );
+    ok(&mut e, t1, Request::Rollback)?;
+    match resumes(&mut e, t2)? {
+        Response::Rows(rows) => assert_eq!(rows, vec![row(10, 10), row(11, 11), row(12, 12)]),
+        other => panic!("the range read returns rows 10 to 12, got {other:?}"),
+    }
+
+    // Row 13 changed by an active transaction in a column the index does
+    // not hold: its entry (13, 13) is as it was, and nobody's.
+    let ids: Vec<u64> = (1..=20).collect();
+    let (mut e, _clock) = open(Config::default(), &ids)?;
+    let (t1, t2) = (e.session(), e.session());
+    ok(&mut e, t1, Request::Begin)?;
+    ok(
+        &mut e,
+        t1,
+        Request::Update {
+            table: T.into(),
+            key: vec![Value::UInt(13)],
+            set: vec![("pad".into(), Value::Bytes(b"changed".to_vec()))],
+        },
+    )?;
+    ok(&mut e, t2, Request::Begin)?;
+    match ok(&mut e, t2, k_range_for_update(10, 12))? {
+        Response::Rows(rows) => assert_eq!(rows.len(), 3),
+        other => panic!("rows 10 to 12, got {other:?}"),
+    }
+    assert_eq!(record_locks_of(&e, t1), 1, "only its own X lock on row 13");
+    ok(&mut e, t1, Request::Commit)?;
+    ok(&mut e, t2, Request::Commit)?;
+    Ok(())
+}
+
+/// A change that delete-marks a secondary entry checks the locks on it
+/// first (`lock_sec_rec_modify_check_and_lock`): a locking read through
+/// the index that holds the entry and waits for the row's clustered record
+/// makes the row's writer wait in turn, the classic deadlock of a
+/// secondary-index reader and a writer, and the reader (the lighter) is
+/// the victim.
+#[test]
+fn moving_a_row_off_an_entry_a_reader_locked_deadlocks_with_the_reader() -> Result<()> {
+    let (mut e, _clock) = open(Config::default(), &(1..=20).collect::<Vec<_>>())?;
+    let (t0, t1) = (e.session(), e.session());
+    ok(&mut e, t0, Request::Begin)?;
+    let pad = Request::Update {
+        table: T.into(),
+        key: vec![Value::UInt(5)],
+        set: vec![("pad".into(), Value::Bytes(b"first".to_vec()))],
+    };
+    assert_eq!(ok(&mut e, t0, pad)?, Response::Affected(1));
+    ok(&mut e, t1, Request::Begin)?;
+    // Locks the entry (5, 5), then waits for row 5.
+    waits(&mut e, t1, k_range_for_update(5, 5))?;
+    // Moving row 5 to k = 50 delete-marks (5, 5), which t1 holds: the
+    // cycle is closed, t1 rolled back, and t0's update goes through.
+    assert_eq!(ok(&mut e, t0, update(5, 50))?, Response::Affected(1));
+    assert_deadlock(e.resume(t1));
+    ok(&mut e, t0, Request::Commit)?;
+    assert_eq!(committed_k(&mut e, 5)?, Some(50));
+    Ok(())
+}
+
 /// An insert rolled back to a savepoint leaves nothing behind: no lock of
 /// its inserter moves to the record after it, so another session inserts
 /// the same key, and keys in the same gap, without waiting (an explicit

@@ -138,6 +138,9 @@ fn canary_cases() -> Vec<(&'static str, &'static str, u64, &'static [&'static st
             // FILE_CREATE, and a power loss that drops the unsynced name:
             // first at seed 16.
             SkipDirectorySync => ("default", 40, RECOVERY),
+            // A conversion on a secondary entry the row's changer never
+            // touched, which a reader had locked: first at seed 2.
+            ImplicitLockOfRowChanger => ("default", 40, &["lock oracle:"]),
         };
         cases.push((c.name(), case.0, case.1, case.2));
     }
@@ -290,6 +293,7 @@ fn every_profile_injects_its_faults_and_reaches_the_rare_paths() {
         ("victims chosen by weight", 1),
         ("locks inherited", 100),
         ("implicit locks converted", 20),
+        ("implicit locks converted on secondary entries", 10),
         ("group commit waits", 50),
         ("misdirected writes", 5),
         ("crashes just after a checkpoint", 2),

@@ -92,11 +92,16 @@ pub enum Canary {
     /// checkpoint passes the table's FILE_CREATE record, a power loss that
     /// drops the unsynced name loses a committed table.
     SkipDirectorySync,
+    /// A secondary entry is taken as implicitly locked by the active
+    /// transaction that last changed its row, even where that change left
+    /// the entry as it was: a conversion then gives it a lock on an entry
+    /// another transaction has locked already.
+    ImplicitLockOfRowChanger,
 }
 
 impl Canary {
     /// Every canary.
-    pub const ALL: [Canary; 25] = [
+    pub const ALL: [Canary; 26] = [
         Canary::SkipDoublewrite,
         Canary::AckBeforeSync,
         Canary::IgnorePageLsn,
@@ -122,6 +127,7 @@ impl Canary {
         Canary::TrustPageId,
         Canary::UniqueCheckFirstColumn,
         Canary::SkipDirectorySync,
+        Canary::ImplicitLockOfRowChanger,
     ];
 
     /// The canaries of the lock manager, caught by the lock oracle under
@@ -163,6 +169,7 @@ impl Canary {
             Canary::TrustPageId => "trust-page-id",
             Canary::UniqueCheckFirstColumn => "unique-check-first-column",
             Canary::SkipDirectorySync => "skip-directory-sync",
+            Canary::ImplicitLockOfRowChanger => "implicit-lock-of-row-changer",
         }
     }
 

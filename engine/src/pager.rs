@@ -49,6 +49,8 @@ pub struct Pager {
     pub early_checkpoint: bool,
     /// The `unique-check-first-column` canary (see [`crate::Canary`]).
     pub unique_first_column: bool,
+    /// The `implicit-lock-of-row-changer` canary (see [`crate::Canary`]).
+    pub implicit_by_row_changer: bool,
     /// Counters.
     pub stats: PagerStats,
 }
@@ -64,6 +66,7 @@ impl Pager {
             batch_pages: (DBLWR_PAGES as usize).min(pool_pages / 2).max(1),
             early_checkpoint: false,
             unique_first_column: false,
+            implicit_by_row_changer: false,
             stats: PagerStats::default(),
         }
     }

@@ -151,6 +151,8 @@ impl Engine {
         let mut pager = Pager::new(fil, log, config.buffer_pool_pages, doublewrite_on(&config));
         pager.early_checkpoint = config.canaries.has(crate::Canary::EarlyCheckpoint);
         pager.unique_first_column = config.canaries.has(crate::Canary::UniqueCheckFirstColumn);
+        pager.implicit_by_row_changer =
+            config.canaries.has(crate::Canary::ImplicitLockOfRowChanger);
         fsp::create_space(
             &mut pager,
             SYSTEM_SPACE,
@@ -239,6 +241,8 @@ impl Engine {
         let mut pager = Pager::new(fil, log, config.buffer_pool_pages, doublewrite_on(&config));
         pager.early_checkpoint = config.canaries.has(crate::Canary::EarlyCheckpoint);
         pager.unique_first_column = config.canaries.has(crate::Canary::UniqueCheckFirstColumn);
+        pager.implicit_by_row_changer =
+            config.canaries.has(crate::Canary::ImplicitLockOfRowChanger);
         apply_redo(
             &mut pager,
             &scan,

@@ -98,18 +98,12 @@ impl LockCtx<'_> {
     /// The active transaction other than ours whose implicit lock covers
     /// the record with key `key` in `index`, if any: a clustered record is
     /// implicitly locked by its DB_TRX_ID while that transaction is active
-    /// (`lock_clust_rec_some_has_impl`).
-    ///
-    /// Secondary entries are not converted. InnoDB's rule for them
-    /// (`row_vers_impl_x_locked`) asks whether the active transaction
-    /// that last changed the row made this very entry, which takes the
-    /// row's versions before that transaction; taking "changed the row"
-    /// instead gives it locks it never had (a conflict with a reader that
-    /// locked the entry before the change). Every locking path that reads
-    /// an entry's row locks its clustered record next and waits there, so
-    /// the one difference left is a range's stop entry, which under
-    /// InnoDB waits for an uncommitted insert of that entry and here does
-    /// not (the gap below it is locked either way).
+    /// (`lock_clust_rec_some_has_impl`); a secondary entry by the active
+    /// transaction that last changed its row if that transaction made the
+    /// entry what it is (inserted it, or set or cleared its delete mark),
+    /// as `row_vers_impl_x_locked` decides ([`super::sec_implicit_holder`]).
+    /// "Changed the row" alone would give it locks it never had: a
+    /// reader that locked the entry before the change would conflict.
     fn implicit_holder(
         &self,
         pager: &mut Pager,
@@ -118,8 +112,24 @@ impl LockCtx<'_> {
         key: &Key,
         rec: Option<&[u8]>,
     ) -> Result<Option<TrxId>> {
-        if index.id != table.clustered.id || !self.active.iter().any(|&t| t != self.trx) {
+        if !self.active.iter().any(|&t| t != self.trx) {
             return Ok(None);
+        }
+        if index.id != table.clustered.id {
+            let Some(sec) = table.secondary.iter().find(|s| s.index.id == index.id) else {
+                return Ok(None);
+            };
+            let Some(found) = btree::get(pager, index, &btree::key_refs(key))? else {
+                return Ok(None);
+            };
+            return super::sec_implicit_holder(
+                pager,
+                table,
+                sec,
+                &found.rec,
+                self.trx,
+                &self.active,
+            );
         }
         let holder = match rec {
             Some(r) => super::trx_id_of(table, r)?,

@@ -423,7 +423,9 @@ fn update_record(
         let old_e = sec_entry(table, sec, old_rec)?;
         let new_e = sec_entry(table, sec, &new_rec)?;
         if old_e != new_e && kind == UndoKind::UpdExist {
-            sec_delete_mark(pager, sec, &old_e, true)?;
+            if let Some(w) = sec_mark_locked(pager, table, sec, &old_e, ctx)? {
+                return Ok(Outcome::Wait(w));
+            }
         }
         if old_e != new_e || kind == UndoKind::UpdDel {
             pager.free_check()?;
@@ -623,7 +625,46 @@ pub fn delete(
     btree::set_delete_mark(pager, &table.clustered, &refs, true, Some(&new_rec))?;
     for sec in &table.secondary {
         let e = sec_entry(table, sec, &found.rec)?;
-        sec_delete_mark(pager, sec, &e, true)?;
+        if let Some(w) = sec_mark_locked(pager, table, sec, &e, ctx)? {
+            return Ok(Outcome::Wait(w));
+        }
     }
     Ok(Outcome::Done(1))
+}
+
+/// Delete-marks the secondary entry a change leaves behind, after checking
+/// the locks on it, as `lock_sec_rec_modify_check_and_lock` does: where
+/// another transaction holds or waits for a lock on the entry (a locking
+/// read through the index that has not reached the row yet), the change
+/// takes an X lock on it and waits if that conflicts; where nobody does,
+/// the row's clustered X lock covers the entry. `Some(lock)` if the change
+/// must wait (the statement is then rolled back and run again).
+fn sec_mark_locked(
+    pager: &mut Pager,
+    table: &Table,
+    sec: &crate::dict::Secondary,
+    entry: &[u8],
+    ctx: &mut LockCtx<'_>,
+) -> Result<Option<LockId>> {
+    let key = btree::key_of(&sec.index, 0, entry)?;
+    let target = crate::lock::Target::Record {
+        table: table.id,
+        index: sec.index.id,
+        key: RecKey::Key(key.clone()),
+    };
+    if ctx.locks.has_queue(&target) {
+        if let Some(w) = ctx.record(
+            pager,
+            table,
+            &sec.index,
+            RecKey::Key(key),
+            RecMode::X,
+            RecKind::RecNotGap,
+            None,
+        )? {
+            return Ok(Some(w));
+        }
+    }
+    sec_delete_mark(pager, sec, entry, true)?;
+    Ok(None)
 }

@@ -95,6 +95,107 @@ fn key_columns(
     Some((index_name.to_string(), cols))
 }
 
+/// The row a record lock names, in the model's terms: its table's name and
+/// its primary key (read from the key itself, or from the primary-key
+/// columns a secondary entry carries); `None` for a key the runner cannot
+/// read back (a hidden row id, an unknown table or index).
+pub(crate) fn row_of_record(
+    engine: &engine::Engine,
+    table_id: u64,
+    index_id: u64,
+    key: &[Option<Vec<u8>>],
+) -> Option<(String, Vec<ModelValue>)> {
+    let table = table_by_id(engine, table_id)?;
+    let (_, cols) = key_columns(table, index_id, key)?;
+    let pk = table
+        .def
+        .primary_key
+        .iter()
+        .map(|c| cols.iter().find(|(k, _)| k == c).map(|(_, v)| v.clone()))
+        .collect::<Option<Vec<_>>>()?;
+    (!pk.is_empty()).then(|| (table.name().to_string(), pk))
+}
+
+/// Judges an implicit lock made explicit (a `Converted` event: the engine
+/// says `holder` holds an implicit X lock on a record). An implicit lock
+/// is what a transaction's own change leaves, by the runner's count of
+/// the holder's writes (`writes`, those its rollbacks left) and of the
+/// committed state (the row as it was before the holder's first change:
+/// the holder has held the row's X lock since):
+///
+/// - on a clustered record, the holder wrote the row;
+/// - on a secondary entry, one of the holder's changes of the row changed
+///   whether its row implies the entry (inserted the entry, or
+///   delete-marked it, or moved the row onto or off its values), as
+///   `row_vers_impl_x_locked` asks. A change of other columns leaves the
+///   entry as it was, and nobody's.
+///
+/// Returns what is wrong, if anything.
+pub(crate) fn judge_conversion(
+    engine: &engine::Engine,
+    committed: &Db,
+    ev: &OEvent,
+    writes: &[Write],
+) -> Option<String> {
+    let OTarget::Record(table_id, index_id, Some(key)) = &ev.target else {
+        return None;
+    };
+    let t = table_by_id(engine, *table_id)?;
+    let (index, cols) = key_columns(t, *index_id, key)?;
+    let (table, pk) = row_of_record(engine, *table_id, *index_id, key)?;
+    let mine: Vec<&Write> = writes
+        .iter()
+        .filter(|w| w.table == table && w.key == pk)
+        .collect();
+    if mine.is_empty() {
+        return Some(format!(
+            "implicit locks: trx {}'s implicit lock on {table} {pk:?} ({index}) was made explicit, yet it has written no such row",
+            ev.trx
+        ));
+    }
+    if t.clustered.id == *index_id {
+        return None;
+    }
+    let n_index = t
+        .secondary
+        .iter()
+        .find(|s| s.index.id == *index_id)?
+        .def
+        .columns
+        .len();
+    let implies = |row: Option<&Row>| {
+        row.is_some_and(|r| {
+            cols[..n_index]
+                .iter()
+                .all(|(c, v)| r.get(*c).is_some_and(|x| x == v))
+        })
+    };
+    let before = committed.tables.get(&table).and_then(|rows| rows.get(&pk));
+    let mut prev = implies(before);
+    for w in &mine {
+        let now = implies(w.row.as_ref());
+        if now != prev {
+            return None;
+        }
+        prev = now;
+    }
+    let entry: Vec<&ModelValue> = cols[..n_index].iter().map(|(_, v)| v).collect();
+    Some(format!(
+        "implicit locks: trx {}'s implicit lock on the {index} entry {entry:?} of {table} {pk:?} was made explicit, yet none of its changes of the row touched that entry",
+        ev.trx
+    ))
+}
+
+/// Whether a record lock is on a secondary index of its table.
+pub(crate) fn on_secondary(engine: &engine::Engine, ev: &OEvent) -> bool {
+    match &ev.target {
+        OTarget::Record(table_id, index_id, _) => {
+            table_by_id(engine, *table_id).is_some_and(|t| t.clustered.id != *index_id)
+        }
+        OTarget::Table(_) => false,
+    }
+}
+
 /// The table with this id.
 fn table_by_id(engine: &engine::Engine, id: u64) -> Option<&engine::dict::Table> {
     engine

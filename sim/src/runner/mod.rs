@@ -251,6 +251,9 @@ struct World {
     checkpoint_crashes_armed: usize,
     /// What the model knows of each scratch table (DDL).
     scratch: BTreeMap<String, ddl::Presence>,
+    /// Implicit locks the engine made explicit since they were last
+    /// judged (see [`judge_conversions`]).
+    conversions: Vec<models::lock::OEvent>,
 }
 
 impl World {
@@ -483,6 +486,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         checkpoint_crashes: plan.crash_after_checkpoints.clone(),
         checkpoint_crashes_armed: 0,
         scratch: ddl::initial(),
+        conversions: Vec::new(),
     };
     world.event(
         "run",
@@ -695,6 +699,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             }
             let r = exec(&mut world, &mut sessions[i], Request::Begin);
             judge_early_releases(&mut world, &sessions, (i, 0));
+            judge_conversions(&mut world, &sessions);
             if let Some(crashed) = r {
                 recover(&mut world, &mut rng, &mut sessions, crashed);
             }
@@ -704,6 +709,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         let crashed = step_session(&mut world, &mut sessions[i]);
         judge_uncommitted_reads(&mut world, &sessions);
         judge_early_releases(&mut world, &sessions, (i, writes_before));
+        judge_conversions(&mut world, &sessions);
         if let Some(crashed) = crashed {
             recover(&mut world, &mut rng, &mut sessions, crashed);
         }
@@ -767,6 +773,36 @@ fn judge_early_releases(world: &mut World, sessions: &[Sess], stepped: (usize, u
     for r in &early {
         if let Some(v) = crate::judge::locks::early_release(engine, &world.committed, &open, r) {
             world.violations.push(format!("lock oracle: {v}"));
+        }
+    }
+}
+
+/// Judges the implicit locks made explicit since the last judgment: each
+/// holder must have written the row (see
+/// [`crate::judge::locks::judge_conversion`]). A holder no session knows
+/// as its transaction any more (it ended) cannot be judged.
+fn judge_conversions(world: &mut World, sessions: &[Sess]) {
+    if world.conversions.is_empty() {
+        return;
+    }
+    let conversions = std::mem::take(&mut world.conversions);
+    let Some(engine) = world.engine.as_ref() else {
+        return;
+    };
+    for ev in &conversions {
+        if crate::judge::locks::on_secondary(engine, ev) {
+            world.stats.secondary_locks_converted += 1;
+        }
+        let holder = sessions
+            .iter()
+            .find(|s| s.trx == Some(ev.trx))
+            .and_then(|s| s.txn.as_ref());
+        if let Some(txn) = holder {
+            if let Some(v) =
+                crate::judge::locks::judge_conversion(engine, &world.committed, ev, &txn.writes)
+            {
+                world.violations.push(format!("lock oracle: {v}"));
+            }
         }
     }
 }

@@ -55,6 +55,7 @@ pub(super) fn recover(
     }
     world.engine = None;
     world.locks.crash();
+    world.conversions.clear();
     world.take_lock_violations();
     // An armed crash that struck is anchored to the statement issued last
     // (the shrinker keeps it there while it drops the rest).

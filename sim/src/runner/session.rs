@@ -138,6 +138,9 @@ impl World {
         for ev in e.take_lock_events() {
             let ev = to_oracle(ev, self.call_start_us, now);
             self.locks.event(&ev);
+            if ev.kind == models::lock::OKind::Converted {
+                self.conversions.push(ev.clone());
+            }
             self.step_events.push(ev);
         }
         self.locks.settle();

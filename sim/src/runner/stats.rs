@@ -43,6 +43,9 @@ pub struct RunStats {
     /// Implicit locks (an uncommitted change's DB_TRX_ID) made explicit
     /// because another transaction asked to lock the record.
     pub locks_converted: u64,
+    /// Of those, the ones on secondary entries (the row's last changer
+    /// made the entry, as `row_vers_impl_x_locked` decides).
+    pub secondary_locks_converted: u64,
     /// Deadlock victims that were not the requester: the weight rule
     /// picked the lighter transaction waiting for it.
     pub victims_by_weight: u64,
@@ -95,6 +98,7 @@ impl RunStats {
             recovery_rollbacks,
             locks_inherited,
             locks_converted,
+            secondary_locks_converted,
             victims_by_weight,
             rewaits,
             recovery_crashes,
@@ -125,6 +129,7 @@ impl RunStats {
         self.recovery_rollbacks += recovery_rollbacks;
         self.locks_inherited += locks_inherited;
         self.locks_converted += locks_converted;
+        self.secondary_locks_converted += secondary_locks_converted;
         self.victims_by_weight += victims_by_weight;
         self.rewaits += rewaits;
         self.recovery_crashes += recovery_crashes;
@@ -167,6 +172,10 @@ impl RunStats {
             ("victims chosen by weight", self.victims_by_weight),
             ("locks inherited", self.locks_inherited),
             ("implicit locks converted", self.locks_converted),
+            (
+                "implicit locks converted on secondary entries",
+                self.secondary_locks_converted,
+            ),
             ("group commit waits", self.commit_waits),
         ]
     }
