@@ -219,7 +219,7 @@ struct World {
     /// Pages a fault damaged on disk (bit rot flipped their bits, or a
     /// misdirected write landed on them), by file and page number: a
     /// corrupt-page report on one of them is the fault caught.
-    damaged_pages: std::collections::BTreeMap<(String, u32), recovery::Damage>,
+    damaged_pages: std::collections::BTreeMap<(String, u32), recovery::Damaged>,
     /// The run's tables, as the model reads them.
     schema: crate::schema::Schema,
     /// READ UNCOMMITTED reads of the step just made, with their results:

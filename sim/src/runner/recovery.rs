@@ -327,6 +327,18 @@ impl World {
         use engine::doublewrite::{DBLWR_PAGES, DBLWR_START};
         use engine::page::{get_u32, FIL_PAGE_OFFSET, FIL_PAGE_SPACE_ID};
         let report = self.storage.restart(mode);
+        // A damaged page the engine has written since (and whose write
+        // survived) is damaged no more: forget it, so that a later report
+        // of it corrupt is not taken for the fault caught.
+        let healed: Vec<(String, u32)> = self
+            .damaged_pages
+            .iter()
+            .filter(|((file, page), d)| self.page_hash(file, *page) != d.hash)
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in healed {
+            self.damaged_pages.remove(&k);
+        }
         let lost = report.namespace_ops.len() - report.namespace_ops_kept;
         if lost > 0 {
             self.stats.namespace_ops_lost += lost as u64;
@@ -422,11 +434,31 @@ impl World {
             })
     }
 
-    /// Notes a page a fault damaged (the first cause stays).
+    /// Notes a page a fault damaged (the first cause stays), with what the
+    /// page holds now.
     fn damage(&mut self, file: &str, page_no: u32, cause: Damage) {
-        self.damaged_pages
+        let hash = self.page_hash(file, page_no);
+        let d = self
+            .damaged_pages
             .entry((file.to_string(), page_no))
-            .or_insert(cause);
+            .or_insert(Damaged { cause, hash });
+        d.hash = hash;
+    }
+
+    /// FNV-1a of what reads of a page would see now (`None` past the end
+    /// of its file).
+    fn page_hash(&self, file: &str, page_no: u32) -> Option<u64> {
+        let bytes = crate::storage::PAGE_BYTES;
+        self.storage
+            .read_current_at(file, u64::from(page_no) * bytes, bytes as usize)
+            .map(|b| crate::storage::fnv1a(&b))
+    }
+
+    /// The fault that damaged a page, if the page still holds what the
+    /// fault left (the engine has not written it since).
+    fn damage_of(&self, file: &str, page_no: u32) -> Option<Damage> {
+        let d = self.damaged_pages.get(&(file.to_string(), page_no))?;
+        (self.page_hash(file, page_no) == d.hash).then_some(d.cause)
     }
 
     /// Counts a damaged page caught, and ends the run: the database is
@@ -447,7 +479,7 @@ impl World {
         let Error::CorruptPage { file, page_no, .. } = e else {
             return false;
         };
-        let Some(&cause) = self.damaged_pages.get(&(file.clone(), *page_no)) else {
+        let Some(cause) = self.damage_of(file, *page_no) else {
             return false;
         };
         self.caught(
@@ -462,9 +494,9 @@ impl World {
     pub(super) fn damage_named(&mut self, problem: &str) -> bool {
         let cause = self
             .damaged_pages
-            .iter()
-            .find(|((file, page), _)| problem.contains(&format!("corrupt page {page} in '{file}'")))
-            .map(|(_, &cause)| cause);
+            .keys()
+            .find(|(file, page)| problem.contains(&format!("corrupt page {page} in '{file}'")))
+            .and_then(|(file, page)| self.damage_of(file, *page));
         match cause {
             Some(cause) => {
                 self.caught(cause, json!({"problem": problem}));
@@ -473,6 +505,17 @@ impl World {
             None => false,
         }
     }
+}
+
+/// A page a fault damaged, and what it held then: once the engine has
+/// written it, it is damaged no more.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Damaged {
+    /// The fault.
+    cause: Damage,
+    /// FNV-1a of the page as the fault left it (`None` past its file's
+    /// end).
+    hash: Option<u64>,
 }
 
 /// What damaged a page on disk.

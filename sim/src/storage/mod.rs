@@ -299,6 +299,19 @@ impl SimStorage {
         disk.inodes.get(id).map(|inode| inode.current.to_vec())
     }
 
+    /// Bytes of what reads of a file would see now at `offset`, without an
+    /// I/O operation; `None` if no such file or the range runs past its
+    /// end.
+    pub fn read_current_at(&self, name: &str, offset: u64, len: usize) -> Option<Vec<u8>> {
+        let disk = self.disk();
+        let id = disk.names.get(name)?;
+        let mut buf = vec![0; len];
+        disk.inodes
+            .get(id)
+            .filter(|inode| inode.current.read(offset, &mut buf))
+            .map(|_| buf)
+    }
+
     /// Bytes of a file's durable image at `offset`, without an I/O
     /// operation or a copy of the whole file; `None` if no such file or
     /// the range runs past its end.
