@@ -61,6 +61,41 @@ fn the_shrinker_reduces_a_canary_failure_to_a_few_statements() {
 }
 
 #[test]
+fn an_fsync_failure_anchored_to_its_statement_is_the_same_failure() {
+    // The shrinker turns the fsync failures a run drew (one sync in 50
+    // fails in io-errors) into failures anchored to the statement issued
+    // before each. Where every failure of a run fell in its workload (none
+    // in recovery, which no statement precedes), the anchored form must
+    // run the very same way.
+    use sim::profile::FaultKind;
+    let p = Profile::named("io-errors").expect("known profile");
+    let mut converted = 0;
+    for seed in 0..40 {
+        let plan = Plan::generate(seed, &p, None, None);
+        let o = execute(&plan, false).expect("valid");
+        let anchors = o.fsync_failure_anchors.clone();
+        if anchors.is_empty() || anchors.len() as u64 != o.stats.fsync_failures {
+            continue;
+        }
+        let mut anchored = plan.clone();
+        anchored.faults.retain(|&k| k != FaultKind::FsyncFailure);
+        anchored.fsync_failures_at_statements = anchors.clone();
+        let again = execute(&anchored, false).expect("valid");
+        // The trace names the plan's fault kinds, so its hash differs;
+        // everything the run did and reached must not.
+        assert_eq!(
+            again.stats, o.stats,
+            "seed {seed}: fsync anchors {anchors:?} ran differently"
+        );
+        assert_eq!(again.violations, o.violations);
+        assert_eq!(again.crash_anchors, o.crash_anchors);
+        assert_eq!(again.fsync_failure_anchors, anchors);
+        converted += 1;
+    }
+    assert!(converted >= 3, "only {converted} seeds converted");
+}
+
+#[test]
 fn a_crash_anchored_to_its_statement_is_the_same_crash() {
     // The shrinker's first step: a crash pinned to an I/O index becomes one
     // anchored to the statement it struck after. Replayed that way, the run

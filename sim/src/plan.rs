@@ -469,6 +469,12 @@ pub struct Plan {
     /// Tables the seed drew for itself, created after `sb` and `docs`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tables: Vec<crate::schema::TableSpec>,
+    /// Failing fsyncs anchored to the workload (the shrinker's form of the
+    /// fsync failures a run drew): each makes the first sync at least
+    /// `after_ios` I/O operations after the statement's issue fail with
+    /// EIO, so it keeps its place when other statements are dropped.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fsync_failures_at_statements: Vec<CrashAnchor>,
 }
 
 /// A crash anchored to a statement: it strikes `after_ios` I/O operations
@@ -568,14 +574,18 @@ impl Plan {
         {
             return Err("a checkpoint crash needs nth >= 1 and after_ios >= 1".into());
         }
-        for a in &self.crash_at_statements {
+        for a in self
+            .crash_at_statements
+            .iter()
+            .chain(&self.fsync_failures_at_statements)
+        {
             let ok = self
                 .transactions
                 .get(a.txn)
                 .is_some_and(|t| a.statement <= t.statements.len());
             if !ok {
                 return Err(format!(
-                    "crash anchor {a:?} names no statement of the plan's transactions"
+                    "anchor {a:?} names no statement of the plan's transactions"
                 ));
             }
         }
@@ -624,24 +634,33 @@ impl Plan {
         Ok(())
     }
 
-    /// Removes transactions `range`, moving the crash anchors of later
+    /// Every anchor to a statement: the crashes' and the failing fsyncs'.
+    fn anchors_mut(&mut self) -> impl Iterator<Item = &mut CrashAnchor> {
+        self.crash_at_statements
+            .iter_mut()
+            .chain(self.fsync_failures_at_statements.iter_mut())
+    }
+
+    /// Removes transactions `range`, moving the anchors of later
     /// transactions with them and dropping those of the removed ones.
     pub fn remove_transactions(&mut self, range: std::ops::Range<usize>) {
         let n = range.len();
         self.transactions.drain(range.clone());
         self.crash_at_statements.retain(|a| !range.contains(&a.txn));
-        for a in &mut self.crash_at_statements {
+        self.fsync_failures_at_statements
+            .retain(|a| !range.contains(&a.txn));
+        for a in self.anchors_mut() {
             if a.txn >= range.end {
                 a.txn -= n;
             }
         }
     }
 
-    /// Inserts transaction `t` at `at`, moving the crash anchors of that
+    /// Inserts transaction `t` at `at`, moving the anchors of that
     /// transaction and the later ones with them.
     pub fn insert_transaction(&mut self, at: usize, t: PlannedTxn) {
         self.transactions.insert(at, t);
-        for a in &mut self.crash_at_statements {
+        for a in self.anchors_mut() {
             if a.txn >= at {
                 a.txn += 1;
             }
@@ -649,23 +668,25 @@ impl Plan {
     }
 
     /// Inserts `st` as statement `statement` of transaction `txn`, moving
-    /// the crash anchors of that statement and the later ones with them.
+    /// the anchors of that statement and the later ones with them.
     pub fn insert_statement(&mut self, txn: usize, statement: usize, st: PlannedStmt) {
         self.transactions[txn].statements.insert(statement, st);
-        for a in &mut self.crash_at_statements {
+        for a in self.anchors_mut() {
             if a.txn == txn && a.statement >= statement {
                 a.statement += 1;
             }
         }
     }
 
-    /// Removes statement `statement` of transaction `txn`, moving the crash
+    /// Removes statement `statement` of transaction `txn`, moving the
     /// anchors of its later statements with them and dropping its own.
     pub fn remove_statement(&mut self, txn: usize, statement: usize) {
         self.transactions[txn].statements.remove(statement);
         self.crash_at_statements
             .retain(|a| (a.txn, a.statement) != (txn, statement));
-        for a in &mut self.crash_at_statements {
+        self.fsync_failures_at_statements
+            .retain(|a| (a.txn, a.statement) != (txn, statement));
+        for a in self.anchors_mut() {
             if a.txn == txn && a.statement > statement {
                 a.statement -= 1;
             }
@@ -734,6 +755,7 @@ impl Plan {
             crash_at_statements: Vec::new(),
             crash_after_checkpoints: Vec::new(),
             tables: Vec::new(),
+            fsync_failures_at_statements: Vec::new(),
         };
         if let Some((lo, hi)) = profile.sessions_range {
             plan.sessions = rng.gen_range(lo..=hi);

@@ -90,6 +90,15 @@ pub fn shrink_while(
         cand.crash_at_statements = best.outcome.crash_anchors.clone();
         try_plan(cand, &mut best);
     }
+    // Failing fsyncs drawn at random move too (the draws are per sync);
+    // anchored to the statement issued before each, they stay.
+    let drawn = crate::profile::FaultKind::FsyncFailure;
+    if best.plan.faults.contains(&drawn) && !best.outcome.fsync_failure_anchors.is_empty() {
+        let mut cand = best.plan.clone();
+        cand.faults.retain(|&k| k != drawn);
+        cand.fsync_failures_at_statements = best.outcome.fsync_failure_anchors.clone();
+        try_plan(cand, &mut best);
+    }
     // A smaller buffer pool flushes and evicts sooner, so a failure that
     // needs pages on disk needs fewer statements to get them there.
     if best.plan.pool_pages > MIN_POOL_PAGES {
@@ -104,6 +113,7 @@ pub fn shrink_while(
             best.plan.crash_after_ios.clone(),
             best.plan.crash_at_statements.clone(),
             best.plan.crash_after_checkpoints.clone(),
+            best.plan.fsync_failures_at_statements.len(),
             best.plan.faults.len(),
             best.plan.sessions,
         );
@@ -183,6 +193,15 @@ pub fn shrink_while(
             }
             c += 1;
         }
+        // Anchored fsync failures: drop them.
+        let mut c = 0;
+        while c < best.plan.fsync_failures_at_statements.len() && best.attempts < budget {
+            let mut cand = best.plan.clone();
+            cand.fsync_failures_at_statements.remove(c);
+            if !try_plan(cand, &mut best) {
+                c += 1;
+            }
+        }
         // Crashes after checkpoints: drop them, or strike sooner.
         let mut c = 0;
         while c < best.plan.crash_after_checkpoints.len() && best.attempts < budget {
@@ -232,6 +251,7 @@ pub fn shrink_while(
             best.plan.crash_after_ios.clone(),
             best.plan.crash_at_statements.clone(),
             best.plan.crash_after_checkpoints.clone(),
+            best.plan.fsync_failures_at_statements.len(),
             best.plan.faults.len(),
             best.plan.sessions,
         );

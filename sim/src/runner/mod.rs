@@ -99,6 +99,9 @@ pub struct Outcome {
     /// statement it struck after: what the shrinker turns I/O-index crash
     /// points into.
     pub crash_anchors: Vec<crate::plan::CrashAnchor>,
+    /// Each fsync failure of the workload, anchored to the statement issued
+    /// last before it: what the shrinker turns the drawn failures into.
+    pub fsync_failure_anchors: Vec<crate::plan::CrashAnchor>,
 }
 
 /// Why a run could not start.
@@ -235,6 +238,13 @@ struct World {
     armed_at: Option<u64>,
     /// Each workload crash anchored to the statement it struck after.
     observed_anchors: Vec<crate::plan::CrashAnchor>,
+    /// The plan's fsync-failure anchors, and which have been armed.
+    fsync_anchors: Vec<crate::plan::CrashAnchor>,
+    fsync_anchors_armed: Vec<bool>,
+    /// Each workload fsync failure anchored to the statement issued last
+    /// before it, and how many of the disk's failed syncs were looked at.
+    observed_fsync_anchors: Vec<crate::plan::CrashAnchor>,
+    fsync_failures_seen: usize,
     trace: Trace,
     /// Reused for each statement's result in the trace.
     short_buf: String,
@@ -257,6 +267,24 @@ struct World {
 }
 
 impl World {
+    /// Anchors the fsync failures the disk injected since the last look to
+    /// the statement issued last before each (those before any statement
+    /// of the current start, in setup or recovery, stay unanchored).
+    fn note_fsync_failures(&mut self) {
+        let new = self.storage.fsync_failures_since(self.fsync_failures_seen);
+        self.fsync_failures_seen += new.len();
+        let Some((txn, statement, io)) = self.last_issued else {
+            return;
+        };
+        for index in new.into_iter().filter(|&i| i >= io) {
+            self.observed_fsync_anchors.push(crate::plan::CrashAnchor {
+                txn,
+                statement,
+                after_ios: index - io,
+            });
+        }
+    }
+
     /// Records a trace event: one JSON object, with the simulated time and
     /// the I/O index at which it happened.
     fn event(&mut self, kind: &str, fields: serde_json::Value) {
@@ -373,6 +401,7 @@ pub fn execute(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError> {
             trace: Vec::new(),
             stats: RunStats::default(),
             crash_anchors: Vec::new(),
+            fsync_failure_anchors: Vec::new(),
         })
     })
 }
@@ -472,6 +501,10 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         last_issued: None,
         armed_at: None,
         observed_anchors: Vec::new(),
+        fsync_anchors: plan.fsync_failures_at_statements.clone(),
+        fsync_anchors_armed: vec![false; plan.fsync_failures_at_statements.len()],
+        observed_fsync_anchors: Vec::new(),
+        fsync_failures_seen: 0,
         trace: Trace {
             hash: 0xcbf2_9ce4_8422_2325,
             lines: keep_trace.then(Vec::new),
@@ -863,6 +896,7 @@ fn finish(plan: &Plan, mut world: World) -> Outcome {
         trace: world.trace.lines.unwrap_or_default(),
         stats: world.stats,
         crash_anchors: world.observed_anchors,
+        fsync_failure_anchors: world.observed_fsync_anchors,
     }
 }
 
@@ -911,7 +945,14 @@ impl World {
     /// strikes).
     fn issued(&mut self, txn: usize, statement: usize) {
         let io = self.storage.counters().ops;
+        self.note_fsync_failures();
         self.last_issued = Some((txn, statement, io));
+        for (i, a) in self.fsync_anchors.iter().enumerate() {
+            if !self.fsync_anchors_armed[i] && (a.txn, a.statement) == (txn, statement) {
+                self.fsync_anchors_armed[i] = true;
+                self.storage.fail_sync_at(io + a.after_ios);
+            }
+        }
         for (i, a) in self.anchors.iter().enumerate() {
             if self.anchors_armed[i] || (a.txn, a.statement) != (txn, statement) {
                 continue;

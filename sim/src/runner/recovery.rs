@@ -49,6 +49,7 @@ pub(super) fn recover(
     _crashed: bool,
 ) {
     world.stats.crashes += 1;
+    world.note_fsync_failures();
     if world.storage.crashed() && world.storage.watch_fired() {
         world.stats.checkpoint_crashes += 1;
         world.event("crash after a checkpoint", json!({}));
@@ -247,6 +248,9 @@ pub(super) fn recover(
             }
             let mut resumed = workload_faults;
             resumed.seed = resumed.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            // An anchored fsync failure armed before the crash is spent
+            // (reinstalled, it would fail the next sync at once).
+            resumed.fsync_failure_at_op = None;
             world.storage.set_faults(resumed);
             for s in sessions.iter_mut() {
                 s.id = e.session();

@@ -1004,3 +1004,31 @@ fn a_write_watch_crashes_after_the_nth_write_to_its_offsets() -> io::Result<()> 
     assert!(!storage.crashed());
     Ok(())
 }
+
+#[test]
+fn the_earliest_armed_crash_strikes_whoever_armed_it() -> io::Result<()> {
+    let mut storage = SimStorage::new();
+    storage.write_file("f", vec![0; 4096]);
+    let mut f = storage.open("f")?; // operation 0
+                                    // A later index does not replace a sooner one still to come.
+    storage.set_crash_at(Some(3));
+    storage.set_crash_at_earliest(5);
+    f.write_at(0, &[1; 512])?; // 1
+    f.write_at(512, &[1; 512])?; // 2
+    assert!(is_simulated_crash(&f.sync().unwrap_err()), "3 struck"); // 3
+    storage.restart(CrashMode::ProcessCrash);
+    // A sooner index replaces a later one.
+    let mut f = storage.open("f")?; // 4
+    storage.set_crash_at(Some(9));
+    storage.set_crash_at_earliest(6);
+    f.write_at(0, &[2; 512])?; // 5
+    assert!(is_simulated_crash(&f.sync().unwrap_err()), "6 struck"); // 6
+    storage.restart(CrashMode::ProcessCrash);
+    // An armed index already passed counts for nothing: the new one holds.
+    let mut f = storage.open("f")?; // 7
+    storage.set_crash_at(Some(2));
+    storage.set_crash_at_earliest(9);
+    f.write_at(0, &[3; 512])?; // 8
+    assert!(is_simulated_crash(&f.sync().unwrap_err()), "9 struck"); // 9
+    Ok(())
+}

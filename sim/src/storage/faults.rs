@@ -19,7 +19,6 @@
 //! | lost namespace operation | `lose_unsynced_namespace_ops` | nothing until a power loss | a create, remove or rename not yet followed by `sync_dir` is undone at a power loss (the later ones of a sequence first) |
 //! | misdirected write | `p_misdirected_write`, `misdirect_data_files_only`, `crash_after_misdirection` | `write_at` succeeds (and, with the crash, the next operation crashes) | a page write lands on another page of the file |
 //! | latency | `latency_us` | nothing | the attached [`SimClock`](crate::clock::SimClock) advances |
-//! | losable namespace | `lose_unsynced_namespace_ops` | nothing | create/remove/rename are durable only after a later sync |
 //!
 //! Decisions are drawn from ChaCha8 generators seeded with
 //! [`FaultConfig::seed`], one stream per fault kind, so a run is a pure

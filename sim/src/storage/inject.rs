@@ -57,6 +57,8 @@ pub(super) struct Injector {
     pub clock: Option<SimClock>,
     pub counters: FaultCounters,
     pub log: Vec<FaultRecord>,
+    /// The I/O index of every failed sync, kept with tracing off too.
+    pub fsync_failed_at: Vec<u64>,
 }
 
 impl Default for Injector {
@@ -75,6 +77,7 @@ impl Default for Injector {
             clock: None,
             counters: FaultCounters::default(),
             log: Vec::new(),
+            fsync_failed_at: Vec::new(),
         }
     }
 }
@@ -96,6 +99,13 @@ impl Injector {
     }
 
     /// Whether the sync with this I/O index fails with EIO.
+    /// Arms a one-shot fsync failure at the first sync at or after
+    /// `index`, leaving every generator where it is.
+    pub(super) fn arm_fsync_failure(&mut self, index: u64) {
+        self.config.fsync_failure_at_op = Some(index);
+        self.fsync_failure_fired = false;
+    }
+
     fn sync_fails(&mut self, index: u64) -> bool {
         if !self.fsync_failure_fired
             && self
@@ -212,6 +222,8 @@ impl Disk {
         }
         let file = self.inode_name(id);
         self.record_fault(Fault::FsyncFailure { file });
+        let index = self.op_index;
+        self.faults.fsync_failed_at.push(index);
         true
     }
 

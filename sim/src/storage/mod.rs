@@ -170,6 +170,13 @@ impl SimStorage {
         self.disk().crash_at_earliest(index);
     }
 
+    /// Makes the first sync at or after I/O index `index` fail with EIO,
+    /// once, without restarting any fault generator (as
+    /// [`set_faults`](Self::set_faults) would); a later call re-arms it.
+    pub fn fail_sync_at(&self, index: u64) {
+        self.disk().faults.arm_fsync_failure(index);
+    }
+
     /// Crashes now, between operations: every later call fails until
     /// [`restart`](Self::restart).
     pub fn crash_now(&self) {
@@ -251,6 +258,14 @@ impl SimStorage {
     /// the trace last cleared (kept only while tracing is on).
     pub fn fault_log(&self) -> Vec<FaultRecord> {
         self.disk().faults.log.clone()
+    }
+
+    /// The I/O indexes of the failed syncs from the `start`-th on (kept
+    /// whether tracing is on or not).
+    pub fn fsync_failures_since(&self, start: usize) -> Vec<u64> {
+        let disk = self.disk();
+        let all = &disk.faults.fsync_failed_at;
+        all[start.min(all.len())..].to_vec()
     }
 
     /// Every unsynced write and length change of every file, ordered by
