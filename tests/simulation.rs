@@ -87,7 +87,7 @@ fn canary_cases() -> Vec<(&'static str, &'static str, u64, &'static [&'static st
             // bytes.
             AcceptTornLogTail => continue,
             // Needs a power loss that tears a page, about one seed in a
-            // hundred: first at seed 32.
+            // hundred: first at seed 80.
             SkipDoublewrite => ("default", 200, &["corrupt page", "recovery oracle:"]),
             AckBeforeSync | SkipRecoveryRollback | SkipGroupSync => {
                 ("default", 120, &["recovery oracle:"])
@@ -136,7 +136,7 @@ fn canary_cases() -> Vec<(&'static str, &'static str, u64, &'static [&'static st
             UniqueCheckFirstColumn => ("default", 60, &["the model expected"]),
             // Needs a scratch table created, a checkpoint past its
             // FILE_CREATE, and a power loss that drops the unsynced name:
-            // first at seed 16.
+            // first at seed 18.
             SkipDirectorySync => ("default", 40, RECOVERY),
             // A conversion on a secondary entry the row's changer never
             // touched, which a reader had locked: first at seed 2.

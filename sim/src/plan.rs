@@ -460,10 +460,12 @@ pub struct Plan {
     /// other transactions and statements are dropped.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub crash_at_statements: Vec<CrashAnchor>,
-    /// Crashes tied to checkpoints, one per (re)start of the workload in
-    /// order (after the I/O-indexed ones are used up or alongside them:
-    /// whichever strikes first): each strikes a number of I/O operations
-    /// after the workload's nth checkpoint write since the (re)start.
+    /// Crashes tied to checkpoints, in order, one armed per (re)start of
+    /// the workload (alongside the I/O-indexed and anchored ones: whichever
+    /// strikes first): each strikes a number of I/O operations after the
+    /// workload's nth checkpoint write since the (re)start. One that
+    /// another crash forestalled before its checkpoint came is armed again
+    /// at the next start.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub crash_after_checkpoints: Vec<CheckpointCrash>,
     /// Tables the seed drew for itself, created after `sb` and `docs`.
@@ -1061,11 +1063,7 @@ impl Plan {
                         autocommit: true,
                     },
                 );
-                // (Not in plans that crash after checkpoints: a crash
-                // here would take the restart whose checkpoint crash
-                // was to come.)
-                let free = plan.crash_after_checkpoints.is_empty();
-                if profile.crashes > 0 && ddl.gen_bool(0.5) && free {
+                if profile.crashes > 0 && ddl.gen_bool(0.5) {
                     plan.crash_at_statements.push(CrashAnchor {
                         txn,
                         statement: 0,

@@ -256,9 +256,11 @@ struct World {
     /// The plan's crash points, and how many have been armed.
     crash_plan: Vec<u64>,
     crashes_armed: usize,
-    /// The plan's checkpoint crashes, and how many have been armed.
+    /// The plan's checkpoint crashes, how many have been armed, and
+    /// whether one is armed for this (re)start.
     checkpoint_crashes: Vec<crate::plan::CheckpointCrash>,
     checkpoint_crashes_armed: usize,
+    checkpoint_watch_armed: bool,
     /// What the model knows of each scratch table (DDL).
     scratch: BTreeMap<String, ddl::Presence>,
     /// Implicit locks the engine made explicit since they were last
@@ -518,6 +520,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         crashes_armed: 0,
         checkpoint_crashes: plan.crash_after_checkpoints.clone(),
         checkpoint_crashes_armed: 0,
+        checkpoint_watch_armed: false,
         scratch: ddl::initial(),
         conversions: Vec::new(),
     };
@@ -921,6 +924,7 @@ fn arm_crash(world: &mut World) {
             after_ops: c.after_ios,
         });
     world.checkpoint_crashes_armed += usize::from(watch.is_some());
+    world.checkpoint_watch_armed = watch.is_some();
     world.storage.watch_writes(watch);
     match world.crash_plan.get(world.crashes_armed) {
         None => world.disarm(),

@@ -53,7 +53,12 @@ pub(super) fn recover(
     if world.storage.crashed() && world.storage.watch_fired() {
         world.stats.checkpoint_crashes += 1;
         world.event("crash after a checkpoint", json!({}));
+    } else if world.checkpoint_watch_armed && !world.storage.watch_fired() {
+        // Another crash came before the checkpoint this one waits for: it
+        // waits on into the next start instead of being spent.
+        world.checkpoint_crashes_armed -= 1;
     }
+    world.checkpoint_watch_armed = false;
     world.engine = None;
     world.locks.crash();
     world.conversions.clear();
