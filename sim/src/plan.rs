@@ -1024,8 +1024,9 @@ impl Plan {
         // of a table that exists, 1050, and a drop of one that does not,
         // 1146, now and then). Half of them also crash a few I/O
         // operations after the statement is issued, inside the DDL; half
-        // of those at the third, which in a CREATE TABLE is the directory
-        // sync after the file's creation (exists, create, sync_dir), where
+        // of those at the third, which in a CREATE TABLE is usually the
+        // directory sync after the file's creation (exists, create,
+        // sync_dir, unless the buffer pool had pages to flush first), where
         // a power loss may take the unsynced name away.
         let mut ddl = ChaCha8Rng::seed_from_u64(seed ^ 0xDD1D_0000_0000_0007);
         if profile.shape == Shape::Mixed && ddl.gen_bool(0.4) {

@@ -581,6 +581,7 @@ fn apply_redo(
                         .storage()
                         .remove(name)
                         .map_err(io_err("remove", name))?;
+                    pager.fil.sync_dir()?;
                     report.files_replayed.push(format!("deleted {name}"));
                 }
             }

@@ -530,6 +530,13 @@ impl LockSys {
         })
     }
 
+    /// Whether a request of `mode` by `trx` on `target` would have to wait
+    /// (`lock_rec_other_has_conflicting`), without making one.
+    pub fn would_wait(&self, trx: TrxId, target: &Target, mode: Mode) -> bool {
+        let mode = normalize(target, mode);
+        !self.holds(trx, target, mode) && self.conflict_ahead(trx, target, mode, None).is_some()
+    }
+
     /// Whether a request of `mode` by `trx` on `target`, placed after the
     /// first `ahead` entries of the queue, must wait; and for which lock.
     fn conflict_ahead(

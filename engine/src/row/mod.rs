@@ -415,7 +415,10 @@ pub fn sec_implicit_holder(
         let prev_trx = trx_id_of(table, &prev)?;
         if vers_del && prev_trx != trx {
             // The row was deleted by a transaction that committed before
-            // this one changed it: that one holds nothing.
+            // this one changed it (an insert over a delete-marked row):
+            // InnoDB reports no implicit lock here, the inserter's neither
+            // (row_vers_impl_x_locked_low breaks out with none); a reader
+            // then meets the inserter at the clustered record.
             return Ok(None);
         }
         let implied = sec_entry(table, sec, &prev)?;

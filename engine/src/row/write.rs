@@ -633,12 +633,12 @@ pub fn delete(
 }
 
 /// Delete-marks the secondary entry a change leaves behind, after checking
-/// the locks on it, as `lock_sec_rec_modify_check_and_lock` does: where
-/// another transaction holds or waits for a lock on the entry (a locking
-/// read through the index that has not reached the row yet), the change
-/// takes an X lock on it and waits if that conflicts; where nobody does,
-/// the row's clustered X lock covers the entry. `Some(lock)` if the change
-/// must wait (the statement is then rolled back and run again).
+/// the locks on it, as `lock_sec_rec_modify_check_and_lock` does (with
+/// `impl = TRUE`): where another transaction's lock on the entry conflicts
+/// with X (a locking read through the index that has not reached the row
+/// yet), the change queues an X lock and waits; otherwise it takes none,
+/// the row's clustered X lock covering the entry. `Some(lock)` if the
+/// change must wait (the statement is then rolled back and run again).
 fn sec_mark_locked(
     pager: &mut Pager,
     table: &Table,
@@ -652,7 +652,8 @@ fn sec_mark_locked(
         index: sec.index.id,
         key: RecKey::Key(key.clone()),
     };
-    if ctx.locks.has_queue(&target) {
+    let x = crate::lock::Mode::Record(RecMode::X, RecKind::RecNotGap);
+    if ctx.locks.has_queue(&target) && ctx.locks.would_wait(ctx.trx, &target, x) {
         if let Some(w) = ctx.record(
             pager,
             table,

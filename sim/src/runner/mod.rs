@@ -938,9 +938,11 @@ fn arm_crash(world: &mut World) {
 }
 
 impl World {
-    /// No crash armed.
+    /// No crash armed, nor an anchored fsync failure (what was armed for
+    /// the workload must not strike inside recovery).
     fn disarm(&mut self) {
         self.storage.set_crash_at(None);
+        self.storage.disarm_sync_failures();
         self.armed_at = None;
     }
 

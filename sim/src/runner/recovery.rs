@@ -253,9 +253,7 @@ pub(super) fn recover(
             }
             let mut resumed = workload_faults;
             resumed.seed = resumed.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            // An anchored fsync failure armed before the crash is spent
-            // (reinstalled, it would fail the next sync at once).
-            resumed.fsync_failure_at_op = None;
+
             world.storage.set_faults(resumed);
             for s in sessions.iter_mut() {
                 s.id = e.session();
@@ -434,6 +432,7 @@ impl World {
         }
         self.schema
             .names()
+            .chain(crate::plan::SCRATCH_TABLES)
             .map(|t| format!("{t}.ibd"))
             .find(|name| {
                 self.storage

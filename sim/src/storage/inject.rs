@@ -59,6 +59,10 @@ pub(super) struct Injector {
     pub log: Vec<FaultRecord>,
     /// The I/O index of every failed sync, kept with tracing off too.
     pub fsync_failed_at: Vec<u64>,
+    /// Failures armed one by one (ascending I/O indexes), each striking
+    /// the first sync at or after its index; a new configuration keeps
+    /// them, a disarm drops them.
+    armed_fsync_failures: Vec<u64>,
 }
 
 impl Default for Injector {
@@ -78,6 +82,7 @@ impl Default for Injector {
             counters: FaultCounters::default(),
             log: Vec::new(),
             fsync_failed_at: Vec::new(),
+            armed_fsync_failures: Vec::new(),
         }
     }
 }
@@ -98,15 +103,30 @@ impl Injector {
         self.config = config;
     }
 
-    /// Whether the sync with this I/O index fails with EIO.
     /// Arms a one-shot fsync failure at the first sync at or after
-    /// `index`, leaving every generator where it is.
+    /// `index`, beside those already armed, leaving every generator where
+    /// it is.
     pub(super) fn arm_fsync_failure(&mut self, index: u64) {
-        self.config.fsync_failure_at_op = Some(index);
-        self.fsync_failure_fired = false;
+        let at = self.armed_fsync_failures.partition_point(|&i| i <= index);
+        self.armed_fsync_failures.insert(at, index);
     }
 
+    /// Disarms every failure [`arm_fsync_failure`](Self::arm_fsync_failure)
+    /// armed that has not struck.
+    pub(super) fn disarm_fsync_failures(&mut self) {
+        self.armed_fsync_failures.clear();
+    }
+
+    /// Whether the sync with this I/O index fails with EIO.
     fn sync_fails(&mut self, index: u64) -> bool {
+        if self
+            .armed_fsync_failures
+            .first()
+            .is_some_and(|&at| index >= at)
+        {
+            self.armed_fsync_failures.remove(0);
+            return true;
+        }
         if !self.fsync_failure_fired
             && self
                 .config

@@ -172,9 +172,16 @@ impl SimStorage {
 
     /// Makes the first sync at or after I/O index `index` fail with EIO,
     /// once, without restarting any fault generator (as
-    /// [`set_faults`](Self::set_faults) would); a later call re-arms it.
+    /// [`set_faults`](Self::set_faults) would); each call arms one more
+    /// failure, and [`set_faults`](Self::set_faults) keeps them.
     pub fn fail_sync_at(&self, index: u64) {
         self.disk().faults.arm_fsync_failure(index);
+    }
+
+    /// Drops the failures [`fail_sync_at`](Self::fail_sync_at) armed that
+    /// have not struck.
+    pub fn disarm_sync_failures(&self) {
+        self.disk().faults.disarm_fsync_failures();
     }
 
     /// Crashes now, between operations: every later call fails until
