@@ -653,7 +653,7 @@ fn sec_mark_locked(
         key: RecKey::Key(key.clone()),
     };
     let x = crate::lock::Mode::Record(RecMode::X, RecKind::RecNotGap);
-    if ctx.locks.has_queue(&target) && ctx.locks.would_wait(ctx.trx, &target, x) {
+    if ctx.locks.would_wait(ctx.trx, &target, x) {
         if let Some(w) = ctx.record(
             pager,
             table,

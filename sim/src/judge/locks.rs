@@ -95,27 +95,6 @@ fn key_columns(
     Some((index_name.to_string(), cols))
 }
 
-/// The row a record lock names, in the model's terms: its table's name and
-/// its primary key (read from the key itself, or from the primary-key
-/// columns a secondary entry carries); `None` for a key the runner cannot
-/// read back (a hidden row id, an unknown table or index).
-pub(crate) fn row_of_record(
-    engine: &engine::Engine,
-    table_id: u64,
-    index_id: u64,
-    key: &[Option<Vec<u8>>],
-) -> Option<(String, Vec<ModelValue>)> {
-    let table = table_by_id(engine, table_id)?;
-    let (_, cols) = key_columns(table, index_id, key)?;
-    let pk = table
-        .def
-        .primary_key
-        .iter()
-        .map(|c| cols.iter().find(|(k, _)| k == c).map(|(_, v)| v.clone()))
-        .collect::<Option<Vec<_>>>()?;
-    (!pk.is_empty()).then(|| (table.name().to_string(), pk))
-}
-
 /// Judges an implicit lock made explicit (a `Converted` event: the engine
 /// says `holder` holds an implicit X lock on a record). An implicit lock
 /// is what a transaction's own change leaves, by the runner's count of
@@ -141,8 +120,18 @@ pub(crate) fn judge_conversion(
         return None;
     };
     let t = table_by_id(engine, *table_id)?;
+    // The row: its primary key, read from the key itself or from the
+    // primary-key columns a secondary entry carries (none for a hidden
+    // row id, which the runner cannot read back).
     let (index, cols) = key_columns(t, *index_id, key)?;
-    let (table, pk) = row_of_record(engine, *table_id, *index_id, key)?;
+    let pk = t
+        .def
+        .primary_key
+        .iter()
+        .map(|c| cols.iter().find(|(k, _)| k == c).map(|(_, v)| v.clone()))
+        .collect::<Option<Vec<_>>>()
+        .filter(|pk| !pk.is_empty())?;
+    let table = t.name().to_string();
     let mine: Vec<&Write> = writes
         .iter()
         .filter(|w| w.table == table && w.key == pk)

@@ -71,20 +71,18 @@ pub(super) fn run_ddl(world: &mut World, txn: usize, st: &PlannedStmt) -> Option
     let (after, violation) = match r {
         Ok(()) => {
             world.stats.ddl_done += 1;
-            let wrong = if create {
-                before == Presence::Present
+            let (after, why) = if create {
+                (
+                    Presence::Present,
+                    "it exists already (its create was acknowledged)",
+                )
             } else {
-                before == Presence::Absent
+                (
+                    Presence::Absent,
+                    "it does not exist (never created, or its drop was acknowledged)",
+                )
             };
-            let after = if create {
-                Presence::Present
-            } else {
-                Presence::Absent
-            };
-            (
-                after,
-                wrong.then(|| format!("it {}", describe_presence(before))),
-            )
+            (after, (before == after).then(|| why.to_string()))
         }
         Err(Error::TableExists(_)) if create => (
             Presence::Present,
@@ -118,14 +116,6 @@ pub(super) fn run_ddl(world: &mut World, txn: usize, st: &PlannedStmt) -> Option
     // The statement's end: anchors there strike after it.
     world.issued(txn, 1);
     None
-}
-
-fn describe_presence(p: Presence) -> &'static str {
-    match p {
-        Presence::Present => "exists already (its create was acknowledged)",
-        Presence::Absent => "does not exist (never created, or its drop was acknowledged)",
-        Presence::InDoubt => "was in doubt",
-    }
 }
 
 /// After a recovery: every scratch table exists exactly when the model

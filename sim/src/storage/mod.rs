@@ -325,26 +325,28 @@ impl SimStorage {
     /// I/O operation; `None` if no such file or the range runs past its
     /// end.
     pub fn read_current_at(&self, name: &str, offset: u64, len: usize) -> Option<Vec<u8>> {
-        let disk = self.disk();
-        let id = disk.names.get(name)?;
-        let mut buf = vec![0; len];
-        disk.inodes
-            .get(id)
-            .filter(|inode| inode.current.read(offset, &mut buf))
-            .map(|_| buf)
+        self.read_image_at(name, offset, len, false)
     }
 
     /// Bytes of a file's durable image at `offset`, without an I/O
     /// operation or a copy of the whole file; `None` if no such file or
     /// the range runs past its end.
     pub fn read_durable_at(&self, name: &str, offset: u64, len: usize) -> Option<Vec<u8>> {
+        self.read_image_at(name, offset, len, true)
+    }
+
+    /// [`read_durable_at`](Self::read_durable_at) or
+    /// [`read_current_at`](Self::read_current_at).
+    fn read_image_at(&self, name: &str, offset: u64, len: usize, durable: bool) -> Option<Vec<u8>> {
         let disk = self.disk();
-        let id = disk.names.get(name)?;
+        let inode = disk.inodes.get(disk.names.get(name)?)?;
+        let image = if durable {
+            &inode.durable
+        } else {
+            &inode.current
+        };
         let mut buf = vec![0; len];
-        disk.inodes
-            .get(id)
-            .filter(|inode| inode.durable.read(offset, &mut buf))
-            .map(|_| buf)
+        image.read(offset, &mut buf).then_some(buf)
     }
 
     /// A copy of a file's durable image, what a power loss that loses
