@@ -97,11 +97,16 @@ pub enum Canary {
     /// the entry as it was: a conversion then gives it a lock on an entry
     /// another transaction has locked already.
     ImplicitLockOfRowChanger,
+    /// At recovery, the hidden row id of a table without a primary key
+    /// resumes past the smallest row id in the table instead of the
+    /// largest (a cursor opened the wrong way): new rows then take ids
+    /// older rows hold, or sort before rows inserted earlier.
+    RowIdFromSmallest,
 }
 
 impl Canary {
     /// Every canary.
-    pub const ALL: [Canary; 26] = [
+    pub const ALL: [Canary; 27] = [
         Canary::SkipDoublewrite,
         Canary::AckBeforeSync,
         Canary::IgnorePageLsn,
@@ -128,6 +133,7 @@ impl Canary {
         Canary::UniqueCheckFirstColumn,
         Canary::SkipDirectorySync,
         Canary::ImplicitLockOfRowChanger,
+        Canary::RowIdFromSmallest,
     ];
 
     /// The canaries of the lock manager, caught by the lock oracle under
@@ -170,6 +176,7 @@ impl Canary {
             Canary::UniqueCheckFirstColumn => "unique-check-first-column",
             Canary::SkipDirectorySync => "skip-directory-sync",
             Canary::ImplicitLockOfRowChanger => "implicit-lock-of-row-changer",
+            Canary::RowIdFromSmallest => "row-id-from-smallest",
         }
     }
 

@@ -51,6 +51,8 @@ pub enum Durability {
 pub struct CommitHistory {
     initial: Db,
     commits: Vec<TxnEffects>,
+    /// Tables compared by the order of their rows (see [`Db::same_rows`]).
+    ordinal: Vec<String>,
 }
 
 /// The oracle's judgement.
@@ -68,7 +70,16 @@ impl CommitHistory {
         CommitHistory {
             initial,
             commits: Vec::new(),
+            ordinal: Vec::new(),
         }
+    }
+
+    /// The same history, comparing these tables by the order of their
+    /// rows: tables without a primary key, whose rows the model keys by
+    /// its own insertion order and a recovered state by position.
+    pub fn ordinal(mut self, tables: Vec<String>) -> Self {
+        self.ordinal = tables;
+        self
     }
 
     /// Records a commit (in commit order).
@@ -114,7 +125,7 @@ impl CommitHistory {
             if k > min_k {
                 apply(&mut db, &self.commits[k - 1]);
             }
-            if &db == recovered {
+            if db.same_rows(recovered, &self.ordinal) {
                 return RecoveryVerdict::Prefix(k);
             }
         }
@@ -122,13 +133,14 @@ impl CommitHistory {
         // far more than comparisons).
         let mut db = self.state_after(min_k);
         let mut best = (usize::MAX, String::new());
+        let recovered = recovered.renumbered(&self.ordinal);
         for k in min_k..=max_k {
             if k > min_k {
                 apply(&mut db, &self.commits[k - 1]);
             }
             let d = recovered.diff_named(
                 "the recovered state",
-                &db,
+                &db.renumbered(&self.ordinal),
                 &format!("the model after {k} commits"),
             );
             let n = d.matches(';').count();
@@ -204,6 +216,54 @@ mod tests {
         );
         assert!(matches!(
             h.judge(&partial, 0, 2),
+            RecoveryVerdict::Violation(_)
+        ));
+    }
+
+    #[test]
+    fn ordinal_tables_are_judged_by_the_order_of_their_rows() {
+        // Rows keyed by the model's insertion numbers (3, 8), the last
+        // value of each row the same number; the recovered state numbers
+        // them by position.
+        let row = |v: i128, seq: i128| vec![ModelValue::Int(v), ModelValue::Int(seq)];
+        let ins = |v: i128, seq: i128| Write {
+            table: "h".into(),
+            key: vec![ModelValue::Int(seq)],
+            row: Some(row(v, seq)),
+        };
+        let mut h = CommitHistory::new(Db::with_tables(["h"])).ordinal(vec!["h".into()]);
+        h.commit(TxnEffects {
+            writes: vec![ins(5, 3)],
+        });
+        h.commit(TxnEffects {
+            writes: vec![ins(5, 8)],
+        });
+        let recovered = |vals: &[i128]| {
+            let mut db = Db::with_tables(["h"]);
+            for (i, &v) in vals.iter().enumerate() {
+                db.table_mut("h")
+                    .insert(vec![ModelValue::Int(i as i128)], row(v, i as i128));
+            }
+            db
+        };
+        assert_eq!(h.judge(&recovered(&[5]), 0, 2), RecoveryVerdict::Prefix(1));
+        assert_eq!(
+            h.judge(&recovered(&[5, 5]), 0, 2),
+            RecoveryVerdict::Prefix(2)
+        );
+        // A row too many, or a value changed, is no prefix.
+        let RecoveryVerdict::Violation(v) = h.judge(&recovered(&[5, 5, 5]), 0, 2) else {
+            panic!("three rows where two were inserted");
+        };
+        assert!(v.contains("the recovered state has key (2)"), "{v}");
+        assert!(matches!(
+            h.judge(&recovered(&[6]), 0, 2),
+            RecoveryVerdict::Violation(_)
+        ));
+        // Without the ordinal rule the positions would not match the keys.
+        let plain = CommitHistory::new(h.state_after(2));
+        assert!(matches!(
+            plain.judge(&recovered(&[5, 5]), 0, 0),
             RecoveryVerdict::Violation(_)
         ));
     }

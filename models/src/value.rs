@@ -70,6 +70,57 @@ impl Db {
         Arc::make_mut(self.tables.get_mut(name).expect("just ensured"))
     }
 
+    /// Whether two states hold the same rows. A table named in `ordinal`
+    /// has no key the engine shows (a table without a primary key, keyed
+    /// by a hidden row id): its rows are compared in key order, as a
+    /// sequence, each without its last value (the model's own position of
+    /// the row, which the other side numbers its own way).
+    pub fn same_rows(&self, other: &Db, ordinal: &[String]) -> bool {
+        if ordinal.is_empty() {
+            return self == other;
+        }
+        self.tables.len() == other.tables.len()
+            && self.tables.iter().all(|(name, a)| {
+                let Some(b) = other.tables.get(name) else {
+                    return false;
+                };
+                if !ordinal.contains(name) {
+                    return a == b;
+                }
+                fn strip(r: &Row) -> &[ModelValue] {
+                    &r[..r.len().saturating_sub(1)]
+                }
+                a.len() == b.len() && a.values().map(strip).eq(b.values().map(strip))
+            })
+    }
+
+    /// This state with each table named in `ordinal` renumbered: its rows
+    /// keyed `0..` in key order, each row's last value the same number
+    /// (see [`Db::same_rows`]). Two states that hold the same rows are
+    /// equal once both are renumbered.
+    pub fn renumbered(&self, ordinal: &[String]) -> Db {
+        let mut out = self.clone();
+        for name in ordinal {
+            let Some(t) = self.tables.get(name) else {
+                continue;
+            };
+            let rows: TableState = t
+                .values()
+                .enumerate()
+                .map(|(i, r)| {
+                    let pos = ModelValue::Int(i as i128);
+                    let mut r = r.clone();
+                    if let Some(last) = r.last_mut() {
+                        *last = pos.clone();
+                    }
+                    (vec![pos], r)
+                })
+                .collect();
+            out.tables.insert(name.clone(), Arc::new(rows));
+        }
+        out
+    }
+
     /// A short description of how two states differ (the first eight
     /// differences, separated by "; "), naming each side: `self` is
     /// `left`, `other` is `right` ("the recovered state has key (11), the

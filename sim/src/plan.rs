@@ -254,6 +254,23 @@ impl PlannedStmt {
         }
     }
 
+    /// Whether it can run on a table without a primary key, whose rows
+    /// nothing can address by key (the typed requests name rows by
+    /// primary key): an insert, or a scan that is not bounded on the
+    /// clustered index (its key is the hidden row id).
+    fn fits_keyless_table(&self) -> bool {
+        match self {
+            PlannedStmt::Insert { .. } => true,
+            PlannedStmt::Scan {
+                index, from, to, ..
+            }
+            | PlannedStmt::LockingScan {
+                index, from, to, ..
+            } => index.is_some() || (from.is_none() && to.is_none()),
+            _ => false,
+        }
+    }
+
     /// Whether it is DDL.
     pub fn is_ddl(&self) -> bool {
         matches!(
@@ -630,6 +647,15 @@ impl Plan {
                 };
                 if !names.iter().any(|n| n == table) {
                     return Err(format!("unknown table '{table}'"));
+                }
+                let keyless = self
+                    .tables
+                    .iter()
+                    .any(|t| t.name == table && t.primary_key.is_empty());
+                if keyless && !s.fits_keyless_table() {
+                    return Err(format!(
+                        "table '{table}' has no primary key: only inserts, and scans not bounded on its clustered index, can name it"
+                    ));
                 }
             }
         }
@@ -1082,7 +1108,104 @@ impl Plan {
                 plan.faults.push(k);
             }
         }
+        // Last, from a generator of its own: a third of the mixed plans
+        // have a table without a primary key, `t2` (clustered on InnoDB's
+        // hidden row id), whose inserts and scans go into a third of the
+        // transactions, one to three each, and into a few autocommit
+        // inserts of their own.
+        let mut bare = ChaCha8Rng::seed_from_u64(seed ^ 0x0B0D_0000_0000_0009);
+        if profile.shape == Shape::Mixed && bare.gen_bool(0.35) {
+            let format = format_name(formats[bare.gen_range(0..3)]);
+            let spec = crate::schema::TableSpec::draw_without_key(&mut bare, "t2", format);
+            let domain = (profile.key_space / 8).max(8);
+            for i in 0..plan.transactions.len() {
+                if plan.transactions[i].autocommit || !bare.gen_bool(0.33) {
+                    continue;
+                }
+                for _ in 0..bare.gen_range(1..=3) {
+                    let st = keyless_table_stmt(&mut bare, profile, &spec, domain);
+                    let at = bare.gen_range(0..=plan.transactions[i].statements.len());
+                    plan.insert_statement(i, at, st);
+                }
+            }
+            for _ in 0..bare.gen_range(0..=3) {
+                let row = (0..spec.columns.len())
+                    .map(|c| spec.value(&mut bare, c, domain))
+                    .collect();
+                let at = bare.gen_range(0..=plan.transactions.len());
+                plan.insert_transaction(
+                    at,
+                    PlannedTxn {
+                        statements: vec![PlannedStmt::Insert {
+                            table: spec.name.clone(),
+                            row,
+                        }],
+                        rollback: false,
+                        isolation: None,
+                        autocommit: true,
+                    },
+                );
+            }
+            plan.tables.push(spec);
+        }
         plan
+    }
+}
+
+/// A statement on a table without a primary key, which nothing can
+/// address by key: inserts of whole rows, and scans (locking ones too) of
+/// its clustered index, whole, or of a secondary index, bounded by values
+/// of the index's first column.
+fn keyless_table_stmt(
+    rng: &mut ChaCha8Rng,
+    profile: &Profile,
+    spec: &crate::schema::TableSpec,
+    domain: u64,
+) -> PlannedStmt {
+    let table = spec.name.clone();
+    if rng.gen_bool(0.55) {
+        return PlannedStmt::Insert {
+            row: (0..spec.columns.len())
+                .map(|c| spec.value(rng, c, domain))
+                .collect(),
+            table,
+        };
+    }
+    let which = rng.gen_range(0..=spec.indexes.len());
+    let index = (which > 0).then(|| spec.indexes[which - 1].name.clone());
+    let reverse = rng.gen_bool(0.5);
+    let limit = rng.gen_range(1..12);
+    let (mut from, mut to) = (None, None);
+    let open = rng.gen_bool(0.3);
+    if which > 0 && rng.gen_bool(0.6) {
+        let first = spec.indexes[which - 1].columns[0];
+        let (a, b) = (
+            spec.value(rng, first, domain),
+            spec.value(rng, first, domain),
+        );
+        (from, to) = scan_ends(rng, a, b, reverse);
+    }
+    if rng.gen_bool(profile.p_locking_read) {
+        PlannedStmt::LockingScan {
+            table,
+            index,
+            reverse,
+            limit,
+            from,
+            to,
+            open,
+            exclusive: rng.gen_bool(0.5),
+        }
+    } else {
+        PlannedStmt::Scan {
+            table,
+            index,
+            reverse,
+            limit,
+            from,
+            to,
+            open,
+        }
     }
 }
 
@@ -1566,5 +1689,64 @@ mod letter_tests {
             assert_eq!(got, want, "len {len} seed {seed}");
             assert!(got.iter().all(u8::is_ascii_lowercase));
         }
+    }
+}
+
+#[cfg(test)]
+mod keyless_tests {
+    use super::*;
+
+    /// Some default plans have a table without a primary key, named only
+    /// by inserts and scans; a statement that would address one of its rows
+    /// by key, or bound its clustered index, is refused.
+    #[test]
+    fn a_table_without_a_primary_key_is_named_only_by_inserts_and_scans() {
+        let profile = Profile::named("default").expect("known");
+        let plans: Vec<Plan> = (0..30)
+            .map(|seed| Plan::generate(seed, &profile, None, None))
+            .filter(|p| p.tables.iter().any(|t| t.primary_key.is_empty()))
+            .collect();
+        assert!(plans.len() >= 4, "{} of 30 plans", plans.len());
+        let plan = &plans[0];
+        plan.validate().expect("a generated plan is valid");
+        let t2 = &plan
+            .tables
+            .iter()
+            .find(|t| t.primary_key.is_empty())
+            .expect("there")
+            .name;
+        let named = plan
+            .transactions
+            .iter()
+            .flat_map(|t| &t.statements)
+            .filter(|s| s.table() == Some(t2.as_str()))
+            .count();
+        assert!(named > 0);
+        let refused = |st: PlannedStmt| {
+            let mut p = plan.clone();
+            p.transactions[0].statements.push(st);
+            p.validate().expect_err("refused")
+        };
+        let key = PKey(vec![PValue::Int(1)]);
+        assert!(refused(PlannedStmt::Delete {
+            table: t2.clone(),
+            key: key.clone()
+        })
+        .contains("no primary key"));
+        assert!(refused(PlannedStmt::Get {
+            table: t2.clone(),
+            key
+        })
+        .contains("no primary key"));
+        assert!(refused(PlannedStmt::Scan {
+            table: t2.clone(),
+            index: None,
+            reverse: false,
+            limit: 3,
+            from: Some(PValue::Int(1)),
+            to: None,
+            open: false,
+        })
+        .contains("no primary key"));
     }
 }

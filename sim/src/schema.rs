@@ -22,7 +22,8 @@ pub struct TableSpec {
     pub name: String,
     /// Its columns, in order.
     pub columns: Vec<ColumnSpec>,
-    /// The primary key's columns, by position, in key order.
+    /// The primary key's columns, by position, in key order; empty for a
+    /// table without one (InnoDB clusters it on a hidden DB_ROW_ID).
     pub primary_key: Vec<usize>,
     /// Secondary indexes.
     pub indexes: Vec<IndexSpec>,
@@ -84,8 +85,8 @@ impl TableSpec {
     pub fn validate(&self) -> Result<(), String> {
         let n = self.columns.len();
         let bad = |what: String| Err(format!("table '{}': {what}", self.name));
-        if n == 0 || self.primary_key.is_empty() {
-            return bad("needs columns and a primary key".into());
+        if n == 0 {
+            return bad("needs columns".into());
         }
         for c in &self.columns {
             if column_type(&c.ty).is_none() {
@@ -225,6 +226,23 @@ impl TableSpec {
         }
     }
 
+    /// Draws a table without a primary key: one drawn as by
+    /// [`TableSpec::draw`], its key columns left as plain ones, and
+    /// sometimes an index (unique or not) on the first of them, so that
+    /// its secondary indexes end in the hidden row id.
+    pub fn draw_without_key(rng: &mut ChaCha8Rng, name: &str, row_format: &str) -> TableSpec {
+        let mut t = TableSpec::draw(rng, name, row_format);
+        t.primary_key.clear();
+        if rng.gen_bool(0.5) {
+            t.indexes.push(IndexSpec {
+                name: format!("i{}", t.indexes.len()),
+                columns: vec![0],
+                unique: rng.gen_bool(0.3),
+            });
+        }
+        t
+    }
+
     /// A value for column `c`: NULL now and then where allowed; integers
     /// from `0..domain` (negative too where signed); strings of letters
     /// from an alphabet of four, so short ones repeat; large objects up to
@@ -293,18 +311,35 @@ pub struct TableShape {
     pub name: String,
     /// Column names, in order.
     pub columns: Vec<String>,
-    /// The primary key's columns, in key order.
+    /// The primary key's columns, in key order. A table without a
+    /// primary key has the model's own: a hidden last column of each model
+    /// row (one past `columns`), the row's place in insertion order (see
+    /// [`TableShape::hidden`]).
     pub primary_key: Vec<usize>,
     /// Secondary indexes.
     pub indexes: Vec<IndexShape>,
+    /// No primary key: the engine clusters the rows on DB_ROW_ID, a
+    /// counter it never shows, so the model keys them by a sequence number
+    /// of its own, given when the insert succeeds. InnoDB hands row ids out
+    /// in increasing order, so the clustered index holds the rows in the
+    /// order of those numbers, and a secondary index by its columns and
+    /// then by them. Engine rows lack the column: they are matched to the
+    /// model's by their place, never by a key the engine reports.
+    pub hidden: bool,
 }
 
 impl TableShape {
     fn of(def: &TableDef) -> TableShape {
+        let hidden = def.primary_key.is_empty();
         TableShape {
             name: def.name.clone(),
             columns: def.columns.iter().map(|c| c.name.clone()).collect(),
-            primary_key: def.primary_key.clone(),
+            primary_key: if hidden {
+                vec![def.columns.len()]
+            } else {
+                def.primary_key.clone()
+            },
+            hidden,
             indexes: def
                 .indexes
                 .iter()
@@ -322,7 +357,8 @@ impl TableShape {
         self.primary_key.iter().map(|&c| row[c].clone()).collect()
     }
 
-    /// A row's primary key, from engine values.
+    /// A row's primary key, from engine values (not for a table with a
+    /// hidden key, whose rows the engine gives without it).
     pub fn key_of_values(&self, row: &[engine::Value]) -> Vec<ModelValue> {
         self.primary_key
             .iter()
@@ -380,6 +416,15 @@ impl Schema {
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.tables.iter().map(|t| t.name.as_str())
     }
+
+    /// The tables the model keys by its own insertion order.
+    pub fn hidden_key_tables(&self) -> Vec<String> {
+        self.tables
+            .iter()
+            .filter(|t| t.hidden)
+            .map(|t| t.name.clone())
+            .collect()
+    }
 }
 
 #[cfg(test)]
@@ -413,6 +458,22 @@ mod tests {
         assert!(unique > 50, "{unique}");
         assert!(nullable_indexed > 30, "{nullable_indexed}");
         assert!(types.len() >= 10, "{types:?}");
+    }
+
+    #[test]
+    fn tables_without_a_primary_key_are_valid_and_keyed_by_the_model() {
+        for seed in 0..50 {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let t = TableSpec::draw_without_key(&mut rng, "t2", "REDUNDANT");
+            t.validate().expect("a drawn table is valid");
+            assert!(t.primary_key.is_empty());
+            let def = t.definition();
+            let shape = &Schema::of(&[def]).tables[0];
+            assert!(shape.hidden);
+            // The model's key is the hidden last column, one past the
+            // table's own.
+            assert_eq!(shape.primary_key, vec![t.columns.len()]);
+        }
     }
 
     #[test]

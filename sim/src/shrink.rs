@@ -81,24 +81,7 @@ pub fn shrink_while(
             _ => false,
         }
     };
-    // Crashes pinned to I/O indexes move when statements go; anchored to
-    // the statements they struck after, they stay. Convert first, keeping
-    // the anchored form only if it fails the same way.
-    if !best.plan.crash_after_ios.is_empty() && !best.outcome.crash_anchors.is_empty() {
-        let mut cand = best.plan.clone();
-        cand.crash_after_ios.clear();
-        cand.crash_at_statements = best.outcome.crash_anchors.clone();
-        try_plan(cand, &mut best);
-    }
-    // Failing fsyncs drawn at random move too (the draws are per sync);
-    // anchored to the statement issued before each, they stay.
-    let drawn = crate::profile::FaultKind::FsyncFailure;
-    if best.plan.faults.contains(&drawn) && !best.outcome.fsync_failure_anchors.is_empty() {
-        let mut cand = best.plan.clone();
-        cand.faults.retain(|&k| k != drawn);
-        cand.fsync_failures_at_statements = best.outcome.fsync_failure_anchors.clone();
-        try_plan(cand, &mut best);
-    }
+    anchor_moving_faults(&mut try_plan, &mut best);
     // A smaller buffer pool flushes and evicts sooner, so a failure that
     // needs pages on disk needs fewer statements to get them there.
     if best.plan.pool_pages > MIN_POOL_PAGES {
@@ -245,6 +228,9 @@ pub fn shrink_while(
                 f += 1;
             }
         }
+        // A smaller plan may now fail the same way with its moving
+        // faults anchored, where the whole one did not.
+        anchor_moving_faults(&mut try_plan, &mut best);
         let after = (
             best.plan.tables.len(),
             best.plan.statement_count(),
@@ -258,6 +244,46 @@ pub fn shrink_while(
         if after == before || best.attempts >= budget {
             return Some(best);
         }
+    }
+}
+
+/// Faults that strike at an I/O index, which moves when statements go,
+/// anchored to the statements issued before them, where they stay: crash
+/// points, the crash a misdirected write brings, drawn fsync failures.
+/// Each anchored form is kept only if it fails the same way.
+fn anchor_moving_faults(try_plan: &mut dyn FnMut(Plan, &mut Shrunk) -> bool, best: &mut Shrunk) {
+    // Crashes pinned to I/O indexes move when statements go; anchored to
+    // the statements they struck after, they stay. Convert first, keeping
+    // the anchored form only if it fails the same way.
+    if !best.plan.crash_after_ios.is_empty() && !best.outcome.crash_anchors.is_empty() {
+        let mut cand = best.plan.clone();
+        cand.crash_after_ios.clear();
+        cand.crash_at_statements = best.outcome.crash_anchors.clone();
+        try_plan(cand, best);
+    }
+    // A misdirected write crashes the run as it lands, at a page write
+    // that moves when statements go; where the failure needs only the
+    // crash, an anchored crash at the same place keeps it.
+    let misdirection = crate::profile::FaultKind::MisdirectedWrite;
+    if best.plan.faults.contains(&misdirection) && !best.outcome.unarmed_crash_anchors.is_empty() {
+        let mut cand = best.plan.clone();
+        cand.faults.retain(|&k| k != misdirection);
+        cand.crash_after_ios.clear();
+        cand.crash_at_statements = best.outcome.crash_anchors.clone();
+        cand.crash_at_statements
+            .extend(best.outcome.unarmed_crash_anchors.iter().copied());
+        cand.crash_at_statements
+            .sort_by_key(|a| (a.txn, a.statement, a.after_ios));
+        try_plan(cand, best);
+    }
+    // Failing fsyncs drawn at random move too (the draws are per sync);
+    // anchored to the statement issued before each, they stay.
+    let drawn = crate::profile::FaultKind::FsyncFailure;
+    if best.plan.faults.contains(&drawn) && !best.outcome.fsync_failure_anchors.is_empty() {
+        let mut cand = best.plan.clone();
+        cand.faults.retain(|&k| k != drawn);
+        cand.fsync_failures_at_statements = best.outcome.fsync_failure_anchors.clone();
+        try_plan(cand, best);
     }
 }
 

@@ -369,7 +369,7 @@ impl Engine {
                 continue;
             }
             let mut table = Table::new(def, &st);
-            table.next_row_id = next_row_id(&mut self.pager, &table)?;
+            table.next_row_id = next_row_id(&mut self.pager, &table, self.config.canaries)?;
             names.insert(table.name().to_string(), table.id);
             tables.insert(table.id, table);
         }
@@ -446,12 +446,20 @@ fn doublewrite_on(config: &Config) -> bool {
     config.doublewrite && !config.canaries.has(crate::Canary::SkipDoublewrite)
 }
 
-/// The next hidden row id: one past the largest in the tree.
-fn next_row_id(pager: &mut Pager, table: &Table) -> Result<u64> {
+/// The next hidden row id: one past the largest in the tree (InnoDB keeps
+/// a counter in the dictionary header, written every 256 ids and moved
+/// past the margin at startup, `dict_boot`; the largest id in the tree
+/// gives the same order of new rows after old ones).
+fn next_row_id(pager: &mut Pager, table: &Table, canaries: crate::Canaries) -> Result<u64> {
     if !table.def.primary_key.is_empty() {
         return Ok(1);
     }
-    let mut cur = Cursor::new(Bound::Unbounded, Bound::Unbounded, Direction::Backward);
+    let dir = if canaries.has(crate::Canary::RowIdFromSmallest) {
+        Direction::Forward
+    } else {
+        Direction::Backward
+    };
+    let mut cur = Cursor::new(Bound::Unbounded, Bound::Unbounded, dir);
     match cur.next(pager, &table.clustered)? {
         None => Ok(1),
         Some(rec) => {

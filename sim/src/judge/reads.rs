@@ -30,10 +30,14 @@ pub(crate) fn same_value(v: &Value, m: &ModelValue) -> bool {
 }
 
 /// Whether a read's response holds exactly the rows `want`
-/// (`model_rows(resp) == want`, without building them).
-pub(crate) fn rows_match(resp: &Response, want: &[Row]) -> bool {
-    let same_row =
-        |r: &[Value], w: &Row| r.len() == w.len() && r.iter().zip(w).all(|(v, m)| same_value(v, m));
+/// (`model_rows(resp) == want`, without building them). Rows of a table
+/// with a hidden key (`hidden`) come from the engine without it: each is
+/// compared with the model's row but for its last value.
+pub(crate) fn rows_match(resp: &Response, want: &[Row], hidden: bool) -> bool {
+    let extra = usize::from(hidden);
+    let same_row = |r: &[Value], w: &Row| {
+        r.len() + extra == w.len() && r.iter().zip(w).all(|(v, m)| same_value(v, m))
+    };
     match resp {
         Response::Row(Some(r)) => want.len() == 1 && same_row(r, &want[0]),
         Response::Rows(rs) => {
@@ -93,20 +97,29 @@ fn unique_taken(
 
 /// What the model says a statement does, given the rows it sees: an
 /// insert or update refused with 1062 when its primary key, or its values
-/// in a unique index, are another visible row's.
+/// in a unique index, are another visible row's. An insert into a table
+/// without a primary key takes `seq` as its hidden key (the caller's
+/// count of such inserts, in the order they succeed: see
+/// [`TableShape::hidden`]); such a table is never addressed by key.
 pub(crate) fn expected(
     schema: &Schema,
     committed: &Db,
     writes: &[Write],
     req: &Request,
+    seq: u64,
 ) -> Option<(Result<Response, u16>, Vec<Write>)> {
     let visible = |table: &str, key: &[ModelValue]| visible(committed, writes, table, key);
     let key_of = |k: &[Value]| k.iter().map(to_model).collect::<Vec<_>>();
     match req {
-        Request::Insert { table, row } => {
+        Request::Insert { table, row: values } => {
             let t = schema.table(table)?;
-            let key = t.key_of_values(row);
-            let row: Row = row.iter().map(to_model).collect();
+            let mut row: Row = values.iter().map(to_model).collect();
+            let key = if t.hidden {
+                row.push(ModelValue::Int(seq.into()));
+                vec![ModelValue::Int(seq.into())]
+            } else {
+                t.key_of_values(values)
+            };
             if visible(table, &key).is_some() || unique_taken(t, committed, writes, &key, &row) {
                 Some((Err(1062), vec![]))
             } else {
@@ -121,7 +134,7 @@ pub(crate) fn expected(
             }
         }
         Request::Update { table, key, set } => {
-            let t = schema.table(table)?;
+            let t = schema.table(table).filter(|t| !t.hidden)?;
             let key = key_of(key);
             let Some(mut row) = visible(table, &key) else {
                 return Some((Ok(Response::Affected(0)), vec![]));
@@ -169,6 +182,9 @@ pub(crate) fn expected(
             ))
         }
         Request::Delete { table, key } => {
+            if schema.table(table).is_some_and(|t| t.hidden) {
+                return None;
+            }
             let key = key_of(key);
             match visible(table, &key) {
                 Some(_) => Some((
@@ -253,6 +269,22 @@ pub(crate) fn judge_uncommitted(
                 .map(|r| r.iter().map(to_model).collect())
                 .collect();
             let (t, ix) = scan_index(schema, table, index)?;
+            if t.hidden {
+                return uncommitted_in_order(
+                    t,
+                    ix,
+                    committed,
+                    open_writes,
+                    (low, high, *reverse),
+                    &rows,
+                )
+                .map(|v| {
+                    format!(
+                        "{}: a ReadUncommitted read {v}",
+                        crate::runner::describe(read)
+                    )
+                });
+            }
             // Index order: the indexed columns, then the primary key.
             let order = |r: &Row| t.index_key(ix, r);
             for (i, r) in rows.iter().enumerate() {
@@ -285,6 +317,55 @@ pub(crate) fn judge_uncommitted(
         }
         _ => None,
     }
+}
+
+/// Judges a READ UNCOMMITTED scan of a table without a primary key,
+/// whose rows come from the engine without the model's key: the rows it
+/// may return are those committed and those open transactions inserted
+/// (nothing else changes such a table), in index order within the scan's
+/// bounds, and what it returned must be a run through them in that order
+/// (matched greedily, each returned row to the first candidate after the
+/// previous match with the same values, which finds a match whenever one
+/// exists). Returns what is wrong, if anything.
+fn uncommitted_in_order(
+    t: &TableShape,
+    ix: Option<&IndexShape>,
+    committed: &Db,
+    open_writes: &[&[Write]],
+    (low, high, reverse): (&RangeBound, &RangeBound, bool),
+    rows: &[Row],
+) -> Option<String> {
+    let (lo, hi) = (model_bound(low), model_bound(high));
+    let mut candidates: BTreeMap<Vec<ModelValue>, &Row> = BTreeMap::new();
+    let committed_rows = committed
+        .tables
+        .get(&t.name)
+        .into_iter()
+        .flat_map(|t| t.values());
+    let written = open_writes
+        .iter()
+        .flat_map(|ws| ws.iter())
+        .filter(|w| w.table == t.name)
+        .filter_map(|w| w.row.as_ref());
+    for r in committed_rows.chain(written) {
+        let k = t.index_key(ix, r);
+        if in_interval(&k, &lo, &hi) {
+            candidates.insert(k, r);
+        }
+    }
+    let mut order: Box<dyn Iterator<Item = &Row>> = if reverse {
+        Box::new(candidates.values().rev().copied())
+    } else {
+        Box::new(candidates.values().copied())
+    };
+    for r in rows {
+        if !order.any(|c| c[..c.len() - 1] == r[..]) {
+            return Some(format!(
+                "returned {r:?}, which is neither a committed row nor an open transaction's insert, or came out of order or outside its range"
+            ));
+        }
+    }
+    None
 }
 
 /// Whether a key (a primary key, or an index key) lies within a scan's
@@ -323,16 +404,17 @@ pub(crate) struct LockedRange {
     writes_mark: usize,
 }
 
-/// The range a locking read locked.
+/// The range a locking read locked, given the rows it returned in the
+/// model's terms (those the model expected, once the read matched them:
+/// for a table without a primary key only they carry the model's key).
 pub(crate) fn locked_range(
     schema: &Schema,
     read: &Request,
-    resp: &Response,
+    rows: Vec<Row>,
     writes_mark: usize,
 ) -> Option<LockedRange> {
     use std::ops::Bound as B;
     let bound = model_bound;
-    let rows = model_rows(resp);
     let (table, index, lo, hi) = match read {
         Request::Get { table, key } => {
             let k: Vec<ModelValue> = key.iter().map(to_model).collect();
@@ -483,6 +565,7 @@ pub(crate) fn read_expected(
 ) -> Option<Vec<Row>> {
     let key_of = |k: &[Value]| k.iter().map(to_model).collect::<Vec<_>>();
     match read {
+        Request::Get { table, .. } if schema.table(table).is_some_and(|t| t.hidden) => None,
         Request::Get { table, key } => {
             let key = key_of(key);
             let own = writes
@@ -679,17 +762,17 @@ mod tests {
             row: vec![v(Some(a)), v(Some(b)), v(c)],
         };
         let db = Db::with_tables(["t"]);
-        let (got, writes) = expected(&schema, &db, &[], &insert(1, 2, Some(7))).expect("judged");
+        let (got, writes) = expected(&schema, &db, &[], &insert(1, 2, Some(7)), 0).expect("judged");
         assert_eq!(got, Ok(Response::Affected(1)));
         assert_eq!(writes[0].key, vec![ModelValue::Int(2), ModelValue::Int(1)]);
         let own = writes;
-        let refused = |req: &Request| expected(&schema, &db, &own, req).expect("judged").0;
+        let refused = |req: &Request| expected(&schema, &db, &own, req, 0).expect("judged").0;
         assert_eq!(refused(&insert(1, 2, None)), Err(1062), "the same key");
         assert_eq!(refused(&insert(5, 5, Some(7))), Err(1062), "c = 7 is taken");
         assert_eq!(refused(&insert(5, 5, None)), Ok(Response::Affected(1)));
-        let (_, nulls) = expected(&schema, &db, &[], &insert(1, 1, None)).expect("judged");
+        let (_, nulls) = expected(&schema, &db, &[], &insert(1, 1, None), 0).expect("judged");
         assert_eq!(
-            expected(&schema, &db, &nulls, &insert(2, 2, None))
+            expected(&schema, &db, &nulls, &insert(2, 2, None), 0)
                 .expect("judged")
                 .0,
             Ok(Response::Affected(1)),
@@ -705,7 +788,7 @@ mod tests {
             Ok(Response::Affected(0))
         );
         let (got, moved) =
-            expected(&schema, &db, &own, &update(vec![("a", Value::Int(9))])).expect("judged");
+            expected(&schema, &db, &own, &update(vec![("a", Value::Int(9))]), 0).expect("judged");
         assert_eq!(got, Ok(Response::Affected(1)));
         assert_eq!(moved.len(), 2, "a delete and an insert: {moved:?}");
         assert_eq!(moved[1].key, vec![ModelValue::Int(2), ModelValue::Int(9)]);
@@ -738,7 +821,7 @@ mod tests {
             for b in &responses {
                 let want = model_rows(b);
                 assert_eq!(
-                    rows_match(a, &want),
+                    rows_match(a, &want, false),
                     model_rows(a) == want,
                     "{a:?} against {b:?}"
                 );
@@ -795,14 +878,14 @@ mod tests {
             reverse: false,
             limit: Some(limit),
         };
-        let rows = |ids: &[u64]| Response::Rows(ids.iter().map(|&i| row(i)).collect());
+        let rows = |ids: &[u64]| model_rows(&Response::Rows(ids.iter().map(|&i| row(i)).collect()));
         // Locked [10, 30] (the LIMIT was reached at 30).
-        let earlier = locked_range(&fixed(), &scan(10, 2), &rows(&[10, 30]), 0).expect("a range");
+        let earlier = locked_range(&fixed(), &scan(10, 2), rows(&[10, 30]), 0).expect("a range");
         // 20 appeared inside: a phantom.
-        let now = locked_range(&fixed(), &scan(10, 3), &rows(&[10, 20, 30]), 0).expect("a range");
+        let now = locked_range(&fixed(), &scan(10, 3), rows(&[10, 20, 30]), 0).expect("a range");
         assert!(phantom(&fixed(), &earlier, &now, &[]).is_some());
         // 40 lies past the earlier range: not a phantom.
-        let now = locked_range(&fixed(), &scan(10, 3), &rows(&[10, 30, 40]), 0).expect("a range");
+        let now = locked_range(&fixed(), &scan(10, 3), rows(&[10, 30, 40]), 0).expect("a range");
         assert_eq!(phantom(&fixed(), &earlier, &now, &[]), None);
         // The transaction's own insert of 20 is no phantom.
         let own = [Write {
@@ -810,7 +893,85 @@ mod tests {
             key: vec![ModelValue::Int(20)],
             row: Some(row(20).iter().map(to_model).collect()),
         }];
-        let now = locked_range(&fixed(), &scan(10, 3), &rows(&[10, 20, 30]), 1).expect("a range");
+        let now = locked_range(&fixed(), &scan(10, 3), rows(&[10, 20, 30]), 1).expect("a range");
         assert_eq!(phantom(&fixed(), &earlier, &now, &own), None);
+    }
+
+    /// A table without a primary key: the model numbers its inserts, an
+    /// engine row (without the hidden key) matches the model's row but for
+    /// that number, and READ UNCOMMITTED scans must run through the
+    /// committed and open rows in the model's order.
+    #[test]
+    fn rows_of_a_table_without_a_primary_key_are_judged_by_their_order() {
+        use engine::{ColumnDef, ColumnType, IndexDef, RowFormat, TableDef};
+        let schema = Schema::of(&[TableDef {
+            name: "h".into(),
+            columns: vec![ColumnDef {
+                name: "a".into(),
+                ty: ColumnType::INT,
+                nullable: false,
+            }],
+            primary_key: vec![],
+            indexes: vec![IndexDef {
+                name: "a".into(),
+                columns: vec![0],
+                unique: false,
+            }],
+            row_format: RowFormat::Compact,
+        }]);
+        let t = schema.table("h").expect("there");
+        assert!(t.hidden);
+        let insert = |a: i64| Request::Insert {
+            table: "h".into(),
+            row: vec![Value::Int(a)],
+        };
+        let db = Db::with_tables(["h"]);
+        let (got, w7) = expected(&schema, &db, &[], &insert(5), 7).expect("judged");
+        assert_eq!(got, Ok(Response::Affected(1)));
+        assert_eq!(w7[0].key, vec![ModelValue::Int(7)]);
+        assert_eq!(
+            w7[0].row,
+            Some(vec![ModelValue::Int(5), ModelValue::Int(7)])
+        );
+        // The same values again are another row, not a duplicate.
+        let (got, w8) = expected(&schema, &db, &w7, &insert(5), 8).expect("judged");
+        assert_eq!(got, Ok(Response::Affected(1)));
+        let (_, w9) = expected(&schema, &db, &[], &insert(3), 9).expect("judged");
+        // Engine rows come without the number.
+        let resp = Response::Rows(vec![vec![Value::Int(5)], vec![Value::Int(5)]]);
+        let want: Vec<Row> = [&w7, &w8]
+            .iter()
+            .map(|w| w[0].row.clone().expect("a row"))
+            .collect();
+        assert!(rows_match(&resp, &want, true));
+        assert!(!rows_match(&resp, &want, false));
+        assert!(!rows_match(&resp, &want[..1], true));
+        // READ UNCOMMITTED on the index a: committed 5 (#7), open 5 (#8)
+        // and 3 (#9), in the order (a, number): 3, 5, 5.
+        let mut committed = db.clone();
+        models::recovery::apply(&mut committed, &models::TxnEffects { writes: w7 });
+        let open: Vec<Write> = w8.into_iter().chain(w9).collect();
+        let scan = |reverse| Request::Scan {
+            table: "h".into(),
+            index: Some("a".into()),
+            low: RangeBound::Unbounded,
+            high: RangeBound::Unbounded,
+            reverse,
+            limit: None,
+        };
+        let judge = |open: &[&[Write]], reverse, vals: &[i64]| {
+            let rows = Response::Rows(vals.iter().map(|&a| vec![Value::Int(a)]).collect());
+            judge_uncommitted(&schema, &committed, open, &scan(reverse), &rows)
+        };
+        assert_eq!(judge(&[&open], false, &[3, 5, 5]), None);
+        assert_eq!(judge(&[&open], false, &[5]), None, "a run through them");
+        assert_eq!(judge(&[&open], true, &[5, 5, 3]), None);
+        assert!(judge(&[&open], false, &[5, 3]).is_some(), "out of order");
+        assert!(
+            judge(&[&open], false, &[3, 5, 5, 5]).is_some(),
+            "a row too many"
+        );
+        assert!(judge(&[], false, &[3, 5]).is_some(), "a rolled-back insert");
+        assert!(judge(&[&open], false, &[4]).is_some(), "never written");
     }
 }

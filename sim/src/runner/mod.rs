@@ -99,6 +99,10 @@ pub struct Outcome {
     /// statement it struck after: what the shrinker turns I/O-index crash
     /// points into.
     pub crash_anchors: Vec<crate::plan::CrashAnchor>,
+    /// Each crash of the workload that no crash point or anchor armed (a
+    /// misdirected write's, which strikes as the power fails), anchored
+    /// the same way: the shrinker tries them without the fault kind.
+    pub unarmed_crash_anchors: Vec<crate::plan::CrashAnchor>,
     /// Each fsync failure of the workload, anchored to the statement issued
     /// last before it: what the shrinker turns the drawn failures into.
     pub fsync_failure_anchors: Vec<crate::plan::CrashAnchor>,
@@ -228,6 +232,10 @@ struct World {
     /// READ UNCOMMITTED reads of the step just made, with their results:
     /// judged after the step, when every session's writes are at hand.
     uncommitted_reads: Vec<(Request, Response)>,
+    /// The number the next insert into a table without a primary key
+    /// takes as its key in the model ([`crate::schema::TableShape::hidden`]):
+    /// the runner's count, in the order the inserts run.
+    row_seq: u64,
     /// The plan's crash anchors, and which have been armed.
     anchors: Vec<crate::plan::CrashAnchor>,
     anchors_armed: Vec<bool>,
@@ -238,6 +246,7 @@ struct World {
     armed_at: Option<u64>,
     /// Each workload crash anchored to the statement it struck after.
     observed_anchors: Vec<crate::plan::CrashAnchor>,
+    observed_unarmed_anchors: Vec<crate::plan::CrashAnchor>,
     /// The plan's fsync-failure anchors, and which have been armed.
     fsync_anchors: Vec<crate::plan::CrashAnchor>,
     fsync_anchors_armed: Vec<bool>,
@@ -403,6 +412,7 @@ pub fn execute(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError> {
             trace: Vec::new(),
             stats: RunStats::default(),
             crash_anchors: Vec::new(),
+            unarmed_crash_anchors: Vec::new(),
             fsync_failure_anchors: Vec::new(),
         })
     })
@@ -480,6 +490,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         definitions.push(t.definition());
     }
     let preloaded = preloaded_db(plan);
+    let schema = crate::schema::Schema::of(&definitions);
     let mut world = World {
         step_events: Vec::new(),
         locks: LockOracle::new(config.lock_wait_timeout_us, config.deadlock_detect),
@@ -489,20 +500,22 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         clock: clock.clone(),
         config: config.clone(),
         engine: None,
-        history: CommitHistory::new(preloaded.clone()),
+        history: CommitHistory::new(preloaded.clone()).ordinal(schema.hidden_key_tables()),
         committed: Rc::new(preloaded),
         durability: DurabilityJudge::default(),
         log_fsync_failures: 0,
         call_start_us: 0,
         recovery_rng: ChaCha8Rng::seed_from_u64(seed ^ 0x7EC0_7E11_0000_0003),
         damaged_pages: std::collections::BTreeMap::new(),
-        schema: crate::schema::Schema::of(&definitions),
+        schema,
         uncommitted_reads: Vec::new(),
+        row_seq: 0,
         anchors: plan.crash_at_statements.clone(),
         anchors_armed: vec![false; plan.crash_at_statements.len()],
         last_issued: None,
         armed_at: None,
         observed_anchors: Vec::new(),
+        observed_unarmed_anchors: Vec::new(),
         fsync_anchors: plan.fsync_failures_at_statements.clone(),
         fsync_anchors_armed: vec![false; plan.fsync_failures_at_statements.len()],
         observed_fsync_anchors: Vec::new(),
@@ -899,6 +912,7 @@ fn finish(plan: &Plan, mut world: World) -> Outcome {
         trace: world.trace.lines.unwrap_or_default(),
         stats: world.stats,
         crash_anchors: world.observed_anchors,
+        unarmed_crash_anchors: world.observed_unarmed_anchors,
         fsync_failure_anchors: world.observed_fsync_anchors,
     }
 }

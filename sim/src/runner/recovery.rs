@@ -50,7 +50,8 @@ pub(super) fn recover(
 ) {
     world.stats.crashes += 1;
     world.note_fsync_failures();
-    if world.storage.crashed() && world.storage.watch_fired() {
+    let watch_fired = world.storage.crashed() && world.storage.watch_fired();
+    if watch_fired {
         world.stats.checkpoint_crashes += 1;
         world.event("crash after a checkpoint", json!({}));
     } else if world.checkpoint_watch_armed && !world.storage.watch_fired() {
@@ -65,15 +66,36 @@ pub(super) fn recover(
     world.take_lock_violations();
     // An armed crash that struck is anchored to the statement issued last
     // (the shrinker keeps it there while it drops the rest).
+    let mut armed_struck = false;
     if let (true, Some(at), Some((txn, statement, io))) =
         (world.storage.crashed(), world.armed_at, world.last_issued)
     {
         if at >= io && world.storage.counters().ops > at {
+            armed_struck = true;
             world.observed_anchors.push(crate::plan::CrashAnchor {
                 txn,
                 statement,
                 after_ios: at - io,
             });
+        }
+    }
+    // So is one nothing armed (a misdirected write's), at the operation it
+    // struck, the last one counted.
+    if let (true, false, false, Some((txn, statement, io))) = (
+        world.storage.crashed(),
+        armed_struck,
+        watch_fired,
+        world.last_issued,
+    ) {
+        let at = world.storage.counters().ops.saturating_sub(1);
+        if at >= io {
+            world
+                .observed_unarmed_anchors
+                .push(crate::plan::CrashAnchor {
+                    txn,
+                    statement,
+                    after_ios: at - io,
+                });
         }
     }
     world.last_issued = None;
@@ -213,7 +235,8 @@ pub(super) fn recover(
                         world.event("recovery", json!({"step": "judged", "prefix_commits": k}));
                         // The recovered state equals the state after k
                         // commits: it is the new starting point.
-                        world.history = CommitHistory::new(db.clone());
+                        world.history = CommitHistory::new(db.clone())
+                            .ordinal(world.schema.hidden_key_tables());
                         world.committed = Rc::new(db);
                     }
                     RecoveryVerdict::Violation(v) => {
@@ -568,8 +591,13 @@ pub(super) fn read_db(e: &mut Engine, schema: &crate::schema::Schema) -> engine:
             ));
         };
         let table = db.table_mut(t);
-        for r in rows {
-            let row: Row = r.iter().map(to_model).collect();
+        for (i, r) in rows.iter().enumerate() {
+            let mut row: Row = r.iter().map(to_model).collect();
+            if shape.hidden {
+                // Numbered by place: the judge compares such tables by
+                // the order of their rows.
+                row.push(ModelValue::Int(i as i128));
+            }
             table.insert(shape.key_of(&row), row);
         }
     }

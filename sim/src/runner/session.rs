@@ -5,7 +5,29 @@
 use super::trace::short;
 use super::*;
 use crate::judge::locks::to_oracle;
-use crate::judge::reads::{expected, locked_range, model_rows, phantom, read_expected, rows_match};
+use crate::judge::reads::{locked_range, model_rows, phantom, read_expected, rows_match};
+
+/// What the model says a row statement does ([`crate::judge::reads::expected`]),
+/// against the committed state and `writes`, an insert taking the next of
+/// the runner's numbers for a row of a table without a primary key.
+pub(super) fn expected(
+    world: &mut World,
+    writes: &[Write],
+    req: &Request,
+) -> Option<(Result<Response, u16>, Vec<Write>)> {
+    let seq = world.row_seq;
+    let Request::Insert { table, .. } = req else {
+        return crate::judge::reads::expected(&world.schema, &world.committed, writes, req, seq);
+    };
+    world.row_seq += 1;
+    let r = crate::judge::reads::expected(&world.schema, &world.committed, writes, req, seq);
+    if r.as_ref().is_some_and(|(want, _)| want.is_ok())
+        && world.schema.table(table).is_some_and(|t| t.hidden)
+    {
+        world.stats.keyless_inserts += 1;
+    }
+    r
+}
 
 /// Runs the session's next step. Returns `Some(true)` if the disk crashed,
 /// `Some(false)` if the engine stopped on an I/O error of its own (a failed
@@ -202,9 +224,7 @@ pub(super) fn handle(
                 // comes with the sync.
                 world.stats.commit_waits += 1;
                 let txn = s.txn.as_ref().expect("checked");
-                if let Some((want, writes)) =
-                    expected(&world.schema, &world.committed, &txn.writes, &req)
-                {
+                if let Some((want, writes)) = expected(world, &txn.writes, &req) {
                     if let (Request::Insert { table, .. }, Ok(_), Some(w), Some(trx)) =
                         (&req, &want, writes.first(), s.trx)
                     {
@@ -338,6 +358,9 @@ pub(super) fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Respons
         Request::Begin | Request::Savepoint(_) => {}
         Request::Get { .. } | Request::Scan { .. } => {
             use engine::Isolation::*;
+            if hidden_key(world, req) {
+                world.stats.keyless_reads += 1;
+            }
             if txn.isolation == ReadUncommitted {
                 // Judged once the step is over, against every open
                 // transaction's writes (see World::judge_uncommitted_reads).
@@ -353,7 +376,7 @@ pub(super) fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Respons
                 _ => &world.committed,
             };
             if let Some(want) = read_expected(&world.schema, base, &txn_ref.writes, req) {
-                if !rows_match(&resp, &want) {
+                if !rows_match(&resp, &want, hidden_key(world, req)) {
                     let got = model_rows(&resp);
                     world.violations.push(format!(
                         "{}: a {:?} read returned {got:?}, its snapshot and the transaction's own writes say {want:?}",
@@ -376,10 +399,17 @@ pub(super) fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Respons
                 }
             }
             let txn_ref: &Txn = txn;
+            let hidden = hidden_key(world, read);
+            world.stats.keyless_reads += u64::from(hidden);
+            // The rows it returned, in the model's terms: those the model
+            // expected once they match (only they carry a hidden key).
+            let mut seen = None;
             if let Some(want) =
                 read_expected(&world.schema, &world.committed, &txn_ref.writes, read)
             {
-                if !rows_match(&resp, &want) {
+                if rows_match(&resp, &want, hidden) {
+                    seen = Some(want);
+                } else {
                     let got = model_rows(&resp);
                     world.violations.push(format!(
                         "{}: a locking read returned {got:?}, the committed state and the transaction's own writes say {want:?}",
@@ -387,11 +417,12 @@ pub(super) fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Respons
                     ));
                 }
             }
+            let seen = seen.or_else(|| (!hidden).then(|| model_rows(&resp)));
             // Gaps are locked under REPEATABLE READ and SERIALIZABLE: what
             // an earlier locking read locked cannot have changed under it.
             use engine::Isolation::*;
-            if matches!(txn.isolation, RepeatableRead | Serializable) {
-                if let Some(range) = locked_range(&world.schema, read, &resp, txn.writes.len()) {
+            if let (RepeatableRead | Serializable, Some(seen)) = (txn.isolation, seen) {
+                if let Some(range) = locked_range(&world.schema, read, seen, txn.writes.len()) {
                     for earlier in &txn.locked_ranges {
                         if let Some(v) = phantom(&world.schema, earlier, &range, &txn.writes) {
                             world.violations.push(format!("{}: {v}", describe(req)));
@@ -404,9 +435,7 @@ pub(super) fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Respons
         }
         row_req => {
             let txn_ref: &Txn = txn;
-            if let Some((want, writes)) =
-                expected(&world.schema, &world.committed, &txn_ref.writes, row_req)
-            {
+            if let Some((want, writes)) = expected(world, &txn_ref.writes, row_req) {
                 match want {
                     Ok(w) if w == resp => {
                         if let (Request::Insert { table, .. }, Some(w), Some(trx)) =
@@ -424,6 +453,16 @@ pub(super) fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Respons
             }
         }
     }
+}
+
+/// Whether a read is of a table without a primary key, whose rows the
+/// engine returns without the model's hidden key.
+fn hidden_key(world: &World, read: &Request) -> bool {
+    let table = match read {
+        Request::Get { table, .. } | Request::Scan { table, .. } => table,
+        _ => return false,
+    };
+    world.schema.table(table).is_some_and(|t| t.hidden)
 }
 
 /// Judges the gap an insert that went ahead checked (see
@@ -486,9 +525,7 @@ pub(super) fn failed(world: &mut World, s: &mut Sess, req: &Request, e: Error) -
                 // So may an autocommit statement's, with the changes the
                 // model expects of it.
                 let txn = s.txn.take().expect("checked");
-                if let Some((Ok(_), writes)) =
-                    expected(&world.schema, &world.committed, &txn.writes, req)
-                {
+                if let Some((Ok(_), writes)) = expected(world, &txn.writes, req) {
                     if !writes.is_empty() {
                         world.history.commit(TxnEffects { writes });
                         world.durability.cut_off();
@@ -534,8 +571,7 @@ pub(super) fn failed(world: &mut World, s: &mut Sess, req: &Request, e: Error) -
         }
         Error::DuplicateKey { .. } => {
             if let Some(txn) = &s.txn {
-                if let Some((want, _)) = expected(&world.schema, &world.committed, &txn.writes, req)
-                {
+                if let Some((want, _)) = expected(world, &txn.writes, req) {
                     if want != Err(1062) {
                         world.violations.push(format!(
                             "{}: the engine reported a duplicate key, the model expected {want:?}",

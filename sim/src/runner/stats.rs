@@ -74,6 +74,12 @@ pub struct RunStats {
     /// Creates and removes of files a power loss undid (they had not been
     /// followed by a directory sync).
     pub namespace_ops_lost: u64,
+    /// Inserts into tables without a primary key (clustered on the hidden
+    /// row id) that the model expected to succeed.
+    pub keyless_inserts: u64,
+    /// Reads of tables without a primary key judged against the model,
+    /// their rows matched by order.
+    pub keyless_reads: u64,
 }
 
 impl RunStats {
@@ -110,6 +116,8 @@ impl RunStats {
             files_extended,
             ddl_done,
             namespace_ops_lost,
+            keyless_inserts,
+            keyless_reads,
         } = o;
         self.statements += statements;
         self.commits += commits;
@@ -141,6 +149,8 @@ impl RunStats {
         self.files_extended += files_extended;
         self.ddl_done += ddl_done;
         self.namespace_ops_lost += namespace_ops_lost;
+        self.keyless_inserts += keyless_inserts;
+        self.keyless_reads += keyless_reads;
     }
 
     /// The faults injected and the rare paths reached, by name: what a
@@ -177,6 +187,8 @@ impl RunStats {
                 self.secondary_locks_converted,
             ),
             ("group commit waits", self.commit_waits),
+            ("inserts without a primary key", self.keyless_inserts),
+            ("reads of tables without a primary key", self.keyless_reads),
         ]
     }
 }
