@@ -24,11 +24,27 @@ fn every_corpus_entry_replays() {
         let plan = corpus::load(dir).unwrap_or_else(|e| panic!("{e}"));
         let o = execute(&plan, false).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
         match &plan.canary {
-            Some(c) => assert!(
-                !o.violations.is_empty(),
-                "{}: the canary {c} is no longer caught",
-                dir.display()
-            ),
+            Some(c) => {
+                assert!(
+                    !o.violations.is_empty(),
+                    "{}: the canary {c} is no longer caught",
+                    dir.display()
+                );
+                // By the checker that caught it when it was saved.
+                let saved = std::fs::read_to_string(dir.join("failure.txt"))
+                    .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+                let first = saved
+                    .lines()
+                    .find_map(|l| l.strip_prefix("violation: "))
+                    .unwrap_or_else(|| panic!("{}: failure.txt names no violation", dir.display()));
+                assert_eq!(
+                    sim::shrink::failure_class(&o.violations[0]),
+                    sim::shrink::failure_class(first),
+                    "{}: caught by another checker now: {}",
+                    dir.display(),
+                    o.violations[0]
+                );
+            }
             None => assert!(
                 o.violations.is_empty(),
                 "{}: fails again: {:?}",
@@ -38,6 +54,48 @@ fn every_corpus_entry_replays() {
         }
     }
     eprintln!("{} corpus entries replayed", entries.len());
+}
+
+#[test]
+fn every_canary_has_a_corpus_entry_of_a_few_statements() {
+    // Each canary's catch is saved, shrunk to at most 10 statements, or to
+    // the size given here, with the reason it needs more.
+    let larger: &[(&str, usize, &str)] = &[
+        // A torn page needs a page written in place with others pending
+        // at the power loss: a buffer pool full enough to flush mid-run.
+        ("skip-doublewrite", 20, "pages must be flushed and torn"),
+        // A wait must last to the timeout: a chain of sessions that all
+        // wait, long enough for time to jump to the deadline.
+        ("late-lock-timeout", 40, "a wait that lasts to its timeout"),
+    ];
+    // Torn log blocks need tears below the disk's 512-byte sectors:
+    // tests/canaries.rs plants that one.
+    let untestable = ["accept-torn-log-tail"];
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+    let plans: Vec<Plan> = corpus::entries(&root)
+        .iter()
+        .map(|d| corpus::load(d).unwrap_or_else(|e| panic!("{e}")))
+        .collect();
+    for c in engine::Canary::ALL {
+        let name = c.name();
+        if untestable.contains(&name) {
+            continue;
+        }
+        let (limit, why) = larger
+            .iter()
+            .find(|(n, _, _)| *n == name)
+            .map_or((10, "none"), |(_, n, why)| (*n, *why));
+        let smallest = plans
+            .iter()
+            .filter(|p| p.canary.as_deref() == Some(name))
+            .map(Plan::statement_count)
+            .min()
+            .unwrap_or_else(|| panic!("no corpus entry for canary {name}"));
+        assert!(
+            smallest <= limit,
+            "canary {name}: the smallest entry has {smallest} statements, more than {limit} (needs: {why})"
+        );
+    }
 }
 
 #[test]
@@ -93,6 +151,67 @@ fn an_fsync_failure_anchored_to_its_statement_is_the_same_failure() {
         converted += 1;
     }
     assert!(converted >= 3, "only {converted} seeds converted");
+}
+
+#[test]
+fn a_recorded_schedule_replays_the_same_run_and_keeps_its_order_when_work_goes() {
+    // The shrinker's schedule: a run's turns and crash draws written into
+    // its plan. Replayed with it, the run must be the very same (same
+    // trace hash) in every profile shape; the schedule stays valid when
+    // transactions and statements are dropped, and a schedule whose work
+    // went runs to the end without a liveness failure.
+    let mut with_crashes = 0;
+    for (profile, seeds) in [("default", 0..12), ("hot-rows", 0..3), ("transfer", 0..3)] {
+        let p = Profile::named(profile).expect("known profile");
+        for seed in seeds {
+            let plan = Plan::generate(seed, &p, None, None);
+            let o = execute(&plan, false).expect("valid");
+            assert!(!o.schedule.turns.is_empty());
+            with_crashes += usize::from(o.schedule.crashes.len() > 1);
+            let mut scheduled = plan.clone();
+            scheduled.schedule = Some(o.schedule.clone());
+            scheduled.validate().expect("a recorded schedule is valid");
+            // Through JSON, as a corpus entry keeps it.
+            let json = serde_json::to_string_pretty(&scheduled).expect("serializes");
+            let back: Plan = serde_json::from_str(&json).expect("parses");
+            assert_eq!(back, scheduled);
+            let again = execute(&back, false).expect("valid");
+            assert_eq!(
+                again.trace_hash, o.trace_hash,
+                "{profile} seed {seed}: the scheduled run differs"
+            );
+            if let Some(i) = (0..o.schedule.turns.len().max(again.schedule.turns.len()))
+                .find(|&i| o.schedule.turns.get(i) != again.schedule.turns.get(i))
+            {
+                panic!(
+                    "{profile} seed {seed}: turn {i} was {:?}, recorded again as {:?}",
+                    o.schedule.turns.get(i),
+                    again.schedule.turns.get(i)
+                );
+            }
+            assert_eq!(again.schedule.crashes, o.schedule.crashes);
+            let mut smaller = scheduled.clone();
+            smaller.remove_transactions(0..smaller.transactions.len() / 2);
+            if smaller
+                .transactions
+                .first()
+                .is_some_and(|t| !t.statements.is_empty())
+            {
+                smaller.remove_statement(0, 0);
+            }
+            smaller.validate().expect("still valid");
+            let o = execute(&smaller, false).expect("valid");
+            assert!(
+                o.violations.iter().all(|v| !v.starts_with("liveness")),
+                "{profile} seed {seed}: {:?}",
+                o.violations
+            );
+        }
+    }
+    assert!(
+        with_crashes >= 3,
+        "{with_crashes} runs crashed mid-workload"
+    );
 }
 
 #[test]

@@ -10,6 +10,7 @@ pub mod judge;
 pub mod plan;
 pub mod profile;
 pub mod runner;
+pub mod schedule;
 pub mod schema;
 pub mod shrink;
 pub mod storage;

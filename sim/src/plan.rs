@@ -494,6 +494,10 @@ pub struct Plan {
     /// EIO, so it keeps its place when other statements are dropped.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fsync_failures_at_statements: Vec<CrashAnchor>,
+    /// A recorded interleaving (the shrinker's form of the scheduler's
+    /// draws, see [`crate::schedule`]); a generated plan has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<crate::schedule::Schedule>,
 }
 
 /// A crash anchored to a statement: it strikes `after_ios` I/O operations
@@ -608,6 +612,14 @@ impl Plan {
                 ));
             }
         }
+        if let Some(s) = &self.schedule {
+            let lens: Vec<usize> = self
+                .transactions
+                .iter()
+                .map(|t| t.statements.len())
+                .collect();
+            s.validate(&lens)?;
+        }
         for t in &self.transactions {
             if let Some(i) = &t.isolation {
                 isolation_of(i).ok_or_else(|| format!("unknown isolation level '{i}'"))?;
@@ -673,6 +685,9 @@ impl Plan {
     /// transactions with them and dropping those of the removed ones.
     pub fn remove_transactions(&mut self, range: std::ops::Range<usize>) {
         let n = range.len();
+        if let Some(s) = self.schedule.as_mut() {
+            s.remove_transactions(range.clone());
+        }
         self.transactions.drain(range.clone());
         self.crash_at_statements.retain(|a| !range.contains(&a.txn));
         self.fsync_failures_at_statements
@@ -687,6 +702,9 @@ impl Plan {
     /// Inserts transaction `t` at `at`, moving the anchors of that
     /// transaction and the later ones with them.
     pub fn insert_transaction(&mut self, at: usize, t: PlannedTxn) {
+        if let Some(s) = self.schedule.as_mut() {
+            s.insert_transaction(at);
+        }
         self.transactions.insert(at, t);
         for a in self.anchors_mut() {
             if a.txn >= at {
@@ -698,6 +716,9 @@ impl Plan {
     /// Inserts `st` as statement `statement` of transaction `txn`, moving
     /// the anchors of that statement and the later ones with them.
     pub fn insert_statement(&mut self, txn: usize, statement: usize, st: PlannedStmt) {
+        if let Some(s) = self.schedule.as_mut() {
+            s.insert_statement(txn, statement);
+        }
         self.transactions[txn].statements.insert(statement, st);
         for a in self.anchors_mut() {
             if a.txn == txn && a.statement >= statement {
@@ -709,6 +730,9 @@ impl Plan {
     /// Removes statement `statement` of transaction `txn`, moving the
     /// anchors of its later statements with them and dropping its own.
     pub fn remove_statement(&mut self, txn: usize, statement: usize) {
+        if let Some(s) = self.schedule.as_mut() {
+            s.remove_statement(txn, statement);
+        }
         self.transactions[txn].statements.remove(statement);
         self.crash_at_statements
             .retain(|a| (a.txn, a.statement) != (txn, statement));
@@ -784,6 +808,7 @@ impl Plan {
             crash_after_checkpoints: Vec::new(),
             tables: Vec::new(),
             fsync_failures_at_statements: Vec::new(),
+            schedule: None,
         };
         if let Some((lo, hi)) = profile.sessions_range {
             plan.sessions = rng.gen_range(lo..=hi);

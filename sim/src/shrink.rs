@@ -1,7 +1,9 @@
 //! The shrinker: makes a failing plan smaller while it keeps failing the
 //! same way. Crashes pinned to I/O indexes are first anchored to the
-//! statements they struck after (so they stay put while the rest goes);
-//! then fewer transactions (halves, then one at a time), fewer statements,
+//! statements they struck after (so they stay put while the rest goes),
+//! and the run's interleaving is recorded into the plan (so the sessions
+//! that stay keep meeting in the same order, [`crate::schedule`]); then
+//! fewer transactions (halves, then one at a time), fewer statements,
 //! fewer sessions, earlier and fewer crashes, fewer fault kinds, commits
 //! instead of rollbacks. Like Turso's simulator and Pebble's op-log
 //! reducer, it only ever keeps a candidate that still fails.
@@ -82,6 +84,21 @@ pub fn shrink_while(
         }
     };
     anchor_moving_faults(&mut try_plan, &mut best);
+    // The scheduler's draws move when statements go, and with them the
+    // order in which sessions meet; recorded into the plan, the turns of
+    // the work that stays keep their order.
+    if best.plan.schedule.is_none() {
+        let mut cand = best.plan.clone();
+        cand.schedule = Some(best.outcome.schedule.clone());
+        try_plan(cand, &mut best);
+    }
+    // A shorter lock wait timeout makes a wait that runs to it take fewer
+    // statements, and fewer sessions all waiting while time jumps.
+    if best.plan.lock_wait_timeout_s > 1 {
+        let mut cand = best.plan.clone();
+        cand.lock_wait_timeout_s = 1;
+        try_plan(cand, &mut best);
+    }
     // A smaller buffer pool flushes and evicts sooner, so a failure that
     // needs pages on disk needs fewer statements to get them there.
     if best.plan.pool_pages > MIN_POOL_PAGES {
@@ -135,7 +152,15 @@ pub fn shrink_while(
             }
             t += 1;
         }
-        // Sessions.
+        // Sessions: halved while that fails the same way, then one fewer
+        // at a time.
+        while best.plan.sessions > 2 && best.attempts < budget {
+            let mut cand = best.plan.clone();
+            cand.sessions /= 2;
+            if !try_plan(cand, &mut best) {
+                break;
+            }
+        }
         while best.plan.sessions > 1 && best.attempts < budget {
             let mut cand = best.plan.clone();
             cand.sessions -= 1;
@@ -242,6 +267,18 @@ pub fn shrink_while(
             best.plan.sessions,
         );
         if after == before || best.attempts >= budget {
+            // A schedule the failure no longer needs goes; one it needs is
+            // rewritten as the smallest plan ran it (turns whose work went
+            // are gone).
+            if let Some(schedule) = best.plan.schedule.clone() {
+                let mut cand = best.plan.clone();
+                cand.schedule = None;
+                if !try_plan(cand, &mut best) && best.outcome.schedule != schedule {
+                    let mut cand = best.plan.clone();
+                    cand.schedule = Some(best.outcome.schedule.clone());
+                    try_plan(cand, &mut best);
+                }
+            }
             return Some(best);
         }
     }

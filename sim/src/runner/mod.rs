@@ -9,6 +9,11 @@
 //!                 └► crash points and what survives them
 //! ```
 //!
+//! A plan may carry its scheduler's turns and crash draws recorded
+//! ([`crate::schedule`]): the runner takes them from there while they
+//! last, and records every run's, which the shrinker writes into a failing
+//! plan so the work that stays keeps its order.
+//!
 //! Sessions run transactions of inserts, updates, deletes, reads, savepoints
 //! and rollbacks. Every statement's result is checked in lockstep against a
 //! model (the committed state plus the transaction's own writes): a
@@ -44,7 +49,7 @@ use crate::judge::durability::{CommitRecord, DurabilityJudge};
 use crate::plan::{format_of, Plan, PlannedStmt};
 use crate::profile::{FaultKind, Profile};
 use crate::storage::faults::FaultConfig;
-use crate::storage::{CrashMode, PowerLossPolicy, SimStorage};
+use crate::storage::{CrashMode, SimStorage};
 use engine::redo::LogConfig;
 use engine::{
     Canaries, Canary, Config, Engine, Error, FlushAtCommit, RangeBound, Request, Response,
@@ -106,6 +111,17 @@ pub struct Outcome {
     /// Each fsync failure of the workload, anchored to the statement issued
     /// last before it: what the shrinker turns the drawn failures into.
     pub fsync_failure_anchors: Vec<crate::plan::CrashAnchor>,
+    /// The run's interleaving and crash draws, as a plan records them
+    /// ([`crate::schedule`]): with it, the plan runs the same, turn for
+    /// turn, and keeps its order while the shrinker drops work.
+    pub schedule: crate::schedule::Schedule,
+}
+
+/// The turns and crash draws of a plan's schedule not yet used.
+#[derive(Debug, Default)]
+struct Replay {
+    turns: std::collections::VecDeque<crate::schedule::Turn>,
+    crashes: std::collections::VecDeque<crate::schedule::CrashDraw>,
 }
 
 /// Why a run could not start.
@@ -247,6 +263,10 @@ struct World {
     /// Each workload crash anchored to the statement it struck after.
     observed_anchors: Vec<crate::plan::CrashAnchor>,
     observed_unarmed_anchors: Vec<crate::plan::CrashAnchor>,
+    /// What is left of the plan's recorded schedule.
+    replay: Replay,
+    /// This run's schedule, recorded.
+    recorded: crate::schedule::Schedule,
     /// The plan's fsync-failure anchors, and which have been armed.
     fsync_anchors: Vec<crate::plan::CrashAnchor>,
     fsync_anchors_armed: Vec<bool>,
@@ -413,6 +433,7 @@ pub fn execute(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError> {
             stats: RunStats::default(),
             crash_anchors: Vec::new(),
             unarmed_crash_anchors: Vec::new(),
+            schedule: Default::default(),
             fsync_failure_anchors: Vec::new(),
         })
     })
@@ -516,6 +537,19 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         armed_at: None,
         observed_anchors: Vec::new(),
         observed_unarmed_anchors: Vec::new(),
+        replay: Replay {
+            turns: plan
+                .schedule
+                .iter()
+                .flat_map(|s| s.turns.iter().copied())
+                .collect(),
+            crashes: plan
+                .schedule
+                .iter()
+                .flat_map(|s| s.crashes.iter().copied())
+                .collect(),
+        },
+        recorded: Default::default(),
         fsync_anchors: plan.fsync_failures_at_statements.clone(),
         fsync_anchors_armed: vec![false; plan.fsync_failures_at_statements.len()],
         observed_fsync_anchors: Vec::new(),
@@ -618,9 +652,13 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         if !busy && started >= n_txns {
             break;
         }
-        world
-            .clock
-            .advance_us(rng.gen_range(0..plan.think_us.max(1)));
+        // The plan's recorded turn, while it has one; else a draw.
+        let turn = world.replay.turns.pop_front();
+        let think_us = match turn {
+            Some(t) => t.think_us,
+            None => rng.gen_range(0..plan.think_us.max(1)),
+        };
+        world.clock.advance_us(think_us);
         let commit_waiting = sessions
             .iter()
             .any(|s| s.txn.as_ref().is_some_and(|t| t.commit_written.is_some()));
@@ -661,7 +699,25 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         }
         world.locks.check_timeouts(now);
         world.take_lock_violations();
-        let i = rng.gen_range(0..sessions.len());
+        let i = match turn {
+            None => rng.gen_range(0..sessions.len()),
+            Some(t) => match turn_session(&t, &sessions, started) {
+                Some(i) => i,
+                None => {
+                    // A turn with nothing to do stays one; a turn whose
+                    // work is gone or not there yet is only think time.
+                    if t.txn.is_none() {
+                        world.recorded.turns.push(t);
+                    }
+                    continue;
+                }
+            },
+        };
+        world.recorded.turns.push(crate::schedule::Turn {
+            think_us,
+            session: i,
+            ..turn_of(plan, &sessions[i], started)
+        });
         if sessions[i].txn.is_none() {
             if started >= n_txns {
                 continue;
@@ -786,6 +842,54 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         recover(&mut world, &mut rng, &mut sessions, true);
     }
     Ok(finish(plan, world))
+}
+
+/// The session a recorded turn steps: the one running its transaction,
+/// or, for a transaction's start, an idle one (the turn's own if it is
+/// idle) once the transactions before it have started. `None` when the
+/// turn's work is gone or not there yet, or for a turn with nothing to do.
+fn turn_session(t: &crate::schedule::Turn, sessions: &[Sess], started: usize) -> Option<usize> {
+    let txn = t.txn?;
+    if let Some(i) = sessions
+        .iter()
+        .position(|s| s.txn.as_ref().is_some_and(|x| x.plan_index == txn))
+    {
+        return Some(i);
+    }
+    if t.at != 0 || txn != started {
+        return None;
+    }
+    let idle = |i: usize| sessions.get(i).is_some_and(|s| s.txn.is_none());
+    if idle(t.session) {
+        Some(t.session)
+    } else {
+        (0..sessions.len()).find(|&i| idle(i))
+    }
+}
+
+/// The turn a step of session `s` is, but for its think time and session
+/// (see [`crate::schedule`]).
+fn turn_of(plan: &Plan, s: &Sess, started: usize) -> crate::schedule::Turn {
+    let (txn, at) = match &s.txn {
+        None if started < plan.transactions.len() => (Some(started), 0),
+        None => (None, 0),
+        Some(t) => {
+            // A waiting statement was issued already: the turn resumes it.
+            let at = match (t.ending, s.waiting) {
+                (true, _) => None,
+                (false, true) => t.next.checked_sub(1).and_then(|n| t.stmt_map.get(n)),
+                (false, false) => t.stmt_map.get(t.next),
+            };
+            let end = plan.transactions[t.plan_index].statements.len() + 1;
+            (Some(t.plan_index), at.map_or(end, |k| k + 1))
+        }
+    };
+    crate::schedule::Turn {
+        txn,
+        at,
+        think_us: 0,
+        session: 0,
+    }
 }
 
 /// Judges the locks released in the step just made by transactions that
@@ -913,6 +1017,7 @@ fn finish(plan: &Plan, mut world: World) -> Outcome {
         stats: world.stats,
         crash_anchors: world.observed_anchors,
         unarmed_crash_anchors: world.observed_unarmed_anchors,
+        schedule: world.recorded,
         fsync_failure_anchors: world.observed_fsync_anchors,
     }
 }

@@ -5,6 +5,7 @@
 
 use super::*;
 use crate::judge::reads::to_model;
+use crate::schedule::CrashDraw;
 
 /// The committed state a plan starts from: its preloaded rows.
 pub(super) fn preloaded_db(plan: &Plan) -> Db {
@@ -103,7 +104,7 @@ pub(super) fn recover(
         world.storage.crash_now();
     }
     // What survives.
-    let mode = crash_mode(&world.faults, rng);
+    let mode = world.workload_crash(rng);
     let mut power = !matches!(mode, CrashMode::ProcessCrash);
     let crash_us = world.clock_now();
     // A crash armed for later must not fire inside recovery; crashes in
@@ -300,6 +301,11 @@ pub(super) fn recover(
 /// What survives a crash: a process crash, or a power loss (with torn
 /// writes) where the plan has them.
 pub(super) fn crash_mode(faults: &[FaultKind], rng: &mut ChaCha8Rng) -> CrashMode {
+    crash_draw(faults, rng).mode()
+}
+
+/// [`crash_mode`] as plan data.
+pub(super) fn crash_draw(faults: &[FaultKind], rng: &mut ChaCha8Rng) -> CrashDraw {
     let mut kinds = vec![FaultKind::ProcessCrash];
     kinds.extend(
         faults
@@ -309,19 +315,41 @@ pub(super) fn crash_mode(faults: &[FaultKind], rng: &mut ChaCha8Rng) -> CrashMod
     );
     let kind = kinds[rng.gen_range(0..kinds.len())];
     match kind {
-        FaultKind::PowerLoss => CrashMode::PowerLoss(PowerLossPolicy::Random {
-            seed: rng.gen(),
-            sector_bytes: 512,
-            p_survive: 0.5,
-            p_torn: 0.0,
-        }),
-        FaultKind::TornWrites => CrashMode::PowerLoss(PowerLossPolicy::Random {
-            seed: rng.gen(),
-            sector_bytes: if rng.gen_bool(0.5) { 512 } else { 4096 },
-            p_survive: 0.4,
-            p_torn: 0.3,
-        }),
-        _ => CrashMode::ProcessCrash,
+        FaultKind::PowerLoss => CrashDraw::Power { seed: rng.gen() },
+        FaultKind::TornWrites => {
+            let seed = rng.gen();
+            CrashDraw::Torn {
+                seed,
+                sector_bytes: if rng.gen_bool(0.5) { 512 } else { 4096 },
+            }
+        }
+        _ => CrashDraw::Process,
+    }
+}
+
+impl World {
+    /// What a crash of the workload loses: the plan's recorded draw while
+    /// it has one (a process crash where the plan no longer has the fault
+    /// kind the draw needs), else a draw from the run's generator;
+    /// recorded either way.
+    fn workload_crash(&mut self, rng: &mut ChaCha8Rng) -> CrashMode {
+        let draw = match self.replay.crashes.pop_front() {
+            Some(d) => {
+                let allowed = match d {
+                    CrashDraw::Process => true,
+                    CrashDraw::Power { .. } => self.faults.contains(&FaultKind::PowerLoss),
+                    CrashDraw::Torn { .. } => self.faults.contains(&FaultKind::TornWrites),
+                };
+                if allowed {
+                    d
+                } else {
+                    CrashDraw::Process
+                }
+            }
+            None => crash_draw(&self.faults, rng),
+        };
+        self.recorded.crashes.push(draw);
+        draw.mode()
     }
 }
 
