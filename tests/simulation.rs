@@ -87,7 +87,7 @@ fn canary_cases() -> Vec<(&'static str, &'static str, u64, &'static [&'static st
             // bytes.
             AcceptTornLogTail => continue,
             // Needs a power loss that tears a page, about one seed in a
-            // hundred: first at seed 80.
+            // hundred: first at seed 46.
             SkipDoublewrite => ("default", 200, &["corrupt page", "recovery oracle:"]),
             AckBeforeSync | SkipRecoveryRollback | SkipGroupSync => {
                 ("default", 120, &["recovery oracle:"])
@@ -100,7 +100,7 @@ fn canary_cases() -> Vec<(&'static str, &'static str, u64, &'static [&'static st
             // The durability judge's cross-check: the flushed LSN moved
             // with no log sync behind it (first at seed 6).
             IgnoreFsyncFailure => ("default", 120, &["durability:"]),
-            // Needs failing fsyncs: io-errors, first at seed 6.
+            // Needs failing fsyncs: io-errors, first at seed 4.
             RetryFsyncAfterEio => ("io-errors", 60, RECOVERY),
             SnapshotPerStatement => ("default", 120, &["a RepeatableRead read returned"]),
             // A REPEATABLE READ scan of a secondary index misses a row
@@ -117,7 +117,7 @@ fn canary_cases() -> Vec<(&'static str, &'static str, u64, &'static [&'static st
             SavepointRollbackReleasesLocks => ("default", 40, &["two-phase locking:"]),
             // The gap judgments: an insert that went ahead without
             // checking a gap others lock, and an heir past the record
-            // after the one that left. First at seeds 0 and 5.
+            // after the one that left. First at seeds 0 and 2.
             InsertSkipsGapCheck | InheritToSupremum => ("default", 20, &["gap locking:"]),
             GrantConflictingLock | LoseWakeup | SkipDeadlockDetection | WrongDeadlockVictim => {
                 ("default", 80, &["lock oracle:"])
@@ -129,7 +129,7 @@ fn canary_cases() -> Vec<(&'static str, &'static str, u64, &'static [&'static st
             LateLockTimeout | DeadlineFromFirstWait => ("hot-rows", 10, &["lock oracle:"]),
             // Needs a misdirected write that lands on a page read later
             // (most land on free pages or doublewrite slots): first at
-            // crash-heavy seed 54.
+            // crash-heavy seed 83.
             TrustPageId => ("crash-heavy", 400, RECOVERY),
             // Needs a seed table with a composite unique index and two
             // rows that share its first column: first at seed 4.
@@ -325,7 +325,10 @@ fn every_profile_injects_its_faults_and_reaches_the_rare_paths() {
         ("small", 40, &[&mixed[..5]]),
         ("long-columns", 40, &[mixed]),
         ("crash-heavy", 40, &[mixed]),
-        ("io-errors", 40, &[mixed, io_errors]),
+        // 80 seeds: io-errors has crashes just after a checkpoint at 14
+        // seeds in 100 (281 in 2000), but its first 40 seeds hold only 1
+        // or 2 of them; seeds 0..80 hold 6.
+        ("io-errors", 80, &[mixed, io_errors]),
         (
             "hot-rows",
             8,

@@ -231,6 +231,11 @@ pub enum PlannedStmt {
     },
 }
 
+/// The longest think time a plan or a recorded turn may give: a minute
+/// (simulated time is a u64 of microseconds; a plan from a file must not
+/// run it out).
+pub const MAX_THINK_US: u64 = 60_000_000;
+
 /// The tables DDL statements create and drop while the workload runs.
 pub const SCRATCH_TABLES: [&str; 2] = ["s1", "s2"];
 
@@ -577,6 +582,12 @@ impl Plan {
                 self.log_file_kib
             ));
         }
+        if self.think_us > MAX_THINK_US {
+            return Err(format!(
+                "think_us must be at most {MAX_THINK_US}, not {}",
+                self.think_us
+            ));
+        }
         if self.pool_pages < 8
             || self.sessions == 0
             || self.sessions > 64
@@ -659,6 +670,27 @@ impl Plan {
                 };
                 if !names.iter().any(|n| n == table) {
                     return Err(format!("unknown table '{table}'"));
+                }
+                if let PlannedStmt::Insert { row, .. } = s {
+                    let want = match table {
+                        "sb" => crate::tables::sbtest("sb", RowFormat::Compact)
+                            .columns
+                            .len(),
+                        "docs" => crate::tables::docs("docs", RowFormat::Compact)
+                            .columns
+                            .len(),
+                        _ => self
+                            .tables
+                            .iter()
+                            .find(|t| t.name == table)
+                            .map_or(0, |t| t.columns.len()),
+                    };
+                    if row.len() != want {
+                        return Err(format!(
+                            "an insert into '{table}' gives {} values for its {want} columns",
+                            row.len()
+                        ));
+                    }
                 }
                 let keyless = self
                     .tables

@@ -7,7 +7,9 @@
 //! same, turn for turn), and then drops statements and transactions
 //! together with their turns, so the rest keep their order. Like a crash
 //! anchored to a statement, a turn names planned work, never an index
-//! into something that moves.
+//! into something that moves: it steps the session running its
+//! transaction (whatever that session does next; `at` is what keeps a
+//! turn with its statement when the shrinker drops work).
 //!
 //! A turn is written `txn/at +think @session`: the planned transaction
 //! (`-` for a turn on which a session had nothing to do), where in it the
@@ -154,10 +156,11 @@ impl Schedule {
     /// another idle one).
     pub fn validate(&self, statements: &[usize]) -> Result<(), String> {
         for t in &self.turns {
-            let ok = match t.txn {
-                Some(i) => statements.get(i).is_some_and(|&n| t.at <= n + 1),
-                None => t.at == 0,
-            };
+            let ok = t.think_us <= crate::plan::MAX_THINK_US
+                && match t.txn {
+                    Some(i) => statements.get(i).is_some_and(|&n| t.at <= n + 1),
+                    None => t.at == 0,
+                };
             if !ok {
                 return Err(format!("turn '{t}' names no step of the plan"));
             }
@@ -170,13 +173,13 @@ impl Schedule {
     /// (lock wait timeouts, the once-a-second log flush and purge stay
     /// where they were).
     fn drop_turns(&mut self, gone: impl Fn(&Turn) -> bool) {
-        let mut carried = 0;
+        let mut carried: u64 = 0;
         self.turns.retain_mut(|t| {
             if gone(t) {
-                carried += t.think_us;
+                carried = carried.saturating_add(t.think_us);
                 false
             } else {
-                t.think_us += std::mem::take(&mut carried);
+                t.think_us = t.think_us.saturating_add(std::mem::take(&mut carried));
                 true
             }
         });
@@ -288,6 +291,12 @@ mod tests {
         assert_eq!(total(&s), 8);
         assert!(s.validate(&[1, 1, 0]).is_err(), "txn 0 has no 3");
         assert!(s.validate(&[2, 1]).is_err(), "no txn 2");
+        let mut long = s.clone();
+        long.turns[0].think_us = u64::MAX;
+        assert!(
+            long.validate(&[2, 1, 0]).is_err(),
+            "a think time past a minute"
+        );
         // Statement 0 of txn 0 goes: its turn (at 1) too; at 2, 3 move.
         s.remove_statement(0, 0);
         let of0: Vec<usize> = s

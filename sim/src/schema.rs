@@ -228,8 +228,12 @@ impl TableSpec {
 
     /// Draws a table without a primary key: one drawn as by
     /// [`TableSpec::draw`], its key columns left as plain ones, and
-    /// sometimes an index (unique or not) on the first of them, so that
-    /// its secondary indexes end in the hidden row id.
+    /// sometimes an index on the first of them, so that its secondary
+    /// indexes end in the hidden row id. No unique index is over NOT NULL
+    /// columns only: MySQL takes the first such index as the table's
+    /// primary key (`TABLE_SHARE::primary_key`, set in table.cc), so
+    /// InnoDB clusters the table on it instead of DB_ROW_ID; this engine's
+    /// typed API does not (that belongs with the SQL layer's DDL).
     pub fn draw_without_key(rng: &mut ChaCha8Rng, name: &str, row_format: &str) -> TableSpec {
         let mut t = TableSpec::draw(rng, name, row_format);
         t.primary_key.clear();
@@ -239,6 +243,12 @@ impl TableSpec {
                 columns: vec![0],
                 unique: rng.gen_bool(0.3),
             });
+        }
+        for i in 0..t.indexes.len() {
+            let not_null = t.indexes[i].columns.iter().all(|&c| !t.columns[c].nullable);
+            if not_null {
+                t.indexes[i].unique = false;
+            }
         }
         t
     }
@@ -319,8 +329,9 @@ pub struct TableShape {
     /// Secondary indexes.
     pub indexes: Vec<IndexShape>,
     /// No primary key: the engine clusters the rows on DB_ROW_ID, a
-    /// counter it never shows, so the model keys them by a sequence number
-    /// of its own, given when the insert succeeds. InnoDB hands row ids out
+    /// counter it never shows, so the model keys them by a number of its
+    /// own, taken from a count of the insert statements the runner judged
+    /// (in the order they ran; only the order matters). InnoDB hands row ids out
     /// in increasing order, so the clustered index holds the rows in the
     /// order of those numbers, and a secondary index by its columns and
     /// then by them. Engine rows lack the column: they are matched to the
@@ -473,6 +484,11 @@ mod tests {
             // The model's key is the hidden last column, one past the
             // table's own.
             assert_eq!(shape.primary_key, vec![t.columns.len()]);
+            // No unique index InnoDB would take as the clustered key.
+            assert!(t
+                .indexes
+                .iter()
+                .all(|i| !i.unique || i.columns.iter().any(|&c| t.columns[c].nullable)));
         }
     }
 

@@ -323,10 +323,11 @@ pub(crate) fn judge_uncommitted(
 /// whose rows come from the engine without the model's key: the rows it
 /// may return are those committed and those open transactions inserted
 /// (nothing else changes such a table), in index order within the scan's
-/// bounds, and what it returned must be a run through them in that order
-/// (matched greedily, each returned row to the first candidate after the
-/// previous match with the same values, which finds a match whenever one
-/// exists). Returns what is wrong, if anything.
+/// bounds, and what it returned must be some of them in that order (a
+/// subsequence, as the primary-key path allows: matched greedily, each
+/// returned row to the first candidate after the previous match with the
+/// same values, which finds a match whenever one exists). Returns what is
+/// wrong, if anything.
 fn uncommitted_in_order(
     t: &TableShape,
     ix: Option<&IndexShape>,

@@ -258,6 +258,8 @@ struct World {
     /// The statement issued last: planned transaction, statement, and the
     /// I/O index then.
     last_issued: Option<(usize, usize, u64)>,
+    /// The run's own last crash is coming (no fault's, nor the plan's).
+    final_crash: bool,
     /// The I/O index the armed crash strikes at.
     armed_at: Option<u64>,
     /// Each workload crash anchored to the statement it struck after.
@@ -534,6 +536,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         anchors: plan.crash_at_statements.clone(),
         anchors_armed: vec![false; plan.crash_at_statements.len()],
         last_issued: None,
+        final_crash: false,
         armed_at: None,
         observed_anchors: Vec::new(),
         observed_unarmed_anchors: Vec::new(),
@@ -690,6 +693,13 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             }
         }
         if let Some(c) = crashed {
+            // The turn's think time passed: a turn with nothing to do.
+            world.recorded.turns.push(crate::schedule::Turn {
+                txn: None,
+                at: 0,
+                think_us,
+                session: turn.map_or(0, |t| t.session),
+            });
             recover(&mut world, &mut rng, &mut sessions, c);
             continue;
         }
@@ -704,11 +714,13 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             Some(t) => match turn_session(&t, &sessions, started) {
                 Some(i) => i,
                 None => {
-                    // A turn with nothing to do stays one; a turn whose
-                    // work is gone or not there yet is only think time.
-                    if t.txn.is_none() {
-                        world.recorded.turns.push(t);
-                    }
+                    // A turn with nothing to do, or whose work is gone or
+                    // not there yet: only its think time passed.
+                    world.recorded.turns.push(crate::schedule::Turn {
+                        txn: None,
+                        at: 0,
+                        ..t
+                    });
                     continue;
                 }
             },
@@ -835,6 +847,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
     }
     world.stats.workload_us = world.clock_now();
     // Every run ends with a crash, so every run exercises recovery.
+    world.final_crash = true;
     if world.engine.is_some() && world.violations.is_empty() {
         world.storage.crash_now();
         world.event("crash", json!({"final": true}));
@@ -844,10 +857,14 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
     Ok(finish(plan, world))
 }
 
-/// The session a recorded turn steps: the one running its transaction,
-/// or, for a transaction's start, an idle one (the turn's own if it is
-/// idle) once the transactions before it have started. `None` when the
-/// turn's work is gone or not there yet, or for a turn with nothing to do.
+/// The session a recorded turn steps: the one running its transaction
+/// (whatever comes next there), or, for a start, an idle one (the turn's
+/// own if it is idle), which starts the next transaction in plan order.
+/// Transactions start in plan order, so a start turn for a transaction
+/// later than the next one means an earlier start could not happen (no
+/// session was idle): it starts the next one, and the schedule catches up.
+/// `None` when the turn's work is gone, or no session is idle, or for a
+/// turn with nothing to do.
 fn turn_session(t: &crate::schedule::Turn, sessions: &[Sess], started: usize) -> Option<usize> {
     let txn = t.txn?;
     if let Some(i) = sessions
@@ -856,7 +873,7 @@ fn turn_session(t: &crate::schedule::Turn, sessions: &[Sess], started: usize) ->
     {
         return Some(i);
     }
-    if t.at != 0 || txn != started {
+    if t.at != 0 || txn < started {
         return None;
     }
     let idle = |i: usize| sessions.get(i).is_some_and(|s| s.txn.is_none());

@@ -82,10 +82,11 @@ pub(super) fn recover(
     }
     // So is one nothing armed (a misdirected write's), at the operation it
     // struck, the last one counted.
-    if let (true, false, false, Some((txn, statement, io))) = (
+    if let (true, false, false, false, Some((txn, statement, io))) = (
         world.storage.crashed(),
         armed_struck,
         watch_fired,
+        world.final_crash,
         world.last_issued,
     ) {
         let at = world.storage.counters().ops.saturating_sub(1);

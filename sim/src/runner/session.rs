@@ -521,9 +521,14 @@ pub(super) fn failed(world: &mut World, s: &mut Sess, req: &Request, e: Error) -
                         world.durability.cut_off();
                     }
                 }
-            } else if s.txn.as_ref().is_some_and(|t| t.autocommit) {
+            } else if s
+                .txn
+                .as_ref()
+                .is_some_and(|t| t.autocommit && t.commit_written.is_none())
+            {
                 // So may an autocommit statement's, with the changes the
-                // model expects of it.
+                // model expects of it (one whose commit was written, its
+                // sync failing now, is in the history already).
                 let txn = s.txn.take().expect("checked");
                 if let Some((Ok(_), writes)) = expected(world, &txn.writes, req) {
                     if !writes.is_empty() {

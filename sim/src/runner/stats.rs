@@ -77,8 +77,9 @@ pub struct RunStats {
     /// Inserts into tables without a primary key (clustered on the hidden
     /// row id) that the model expected to succeed.
     pub keyless_inserts: u64,
-    /// Reads of tables without a primary key judged against the model,
-    /// their rows matched by order.
+    /// Reads of tables without a primary key the runner saw done (each
+    /// judged against the model, its rows matched by order, where the
+    /// model has an answer for its isolation level).
     pub keyless_reads: u64,
 }
 
