@@ -325,9 +325,9 @@ fn every_profile_injects_its_faults_and_reaches_the_rare_paths() {
         ("small", 40, &[&mixed[..5]]),
         ("long-columns", 40, &[mixed]),
         ("crash-heavy", 40, &[mixed]),
-        // 80 seeds: io-errors has crashes just after a checkpoint at 14
-        // seeds in 100 (281 in 2000), but its first 40 seeds hold only 1
-        // or 2 of them; seeds 0..80 hold 6.
+        // 80 seeds: io-errors has 14 crashes just after a checkpoint per
+        // 100 seeds (281 in 2000), but its first 40 seeds hold only 1 or 2
+        // of them; seeds 0..80 hold 6.
         ("io-errors", 80, &[mixed, io_errors]),
         (
             "hot-rows",
