@@ -342,7 +342,8 @@ fn successor_error(
 /// the entry falls into: its position above the entry, no further than
 /// the next record the runner knows. `known` are the rows the runner knows
 /// are in the table besides the committed ones (the transaction's own
-/// writes). Returns what is wrong, if anything.
+/// writes). A table without a primary key is judged by the order of its
+/// row ids instead ([`KeylessInsert`]). Returns what is wrong, if anything.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn judge_insert(
     engine: &engine::Engine,
@@ -364,6 +365,20 @@ pub(crate) fn judge_insert(
         let Some(cols) = index_columns(table, iid) else {
             continue;
         };
+        if table.def.primary_key.is_empty() {
+            let ctx = KeylessInsert {
+                table,
+                oracle,
+                events,
+                trx,
+                index: (iid, iname),
+                cols: &cols,
+            };
+            if let Some(v) = ctx.judge(row, committed, known) {
+                return Some(v);
+            }
+            continue;
+        }
         let Some(entry) = entry_of(&cols, row) else {
             continue;
         };
@@ -404,6 +419,128 @@ pub(crate) fn judge_insert(
         }
     }
     None
+}
+
+/// An insert into a table without a primary key, judged in one of its
+/// indexes ([`judge_insert`]). Its key ends in the hidden row id, which
+/// the runner never reads; but a new row's id is larger than every other
+/// row's (nothing deletes or moves such rows), so the entry sorts after
+/// every entry with the same columns: in the clustered index the gap it
+/// goes into is the supremum's, and in a secondary index it is the gap
+/// before the first entry whose columns are greater (or the supremum).
+struct KeylessInsert<'a> {
+    table: &'a engine::dict::Table,
+    oracle: &'a models::lock::LockOracle,
+    events: &'a [OEvent],
+    trx: u64,
+    /// The index's id and name.
+    index: (u64, &'a str),
+    /// Its key fields' columns (`None`: the row id).
+    cols: &'a [Option<usize>],
+}
+
+impl KeylessInsert<'_> {
+    /// The columns of a key of this index, without the row id.
+    fn columns_of(&self, key: &[Option<Vec<u8>>]) -> Option<Vec<ModelValue>> {
+        self.cols
+            .iter()
+            .zip(key)
+            .filter_map(|(c, stored)| c.map(|c| (c, stored)))
+            .map(|(c, stored)| match stored {
+                None => Some(ModelValue::Null),
+                Some(b) => engine::record::from_stored(&self.table.def.columns[c].ty, b)
+                    .ok()
+                    .map(|v| to_model(&v)),
+            })
+            .collect()
+    }
+
+    fn judge(&self, row: &Row, committed: &Db, known: &[&[Write]]) -> Option<String> {
+        let (tid, (iid, iname)) = (self.table.id, self.index);
+        let name = self.table.name();
+        let project = |r: &Row| -> Vec<ModelValue> {
+            self.cols
+                .iter()
+                .filter_map(|c| c.and_then(|c| r.get(c).cloned()))
+                .collect()
+        };
+        let entry = project(row);
+        let checks: Vec<&OEvent> = self
+            .events
+            .iter()
+            .filter(|e| e.trx == self.trx)
+            .filter(|e| matches!(&e.target, OTarget::Record(a, b, _) if *a == tid && *b == iid))
+            .filter(|e| matches!(e.mode, OMode::Record(_, RKind::InsertIntention)))
+            .filter(|e| matches!(e.kind, OKind::InsertChecked | OKind::Wait))
+            .collect();
+        let shown = models::value::fmt_key(&entry);
+        if checks.is_empty() && self.oracle.others_lock_gaps(self.trx, tid, iid) {
+            return Some(format!(
+                "gap locking: trx {} inserted {shown} into {name}.{iname} without checking its gap, while another transaction locks gaps of that index",
+                self.trx
+            ));
+        }
+        // The first columns above the entry's among the rows the runner
+        // knows (the committed ones and those open transactions wrote).
+        let rows = committed
+            .tables
+            .get(name)
+            .into_iter()
+            .flat_map(|t| t.values());
+        let written = known
+            .iter()
+            .flat_map(|w| w.iter())
+            .filter(|w| w.table == name)
+            .filter_map(|w| w.row.as_ref());
+        let next = rows
+            .chain(written)
+            .map(project)
+            .filter(|k| *k > entry)
+            .min();
+        for e in checks {
+            let OTarget::Record(_, _, pos) = &e.target else {
+                continue;
+            };
+            let wrong = match (pos, &next) {
+                (None, None) => None,
+                (None, Some(n)) => Some(format!(
+                    "the supremum, past the record {} that follows it",
+                    models::value::fmt_key(n)
+                )),
+                (Some(p), next) => {
+                    let p = self.columns_of(p)?;
+                    if p.is_empty() {
+                        // The clustered index: the new row id is the
+                        // largest, so its gap is the supremum's.
+                        Some(
+                            "a record, not the supremum (a new row id sorts after every row)"
+                                .into(),
+                        )
+                    } else if p <= entry {
+                        Some(format!(
+                            "{}, not above it (a new row id sorts after every entry with its columns)",
+                            models::value::fmt_key(&p)
+                        ))
+                    } else if next.as_ref().is_some_and(|n| &p > n) {
+                        Some(format!(
+                            "{}, past the record {} that follows it",
+                            models::value::fmt_key(&p),
+                            models::value::fmt_key(next.as_ref().expect("checked"))
+                        ))
+                    } else {
+                        None
+                    }
+                }
+            };
+            if let Some(v) = wrong {
+                return Some(format!(
+                    "gap locking: trx {}'s insert of {shown} (and a new row id) into {name}.{iname} checked the gap before {v}",
+                    self.trx
+                ));
+            }
+        }
+        None
+    }
 }
 
 /// Judges a lock released while its transaction went on (the oracle's
