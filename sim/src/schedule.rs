@@ -165,6 +165,15 @@ impl Schedule {
                 return Err(format!("turn '{t}' names no step of the plan"));
             }
         }
+        for c in &self.crashes {
+            if let CrashDraw::Torn { sector_bytes, .. } = c {
+                if !sector_bytes.is_power_of_two() || !(512..=65_536).contains(sector_bytes) {
+                    return Err(format!(
+                        "a torn-writes crash needs a sector of 512 to 65536 bytes, a power of two, not {sector_bytes}"
+                    ));
+                }
+            }
+        }
         Ok(())
     }
 
@@ -297,6 +306,17 @@ mod tests {
             long.validate(&[2, 1, 0]).is_err(),
             "a think time past a minute"
         );
+        let mut torn = s.clone();
+        torn.crashes = vec![CrashDraw::Torn {
+            seed: 1,
+            sector_bytes: 4096,
+        }];
+        torn.validate(&[2, 1, 0]).expect("a 4 KiB sector");
+        torn.crashes[0] = CrashDraw::Torn {
+            seed: 1,
+            sector_bytes: 3,
+        };
+        assert!(torn.validate(&[2, 1, 0]).is_err(), "a sector of 3 bytes");
         // Statement 0 of txn 0 goes: its turn (at 1) too; at 2, 3 move.
         s.remove_statement(0, 0);
         let of0: Vec<usize> = s

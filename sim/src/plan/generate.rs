@@ -296,16 +296,9 @@ impl Plan {
             let format = format_name(formats[apart.gen_range(0..3)]);
             let spec = crate::schema::TableSpec::draw(&mut apart, "t1", format);
             let domain = (profile.key_space / 8).max(8);
-            for i in 0..plan.transactions.len() {
-                if plan.transactions[i].autocommit || !apart.gen_bool(0.33) {
-                    continue;
-                }
-                for _ in 0..apart.gen_range(1..=3) {
-                    let st = seed_table_stmt(&mut apart, profile, &spec, domain);
-                    let at = apart.gen_range(0..=plan.transactions[i].statements.len());
-                    plan.insert_statement(i, at, st);
-                }
-            }
+            plan.scatter(&mut apart, |rng| {
+                seed_table_stmt(rng, profile, &spec, domain)
+            });
             plan.tables.push(spec);
         }
         // Half the plans also crash just after one of the first
@@ -398,16 +391,9 @@ impl Plan {
             let format = format_name(formats[bare.gen_range(0..3)]);
             let spec = crate::schema::TableSpec::draw_without_key(&mut bare, "t2", format);
             let domain = (profile.key_space / 8).max(8);
-            for i in 0..plan.transactions.len() {
-                if plan.transactions[i].autocommit || !bare.gen_bool(0.33) {
-                    continue;
-                }
-                for _ in 0..bare.gen_range(1..=3) {
-                    let st = keyless_table_stmt(&mut bare, profile, &spec, domain);
-                    let at = bare.gen_range(0..=plan.transactions[i].statements.len());
-                    plan.insert_statement(i, at, st);
-                }
-            }
+            plan.scatter(&mut bare, |rng| {
+                keyless_table_stmt(rng, profile, &spec, domain)
+            });
             for _ in 0..bare.gen_range(0..=3) {
                 let row = (0..spec.columns.len())
                     .map(|c| spec.value(&mut bare, c, domain))
@@ -446,6 +432,27 @@ fn text(rng: &mut ChaCha8Rng, len: usize) -> PValue {
     )
 }
 
+impl Plan {
+    /// Puts statements `stmt` draws into a third of the transactions that
+    /// are not in autocommit mode, one to three each, at drawn places.
+    fn scatter(
+        &mut self,
+        rng: &mut ChaCha8Rng,
+        mut stmt: impl FnMut(&mut ChaCha8Rng) -> PlannedStmt,
+    ) {
+        for i in 0..self.transactions.len() {
+            if self.transactions[i].autocommit || !rng.gen_bool(0.33) {
+                continue;
+            }
+            for _ in 0..rng.gen_range(1..=3) {
+                let st = stmt(rng);
+                let at = rng.gen_range(0..=self.transactions[i].statements.len());
+                self.insert_statement(i, at, st);
+            }
+        }
+    }
+}
+
 /// A statement on a table without a primary key, which nothing can
 /// address by key: inserts of whole rows, and scans (locking ones too) of
 /// its clustered index, whole, or of a secondary index, bounded by values
@@ -479,6 +486,21 @@ fn keyless_table_stmt(
         );
         (from, to) = scan_ends(rng, a, b, reverse);
     }
+    scan_stmt(rng, profile, table, index, reverse, limit, (from, to, open))
+}
+
+/// A scan of `index` (`None`: the clustered index) of `table`, a locking
+/// one (shared or exclusive, with even odds) as often as the profile says.
+#[allow(clippy::too_many_arguments)]
+fn scan_stmt(
+    rng: &mut ChaCha8Rng,
+    profile: &Profile,
+    table: String,
+    index: Option<String>,
+    reverse: bool,
+    limit: usize,
+    (from, to, open): (Option<PValue>, Option<PValue>, bool),
+) -> PlannedStmt {
     if rng.gen_bool(profile.p_locking_read) {
         PlannedStmt::LockingScan {
             table,
@@ -640,28 +662,7 @@ fn seed_table_stmt(
                 (from, to) = scan_ends(rng, a, b, reverse);
             }
             let open = rng.gen_bool(0.3);
-            if rng.gen_bool(profile.p_locking_read) {
-                PlannedStmt::LockingScan {
-                    table,
-                    index,
-                    reverse,
-                    limit,
-                    from,
-                    to,
-                    open,
-                    exclusive: rng.gen_bool(0.5),
-                }
-            } else {
-                PlannedStmt::Scan {
-                    table,
-                    index,
-                    reverse,
-                    limit,
-                    from,
-                    to,
-                    open,
-                }
-            }
+            scan_stmt(rng, profile, table, index, reverse, limit, (from, to, open))
         }
     }
 }
