@@ -122,22 +122,26 @@ fn the_shrinker_reduces_a_canary_failure_to_a_few_statements() {
 fn an_fsync_failure_anchored_to_its_statement_is_the_same_failure() {
     // The shrinker turns the fsync failures a run drew (one sync in 50
     // fails in io-errors) into failures anchored to the statement issued
-    // before each. Where every failure of a run fell in its workload (none
-    // in recovery, which no statement precedes), the anchored form must
-    // run the very same way.
+    // before each, or to the attempt to open the engine they struck in.
+    // Where every failure of a run was anchored (none in setup), the
+    // anchored form must run the very same way.
     use sim::profile::FaultKind;
     let p = Profile::named("io-errors").expect("known profile");
-    let mut converted = 0;
+    let (mut converted, mut in_recovery) = (0, 0);
     for seed in 0..40 {
         let plan = Plan::generate(seed, &p, None, None);
         let o = execute(&plan, false).expect("valid");
         let anchors = o.fsync_failure_anchors.clone();
-        if anchors.is_empty() || anchors.len() as u64 != o.stats.fsync_failures {
+        let recovery = o.recovery_fsync_failure_anchors.clone();
+        let all = (anchors.len() + recovery.len()) as u64;
+        if all == 0 || all != o.stats.fsync_failures {
             continue;
         }
+        in_recovery += usize::from(!recovery.is_empty());
         let mut anchored = plan.clone();
         anchored.faults.retain(|&k| k != FaultKind::FsyncFailure);
         anchored.fsync_failures_at_statements = anchors.clone();
+        anchored.fsync_failures_in_recovery = recovery.clone();
         let again = execute(&anchored, false).expect("valid");
         // The trace names the plan's fault kinds, so its hash differs;
         // everything the run did and reached must not.
@@ -148,9 +152,14 @@ fn an_fsync_failure_anchored_to_its_statement_is_the_same_failure() {
         assert_eq!(again.violations, o.violations);
         assert_eq!(again.crash_anchors, o.crash_anchors);
         assert_eq!(again.fsync_failure_anchors, anchors);
+        assert_eq!(again.recovery_fsync_failure_anchors, recovery);
         converted += 1;
     }
     assert!(converted >= 3, "only {converted} seeds converted");
+    assert!(
+        in_recovery >= 1,
+        "no converted seed had a failure inside a recovery"
+    );
 }
 
 #[test]

@@ -314,12 +314,16 @@ fn anchor_moving_faults(try_plan: &mut dyn FnMut(Plan, &mut Shrunk) -> bool, bes
         try_plan(cand, best);
     }
     // Failing fsyncs drawn at random move too (the draws are per sync);
-    // anchored to the statement issued before each, they stay.
+    // anchored to the statement issued before each, or to the recovery
+    // they struck in, they stay.
     let drawn = crate::profile::FaultKind::FsyncFailure;
-    if best.plan.faults.contains(&drawn) && !best.outcome.fsync_failure_anchors.is_empty() {
+    let anchored = !best.outcome.fsync_failure_anchors.is_empty()
+        || !best.outcome.recovery_fsync_failure_anchors.is_empty();
+    if best.plan.faults.contains(&drawn) && anchored {
         let mut cand = best.plan.clone();
         cand.faults.retain(|&k| k != drawn);
         cand.fsync_failures_at_statements = best.outcome.fsync_failure_anchors.clone();
+        cand.fsync_failures_in_recovery = best.outcome.recovery_fsync_failure_anchors.clone();
         try_plan(cand, best);
     }
 }

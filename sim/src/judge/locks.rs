@@ -481,7 +481,9 @@ impl KeylessInsert<'_> {
             ));
         }
         // The first columns above the entry's among the rows the runner
-        // knows (the committed ones and those open transactions wrote).
+        // knows are there (the committed ones and the inserter's own
+        // writes; other open transactions' inserts can only bring the real
+        // successor nearer, so this bound is loose, never wrong).
         let rows = committed
             .tables
             .get(name)

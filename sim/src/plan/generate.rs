@@ -63,6 +63,7 @@ impl Plan {
             crash_after_checkpoints: Vec::new(),
             tables: Vec::new(),
             fsync_failures_at_statements: Vec::new(),
+            fsync_failures_in_recovery: Vec::new(),
             schedule: None,
         };
         if let Some((lo, hi)) = profile.sessions_range {

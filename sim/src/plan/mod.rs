@@ -500,10 +500,30 @@ pub struct Plan {
     /// EIO, so it keeps its place when other statements are dropped.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fsync_failures_at_statements: Vec<CrashAnchor>,
+    /// Failing fsyncs anchored to a recovery (the shrinker's form of the
+    /// drawn failures that struck while the engine recovered, where no
+    /// statement precedes them): each fails the first sync at least
+    /// `after_ios` I/O operations after the start of the plan's
+    /// `open`-th attempt to open the engine after a crash (from 0).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fsync_failures_in_recovery: Vec<RecoveryAnchor>,
     /// A recorded interleaving (the shrinker's form of the scheduler's
     /// draws, see [`crate::schedule`]); a generated plan has none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<crate::schedule::Schedule>,
+}
+
+/// A failing fsync anchored to a recovery (see
+/// [`Plan::fsync_failures_in_recovery`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecoveryAnchor {
+    /// Which attempt to open the engine after a crash, from 0, counting
+    /// every attempt of the run (a crash inside recovery is followed by
+    /// another).
+    pub open: usize,
+    /// I/O operations from the attempt's start to the sync that fails.
+    pub after_ios: u64,
 }
 
 /// A crash anchored to a statement: it strikes `after_ios` I/O operations

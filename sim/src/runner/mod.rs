@@ -111,6 +111,9 @@ pub struct Outcome {
     /// Each fsync failure of the workload, anchored to the statement issued
     /// last before it: what the shrinker turns the drawn failures into.
     pub fsync_failure_anchors: Vec<crate::plan::CrashAnchor>,
+    /// Each fsync failure that struck while the engine recovered, anchored
+    /// to that attempt to open it.
+    pub recovery_fsync_failure_anchors: Vec<crate::plan::RecoveryAnchor>,
     /// The run's interleaving and crash draws, as a plan records them
     /// ([`crate::schedule`]): with it, the plan runs the same, turn for
     /// turn, and keeps its order while the shrinker drops work.
@@ -276,6 +279,14 @@ struct World {
     /// before it, and how many of the disk's failed syncs were looked at.
     observed_fsync_anchors: Vec<crate::plan::CrashAnchor>,
     fsync_failures_seen: usize,
+    /// The plan's fsync failures anchored to recoveries; how many attempts
+    /// to open the engine after a crash began, and the last one's number
+    /// and first I/O index until a statement is issued.
+    recovery_fsync_anchors: Vec<crate::plan::RecoveryAnchor>,
+    opens: usize,
+    last_open: Option<(usize, u64)>,
+    /// Each fsync failure that struck inside a recovery, anchored to it.
+    observed_recovery_fsync_anchors: Vec<crate::plan::RecoveryAnchor>,
     trace: Trace,
     /// Reused for each statement's result in the trace.
     short_buf: String,
@@ -301,21 +312,54 @@ struct World {
 
 impl World {
     /// Anchors the fsync failures the disk injected since the last look to
-    /// the statement issued last before each (those before any statement
-    /// of the current start, in setup or recovery, stay unanchored).
+    /// the statement issued last before each, or, where none was issued
+    /// since the engine was last opened after a crash, to that attempt to
+    /// open it (those in setup stay unanchored).
     fn note_fsync_failures(&mut self) {
         let new = self.storage.fsync_failures_since(self.fsync_failures_seen);
         self.fsync_failures_seen += new.len();
-        let Some((txn, statement, io)) = self.last_issued else {
-            return;
-        };
-        for index in new.into_iter().filter(|&i| i >= io) {
-            self.observed_fsync_anchors.push(crate::plan::CrashAnchor {
-                txn,
-                statement,
-                after_ios: index - io,
-            });
+        match (self.last_issued, self.last_open) {
+            (Some((txn, statement, io)), _) => {
+                for index in new.into_iter().filter(|&i| i >= io) {
+                    self.observed_fsync_anchors.push(crate::plan::CrashAnchor {
+                        txn,
+                        statement,
+                        after_ios: index - io,
+                    });
+                }
+            }
+            (None, Some((open, io))) => {
+                for index in new.into_iter().filter(|&i| i >= io) {
+                    self.observed_recovery_fsync_anchors
+                        .push(crate::plan::RecoveryAnchor {
+                            open,
+                            after_ios: index - io,
+                        });
+                }
+            }
+            (None, None) => {}
         }
+    }
+
+    /// An attempt to open the engine after a crash begins: the failures so
+    /// far are anchored, and the plan's fsync failures anchored to this
+    /// attempt are armed ([`World::opened`] drops those that did not
+    /// strike).
+    fn opening(&mut self) {
+        self.note_fsync_failures();
+        let io = self.storage.counters().ops;
+        let n = self.opens;
+        self.opens += 1;
+        self.last_open = Some((n, io));
+        for a in self.recovery_fsync_anchors.iter().filter(|a| a.open == n) {
+            self.storage.fail_sync_at(io.saturating_add(a.after_ios));
+        }
+    }
+
+    /// An attempt to open the engine ended: what it armed and did not
+    /// strike must not strike the workload.
+    fn opened(&mut self) {
+        self.storage.disarm_sync_failures();
     }
 
     /// Records a trace event: one JSON object, with the simulated time and
@@ -435,6 +479,7 @@ pub fn execute(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError> {
             stats: RunStats::default(),
             crash_anchors: Vec::new(),
             unarmed_crash_anchors: Vec::new(),
+            recovery_fsync_failure_anchors: Vec::new(),
             schedule: Default::default(),
             fsync_failure_anchors: Vec::new(),
         })
@@ -553,6 +598,10 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
                 .collect(),
         },
         recorded: Default::default(),
+        recovery_fsync_anchors: plan.fsync_failures_in_recovery.clone(),
+        opens: 0,
+        last_open: None,
+        observed_recovery_fsync_anchors: Vec::new(),
         fsync_anchors: plan.fsync_failures_at_statements.clone(),
         fsync_anchors_armed: vec![false; plan.fsync_failures_at_statements.len()],
         observed_fsync_anchors: Vec::new(),
@@ -1036,6 +1085,7 @@ fn finish(plan: &Plan, mut world: World) -> Outcome {
         unarmed_crash_anchors: world.observed_unarmed_anchors,
         schedule: world.recorded,
         fsync_failure_anchors: world.observed_fsync_anchors,
+        recovery_fsync_failure_anchors: world.observed_recovery_fsync_anchors,
     }
 }
 
@@ -1089,6 +1139,7 @@ impl World {
         let io = self.storage.counters().ops;
         self.note_fsync_failures();
         self.last_issued = Some((txn, statement, io));
+        self.last_open = None;
         for (i, a) in self.fsync_anchors.iter().enumerate() {
             if !self.fsync_anchors_armed[i] && (a.txn, a.statement) == (txn, statement) {
                 self.fsync_anchors_armed[i] = true;

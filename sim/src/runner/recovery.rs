@@ -366,11 +366,14 @@ pub(super) fn open_recovering(
         let at = world.storage.counters().ops + world.recovery_rng.gen_range(1..=400);
         world.storage.set_crash_at(Some(at));
     }
-    Engine::open(
+    world.opening();
+    let opened = Engine::open(
         Box::new(world.storage.clone()),
         Box::new(world.clock.clone()),
         world.config.clone(),
-    )
+    );
+    world.opened();
+    opened
 }
 
 impl World {
