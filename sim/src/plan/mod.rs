@@ -643,13 +643,31 @@ impl Plan {
                 isolation_of(i).ok_or_else(|| format!("unknown isolation level '{i}'"))?;
             }
         }
-        let mut names = vec!["sb".to_string(), "docs".to_string()];
+        // Each table a row statement may name: its column count, and
+        // whether it has a primary key.
+        let mut tables: Vec<(&str, usize, bool)> = vec![
+            (
+                "sb",
+                crate::tables::sbtest("sb", RowFormat::Compact)
+                    .columns
+                    .len(),
+                true,
+            ),
+            (
+                "docs",
+                crate::tables::docs("docs", RowFormat::Compact)
+                    .columns
+                    .len(),
+                true,
+            ),
+        ];
         for t in &self.tables {
             t.validate()?;
-            if names.contains(&t.name) || SCRATCH_TABLES.contains(&t.name.as_str()) {
+            let taken = tables.iter().any(|(n, _, _)| *n == t.name);
+            if taken || SCRATCH_TABLES.contains(&t.name.as_str()) {
                 return Err(format!("table '{}' is defined twice", t.name));
             }
-            names.push(t.name.clone());
+            tables.push((&t.name, t.columns.len(), !t.primary_key.is_empty()));
         }
         for t in &self.transactions {
             for s in &t.statements {
@@ -675,34 +693,18 @@ impl Plan {
                 let Some(table) = s.table() else {
                     continue;
                 };
-                if !names.iter().any(|n| n == table) {
+                let Some(&(_, columns, keyed)) = tables.iter().find(|(n, _, _)| *n == table) else {
                     return Err(format!("unknown table '{table}'"));
-                }
+                };
                 if let PlannedStmt::Insert { row, .. } = s {
-                    let want = match table {
-                        "sb" => crate::tables::sbtest("sb", RowFormat::Compact)
-                            .columns
-                            .len(),
-                        "docs" => crate::tables::docs("docs", RowFormat::Compact)
-                            .columns
-                            .len(),
-                        _ => self
-                            .tables
-                            .iter()
-                            .find(|t| t.name == table)
-                            .map_or(0, |t| t.columns.len()),
-                    };
-                    if row.len() != want {
+                    if row.len() != columns {
                         return Err(format!(
-                            "an insert into '{table}' gives {} values for its {want} columns",
+                            "an insert into '{table}' gives {} values for its {columns} columns",
                             row.len()
                         ));
                     }
                 }
-                let keyless = self
-                    .tables
-                    .iter()
-                    .any(|t| t.name == table && t.primary_key.is_empty());
+                let keyless = !keyed;
                 if keyless && !s.fits_keyless_table() {
                     return Err(format!(
                         "table '{table}' has no primary key: only inserts, and scans not bounded on its clustered index, can name it"
@@ -873,6 +875,11 @@ mod keyless_tests {
             key
         })
         .contains("no primary key"));
+        assert!(refused(PlannedStmt::Insert {
+            table: "sb".into(),
+            row: vec![PValue::UInt(1)],
+        })
+        .contains("values for its"));
         assert!(refused(PlannedStmt::Scan {
             table: t2.clone(),
             index: None,
