@@ -689,7 +689,22 @@ fn peak_rss_kib() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// Transparent huge pages off for this process. mimalloc asks for them on
+/// its arenas, and a campaign builds and drops a simulated disk per seed:
+/// the kernel then zeroes 2 MiB pages over and over for memory that is
+/// touched a few KiB at a time. In a profile of `innosim fuzz --seeds 0..300
+/// --jobs 1` the kernel's share fell from 3.9% to 1.2% without them.
+fn no_huge_pages() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: PR_SET_THP_DISABLE takes one integer argument and changes
+    // only this process's page policy; the call cannot touch memory.
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+    }
+}
+
 fn main() -> ExitCode {
+    no_huge_pages();
     let cli = Cli::parse();
     match cli.command {
         Command::Run {

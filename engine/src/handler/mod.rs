@@ -46,7 +46,7 @@ use std::collections::{BTreeMap, BTreeSet};
 pub type SessionId = u32;
 
 /// One end of a key range, as values of the index's leading columns.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum RangeBound {
     /// No limit.
     Unbounded,
@@ -57,7 +57,7 @@ pub enum RangeBound {
 }
 
 /// A statement.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Request {
     /// START TRANSACTION (commits any open transaction first, as MySQL).
     Begin,

@@ -30,7 +30,7 @@ pub use view::ReadView;
 pub const TRX_ID_WRITE_MARGIN: u64 = 256;
 
 /// Isolation levels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
 pub enum Isolation {
     /// Reads see the newest version, committed or not.
     ReadUncommitted,

@@ -404,16 +404,19 @@ pub(crate) fn judge_insert(
                 matches!(m, OMode::Record(true, RKind::Record | RKind::NextKey)) && on_entry(t)
             })
         };
-        let shown = models::value::fmt_key(&entry);
+        // Formatted only for a message: this runs for every insert.
+        let shown = || models::value::fmt_key(&entry);
         if checks.is_empty() && oracle.others_lock_gaps(trx, tid, iid) && !took_over() {
             return Some(format!(
-                "gap locking: trx {trx} inserted {shown} into {table_name}.{iname} without checking its gap, while another transaction locks gaps of that index"
+                "gap locking: trx {trx} inserted {} into {table_name}.{iname} without checking its gap, while another transaction locks gaps of that index",
+                shown()
             ));
         }
         for e in checks {
             if let Some(v) = successor_error(table, committed, known, &entry, &e.target) {
                 return Some(format!(
-                    "gap locking: trx {trx}'s insert of {shown} into {table_name}.{iname} checked the gap before {v}"
+                    "gap locking: trx {trx}'s insert of {} into {table_name}.{iname} checked the gap before {v}",
+                    shown()
                 ));
             }
         }
@@ -473,12 +476,16 @@ impl KeylessInsert<'_> {
             .filter(|e| matches!(e.mode, OMode::Record(_, RKind::InsertIntention)))
             .filter(|e| matches!(e.kind, OKind::InsertChecked | OKind::Wait))
             .collect();
-        let shown = models::value::fmt_key(&entry);
+        let shown = || models::value::fmt_key(&entry);
         if checks.is_empty() && self.oracle.others_lock_gaps(self.trx, tid, iid) {
             return Some(format!(
-                "gap locking: trx {} inserted {shown} into {name}.{iname} without checking its gap, while another transaction locks gaps of that index",
-                self.trx
+                "gap locking: trx {} inserted {} into {name}.{iname} without checking its gap, while another transaction locks gaps of that index",
+                self.trx,
+                shown()
             ));
+        }
+        if checks.is_empty() {
+            return None;
         }
         // The first columns above the entry's among the rows the runner
         // knows are there (the committed ones and the inserter's own
@@ -494,11 +501,23 @@ impl KeylessInsert<'_> {
             .flat_map(|w| w.iter())
             .filter(|w| w.table == name)
             .filter_map(|w| w.row.as_ref());
-        let next = rows
-            .chain(written)
-            .map(project)
-            .filter(|k| *k > entry)
-            .min();
+        // Compared in place: projecting every row would allocate per row.
+        fn key_of<'r>(
+            cols: &'r [Option<usize>],
+            r: &'r Row,
+        ) -> impl Iterator<Item = &'r ModelValue> + 'r {
+            cols.iter().filter_map(move |c| c.and_then(|c| r.get(c)))
+        }
+        let key_of = |r| key_of(self.cols, r);
+        let mut nearest: Option<&Row> = None;
+        for r in rows.chain(written) {
+            if key_of(r).cmp(entry.iter()) == std::cmp::Ordering::Greater
+                && nearest.is_none_or(|n| key_of(r).cmp(key_of(n)) == std::cmp::Ordering::Less)
+            {
+                nearest = Some(r);
+            }
+        }
+        let next = nearest.map(project);
         for e in checks {
             let OTarget::Record(_, _, pos) = &e.target else {
                 continue;
@@ -536,8 +555,9 @@ impl KeylessInsert<'_> {
             };
             if let Some(v) = wrong {
                 return Some(format!(
-                    "gap locking: trx {}'s insert of {shown} (and a new row id) into {name}.{iname} checked the gap before {v}",
-                    self.trx
+                    "gap locking: trx {}'s insert of {} (and a new row id) into {name}.{iname} checked the gap before {v}",
+                    self.trx,
+                    shown()
                 ));
             }
         }

@@ -2,7 +2,6 @@
 //! events to the lock oracle, and judges each result in lockstep against
 //! the model (the committed state plus the transaction's own writes).
 
-use super::trace::short;
 use super::*;
 use crate::judge::locks::to_oracle;
 use crate::judge::reads::{locked_range, model_rows, phantom, read_expected, rows_match};
@@ -195,7 +194,6 @@ pub(super) fn handle(
             .take()
             .expect("a session resumes only after it waited, and keeps its statement"),
     };
-    let label = describe(&req);
     let waits_before = world.locks.stats.waits;
     world.judge_locks();
     match r {
@@ -239,15 +237,13 @@ pub(super) fn handle(
                 commit_written(world, s);
             }
             s.waiting = true;
-            world.statement_event(s.id, &label, "waiting");
+            world.statement_event(s.id, &req, None);
             s.last = Some(req);
             None
         }
         Ok(Step::Done(resp)) => {
             s.waiting = false;
-            let mut buf = std::mem::take(&mut world.short_buf);
-            world.statement_event(s.id, &label, short(&resp, &mut buf));
-            world.short_buf = buf;
+            world.statement_event(s.id, &req, Some(&resp));
             world.observe_log();
             done(world, s, &req, resp);
             if s.txn.as_ref().is_some_and(|t| t.autocommit) {
@@ -260,7 +256,7 @@ pub(super) fn handle(
             s.waiting = false;
             world.event(
                 "statement",
-                json!({"session": s.id, "op": label, "result": "error", "code": e.mysql_code(), "message": e.to_string()}),
+                json!({"session": s.id, "op": describe(&req), "result": "error", "code": e.mysql_code(), "message": e.to_string()}),
             );
             let crashed = failed(world, s, &req, e);
             count_changes(world, s);

@@ -13,7 +13,7 @@ impl Trace {
     /// Hashes the line and its newline FNV-1a style, eight bytes a step
     /// (one statement's line is hashed at every step of every seed).
     pub(super) fn push(&mut self, line: &str) {
-        const PRIME: u64 = 0x100_0000_01b3;
+        const PRIME: u64 = FNV_PRIME;
         let bytes = line.as_bytes();
         let mut words = bytes.chunks_exact(8);
         for w in &mut words {
@@ -27,6 +27,76 @@ impl Trace {
         if let Some(l) = &mut self.lines {
             l.push(line.to_string());
         }
+    }
+
+    /// Keeps a line whose facts were hashed by another call.
+    pub(super) fn keep(&mut self, line: String) {
+        if let Some(l) = &mut self.lines {
+            l.push(line);
+        }
+    }
+
+    /// Hashes a statement step's facts: those its line shows, the
+    /// statement in full (the line shortens long values) and of the result
+    /// its kind and size, as the line does.
+    pub(super) fn hash_statement(
+        &mut self,
+        io: u64,
+        session: u32,
+        t_us: u64,
+        req: &Request,
+        result: Option<&Response>,
+    ) {
+        use std::hash::Hash as _;
+        let mut h = Fnv(self.hash);
+        (io, session, t_us).hash(&mut h);
+        req.hash(&mut h);
+        match result {
+            None => 0u64.hash(&mut h),
+            Some(Response::Ok) => 1u64.hash(&mut h),
+            Some(Response::Affected(n)) => (2u64, *n).hash(&mut h),
+            Some(Response::Row(r)) => (3u64, r.is_some()).hash(&mut h),
+            Some(Response::Rows(rs)) => (4u64, rs.len()).hash(&mut h),
+        }
+        self.hash = h.0;
+    }
+}
+
+const FNV_PRIME: u64 = 0x100_0000_01b3;
+
+/// FNV-1a over whole words: a [`std::hash::Hasher`] whose result depends
+/// only on what is hashed (no per-process keys), so runs agree.
+struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            self.write_u64(u64::from_le_bytes(w.try_into().expect("eight bytes")));
+        }
+        for &b in words.remainder() {
+            self.write_u8(b);
+        }
+    }
+
+    fn write_u8(&mut self, v: u8) {
+        self.write_u64(u64::from(v));
+    }
+
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(u64::from(v));
+    }
+
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0 ^ v).wrapping_mul(FNV_PRIME);
     }
 }
 
