@@ -9,16 +9,21 @@
 //! Where a field's data starts is known only once the header has ended. In
 //! REDUNDANT the header's size follows from n_fields; in COMPACT it depends
 //! on how many lengths take two bytes, so a comparison reads the length
-//! bytes once to find the data, then reads the first entries again as it
-//! compares. Both are short loops over a few bytes and allocate nothing;
-//! storing lengths before the data is the price of not keeping InnoDB's
+//! bytes once to find the data, keeping the entries of the fields it will
+//! compare (up to [`KEPT`] of them; a longer key reads its entries again).
+//! Both are short loops over a few bytes and allocate nothing; storing
+//! lengths before the data is the price of not keeping InnoDB's
 //! backward-growing header.
 
 use std::cmp::Ordering;
 
 use crate::error::{Error, Result};
 
-use super::format::HeaderWalk;
+use super::format::{Entry, HeaderWalk};
+
+/// How many leading fields' header entries a COMPACT comparison keeps
+/// from its one walk of the header.
+const KEPT: usize = 8;
 use super::{corrupt, RecordLayout, RowFormat};
 
 /// Reads the first fields of a record as key fields, for comparisons.
@@ -88,9 +93,50 @@ pub fn compare_key(layout: &RecordLayout, rec: &[u8], key: &[Option<&[u8]>]) -> 
             return Ok(Ordering::Equal);
         }
     }
+    if layout.format() != RowFormat::Redundant && key.len() <= KEPT {
+        return compare_compact(layout, rec, key);
+    }
     let mut fields = KeyReader::new(layout, rec)?;
     for k in key {
         let ord = fields.next()?.cmp(k);
+        if ord != Ordering::Equal {
+            return Ok(ord);
+        }
+    }
+    Ok(Ordering::Equal)
+}
+
+/// [`compare_key`] on a COMPACT or DYNAMIC record with at most [`KEPT`]
+/// key fields: the header walked once, as [`KeyReader`] walks it (every
+/// entry checked), with the compared fields' entries kept for the
+/// comparison. Its errors are [`KeyReader`]'s.
+fn compare_compact(layout: &RecordLayout, rec: &[u8], key: &[Option<&[u8]>]) -> Result<Ordering> {
+    let mut walk = HeaderWalk::start(layout, rec)?;
+    let mut kept = [Entry {
+        null: false,
+        external: false,
+        len: 0,
+    }; KEPT];
+    for i in 0..layout.n_fields() {
+        let e = walk.next()?;
+        if let Some(slot) = kept.get_mut(i) {
+            *slot = e;
+        }
+    }
+    let mut data_pos = walk.finish()?;
+    for (i, (k, e)) in key.iter().zip(&kept).enumerate() {
+        let end = data_pos + e.len;
+        let Some(bytes) = rec.get(data_pos..end) else {
+            return Err(corrupt(format!(
+                "field {i} runs past the end of the record"
+            )));
+        };
+        data_pos = end;
+        if e.external {
+            return Err(corrupt(format!("key field {i} is stored off page")));
+        }
+        let field = if e.null { None } else { Some(bytes) };
+        let ord = field.cmp(k);
         if ord != Ordering::Equal {
             return Ok(ord);
         }

@@ -454,6 +454,7 @@ impl FieldValue<'_> {
 }
 
 /// The error for a record that does not parse.
+#[cold]
 fn corrupt(reason: String) -> Error {
     Error::Corrupt {
         file: "record".to_string(),

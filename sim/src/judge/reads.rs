@@ -604,27 +604,44 @@ pub(crate) fn read_expected(
         } => {
             let (t, ix) = scan_index(schema, table, &Some(index.clone()))?;
             let (lo, hi) = (model_bound(low), model_bound(high));
-            let mut rows: BTreeMap<&[ModelValue], &Row> = base
+            // The transaction's last write of a key stands for the
+            // committed row (a few writes against a whole table: the
+            // committed rows are not copied into a map of their own).
+            let mut own: BTreeMap<&[ModelValue], Option<&Row>> = BTreeMap::new();
+            for w in writes.iter().filter(|w| &w.table == table) {
+                own.insert(&w.key, w.row.as_ref());
+            }
+            let committed = base
                 .tables
                 .get(table.as_str())
-                .map(|t| t.iter().map(|(k, r)| (k.as_slice(), r)).collect())
-                .unwrap_or_default();
-            for w in writes.iter().filter(|w| &w.table == table) {
-                match &w.row {
-                    Some(r) => rows.insert(&w.key, r),
-                    None => rows.remove(w.key.as_slice()),
-                };
-            }
-            let mut ordered: Vec<(Vec<ModelValue>, &Row)> = rows
-                .into_values()
+                .into_iter()
+                .flat_map(|t| t.iter())
+                .filter(|(k, _)| !own.contains_key(k.as_slice()))
+                .map(|(_, r)| r);
+            let mut ordered: Vec<(Vec<ModelValue>, &Row)> = committed
+                .chain(own.values().filter_map(|r| *r))
                 .map(|r| (t.index_key(ix, r), r))
                 .filter(|(k, _)| in_interval(k, &lo, &hi))
                 .collect();
-            ordered.sort_by(|(a, _), (b, _)| a.cmp(b));
-            if *reverse {
-                ordered.reverse();
+            // Index keys end in the primary key, so no two are equal and
+            // an unstable sort gives the one order. With a limit, only
+            // the rows it keeps are sorted.
+            let by_scan = |a: &(Vec<ModelValue>, &Row), b: &(Vec<ModelValue>, &Row)| {
+                if *reverse {
+                    b.0.cmp(&a.0)
+                } else {
+                    a.0.cmp(&b.0)
+                }
+            };
+            if let Some(n) = limit.filter(|&n| n < ordered.len()) {
+                if n == 0 {
+                    ordered.clear();
+                } else {
+                    ordered.select_nth_unstable_by(n - 1, by_scan);
+                    ordered.truncate(n);
+                }
             }
-            ordered.truncate(limit.unwrap_or(usize::MAX));
+            ordered.sort_unstable_by(by_scan);
             Some(ordered.into_iter().map(|(_, r)| r.clone()).collect())
         }
         Request::Scan {

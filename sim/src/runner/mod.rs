@@ -64,7 +64,7 @@ use serde_json::json;
 use session::{account_read, exec, step_session};
 use std::collections::BTreeMap;
 use std::rc::Rc;
-use trace::{push_json_str, short, Trace};
+use trace::{push_json_str, short, Stepped, Trace};
 
 /// Tables every run creates.
 pub const TABLES: [&str; 2] = ["sb", "docs"];
@@ -375,25 +375,46 @@ impl World {
     /// its line says (the I/O count, session, statement, result and time)
     /// but is taken from those values, not from the line: formatting a line
     /// for every step of every seed cost about 4% of a campaign, and lines
-    /// are only kept when a trace is asked for. `result` is `None` while
-    /// the statement waits.
-    fn statement_event(&mut self, session: u32, req: &Request, result: Option<&Response>) {
+    /// are only kept when a trace is asked for.
+    fn statement_event(&mut self, session: u32, req: &Request, result: Stepped<'_>) {
         let io = self.storage.counters().ops;
         let t_us = self.clock_now();
-        self.trace.hash_statement(io, session, t_us, req, result);
+        let message = match result {
+            Stepped::Failed(e) => Some(e.to_string()),
+            _ => None,
+        };
+        self.trace
+            .hash_statement(io, session, t_us, req, result, message.as_deref());
         if self.trace.lines.is_none() {
             return;
         }
         use std::fmt::Write as _;
-        let mut line = format!("{{\"io\":{io},\"kind\":\"statement\",\"op\":");
+        // The keys in order, as serde_json writes an object.
+        let mut line = String::from("{");
+        if let Stepped::Failed(e) = result {
+            match e.mysql_code() {
+                Some(code) => {
+                    let _ = write!(line, "\"code\":{code},");
+                }
+                None => line.push_str("\"code\":null,"),
+            }
+        }
+        let _ = write!(line, "\"io\":{io},\"kind\":\"statement\",");
+        if let Some(m) = &message {
+            line.push_str("\"message\":");
+            push_json_str(&mut line, m);
+            line.push(',');
+        }
+        line.push_str("\"op\":");
         push_json_str(&mut line, &describe(req));
         line.push_str(",\"result\":");
         let mut buf = String::new();
         push_json_str(
             &mut line,
             match result {
-                None => "waiting",
-                Some(resp) => short(resp, &mut buf),
+                Stepped::Waiting => "waiting",
+                Stepped::Done(resp) => short(resp, &mut buf),
+                Stepped::Failed(_) => "error",
             },
         );
         let _ = write!(line, ",\"session\":{session},\"t_us\":{t_us}}}");

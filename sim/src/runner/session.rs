@@ -237,13 +237,13 @@ pub(super) fn handle(
                 commit_written(world, s);
             }
             s.waiting = true;
-            world.statement_event(s.id, &req, None);
+            world.statement_event(s.id, &req, Stepped::Waiting);
             s.last = Some(req);
             None
         }
         Ok(Step::Done(resp)) => {
             s.waiting = false;
-            world.statement_event(s.id, &req, Some(&resp));
+            world.statement_event(s.id, &req, Stepped::Done(&resp));
             world.observe_log();
             done(world, s, &req, resp);
             if s.txn.as_ref().is_some_and(|t| t.autocommit) {
@@ -254,10 +254,7 @@ pub(super) fn handle(
         }
         Err(e) => {
             s.waiting = false;
-            world.event(
-                "statement",
-                json!({"session": s.id, "op": describe(&req), "result": "error", "code": e.mysql_code(), "message": e.to_string()}),
-            );
+            world.statement_event(s.id, &req, Stepped::Failed(&e));
             let crashed = failed(world, s, &req, e);
             count_changes(world, s);
             crashed

@@ -37,29 +37,43 @@ impl Trace {
     }
 
     /// Hashes a statement step's facts: those its line shows, the
-    /// statement in full (the line shortens long values) and of the result
-    /// its kind and size, as the line does.
+    /// statement in full (the line shortens long values), of a result its
+    /// kind and size, as the line does, and of an error its code and
+    /// `message`.
     pub(super) fn hash_statement(
         &mut self,
         io: u64,
         session: u32,
         t_us: u64,
         req: &Request,
-        result: Option<&Response>,
+        result: Stepped<'_>,
+        message: Option<&str>,
     ) {
         use std::hash::Hash as _;
         let mut h = Fnv(self.hash);
         (io, session, t_us).hash(&mut h);
         req.hash(&mut h);
         match result {
-            None => 0u64.hash(&mut h),
-            Some(Response::Ok) => 1u64.hash(&mut h),
-            Some(Response::Affected(n)) => (2u64, *n).hash(&mut h),
-            Some(Response::Row(r)) => (3u64, r.is_some()).hash(&mut h),
-            Some(Response::Rows(rs)) => (4u64, rs.len()).hash(&mut h),
+            Stepped::Waiting => 0u64.hash(&mut h),
+            Stepped::Done(Response::Ok) => 1u64.hash(&mut h),
+            Stepped::Done(Response::Affected(n)) => (2u64, *n).hash(&mut h),
+            Stepped::Done(Response::Row(r)) => (3u64, r.is_some()).hash(&mut h),
+            Stepped::Done(Response::Rows(rs)) => (4u64, rs.len()).hash(&mut h),
+            Stepped::Failed(e) => (5u64, e.mysql_code(), message).hash(&mut h),
         }
         self.hash = h.0;
     }
+}
+
+/// How a statement step ended, for the trace.
+#[derive(Clone, Copy)]
+pub(super) enum Stepped<'a> {
+    /// It waits for a lock or a group commit.
+    Waiting,
+    /// It finished.
+    Done(&'a Response),
+    /// It failed.
+    Failed(&'a engine::Error),
 }
 
 const FNV_PRIME: u64 = 0x100_0000_01b3;

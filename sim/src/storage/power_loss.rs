@@ -194,11 +194,19 @@ pub struct MisdirectedPage {
     pub displaced_hash: u64,
 }
 
-/// FNV-1a, 64 bits: a stable fingerprint of a page image.
+/// FNV-1a, 64 bits, eight bytes a step: a stable fingerprint of a page
+/// image, compared only within one run. (A byte a step cost 2% of a
+/// campaign: damaged pages are fingerprinted at every recovery.)
 pub fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let mut words = bytes.chunks_exact(8);
+    let mut h = (&mut words).fold(0xcbf2_9ce4_8422_2325, |h: u64, w| {
+        (h ^ u64::from_le_bytes(w.try_into().expect("eight bytes"))).wrapping_mul(PRIME)
+    });
+    for &b in words.remainder() {
+        h = (h ^ u64::from(b)).wrapping_mul(PRIME);
+    }
+    h
 }
 
 /// How many leading bytes of an overwritten page a misdirection reports.
