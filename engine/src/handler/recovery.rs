@@ -596,11 +596,19 @@ fn apply_redo(
             LogRecord::Page(id, op) => pages.push((id, i, op)),
         }
     }
-    // By page; the sort is stable, so each page's records stay in log
-    // order. Space ids are never reused, so a space open now was open when
-    // each of its records was written; a space not open was dropped.
-    pages.sort_by_key(|&(id, _, _)| id);
-    for recs in pages.chunk_by(|a, b| a.0 == b.0) {
+    // By page, each page's records in log order: (page, position in the
+    // log) is unique, so an unstable sort of those pairs gives that order
+    // without moving the records themselves (moving them cost more than
+    // the sort). Space ids are never reused, so a space open now was open
+    // when each of its records was written; a space not open was dropped.
+    let mut order: Vec<(PageId, u32)> = (0u32..)
+        .zip(&pages)
+        .map(|(i, &(id, _, _))| (id, i))
+        .collect();
+    order.sort_unstable();
+    let sorted: Vec<&(PageId, usize, PageOp<'_>)> =
+        order.iter().map(|&(_, i)| &pages[i as usize]).collect();
+    for recs in sorted.chunk_by(|a, b| a.0 == b.0) {
         let id = recs[0].0;
         if !pager.fil.is_open(id.space) {
             continue;
@@ -617,7 +625,7 @@ fn apply_page(
     pager: &mut Pager,
     scan: &redo::ScanResult,
     id: PageId,
-    recs: &[(PageId, usize, PageOp<'_>)],
+    recs: &[&(PageId, usize, PageOp<'_>)],
     report: &mut RecoveryReport,
     ignore_page_lsn: bool,
 ) -> Result<()> {
