@@ -31,8 +31,8 @@ impl LockCtx<'_> {
     /// transaction must wait. A request that covers a record (next-key or
     /// record-only) first makes explicit the implicit lock the record's
     /// last modifier holds (`lock_rec_convert_impl_to_expl`), so that it
-    /// waits for an uncommitted insert. `rec` is the clustered record when
-    /// the caller has it at hand (otherwise it is looked up).
+    /// waits for an uncommitted insert. `rec` is the record at the key in
+    /// `index` when the caller has it at hand (otherwise it is looked up).
     #[allow(clippy::too_many_arguments)]
     pub fn record(
         &mut self,
@@ -119,17 +119,18 @@ impl LockCtx<'_> {
             let Some(sec) = table.secondary.iter().find(|s| s.index.id == index.id) else {
                 return Ok(None);
             };
-            let Some(found) = btree::get(pager, index, &btree::key_refs(key))? else {
-                return Ok(None);
+            let found;
+            let entry = match rec {
+                Some(r) => r,
+                None => match btree::get(pager, index, &btree::key_refs(key))? {
+                    Some(f) => {
+                        found = f;
+                        &found.rec[..]
+                    }
+                    None => return Ok(None),
+                },
             };
-            return super::sec_implicit_holder(
-                pager,
-                table,
-                sec,
-                &found.rec,
-                self.trx,
-                &self.active,
-            );
+            return super::sec_implicit_holder(pager, table, sec, entry, self.trx, &self.active);
         }
         let holder = match rec {
             Some(r) => super::trx_id_of(table, r)?,

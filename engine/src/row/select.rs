@@ -250,7 +250,6 @@ pub fn scan_locking(
             kind
         };
         first = false;
-        let clustered_rec = index.is_none().then_some(&rec[..]);
         if let Some(w) = ctx.record(
             pager,
             table,
@@ -258,7 +257,7 @@ pub fn scan_locking(
             RecKey::Key(k),
             mode,
             this_kind,
-            clustered_rec,
+            Some(&rec[..]),
         )? {
             return Ok(Err(w));
         }
