@@ -294,16 +294,19 @@ fn entries_match_rows(pager: &mut Pager, table: &Table, sec: &Secondary) -> Resu
         }
     }
     let (layout, n_key) = (&sec.index.leaf, sec.index.n_key);
-    let mut undecodable = false;
-    implied.sort_unstable_by(|a, b| {
-        record::compare_records(layout, a, b, n_key).unwrap_or_else(|_| {
-            undecodable = true;
-            Ordering::Equal
-        })
-    });
-    if undecodable {
+    // A comparison fails only on a record it cannot read, and each record
+    // is read the same way every time: checked first, the sort's
+    // comparisons cannot fail (a comparator that gave up would not be a
+    // total order).
+    if implied
+        .iter()
+        .any(|e| record::compare_records(layout, e, e, n_key).is_err())
+    {
         return Ok(false);
     }
+    implied.sort_unstable_by(|a, b| {
+        record::compare_records(layout, a, b, n_key).unwrap_or(Ordering::Equal)
+    });
     let mut want = implied.iter();
     let mut cur = Cursor::new(Bound::Unbounded, Bound::Unbounded, Direction::Forward);
     while let Some(e) = cur.next(pager, &sec.index)? {

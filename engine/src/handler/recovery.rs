@@ -601,13 +601,13 @@ fn apply_redo(
     // without moving the records themselves (moving them cost more than
     // the sort). Space ids are never reused, so a space open now was open
     // when each of its records was written; a space not open was dropped.
-    let mut order: Vec<(PageId, u32)> = (0u32..)
-        .zip(&pages)
+    let mut order: Vec<(PageId, usize)> = pages
+        .iter()
+        .enumerate()
         .map(|(i, &(id, _, _))| (id, i))
         .collect();
     order.sort_unstable();
-    let sorted: Vec<&(PageId, usize, PageOp<'_>)> =
-        order.iter().map(|&(_, i)| &pages[i as usize]).collect();
+    let sorted: Vec<&(PageId, usize, PageOp<'_>)> = order.iter().map(|&(_, i)| &pages[i]).collect();
     for recs in sorted.chunk_by(|a, b| a.0 == b.0) {
         let id = recs[0].0;
         if !pager.fil.is_open(id.space) {

@@ -9,8 +9,9 @@
 //! Where a field's data starts is known only once the header has ended. In
 //! REDUNDANT the header's size follows from n_fields; in COMPACT it depends
 //! on how many lengths take two bytes, so a comparison reads the length
-//! bytes once to find the data, keeping the entries of the fields it will
-//! compare (up to [`KEPT`] of them; a longer key reads its entries again).
+//! bytes once to find the data, then reads the entries of the fields it
+//! compares again ([`compare_records`]); [`compare_key`], the search's hot
+//! path, keeps them from the one walk instead (up to [`KEPT`] fields).
 //! Both are short loops over a few bytes and allocate nothing; storing
 //! lengths before the data is the price of not keeping InnoDB's
 //! backward-growing header.

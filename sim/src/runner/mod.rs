@@ -630,7 +630,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         observed_fsync_anchors: Vec::new(),
         fsync_failures_seen: 0,
         trace: Trace {
-            hash: 0xcbf2_9ce4_8422_2325,
+            hash: crate::storage::FNV_BASIS,
             lines: keep_trace.then(Vec::new),
         },
         violations: Vec::new(),

@@ -13,17 +13,10 @@ impl Trace {
     /// Hashes the line and its newline FNV-1a style, eight bytes a step
     /// (one statement's line is hashed at every step of every seed).
     pub(super) fn push(&mut self, line: &str) {
-        const PRIME: u64 = FNV_PRIME;
-        let bytes = line.as_bytes();
-        let mut words = bytes.chunks_exact(8);
-        for w in &mut words {
-            self.hash ^= u64::from_le_bytes(w.try_into().expect("eight bytes"));
-            self.hash = self.hash.wrapping_mul(PRIME);
-        }
-        for b in words.remainder().iter().chain(b"\n") {
-            self.hash ^= *b as u64;
-            self.hash = self.hash.wrapping_mul(PRIME);
-        }
+        let mut h = Fnv(self.hash);
+        std::hash::Hasher::write(&mut h, line.as_bytes());
+        std::hash::Hasher::write_u8(&mut h, b'\n');
+        self.hash = h.0;
         if let Some(l) = &mut self.lines {
             l.push(line.to_string());
         }
@@ -76,10 +69,9 @@ pub(super) enum Stepped<'a> {
     Failed(&'a engine::Error),
 }
 
-const FNV_PRIME: u64 = 0x100_0000_01b3;
-
-/// FNV-1a over whole words: a [`std::hash::Hasher`] whose result depends
-/// only on what is hashed (no per-process keys), so runs agree.
+/// FNV-1a over whole words ([`crate::storage::fnv_word`]): a
+/// [`std::hash::Hasher`] whose result depends only on what is hashed (no
+/// per-process keys), so runs agree.
 struct Fnv(u64);
 
 impl std::hash::Hasher for Fnv {
@@ -110,7 +102,7 @@ impl std::hash::Hasher for Fnv {
     }
 
     fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0 ^ v).wrapping_mul(FNV_PRIME);
+        self.0 = crate::storage::fnv_word(self.0, v);
     }
 }
 
