@@ -379,7 +379,7 @@ pub struct LockCanaries {
 /// The lock system: every lock of every active transaction.
 #[derive(Debug, Default)]
 pub struct LockSys {
-    locks: BTreeMap<LockId, Lock>,
+    locks: table::LockTable,
     /// Per target, lock ids in request order. Hashed: only ever looked up
     /// by target (ordering keys was a visible share of every release).
     queues: FxHashMap<Target, Vec<LockId>>,
@@ -1046,5 +1046,6 @@ impl fmt::Display for Target {
     }
 }
 
+mod table;
 #[cfg(test)]
 mod tests;
