@@ -53,18 +53,30 @@ impl<'l, 'r> KeyReader<'l, 'r> {
     fn next(&mut self) -> Result<Option<&'r [u8]>> {
         let i = self.walk.field;
         let e = self.walk.next()?;
-        let end = self.data_pos + e.len;
-        let Some(bytes) = self.walk.rec.get(self.data_pos..end) else {
-            return Err(corrupt(format!(
-                "field {i} runs past the end of the record"
-            )));
-        };
-        self.data_pos = end;
-        if e.external {
-            return Err(corrupt(format!("key field {i} is stored off page")));
-        }
-        Ok(if e.null { None } else { Some(bytes) })
+        key_field(self.walk.rec, i, e, &mut self.data_pos)
     }
+}
+
+/// Key field `i` of `rec`, described by header entry `e`, its data at
+/// `*data_pos` (moved past it): `None` for NULL. Key fields are never
+/// external; one that is means the record is not what its index says.
+fn key_field<'r>(
+    rec: &'r [u8],
+    i: usize,
+    e: Entry,
+    data_pos: &mut usize,
+) -> Result<Option<&'r [u8]>> {
+    let end = *data_pos + e.len;
+    let Some(bytes) = rec.get(*data_pos..end) else {
+        return Err(corrupt(format!(
+            "field {i} runs past the end of the record"
+        )));
+    };
+    *data_pos = end;
+    if e.external {
+        return Err(corrupt(format!("key field {i} is stored off page")));
+    }
+    Ok(if e.null { None } else { Some(bytes) })
 }
 
 /// Compares the first `key.len()` fields of `rec` with a key tuple, field by
@@ -125,19 +137,8 @@ fn compare_compact(layout: &RecordLayout, rec: &[u8], key: &[Option<&[u8]>]) -> 
         }
     }
     let mut data_pos = walk.finish()?;
-    for (i, (k, e)) in key.iter().zip(&kept).enumerate() {
-        let end = data_pos + e.len;
-        let Some(bytes) = rec.get(data_pos..end) else {
-            return Err(corrupt(format!(
-                "field {i} runs past the end of the record"
-            )));
-        };
-        data_pos = end;
-        if e.external {
-            return Err(corrupt(format!("key field {i} is stored off page")));
-        }
-        let field = if e.null { None } else { Some(bytes) };
-        let ord = field.cmp(k);
+    for (i, (k, &e)) in key.iter().zip(&kept).enumerate() {
+        let ord = key_field(rec, i, e, &mut data_pos)?.cmp(k);
         if ord != Ordering::Equal {
             return Ok(ord);
         }

@@ -461,12 +461,15 @@ impl KeylessInsert<'_> {
     fn judge(&self, row: &Row, committed: &Db, known: &[&[Write]]) -> Option<String> {
         let (tid, (iid, iname)) = (self.table.id, self.index);
         let name = self.table.name();
-        let project = |r: &Row| -> Vec<ModelValue> {
-            self.cols
-                .iter()
-                .filter_map(|c| c.and_then(|c| r.get(c).cloned()))
-                .collect()
-        };
+        // A row's columns of this index, without the row id.
+        fn key_of<'r>(
+            cols: &'r [Option<usize>],
+            r: &'r Row,
+        ) -> impl Iterator<Item = &'r ModelValue> + 'r {
+            cols.iter().filter_map(move |c| c.and_then(|c| r.get(c)))
+        }
+        let key_of = |r| key_of(self.cols, r);
+        let project = |r| -> Vec<ModelValue> { key_of(r).cloned().collect() };
         let entry = project(row);
         let checks: Vec<&OEvent> = self
             .events
@@ -502,13 +505,6 @@ impl KeylessInsert<'_> {
             .filter(|w| w.table == name)
             .filter_map(|w| w.row.as_ref());
         // Compared in place: projecting every row would allocate per row.
-        fn key_of<'r>(
-            cols: &'r [Option<usize>],
-            r: &'r Row,
-        ) -> impl Iterator<Item = &'r ModelValue> + 'r {
-            cols.iter().filter_map(move |c| c.and_then(|c| r.get(c)))
-        }
-        let key_of = |r| key_of(self.cols, r);
         let mut nearest: Option<&Row> = None;
         for r in rows.chain(written) {
             if key_of(r).cmp(entry.iter()) == std::cmp::Ordering::Greater

@@ -80,13 +80,7 @@ impl std::hash::Hasher for Fnv {
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        let mut words = bytes.chunks_exact(8);
-        for w in &mut words {
-            self.write_u64(u64::from_le_bytes(w.try_into().expect("eight bytes")));
-        }
-        for &b in words.remainder() {
-            self.write_u8(b);
-        }
+        self.0 = crate::storage::fnv_bytes(self.0, bytes);
     }
 
     fn write_u8(&mut self, v: u8) {

@@ -74,7 +74,7 @@ pub use power_loss::{
     fnv1a, CrashMode, MisdirectedPage, PendingKind, PendingWrite, PowerLossPolicy, RestartReport,
     Survival, DISPLACED_BYTES,
 };
-pub(crate) use power_loss::{fnv_word, FNV_BASIS};
+pub(crate) use power_loss::{fnv_bytes, fnv_word, FNV_BASIS};
 pub use trace::{IoCounters, IoOp, IoOutcome, IoRecord};
 
 use crate::clock::SimClock;

@@ -211,8 +211,14 @@ pub(crate) fn fnv_word(h: u64, w: u64) -> u64 {
 /// [`fnv_word`]), compared only within one run. A byte a step cost 2% of
 /// a campaign: damaged pages are fingerprinted at every recovery.
 pub fn fnv1a(bytes: &[u8]) -> u64 {
+    fnv_bytes(FNV_BASIS, bytes)
+}
+
+/// Continues a fingerprint from `h` over `bytes`: whole words, then the
+/// last bytes one a step.
+pub(crate) fn fnv_bytes(h: u64, bytes: &[u8]) -> u64 {
     let mut words = bytes.chunks_exact(8);
-    let h = (&mut words).fold(FNV_BASIS, |h, w| {
+    let h = (&mut words).fold(h, |h, w| {
         fnv_word(h, u64::from_le_bytes(w.try_into().expect("eight bytes")))
     });
     words
