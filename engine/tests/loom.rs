@@ -5,7 +5,7 @@
 //! a failed assertion.
 //!
 //! Run with
-//! `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test --release -p engine --test loom`.
+//! `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test --profile testing -p engine --test loom`.
 //! Each iteration opens a fresh engine on in-memory storage (loom's
 //! primitives must be made inside the model). Lock wait timeouts are driven
 //! by a thread that advances the manual clock and calls `tick()`: loom has

@@ -34,6 +34,7 @@ use crate::trx::undo::{
     TRX_SYS_NEXT_TABLE, TRX_SYS_PAGE,
 };
 use crate::trx::{self as trxmod, TrxSys};
+use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
 /// What opening the engine did.
@@ -596,18 +597,13 @@ fn apply_redo(
             LogRecord::Page(id, op) => pages.push((id, i, op)),
         }
     }
-    // By page, each page's records in log order: (page, position in the
-    // log) is unique, so an unstable sort of those pairs gives that order
-    // without moving the records themselves (moving them cost more than
-    // the sort). Space ids are never reused, so a space open now was open
-    // when each of its records was written; a space not open was dropped.
-    let mut order: Vec<(PageId, usize)> = pages
-        .iter()
-        .enumerate()
-        .map(|(i, &(id, _, _))| (id, i))
-        .collect();
-    order.sort_unstable();
-    let sorted: Vec<&(PageId, usize, PageOp<'_>)> = order.iter().map(|&(_, i)| &pages[i]).collect();
+    // By page, each page's records in log order, the pages in order of
+    // their ids: the records are bucketed by page (a counting sort over the
+    // pages they name, which are few against the records), so neither the
+    // records nor their indices are compared or moved more than once.
+    // Space ids are never reused, so a space open now was open when each of
+    // its records was written; a space not open was dropped.
+    let sorted = by_page(&pages);
     for recs in sorted.chunk_by(|a, b| a.0 == b.0) {
         let id = recs[0].0;
         if !pager.fil.is_open(id.space) {
@@ -616,6 +612,46 @@ fn apply_redo(
         apply_page(pager, scan, id, recs, report, ignore_page_lsn)?;
     }
     Ok(())
+}
+
+/// `pages` bucketed by page id, the buckets in id order and each in the
+/// order `pages` gives (log order): what a stable sort by page id gives.
+fn by_page<'a, 'r>(
+    pages: &'a [(PageId, usize, PageOp<'r>)],
+) -> Vec<&'a (PageId, usize, PageOp<'r>)> {
+    let mut bucket_of: FxHashMap<PageId, usize> = FxHashMap::default();
+    let mut ids: Vec<PageId> = Vec::new();
+    let mut counts: Vec<usize> = Vec::new();
+    let mut buckets: Vec<usize> = Vec::with_capacity(pages.len());
+    let mut last: Option<(PageId, usize)> = None;
+    for &(id, _, _) in pages {
+        let b = match last {
+            Some((l, b)) if l == id => b,
+            _ => *bucket_of.entry(id).or_insert_with(|| {
+                ids.push(id);
+                counts.push(0);
+                ids.len() - 1
+            }),
+        };
+        last = Some((id, b));
+        counts[b] += 1;
+        buckets.push(b);
+    }
+    let mut order: Vec<usize> = (0..ids.len()).collect();
+    order.sort_unstable_by_key(|&b| ids[b]);
+    // Each bucket's first slot in the output.
+    let mut next = vec![0; ids.len()];
+    let mut at = 0;
+    for &b in &order {
+        next[b] = at;
+        at += counts[b];
+    }
+    let mut slots = vec![0; pages.len()];
+    for (i, &b) in buckets.iter().enumerate() {
+        slots[next[b]] = i;
+        next[b] += 1;
+    }
+    slots.into_iter().map(|i| &pages[i]).collect()
 }
 
 /// Applies one page's records: each mini-transaction's, unless the page
