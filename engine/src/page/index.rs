@@ -133,6 +133,14 @@ pub fn rec(page: &[u8], slot: usize) -> &[u8] {
     &page[off + 2..off + 2 + len]
 }
 
+/// Where the heap entry of the record in `slot` starts (its length, then
+/// its bytes).
+#[inline]
+pub fn rec_offset(page: &[u8], slot: usize) -> usize {
+    debug_assert!(slot < n_recs(page));
+    entry_off(page, slot)
+}
+
 /// The record in `slot`, mutable (for changes that keep its length, such as
 /// the delete mark and the transaction id).
 pub fn rec_mut(page: &mut [u8], slot: usize) -> &mut [u8] {

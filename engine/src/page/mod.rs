@@ -30,6 +30,7 @@
 //! be returned as data.
 
 pub mod index;
+pub mod zip;
 
 use crate::error::{Error, Result};
 

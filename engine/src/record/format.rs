@@ -715,6 +715,28 @@ impl<'a> RecordView<'a> {
         self.spans.len()
     }
 
+    /// Where field `i`'s data bytes sit in the record (an external field's
+    /// include its 20-byte reference, at their end; a NULL field's are
+    /// empty, except REDUNDANT's NULL Fixed fields, which keep their room).
+    ///
+    /// # Panics
+    ///
+    /// If `i >= self.n_fields()`.
+    pub fn field_range(&self, i: usize) -> std::ops::Range<usize> {
+        let span = self.spans[i];
+        let start = self.data_start + span.start as usize;
+        start..start + span.len as usize
+    }
+
+    /// Whether field `i` is stored off page.
+    ///
+    /// # Panics
+    ///
+    /// If `i >= self.n_fields()`.
+    pub fn is_external(&self, i: usize) -> bool {
+        self.spans[i].kind == SpanKind::External
+    }
+
     /// Whether the record is delete-marked.
     pub fn is_deleted(&self) -> bool {
         is_deleted(self.rec)

@@ -1,0 +1,1047 @@
+//! Compressed index pages (ROW_FORMAT=COMPRESSED): the codec between a
+//! 16 KiB index page and its image of KEY_BLOCK_SIZE bytes. Mirrors
+//! InnoDB's `page0zip.cc`: `page_zip_compress`, `page_zip_decompress`,
+//! `page_zip_write_rec`, `page_zip_dir_insert` and `page_zip_dir_delete`,
+//! `page_zip_rec_set_deleted`, `page_zip_write_trx_id_and_roll_ptr`,
+//! `page_zip_write_node_ptr`, `page_zip_write_blob_ptr`,
+//! `page_zip_write_header`, `page_zip_fields_encode` / `_decode`,
+//! `page_zip_validate` and `page_zip_calc_checksum`.
+//!
+//! A compressed page keeps its headers uncompressed, so the B-tree can read
+//! its level, links and LSN without inflating it, and keeps uncompressed
+//! the bytes that change in place: the dense directory with the delete
+//! marks, DB_TRX_ID and DB_ROLL_PTR of every record of a clustered leaf,
+//! the child page number of every node pointer, and the 20-byte reference
+//! of every column stored off page. Everything else of the records is one
+//! zlib stream, written when the page is (re)compressed, followed by the
+//! modification log: the records written since, uncompressed.
+//!
+//! ```text
+//! offset                      size  field
+//! --------------------------  ----  ---------------------------------------
+//! 0                             38  FIL header, as the 16 KiB page's (the
+//!                                   checksum is over this image)
+//! INDEX_N_SLOTS ..              24  the index page header, as the 16 KiB
+//!                                   page's (records, heap top, garbage,
+//!                                   level, index id, max trx id)
+//! ZIP_STREAM_LEN                 2  bytes of the zlib stream
+//! ZIP_N_EXT                      2  off-page references stored below
+//! ZIP_STORED                     2  what each record stores below: 0
+//!                                   nothing, 1 the child page number,
+//!                                   2 + f DB_TRX_ID (field f), DB_ROLL_PTR
+//! ZIP_DATA                       s  zlib stream: the fields descriptor, the
+//!                                   number of records, then for each
+//!                                   record in key order its heap offset
+//!                                   and its packed bytes
+//! ZIP_DATA + s                      modification log: entries [heap offset
+//!                                   varint >= 1][packed record], ended by a
+//!                                   zero byte; the latest entry for an
+//!                                   offset wins
+//! ...                               free, all zeros
+//! ext_start                  20*e   off-page references, record by record
+//!                                   in key order, each record's in field
+//!                                   order
+//! stored_start               u*n    per record in key order: DB_TRX_ID and
+//!                                   DB_ROLL_PTR (u = 13, clustered leaf),
+//!                                   the child page number (u = 4, node
+//!                                   pointer), or nothing (u = 0)
+//! size - 2n                   2*n   dense directory: per record in key
+//!                                   order its heap offset on the 16 KiB
+//!                                   page, 0x8000 if delete-marked
+//! ```
+//!
+//! A packed record is `[length][header length][kept data length]` (three
+//! varints), the header with its delete mark cleared (the directory holds
+//! it), then the data without the bytes stored below. Decompression puts
+//! every record back at its heap offset, so the 16 KiB page it rebuilds
+//! has the same directory and the same records at the same places as the
+//! one compressed; only the bytes of removed records (garbage) are zeros.
+//!
+//! The fields descriptor at the head of the stream describes the records
+//! (InnoDB's `page_zip_fields_encode`), so a page decompresses without the
+//! dictionary: recovery and CHECK TABLE need nothing but the image.
+
+use super::index::{self, INDEX_N_SLOTS};
+use super::{get_u16, get_u32, put_u16, put_u32, PageId, PageState, PageType, FIL_PAGE_DATA_END};
+use super::{FIL_PAGE_CHECKSUM, FIL_PAGE_OFFSET, FIL_PAGE_SPACE_ID, FIL_PAGE_TYPE, PAGE_SIZE};
+use crate::error::{Error, Result};
+use crate::mtr::ops::put_varint;
+use crate::record::{
+    FieldDef, FieldKind, RecordLayout, RecordView, RowFormat, CHILD_PAGE_NO_LEN, DATA_ROLL_PTR_LEN,
+    DATA_TRX_ID_LEN, EXTERNAL_REF_LEN, INFO_DELETED_FLAG,
+};
+use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
+use rustc_hash::FxHashMap;
+
+/// The physical page sizes a compressed table may have: KEY_BLOCK_SIZE 1,
+/// 2, 4, 8 and 16 (KiB).
+pub const ZIP_SIZES: [usize; 5] = [1024, 2048, 4096, 8192, 16384];
+/// The compression level when `innodb_compression_level` is not set.
+pub const DEFAULT_LEVEL: u32 = 6;
+/// The highest zlib level.
+pub const MAX_LEVEL: u32 = 9;
+
+/// Offset of the zlib stream's length.
+pub const ZIP_STREAM_LEN: usize = index::INDEX_SLOTS;
+/// Offset of the number of off-page references stored uncompressed.
+pub const ZIP_N_EXT: usize = ZIP_STREAM_LEN + 2;
+/// Offset of the stored-columns kind (found without inflating the stream).
+pub const ZIP_STORED: usize = ZIP_N_EXT + 2;
+/// Where the zlib stream starts.
+pub const ZIP_DATA: usize = ZIP_STORED + 2;
+/// A directory entry's delete mark.
+const DIR_DELETED: u16 = 0x8000;
+/// A directory entry's heap offset (every offset is below 2^14).
+const DIR_OFFSET: u16 = 0x3fff;
+const _: () = assert!(PAGE_SIZE <= DIR_OFFSET as usize + 1);
+/// DB_TRX_ID and DB_ROLL_PTR together.
+pub const TRX_ROLL_LEN: usize = (DATA_TRX_ID_LEN + DATA_ROLL_PTR_LEN) as usize;
+
+/// Whether `size` is a page size a compressed table may have.
+pub fn is_zip_size(size: usize) -> bool {
+    ZIP_SIZES.contains(&size)
+}
+
+/// Checks a KEY_BLOCK_SIZE (in KiB) and gives the physical page size.
+pub fn zip_size_of(key_block_size: u32) -> Result<usize> {
+    let size = (key_block_size as usize).saturating_mul(1024);
+    if is_zip_size(size) {
+        Ok(size)
+    } else {
+        Err(Error::InvalidArgument(format!(
+            "KEY_BLOCK_SIZE={key_block_size} is not one of 1, 2, 4, 8, 16"
+        )))
+    }
+}
+
+/// Checks an `innodb_compression_level`.
+pub fn check_level(level: u32) -> Result<u32> {
+    if level <= MAX_LEVEL {
+        Ok(level)
+    } else {
+        Err(Error::InvalidArgument(format!(
+            "Variable 'innodb_compression_level' can't be set to the value of '{level}'"
+        )))
+    }
+}
+
+/// What a page's records keep uncompressed besides their off-page
+/// references: it depends on the index and the level, as in InnoDB.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stored {
+    /// Nothing: a secondary index's leaf.
+    Nothing,
+    /// DB_TRX_ID and DB_ROLL_PTR, fields `trx_id_field` and the one after
+    /// it: a clustered index's leaf.
+    TrxRollPtr {
+        /// The field number of DB_TRX_ID.
+        trx_id_field: u16,
+    },
+    /// The child page number, the last field: a node pointer page.
+    ChildPageNo,
+}
+
+impl Stored {
+    /// Bytes stored per record.
+    pub fn len(self) -> usize {
+        match self {
+            Stored::Nothing => 0,
+            Stored::TrxRollPtr { .. } => TRX_ROLL_LEN,
+            Stored::ChildPageNo => CHILD_PAGE_NO_LEN as usize,
+        }
+    }
+
+    /// Whether nothing is stored per record.
+    pub fn is_empty(self) -> bool {
+        self.len() == 0
+    }
+
+    fn to_u16(self) -> u16 {
+        match self {
+            Stored::Nothing => 0,
+            Stored::ChildPageNo => 1,
+            Stored::TrxRollPtr { trx_id_field } => 2 + trx_id_field,
+        }
+    }
+
+    fn from_u16(v: u16) -> std::result::Result<Stored, String> {
+        match v {
+            0 => Ok(Stored::Nothing),
+            1 => Ok(Stored::ChildPageNo),
+            v if usize::from(v - 2) < crate::record::REC_MAX_N_FIELDS => Ok(Stored::TrxRollPtr {
+                trx_id_field: v - 2,
+            }),
+            v => Err(format!("stored-columns kind {v}")),
+        }
+    }
+
+    /// The field that starts the stored bytes of a record of `n` fields.
+    fn field(self, n: usize) -> Option<usize> {
+        match self {
+            Stored::Nothing => None,
+            Stored::TrxRollPtr { trx_id_field } => Some(usize::from(trx_id_field)),
+            Stored::ChildPageNo => n.checked_sub(1),
+        }
+    }
+}
+
+/// The records' layout as a compressed page describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ZipFields {
+    layout: RecordLayout,
+    stored: Stored,
+}
+
+impl ZipFields {
+    /// The description of a page holding records of `layout`, keeping
+    /// `stored` uncompressed; [`Error::InvalidArgument`] unless the layout
+    /// is COMPACT-style (a compressed table's records are DYNAMIC) and the
+    /// stored fields are where and what `stored` says.
+    pub fn new(layout: RecordLayout, stored: Stored) -> Result<ZipFields> {
+        let bad = |why: String| Err(Error::InvalidArgument(why));
+        if !layout.format().is_compact_layout() {
+            return bad(format!("{} records cannot be compressed", layout.format()));
+        }
+        let fields = layout.fields();
+        match stored {
+            Stored::Nothing => {}
+            Stored::TrxRollPtr { trx_id_field } => {
+                let i = usize::from(trx_id_field);
+                let ok = fields.get(i) == Some(&FieldDef::not_null(FieldKind::TRX_ID))
+                    && fields.get(i + 1) == Some(&FieldDef::not_null(FieldKind::ROLL_PTR));
+                if !ok {
+                    return bad(format!(
+                        "fields {i} and {} are not DB_TRX_ID, DB_ROLL_PTR",
+                        i + 1
+                    ));
+                }
+            }
+            Stored::ChildPageNo => {
+                if fields.last() != Some(&FieldDef::not_null(FieldKind::CHILD_PAGE_NO)) {
+                    return bad("the last field is not a child page number".into());
+                }
+            }
+        }
+        Ok(ZipFields { layout, stored })
+    }
+
+    /// The records' layout.
+    pub fn layout(&self) -> &RecordLayout {
+        &self.layout
+    }
+
+    /// What each record keeps uncompressed.
+    pub fn stored(&self) -> Stored {
+        self.stored
+    }
+
+    /// `page_zip_fields_encode`: the format, then each field's shape.
+    fn encode(&self, out: &mut Vec<u8>) {
+        out.push(match self.layout.format() {
+            RowFormat::Dynamic => 2,
+            _ => 1,
+        });
+        match self.stored {
+            Stored::Nothing => out.push(0),
+            Stored::TrxRollPtr { trx_id_field } => {
+                out.push(1);
+                put_varint(out, u64::from(trx_id_field));
+            }
+            Stored::ChildPageNo => out.push(2),
+        }
+        put_varint(out, self.layout.n_fields() as u64);
+        for def in self.layout.fields() {
+            let nullable = u8::from(def.nullable);
+            match def.kind {
+                FieldKind::Fixed(n) => {
+                    out.push(nullable);
+                    put_varint(out, u64::from(n));
+                }
+                FieldKind::Variable { max_len, long } => {
+                    out.push(nullable | 2 | if long { 4 } else { 0 });
+                    put_varint(out, u64::from(max_len));
+                }
+            }
+        }
+    }
+
+    /// `page_zip_fields_decode`.
+    fn decode(r: &mut Reader<'_>) -> std::result::Result<ZipFields, String> {
+        let format = match r.byte()? {
+            1 => RowFormat::Compact,
+            2 => RowFormat::Dynamic,
+            f => {
+                return Err(format!(
+                    "unknown record format {f} in the fields descriptor"
+                ))
+            }
+        };
+        let stored = match r.byte()? {
+            0 => Stored::Nothing,
+            1 => Stored::TrxRollPtr {
+                trx_id_field: u16::try_from(r.varint()?).map_err(|_| "DB_TRX_ID field number")?,
+            },
+            2 => Stored::ChildPageNo,
+            s => return Err(format!("unknown stored-columns kind {s}")),
+        };
+        let n = r.varint()?;
+        if n > crate::record::REC_MAX_N_FIELDS as u64 {
+            return Err(format!("{n} fields in the descriptor"));
+        }
+        let mut fields = Vec::with_capacity(n as usize);
+        for _ in 0..n {
+            let flags = r.byte()?;
+            let len = r.varint()?;
+            if flags & !7 != 0 {
+                return Err(format!("field flags {flags:#x}"));
+            }
+            let kind = if flags & 2 == 0 {
+                FieldKind::Fixed(u16::try_from(len).map_err(|_| "fixed length")?)
+            } else {
+                FieldKind::Variable {
+                    max_len: u32::try_from(len).map_err(|_| "maximum length")?,
+                    long: flags & 4 != 0,
+                }
+            };
+            fields.push(FieldDef::new(kind, flags & 1 != 0));
+        }
+        let layout = RecordLayout::try_new(format, fields).map_err(|e| e.to_string())?;
+        ZipFields::new(layout, stored).map_err(|e| e.to_string())
+    }
+
+    /// The byte ranges of `view` kept uncompressed below the stream, in
+    /// order: the stored fields (one range, marked `true`) and each
+    /// off-page reference.
+    fn elided(&self, view: &RecordView<'_>, out: &mut Vec<(std::ops::Range<usize>, bool)>) {
+        out.clear();
+        let stored = self.stored.field(view.n_fields());
+        for i in 0..view.n_fields() {
+            if Some(i) == stored {
+                let r = view.field_range(i);
+                out.push((r.start..r.start + self.stored.len(), true));
+            }
+            if view.is_external(i) {
+                let r = view.field_range(i);
+                out.push((r.end - EXTERNAL_REF_LEN..r.end, false));
+            }
+        }
+    }
+}
+
+/// A compressed page that does not decompress, or a compressed image that
+/// is not one: the reason, for the caller to name its file and page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ZipCorrupt(pub String);
+
+impl ZipCorrupt {
+    /// The engine's corruption error for the page `page_no` of `file`.
+    pub fn at(self, file: &str, page_no: u32) -> Error {
+        Error::CorruptPage {
+            file: file.to_string(),
+            page_no,
+            reason: format!("compressed page: {}", self.0),
+        }
+    }
+}
+
+impl From<String> for ZipCorrupt {
+    fn from(s: String) -> Self {
+        ZipCorrupt(s)
+    }
+}
+
+impl From<&str> for ZipCorrupt {
+    fn from(s: &str) -> Self {
+        ZipCorrupt(s.to_string())
+    }
+}
+
+type ZipResult<T> = std::result::Result<T, ZipCorrupt>;
+
+/// A bounded reader over bytes that may be corrupt: every read is checked.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn byte(&mut self) -> std::result::Result<u8, String> {
+        let b = *self.bytes.get(self.pos).ok_or("truncated")?;
+        self.pos += 1;
+        Ok(b)
+    }
+
+    fn varint(&mut self) -> std::result::Result<u64, String> {
+        let mut v: u64 = 0;
+        for shift in (0..64).step_by(7) {
+            let b = self.byte()?;
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err("varint too long".into())
+    }
+
+    fn take(&mut self, n: usize) -> std::result::Result<&'a [u8], String> {
+        let end = self.pos.checked_add(n).filter(|&e| e <= self.bytes.len());
+        let end = end.ok_or_else(|| format!("{n} bytes run past the end"))?;
+        let s = &self.bytes[self.pos..end];
+        self.pos = end;
+        Ok(s)
+    }
+}
+
+/// Packs `rec`: its lengths, its header without the delete mark, and its
+/// data without the `elided` ranges, whose bytes go to `stored` and `refs`.
+fn pack(
+    rec: &[u8],
+    view: &RecordView<'_>,
+    elided: &[(std::ops::Range<usize>, bool)],
+    out: &mut Vec<u8>,
+    stored: &mut Vec<u8>,
+    refs: &mut Vec<u8>,
+) {
+    let h = view.header_len();
+    let elided_len: usize = elided.iter().map(|(r, _)| r.len()).sum();
+    put_varint(out, rec.len() as u64);
+    put_varint(out, h as u64);
+    put_varint(out, (rec.len() - h - elided_len) as u64);
+    out.push(rec[0] & !INFO_DELETED_FLAG);
+    out.extend_from_slice(&rec[1..h]);
+    let mut at = h;
+    for (r, is_stored) in elided {
+        out.extend_from_slice(&rec[at..r.start]);
+        let below = if *is_stored { &mut *stored } else { &mut *refs };
+        below.extend_from_slice(&rec[r.clone()]);
+        at = r.end;
+    }
+    out.extend_from_slice(&rec[at..]);
+}
+
+/// The parts of a packed record, not yet checked against a layout.
+struct Packed<'a> {
+    len: usize,
+    header: &'a [u8],
+    kept: &'a [u8],
+}
+
+fn read_packed<'a>(r: &mut Reader<'a>) -> std::result::Result<Packed<'a>, String> {
+    let len = r.varint()? as usize;
+    let h = r.varint()? as usize;
+    let kept = r.varint()? as usize;
+    if len > index::MAX_REC_LEN || h == 0 || h.checked_add(kept).is_none_or(|hk| hk > len) {
+        return Err(format!(
+            "packed record of {len} bytes, header {h}, data {kept}"
+        ));
+    }
+    Ok(Packed {
+        len,
+        header: r.take(h)?,
+        kept: r.take(kept)?,
+    })
+}
+
+/// Rebuilds a record from its packed parts, its stored bytes and the
+/// references `refs` holds for it (consumed from the front).
+fn unpack(
+    fields: &ZipFields,
+    p: &Packed<'_>,
+    deleted: bool,
+    stored: &[u8],
+    refs: &mut &[u8],
+) -> ZipResult<Vec<u8>> {
+    let mut rec = vec![0u8; p.len];
+    rec[..p.header.len()].copy_from_slice(p.header);
+    if deleted {
+        rec[0] |= INFO_DELETED_FLAG;
+    }
+    let mut elided = Vec::new();
+    {
+        // The header alone decides where every field lies.
+        let view =
+            RecordView::parse(&fields.layout, &rec).map_err(|e| format!("record header: {e}"))?;
+        if view.header_len() != p.header.len() {
+            return Err(format!(
+                "header of {} bytes recorded as {}",
+                view.header_len(),
+                p.header.len()
+            )
+            .into());
+        }
+        fields.elided(&view, &mut elided);
+    }
+    let elided_len: usize = elided.iter().map(|(r, _)| r.len()).sum();
+    if p.header.len() + p.kept.len() + elided_len != p.len {
+        return Err(format!("record of {} bytes does not add up", p.len).into());
+    }
+    let mut at = p.header.len();
+    let mut kept = p.kept;
+    for (r, is_stored) in &elided {
+        let n = r.start - at;
+        rec[at..r.start].copy_from_slice(&kept[..n]);
+        kept = &kept[n..];
+        let src = if *is_stored {
+            stored
+        } else {
+            let Some((mine, rest)) = refs.split_at_checked(r.len()) else {
+                return Err("the off-page references run out".into());
+            };
+            *refs = rest;
+            mine
+        };
+        rec[r.clone()].copy_from_slice(src);
+        at = r.end;
+    }
+    rec[at..].copy_from_slice(kept);
+    // The whole record, references and all, must be one of the layout.
+    RecordView::parse(&fields.layout, &rec).map_err(|e| format!("record: {e}"))?;
+    Ok(rec)
+}
+
+/// The number of off-page references of a record of `fields`.
+pub fn ext_count(fields: &ZipFields, rec: &[u8]) -> Result<usize> {
+    let view = RecordView::parse(&fields.layout, rec)?;
+    Ok((0..view.n_fields())
+        .filter(|&i| view.is_external(i))
+        .count())
+}
+
+/// A compressed page image and what InnoDB keeps beside it in memory
+/// (`page_zip_des_t`): where its modification log ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ZipPage {
+    data: Vec<u8>,
+    /// The first byte after the modification log (its terminating zero).
+    m_end: usize,
+}
+
+/// The three arrays below the free space, as read from an image.
+struct Tail {
+    refs: Vec<u8>,
+    stored: Vec<u8>,
+    dir: Vec<u16>,
+}
+
+impl ZipPage {
+    /// `page_zip_compress`: compresses the index page `frame`, whose
+    /// records are of `fields`, into an image of `size` bytes at zlib
+    /// `level`; `None` when the result does not fit (the caller then
+    /// reorganizes or splits the page).
+    pub fn compress(
+        frame: &[u8],
+        fields: &ZipFields,
+        size: usize,
+        level: u32,
+    ) -> Result<Option<ZipPage>> {
+        if !is_zip_size(size) {
+            return Err(Error::InvalidArgument(format!(
+                "compressed page size {size}"
+            )));
+        }
+        check_level(level)?;
+        assert_eq!(frame.len(), PAGE_SIZE, "an uncompressed frame");
+        let n = index::n_recs(frame);
+        let mut input = Vec::with_capacity(PAGE_SIZE);
+        fields.encode(&mut input);
+        put_varint(&mut input, n as u64);
+        let mut refs = Vec::new();
+        let mut stored = Vec::with_capacity(n * fields.stored.len());
+        let mut dir = Vec::with_capacity(n);
+        let mut elided = Vec::new();
+        for slot in 0..n {
+            let rec = index::rec(frame, slot);
+            let view = RecordView::parse(&fields.layout, rec)?;
+            let off = index::rec_offset(frame, slot);
+            dir.push(off as u16 | if view.is_deleted() { DIR_DELETED } else { 0 });
+            put_varint(&mut input, off as u64);
+            fields.elided(&view, &mut elided);
+            pack(rec, &view, &elided, &mut input, &mut stored, &mut refs);
+        }
+        let stream = deflate(&input, level);
+        let tail_len = refs.len() + stored.len() + 2 * n;
+        if ZIP_DATA + stream.len() + 1 + tail_len > size || stream.len() > usize::from(u16::MAX) {
+            return Ok(None);
+        }
+        let mut data = vec![0u8; size];
+        data[..ZIP_STREAM_LEN].copy_from_slice(&frame[..ZIP_STREAM_LEN]);
+        put_u16(&mut data, ZIP_STREAM_LEN, stream.len() as u16);
+        put_u16(&mut data, ZIP_N_EXT, (refs.len() / EXTERNAL_REF_LEN) as u16);
+        put_u16(&mut data, ZIP_STORED, fields.stored.to_u16());
+        data[ZIP_DATA..ZIP_DATA + stream.len()].copy_from_slice(&stream);
+        let mut page = ZipPage {
+            data,
+            m_end: ZIP_DATA + stream.len(),
+        };
+        page.put_tail(&Tail { refs, stored, dir });
+        Ok(Some(page))
+    }
+
+    /// An image read from disk or from the redo log, checked enough to
+    /// find its modification log's end (decompressing it checks the rest).
+    pub fn from_image(data: Vec<u8>) -> ZipResult<ZipPage> {
+        if !is_zip_size(data.len()) {
+            return Err(format!("image of {} bytes", data.len()).into());
+        }
+        if get_u16(&data, FIL_PAGE_TYPE) != PageType::Index as u16 {
+            return Err("not an index page".into());
+        }
+        let mut page = ZipPage { data, m_end: 0 };
+        let stream_end = ZIP_DATA + usize::from(get_u16(&page.data, ZIP_STREAM_LEN));
+        let ext_start = page.ext_start()?;
+        if stream_end >= ext_start {
+            return Err(format!(
+                "stream of {} bytes overlaps the columns below",
+                stream_end - ZIP_DATA
+            )
+            .into());
+        }
+        let mut r = Reader {
+            bytes: &page.data[..ext_start],
+            pos: stream_end,
+        };
+        loop {
+            let at = r.pos;
+            if r.varint()? == 0 {
+                page.m_end = at;
+                break;
+            }
+            read_packed(&mut r)?;
+        }
+        Ok(page)
+    }
+
+    /// The image.
+    pub fn image(&self) -> &[u8] {
+        &self.data
+    }
+
+    /// The physical page size.
+    pub fn size(&self) -> usize {
+        self.data.len()
+    }
+
+    /// Records on the page.
+    pub fn n_recs(&self) -> usize {
+        usize::from(get_u16(&self.data, INDEX_N_SLOTS))
+    }
+
+    /// Bytes of the modification log, its terminator excluded.
+    pub fn log_len(&self) -> usize {
+        self.m_end - ZIP_DATA - usize::from(get_u16(&self.data, ZIP_STREAM_LEN))
+    }
+
+    /// Free bytes between the modification log and the columns below.
+    pub fn free(&self) -> usize {
+        // ext_start was checked when the page was built or read.
+        self.ext_start()
+            .map_or(0, |e| e.saturating_sub(self.m_end + 1))
+    }
+
+    /// Where the references start, from the header's counts.
+    fn ext_start(&self) -> ZipResult<usize> {
+        let n = self.n_recs();
+        let n_ext = usize::from(get_u16(&self.data, ZIP_N_EXT));
+        let u = self.stored_len()?;
+        let below = 2 * n + u * n + EXTERNAL_REF_LEN * n_ext;
+        self.data
+            .len()
+            .checked_sub(below)
+            .filter(|&s| s > ZIP_DATA)
+            .ok_or_else(|| format!("{n} records and {n_ext} references do not fit the page").into())
+    }
+
+    /// Bytes stored per record.
+    fn stored_len(&self) -> ZipResult<usize> {
+        Ok(self.stored_kind()?.len())
+    }
+
+    /// What each record stores below the free space.
+    fn stored_kind(&self) -> ZipResult<Stored> {
+        Ok(Stored::from_u16(get_u16(&self.data, ZIP_STORED))?)
+    }
+
+    fn tail(&self) -> ZipResult<Tail> {
+        let n = self.n_recs();
+        let u = self.stored_len()?;
+        let ext_start = self.ext_start()?;
+        let stored_start =
+            ext_start + EXTERNAL_REF_LEN * usize::from(get_u16(&self.data, ZIP_N_EXT));
+        let dir_start = stored_start + u * n;
+        Ok(Tail {
+            refs: self.data[ext_start..stored_start].to_vec(),
+            stored: self.data[stored_start..dir_start].to_vec(),
+            dir: (0..n)
+                .map(|k| get_u16(&self.data, dir_start + 2 * k))
+                .collect(),
+        })
+    }
+
+    /// Writes the tail back (its length may have changed), zeroing what it
+    /// no longer covers, and the counts in the header.
+    fn put_tail(&mut self, t: &Tail) {
+        let size = self.data.len();
+        let len = t.refs.len() + t.stored.len() + 2 * t.dir.len();
+        let old_start = self.ext_start().unwrap_or(size);
+        let start = size - len;
+        self.data[old_start.min(start)..start].fill(0);
+        self.data[start..start + t.refs.len()].copy_from_slice(&t.refs);
+        let s = start + t.refs.len();
+        self.data[s..s + t.stored.len()].copy_from_slice(&t.stored);
+        let d = s + t.stored.len();
+        for (k, e) in t.dir.iter().enumerate() {
+            put_u16(&mut self.data, d + 2 * k, *e);
+        }
+        put_u16(&mut self.data, INDEX_N_SLOTS, t.dir.len() as u16);
+        put_u16(
+            &mut self.data,
+            ZIP_N_EXT,
+            (t.refs.len() / EXTERNAL_REF_LEN) as u16,
+        );
+    }
+
+    /// `page_zip_decompress`: rebuilds the 16 KiB page into `frame` and
+    /// gives the records' layout.
+    pub fn decompress(&self, frame: &mut [u8]) -> ZipResult<ZipFields> {
+        assert_eq!(frame.len(), PAGE_SIZE, "an uncompressed frame");
+        let stream_len = usize::from(get_u16(&self.data, ZIP_STREAM_LEN));
+        let stream = self
+            .data
+            .get(ZIP_DATA..ZIP_DATA + stream_len)
+            .ok_or("the stream runs past the page")?;
+        let input = inflate(stream)?;
+        let mut r = Reader {
+            bytes: &input,
+            pos: 0,
+        };
+        let fields = ZipFields::decode(&mut r)?;
+        if fields.stored != self.stored_kind()? {
+            return Err("the descriptor and the header disagree on the stored columns".into());
+        }
+        // The latest packed bytes of each heap offset: the stream's, then
+        // the log's over them.
+        let mut latest: FxHashMap<u16, Packed<'_>> = FxHashMap::default();
+        let n_stream = r.varint()?;
+        for _ in 0..n_stream {
+            let off = u16::try_from(r.varint()?).map_err(|_| "heap offset")?;
+            latest.insert(off, read_packed(&mut r)?);
+        }
+        if r.pos != input.len() {
+            return Err("bytes after the stream's last record".into());
+        }
+        let ext_start = self.ext_start()?;
+        let mut log = Reader {
+            bytes: &self.data[..ext_start],
+            pos: ZIP_DATA + stream_len,
+        };
+        loop {
+            let off = log.varint()?;
+            if off == 0 {
+                break;
+            }
+            let off = u16::try_from(off).map_err(|_| "heap offset in the log")?;
+            latest.insert(off, read_packed(&mut log)?);
+        }
+        let tail = self.tail()?;
+        frame.fill(0);
+        frame[..ZIP_STREAM_LEN].copy_from_slice(&self.data[..ZIP_STREAM_LEN]);
+        let u = fields.stored.len();
+        let mut refs: &[u8] = &tail.refs;
+        let top = get_u16(frame, index::INDEX_HEAP_TOP) as usize;
+        for (k, &e) in tail.dir.iter().enumerate() {
+            let off = e & DIR_OFFSET;
+            let p = latest
+                .get(&off)
+                .ok_or_else(|| format!("no record for heap offset {off}"))?;
+            let rec = unpack(
+                &fields,
+                p,
+                e & DIR_DELETED != 0,
+                &tail.stored[u * k..u * (k + 1)],
+                &mut refs,
+            )?;
+            let off = usize::from(off);
+            if off < top.max(index::INDEX_SLOTS + 2 * tail.dir.len())
+                || off + 2 + rec.len() > FIL_PAGE_DATA_END
+            {
+                return Err(format!("record at {off} lies outside the heap").into());
+            }
+            put_u16(frame, off, rec.len() as u16);
+            frame[off + 2..off + 2 + rec.len()].copy_from_slice(&rec);
+            put_u16(frame, index::INDEX_SLOTS + 2 * k, off as u16);
+        }
+        if !refs.is_empty() {
+            return Err(format!("{} bytes of references belong to no record", refs.len()).into());
+        }
+        index::check_structure(frame).map_err(|why| format!("rebuilt page: {why}"))?;
+        Ok(fields)
+    }
+
+    /// `page_zip_write_header`: the FIL and index headers as `frame` has
+    /// them (LSN, links, heap top, garbage, level, max trx id). The record
+    /// count is the directory's, and the checksum the image's.
+    pub fn write_header(&mut self, frame: &[u8]) {
+        self.data[FIL_PAGE_OFFSET..INDEX_N_SLOTS]
+            .copy_from_slice(&frame[FIL_PAGE_OFFSET..INDEX_N_SLOTS]);
+        self.data[index::INDEX_HEAP_TOP..ZIP_STREAM_LEN]
+            .copy_from_slice(&frame[index::INDEX_HEAP_TOP..ZIP_STREAM_LEN]);
+    }
+
+    /// `page_zip_write_rec` with `page_zip_dir_insert`: records the record
+    /// `frame` now holds in `slot` (just inserted there when `inserted`,
+    /// else rewritten in place at the same length and with as many
+    /// references). `Ok(false)`, and nothing changed, when the log has no
+    /// room: the caller recompresses. An insert that reorganized `frame`
+    /// moved every record, so it must recompress instead, as InnoDB's
+    /// `page_zip_reorganize` does.
+    pub fn write_rec(
+        &mut self,
+        fields: &ZipFields,
+        frame: &[u8],
+        slot: usize,
+        inserted: bool,
+    ) -> Result<bool> {
+        let rec = index::rec(frame, slot);
+        let off = index::rec_offset(frame, slot);
+        let view = RecordView::parse(&fields.layout, rec)?;
+        let mut elided = Vec::new();
+        fields.elided(&view, &mut elided);
+        let mut entry = Vec::with_capacity(rec.len() + 8);
+        put_varint(&mut entry, off as u64);
+        let (mut stored, mut refs) = (Vec::new(), Vec::new());
+        pack(rec, &view, &elided, &mut entry, &mut stored, &mut refs);
+        let grows = if inserted {
+            2 + stored.len() + refs.len()
+        } else {
+            0
+        };
+        if entry.len() + grows > self.free() {
+            return Ok(false);
+        }
+        let mut tail = self.tail().map_err(|c| Error::Corrupt {
+            file: "zip".into(),
+            reason: c.0,
+        })?;
+        let u = fields.stored.len();
+        let ref_at = self.refs_before(fields, frame, slot)?;
+        let in_place = slot < tail.dir.len() && ref_at + refs.len() <= tail.refs.len();
+        if !inserted && !in_place {
+            return Err(Error::InvalidArgument(format!(
+                "no record in slot {slot} to rewrite in place"
+            )));
+        }
+        if inserted && (slot > tail.dir.len() || ref_at > tail.refs.len()) {
+            return Err(Error::InvalidArgument(format!(
+                "slot {slot} is past the directory's end"
+            )));
+        }
+        let dir = off as u16 | if view.is_deleted() { DIR_DELETED } else { 0 };
+        if inserted {
+            tail.dir.insert(slot, dir);
+            tail.stored.splice(u * slot..u * slot, stored);
+            tail.refs.splice(ref_at..ref_at, refs);
+        } else {
+            tail.dir[slot] = dir;
+            tail.stored[u * slot..u * (slot + 1)].copy_from_slice(&stored);
+            tail.refs[ref_at..ref_at + refs.len()].copy_from_slice(&refs);
+        }
+        self.data[self.m_end..self.m_end + entry.len()].copy_from_slice(&entry);
+        self.m_end += entry.len();
+        self.put_tail(&tail);
+        self.write_header(frame);
+        Ok(true)
+    }
+
+    /// Bytes of references held by the records before `slot` in `frame`.
+    fn refs_before(&self, fields: &ZipFields, frame: &[u8], slot: usize) -> Result<usize> {
+        if get_u16(&self.data, ZIP_N_EXT) == 0 {
+            return Ok(0);
+        }
+        let mut n = 0;
+        for s in 0..slot {
+            n += ext_count(fields, index::rec(frame, s))?;
+        }
+        Ok(n * EXTERNAL_REF_LEN)
+    }
+
+    /// `page_zip_dir_delete`: the record in `slot`, holding `n_refs`
+    /// references, has left `frame` (already deleted there).
+    pub fn delete_rec(
+        &mut self,
+        fields: &ZipFields,
+        frame: &[u8],
+        slot: usize,
+        n_refs: usize,
+    ) -> Result<()> {
+        let mut tail = self.tail().map_err(|c| Error::Corrupt {
+            file: "zip".into(),
+            reason: c.0,
+        })?;
+        let u = fields.stored.len();
+        let ref_at = self.refs_before(fields, frame, slot)?;
+        tail.dir.remove(slot);
+        tail.stored.drain(u * slot..u * (slot + 1));
+        tail.refs.drain(ref_at..ref_at + n_refs * EXTERNAL_REF_LEN);
+        self.put_tail(&tail);
+        self.write_header(frame);
+        Ok(())
+    }
+
+    fn dir_pos(&self, slot: usize) -> usize {
+        let n = self.n_recs();
+        assert!(slot < n, "slot {slot} of {n}");
+        self.data.len() - 2 * n + 2 * slot
+    }
+
+    fn stored_pos(&self, slot: usize) -> usize {
+        let u = self.stored_len().unwrap_or(0);
+        self.data.len() - 2 * self.n_recs() - u * self.n_recs() + u * slot
+    }
+
+    /// `page_zip_rec_set_deleted`: the delete mark of the record in `slot`.
+    pub fn set_deleted(&mut self, slot: usize, deleted: bool) {
+        let p = self.dir_pos(slot);
+        let e = get_u16(&self.data, p) & !DIR_DELETED;
+        put_u16(&mut self.data, p, e | if deleted { DIR_DELETED } else { 0 });
+    }
+
+    /// `page_zip_write_trx_id_and_roll_ptr`: the record in `slot` of a
+    /// clustered leaf gets these 13 bytes of DB_TRX_ID and DB_ROLL_PTR.
+    pub fn write_trx_roll(&mut self, slot: usize, bytes: &[u8; TRX_ROLL_LEN]) {
+        assert!(matches!(self.stored_kind(), Ok(Stored::TrxRollPtr { .. })));
+        let p = self.stored_pos(slot);
+        self.data[p..p + TRX_ROLL_LEN].copy_from_slice(bytes);
+    }
+
+    /// `page_zip_write_node_ptr`: the child page number of the node pointer
+    /// in `slot`.
+    pub fn write_child(&mut self, slot: usize, child: u32) {
+        assert_eq!(self.stored_kind(), Ok(Stored::ChildPageNo));
+        let p = self.stored_pos(slot);
+        self.data[p..p + 4].copy_from_slice(&child.to_le_bytes());
+    }
+}
+
+fn deflate(input: &[u8], level: u32) -> Vec<u8> {
+    let mut c = Compress::new(Compression::new(level), true);
+    let mut out = Vec::with_capacity(input.len() + 64);
+    loop {
+        let status = c
+            .compress_vec(
+                &input[c.total_in() as usize..],
+                &mut out,
+                FlushCompress::Finish,
+            )
+            .expect("deflate on a vector with room cannot fail");
+        match status {
+            Status::StreamEnd => return out,
+            Status::Ok | Status::BufError => out.reserve(out.capacity().max(1024)),
+        }
+    }
+}
+
+/// Inflates a stream that must end within `stream` and hold at most what a
+/// 16 KiB page's records can pack to.
+fn inflate(stream: &[u8]) -> ZipResult<Vec<u8>> {
+    const LIMIT: usize = 2 * PAGE_SIZE;
+    let mut d = Decompress::new(true);
+    let mut out = Vec::with_capacity(PAGE_SIZE);
+    loop {
+        let before = (d.total_in(), d.total_out());
+        let status = d
+            .decompress_vec(
+                &stream[d.total_in() as usize..],
+                &mut out,
+                FlushDecompress::Finish,
+            )
+            .map_err(|e| format!("zlib: {e}"))?;
+        match status {
+            Status::StreamEnd => break,
+            _ if out.len() >= LIMIT => return Err("the stream inflates past any page".into()),
+            _ if (d.total_in(), d.total_out()) == before && out.len() < out.capacity() => {
+                return Err("the stream is truncated".into())
+            }
+            _ => out.reserve(PAGE_SIZE),
+        }
+    }
+    if d.total_in() as usize != stream.len() {
+        return Err("bytes after the zlib stream's end".into());
+    }
+    Ok(out)
+}
+
+/// `page_zip_calc_checksum`: crc32 of the image after the checksum field.
+pub fn checksum(zip: &[u8]) -> u32 {
+    crc32fast::hash(&zip[FIL_PAGE_OFFSET..])
+}
+
+/// Completes a compressed image for writing: its checksum.
+pub fn seal(zip: &mut [u8]) {
+    let sum = checksum(zip);
+    put_u32(zip, FIL_PAGE_CHECKSUM, sum);
+}
+
+/// Checks a compressed image read from `file` at the position of `id`:
+/// checksum, page number, space id and type, as [`super::validate`] does
+/// for a 16 KiB page. A torn or bit-rotted image fails the checksum.
+pub fn validate(zip: &[u8], id: PageId, file: &str) -> Result<PageState> {
+    let corrupt = |reason: String| Error::CorruptPage {
+        file: file.to_string(),
+        page_no: id.page_no,
+        reason,
+    };
+    if !is_zip_size(zip.len()) {
+        return Err(corrupt(format!("compressed page of {} bytes", zip.len())));
+    }
+    if super::is_all_zero(zip) {
+        return Ok(PageState::Zero);
+    }
+    let (stored, computed) = (get_u32(zip, FIL_PAGE_CHECKSUM), checksum(zip));
+    if stored != computed {
+        return Err(corrupt(format!(
+            "checksum mismatch: stored {stored:#010x}, computed {computed:#010x}"
+        )));
+    }
+    let page_no = get_u32(zip, FIL_PAGE_OFFSET);
+    if page_no != id.page_no {
+        return Err(corrupt(format!(
+            "page holds page number {page_no}: a misdirected write"
+        )));
+    }
+    let space = get_u32(zip, FIL_PAGE_SPACE_ID);
+    if space != id.space {
+        return Err(corrupt(format!(
+            "page belongs to space {space}, not {}: a misdirected write",
+            id.space
+        )));
+    }
+    if PageType::from_u16(super::page_type_raw(zip)).is_none() {
+        return Err(corrupt(format!(
+            "unknown page type {}",
+            super::page_type_raw(zip)
+        )));
+    }
+    Ok(PageState::Valid)
+}
+
+/// `page_zip_validate`: whether `zip` decompresses to what `frame` holds:
+/// the same headers, directory and records (garbage bytes aside).
+pub fn validate_against(zip: &ZipPage, frame: &[u8]) -> std::result::Result<(), String> {
+    let mut rebuilt = vec![0u8; PAGE_SIZE];
+    zip.decompress(&mut rebuilt).map_err(|c| c.0)?;
+    if rebuilt[FIL_PAGE_OFFSET..ZIP_STREAM_LEN] != frame[FIL_PAGE_OFFSET..ZIP_STREAM_LEN] {
+        return Err("headers differ".into());
+    }
+    for slot in 0..index::n_recs(frame) {
+        if index::rec_offset(&rebuilt, slot) != index::rec_offset(frame, slot) {
+            return Err(format!("slot {slot} points elsewhere"));
+        }
+        if index::rec(&rebuilt, slot) != index::rec(frame, slot) {
+            return Err(format!("record in slot {slot} differs"));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;
