@@ -33,6 +33,10 @@ pub struct Frame {
     pub id: PageId,
     /// The page image.
     pub data: Box<[u8]>,
+    /// A compressed space's index page: its compressed image, kept in step
+    /// with `data` by every mini-transaction (InnoDB's `page_zip_des_t`
+    /// beside the uncompressed frame); what is written to disk.
+    pub zip: Option<Box<crate::page::zip::ZipFrame>>,
     /// Number of fixes (pins) held.
     pub fix_count: u32,
     /// LSN of the oldest change not yet written to disk, 0 when clean.
@@ -169,6 +173,7 @@ impl BufferPool {
             self.frames.push(Frame {
                 id: PageId::new(u32::MAX, u32::MAX),
                 data: spare_frames::take(),
+                zip: None,
                 fix_count: 0,
                 oldest_lsn: 0,
                 newest_lsn: 0,
@@ -188,6 +193,7 @@ impl BufferPool {
         let frame = &mut self.frames[f as usize];
         assert!(!frame.in_use);
         frame.id = id;
+        frame.zip = None;
         frame.in_use = true;
         frame.fix_count = 1;
         frame.oldest_lsn = 0;
@@ -227,6 +233,7 @@ impl BufferPool {
         self.map.remove(&id);
         self.lru_unlink(f);
         self.frames[f as usize].in_use = false;
+        self.frames[f as usize].zip = None;
         self.free.push(f);
         self.stats.evictions += 1;
         // Give back frames borrowed beyond capacity.

@@ -7,7 +7,9 @@
 //!
 //! ```text
 //! system tablespace pages [DBLWR_START, DBLWR_START + DBLWR_PAGES)
-//!   slot k: a sealed copy of some page, identified by its own FIL header
+//!   slot k: a sealed copy of some page, identified by its own FIL header;
+//!           a compressed space's page at its physical size, the rest of
+//!           the slot zeros (as buf0dblwr.cc writes compressed pages)
 //! ```
 //!
 //! A copy is used only if it validates under the identity its header
@@ -55,9 +57,33 @@ pub fn write_area(fil: &mut Fil, images: &[Arc<[u8]>]) -> Result<()> {
         images.len()
     );
     for (k, image) in images.iter().enumerate() {
-        fil.write_page_shared(SYSTEM_SPACE, DBLWR_START + k as u32, image)?;
+        let slot = DBLWR_START + k as u32;
+        if image.len() == PAGE_SIZE {
+            fil.write_page_shared(SYSTEM_SPACE, slot, image)?;
+        } else {
+            let mut padded = vec![0u8; PAGE_SIZE];
+            padded[..image.len()].copy_from_slice(image);
+            fil.write_page_at(SYSTEM_SPACE, slot, &padded)?;
+        }
     }
     fil.sync(SYSTEM_SPACE)
+}
+
+/// The physical image a slot holds for page `id`, and whether it is a
+/// compressed space's: as the open space says, or, for a page 0 of a space
+/// not open yet, as the copy's own FSP flags say.
+fn copy_of<'a>(fil: &Fil, id: PageId, slot: &'a [u8]) -> (&'a [u8], bool) {
+    let zip = if fil.is_open(id.space) {
+        fil.zip_size(id.space)
+    } else if id.page_no == 0 {
+        crate::fsp::page_size_of_flags(page::get_u32(slot, crate::fsp::FSP_FLAGS)).unwrap_or(None)
+    } else {
+        None
+    };
+    match zip {
+        Some(size) => (&slot[..size], true),
+        None => (slot, false),
+    }
 }
 
 /// Whether the area holds a valid copy of page `id` that [`recover`] would
@@ -75,8 +101,9 @@ pub fn has_copy(fil: &mut Fil, id: PageId, checkpoint_lsn: u64) -> Result<bool> 
             page::get_u32(&buf, FIL_PAGE_SPACE_ID),
             page::get_u32(&buf, FIL_PAGE_OFFSET),
         );
+        let (copy, compressed) = copy_of(fil, id, &buf);
         let valid = matches!(
-            page::validate(&buf, id, "doublewrite"),
+            page::validate_image(copy, compressed, id, "doublewrite"),
             Ok(PageState::Valid)
         );
         if claimed == id && valid && page::page_lsn(&buf) >= checkpoint_lsn {
@@ -117,15 +144,16 @@ pub fn recover(fil: &mut Fil, checkpoint_lsn: u64) -> Result<DoublewriteRepair> 
         }
         claims.entry(claimed).or_default().push((lsn, k));
     }
-    let mut home = vec![0u8; PAGE_SIZE];
     let mut copy = vec![0u8; PAGE_SIZE];
     for (id, mut slots) in claims {
-        if !fil.is_open(id.space) {
+        let Some(size) = fil.page_size(id.space) else {
             continue;
-        }
+        };
+        let compressed = fil.zip_size(id.space).is_some();
+        let mut home = vec![0u8; size];
         let state = match fil.read_page_raw(id, &mut home)? {
             false => Ok(PageState::Zero),
-            true => page::validate(&home, id, "home"),
+            true => page::validate_image(&home, compressed, id, "home"),
         };
         // Newest claim first; among equal ones the lowest slot.
         slots.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -136,7 +164,7 @@ pub fn recover(fil: &mut Fil, checkpoint_lsn: u64) -> Result<DoublewriteRepair> 
         for &(_, k) in &slots {
             fil.read_page_raw(PageId::new(SYSTEM_SPACE, DBLWR_START + k), &mut copy)?;
             if matches!(
-                page::validate(&copy, id, "doublewrite"),
+                page::validate_image(&copy[..size], compressed, id, "doublewrite"),
                 Ok(PageState::Valid)
             ) {
                 found = true;
@@ -157,7 +185,7 @@ pub fn recover(fil: &mut Fil, checkpoint_lsn: u64) -> Result<DoublewriteRepair> 
             ),
             Ok(PageState::Valid) => continue,
         };
-        fil.write_page_at(id.space, id.page_no, &copy)?;
+        fil.write_page_at(id.space, id.page_no, &copy[..size])?;
         fil.sync(id.space)?;
         report.restored.push((id, reason));
     }
@@ -222,6 +250,105 @@ mod tests {
         let mut buf = vec![0u8; PAGE_SIZE];
         assert!(matches!(fil.read_page(id, &mut buf)?, PageState::Valid));
         assert_eq!(page::page_lsn(&buf), 100);
+        Ok(())
+    }
+
+    /// A sealed compressed index page `id` of `size` bytes at `lsn`.
+    fn zip_image(id: PageId, size: usize, lsn: u64) -> Vec<u8> {
+        use crate::page::zip::{Stored, ZipFields, ZipPage};
+        use crate::record::{FieldDef, FieldKind, RecordLayout, RowFormat};
+        let mut p = vec![0u8; PAGE_SIZE];
+        page::init(&mut p, id, PageType::Index);
+        page::set_page_lsn(&mut p, lsn);
+        page::index::init(&mut p, 9, 0);
+        let layout = RecordLayout::new(
+            RowFormat::Dynamic,
+            vec![FieldDef::not_null(FieldKind::Fixed(4))],
+        );
+        for k in 0..50u32 {
+            let mut rec = Vec::new();
+            let key = k.to_be_bytes();
+            crate::record::encode(
+                &layout,
+                &[crate::record::FieldValue::Inline(&key)],
+                false,
+                &mut rec,
+            );
+            page::index::insert(&mut p, k as usize, &rec);
+        }
+        let fields = ZipFields::new(layout, Stored::Nothing).unwrap();
+        let zip = ZipPage::compress(&p, &fields, size, 6).unwrap().unwrap();
+        let mut image = zip.image().to_vec();
+        page::zip::seal(&mut image);
+        image
+    }
+
+    /// A compressed space of 4 KiB pages whose page 2 was torn while being
+    /// written (its first sector new, the rest of the old, never-written
+    /// zeros), with `copy` in the area when it is `true`.
+    fn torn_compressed_page(copy: bool) -> Result<(Fil, PageId, Vec<u8>)> {
+        let mut fil = Fil::new(Box::new(MemStorage::new()));
+        fil.create(SYSTEM_SPACE, "ibdata1")?;
+        fil.extend(SYSTEM_SPACE, DBLWR_START + DBLWR_PAGES)?;
+        fil.create_sized(6, "c.ibd", Some(4096))?;
+        fil.extend(6, 4)?;
+        let id = PageId::new(6, 2);
+        let image = zip_image(id, 4096, 500);
+        if copy {
+            write_area(&mut fil, &[Arc::from(&image[..])])?;
+        }
+        let mut torn = vec![0u8; 4096];
+        torn[..512].copy_from_slice(&image[..512]);
+        fil.write_page_at(6, 2, &torn)?;
+        Ok((fil, id, image))
+    }
+
+    #[test]
+    fn a_torn_compressed_page_is_repaired_from_its_copy() -> Result<()> {
+        let (mut fil, id, image) = torn_compressed_page(true)?;
+        let mut buf = vec![0u8; 4096];
+        assert!(fil.read_page(id, &mut buf).unwrap_err().is_corruption());
+        let repair = recover(&mut fil, 100)?;
+        assert_eq!(repair.restored.len(), 1, "{:?}", repair.restored);
+        assert_eq!(fil.read_page(id, &mut buf)?, PageState::Valid);
+        assert_eq!(buf, image, "the copy, at the physical size");
+        Ok(())
+    }
+
+    #[test]
+    fn without_a_copy_a_torn_compressed_page_is_corruption_not_data() -> Result<()> {
+        let (mut fil, id, _) = torn_compressed_page(false)?;
+        let repair = recover(&mut fil, 100)?;
+        assert!(repair.restored.is_empty());
+        let mut buf = vec![0u8; 4096];
+        let err = fil.read_page(id, &mut buf).unwrap_err();
+        assert!(err.is_corruption(), "{err}");
+        Ok(())
+    }
+
+    #[test]
+    fn a_compressed_space_is_opened_at_the_size_its_page_0_records() -> Result<()> {
+        let mut fil = Fil::new(Box::new(MemStorage::new()));
+        for (space, zip) in [(7u32, Some(1024usize)), (8, Some(16384)), (9, None)] {
+            let name = format!("t{space}.ibd");
+            fil.create_sized(space, &name, zip)?;
+            let size = zip.unwrap_or(PAGE_SIZE);
+            let mut p0 = vec![0u8; PAGE_SIZE];
+            page::init(&mut p0, PageId::new(space, 0), PageType::FspHdr);
+            page::put_u32(&mut p0, crate::fsp::FSP_FLAGS, crate::fsp::flags_for(zip));
+            let mut image = p0[..size].to_vec();
+            page::seal_image(&mut image, zip.is_some());
+            fil.write_page_at(space, 0, &image)?;
+            fil.close(space);
+            fil.open(space, &name)?;
+            assert_eq!(fil.page_size(space), Some(size));
+            assert_eq!(fil.zip_size(space), zip);
+            let mut buf = vec![0u8; size];
+            assert_eq!(
+                fil.read_page(PageId::new(space, 0), &mut buf)?,
+                PageState::Valid
+            );
+        }
         Ok(())
     }
 }

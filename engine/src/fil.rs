@@ -9,6 +9,13 @@
 //! This layer knows nothing of page contents beyond sealing on write and
 //! validating on read; it must never hand a page that failed validation to
 //! anyone as data.
+//!
+//! Each space has a physical page size: 16 KiB, or a compressed table's
+//! KEY_BLOCK_SIZE (1 to 16 KiB, [`crate::page::zip`]), recorded in page 0's
+//! FSP flags ([`crate::fsp::page_size_of_flags`]) and in the FILE_CREATE
+//! record, as InnoDB's `fil_space_t::zip_size` is. Page `n` of a space lies
+//! at byte `n * page size`, and every read and write here is of whole
+//! physical pages.
 
 use crate::error::{Error, Result};
 use crate::io::{File, Storage};
@@ -25,6 +32,10 @@ struct SpaceFile {
     file: Box<dyn File>,
     /// File length in pages as last set or observed.
     len_pages: u32,
+    /// The physical page size in bytes.
+    page_size: usize,
+    /// Whether pages are compressed ([`crate::page::zip`]) images.
+    compressed: bool,
     /// Written since its last sync.
     unsynced: bool,
 }
@@ -96,14 +107,34 @@ impl Fil {
         self.spaces.get(&space).map(|s| s.name.as_str())
     }
 
-    /// Creates a space's file (empty) and opens it.
+    /// The physical page size of an open space.
+    pub fn page_size(&self, space: u32) -> Option<usize> {
+        self.spaces.get(&space).map(|s| s.page_size)
+    }
+
+    /// The compressed page size of an open space of a compressed table
+    /// (`None` for 16 KiB pages that are not compressed).
+    pub fn zip_size(&self, space: u32) -> Option<usize> {
+        self.spaces
+            .get(&space)
+            .and_then(|s| s.compressed.then_some(s.page_size))
+    }
+
+    /// Creates a space's file (empty) of 16 KiB pages and opens it.
     pub fn create(&mut self, space: u32, name: &str) -> Result<()> {
+        self.create_sized(space, name, None)
+    }
+
+    /// Creates a space's file (empty) of compressed pages of `zip_size`
+    /// bytes, or of 16 KiB pages when `None`, and opens it.
+    pub fn create_sized(&mut self, space: u32, name: &str, zip_size: Option<usize>) -> Result<()> {
         assert!(!self.spaces.contains_key(&space), "space {space} exists");
+        check_zip_size(name, zip_size)?;
         let file = self
             .storage
             .create(name)
             .map_err(|e| Error::io("create", name, e))?;
-        self.insert(space, name, file, 0);
+        self.insert(space, name, file, 0, zip_size);
         if !self.skip_dir_sync {
             self.sync_dir()?;
         }
@@ -122,6 +153,20 @@ impl Fil {
 
     /// Opens an existing space file.
     pub fn open(&mut self, space: u32, name: &str) -> Result<()> {
+        self.open_sized(space, name, None)
+    }
+
+    /// Opens an existing space's file: with compressed pages of
+    /// `Some(zip_size)` bytes (`Some(None)`: 16 KiB pages), or, when
+    /// `None`, as page 0's FSP flags say (16 KiB pages for a file too short
+    /// to hold them, whose page 0 was never written). Flags that name no
+    /// valid size are corruption.
+    pub fn open_sized(
+        &mut self,
+        space: u32,
+        name: &str,
+        zip_size: Option<Option<usize>>,
+    ) -> Result<()> {
         if self.spaces.contains_key(&space) {
             return Ok(());
         }
@@ -130,17 +175,47 @@ impl Fil {
             .open(name)
             .map_err(|e| Error::io("open", name, e))?;
         let len = file.len().map_err(|e| Error::io("stat", name, e))?;
-        self.insert(space, name, file, (len / PAGE_SIZE as u64) as u32);
+        let zip_size = match zip_size {
+            Some(size) => size,
+            None => {
+                let mut hdr = [0u8; crate::fsp::FSP_FLAGS + 4];
+                if len >= hdr.len() as u64 {
+                    file.read_at(0, &mut hdr)
+                        .map_err(|e| Error::io("read", name, e))?;
+                    crate::fsp::page_size_of_flags(page::get_u32(&hdr, crate::fsp::FSP_FLAGS))
+                        .map_err(|reason| Error::CorruptPage {
+                            file: name.to_string(),
+                            page_no: 0,
+                            reason,
+                        })?
+                } else {
+                    None
+                }
+            }
+        };
+        check_zip_size(name, zip_size)?;
+        let page_size = zip_size.unwrap_or(PAGE_SIZE);
+        let len_pages = (len / page_size as u64) as u32;
+        self.insert(space, name, file, len_pages, zip_size);
         Ok(())
     }
 
-    fn insert(&mut self, space: u32, name: &str, file: Box<dyn File>, len_pages: u32) {
+    fn insert(
+        &mut self,
+        space: u32,
+        name: &str,
+        file: Box<dyn File>,
+        len_pages: u32,
+        zip_size: Option<usize>,
+    ) {
         self.spaces.insert(
             space,
             SpaceFile {
                 name: name.to_string(),
                 file,
                 len_pages,
+                page_size: zip_size.unwrap_or(PAGE_SIZE),
+                compressed: zip_size.is_some(),
                 unsynced: false,
             },
         );
@@ -182,26 +257,31 @@ impl Fil {
             return Ok(());
         }
         sf.file
-            .set_len(pages as u64 * PAGE_SIZE as u64)
+            .set_len(pages as u64 * sf.page_size as u64)
             .map_err(|e| Error::io("extend", &sf.name, e))?;
         sf.len_pages = pages;
         sf.unsynced = true;
         Ok(())
     }
 
-    /// Reads and validates a page. A page past the end of the file, or all
-    /// zeros, is [`PageState::Zero`] and `buf` is zeroed.
+    /// Reads and validates a page into `buf`, one physical page of the
+    /// space. A page past the end of the file, or all zeros, is
+    /// [`PageState::Zero`] and `buf` is zeroed.
     pub fn read_page(&mut self, id: PageId, buf: &mut [u8]) -> Result<PageState> {
         let sf = self.space(id.space)?;
+        assert_eq!(buf.len(), sf.page_size, "one physical page of {}", sf.name);
         if id.page_no >= sf.len_pages {
             buf.fill(0);
             return Ok(PageState::Zero);
         }
-        let res = sf.file.read_at(id.page_no as u64 * PAGE_SIZE as u64, buf);
+        let res = sf
+            .file
+            .read_at(id.page_no as u64 * sf.page_size as u64, buf);
         if let Err(e) = res {
             return Err(Error::io("read", &sf.name, e));
         }
         let name = sf.name.clone();
+        let compressed = sf.compressed;
         self.stats.pages_read += 1;
         let claimed = if self.trust_page_id {
             PageId::new(
@@ -211,7 +291,7 @@ impl Fil {
         } else {
             id
         };
-        page::validate(buf, claimed, &name).map_err(|e| match e {
+        page::validate_image(buf, compressed, claimed, &name).map_err(|e| match e {
             // Named by the page the engine asked for.
             Error::CorruptPage { file, reason, .. } => Error::CorruptPage {
                 file,
@@ -225,7 +305,7 @@ impl Fil {
     /// Reads a page without validating it (doublewrite repair inspects
     /// damaged pages itself).
     pub fn read_page_raw(&mut self, id: PageId, buf: &mut [u8]) -> Result<bool> {
-        debug_assert_eq!(buf.len(), PAGE_SIZE);
+        debug_assert_eq!(Some(buf.len()), self.page_size(id.space));
         let read = self.read_page_prefix(id, buf)?;
         if read {
             self.stats.pages_read += 1;
@@ -237,24 +317,24 @@ impl Fil {
     /// (doublewrite recovery reads each slot's FIL header to learn which
     /// page it claims to hold). `false` if the page is past the file's end.
     pub fn read_page_prefix(&mut self, id: PageId, buf: &mut [u8]) -> Result<bool> {
-        debug_assert!(buf.len() <= PAGE_SIZE);
         let sf = self.space(id.space)?;
+        assert!(buf.len() <= sf.page_size, "a prefix of one page");
         if id.page_no >= sf.len_pages {
             buf.fill(0);
             return Ok(false);
         }
         sf.file
-            .read_at(id.page_no as u64 * PAGE_SIZE as u64, buf)
+            .read_at(id.page_no as u64 * sf.page_size as u64, buf)
             .map_err(|e| Error::io("read", &sf.name, e))?;
         Ok(true)
     }
 
     /// Writes a sealed page image to its home (or any) location in `space`.
     pub fn write_page_at(&mut self, space: u32, page_no: u32, buf: &[u8]) -> Result<()> {
-        debug_assert_eq!(buf.len(), PAGE_SIZE);
         let sf = self.space(space)?;
+        assert_eq!(buf.len(), sf.page_size, "one physical page of {}", sf.name);
         sf.file
-            .write_at(page_no as u64 * PAGE_SIZE as u64, buf)
+            .write_at(page_no as u64 * sf.page_size as u64, buf)
             .map_err(|e| write_failed(&sf.name, e))?;
         self.page_written(space, page_no)
     }
@@ -267,10 +347,10 @@ impl Fil {
         page_no: u32,
         buf: &std::sync::Arc<[u8]>,
     ) -> Result<()> {
-        debug_assert_eq!(buf.len(), PAGE_SIZE);
         let sf = self.space(space)?;
+        assert_eq!(buf.len(), sf.page_size, "one physical page of {}", sf.name);
         sf.file
-            .write_shared(page_no as u64 * PAGE_SIZE as u64, buf)
+            .write_shared(page_no as u64 * sf.page_size as u64, buf)
             .map_err(|e| write_failed(&sf.name, e))?;
         self.page_written(space, page_no)
     }
@@ -308,7 +388,19 @@ impl Fil {
 
     /// File sizes in bytes by name, for SHOW TABLE STATUS and reports.
     pub fn file_size_bytes(&mut self, space: u32) -> Result<u64> {
-        Ok(self.space(space)?.len_pages as u64 * PAGE_SIZE as u64)
+        let sf = self.space(space)?;
+        Ok(sf.len_pages as u64 * sf.page_size as u64)
+    }
+}
+
+/// A compressed space's page size must be one of [`page::zip::ZIP_SIZES`].
+fn check_zip_size(name: &str, zip_size: Option<usize>) -> Result<()> {
+    match zip_size {
+        Some(size) if !page::zip::is_zip_size(size) => Err(Error::Corrupt {
+            file: name.to_string(),
+            reason: format!("compressed page size {size}"),
+        }),
+        _ => Ok(()),
     }
 }
 

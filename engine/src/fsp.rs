@@ -11,7 +11,9 @@
 //! FSP_FREE_LIMIT          4  pages at or past this number were never used
 //! FSP_FREE_HEAD           4  first page of the free list, or FIL_NULL
 //! FSP_FREE_LEN            4  pages on the free list
-//! FSP_FLAGS               4  table flags (row format, compression), informational
+//! FSP_FLAGS               4  bits 1-4: the compressed page size as
+//!                            log2(size / 512) (0: 16 KiB pages), as
+//!                            InnoDB's DICT_TF_ZSSIZE; the rest 0
 //! ```
 //!
 //! A free page is formatted as `PageType::Allocated` and links to the next
@@ -40,6 +42,36 @@ pub const FSP_FREE_HEAD: usize = FSP_FREE_LIMIT + 4;
 pub const FSP_FREE_LEN: usize = FSP_FREE_HEAD + 4;
 /// Offset of the flags.
 pub const FSP_FLAGS: usize = FSP_FREE_LEN + 4;
+
+/// The bit position of the compressed page size in [`FSP_FLAGS`].
+const FLAGS_ZSSIZE_SHIFT: u32 = 1;
+/// Its mask.
+const FLAGS_ZSSIZE_MASK: u32 = 0xf << FLAGS_ZSSIZE_SHIFT;
+
+/// The FSP flags of a space of compressed pages of `zip_size` bytes
+/// (`None`: 16 KiB pages, not compressed).
+pub fn flags_for(zip_size: Option<usize>) -> u32 {
+    match zip_size {
+        None => 0,
+        Some(size) => {
+            debug_assert!(page::zip::is_zip_size(size));
+            (size / 512).trailing_zeros() << FLAGS_ZSSIZE_SHIFT
+        }
+    }
+}
+
+/// The compressed page size FSP flags record (`None`: 16 KiB pages, not
+/// compressed); an error names what is wrong with them.
+pub fn page_size_of_flags(flags: u32) -> std::result::Result<Option<usize>, String> {
+    if flags & !FLAGS_ZSSIZE_MASK != 0 {
+        return Err(format!("unknown FSP flags {flags:#x}"));
+    }
+    match (flags & FLAGS_ZSSIZE_MASK) >> FLAGS_ZSSIZE_SHIFT {
+        0 => Ok(None),
+        s @ 1..=5 => Ok(Some(512 << s)),
+        s => Err(format!("compressed page size code {s} in the FSP flags")),
+    }
+}
 
 /// Header of a space, decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

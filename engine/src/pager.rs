@@ -83,6 +83,18 @@ impl Pager {
             return Ok(f);
         }
         let f = self.free_frame()?;
+        if let Some(zip_size) = self.fil.zip_size(id.space) {
+            return match self.read_compressed(id, f, zip_size) {
+                Ok(()) => {
+                    self.pool.install(f, id);
+                    Ok(f)
+                }
+                Err(e) => {
+                    self.pool.give_back(f);
+                    Err(e)
+                }
+            };
+        }
         let res = self
             .fil
             .read_page(id, &mut self.pool.frame_mut(f).data)
@@ -112,6 +124,34 @@ impl Pager {
                 Err(e)
             }
         }
+    }
+
+    /// Reads a page of a compressed space into frame `f`: an index page is
+    /// decompressed and keeps its compressed image beside the frame
+    /// (InnoDB's `buf_page_get` with `buf_zip_decompress`); any other page
+    /// is the first `zip_size` bytes of its frame, the rest zeros.
+    fn read_compressed(&mut self, id: PageId, f: FrameId, zip_size: usize) -> Result<()> {
+        let mut image = vec![0u8; zip_size];
+        let state = self.fil.read_page(id, &mut image)?;
+        let name = self.fil.name(id.space).unwrap_or("?").to_string();
+        let frame = self.pool.frame_mut(f);
+        frame.zip = None;
+        if state == PageState::Zero {
+            frame.data.fill(0);
+            return Ok(());
+        }
+        if page::page_type_raw(&image) == PageType::Index as u16 {
+            let decoded = page::zip::ZipPage::from_image(image).and_then(|zip| {
+                let fields = zip.decompress(&mut frame.data)?;
+                Ok(page::zip::ZipFrame { page: zip, fields })
+            });
+            let zip = decoded.map_err(|c| c.at(&name, id.page_no))?;
+            frame.zip = Some(Box::new(zip));
+        } else {
+            frame.data[..zip_size].copy_from_slice(&image);
+            frame.data[zip_size..].fill(0);
+        }
+        Ok(())
     }
 
     /// Fixes a frame for a page that is about to be formatted afresh: no
@@ -197,16 +237,21 @@ impl Pager {
         self.log.write_up_to(newest, true)?;
         for chunk in frames.chunks(DBLWR_PAGES as usize) {
             // One copy of each sealed image, shared by both of its writes.
-            let images: Vec<Arc<[u8]>> = chunk
-                .iter()
-                .map(|&f| {
-                    let frame = self.pool.frame_mut(f);
-                    debug_assert_eq!(frame.fix_count, 0, "flushing a fixed page");
-                    debug_assert!(frame.newest_lsn <= newest);
-                    page::seal(&mut frame.data);
-                    Arc::from(&frame.data[..])
-                })
-                .collect();
+            let mut images: Vec<Arc<[u8]>> = Vec::with_capacity(chunk.len());
+            for &f in chunk {
+                let id = self.pool.frame(f).id;
+                let zip_size = self.fil.zip_size(id.space);
+                let frame = self.pool.frame_mut(f);
+                debug_assert_eq!(frame.fix_count, 0, "flushing a fixed page");
+                debug_assert!(frame.newest_lsn <= newest);
+                images.push(match zip_size {
+                    None => {
+                        page::seal(&mut frame.data);
+                        Arc::from(&frame.data[..])
+                    }
+                    Some(size) => physical_image(frame, size, id)?,
+                });
+            }
             if self.doublewrite {
                 doublewrite::write_area(&mut self.fil, &images)?;
                 self.stats.doublewrite_batches += 1;
@@ -300,7 +345,7 @@ impl Pager {
                 return Ok(true);
             }
         }
-        let mut buf = vec![0u8; PAGE_SIZE];
+        let mut buf = vec![0u8; self.fil.page_size(id.space).unwrap_or(PAGE_SIZE)];
         match self.fil.read_page(id, &mut buf) {
             Ok(_) => Ok(true),
             Err(e) if e.is_corruption() => Ok(false),
@@ -314,4 +359,26 @@ impl Pager {
             self.pool.discard(id);
         }
     }
+}
+
+/// The sealed image of a compressed space's page: an index page's
+/// compressed image with the frame's header (LSN, links) copied in, as
+/// `buf_flush_init_for_writing` does with `page_zip_write_header`; any
+/// other page's first `zip_size` bytes, which is all such a page uses.
+fn physical_image(frame: &mut crate::buf::Frame, zip_size: usize, id: PageId) -> Result<Arc<[u8]>> {
+    let mut image = match &mut frame.zip {
+        Some(zip) => {
+            zip.page.write_header(&frame.data);
+            zip.page.image().to_vec()
+        }
+        None if page::page_type_raw(&frame.data) == PageType::Index as u16 => {
+            return Err(Error::Corrupt {
+                file: format!("space {}", id.space),
+                reason: format!("index page {id} of a compressed space has no compressed image"),
+            });
+        }
+        None => frame.data[..zip_size].to_vec(),
+    };
+    page::zip::seal(&mut image);
+    Ok(Arc::from(image))
 }

@@ -208,6 +208,27 @@ pub fn seal(page: &mut [u8]) {
     put_u32(page, FIL_TRAILER_CHECKSUM, sum);
 }
 
+/// Completes a physical page image for writing: a 16 KiB page's trailer
+/// and checksums, or, in a compressed space, the image's checksum
+/// ([`zip::seal`]).
+pub fn seal_image(image: &mut [u8], compressed: bool) {
+    if compressed {
+        zip::seal(image)
+    } else {
+        seal(image)
+    }
+}
+
+/// [`validate`] for a physical page image: a compressed space's pages (of
+/// any size, 16 KiB included) are checked by [`zip::validate`].
+pub fn validate_image(image: &[u8], compressed: bool, id: PageId, file: &str) -> Result<PageState> {
+    if compressed {
+        zip::validate(image, id, file)
+    } else {
+        validate(image, id, file)
+    }
+}
+
 /// The outcome of validating a page image read from disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PageState {

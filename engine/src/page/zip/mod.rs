@@ -516,6 +516,16 @@ pub struct ZipPage {
     m_end: usize,
 }
 
+/// A compressed page in the buffer pool: the image, and the records'
+/// layout its descriptor gave when it was compressed or decompressed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ZipFrame {
+    /// The image.
+    pub page: ZipPage,
+    /// The layout of its records.
+    pub fields: ZipFields,
+}
+
 /// The three arrays below the free space, as read from an image.
 struct Tail {
     refs: Vec<u8>,
@@ -602,11 +612,19 @@ impl ZipPage {
         };
         loop {
             let at = r.pos;
-            if r.varint()? == 0 {
+            if page.data.get(at) == Some(&0) {
                 page.m_end = at;
                 break;
             }
+            if r.varint()? == 0 {
+                return Err(format!("a non-canonical log terminator at {at}").into());
+            }
             read_packed(&mut r)?;
+        }
+        // The free space is zeros, so that the log's next entry and its new
+        // terminator are all that a write changes.
+        if page.data[page.m_end..ext_start].iter().any(|&b| b != 0) {
+            return Err("bytes in the free space after the log".into());
         }
         Ok(page)
     }
@@ -701,7 +719,8 @@ impl ZipPage {
     }
 
     /// `page_zip_decompress`: rebuilds the 16 KiB page into `frame` and
-    /// gives the records' layout.
+    /// gives the records' layout. On an error `frame` holds a partly
+    /// rebuilt page, which the caller must not use.
     pub fn decompress(&self, frame: &mut [u8]) -> ZipResult<ZipFields> {
         assert_eq!(frame.len(), PAGE_SIZE, "an uncompressed frame");
         let stream_len = usize::from(get_u16(&self.data, ZIP_STREAM_LEN));
@@ -735,9 +754,12 @@ impl ZipPage {
             pos: ZIP_DATA + stream_len,
         };
         loop {
+            if self.data.get(log.pos) == Some(&0) {
+                break;
+            }
             let off = log.varint()?;
             if off == 0 {
-                break;
+                return Err("a non-canonical log terminator".into());
             }
             let off = u16::try_from(off).map_err(|_| "heap offset in the log")?;
             latest.insert(off, read_packed(&mut log)?);
@@ -749,6 +771,9 @@ impl ZipPage {
         let mut refs: &[u8] = &tail.refs;
         let top = get_u16(frame, index::INDEX_HEAP_TOP) as usize;
         for (k, &e) in tail.dir.iter().enumerate() {
+            if e & !(DIR_OFFSET | DIR_DELETED) != 0 {
+                return Err(format!("directory entry {k} is {e:#06x}").into());
+            }
             let off = e & DIR_OFFSET;
             let p = latest
                 .get(&off)
@@ -801,8 +826,23 @@ impl ZipPage {
         slot: usize,
         inserted: bool,
     ) -> Result<bool> {
+        let n = self.n_recs();
+        let expect = if inserted { n + 1 } else { n };
+        if index::n_recs(frame) != expect || slot >= expect {
+            return Err(Error::InvalidArgument(format!(
+                "slot {slot} of a frame of {} records against {n} compressed",
+                index::n_recs(frame)
+            )));
+        }
         let rec = index::rec(frame, slot);
         let off = index::rec_offset(frame, slot);
+        // A new record sits right below the heap top the image recorded;
+        // anywhere else, the frame was reorganized and every record moved,
+        // which only recompressing can follow.
+        let top = usize::from(get_u16(&self.data, index::INDEX_HEAP_TOP));
+        if inserted && off + 2 + rec.len() != top {
+            return Ok(false);
+        }
         let view = RecordView::parse(&fields.layout, rec)?;
         let mut elided = Vec::new();
         fields.elided(&view, &mut elided);
@@ -824,15 +864,11 @@ impl ZipPage {
         })?;
         let u = fields.stored.len();
         let ref_at = self.refs_before(fields, frame, slot)?;
-        let in_place = slot < tail.dir.len() && ref_at + refs.len() <= tail.refs.len();
-        if !inserted && !in_place {
+        let refs_after = ref_at + refs.len() + self.refs_from(fields, frame, slot + 1)?;
+        let refs_now = tail.refs.len() + if inserted { refs.len() } else { 0 };
+        if ref_at > tail.refs.len() || refs_after != refs_now {
             return Err(Error::InvalidArgument(format!(
-                "no record in slot {slot} to rewrite in place"
-            )));
-        }
-        if inserted && (slot > tail.dir.len() || ref_at > tail.refs.len()) {
-            return Err(Error::InvalidArgument(format!(
-                "slot {slot} is past the directory's end"
+                "the record in slot {slot} holds other off-page references than the page"
             )));
         }
         let dir = off as u16 | if view.is_deleted() { DIR_DELETED } else { 0 };
@@ -854,11 +890,26 @@ impl ZipPage {
 
     /// Bytes of references held by the records before `slot` in `frame`.
     fn refs_before(&self, fields: &ZipFields, frame: &[u8], slot: usize) -> Result<usize> {
-        if get_u16(&self.data, ZIP_N_EXT) == 0 {
+        self.refs_in(fields, frame, 0..slot)
+    }
+
+    /// Bytes of references held by the records from `slot` on in `frame`.
+    fn refs_from(&self, fields: &ZipFields, frame: &[u8], slot: usize) -> Result<usize> {
+        self.refs_in(fields, frame, slot..index::n_recs(frame))
+    }
+
+    fn refs_in(
+        &self,
+        fields: &ZipFields,
+        frame: &[u8],
+        slots: std::ops::Range<usize>,
+    ) -> Result<usize> {
+        let long = |d: &FieldDef| matches!(d.kind, FieldKind::Variable { long: true, .. });
+        if !fields.layout.fields().iter().any(long) {
             return Ok(0);
         }
         let mut n = 0;
-        for s in 0..slot {
+        for s in slots {
             n += ext_count(fields, index::rec(frame, s))?;
         }
         Ok(n * EXTERNAL_REF_LEN)
@@ -879,6 +930,15 @@ impl ZipPage {
         })?;
         let u = fields.stored.len();
         let ref_at = self.refs_before(fields, frame, slot)?;
+        if slot >= tail.dir.len()
+            || index::n_recs(frame) + 1 != tail.dir.len()
+            || ref_at + n_refs * EXTERNAL_REF_LEN > tail.refs.len()
+        {
+            return Err(Error::InvalidArgument(format!(
+                "deleting slot {slot} of {} compressed records",
+                tail.dir.len()
+            )));
+        }
         tail.dir.remove(slot);
         tail.stored.drain(u * slot..u * (slot + 1));
         tail.refs.drain(ref_at..ref_at + n_refs * EXTERNAL_REF_LEN);
@@ -894,6 +954,7 @@ impl ZipPage {
     }
 
     fn stored_pos(&self, slot: usize) -> usize {
+        assert!(slot < self.n_recs(), "slot {slot} of {}", self.n_recs());
         let u = self.stored_len().unwrap_or(0);
         self.data.len() - 2 * self.n_recs() - u * self.n_recs() + u * slot
     }
@@ -918,7 +979,8 @@ impl ZipPage {
     pub fn write_child(&mut self, slot: usize, child: u32) {
         assert_eq!(self.stored_kind(), Ok(Stored::ChildPageNo));
         let p = self.stored_pos(slot);
-        self.data[p..p + 4].copy_from_slice(&child.to_le_bytes());
+        // Big-endian, as the B-tree writes node pointers.
+        self.data[p..p + 4].copy_from_slice(&child.to_be_bytes());
     }
 }
 

@@ -107,7 +107,7 @@ fn clustered_rec(key: u32, trx: u64, name: Option<&[u8]>, long: &Long, deleted: 
 }
 
 fn node_rec(key: u32, child: u32) -> Vec<u8> {
-    let (k, c) = (key.to_be_bytes(), child.to_le_bytes());
+    let (k, c) = (key.to_be_bytes(), child.to_be_bytes());
     let mut out = Vec::new();
     encode(
         node_ptrs().layout(),
@@ -259,7 +259,7 @@ fn node_pointers_keep_their_child_page_numbers_uncompressed() {
     validate_against(&zip, &frame).unwrap();
     let rec = index::rec_mut(&mut frame, 17);
     let len = rec.len();
-    rec[len - 4..].copy_from_slice(&4242u32.to_le_bytes());
+    rec[len - 4..].copy_from_slice(&4242u32.to_be_bytes());
     zip.write_child(17, 4242);
     validate_against(&zip, &frame).unwrap();
 }
@@ -627,4 +627,125 @@ quickcheck::quickcheck! {
             }
         }) && ZipPage::compress(&frame, &f, 16384, 6).unwrap().is_some_and(|z| validate_against(&z, &frame).is_ok())
     }
+}
+
+/// Headers and tails crafted to lie: each is refused with a reason, none
+/// panics.
+#[test]
+fn crafted_headers_are_refused() {
+    let frame = sample_page();
+    let zip = ZipPage::compress(&frame, &clustered(), 8192, DEFAULT_LEVEL)
+        .unwrap()
+        .unwrap();
+    let image = zip.image().to_vec();
+    let stream_len = usize::from(get_u16(&image, ZIP_STREAM_LEN));
+    let with = |off: usize, v: u16| {
+        let mut i = image.clone();
+        put_u16(&mut i, off, v);
+        i
+    };
+    let refused = |i: Vec<u8>| match ZipPage::from_image(i) {
+        Err(_) => true,
+        Ok(z) => z.decompress(&mut vec![0u8; PAGE_SIZE]).is_err(),
+    };
+    assert!(refused(with(ZIP_STORED, 0xffff)), "stored kind");
+    assert!(refused(with(ZIP_STORED, 0)), "stored kind of another index");
+    assert!(refused(with(INDEX_N_SLOTS, 4000)), "record count");
+    assert!(refused(with(ZIP_N_EXT, 400)), "reference count");
+    assert!(refused(with(ZIP_STREAM_LEN, 0)), "empty stream");
+    assert!(refused(with(ZIP_STREAM_LEN, 8192)), "stream over the tail");
+    assert!(
+        refused(with(ZIP_STREAM_LEN, stream_len as u16 - 1)),
+        "stream cut short"
+    );
+    let mut garbage = image.clone();
+    garbage[ZIP_DATA + stream_len + 40] = 7;
+    assert!(refused(garbage), "bytes in the free space");
+    let mut noncanonical = image.clone();
+    noncanonical[ZIP_DATA + stream_len] = 0x80;
+    assert!(refused(noncanonical), "a non-canonical terminator");
+    let n = index::n_recs(&frame);
+    let dir0 = 8192 - 2 * n;
+    let e = get_u16(&image, dir0);
+    assert!(refused(with(dir0, e | 0x4000)), "an unknown directory bit");
+    assert!(
+        refused(with(dir0, e ^ 2)),
+        "a directory entry pointing nowhere"
+    );
+    assert!(refused(image[..4096].to_vec()), "a short image");
+}
+
+/// Node pointer pages change through the log and in place as leaves do.
+#[test]
+fn node_pointer_pages_follow_inserts_deletes_and_new_children() {
+    let f = node_ptrs();
+    let mut frame = frame_of(1, &[]);
+    let mut zip = ZipPage::compress(&frame, &f, 1024, DEFAULT_LEVEL)
+        .unwrap()
+        .unwrap();
+    let (mut logged, mut recompressed) = (0, 0);
+    for i in 0..2000u32 {
+        let n = index::n_recs(&frame);
+        match i % 4 {
+            0 | 1 if n < 150 => {
+                let key = i.wrapping_mul(7919) % 100_000;
+                let slot = (0..n)
+                    .find(|&s| index::rec(&frame, s)[1..5] >= key.to_be_bytes()[..])
+                    .unwrap_or(n);
+                if slot < n && index::rec(&frame, slot)[1..5] == key.to_be_bytes()[..] {
+                    continue;
+                }
+                let rec = node_rec(key, i);
+                let reorganizes =
+                    index::contiguous_free(&frame) < rec.len() + index::PER_RECORD_OVERHEAD;
+                index::insert(&mut frame, slot, &rec);
+                if !reorganizes && zip.write_rec(&f, &frame, slot, true).unwrap() {
+                    logged += 1;
+                } else if let Some(z) = ZipPage::compress(&frame, &f, 1024, DEFAULT_LEVEL).unwrap()
+                {
+                    zip = z;
+                    recompressed += 1;
+                } else {
+                    zip.decompress(&mut frame).unwrap();
+                }
+            }
+            2 if n > 0 => {
+                let slot = (i as usize * 13) % n;
+                index::delete(&mut frame, slot);
+                zip.delete_rec(&f, &frame, slot, 0).unwrap();
+            }
+            _ if n > 0 => {
+                let slot = (i as usize * 7) % n;
+                let rec = index::rec_mut(&mut frame, slot);
+                let len = rec.len();
+                rec[len - 4..].copy_from_slice(&(i ^ 0xabcd).to_be_bytes());
+                zip.write_child(slot, i ^ 0xabcd);
+            }
+            _ => {}
+        }
+        validate_against(&zip, &frame).unwrap();
+    }
+    assert!(
+        logged > 100 && recompressed > 10,
+        "{logged} logged, {recompressed} recompressed"
+    );
+}
+
+/// Misuse of the change calls is an error, not a corrupted image.
+#[test]
+fn changes_that_do_not_match_the_page_are_refused() {
+    let f = clustered();
+    let mut frame = sample_page();
+    let mut zip = ZipPage::compress(&frame, &f, 16384, DEFAULT_LEVEL)
+        .unwrap()
+        .unwrap();
+    // An in-place rewrite whose record gained an off-page reference.
+    let n = index::n_recs(&frame);
+    let slot = (0..n).find(|k| k % 3 == 1).unwrap();
+    let rec = clustered_rec(slot as u32 * 10, 1, None, &Long::Off(9), false);
+    index::update(&mut frame, slot, &rec);
+    assert!(zip.write_rec(&f, &frame, slot, false).is_err());
+    // A slot past the end; a delete the frame did not make.
+    assert!(zip.write_rec(&f, &frame, n + 3, true).is_err());
+    assert!(zip.delete_rec(&f, &frame, 0, 0).is_err());
 }
