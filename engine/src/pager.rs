@@ -32,6 +32,18 @@ pub struct PagerStats {
     pub checkpoints: u64,
     /// Flush batches started because the LRU tail was dirty.
     pub lru_flushes: u64,
+    /// Changes to compressed pages that went through the modification log
+    /// or the uncompressed columns.
+    pub zip_logged: u64,
+    /// Compressions of a page afresh (INNODB_CMP's compress_ops), and those
+    /// that fit (compress_ops_ok).
+    pub zip_compress_ops: u64,
+    /// Compressions that fit.
+    pub zip_compress_ok: u64,
+    /// Changes refused because the page no longer compressed into its
+    /// size: the frame was rebuilt from its compressed page (an
+    /// uncompress op) and the caller splits.
+    pub zip_refused: u64,
 }
 
 /// Buffer pool, files and log, together.
@@ -51,6 +63,9 @@ pub struct Pager {
     pub unique_first_column: bool,
     /// The `implicit-lock-of-row-changer` canary (see [`crate::Canary`]).
     pub implicit_by_row_changer: bool,
+    /// The zlib level compressed pages are compressed at
+    /// (`innodb_compression_level`).
+    pub zip_level: u32,
     /// Counters.
     pub stats: PagerStats,
 }
@@ -67,6 +82,7 @@ impl Pager {
             early_checkpoint: false,
             unique_first_column: false,
             implicit_by_row_changer: false,
+            zip_level: page::zip::DEFAULT_LEVEL,
             stats: PagerStats::default(),
         }
     }

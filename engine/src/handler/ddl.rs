@@ -77,7 +77,11 @@ impl Engine {
             index_ids.push(self.next_sys_id(TRX_SYS_NEXT_INDEX, true)?);
         }
         let mut mtr = Mtr::new();
-        mtr.file_op(FileOp::Create { space, name: &file });
+        mtr.file_op(FileOp::Create {
+            space,
+            name: &file,
+            zip_size: None,
+        });
         mtr.commit(&mut self.pager)?;
         self.pager.fil.create(space, &file)?;
         let result: Result<TableStorage> = (|| {

@@ -228,10 +228,15 @@ impl Engine {
         }
         // Names of files created in the scanned log, for files whose page 0
         // never reached the disk.
-        let mut created: BTreeMap<String, u32> = BTreeMap::new();
+        let mut created: BTreeMap<String, (u32, Option<usize>)> = BTreeMap::new();
         for (_, rec) in &records {
-            if let LogRecord::File(FileOp::Create { space, name }) = rec {
-                created.insert(name.to_string(), *space);
+            if let LogRecord::File(FileOp::Create {
+                space,
+                name,
+                zip_size,
+            }) = rec
+            {
+                created.insert(name.to_string(), (*space, *zip_size));
             }
         }
         let unidentified = open_tablespaces(&mut fil, &created, scan.checkpoint_lsn)?;
@@ -488,21 +493,35 @@ fn next_row_id(pager: &mut Pager, table: &Table, canaries: crate::Canaries) -> R
 /// to report, and the file is not removed.
 fn open_tablespaces(
     fil: &mut Fil,
-    created: &BTreeMap<String, u32>,
+    created: &BTreeMap<String, (u32, Option<usize>)>,
     checkpoint_lsn: u64,
 ) -> Result<BTreeMap<String, Error>> {
     let files = fil.storage().list().map_err(io_err("list", "."))?;
-    let mut buf = vec![0u8; PAGE_SIZE];
     let mut unidentified = BTreeMap::new();
     for name in files.iter().filter(|f| f.ends_with(".ibd")) {
         let mut file = fil.storage().open(name).map_err(io_err("open", name))?;
         let len = file.len().map_err(io_err("stat", name))?;
         let mut space = None;
         let mut invalid = None;
-        if len >= PAGE_SIZE as u64 {
+        // Page 0's size is in its FSP flags, in its first bytes (which a
+        // torn write leaves old or new, whole), else in the FILE_CREATE.
+        let mut head = [0u8; crate::fsp::FSP_FLAGS + 4];
+        let mut zip_size = created.get(name).and_then(|&(_, z)| z);
+        if len >= head.len() as u64 {
+            file.read_at(0, &mut head).map_err(io_err("read", name))?;
+            let flags = crate::fsp::page_size_of_flags(page::get_u32(&head, crate::fsp::FSP_FLAGS));
+            match flags {
+                // A page 0 never written says nothing.
+                Ok(z) if !page::is_all_zero(&head) => zip_size = z,
+                _ => {}
+            }
+        }
+        let size = zip_size.unwrap_or(PAGE_SIZE);
+        if len >= size as u64 {
+            let mut buf = vec![0u8; size];
             file.read_at(0, &mut buf).map_err(io_err("read", name))?;
             let claimed = page::get_u32(&buf, FIL_PAGE_SPACE_ID);
-            match page::validate(&buf, PageId::new(claimed, 0), name) {
+            match page::validate_image(&buf, zip_size.is_some(), PageId::new(claimed, 0), name) {
                 Ok(PageState::Valid) => space = Some(claimed),
                 verdict => {
                     if claimed != SYSTEM_SPACE
@@ -519,14 +538,16 @@ fn open_tablespaces(
             }
         }
         if space.is_none() {
-            space = created.get(name).copied();
+            space = created.get(name).map(|&(s, _)| s);
         }
         if let (None, Some(e)) = (space, invalid) {
             unidentified.insert(name.clone(), e);
         }
         drop(file);
         match space {
-            Some(s) if s != SYSTEM_SPACE && !fil.is_open(s) => fil.open(s, name)?,
+            Some(s) if s != SYSTEM_SPACE && !fil.is_open(s) => {
+                fil.open_sized(s, name, Some(zip_size))?
+            }
             // A file we cannot identify was never part of a committed table
             // (its creation did not reach the log); startup removes it.
             _ => {}
@@ -558,7 +579,11 @@ fn apply_redo(
             // one name under two space ids. As InnoDB's
             // fil_op_log_parse_or_replay, an operation on a space that is
             // not open leaves alone a file another open space owns.
-            LogRecord::File(FileOp::Create { space, name }) => {
+            LogRecord::File(FileOp::Create {
+                space,
+                name,
+                zip_size,
+            }) => {
                 if !pager.fil.is_open(space) && pager.fil.space_of(name).is_none() {
                     if !pager
                         .fil
@@ -566,9 +591,9 @@ fn apply_redo(
                         .exists(name)
                         .map_err(io_err("stat", name))?
                     {
-                        pager.fil.create(space, name)?;
+                        pager.fil.create_sized(space, name, zip_size)?;
                     } else {
-                        pager.fil.open(space, name)?;
+                        pager.fil.open_sized(space, name, Some(zip_size))?;
                     }
                     report.files_replayed.push(format!("created {name}"));
                 }
@@ -667,6 +692,7 @@ fn apply_page(
 ) -> Result<()> {
     let mut frame = None;
     let mut applied: Option<(u64, u64)> = None;
+    let compressed = pager.fil.zip_size(id.space).is_some();
     // Whether the page is known to be a sound index page.
     let mut sound = false;
     for group in recs.chunk_by(|a, b| a.1 == b.1) {
@@ -696,10 +722,14 @@ fn apply_page(
             // before the first of them and again after raw writes.
             let edits_records = !matches!(
                 op,
-                PageOp::Init(_) | PageOp::Write { .. } | PageOp::IndexInit { .. }
+                PageOp::Init(_)
+                    | PageOp::Write { .. }
+                    | PageOp::IndexInit { .. }
+                    | PageOp::ZipImage { .. }
             );
             if !edits_records {
-                sound = matches!(op, PageOp::IndexInit { .. });
+                // A decompressed image was checked as it was rebuilt.
+                sound = matches!(op, PageOp::IndexInit { .. } | PageOp::ZipImage { .. });
             } else if !sound {
                 if let Err(why) = page::index::check_structure(pager.page(f)) {
                     return Err(Error::Corrupt {
@@ -709,10 +739,15 @@ fn apply_page(
                 }
                 sound = true;
             }
-            op.apply(id, pager.page_mut(f))?;
+            let fr = pager.pool.frame_mut(f);
+            crate::mtr::zip::replay(&mut fr.data, &mut fr.zip, compressed, id, op)?;
             report.records_applied += 1;
         }
-        page::set_page_lsn(pager.page_mut(f), m.end_lsn);
+        let fr = pager.pool.frame_mut(f);
+        page::set_page_lsn(&mut fr.data, m.end_lsn);
+        if let Some(zf) = fr.zip.as_mut() {
+            zf.page.write_header(&fr.data);
+        }
         let first_start = applied.map_or(m.start_lsn, |(start, _)| start);
         applied = Some((first_start, m.end_lsn));
     }
@@ -724,6 +759,19 @@ fn apply_page(
         return Ok(());
     };
     pager.pool.mark_dirty(f, start_lsn, end_lsn);
+    // Every record the original wrote after a change its compressed page
+    // could not follow included the new image; a page left without one
+    // had a log that is not its own.
+    if compressed
+        && page::page_type_raw(pager.page(f)) == page::PageType::Index as u16
+        && pager.pool.frame(f).zip.is_none()
+    {
+        pager.unfix(f);
+        return Err(Error::Corrupt {
+            file: "redo".into(),
+            reason: format!("compressed page {id} is left without its compressed image"),
+        });
+    }
     // Redo applied to a page of another history (a disk that lied about a
     // sync, say) can leave a directory pointing outside the page: that is
     // corruption to report now, not an offset for a later read to trust.

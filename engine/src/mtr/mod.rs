@@ -17,9 +17,11 @@
 //!   can be written before its redo.
 
 pub mod ops;
+pub(crate) mod zip;
 
 use crate::buf::FrameId;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::page::zip::{ZipFields, ZipFrame, ZipPage};
 use crate::page::{self, PageId, PageType};
 use crate::pager::Pager;
 pub use ops::{FileOp, LogRecord, PageOp};
@@ -63,19 +65,151 @@ impl Mtr {
         Ok(f)
     }
 
-    /// Applies a change to a fixed page and logs it.
+    /// Applies a change to a fixed page and logs it. A change a compressed
+    /// page cannot take (see [`Mtr::try_page_op`]) is an error here: use
+    /// this only for changes that cannot grow an index page.
     pub fn page_op(&mut self, pager: &mut Pager, f: FrameId, op: PageOp<'_>) -> Result<()> {
+        if self.try_page_op(pager, f, op)? {
+            Ok(())
+        } else {
+            Err(Error::Corrupt {
+                file: "zip".into(),
+                reason: format!(
+                    "page {} no longer compresses into its size after a change that was not checked",
+                    pager.pool.frame(f).id
+                ),
+            })
+        }
+    }
+
+    /// Applies a change to a fixed page and logs it; `Ok(false)` when the
+    /// page is a compressed space's index page that the change would leave
+    /// too big to compress into its page size: then nothing was changed or
+    /// logged, and the caller must make room (split the page), as
+    /// `btr_cur_optimistic_insert` gives way to `btr_cur_pessimistic_insert`.
+    ///
+    /// On a compressed page the change is mirrored onto the compressed
+    /// image (the modification log or the uncompressed columns, `mtr::zip`);
+    /// when that cannot follow it, the frame is compressed afresh and the
+    /// new image logged after the change (MLOG_ZIP_PAGE_COMPRESS).
+    pub fn try_page_op(&mut self, pager: &mut Pager, f: FrameId, op: PageOp<'_>) -> Result<bool> {
         debug_assert!(
             self.fixed.contains(&f),
             "change to a page the mtr has not fixed"
         );
         let id = pager.pool.frame(f).id;
-        op.apply(id, pager.page_mut(f))?;
-        ops::encode_page(&mut self.log, id, &op);
+        let zip_size = pager.fil.zip_size(id.space);
+        let level = pager.zip_level;
+        let frame = pager.pool.frame_mut(f);
+        let Some(mut zf) = frame.zip.take().filter(|_| zip_size.is_some()) else {
+            op.apply(id, &mut frame.data)?;
+            ops::encode_page(&mut self.log, id, &op);
+            self.note_modified(f);
+            return Ok(true);
+        };
+        let size = zip_size.expect("a compressed space");
+        if matches!(op, PageOp::Init(_) | PageOp::IndexInit { .. }) {
+            // A page formatted afresh: its compressed page comes from
+            // Mtr::zip_compress once it is an index page again.
+            op.apply(id, &mut frame.data)?;
+            ops::encode_page(&mut self.log, id, &op);
+            self.note_modified(f);
+            return Ok(true);
+        }
+        let before = zip::before(&op, &frame.data);
+        let saved = zf.page.clone();
+        op.apply(id, &mut frame.data)?;
+        let mirrored = match zip::mirror(&mut zf, &op, &frame.data, &before) {
+            Ok(m) => m,
+            Err(e) => {
+                frame.zip = Some(zf);
+                return Err(e);
+            }
+        };
+        if mirrored == zip::Mirrored::Done {
+            frame.zip = Some(zf);
+            ops::encode_page(&mut self.log, id, &op);
+            self.note_modified(f);
+            pager.stats.zip_logged += 1;
+            return Ok(true);
+        }
+        pager.stats.zip_compress_ops += 1;
+        match ZipPage::compress(&frame.data, &zf.fields, size, level)? {
+            Some(page) => {
+                zf.page = page;
+                ops::encode_page(&mut self.log, id, &op);
+                ops::encode_page(
+                    &mut self.log,
+                    id,
+                    &PageOp::ZipImage {
+                        image: zf.page.image(),
+                    },
+                );
+                frame.zip = Some(zf);
+                self.note_modified(f);
+                pager.stats.zip_compress_ok += 1;
+                Ok(true)
+            }
+            None => {
+                // The change does not fit: the frame goes back to what the
+                // compressed page holds, as page_zip_decompress restores it.
+                let restored = saved.decompress(&mut frame.data);
+                zf.page = saved;
+                frame.zip = Some(zf);
+                pager.stats.zip_refused += 1;
+                restored.map_err(|c| c.at("zip", id.page_no))?;
+                Ok(false)
+            }
+        }
+    }
+
+    /// Compresses a compressed space's index page afresh, with its records'
+    /// layout `fields`, and logs the image: after the page was formatted
+    /// (`page_create_zip`) or filled in bulk. `Ok(false)` when the page does
+    /// not compress into its size; nothing is then logged, and the frame
+    /// keeps no compressed page (the caller must change it and try again,
+    /// or give up the mini-transaction).
+    pub fn zip_compress(
+        &mut self,
+        pager: &mut Pager,
+        f: FrameId,
+        fields: &ZipFields,
+    ) -> Result<bool> {
+        debug_assert!(
+            self.fixed.contains(&f),
+            "compressing a page the mtr has not fixed"
+        );
+        let id = pager.pool.frame(f).id;
+        let size = pager.fil.zip_size(id.space).ok_or_else(|| {
+            Error::InvalidArgument(format!("page {id} is not in a compressed space"))
+        })?;
+        let level = pager.zip_level;
+        pager.stats.zip_compress_ops += 1;
+        let frame = pager.pool.frame_mut(f);
+        let Some(page) = ZipPage::compress(&frame.data, fields, size, level)? else {
+            frame.zip = None;
+            return Ok(false);
+        };
+        ops::encode_page(
+            &mut self.log,
+            id,
+            &PageOp::ZipImage {
+                image: page.image(),
+            },
+        );
+        frame.zip = Some(Box::new(ZipFrame {
+            page,
+            fields: fields.clone(),
+        }));
+        self.note_modified(f);
+        pager.stats.zip_compress_ok += 1;
+        Ok(true)
+    }
+
+    fn note_modified(&mut self, f: FrameId) {
         if !self.modified.contains(&f) {
             self.modified.push(f);
         }
-        Ok(())
     }
 
     /// Logs a file operation.
@@ -153,7 +287,11 @@ impl Mtr {
             let (start, end_lsn) = pager.log.append(&self.log)?;
             end = end_lsn;
             for &f in &self.modified {
-                page::set_page_lsn(pager.page_mut(f), end_lsn);
+                let frame = pager.pool.frame_mut(f);
+                page::set_page_lsn(&mut frame.data, end_lsn);
+                if let Some(zf) = frame.zip.as_mut() {
+                    zf.page.write_header(&frame.data);
+                }
                 pager.pool.mark_dirty(f, start, end_lsn);
             }
         }

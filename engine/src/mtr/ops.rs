@@ -21,7 +21,10 @@
 //!   INDEX_TRUNCATE  from_slot u16
 //!   INDEX_REMOVE_PREFIX to_slot u16
 //!   INDEX_REORGANIZE (none)
-//!   FILE_CREATE     len varint, name     (page_no is 0)
+//!   ZIP_IMAGE       len varint, image    (a compressed page, whole)
+//!   FILE_CREATE     len varint, name, zip u8  (page_no is 0; zip: the
+//!                   compressed page size as log2(size / 512), 0 for 16 KiB
+//!                   pages, as InnoDB's MLOG_FILE_CREATE2 carries the flags)
 //!   FILE_DELETE     len varint, name     (page_no is 0)
 //! ```
 //! Integers are little-endian; varints are LEB128.
@@ -38,6 +41,7 @@ const INDEX_UPDATE: u8 = 6;
 const INDEX_TRUNCATE: u8 = 7;
 const INDEX_REORGANIZE: u8 = 8;
 const INDEX_REMOVE_PREFIX: u8 = 9;
+const ZIP_IMAGE: u8 = 10;
 const FILE_CREATE: u8 = 20;
 const FILE_DELETE: u8 = 21;
 
@@ -91,6 +95,13 @@ pub enum PageOp<'a> {
     },
     /// `index::reorganize`.
     IndexReorganize,
+    /// A compressed space's index page compressed afresh: its whole image
+    /// (InnoDB's MLOG_ZIP_PAGE_COMPRESS). The frame becomes what the image
+    /// decompresses to, and the image becomes the page's compressed page.
+    ZipImage {
+        /// The image, at the space's page size.
+        image: &'a [u8],
+    },
 }
 
 /// A change to the set of files.
@@ -102,6 +113,8 @@ pub enum FileOp<'a> {
         space: u32,
         /// Its file name.
         name: &'a str,
+        /// Its compressed page size, `None` for 16 KiB pages.
+        zip_size: Option<usize>,
     },
     /// A tablespace file is being deleted.
     Delete {
@@ -175,6 +188,13 @@ impl PageOp<'_> {
                 index::remove_prefix(page, to_slot as usize)
             }
             PageOp::IndexReorganize => index::reorganize(page),
+            PageOp::ZipImage { image } => {
+                let zip = page::zip::ZipPage::from_image(image.to_vec())
+                    .and_then(|zip| zip.decompress(page));
+                if let Err(c) = zip {
+                    return Err(bad(&format!("compressed image: {}", c.0)));
+                }
+            }
         }
         Ok(())
     }
@@ -201,6 +221,7 @@ pub fn encode_page(out: &mut Vec<u8>, id: PageId, op: &PageOp<'_>) {
         PageOp::IndexTruncate { .. } => (INDEX_TRUNCATE, &[]),
         PageOp::IndexRemovePrefix { .. } => (INDEX_REMOVE_PREFIX, &[]),
         PageOp::IndexReorganize => (INDEX_REORGANIZE, &[]),
+        PageOp::ZipImage { image } => (ZIP_IMAGE, image),
     };
     out.push(ty);
     put_varint(out, id.space as u64);
@@ -217,11 +238,14 @@ pub fn encode_page(out: &mut Vec<u8>, id: PageId, op: &PageOp<'_>) {
         | PageOp::IndexUpdate { slot, .. } => out.extend_from_slice(&slot.to_le_bytes()),
         PageOp::IndexTruncate { from_slot } => out.extend_from_slice(&from_slot.to_le_bytes()),
         PageOp::IndexRemovePrefix { to_slot } => out.extend_from_slice(&to_slot.to_le_bytes()),
-        PageOp::IndexReorganize => {}
+        PageOp::IndexReorganize | PageOp::ZipImage { .. } => {}
     }
     if matches!(
         op,
-        PageOp::Write { .. } | PageOp::IndexInsert { .. } | PageOp::IndexUpdate { .. }
+        PageOp::Write { .. }
+            | PageOp::IndexInsert { .. }
+            | PageOp::IndexUpdate { .. }
+            | PageOp::ZipImage { .. }
     ) {
         put_varint(out, body.len() as u64);
         out.extend_from_slice(body);
@@ -231,7 +255,7 @@ pub fn encode_page(out: &mut Vec<u8>, id: PageId, op: &PageOp<'_>) {
 /// Encodes a file record.
 pub fn encode_file(out: &mut Vec<u8>, op: &FileOp<'_>) {
     let (ty, space, name) = match op {
-        FileOp::Create { space, name } => (FILE_CREATE, *space, *name),
+        FileOp::Create { space, name, .. } => (FILE_CREATE, *space, *name),
         FileOp::Delete { space, name } => (FILE_DELETE, *space, *name),
     };
     out.push(ty);
@@ -239,6 +263,9 @@ pub fn encode_file(out: &mut Vec<u8>, op: &FileOp<'_>) {
     put_varint(out, 0);
     put_varint(out, name.len() as u64);
     out.extend_from_slice(name.as_bytes());
+    if let FileOp::Create { zip_size, .. } = op {
+        out.push(zip_size.map_or(0, |s| (s / 512).trailing_zeros() as u8));
+    }
 }
 
 /// Decodes the records of one mini-transaction's payload.
@@ -354,12 +381,27 @@ impl<'a> Reader<'a> {
                 to_slot: self.u16()?,
             },
             INDEX_REORGANIZE => PageOp::IndexReorganize,
+            ZIP_IMAGE => {
+                let n = self.varint()? as usize;
+                PageOp::ZipImage {
+                    image: self.bytes(n)?,
+                }
+            }
             FILE_CREATE | FILE_DELETE => {
                 let n = self.varint()? as usize;
                 let raw = self.bytes(n)?;
                 let name = std::str::from_utf8(raw).map_err(|_| self.corrupt("file name"))?;
                 return Ok(LogRecord::File(if ty == FILE_CREATE {
-                    FileOp::Create { space, name }
+                    let zip_size = match self.byte()? {
+                        0 => None,
+                        s @ 1..=5 => Some(512usize << s),
+                        s => return Err(self.corrupt(&format!("compressed page size code {s}"))),
+                    };
+                    FileOp::Create {
+                        space,
+                        name,
+                        zip_size,
+                    }
                 } else {
                     FileOp::Delete { space, name }
                 }));
@@ -409,6 +451,7 @@ mod tests {
             &FileOp::Create {
                 space: 5,
                 name: "t.ibd",
+                zip_size: Some(2048),
             },
         );
         let got: Vec<_> = Reader::new(&buf).collect::<Result<_>>().unwrap();
@@ -420,7 +463,8 @@ mod tests {
             got[ops.len()],
             LogRecord::File(FileOp::Create {
                 space: 5,
-                name: "t.ibd"
+                name: "t.ibd",
+                zip_size: Some(2048),
             })
         );
         // Every truncation of the buffer is an error or a shorter list, never a panic.

@@ -499,6 +499,23 @@ fn unpack(
     Ok(rec)
 }
 
+/// What of a record goes into the stream or the log: its packed bytes.
+fn packed_of(fields: &ZipFields, rec: &[u8]) -> Result<Vec<u8>> {
+    let view = RecordView::parse(&fields.layout, rec)?;
+    let mut elided = Vec::new();
+    fields.elided(&view, &mut elided);
+    let mut out = Vec::with_capacity(rec.len());
+    pack(
+        rec,
+        &view,
+        &elided,
+        &mut out,
+        &mut Vec::new(),
+        &mut Vec::new(),
+    );
+    Ok(out)
+}
+
 /// The number of off-page references of a record of `fields`.
 pub fn ext_count(fields: &ZipFields, rec: &[u8]) -> Result<usize> {
     let view = RecordView::parse(&fields.layout, rec)?;
@@ -913,6 +930,94 @@ impl ZipPage {
             n += ext_count(fields, index::rec(frame, s))?;
         }
         Ok(n * EXTERNAL_REF_LEN)
+    }
+
+    /// A record rewritten at the same length in `frame`'s `slot` (its old
+    /// bytes `old`): when only its delete mark, stored columns or
+    /// references changed, they are written in place
+    /// (`page_zip_rec_set_deleted`, `page_zip_write_trx_id_and_roll_ptr`,
+    /// `page_zip_write_blob_ptr`); otherwise the record is logged again.
+    /// `Ok(false)`, nothing changed, when the log has no room.
+    pub fn rewrite_rec(
+        &mut self,
+        fields: &ZipFields,
+        frame: &[u8],
+        slot: usize,
+        old: &[u8],
+    ) -> Result<bool> {
+        let new = index::rec(frame, slot);
+        if packed_of(fields, old)? != packed_of(fields, new)? {
+            return self.write_rec(fields, frame, slot, false);
+        }
+        if slot >= self.n_recs() || index::n_recs(frame) != self.n_recs() {
+            return Err(Error::InvalidArgument(format!("rewrite of slot {slot}")));
+        }
+        let view = RecordView::parse(&fields.layout, new)?;
+        let mut elided = Vec::new();
+        fields.elided(&view, &mut elided);
+        let (mut stored, mut refs) = (Vec::new(), Vec::new());
+        pack(new, &view, &elided, &mut Vec::new(), &mut stored, &mut refs);
+        let mut tail = self.tail().map_err(|c| Error::Corrupt {
+            file: "zip".into(),
+            reason: c.0,
+        })?;
+        let u = fields.stored.len();
+        let ref_at = self.refs_before(fields, frame, slot)?;
+        if ref_at + refs.len() > tail.refs.len() {
+            return Err(Error::InvalidArgument(format!(
+                "the record in slot {slot} holds more references than the page"
+            )));
+        }
+        let off = index::rec_offset(frame, slot) as u16;
+        tail.dir[slot] = off | if view.is_deleted() { DIR_DELETED } else { 0 };
+        tail.stored[u * slot..u * (slot + 1)].copy_from_slice(&stored);
+        tail.refs[ref_at..ref_at + refs.len()].copy_from_slice(&refs);
+        self.put_tail(&tail);
+        self.write_header(frame);
+        Ok(true)
+    }
+
+    /// A record replaced by one of another length in `frame`'s `slot`
+    /// (the old one held `old_refs` references): the frame deleted it and
+    /// inserted the new one at the heap top. `Ok(false)`, nothing
+    /// changed, when the log has no room or the frame was reorganized.
+    pub fn replace_rec(
+        &mut self,
+        fields: &ZipFields,
+        frame: &[u8],
+        slot: usize,
+        old_refs: usize,
+    ) -> Result<bool> {
+        let n = self.n_recs();
+        if index::n_recs(frame) != n || slot >= n {
+            return Err(Error::InvalidArgument(format!(
+                "replacing slot {slot} of {n}"
+            )));
+        }
+        let saved = self.clone();
+        let mut tail = self.tail().map_err(|c| Error::Corrupt {
+            file: "zip".into(),
+            reason: c.0,
+        })?;
+        let u = fields.stored.len();
+        let ref_at = self.refs_before(fields, frame, slot)?;
+        if ref_at + old_refs * EXTERNAL_REF_LEN > tail.refs.len() {
+            return Err(Error::InvalidArgument(format!(
+                "replacing slot {slot}: references"
+            )));
+        }
+        tail.dir.remove(slot);
+        tail.stored.drain(u * slot..u * (slot + 1));
+        tail.refs
+            .drain(ref_at..ref_at + old_refs * EXTERNAL_REF_LEN);
+        self.put_tail(&tail);
+        match self.write_rec(fields, frame, slot, true) {
+            Ok(true) => Ok(true),
+            other => {
+                *self = saved;
+                other
+            }
+        }
     }
 
     /// `page_zip_dir_delete`: the record in `slot`, holding `n_refs`
