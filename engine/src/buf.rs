@@ -193,7 +193,6 @@ impl BufferPool {
         let frame = &mut self.frames[f as usize];
         assert!(!frame.in_use);
         frame.id = id;
-        frame.zip = None;
         frame.in_use = true;
         frame.fix_count = 1;
         frame.oldest_lsn = 0;
@@ -209,6 +208,7 @@ impl BufferPool {
     /// installed (a read failed).
     pub fn give_back(&mut self, f: FrameId) {
         assert!(!self.frames[f as usize].in_use);
+        self.frames[f as usize].zip = None;
         self.free.push(f);
     }
 

@@ -86,7 +86,17 @@ impl Walk<'_> {
         }
         let f = pager.fix(id)?;
         let p = pager.page(f).to_vec();
+        // A compressed page must decompress to its frame
+        // (page_zip_validate).
+        let zip_verdict = match (&pager.pool.frame(f).zip, pager.fil.zip_size(id.space)) {
+            (_, None) => Ok(()),
+            (Some(zf), Some(_)) => crate::page::zip::validate_against(&zf.page, &p),
+            (None, Some(_)) => Err("no compressed image".to_string()),
+        };
         pager.unfix(f);
+        if let Err(why) = zip_verdict {
+            self.problem(format!("compressed page {page_no}: {why}"));
+        }
         if page::page_type_raw(&p) != PageType::Index as u16 || index::index_id(&p) != self.index.id
         {
             self.problem(format!("page {page_no} is not a page of this index"));

@@ -94,10 +94,10 @@ impl Engine {
             let f = self.pager.fix(PageId::new(space, 0))?;
             self.pager.unfix(f);
             self.pager.flush_frames(&[f])?;
-            let croot = btree::create(&mut self.pager, space, index_ids[0])?;
+            let croot = btree::create(&mut self.pager, space, index_ids[0], None)?;
             let mut secondary = Vec::new();
             for &id in &index_ids[1..] {
-                secondary.push((id, btree::create(&mut self.pager, space, id)?));
+                secondary.push((id, btree::create(&mut self.pager, space, id, None)?));
             }
             Ok(TableStorage {
                 id: table_id,

@@ -178,7 +178,7 @@ impl Engine {
         )?;
         undo::create_rseg(&mut mtr, &mut pager)?;
         mtr.commit(&mut pager)?;
-        let root = btree::create(&mut pager, SYSTEM_SPACE, dict::SYS_TABLES_INDEX_ID)?;
+        let root = btree::create(&mut pager, SYSTEM_SPACE, dict::SYS_TABLES_INDEX_ID, None)?;
         let mut mtr = Mtr::new();
         let f = mtr.fix(&mut pager, PageId::new(SYSTEM_SPACE, TRX_SYS_PAGE))?;
         mtr.write_u32(&mut pager, f, TRX_SYS_DICT_ROOT, root)?;

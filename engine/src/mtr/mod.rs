@@ -119,6 +119,12 @@ impl Mtr {
         let before = zip::before(&op, &frame.data);
         let saved = zf.page.clone();
         op.apply(id, &mut frame.data)?;
+        if page::page_type_raw(&frame.data) != PageType::Index as u16 {
+            // No longer an index page (freed): it has no compressed page.
+            ops::encode_page(&mut self.log, id, &op);
+            self.note_modified(f);
+            return Ok(true);
+        }
         let mirrored = match zip::mirror(&mut zf, &op, &frame.data, &before) {
             Ok(m) => m,
             Err(e) => {
@@ -204,6 +210,16 @@ impl Mtr {
         self.note_modified(f);
         pager.stats.zip_compress_ok += 1;
         Ok(true)
+    }
+
+    /// Detaches a compressed page from its frame for a bulk change: the
+    /// changes that follow are made to the frame alone, and
+    /// [`Mtr::zip_compress`] must give the page a new image before the
+    /// mini-transaction commits (InnoDB builds split and merged compressed
+    /// pages uncompressed, then compresses them once). Logs nothing:
+    /// recovery mirrors the changes as well as it can until the image.
+    pub fn zip_detach(&mut self, pager: &mut Pager, f: FrameId) {
+        pager.pool.frame_mut(f).zip = None;
     }
 
     fn note_modified(&mut self, f: FrameId) {

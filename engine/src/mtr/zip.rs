@@ -173,6 +173,9 @@ pub(crate) fn replay(
     }
     let before = before(op, data);
     op.apply(id, data)?;
+    if crate::page::page_type_raw(data) != crate::page::PageType::Index as u16 {
+        return Ok(());
+    }
     match mirror(&mut zf, op, data, &before) {
         Ok(Mirrored::Done) => *zip = Some(zf),
         Ok(Mirrored::Recompress) => {}
