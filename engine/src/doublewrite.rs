@@ -90,8 +90,10 @@ fn copy_of<'a>(fil: &Fil, id: PageId, slot: &'a [u8]) -> (&'a [u8], bool) {
 /// use (written at or after `checkpoint_lsn`). Recovery asks before it
 /// opens tablespaces: a `.ibd` file whose page 0 is torn still names its
 /// space in its first bytes, and that claim is trusted when a copy of that
-/// page 0 is here for [`recover`] to restore.
-pub fn has_copy(fil: &mut Fil, id: PageId, checkpoint_lsn: u64) -> Result<bool> {
+/// page 0 is here for [`recover`] to restore. `Some` gives the copy's
+/// compressed page size (`None`: 16 KiB pages), which a page 0 holds in its
+/// flags.
+pub fn has_copy(fil: &mut Fil, id: PageId, checkpoint_lsn: u64) -> Result<Option<Option<usize>>> {
     let mut buf = vec![0u8; PAGE_SIZE];
     for k in 0..DBLWR_PAGES {
         if !fil.read_page_raw(PageId::new(SYSTEM_SPACE, DBLWR_START + k), &mut buf)? {
@@ -107,10 +109,10 @@ pub fn has_copy(fil: &mut Fil, id: PageId, checkpoint_lsn: u64) -> Result<bool> 
             Ok(PageState::Valid)
         );
         if claimed == id && valid && page::page_lsn(&buf) >= checkpoint_lsn {
-            return Ok(true);
+            return Ok(Some(compressed.then_some(copy.len())));
         }
     }
-    Ok(false)
+    Ok(None)
 }
 
 /// Restores torn or stale home pages from valid copies in the area written
@@ -349,6 +351,35 @@ mod tests {
                 PageState::Valid
             );
         }
+        Ok(())
+    }
+
+    /// Before its space is open, a copy of a compressed page 0 is found and
+    /// its size read from its own flags.
+    #[test]
+    fn a_copy_of_a_compressed_page_0_names_its_size() -> Result<()> {
+        let mut fil = Fil::new(Box::new(MemStorage::new()));
+        fil.create(SYSTEM_SPACE, "ibdata1")?;
+        fil.extend(SYSTEM_SPACE, DBLWR_START + DBLWR_PAGES)?;
+        let id = PageId::new(9, 0);
+        let mut p0 = vec![0u8; PAGE_SIZE];
+        page::init(&mut p0, id, PageType::FspHdr);
+        page::set_page_lsn(&mut p0, 700);
+        page::put_u32(
+            &mut p0,
+            crate::fsp::FSP_FLAGS,
+            crate::fsp::flags_for(Some(1024)),
+        );
+        let mut image = p0[..1024].to_vec();
+        page::seal_image(&mut image, true);
+        write_area(&mut fil, &[Arc::from(&image[..])])?;
+        assert_eq!(has_copy(&mut fil, id, 100)?, Some(Some(1024)));
+        assert_eq!(
+            has_copy(&mut fil, id, 800)?,
+            None,
+            "older than the checkpoint"
+        );
+        assert_eq!(has_copy(&mut fil, PageId::new(9, 1), 100)?, None);
         Ok(())
     }
 }

@@ -208,7 +208,9 @@ impl Engine {
         let mut fil = Fil::new(storage);
         fil.trust_page_id = config.canaries.has(crate::Canary::TrustPageId);
         fil.skip_dir_sync = config.canaries.has(crate::Canary::SkipDirectorySync);
-        fil.open(SYSTEM_SPACE, SYSTEM_FILE)?;
+        // The system tablespace always has 16 KiB pages: its flags are not
+        // read (bit rot there must not decide how the file is read).
+        fil.open_sized(SYSTEM_SPACE, SYSTEM_FILE, Some(None))?;
         let scan = redo::scan_with(
             fil.storage(),
             &config.log,
@@ -503,38 +505,52 @@ fn open_tablespaces(
         let len = file.len().map_err(io_err("stat", name))?;
         let mut space = None;
         let mut invalid = None;
-        // Page 0's size is in its FSP flags, in its first bytes (which a
-        // torn write leaves old or new, whole), else in the FILE_CREATE.
-        let mut head = [0u8; crate::fsp::FSP_FLAGS + 4];
-        let mut zip_size = created.get(name).and_then(|&(_, z)| z);
-        if len >= head.len() as u64 {
-            file.read_at(0, &mut head).map_err(io_err("read", name))?;
-            let flags = crate::fsp::page_size_of_flags(page::get_u32(&head, crate::fsp::FSP_FLAGS));
-            match flags {
-                // A page 0 never written says nothing.
-                Ok(z) if !page::is_all_zero(&head) => zip_size = z,
-                _ => {}
-            }
-        }
-        let size = zip_size.unwrap_or(PAGE_SIZE);
-        if len >= size as u64 {
-            let mut buf = vec![0u8; size];
+        let created_zip = created.get(name).and_then(|&(_, z)| z);
+        // Page 0, read once, up to 16 KiB. Its size is the one at which it
+        // validates: first the one its FSP flags give (bit rot may have hit
+        // them), then the FILE_CREATE's, then 16 KiB.
+        let mut zip_size = created_zip;
+        let mut buf = vec![0u8; (len.min(PAGE_SIZE as u64)) as usize];
+        if buf.len() > crate::fsp::FSP_FLAGS + 4 {
             file.read_at(0, &mut buf).map_err(io_err("read", name))?;
             let claimed = page::get_u32(&buf, FIL_PAGE_SPACE_ID);
-            match page::validate_image(&buf, zip_size.is_some(), PageId::new(claimed, 0), name) {
-                Ok(PageState::Valid) => space = Some(claimed),
-                verdict => {
-                    if claimed != SYSTEM_SPACE
-                        && doublewrite::has_copy(fil, PageId::new(claimed, 0), checkpoint_lsn)?
-                    {
+            let id = PageId::new(claimed, 0);
+            let flags = crate::fsp::page_size_of_flags(page::get_u32(&buf, crate::fsp::FSP_FLAGS));
+            let mut candidates: Vec<Option<usize>> = flags.into_iter().collect();
+            candidates.extend([created_zip, None]);
+            candidates.dedup();
+            let mut verdict = None;
+            for z in candidates {
+                let size = z.unwrap_or(PAGE_SIZE);
+                if size > buf.len() {
+                    continue;
+                }
+                match page::validate_image(&buf[..size], z.is_some(), id, name) {
+                    Ok(PageState::Valid) => {
+                        space = Some(claimed);
+                        zip_size = z;
+                        verdict = None;
+                        break;
+                    }
+                    v => {
+                        if verdict.is_none() {
+                            verdict = Some(v);
+                        }
+                    }
+                }
+            }
+            if let Some(v) = verdict {
+                if claimed != SYSTEM_SPACE {
+                    if let Some(z) = doublewrite::has_copy(fil, id, checkpoint_lsn)? {
                         // A page 0 torn by a crash while it was written
                         // still has the space id in its first sector, old
                         // or new; doublewrite repair, next, restores the
-                        // page from its copy.
+                        // page from its copy, whose flags give the size.
                         space = Some(claimed);
+                        zip_size = z;
                     }
-                    invalid = verdict.err();
                 }
+                invalid = v.err();
             }
         }
         if space.is_none() {
@@ -692,7 +708,8 @@ fn apply_page(
 ) -> Result<()> {
     let mut frame = None;
     let mut applied: Option<(u64, u64)> = None;
-    let compressed = pager.fil.zip_size(id.space).is_some();
+    let zip_size = pager.fil.zip_size(id.space);
+    let compressed = zip_size.is_some();
     // Whether the page is known to be a sound index page.
     let mut sound = false;
     for group in recs.chunk_by(|a, b| a.1 == b.1) {
@@ -740,7 +757,7 @@ fn apply_page(
                 sound = true;
             }
             let fr = pager.pool.frame_mut(f);
-            crate::mtr::zip::replay(&mut fr.data, &mut fr.zip, compressed, id, op)?;
+            crate::mtr::zip::replay(&mut fr.data, &mut fr.zip, zip_size, id, op)?;
             report.records_applied += 1;
         }
         let fr = pager.pool.frame_mut(f);

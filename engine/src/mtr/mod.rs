@@ -102,6 +102,15 @@ impl Mtr {
         let level = pager.zip_level;
         let frame = pager.pool.frame_mut(f);
         let Some(mut zf) = frame.zip.take().filter(|_| zip_size.is_some()) else {
+            if let (Some(size), PageOp::Write { offset, bytes }) = (zip_size, &op) {
+                // A compressed space's other pages keep only their first
+                // `size` bytes on disk: a write past them would be lost.
+                if usize::from(*offset) + bytes.len() > size {
+                    return Err(Error::InvalidArgument(format!(
+                        "write past the {size} bytes page {id} keeps on disk"
+                    )));
+                }
+            }
             op.apply(id, &mut frame.data)?;
             ops::encode_page(&mut self.log, id, &op);
             self.note_modified(f);
@@ -118,17 +127,29 @@ impl Mtr {
         }
         let before = zip::before(&op, &frame.data);
         let saved = zf.page.clone();
-        op.apply(id, &mut frame.data)?;
+        if let Err(e) = op.apply(id, &mut frame.data) {
+            // PageOp::apply checks before it changes anything.
+            frame.zip = Some(zf);
+            return Err(e);
+        }
         if page::page_type_raw(&frame.data) != PageType::Index as u16 {
             // No longer an index page (freed): it has no compressed page.
             ops::encode_page(&mut self.log, id, &op);
             self.note_modified(f);
             return Ok(true);
         }
+        // On an error from here on, the frame goes back to the compressed
+        // page as it was, so that no unlogged change is left in it.
+        let restore = |frame: &mut crate::buf::Frame, mut zf: Box<ZipFrame>, saved: ZipPage| {
+            let restored = saved.decompress(&mut frame.data);
+            zf.page = saved;
+            frame.zip = Some(zf);
+            restored.map_err(|c| c.at("zip", id.page_no))
+        };
         let mirrored = match zip::mirror(&mut zf, &op, &frame.data, &before) {
             Ok(m) => m,
             Err(e) => {
-                frame.zip = Some(zf);
+                restore(frame, zf, saved)?;
                 return Err(e);
             }
         };
@@ -140,7 +161,14 @@ impl Mtr {
             return Ok(true);
         }
         pager.stats.zip_compress_ops += 1;
-        match ZipPage::compress(&frame.data, &zf.fields, size, level)? {
+        let compressed = match ZipPage::compress(&frame.data, &zf.fields, size, level) {
+            Ok(c) => c,
+            Err(e) => {
+                restore(frame, zf, saved)?;
+                return Err(e);
+            }
+        };
+        match compressed {
             Some(page) => {
                 zf.page = page;
                 ops::encode_page(&mut self.log, id, &op);
@@ -159,11 +187,8 @@ impl Mtr {
             None => {
                 // The change does not fit: the frame goes back to what the
                 // compressed page holds, as page_zip_decompress restores it.
-                let restored = saved.decompress(&mut frame.data);
-                zf.page = saved;
-                frame.zip = Some(zf);
                 pager.stats.zip_refused += 1;
-                restored.map_err(|c| c.at("zip", id.page_no))?;
+                restore(frame, zf, saved)?;
                 Ok(false)
             }
         }

@@ -150,7 +150,7 @@ fn corrupt(what: &str) -> Error {
 pub(crate) fn replay(
     data: &mut [u8],
     zip: &mut Option<Box<ZipFrame>>,
-    compressed: bool,
+    zip_size: Option<usize>,
     id: crate::page::PageId,
     op: &PageOp<'_>,
 ) -> Result<()> {
@@ -159,18 +159,35 @@ pub(crate) fn replay(
         reason: format!("record for compressed page {id}: {why}"),
     };
     if let PageOp::ZipImage { image } = *op {
+        // Only an image of this page, at its space's size, replaces it.
+        let offset = crate::page::get_u32(image, crate::page::FIL_PAGE_OFFSET);
+        let space = crate::page::get_u32(image, crate::page::FIL_PAGE_SPACE_ID);
+        if zip_size != Some(image.len()) || offset != id.page_no || space != id.space {
+            return Err(bad(format!(
+                "an image of {} bytes for page {space}:{offset}",
+                image.len()
+            )));
+        }
         let page = zip::ZipPage::from_image(image.to_vec()).map_err(|c| bad(c.0))?;
         let fields = page.decompress(data).map_err(|c| bad(c.0))?;
         *zip = Some(Box::new(ZipFrame { page, fields }));
         return Ok(());
     }
-    let zf = if compressed { zip.take() } else { None };
+    if let (Some(size), PageOp::Write { offset, bytes }) = (zip_size, op) {
+        if zip.is_none() && usize::from(*offset) + bytes.len() > size {
+            return Err(bad(format!("a write past the page's {size} bytes")));
+        }
+    }
+    let zf = if zip_size.is_some() { zip.take() } else { None };
     let Some(mut zf) = zf else {
         return op.apply(id, data);
     };
     if matches!(op, PageOp::Init(_) | PageOp::IndexInit { .. }) {
         return op.apply(id, data);
     }
+    // The directory is read to find the record a change touches: it must
+    // be sound, whatever the log says (a header write may have changed it).
+    index::check_structure(data).map_err(&bad)?;
     let before = before(op, data);
     op.apply(id, data)?;
     if crate::page::page_type_raw(data) != crate::page::PageType::Index as u16 {
@@ -286,7 +303,7 @@ mod tests {
                 match rec.unwrap() {
                     LogRecord::Page(pid, op) => {
                         assert_eq!(pid, id);
-                        replay(rdata, rzip, true, pid, &op).unwrap();
+                        replay(rdata, rzip, Some(2048), pid, &op).unwrap();
                     }
                     LogRecord::File(_) => unreachable!(),
                 }
@@ -445,5 +462,61 @@ mod tests {
         let want: Vec<Vec<u8>> = model.into_values().collect();
         assert_eq!(got, want);
         pager.unfix(fr);
+    }
+
+    /// Recovery takes a logged image only for its own page at its space's
+    /// size, and a change to a compressed space's other pages only within
+    /// the bytes such a page keeps.
+    #[test]
+    fn replay_refuses_images_and_writes_that_are_not_the_pages() {
+        let f = fields();
+        let mut frame = vec![0u8; PAGE_SIZE];
+        let id = PageId::new(3, 1);
+        page::init(&mut frame, id, PageType::Index);
+        index::init(&mut frame, 4, 0);
+        let image = zip::ZipPage::compress(&frame, &f, 2048, 6)
+            .unwrap()
+            .unwrap();
+        let op = PageOp::ZipImage {
+            image: image.image(),
+        };
+        let mut data = vec![0u8; PAGE_SIZE];
+        let mut zip = None;
+        assert!(
+            replay(&mut data, &mut zip, Some(1024), id, &op).is_err(),
+            "another size"
+        );
+        assert!(
+            replay(&mut data, &mut zip, None, id, &op).is_err(),
+            "not compressed"
+        );
+        assert!(replay(&mut data, &mut zip, Some(2048), PageId::new(3, 2), &op).is_err());
+        assert!(zip.is_none());
+        replay(&mut data, &mut zip, Some(2048), id, &op).unwrap();
+        assert!(zip.is_some());
+        let mut other = vec![0u8; PAGE_SIZE];
+        let write = PageOp::Write {
+            offset: 3000,
+            bytes: &[1],
+        };
+        let mut none = None;
+        assert!(replay(&mut other, &mut none, Some(2048), PageId::new(3, 5), &write).is_err());
+    }
+
+    #[test]
+    fn a_write_past_what_a_compressed_spaces_page_keeps_is_refused() {
+        let mut fil = Fil::new(Box::new(MemStorage::new()));
+        fil.create(SYSTEM_SPACE, "ibdata1").unwrap();
+        fil.create_sized(3, "c.ibd", Some(1024)).unwrap();
+        fil.extend(3, 4).unwrap();
+        let log = Log::create(fil.storage(), &LogConfig::default()).unwrap();
+        let mut pager = Pager::new(fil, log, 16, false);
+        let mut mtr = Mtr::new();
+        let fr = mtr
+            .create(&mut pager, PageId::new(3, 2), PageType::Blob)
+            .unwrap();
+        mtr.write(&mut pager, fr, 1000, &[7; 24]).unwrap();
+        assert!(mtr.write(&mut pager, fr, 1001, &[7; 24]).is_err());
+        mtr.commit(&mut pager).unwrap();
     }
 }
