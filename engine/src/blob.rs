@@ -39,13 +39,25 @@ pub fn pages_for(len: usize) -> u32 {
     len.div_ceil(BLOB_PART_MAX) as u32
 }
 
+/// Column bytes per page in `space`: a compressed space's pages keep only
+/// their physical size (and have no trailer). They hold the column
+/// uncompressed: InnoDB's own zlib streams for them (ZBLOB pages) are not
+/// built yet.
+pub fn part_max(pager: &Pager, space: u32) -> usize {
+    match pager.fil.zip_size(space) {
+        Some(size) => size - BLOB_DATA,
+        None => BLOB_PART_MAX,
+    }
+}
+
 /// Writes `data` (non-empty) as a new chain in `space`.
 pub fn write(pager: &mut Pager, space: u32, data: &[u8]) -> Result<ExternalRef> {
     assert!(!data.is_empty(), "empty external column");
-    fsp::reserve(pager, space, pages_for(data.len()))?;
+    let part_max = part_max(pager, space);
+    fsp::reserve(pager, space, data.len().div_ceil(part_max) as u32)?;
     let mut first = FIL_NULL;
     let mut prev = FIL_NULL;
-    for part in data.chunks(BLOB_PART_MAX) {
+    for part in data.chunks(part_max) {
         // Each page is a mini-transaction of a page's worth of redo, and a
         // column may take many: make room in the log before each, as
         // InnoDB's btr_blob_log_check_t does between the pages of a big
@@ -87,10 +99,11 @@ fn corrupt(pager: &Pager, r: &ExternalRef, page_no: u32, reason: &str) -> Error 
 /// The page numbers of a chain, checked against the reference's length.
 fn chain(pager: &mut Pager, r: &ExternalRef) -> Result<Vec<(u32, usize)>> {
     let mut out = Vec::new();
+    let part_max = part_max(pager, r.space);
     let mut page_no = r.page_no;
     let mut remaining = r.len;
     while remaining > 0 {
-        if page_no == FIL_NULL || out.len() as u64 > r.len / BLOB_PART_MAX as u64 + 1 {
+        if page_no == FIL_NULL || out.len() as u64 > r.len / part_max as u64 + 1 {
             return Err(corrupt(
                 pager,
                 r,
@@ -112,7 +125,7 @@ fn chain(pager: &mut Pager, r: &ExternalRef) -> Result<Vec<(u32, usize)>> {
                 "chain reaches a page that is not a BLOB page",
             ));
         }
-        if part == 0 || part > BLOB_PART_MAX || part as u64 > remaining {
+        if part == 0 || part > part_max || part as u64 > remaining {
             return Err(corrupt(pager, r, page_no, "bad part length"));
         }
         out.push((page_no, part));

@@ -257,9 +257,23 @@ fn key_kind(ty: &ColumnType) -> FieldKind {
 }
 
 impl Table {
+    /// The longest clustered record the table stores, its long columns
+    /// moved off page until it fits: half a page's record space, or, for a
+    /// compressed table, about half of what an empty compressed page holds
+    /// (InnoDB bounds it by `page_zip_empty_size`), so that two records
+    /// always share a page.
+    pub fn max_rec_len(&self) -> usize {
+        match self.def.row_format.zip_size() {
+            Ok(Some(size)) => {
+                ((size - crate::page::zip::ZIP_DATA - 64) / 2).min(crate::page::index::MAX_REC_LEN)
+            }
+            _ => crate::page::index::MAX_REC_LEN,
+        }
+    }
+
     /// Builds the descriptor of a table from its definition and storage.
     pub fn new(def: TableDef, st: &TableStorage) -> Table {
-        let fmt = def.row_format;
+        let fmt = def.row_format.record_format();
         let mut fields = Vec::new();
         let mut layout = Vec::new();
         let mut col_field = vec![usize::MAX; def.columns.len()];
@@ -419,6 +433,7 @@ fn format_code(f: RowFormat) -> u8 {
         RowFormat::Redundant => 0,
         RowFormat::Compact => 1,
         RowFormat::Dynamic => 2,
+        RowFormat::Compressed { .. } => 3,
     }
 }
 
@@ -427,6 +442,9 @@ pub fn encode_def(def: &TableDef, st: &TableStorage) -> Vec<u8> {
     let mut out = vec![1u8];
     put_str(&mut out, &def.name);
     out.push(format_code(def.row_format));
+    if let RowFormat::Compressed { key_block_size } = def.row_format {
+        out.push(key_block_size as u8);
+    }
     put_varint(&mut out, def.columns.len() as u64);
     for c in &def.columns {
         put_str(&mut out, &c.name);
@@ -521,6 +539,11 @@ pub fn decode_def(b: &[u8]) -> Result<(TableDef, TableStorage)> {
         0 => RowFormat::Redundant,
         1 => RowFormat::Compact,
         2 => RowFormat::Dynamic,
+        3 => {
+            let key_block_size = u32::from(r.byte()?);
+            crate::page::zip::zip_size_of(key_block_size).map_err(|_| Rd::err())?;
+            RowFormat::Compressed { key_block_size }
+        }
         _ => return Err(Rd::err()),
     };
     let n = r.small(1000)?;

@@ -4,11 +4,14 @@ use super::ops::*;
 use engine::{Isolation, RowFormat};
 use proptest::prelude::*;
 
+/// Every row format, compressed tables at every KEY_BLOCK_SIZE.
 pub fn row_format() -> impl Strategy<Value = RowFormat> {
     prop_oneof![
         Just(RowFormat::Redundant),
         Just(RowFormat::Compact),
-        Just(RowFormat::Dynamic)
+        Just(RowFormat::Dynamic),
+        prop::sample::select(vec![1u32, 2, 4, 8, 16])
+            .prop_map(|key_block_size| RowFormat::Compressed { key_block_size }),
     ]
 }
 

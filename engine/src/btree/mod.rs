@@ -977,40 +977,33 @@ fn raise_root(mtr: &mut Mtr, pager: &mut Pager, index: &Index) -> Result<u32> {
     let recs: Vec<Vec<u8>> = (0..n)
         .map(|s| index::rec(pager.page(rf), s).to_vec())
         .collect();
-    let refs: Vec<&[u8]> = recs.iter().map(|r| &r[..]).collect();
-    if pager.fil.zip_size(index.space).is_some()
-        && !compresses(pager, index, level, &fresh_page(index, level, &refs))?
-    {
-        // The root's records compress where they are, but not laid out
-        // afresh: a limit of this implementation (InnoDB would split the
-        // root directly), reported as an engine-stopping error because
-        // the mini-transaction may already hold changes.
-        return Err(Error::Corrupt {
-            file: index.name.clone(),
-            reason: "the root's records do not compress on a new page".into(),
-        });
-    }
     let child = fsp::alloc(mtr, pager, index.space, PageType::Index)?;
     let cf = mtr.fix(pager, PageId::new(index.space, child))?;
-    mtr.page_op(
-        pager,
-        cf,
-        PageOp::IndexInit {
-            index_id: index.id,
-            level,
-        },
-    )?;
-    for (s, r) in recs.iter().enumerate() {
+    if pager.fil.zip_size(index.space).is_some() {
+        // The compressed root is copied whole, image and all, as
+        // btr_root_raise does with page_zip_copy_recs: laid out afresh,
+        // its records might no longer compress into the page.
+        mtr.zip_copy(pager, rf, cf)?;
+    } else {
         mtr.page_op(
             pager,
             cf,
-            PageOp::IndexInsert {
-                slot: s as u16,
-                rec: r,
+            PageOp::IndexInit {
+                index_id: index.id,
+                level,
             },
         )?;
+        for (s, r) in recs.iter().enumerate() {
+            mtr.page_op(
+                pager,
+                cf,
+                PageOp::IndexInsert {
+                    slot: s as u16,
+                    rec: r,
+                },
+            )?;
+        }
     }
-    finish_zip(mtr, pager, index, cf, level)?;
     let ptr = node_ptr(index, level, &recs[0], child)?;
     mtr.zip_detach(pager, rf);
     mtr.page_op(

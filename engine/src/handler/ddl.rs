@@ -56,6 +56,8 @@ impl Engine {
     }
 
     fn create_table_inner(&mut self, def: TableDef) -> Result<()> {
+        // A bad KEY_BLOCK_SIZE is refused before anything is written.
+        let zip_size = def.row_format.zip_size()?;
         let file = format!("{}.ibd", def.name);
         if self
             .pager
@@ -80,12 +82,31 @@ impl Engine {
         mtr.file_op(FileOp::Create {
             space,
             name: &file,
-            zip_size: None,
+            zip_size,
         });
         mtr.commit(&mut self.pager)?;
-        self.pager.fil.create(space, &file)?;
+        self.pager.fil.create_sized(space, &file, zip_size)?;
+        // The indexes' layouts, for their compressed roots.
+        let layouts = dict::Table::new(
+            def.clone(),
+            &TableStorage {
+                id: table_id,
+                space,
+                clustered: (index_ids[0], 0),
+                secondary: index_ids[1..].iter().map(|&id| (id, 0)).collect(),
+            },
+        );
+        let zip_fields = |ix: &btree::Index| -> Result<Option<crate::page::zip::ZipFields>> {
+            zip_size.map(|_| ix.zip_fields(0)).transpose()
+        };
         let result: Result<TableStorage> = (|| {
-            fsp::create_space(&mut self.pager, space, INITIAL_SPACE_PAGES, 1, 0)?;
+            fsp::create_space(
+                &mut self.pager,
+                space,
+                INITIAL_SPACE_PAGES,
+                1,
+                fsp::flags_for(zip_size),
+            )?;
             // Recovery knows a file's space id from its page 0, or from a
             // FILE_CREATE after the checkpoint. A checkpoint may pass that
             // record while page 0 is still only in the buffer pool, so
@@ -94,10 +115,12 @@ impl Engine {
             let f = self.pager.fix(PageId::new(space, 0))?;
             self.pager.unfix(f);
             self.pager.flush_frames(&[f])?;
-            let croot = btree::create(&mut self.pager, space, index_ids[0], None)?;
+            let zf = zip_fields(&layouts.clustered)?;
+            let croot = btree::create(&mut self.pager, space, index_ids[0], zf.as_ref())?;
             let mut secondary = Vec::new();
-            for &id in &index_ids[1..] {
-                secondary.push((id, btree::create(&mut self.pager, space, id, None)?));
+            for (&id, sec) in index_ids[1..].iter().zip(&layouts.secondary) {
+                let zf = zip_fields(&sec.index)?;
+                secondary.push((id, btree::create(&mut self.pager, space, id, zf.as_ref())?));
             }
             Ok(TableStorage {
                 id: table_id,

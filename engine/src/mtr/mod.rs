@@ -237,6 +237,41 @@ impl Mtr {
         Ok(true)
     }
 
+    /// Makes the page in `to` a copy of the compressed page in `from` (its
+    /// image, with `to`'s page number), decompressed, and logs the image:
+    /// InnoDB's `page_zip_copy_recs`, used when a root moves down a level.
+    pub fn zip_copy(&mut self, pager: &mut Pager, from: FrameId, to: FrameId) -> Result<()> {
+        let to_id = pager.pool.frame(to).id;
+        let src = pager
+            .pool
+            .frame(from)
+            .zip
+            .as_ref()
+            .ok_or_else(|| Error::Corrupt {
+                file: "zip".into(),
+                reason: format!(
+                    "page {} has no compressed page to copy",
+                    pager.pool.frame(from).id
+                ),
+            })?;
+        let fields = src.fields.clone();
+        let mut image = src.page.image().to_vec();
+        page::put_u32(&mut image, page::FIL_PAGE_OFFSET, to_id.page_no);
+        page::put_u32(&mut image, page::FIL_PAGE_SPACE_ID, to_id.space);
+        let zip = ZipPage::from_image(image).map_err(|c| c.at("zip", to_id.page_no))?;
+        let frame = pager.pool.frame_mut(to);
+        zip.decompress(&mut frame.data)
+            .map_err(|c| c.at("zip", to_id.page_no))?;
+        ops::encode_page(
+            &mut self.log,
+            to_id,
+            &PageOp::ZipImage { image: zip.image() },
+        );
+        frame.zip = Some(Box::new(ZipFrame { page: zip, fields }));
+        self.note_modified(to);
+        Ok(())
+    }
+
     /// Detaches a compressed page from its frame for a bulk change: the
     /// changes that follow are made to the frame alone, and
     /// [`Mtr::zip_compress`] must give the page a new image before the

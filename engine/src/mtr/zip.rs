@@ -97,7 +97,12 @@ pub(crate) fn mirror(
                 page.write_header(frame);
                 Mirrored::Done
             } else if let Some((slot, old)) = &before.old {
-                done(page.rewrite_rec(fields, frame, *slot, old)?)
+                let new = index::rec(frame, *slot);
+                if zip::ext_count(fields, old)? != zip::ext_count(fields, new)? {
+                    Mirrored::Recompress
+                } else {
+                    done(page.rewrite_rec(fields, frame, *slot, old)?)
+                }
             } else {
                 Mirrored::Recompress
             }
@@ -121,7 +126,13 @@ pub(crate) fn mirror(
                 .ok_or_else(|| corrupt("update of no record"))?;
             let slot = usize::from(slot);
             if old.len() == rec.len() {
-                done(page.rewrite_rec(fields, frame, slot, old)?)
+                // In place; a record that gained or lost an off-page column
+                // moves references the tail cannot shift in place.
+                if zip::ext_count(fields, old)? != zip::ext_count(fields, rec)? {
+                    Mirrored::Recompress
+                } else {
+                    done(page.rewrite_rec(fields, frame, slot, old)?)
+                }
             } else if before.reorganizes {
                 Mirrored::Recompress
             } else {

@@ -164,6 +164,13 @@ pub enum RowFormat {
     /// The Barracuda format: COMPACT records whose long columns go wholly
     /// off page, leaving only the 20-byte reference.
     Dynamic,
+    /// Barracuda's compressed tables: DYNAMIC records on pages compressed
+    /// into `key_block_size` KiB ([`crate::page::zip`]). A table's format
+    /// only: its records' layouts are DYNAMIC ([`RowFormat::record_format`]).
+    Compressed {
+        /// The physical page size in KiB: 1, 2, 4, 8 or 16.
+        key_block_size: u32,
+    },
 }
 
 impl RowFormat {
@@ -173,6 +180,28 @@ impl RowFormat {
             RowFormat::Redundant => "REDUNDANT",
             RowFormat::Compact => "COMPACT",
             RowFormat::Dynamic => "DYNAMIC",
+            RowFormat::Compressed { .. } => "COMPRESSED",
+        }
+    }
+
+    /// The format of the records of a table of this format: a compressed
+    /// table's are DYNAMIC.
+    pub fn record_format(self) -> RowFormat {
+        match self {
+            RowFormat::Compressed { .. } => RowFormat::Dynamic,
+            f => f,
+        }
+    }
+
+    /// A compressed table's physical page size in bytes, checked
+    /// ([`crate::Error::InvalidArgument`] for a KEY_BLOCK_SIZE that is not
+    /// 1, 2, 4, 8 or 16); `None` for the other formats.
+    pub fn zip_size(self) -> Result<Option<usize>> {
+        match self {
+            RowFormat::Compressed { key_block_size } => {
+                crate::page::zip::zip_size_of(key_block_size).map(Some)
+            }
+            _ => Ok(None),
         }
     }
 

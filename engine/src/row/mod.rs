@@ -26,7 +26,6 @@ use crate::btree::{self, Key};
 use crate::dict::{ClusteredField, Secondary, Table};
 use crate::error::{Error, Result};
 use crate::lock::TrxId;
-use crate::page::index::MAX_REC_LEN;
 use crate::pager::Pager;
 use crate::record::{
     self, ExternalRef, FieldValue, Placement, RecordLayout, RecordView, Value, COMPACT_PREFIX_LEN,
@@ -235,7 +234,8 @@ pub fn place(
             }
         })
         .collect();
-    let placements = record::place_long_fields(layout, &lens, MAX_REC_LEN)?;
+    let max_rec_len = table.max_rec_len();
+    let placements = record::place_long_fields(layout, &lens, max_rec_len)?;
     let mut reps = Vec::with_capacity(sources.len());
     let mut written = Vec::new();
     let result: Result<()> = (|| {
@@ -270,11 +270,11 @@ pub fn place(
         Ok(()) => {
             let fields: Vec<FieldValue> = reps.iter().map(|r| r.as_field()).collect();
             let len = record::encoded_len(layout, &fields);
-            if len > MAX_REC_LEN {
+            if len > max_rec_len {
                 free_chains(pager, &written)?;
                 return Err(Error::RowTooBig {
                     size: len,
-                    max: MAX_REC_LEN,
+                    max: max_rec_len,
                 });
             }
             Ok((reps, written))
