@@ -53,7 +53,7 @@ mod workload;
 use common::read_db;
 use engine::doublewrite::{DBLWR_PAGES, DBLWR_START};
 use engine::page::{self, PageId, PAGE_SIZE};
-use engine::{Engine, Error, FlushAtCommit, Value};
+use engine::{Engine, Error, FlushAtCommit, RowFormat, Value};
 use harness::{
     bounds, crash_config, plant, reference_run, reopen_and_judge, snapshot, Kind, Progress, Setup,
 };
@@ -199,11 +199,21 @@ fn crash_at_every_point_both_doublewrite_modes(
     flush: FlushAtCommit,
     plan: Plan,
 ) -> engine::Result<Coverage> {
+    crash_at_every_point_both_doublewrite_modes_in(flush, plan, RowFormat::Compact)
+}
+
+/// [`crash_at_every_point_both_doublewrite_modes`] with both tables in
+/// `format`.
+fn crash_at_every_point_both_doublewrite_modes_in(
+    flush: FlushAtCommit,
+    plan: Plan,
+    format: RowFormat,
+) -> engine::Result<Coverage> {
     let mut total = Coverage::default();
     let mut violations = Vec::new();
     let mut lines = Vec::new();
     for doublewrite in [true, false] {
-        let setup = Setup::build(&crash_config(flush, doublewrite), (plan.workload)())?;
+        let setup = Setup::build_in(&crash_config(flush, doublewrite), (plan.workload)(), format)?;
         let (coverage, v) = crash_at_every_point(&setup, plan)?;
         lines.push(format!(
             "  doublewrite={doublewrite}: {} crash points x {} kinds = {} runs; {coverage:?}",
@@ -215,7 +225,7 @@ fn crash_at_every_point_both_doublewrite_modes(
         violations.extend(v);
     }
     eprintln!(
-        "{} workload, innodb_flush_log_at_trx_commit={}: {} crash points, {} crash runs\n{}",
+        "{} workload ({format:?}), innodb_flush_log_at_trx_commit={}: {} crash points, {} crash runs\n{}",
         plan.name,
         flush.setting(),
         total.points,
@@ -282,6 +292,36 @@ fn crash_at_every_io_small_workload_flush_at_commit_2() -> engine::Result<()> {
 #[test]
 fn crash_at_every_io_small_workload_flush_at_commit_0() -> engine::Result<()> {
     crash_at_every_point_both_doublewrite_modes(FlushAtCommit::Lazy, SMALL).map(drop)
+}
+
+/// The small workload again on compressed tables (KEY_BLOCK_SIZE 1 and 8):
+/// every I/O index, every crash kind, both doublewrite modes; recovery
+/// must leave an allowed prefix, CHECK TABLE (which decompresses every
+/// page against its frame) must pass.
+fn compressed_small(flush: FlushAtCommit) -> engine::Result<()> {
+    for key_block_size in [1, 8] {
+        crash_at_every_point_both_doublewrite_modes_in(
+            flush,
+            SMALL,
+            RowFormat::Compressed { key_block_size },
+        )?;
+    }
+    Ok(())
+}
+
+#[test]
+fn crash_at_every_io_small_workload_compressed_flush_at_commit_1() -> engine::Result<()> {
+    compressed_small(FlushAtCommit::Sync)
+}
+
+#[test]
+fn crash_at_every_io_small_workload_compressed_flush_at_commit_2() -> engine::Result<()> {
+    compressed_small(FlushAtCommit::Write)
+}
+
+#[test]
+fn crash_at_every_io_small_workload_compressed_flush_at_commit_0() -> engine::Result<()> {
+    compressed_small(FlushAtCommit::Lazy)
 }
 
 #[test]

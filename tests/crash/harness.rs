@@ -54,6 +54,15 @@ pub struct Setup {
 
 impl Setup {
     pub fn build(config: &Config, workload: Vec<Txn>) -> engine::Result<Setup> {
+        Setup::build_in(config, workload, RowFormat::Compact)
+    }
+
+    /// [`Setup::build`] with both tables in `format`.
+    pub fn build_in(
+        config: &Config,
+        workload: Vec<Txn>,
+        format: RowFormat,
+    ) -> engine::Result<Setup> {
         let storage = SimStorage::new();
         let (mut e, report) = Engine::open(
             Box::new(storage.clone()),
@@ -61,8 +70,8 @@ impl Setup {
             config.clone(),
         )?;
         assert!(report.created);
-        e.create_table(sbtest("a", RowFormat::Compact))?;
-        e.create_table(docs("b", RowFormat::Compact))?;
+        e.create_table(sbtest("a", format))?;
+        e.create_table(docs("b", format))?;
         e.close()?;
         let files = snapshot(&storage);
         let history = crate::workload::history(&workload);
