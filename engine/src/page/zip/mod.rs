@@ -712,6 +712,15 @@ impl ZipPage {
         })
     }
 
+    /// [`ZipPage::tail`] for a change: a page that cannot give its tail
+    /// is corruption.
+    fn tail_checked(&self) -> Result<Tail> {
+        self.tail().map_err(|c| Error::Corrupt {
+            file: "zip".into(),
+            reason: c.0,
+        })
+    }
+
     /// Writes the tail back (its length may have changed), zeroing what it
     /// no longer covers, and the counts in the header.
     fn put_tail(&mut self, t: &Tail) {
@@ -875,10 +884,7 @@ impl ZipPage {
         if entry.len() + grows > self.free() {
             return Ok(false);
         }
-        let mut tail = self.tail().map_err(|c| Error::Corrupt {
-            file: "zip".into(),
-            reason: c.0,
-        })?;
+        let mut tail = self.tail_checked()?;
         let u = fields.stored.len();
         let ref_at = self.refs_before(fields, frame, slot)?;
         let refs_after = ref_at + refs.len() + self.refs_from(fields, frame, slot + 1)?;
@@ -957,10 +963,7 @@ impl ZipPage {
         fields.elided(&view, &mut elided);
         let (mut stored, mut refs) = (Vec::new(), Vec::new());
         pack(new, &view, &elided, &mut Vec::new(), &mut stored, &mut refs);
-        let mut tail = self.tail().map_err(|c| Error::Corrupt {
-            file: "zip".into(),
-            reason: c.0,
-        })?;
+        let mut tail = self.tail_checked()?;
         let u = fields.stored.len();
         let ref_at = self.refs_before(fields, frame, slot)?;
         if ref_at + refs.len() > tail.refs.len() {
@@ -995,10 +998,7 @@ impl ZipPage {
             )));
         }
         let saved = self.clone();
-        let mut tail = self.tail().map_err(|c| Error::Corrupt {
-            file: "zip".into(),
-            reason: c.0,
-        })?;
+        let mut tail = self.tail_checked()?;
         let u = fields.stored.len();
         let ref_at = self.refs_before(fields, frame, slot)?;
         if ref_at + old_refs * EXTERNAL_REF_LEN > tail.refs.len() {
@@ -1029,10 +1029,7 @@ impl ZipPage {
         slot: usize,
         n_refs: usize,
     ) -> Result<()> {
-        let mut tail = self.tail().map_err(|c| Error::Corrupt {
-            file: "zip".into(),
-            reason: c.0,
-        })?;
+        let mut tail = self.tail_checked()?;
         let u = fields.stored.len();
         let ref_at = self.refs_before(fields, frame, slot)?;
         if slot >= tail.dir.len()
