@@ -356,3 +356,77 @@ fn a_log_too_small_for_the_checkpoint_margin_is_refused() -> Result<()> {
     assert!(e.pager().log.stats().checkpoints > 10, "the log wrapped");
     Ok(())
 }
+
+/// A compression level past 9 and a KEY_BLOCK_SIZE that is not 1, 2, 4, 8
+/// or 16 are typed errors that create nothing; a compressed table at each
+/// valid size takes rows and gives them back.
+#[test]
+fn bad_compression_settings_are_refused_and_good_ones_work() -> Result<()> {
+    let storage = MemStorage::new();
+    let err = Engine::open(
+        Box::new(storage.clone()),
+        Box::new(Arc::new(ManualClock::new())),
+        Config {
+            compression_level: 10,
+            ..cfg()
+        },
+    )
+    .err()
+    .expect("level 10 is refused");
+    assert!(matches!(err, Error::InvalidArgument(_)), "{err}");
+    assert!(
+        err.to_string().contains("innodb_compression_level"),
+        "{err}"
+    );
+    let files = engine::io::Storage::list(&mut storage.clone()).expect("list");
+    assert!(files.is_empty(), "a refused open created {files:?}");
+    let (mut e, _) = open(&storage)?;
+    for kbs in [0, 3, 32] {
+        let err = e
+            .create_table(sbtest(
+                "bad",
+                RowFormat::Compressed {
+                    key_block_size: kbs,
+                },
+            ))
+            .unwrap_err();
+        assert!(matches!(err, Error::InvalidArgument(_)), "{kbs}: {err}");
+        assert!(e.table("bad").is_err(), "{kbs}: no table is left behind");
+    }
+    let s = e.session();
+    for kbs in [1, 2, 4, 8, 16] {
+        let name = format!("c{kbs}");
+        e.create_table(sbtest(
+            &name,
+            RowFormat::Compressed {
+                key_block_size: kbs,
+            },
+        ))?;
+        for id in 0..300 {
+            done(e.execute(
+                s,
+                Request::Insert {
+                    table: name.clone(),
+                    row: row(id),
+                },
+            )?);
+        }
+    }
+    e.close()?;
+    let (mut e, _) = open(&storage)?;
+    let names: Vec<String> = [1, 2, 4, 8, 16].iter().map(|k| format!("c{k}")).collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let db = read_db(&mut e, &refs)?;
+    for kbs in [1, 2, 4, 8, 16] {
+        let name = format!("c{kbs}");
+        assert_eq!(db.tables.get(&name).map(|t| t.len()), Some(300), "{name}");
+        assert_eq!(
+            e.table(&name)?.def.row_format,
+            RowFormat::Compressed {
+                key_block_size: kbs
+            }
+        );
+        assert!(e.check_table(&name)?.is_ok(), "{name}");
+    }
+    Ok(())
+}

@@ -67,6 +67,9 @@ pub struct Config {
     /// (crate::Step) until one sync, made by the first waiting session to
     /// resume, covers it and every other commit written by then.
     pub group_commit: bool,
+    /// `innodb_compression_level`: the zlib level compressed pages are
+    /// compressed at, 0 to 9.
+    pub compression_level: u32,
     /// Planted bugs (for the simulator's negative controls); none by default.
     pub canaries: crate::canary::Canaries,
 }
@@ -85,6 +88,7 @@ impl Default for Config {
             max_dirty_pages_pct: 75,
             purge_batch_logs: 300,
             group_commit: false,
+            compression_level: crate::page::zip::DEFAULT_LEVEL,
             canaries: crate::canary::Canaries::NONE,
         }
     }
@@ -105,6 +109,7 @@ impl Config {
                 "io_capacity must be positive and max_dirty_pages_pct in 1..=100".into(),
             ));
         }
+        crate::page::zip::check_level(self.compression_level)?;
         self.log.validate()?;
         // Validated just above: the files are larger than their headers.
         let capacity = self.log.capacity_bytes().unwrap_or(0);

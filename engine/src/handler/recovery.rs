@@ -154,6 +154,7 @@ impl Engine {
         pager.unique_first_column = config.canaries.has(crate::Canary::UniqueCheckFirstColumn);
         pager.implicit_by_row_changer =
             config.canaries.has(crate::Canary::ImplicitLockOfRowChanger);
+        pager.zip_level = config.compression_level;
         fsp::create_space(
             &mut pager,
             SYSTEM_SPACE,
@@ -251,6 +252,7 @@ impl Engine {
         pager.unique_first_column = config.canaries.has(crate::Canary::UniqueCheckFirstColumn);
         pager.implicit_by_row_changer =
             config.canaries.has(crate::Canary::ImplicitLockOfRowChanger);
+        pager.zip_level = config.compression_level;
         apply_redo(
             &mut pager,
             &scan,
