@@ -34,8 +34,14 @@ fn open(storage: &MemStorage) -> Result<Engine> {
 }
 
 #[test]
-fn a_100_kb_text_round_trips_in_compact_and_dynamic() -> Result<()> {
-    for fmt in [RowFormat::Redundant, RowFormat::Compact, RowFormat::Dynamic] {
+fn a_100_kb_text_round_trips_in_every_row_format() -> Result<()> {
+    for fmt in [
+        RowFormat::Redundant,
+        RowFormat::Compact,
+        RowFormat::Dynamic,
+        RowFormat::Compressed { key_block_size: 1 },
+        RowFormat::Compressed { key_block_size: 8 },
+    ] {
         let storage = MemStorage::new();
         let mut e = open(&storage)?;
         e.create_table(docs("d", fmt))?;
