@@ -34,11 +34,6 @@ pub const BLOB_DATA: usize = BLOB_NEXT + 4;
 /// Column bytes per page.
 pub const BLOB_PART_MAX: usize = FIL_PAGE_DATA_END - BLOB_DATA;
 
-/// Pages a chain of `len` bytes takes.
-pub fn pages_for(len: usize) -> u32 {
-    len.div_ceil(BLOB_PART_MAX) as u32
-}
-
 /// Column bytes per page in `space`: a compressed space's pages keep only
 /// their physical size (and have no trailer). They hold the column
 /// uncompressed: InnoDB's own zlib streams for them (ZBLOB pages) are not

@@ -1048,42 +1048,6 @@ impl ZipPage {
         self.write_header(frame);
         Ok(())
     }
-
-    fn dir_pos(&self, slot: usize) -> usize {
-        let n = self.n_recs();
-        assert!(slot < n, "slot {slot} of {n}");
-        self.data.len() - 2 * n + 2 * slot
-    }
-
-    fn stored_pos(&self, slot: usize) -> usize {
-        assert!(slot < self.n_recs(), "slot {slot} of {}", self.n_recs());
-        let u = self.stored_len().unwrap_or(0);
-        self.data.len() - 2 * self.n_recs() - u * self.n_recs() + u * slot
-    }
-
-    /// `page_zip_rec_set_deleted`: the delete mark of the record in `slot`.
-    pub fn set_deleted(&mut self, slot: usize, deleted: bool) {
-        let p = self.dir_pos(slot);
-        let e = get_u16(&self.data, p) & !DIR_DELETED;
-        put_u16(&mut self.data, p, e | if deleted { DIR_DELETED } else { 0 });
-    }
-
-    /// `page_zip_write_trx_id_and_roll_ptr`: the record in `slot` of a
-    /// clustered leaf gets these 13 bytes of DB_TRX_ID and DB_ROLL_PTR.
-    pub fn write_trx_roll(&mut self, slot: usize, bytes: &[u8; TRX_ROLL_LEN]) {
-        assert!(matches!(self.stored_kind(), Ok(Stored::TrxRollPtr { .. })));
-        let p = self.stored_pos(slot);
-        self.data[p..p + TRX_ROLL_LEN].copy_from_slice(bytes);
-    }
-
-    /// `page_zip_write_node_ptr`: the child page number of the node pointer
-    /// in `slot`.
-    pub fn write_child(&mut self, slot: usize, child: u32) {
-        assert_eq!(self.stored_kind(), Ok(Stored::ChildPageNo));
-        let p = self.stored_pos(slot);
-        // Big-endian, as the B-tree writes node pointers.
-        self.data[p..p + 4].copy_from_slice(&child.to_be_bytes());
-    }
 }
 
 fn deflate(input: &[u8], level: u32) -> Vec<u8> {
