@@ -316,15 +316,40 @@ fn every_profile_injects_its_faults_and_reaches_the_rare_paths() {
         ("victims chosen by weight", 50),
         ("transactions rolled back at recovery", 5),
     ];
+    // Compressed tables in the mixes: each path of a compressed page taken.
+    let zip_some: Wants = &[
+        ("pages compressed", 300),
+        ("compressions that did not fit", 50),
+        ("pages decompressed", 300),
+        ("changes in the modification log", 1_000),
+        ("pages recompressed by a change", 100),
+        ("pages reorganized to compress", 30),
+        ("changes refused by the compressed size", 30),
+        ("splits forced by the compressed size", 20),
+    ];
+    // The compressed profile: the same paths, many times over (40 seeds
+    // reach about twice these), and the rare success of a reorganization.
+    let zip_many: Wants = &[
+        ("pages compressed", 2_000),
+        ("compressions that did not fit", 900),
+        ("pages decompressed", 8_000),
+        ("changes in the modification log", 6_000),
+        ("pages recompressed by a change", 900),
+        ("pages reorganized to compress", 300),
+        ("reorganized pages that then fit", 2),
+        ("changes refused by the compressed size", 300),
+        ("splits forced by the compressed size", 140),
+    ];
     let cases: &[(&str, u64, &[Wants])] = &[
         (
             "default",
             40,
-            &[mixed, &[("waits again after a grant", 20)]],
+            &[mixed, zip_some, &[("waits again after a grant", 20)]],
         ),
         ("small", 40, &[&mixed[..5]]),
         ("long-columns", 40, &[mixed]),
-        ("crash-heavy", 40, &[mixed]),
+        ("crash-heavy", 40, &[mixed, zip_some]),
+        ("compressed", 40, &[mixed, io_errors, zip_many]),
         // 80 seeds: io-errors has 14 crashes just after a checkpoint per
         // 100 seeds (281 in 2000), but its first 40 seeds hold only 1 or 2
         // of them; seeds 0..80 hold 6.

@@ -120,6 +120,15 @@ impl Fil {
             .and_then(|s| s.compressed.then_some(s.page_size))
     }
 
+    /// The largest physical page size of the open compressed spaces, if any.
+    pub fn max_zip_size(&self) -> Option<usize> {
+        self.spaces
+            .values()
+            .filter(|s| s.compressed)
+            .map(|s| s.page_size)
+            .max()
+    }
+
     /// Creates a space's file (empty) of 16 KiB pages and opens it.
     pub fn create(&mut self, space: u32, name: &str) -> Result<()> {
         self.create_sized(space, name, None)

@@ -32,7 +32,7 @@ mod sync;
 pub mod trx;
 
 pub use handler::{
-    Config, Engine, FlushAtCommit, InnodbLock, InnodbLockWait, InnodbTrx, RangeBound,
+    Config, Engine, FlushAtCommit, InnodbCmp, InnodbLock, InnodbLockWait, InnodbTrx, RangeBound,
     RecoveryReport, Request, Response, SessionId, Step,
 };
 

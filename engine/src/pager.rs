@@ -17,9 +17,20 @@ use crate::buf::{BufferPool, FrameId};
 use crate::doublewrite::{self, DBLWR_PAGES};
 use crate::error::{Error, Result};
 use crate::fil::Fil;
+use crate::io::Clock;
+use crate::page::zip::{ZipFields, ZipPage, ZipResult};
 use crate::page::{self, PageId, PageState, PageType, PAGE_SIZE};
 use crate::redo::Log;
 use std::sync::Arc;
+
+/// The compressed page images one index operation may log, beyond the
+/// redo of an operation on 16 KiB pages (the engine's
+/// `REDO_BETWEEN_FREE_CHECKS_MAX_BYTES`):
+/// a split logs the images of the two halves, and of the parent when the
+/// node pointer recompresses it, at each level it climbs; a root raise
+/// logs the copied root and the root again. An assumed bound, like that
+/// one: three levels of splits under a raised root.
+pub const ZIP_IMAGES_BETWEEN_FREE_CHECKS: usize = 8;
 
 /// Counters.
 #[derive(Debug, Default, Clone, Copy)]
@@ -35,15 +46,141 @@ pub struct PagerStats {
     /// Changes to compressed pages that went through the modification log
     /// or the uncompressed columns.
     pub zip_logged: u64,
-    /// Compressions of a page afresh (INNODB_CMP's compress_ops), and those
-    /// that fit (compress_ops_ok).
-    pub zip_compress_ops: u64,
-    /// Compressions that fit.
-    pub zip_compress_ok: u64,
+    /// Changes that recompressed their page (the modification log was full
+    /// or the change could not be logged in it).
+    pub zip_recompressions: u64,
+    /// Of those whose first compression did not fit, the ones whose heap
+    /// could be compacted: reorganized and compressed again, as
+    /// `page_zip_reorganize` does.
+    pub zip_reorganizations: u64,
+    /// Reorganizations that then fit.
+    pub zip_reorganizations_ok: u64,
     /// Changes refused because the page no longer compressed into its
-    /// size: the frame was rebuilt from its compressed page (an
-    /// uncompress op) and the caller splits.
+    /// size, reorganized or not: the frame was rebuilt from its compressed
+    /// page and the caller splits.
     pub zip_refused: u64,
+    /// Page splits of compressed pages whose 16 KiB frame had room for the
+    /// record: the split was forced by the compressed size.
+    pub zip_splits_after_failure: u64,
+}
+
+/// INNODB_CMP's counters for one compressed page size (InnoDB's
+/// `page_zip_stat_t`).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct ZipSizeStats {
+    /// Compressions attempted.
+    pub compress_ops: u64,
+    /// Compressions whose result fit in the page size.
+    pub compress_ops_ok: u64,
+    /// Engine-clock microseconds spent compressing.
+    pub compress_us: u64,
+    /// Decompressions (a page read, a page restored after a compression
+    /// that did not fit, a copied page, recovery's replay of an image).
+    pub uncompress_ops: u64,
+    /// Engine-clock microseconds spent decompressing.
+    pub uncompress_us: u64,
+}
+
+impl ZipSizeStats {
+    fn minus(&self, o: &ZipSizeStats) -> ZipSizeStats {
+        ZipSizeStats {
+            compress_ops: self.compress_ops - o.compress_ops,
+            compress_ops_ok: self.compress_ops_ok - o.compress_ops_ok,
+            compress_us: self.compress_us - o.compress_us,
+            uncompress_ops: self.uncompress_ops - o.uncompress_ops,
+            uncompress_us: self.uncompress_us - o.uncompress_us,
+        }
+    }
+}
+
+/// Compression's setting, the clock that times it and its counters: every
+/// compression and decompression of a page goes through here, so
+/// INNODB_CMP counts each one, at its page size.
+pub struct Compression {
+    /// The zlib level pages are compressed at (`innodb_compression_level`).
+    pub level: u32,
+    clock: Box<dyn Clock>,
+    /// Since the engine opened, per page size (1 KiB, 2, 4, 8, 16).
+    totals: [ZipSizeStats; 5],
+    /// `totals` at the last INNODB_CMP_RESET.
+    reset_at: [ZipSizeStats; 5],
+}
+
+fn size_index(size: usize) -> usize {
+    debug_assert!(page::zip::is_zip_size(size), "page size {size}");
+    (size.trailing_zeros() as usize).saturating_sub(10).min(4)
+}
+
+impl Compression {
+    fn new(clock: Box<dyn Clock>) -> Self {
+        Compression {
+            level: page::zip::DEFAULT_LEVEL,
+            clock,
+            totals: Default::default(),
+            reset_at: Default::default(),
+        }
+    }
+
+    /// The engine's clock.
+    pub fn now_us(&self) -> u64 {
+        self.clock.now_us()
+    }
+
+    /// Compresses `frame` into a page of `size` bytes at the configured
+    /// level (`page_zip_compress`), counted and timed.
+    pub fn compress(
+        &mut self,
+        frame: &[u8],
+        fields: &ZipFields,
+        size: usize,
+    ) -> Result<Option<ZipPage>> {
+        let start = self.clock.now_us();
+        let result = ZipPage::compress(frame, fields, size, self.level);
+        let s = &mut self.totals[size_index(size)];
+        s.compress_ops += 1;
+        s.compress_ops_ok += u64::from(matches!(result, Ok(Some(_))));
+        s.compress_us += self.clock.now_us().saturating_sub(start);
+        result
+    }
+
+    /// Decompresses `zip` into `frame` (`page_zip_decompress`), counted and
+    /// timed.
+    pub fn decompress(&mut self, zip: &ZipPage, frame: &mut [u8]) -> ZipResult<ZipFields> {
+        let start = self.clock.now_us();
+        let result = zip.decompress(frame);
+        self.note_decompress(zip.image().len(), start);
+        result
+    }
+
+    /// Counts a decompression of a page of `size` bytes begun at `start`
+    /// (engine-clock microseconds) by a caller that made it itself.
+    pub fn note_decompress(&mut self, size: usize, start: u64) {
+        let s = &mut self.totals[size_index(size)];
+        s.uncompress_ops += 1;
+        s.uncompress_us += self.clock.now_us().saturating_sub(start);
+    }
+
+    /// The counters since the engine opened, per page size.
+    pub fn totals(&self) -> [(usize, ZipSizeStats); 5] {
+        std::array::from_fn(|i| (page::zip::ZIP_SIZES[i], self.totals[i]))
+    }
+
+    /// INNODB_CMP: the counters since the last reset, per page size.
+    pub fn cmp(&self) -> [(usize, ZipSizeStats); 5] {
+        std::array::from_fn(|i| {
+            (
+                page::zip::ZIP_SIZES[i],
+                self.totals[i].minus(&self.reset_at[i]),
+            )
+        })
+    }
+
+    /// INNODB_CMP_RESET: [`Compression::cmp`], then zeroes it.
+    pub fn cmp_reset(&mut self) -> [(usize, ZipSizeStats); 5] {
+        let rows = self.cmp();
+        self.reset_at = self.totals;
+        rows
+    }
 }
 
 /// Buffer pool, files and log, together.
@@ -63,16 +200,21 @@ pub struct Pager {
     pub unique_first_column: bool,
     /// The `implicit-lock-of-row-changer` canary (see [`crate::Canary`]).
     pub implicit_by_row_changer: bool,
-    /// The zlib level compressed pages are compressed at
-    /// (`innodb_compression_level`).
-    pub zip_level: u32,
+    /// Compression's level, clock and counters.
+    pub compression: Compression,
     /// Counters.
     pub stats: PagerStats,
 }
 
 impl Pager {
     /// A pager over open files and log.
-    pub fn new(fil: Fil, log: Log, pool_pages: usize, doublewrite: bool) -> Self {
+    pub fn new(
+        fil: Fil,
+        log: Log,
+        pool_pages: usize,
+        doublewrite: bool,
+        clock: Box<dyn Clock>,
+    ) -> Self {
         Pager {
             fil,
             log,
@@ -82,9 +224,14 @@ impl Pager {
             early_checkpoint: false,
             unique_first_column: false,
             implicit_by_row_changer: false,
-            zip_level: page::zip::DEFAULT_LEVEL,
+            compression: Compression::new(clock),
             stats: PagerStats::default(),
         }
+    }
+
+    /// The engine's clock.
+    pub fn now_us(&self) -> u64 {
+        self.compression.now_us()
     }
 
     /// Whether pages go through the doublewrite buffer.
@@ -157,8 +304,9 @@ impl Pager {
             return Ok(());
         }
         if page::page_type_raw(&image) == PageType::Index as u16 {
-            let decoded = page::zip::ZipPage::from_image(image).and_then(|zip| {
-                let fields = zip.decompress(&mut frame.data)?;
+            let compression = &mut self.compression;
+            let decoded = ZipPage::from_image(image).and_then(|zip| {
+                let fields = compression.decompress(&zip, &mut frame.data)?;
                 Ok(page::zip::ZipFrame { page: zip, fields })
             });
             let zip = decoded.map_err(|c| c.at(&name, id.page_no))?;
@@ -331,10 +479,21 @@ impl Pager {
     /// InnoDB's `log_free_check`: before a mini-transaction starts, make
     /// sure the log has room, flushing old pages and checkpointing if not.
     pub fn free_check(&mut self) -> Result<()> {
-        if !self.log.needs_checkpoint() {
+        // An operation on a compressed index logs whole compressed images
+        // (each page a split writes, each page recompressed), up to
+        // ZIP_IMAGES_BETWEEN_FREE_CHECKS of the largest size open, beyond
+        // what the margin holds for an operation on 16 KiB pages.
+        let reserve = self
+            .fil
+            .max_zip_size()
+            .map_or(0, |z| (ZIP_IMAGES_BETWEEN_FREE_CHECKS * z) as u64);
+        let capacity = self.log.capacity();
+        let trigger =
+            (capacity - capacity / crate::redo::CHECKPOINT_MARGIN_DIVISOR).saturating_sub(reserve);
+        if !self.log.needs_checkpoint() && self.log.age() <= trigger {
             return Ok(());
         }
-        let limit = self.log.lsn() - self.log.capacity() / 2;
+        let limit = self.log.lsn() - (capacity / 2).min(trigger / 2);
         while self.flush_oldest(self.batch_pages, limit)? > 0 {}
         self.checkpoint()
     }

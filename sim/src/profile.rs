@@ -137,6 +137,18 @@ pub struct Profile {
     /// throughput in simulated seconds depends on it.
     #[serde(default = "default_think_us")]
     pub think_us: u64,
+    /// Probability that a table of the plan (`sb`, `docs`, a drawn table)
+    /// is ROW_FORMAT=COMPRESSED instead of its drawn format.
+    #[serde(default)]
+    pub p_compressed: f64,
+    /// The KEY_BLOCK_SIZEs a compressed table draws from.
+    #[serde(default = "default_key_block_sizes")]
+    pub key_block_sizes: Vec<u32>,
+}
+
+/// Every KEY_BLOCK_SIZE.
+pub fn default_key_block_sizes() -> Vec<u32> {
+    vec![1, 2, 4, 8, 16]
 }
 
 /// The default think time bound: 2 ms.
@@ -179,10 +191,24 @@ impl Profile {
             preload: 0,
             sync_latency_us: 0,
             think_us: default_think_us(),
+            p_compressed: 0.2,
+            key_block_sizes: default_key_block_sizes(),
         };
+        let io_faults = vec![
+            FaultKind::ProcessCrash,
+            FaultKind::PowerLoss,
+            FaultKind::TornWrites,
+            FaultKind::FsyncFailure,
+            FaultKind::DiskFull,
+            FaultKind::RecoveryCrash,
+            FaultKind::BitRot,
+            FaultKind::MisdirectedWrite,
+            FaultKind::LostNamespaceOps,
+        ];
         Some(match name {
             "default" => base,
             "small" => Profile {
+                p_compressed: 0.0,
                 sessions: 2,
                 transactions: 30,
                 max_statements: 4,
@@ -192,6 +218,7 @@ impl Profile {
                 ..base
             },
             "long-columns" => Profile {
+                p_compressed: 0.0,
                 p_long_value: 0.6,
                 transactions: 120,
                 ..base
@@ -203,20 +230,27 @@ impl Profile {
                 ..base
             },
             "io-errors" => Profile {
-                faults: vec![
-                    FaultKind::ProcessCrash,
-                    FaultKind::PowerLoss,
-                    FaultKind::TornWrites,
-                    FaultKind::FsyncFailure,
-                    FaultKind::DiskFull,
-                    FaultKind::RecoveryCrash,
-                    FaultKind::BitRot,
-                    FaultKind::MisdirectedWrite,
-                    FaultKind::LostNamespaceOps,
-                ],
+                faults: io_faults,
+                ..base
+            },
+            // Compression's rare paths: every table compressed into 1 or
+            // 2 KiB pages, so that the modification log fills and pages
+            // fail to compress and split all the time; random letters
+            // (about 4.7 bits a byte) compress poorly; long columns go off
+            // page; small pools evict and reread (and decompress) pages;
+            // every fault kind.
+            "compressed" => Profile {
+                p_compressed: 1.0,
+                key_block_sizes: vec![1, 2],
+                p_long_value: 0.4,
+                transactions: 150,
+                crashes: 3,
+                pool_pages: (8, 32),
+                faults: io_faults,
                 ..base
             },
             "hot-rows" => Profile {
+                p_compressed: 0.0,
                 shape: Shape::HotRows,
                 sessions: 16,
                 transactions: 300,
@@ -230,6 +264,7 @@ impl Profile {
                 ..base
             },
             "oltp" => Profile {
+                p_compressed: 0.0,
                 shape: Shape::Oltp,
                 sessions_range: Some((4, 64)),
                 transactions: 150,
@@ -243,6 +278,7 @@ impl Profile {
                 ..base
             },
             "transfer" => Profile {
+                p_compressed: 0.0,
                 shape: Shape::Transfer,
                 sessions: 8,
                 transactions: 300,
@@ -260,7 +296,7 @@ impl Profile {
     }
 
     /// Every profile name.
-    pub const NAMES: [&'static str; 8] = [
+    pub const NAMES: [&'static str; 9] = [
         "default",
         "small",
         "long-columns",
@@ -269,6 +305,7 @@ impl Profile {
         "hot-rows",
         "oltp",
         "transfer",
+        "compressed",
     ];
 
     /// Checks the parameters.
@@ -302,6 +339,19 @@ impl Profile {
             || !p_ok(self.p_locking_read)
         {
             return Err("probabilities must be in 0..=1".into());
+        }
+        if !p_ok(self.p_compressed) {
+            return Err("probabilities must be in 0..=1".into());
+        }
+        if self.p_compressed > 0.0 && self.key_block_sizes.is_empty() {
+            return Err("compressed tables need a KEY_BLOCK_SIZE to draw".into());
+        }
+        if let Some(&kbs) = self
+            .key_block_sizes
+            .iter()
+            .find(|&&k| !matches!(k, 1 | 2 | 4 | 8 | 16))
+        {
+            return Err(format!("KEY_BLOCK_SIZE {kbs} is not 1, 2, 4, 8 or 16"));
         }
         if self.pool_pages.0 < 8 || self.pool_pages.1 < self.pool_pages.0 {
             return Err(format!(

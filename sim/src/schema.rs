@@ -337,6 +337,8 @@ pub struct TableShape {
     /// then by them. Engine rows lack the column: they are matched to the
     /// model's by their place, never by a key the engine reports.
     pub hidden: bool,
+    /// Its physical page size when it is compressed.
+    pub zip_size: Option<usize>,
 }
 
 impl TableShape {
@@ -351,6 +353,7 @@ impl TableShape {
                 def.primary_key.clone()
             },
             hidden,
+            zip_size: def.row_format.zip_size().ok().flatten(),
             indexes: def
                 .indexes
                 .iter()

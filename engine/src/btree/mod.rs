@@ -36,7 +36,7 @@ mod zip_tests;
 use crate::error::{Error, Result};
 use crate::fsp;
 use crate::mtr::{Mtr, PageOp};
-use crate::page::zip::{Stored, ZipFields, ZipPage};
+use crate::page::zip::{Stored, ZipFields};
 use crate::page::{self, index, PageId, PageType, FIL_NULL, PAGE_SIZE};
 use crate::pager::Pager;
 use crate::record::{self, FieldDef, FieldKind, FieldValue, RecordLayout, RecordView};
@@ -137,15 +137,13 @@ impl Index {
 /// compress into its space's page size (always, in a space that is not
 /// compressed): the trial InnoDB makes before it commits to a split or a
 /// merge on compressed pages.
-fn compresses(pager: &Pager, index: &Index, level: u16, page: &[u8]) -> Result<bool> {
+fn compresses(pager: &mut Pager, index: &Index, level: u16, page: &[u8]) -> Result<bool> {
     match pager.fil.zip_size(index.space) {
         None => Ok(true),
-        Some(size) => {
-            Ok(
-                ZipPage::compress(page, &index.zip_fields(level)?, size, pager.zip_level)?
-                    .is_some(),
-            )
-        }
+        Some(size) => Ok(pager
+            .compression
+            .compress(page, &index.zip_fields(level)?, size)?
+            .is_some()),
     }
 }
 
@@ -164,7 +162,7 @@ fn fresh_page(index: &Index, level: u16, recs: &[&[u8]]) -> Vec<u8> {
 /// ERROR 1118 for a leaf record that does not compress even alone on an
 /// empty page of its index, before anything is changed (InnoDB compares it
 /// with `page_zip_empty_size`).
-fn fits_compressed_alone(pager: &Pager, index: &Index, rec: &[u8]) -> Result<()> {
+fn fits_compressed_alone(pager: &mut Pager, index: &Index, rec: &[u8]) -> Result<()> {
     if pager.fil.zip_size(index.space).is_none()
         || compresses(pager, index, 0, &fresh_page(index, 0, &[rec]))?
     {
@@ -814,7 +812,8 @@ fn split_and_insert(
 ) -> Result<()> {
     let id = PageId::new(index.space, page_no);
     let f = mtr.fix(pager, id)?;
-    if index::fits(pager.page(f), rec.len())
+    let fits = index::fits(pager.page(f), rec.len());
+    if fits
         && mtr.try_page_op(
             pager,
             f,
@@ -874,6 +873,9 @@ fn split_and_insert(
         k
     };
     let compressed = pager.fil.zip_size(index.space).is_some();
+    if compressed && fits {
+        pager.stats.zip_splits_after_failure += 1;
+    }
     let k = if compressed {
         zip_split_point(pager, index, f, level, slot, rec, &sizes, k)?
     } else {
@@ -1208,7 +1210,7 @@ fn lift_root(mtr: &mut Mtr, pager: &mut Pager, index: &Index) -> Result<()> {
 /// error, since the mini-transaction may already hold changes.
 #[allow(clippy::too_many_arguments)]
 fn zip_split_point(
-    pager: &Pager,
+    pager: &mut Pager,
     index: &Index,
     f: crate::buf::FrameId,
     level: u16,
@@ -1217,7 +1219,7 @@ fn zip_split_point(
     sizes: &[usize],
     k: usize,
 ) -> Result<usize> {
-    let page = pager.page(f);
+    let page = &pager.page(f).to_vec();
     let n = index::n_recs(page);
     let mut order: Vec<usize> = (1..=n).collect();
     order.sort_by_key(|&c| (c.abs_diff(k), c));

@@ -19,7 +19,13 @@ fn pager_with(zip_size: usize, pool_pages: usize) -> Pager {
     fil.extend(SYSTEM_SPACE, 200).unwrap();
     fil.create_sized(SPACE, "c.ibd", Some(zip_size)).unwrap();
     let log = Log::create(fil.storage(), &LogConfig::default()).unwrap();
-    let mut pager = Pager::new(fil, log, pool_pages, true);
+    let mut pager = Pager::new(
+        fil,
+        log,
+        pool_pages,
+        true,
+        Box::new(crate::io::ManualClock::new()),
+    );
     fsp::create_space(&mut pager, SPACE, 4, 1, fsp::flags_for(Some(zip_size))).unwrap();
     pager
 }
@@ -120,14 +126,22 @@ fn run(zip_size: usize, pool_pages: usize, steps: u32) {
     assert!(problems.is_empty(), "{zip_size}: {problems:?}");
     assert!(stats.height >= 2, "{zip_size}: the tree grew ({stats:?})");
     let p = pager.stats;
+    let (_, cmp) = pager.compression.cmp()[zip_size.trailing_zeros() as usize - 10];
     assert!(
-        p.zip_logged > 100 && p.zip_compress_ok > 50,
-        "{zip_size}: {p:?}"
+        p.zip_logged > 100 && p.zip_recompressions > 50 && cmp.compress_ops_ok > 50,
+        "{zip_size}: {p:?} {cmp:?}"
     );
+    assert!(cmp.compress_ops_ok <= cmp.compress_ops, "{cmp:?}");
     if zip_size <= 4096 {
         assert!(
-            p.zip_refused > 10,
+            p.zip_refused > 10 && p.zip_splits_after_failure > 10,
             "{zip_size}: splits after a failed compression: {p:?}"
+        );
+        // Every refusal rebuilt the frame from its compressed page.
+        assert!(cmp.uncompress_ops >= p.zip_refused, "{p:?} {cmp:?}");
+        assert!(
+            cmp.compress_ops - cmp.compress_ops_ok >= p.zip_refused,
+            "{p:?} {cmp:?}"
         );
     }
     // Written out, dropped, read back: every row as the model has it.

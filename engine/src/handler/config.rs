@@ -129,7 +129,9 @@ impl Config {
 /// split logs the pages it writes whole, and one that cascades up to the
 /// root logs more than four pages; such a split on a log at this minimum
 /// would still overflow it (a panic in `Log::append`). The fuzzer's
-/// smallest log sits at this minimum and has not met one.
+/// smallest log sits at this minimum and has not met one. Operations on
+/// compressed tables log whole compressed images besides: the free check
+/// reserves room for `pager::ZIP_IMAGES_BETWEEN_FREE_CHECKS` of them.
 pub const REDO_BETWEEN_FREE_CHECKS_MAX_BYTES: u64 = 4 * crate::page::PAGE_SIZE as u64;
 
 /// The smallest log the engine runs on: its checkpoint margin (a quarter

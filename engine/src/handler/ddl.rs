@@ -151,11 +151,10 @@ impl Engine {
                 Value::Bytes(enc),
             ],
         )?;
-        let mut trx = self.sys.begin(
-            &mut self.pager,
-            Isolation::RepeatableRead,
-            self.clock.now_us(),
-        )?;
+        let now = self.pager.now_us();
+        let mut trx = self
+            .sys
+            .begin(&mut self.pager, Isolation::RepeatableRead, now)?;
         // The dictionary's own rows are changed by DDL alone, one statement
         // at a time: its locks live and die with the statement.
         let mut dict_locks = crate::lock::LockSys::new();
@@ -226,11 +225,10 @@ impl Engine {
         self.pager.free_check()?;
         let sys_table = self.tables[&SYS_TABLES_ID].clone();
         let key = vec![Some(id.to_be_bytes().to_vec())];
-        let mut trx = self.sys.begin(
-            &mut self.pager,
-            Isolation::RepeatableRead,
-            self.clock.now_us(),
-        )?;
+        let now = self.pager.now_us();
+        let mut trx = self
+            .sys
+            .begin(&mut self.pager, Isolation::RepeatableRead, now)?;
         let mut dict_locks = crate::lock::LockSys::new();
         let mut ctx = crate::row::locking::LockCtx {
             locks: &mut dict_locks,

@@ -1,5 +1,7 @@
-//! The information_schema tables of the lock system: INNODB_TRX,
-//! INNODB_LOCKS and INNODB_LOCK_WAITS. Mirrors InnoDB's `trx0i_s.cc`.
+//! The information_schema tables of the lock system (INNODB_TRX,
+//! INNODB_LOCKS and INNODB_LOCK_WAITS, mirroring InnoDB's `trx0i_s.cc`) and
+//! of compression (INNODB_CMP and INNODB_CMP_RESET, mirroring
+//! `i_s_cmp_fill_low` in `i_s.cc`).
 //!
 //! Locks are kept by index key (see [`crate::lock`]); the page and heap
 //! number INNODB_LOCKS shows are looked up when the table is read: the leaf
@@ -76,11 +78,58 @@ pub struct InnodbLockWait {
     pub blocking_lock_id: String,
 }
 
+/// One row of INFORMATION_SCHEMA.INNODB_CMP (or INNODB_CMP_RESET): the
+/// compressions and decompressions of pages of one size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InnodbCmp {
+    /// The compressed page size, bytes.
+    pub page_size: u32,
+    /// Compressions attempted (every one, in a change, a split's trial, a
+    /// bulk build).
+    pub compress_ops: u64,
+    /// Those whose result fit in the page size.
+    pub compress_ops_ok: u64,
+    /// Seconds spent compressing, in the engine's clock (whole seconds, as
+    /// InnoDB shows it).
+    pub compress_time: u64,
+    /// Decompressions: pages read, pages restored after a compression that
+    /// did not fit, pages copied, images recovery replayed.
+    pub uncompress_ops: u64,
+    /// Seconds spent decompressing, in the engine's clock.
+    pub uncompress_time: u64,
+}
+
+fn cmp_rows(rows: [(usize, crate::pager::ZipSizeStats); 5]) -> Vec<InnodbCmp> {
+    rows.iter()
+        .map(|&(size, s)| InnodbCmp {
+            page_size: size as u32,
+            compress_ops: s.compress_ops,
+            compress_ops_ok: s.compress_ops_ok,
+            compress_time: s.compress_us / 1_000_000,
+            uncompress_ops: s.uncompress_ops,
+            uncompress_time: s.uncompress_us / 1_000_000,
+        })
+        .collect()
+}
+
 fn hex(trx: TrxId) -> String {
     format!("{trx:X}")
 }
 
 impl Engine {
+    /// INFORMATION_SCHEMA.INNODB_CMP: one row per compressed page size,
+    /// 1024 to 16384, counted since the engine opened or the last
+    /// [`Engine::innodb_cmp_reset`].
+    pub fn innodb_cmp(&self) -> Vec<InnodbCmp> {
+        cmp_rows(self.pager.compression.cmp())
+    }
+
+    /// INFORMATION_SCHEMA.INNODB_CMP_RESET: the rows of
+    /// [`Engine::innodb_cmp`], which reading this table zeroes.
+    pub fn innodb_cmp_reset(&mut self) -> Vec<InnodbCmp> {
+        cmp_rows(self.pager.compression.cmp_reset())
+    }
+
     /// INFORMATION_SCHEMA.INNODB_TRX: every active transaction.
     pub fn innodb_trx(&mut self) -> Result<Vec<InnodbTrx>> {
         let mut out = Vec::new();

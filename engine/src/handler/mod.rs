@@ -25,13 +25,12 @@ mod recovery;
 
 pub use config::{Config, FlushAtCommit};
 pub use ddl::TableStatus;
-pub use info::{statement_text, InnodbLock, InnodbLockWait, InnodbTrx};
+pub use info::{statement_text, InnodbCmp, InnodbLock, InnodbLockWait, InnodbTrx};
 pub use recovery::RecoveryReport;
 
 use crate::btree::{Bound, Direction, Key};
 use crate::dict::Table;
 use crate::error::{Error, Result};
-use crate::io::Clock;
 use crate::lock::{Deadlock, EventKind, LockSys, Mode, RecMode, TableMode, Target};
 use crate::pager::Pager;
 use crate::record::{self, Value};
@@ -219,7 +218,6 @@ pub struct Engine {
     names: BTreeMap<String, u64>,
     sessions: BTreeMap<SessionId, Session>,
     next_session: SessionId,
-    clock: Box<dyn Clock>,
     config: Config,
     halted: Option<String>,
     /// The snapshot of an autocommit SELECT while it runs.
@@ -246,7 +244,7 @@ impl Engine {
 
     /// The clock's time.
     pub fn now_us(&self) -> u64 {
-        self.clock.now_us()
+        self.pager.now_us()
     }
 
     /// The pager, for inspection (statistics, tests).
@@ -356,7 +354,7 @@ impl Engine {
     }
 
     fn background(&mut self) -> Result<()> {
-        let now = self.clock.now_us();
+        let now = self.pager.now_us();
         if now < self.next_background_us {
             return Ok(());
         }
@@ -387,7 +385,7 @@ impl Engine {
         if removed.is_empty() {
             return Ok(());
         }
-        let now = self.clock.now_us();
+        let now = self.pager.now_us();
         row_locking::inherit_removed(&mut self.pager, &self.tables, &mut self.locks, removed, now)?;
         Ok(())
     }
@@ -506,7 +504,7 @@ impl Engine {
         };
         let trx = session.trx.as_ref().map(|t| t.id);
         if let Some(trx) = trx.filter(|&t| self.locks.waiting_for(t).is_some()) {
-            let now = self.clock.now_us();
+            let now = self.pager.now_us();
             if now >= p.since_us + self.timeout_us(s) {
                 self.stats.lock_wait_timeouts += 1;
                 self.locks.cancel_wait(trx, EventKind::TimedOut, now);
@@ -556,7 +554,7 @@ impl Engine {
     }
 
     fn begin_trx(&mut self, s: SessionId, implicit: bool) -> Result<()> {
-        let now = self.clock.now_us();
+        let now = self.pager.now_us();
         let iso = self.session_mut(s).isolation;
         let trx = self.sys.begin(&mut self.pager, iso, now)?;
         let sess = self.session_mut(s);
@@ -609,7 +607,7 @@ impl Engine {
                 FlushAtCommit::Lazy => {}
             }
         }
-        let now = self.clock.now_us();
+        let now = self.pager.now_us();
         self.locks.release_all(trx.id, now);
         self.stats.commits += 1;
         let sess = self.session_mut(s);
@@ -623,7 +621,7 @@ impl Engine {
             return Ok(());
         };
         self.session_mut(s).pending = None;
-        let now = self.clock.now_us();
+        let now = self.pager.now_us();
         self.locks.cancel_wait(trx.id, EventKind::Cancelled, now);
         let mut removed = Vec::new();
         if let Some(mut log) = trx.undo.clone() {
@@ -765,7 +763,7 @@ impl Engine {
                 {
                     // InnoDB keeps every lock to the end of the
                     // transaction, those taken after the savepoint too.
-                    let now = self.clock.now_us();
+                    let now = self.pager.now_us();
                     self.locks.release_since(trx_id, lock_mark, now);
                 }
                 Ok(Step::Done(Response::Ok))
@@ -828,7 +826,7 @@ impl Engine {
                     "the statement waits for the lock its transaction waits for"
                 );
                 let undo = self.sessions[&s].trx.as_ref().map_or(0, |t| t.undo_no());
-                self.locks.note_weight(me, undo, self.clock.now_us());
+                self.locks.note_weight(me, undo, self.pager.now_us());
                 loop {
                     let weights: BTreeMap<u64, u64> = self
                         .sessions
@@ -841,7 +839,7 @@ impl Engine {
                     } else {
                         Deadlock::None
                     };
-                    let now = self.clock.now_us();
+                    let now = self.pager.now_us();
                     match verdict {
                         Deadlock::None => break,
                         Deadlock::Requester => {
@@ -873,7 +871,7 @@ impl Engine {
                         }
                     }
                 }
-                let now = self.clock.now_us();
+                let now = self.pager.now_us();
                 // Each wait is timed from its own start, as
                 // lock_wait_suspend_thread does; the planted bug keeps the
                 // start of the statement's first wait.
@@ -1009,7 +1007,7 @@ impl Engine {
                 } else {
                     None
                 };
-                let now = self.clock.now_us();
+                let now = self.pager.now_us();
                 let sess = self.sessions.get_mut(&s).expect("session exists");
                 sess.touched.insert(id);
                 let trx = sess.trx.as_mut().expect("transaction open");
@@ -1052,7 +1050,7 @@ impl Engine {
                     };
                     changes.push((c, stored));
                 }
-                let now = self.clock.now_us();
+                let now = self.pager.now_us();
                 let sess = self.sessions.get_mut(&s).expect("session exists");
                 sess.touched.insert(id);
                 let trx = sess.trx.as_mut().expect("transaction open");
@@ -1076,7 +1074,7 @@ impl Engine {
             Request::Delete { table, key } => {
                 let id = self.table_id(table)?;
                 let key = Self::key_stored(&self.tables[&id], key)?;
-                let now = self.clock.now_us();
+                let now = self.pager.now_us();
                 let sess = self.sessions.get_mut(&s).expect("session exists");
                 sess.touched.insert(id);
                 let trx = sess.trx.as_mut().expect("transaction open");
@@ -1242,7 +1240,7 @@ impl Engine {
             Request::Get { key, .. } => Some(Self::key_stored(t, key)?),
             _ => None,
         };
-        let now = self.clock.now_us();
+        let now = self.pager.now_us();
         let sess = self.sessions.get_mut(&s).expect("session exists");
         let trx = sess.trx.as_mut().expect("transaction open");
         if let Some(w) = table_lock(&mut self.locks, trx.id, id, table_mode, now) {

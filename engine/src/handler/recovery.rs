@@ -73,6 +73,23 @@ const SYSTEM_FIRST_FREE: u32 = DBLWR_START + DBLWR_PAGES;
 /// Pages a new system tablespace starts with.
 const SYSTEM_INITIAL_PAGES: u32 = SYSTEM_FIRST_FREE + 64;
 
+/// The pager over open files and log, with the configuration's settings
+/// and canaries.
+fn pager_for(fil: Fil, log: Log, clock: Box<dyn Clock>, config: &Config) -> Pager {
+    let mut pager = Pager::new(
+        fil,
+        log,
+        config.buffer_pool_pages,
+        doublewrite_on(config),
+        clock,
+    );
+    pager.early_checkpoint = config.canaries.has(crate::Canary::EarlyCheckpoint);
+    pager.unique_first_column = config.canaries.has(crate::Canary::UniqueCheckFirstColumn);
+    pager.implicit_by_row_changer = config.canaries.has(crate::Canary::ImplicitLockOfRowChanger);
+    pager.compression.level = config.compression_level;
+    pager
+}
+
 fn io_err<'a>(op: &'static str, file: &'a str) -> impl FnOnce(std::io::Error) -> Error + 'a {
     move |e| Error::io(op, file, e)
 }
@@ -110,9 +127,10 @@ impl Engine {
         Self::recover(storage, clock, config)
     }
 
-    fn assemble(pager: Pager, clock: Box<dyn Clock>, config: Config) -> Result<Engine> {
+    fn assemble(pager: Pager, config: Config) -> Result<Engine> {
         let mut pager = pager;
         let sys = TrxSys::load(&mut pager)?;
+        let next_background_us = pager.now_us() + super::BACKGROUND_PERIOD_US;
         Ok(Engine {
             pager,
             sys,
@@ -128,8 +146,7 @@ impl Engine {
             names: BTreeMap::new(),
             sessions: BTreeMap::new(),
             next_session: 1,
-            next_background_us: clock.now_us() + super::BACKGROUND_PERIOD_US,
-            clock,
+            next_background_us,
             config,
             halted: None,
             statement_view: None,
@@ -149,12 +166,7 @@ impl Engine {
         fil.skip_dir_sync = config.canaries.has(crate::Canary::SkipDirectorySync);
         fil.create(SYSTEM_SPACE, SYSTEM_FILE)?;
         let log = Log::create(fil.storage(), &config.log)?;
-        let mut pager = Pager::new(fil, log, config.buffer_pool_pages, doublewrite_on(&config));
-        pager.early_checkpoint = config.canaries.has(crate::Canary::EarlyCheckpoint);
-        pager.unique_first_column = config.canaries.has(crate::Canary::UniqueCheckFirstColumn);
-        pager.implicit_by_row_changer =
-            config.canaries.has(crate::Canary::ImplicitLockOfRowChanger);
-        pager.zip_level = config.compression_level;
+        let mut pager = pager_for(fil, log, clock, &config);
         fsp::create_space(
             &mut pager,
             SYSTEM_SPACE,
@@ -188,7 +200,7 @@ impl Engine {
         pager.log.write_up_to(lsn, true)?;
         pager.flush_all()?;
         pager.checkpoint()?;
-        let mut engine = Self::assemble(pager, clock, config)?;
+        let mut engine = Self::assemble(pager, config)?;
         let sys_tables = Table::new(dict::sys_tables_def(), &Self::sys_tables_storage(root));
         engine.tables.insert(SYS_TABLES_ID, sys_tables);
         Ok((
@@ -247,12 +259,7 @@ impl Engine {
         report.pages_repaired = repair.restored;
 
         let log = Log::open(fil.storage(), &config.log, &scan)?;
-        let mut pager = Pager::new(fil, log, config.buffer_pool_pages, doublewrite_on(&config));
-        pager.early_checkpoint = config.canaries.has(crate::Canary::EarlyCheckpoint);
-        pager.unique_first_column = config.canaries.has(crate::Canary::UniqueCheckFirstColumn);
-        pager.implicit_by_row_changer =
-            config.canaries.has(crate::Canary::ImplicitLockOfRowChanger);
-        pager.zip_level = config.compression_level;
+        let mut pager = pager_for(fil, log, clock, &config);
         apply_redo(
             &mut pager,
             &scan,
@@ -262,7 +269,7 @@ impl Engine {
         )?;
         report.files_extended = extend_to_recorded_sizes(&mut pager)?;
 
-        let mut engine = Self::assemble(pager, clock, config)?;
+        let mut engine = Self::assemble(pager, config)?;
         engine.load_dictionary(true, &unidentified)?;
         // Roll back what never committed.
         let slotted = if engine
@@ -510,7 +517,8 @@ fn open_tablespaces(
         let created_zip = created.get(name).and_then(|&(_, z)| z);
         // Page 0, read once, up to 16 KiB. Its size is the one at which it
         // validates: first the one its FSP flags give (bit rot may have hit
-        // them), then the FILE_CREATE's, then 16 KiB.
+        // them, or another page's write landed there), then the
+        // FILE_CREATE's, then 16 KiB, then the other compressed sizes.
         let mut zip_size = created_zip;
         let mut buf = vec![0u8; (len.min(PAGE_SIZE as u64)) as usize];
         if buf.len() > crate::fsp::FSP_FLAGS + 4 {
@@ -520,7 +528,13 @@ fn open_tablespaces(
             let flags = crate::fsp::page_size_of_flags(page::get_u32(&buf, crate::fsp::FSP_FLAGS));
             let mut candidates: Vec<Option<usize>> = flags.into_iter().collect();
             candidates.extend([created_zip, None]);
-            candidates.dedup();
+            candidates.extend(page::zip::ZIP_SIZES.map(Some));
+            let mut seen = Vec::new();
+            candidates.retain(|c| {
+                let new = !seen.contains(c);
+                seen.push(*c);
+                new
+            });
             let mut verdict = None;
             for z in candidates {
                 let size = z.unwrap_or(PAGE_SIZE);
@@ -758,8 +772,12 @@ fn apply_page(
                 }
                 sound = true;
             }
+            let start = pager.now_us();
             let fr = pager.pool.frame_mut(f);
             crate::mtr::zip::replay(&mut fr.data, &mut fr.zip, zip_size, id, op)?;
+            if let (Some(size), PageOp::ZipImage { .. }) = (zip_size, op) {
+                pager.compression.note_decompress(size, start);
+            }
             report.records_applied += 1;
         }
         let fr = pager.pool.frame_mut(f);

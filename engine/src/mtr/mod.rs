@@ -99,7 +99,6 @@ impl Mtr {
         );
         let id = pager.pool.frame(f).id;
         let zip_size = pager.fil.zip_size(id.space);
-        let level = pager.zip_level;
         let frame = pager.pool.frame_mut(f);
         let Some(mut zf) = frame.zip.take().filter(|_| zip_size.is_some()) else {
             if let (Some(size), PageOp::Write { offset, bytes }) = (zip_size, &op) {
@@ -140,8 +139,11 @@ impl Mtr {
         }
         // On an error from here on, the frame goes back to the compressed
         // page as it was, so that no unlogged change is left in it.
-        let restore = |frame: &mut crate::buf::Frame, mut zf: Box<ZipFrame>, saved: ZipPage| {
-            let restored = saved.decompress(&mut frame.data);
+        let restore = |frame: &mut crate::buf::Frame,
+                       mut zf: Box<ZipFrame>,
+                       saved: ZipPage,
+                       compression: &mut crate::pager::Compression| {
+            let restored = compression.decompress(&saved, &mut frame.data);
             zf.page = saved;
             frame.zip = Some(zf);
             restored.map_err(|c| c.at("zip", id.page_no))
@@ -149,7 +151,7 @@ impl Mtr {
         let mirrored = match zip::mirror(&mut zf, &op, &frame.data, &before) {
             Ok(m) => m,
             Err(e) => {
-                restore(frame, zf, saved)?;
+                restore(frame, zf, saved, &mut pager.compression)?;
                 return Err(e);
             }
         };
@@ -160,11 +162,23 @@ impl Mtr {
             pager.stats.zip_logged += 1;
             return Ok(true);
         }
-        pager.stats.zip_compress_ops += 1;
-        let compressed = match ZipPage::compress(&frame.data, &zf.fields, size, level) {
+        pager.stats.zip_recompressions += 1;
+        let compression = &mut pager.compression;
+        let mut compressed = compression.compress(&frame.data, &zf.fields, size);
+        let mut reorganized = false;
+        if matches!(compressed, Ok(None)) && !crate::page::index::is_compact(&frame.data) {
+            // It does not fit as it is: compact the heap and compress again
+            // (`page_zip_reorganize`), before the caller splits.
+            pager.stats.zip_reorganizations += 1;
+            crate::page::index::reorganize(&mut frame.data);
+            reorganized = true;
+            compressed = compression.compress(&frame.data, &zf.fields, size);
+            pager.stats.zip_reorganizations_ok += u64::from(matches!(compressed, Ok(Some(_))));
+        }
+        let compressed = match compressed {
             Ok(c) => c,
             Err(e) => {
-                restore(frame, zf, saved)?;
+                restore(frame, zf, saved, compression)?;
                 return Err(e);
             }
         };
@@ -172,6 +186,9 @@ impl Mtr {
             Some(page) => {
                 zf.page = page;
                 ops::encode_page(&mut self.log, id, &op);
+                if reorganized {
+                    ops::encode_page(&mut self.log, id, &PageOp::IndexReorganize);
+                }
                 ops::encode_page(
                     &mut self.log,
                     id,
@@ -181,14 +198,13 @@ impl Mtr {
                 );
                 frame.zip = Some(zf);
                 self.note_modified(f);
-                pager.stats.zip_compress_ok += 1;
                 Ok(true)
             }
             None => {
                 // The change does not fit: the frame goes back to what the
                 // compressed page holds, as page_zip_decompress restores it.
                 pager.stats.zip_refused += 1;
-                restore(frame, zf, saved)?;
+                restore(frame, zf, saved, compression)?;
                 Ok(false)
             }
         }
@@ -214,10 +230,8 @@ impl Mtr {
         let size = pager.fil.zip_size(id.space).ok_or_else(|| {
             Error::InvalidArgument(format!("page {id} is not in a compressed space"))
         })?;
-        let level = pager.zip_level;
-        pager.stats.zip_compress_ops += 1;
         let frame = pager.pool.frame_mut(f);
-        let Some(page) = ZipPage::compress(&frame.data, fields, size, level)? else {
+        let Some(page) = pager.compression.compress(&frame.data, fields, size)? else {
             frame.zip = None;
             return Ok(false);
         };
@@ -233,7 +247,6 @@ impl Mtr {
             fields: fields.clone(),
         }));
         self.note_modified(f);
-        pager.stats.zip_compress_ok += 1;
         Ok(true)
     }
 
@@ -260,7 +273,9 @@ impl Mtr {
         page::put_u32(&mut image, page::FIL_PAGE_SPACE_ID, to_id.space);
         let zip = ZipPage::from_image(image).map_err(|c| c.at("zip", to_id.page_no))?;
         let frame = pager.pool.frame_mut(to);
-        zip.decompress(&mut frame.data)
+        pager
+            .compression
+            .decompress(&zip, &mut frame.data)
             .map_err(|c| c.at("zip", to_id.page_no))?;
         ops::encode_page(
             &mut self.log,

@@ -304,7 +304,7 @@ mod tests {
         fil.create_sized(3, "c.ibd", Some(2048)).unwrap();
         fil.extend(3, 8).unwrap();
         let log = Log::create(fil.storage(), &LogConfig::default()).unwrap();
-        let mut pager = Pager::new(fil, log, 16, true);
+        let mut pager = Pager::new(fil, log, 16, true, Box::new(crate::io::ManualClock::new()));
         let id = PageId::new(3, 1);
         // What recovery would hold: the page rebuilt from redo alone.
         let mut rdata = vec![0u8; PAGE_SIZE];
@@ -459,7 +459,7 @@ mod tests {
         }
         let stats = pager.stats;
         assert!(
-            stats.zip_logged > 300 && stats.zip_compress_ok > 20 && refused > 5,
+            stats.zip_logged > 300 && stats.zip_recompressions > 20 && refused > 5,
             "{stats:?}, {refused} refused"
         );
         // Written out, dropped from the pool, read back and decompressed.
@@ -521,7 +521,7 @@ mod tests {
         fil.create_sized(3, "c.ibd", Some(1024)).unwrap();
         fil.extend(3, 4).unwrap();
         let log = Log::create(fil.storage(), &LogConfig::default()).unwrap();
-        let mut pager = Pager::new(fil, log, 16, false);
+        let mut pager = Pager::new(fil, log, 16, false, Box::new(crate::io::ManualClock::new()));
         let mut mtr = Mtr::new();
         let fr = mtr
             .create(&mut pager, PageId::new(3, 2), PageType::Blob)

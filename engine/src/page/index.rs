@@ -266,6 +266,24 @@ pub fn remove_prefix(page: &mut [u8], to_slot: usize) {
     put_u16(page, INDEX_N_SLOTS, (n - to_slot) as u16);
 }
 
+/// Whether the heap is as [`reorganize`] leaves it: no garbage, records
+/// laid out in slot order from the end of the page down.
+pub fn is_compact(page: &[u8]) -> bool {
+    if garbage(page) > 0 {
+        return false;
+    }
+    let mut top = FIL_PAGE_DATA_END;
+    for slot in 0..n_recs(page) {
+        let off = entry_off(page, slot);
+        let len = get_u16(page, off) as usize + 2;
+        if off + len != top {
+            return false;
+        }
+        top = off;
+    }
+    true
+}
+
 /// Rewrites the heap without garbage, records laid out in slot order from
 /// the end of the page down.
 pub fn reorganize(page: &mut [u8]) {

@@ -415,6 +415,25 @@ impl Plan {
             }
             plan.tables.push(spec);
         }
+        // Last, from a generator of its own: ROW_FORMAT=COMPRESSED, for
+        // each table of the plan with the profile's probability, at a
+        // KEY_BLOCK_SIZE drawn from the profile's.
+        let mut zip = ChaCha8Rng::seed_from_u64(seed ^ 0x21B0_0000_0000_000B);
+        if profile.p_compressed > 0.0 {
+            let mut draw = |format: &mut String| {
+                if zip.gen_bool(profile.p_compressed) {
+                    let sizes = &profile.key_block_sizes;
+                    let key_block_size = sizes[zip.gen_range(0..sizes.len())];
+                    *format = format_name(RowFormat::Compressed { key_block_size }).into();
+                }
+            };
+            for f in &mut plan.row_formats {
+                draw(f);
+            }
+            for t in &mut plan.tables {
+                draw(&mut t.row_format);
+            }
+        }
         plan
     }
 }

@@ -558,14 +558,22 @@ pub fn default_log_file_kib() -> u64 {
     512
 }
 
-/// Row format names in plans.
+/// Row format names in plans: `REDUNDANT`, `COMPACT`, `DYNAMIC`, and
+/// `COMPRESSED-<KEY_BLOCK_SIZE>` (a KEY_BLOCK_SIZE that is not 1, 2, 4, 8
+/// or 16 has no name: it is named as the default, 8).
 pub fn format_name(f: RowFormat) -> &'static str {
     match f {
         RowFormat::Redundant => "REDUNDANT",
         RowFormat::Compact => "COMPACT",
         RowFormat::Dynamic => "DYNAMIC",
-        // ROW_FORMAT=COMPRESSED arrives with compression.
-        _ => "COMPACT",
+        RowFormat::Compressed { key_block_size } => match key_block_size {
+            1 => "COMPRESSED-1",
+            2 => "COMPRESSED-2",
+            4 => "COMPRESSED-4",
+            16 => "COMPRESSED-16",
+            _ => "COMPRESSED-8",
+        },
+        _ => unreachable!("the generator draws only the formats above"),
     }
 }
 
@@ -575,7 +583,14 @@ pub fn format_of(name: &str) -> Option<RowFormat> {
         "REDUNDANT" => RowFormat::Redundant,
         "COMPACT" => RowFormat::Compact,
         "DYNAMIC" => RowFormat::Dynamic,
-        _ => return None,
+        _ => {
+            let kbs = name.strip_prefix("COMPRESSED-")?.parse().ok()?;
+            let f = RowFormat::Compressed {
+                key_block_size: kbs,
+            };
+            f.zip_size().ok()?;
+            f
+        }
     })
 }
 

@@ -421,6 +421,78 @@ impl World {
         self.trace.keep(line);
     }
 
+    /// Takes the counters of an engine about to go (crashed, stopped, or
+    /// at the run's end) into the run's, and holds its INNODB_CMP to the
+    /// rules: ok never above ops; nothing counted at a page size no table
+    /// of the plan has; INNODB_CMP_RESET returns what INNODB_CMP shows and
+    /// zeroes it; and the table agrees with the changes the engine counted
+    /// (each recompression and reorganization is a compression, each
+    /// change refused is a compression that did not fit and a
+    /// decompression that rebuilt the frame).
+    fn retire_engine(&mut self) {
+        let Some(e) = self.engine.as_mut() else {
+            return;
+        };
+        let z = e.pager().stats;
+        let cmp = e.innodb_cmp();
+        let reset = e.innodb_cmp_reset();
+        let after = e.innodb_cmp();
+        let mut problems = Vec::new();
+        if reset != cmp {
+            problems.push(format!(
+                "INNODB_CMP_RESET returned {reset:?} where INNODB_CMP showed {cmp:?}"
+            ));
+        }
+        if after.iter().any(|r| {
+            (r.compress_ops, r.compress_ops_ok, r.uncompress_ops) != (0, 0, 0)
+                || (r.compress_time, r.uncompress_time) != (0, 0)
+        }) {
+            problems.push(format!("INNODB_CMP after a reset: {after:?}"));
+        }
+        let sizes: std::collections::BTreeSet<usize> = self
+            .schema
+            .tables
+            .iter()
+            .filter_map(|t| t.zip_size)
+            .collect();
+        let (mut ops, mut ok, mut unzips) = (0, 0, 0);
+        for r in &cmp {
+            if r.compress_ops_ok > r.compress_ops {
+                problems.push(format!("INNODB_CMP row with ok above ops: {r:?}"));
+            }
+            let used = r.compress_ops + r.uncompress_ops > 0;
+            if used && !sizes.contains(&(r.page_size as usize)) {
+                problems.push(format!(
+                    "INNODB_CMP counts pages of {} bytes, which no table has: {r:?}",
+                    r.page_size
+                ));
+            }
+            ops += r.compress_ops;
+            ok += r.compress_ops_ok;
+            unzips += r.uncompress_ops;
+        }
+        if ops < z.zip_recompressions + z.zip_reorganizations
+            || ops - ok < z.zip_refused
+            || unzips < z.zip_refused
+        {
+            problems.push(format!(
+                "INNODB_CMP ({ops} compressions, {ok} fit, {unzips} decompressions) disagrees with \
+                 the engine's {} recompressions, {} reorganizations and {} refused changes",
+                z.zip_recompressions, z.zip_reorganizations, z.zip_refused
+            ));
+        }
+        self.violations.extend(problems);
+        self.stats.zip_compress_ops += ops;
+        self.stats.zip_compress_ok += ok;
+        self.stats.zip_uncompress_ops += unzips;
+        self.stats.zip_logged += z.zip_logged;
+        self.stats.zip_recompressions += z.zip_recompressions;
+        self.stats.zip_reorganizations += z.zip_reorganizations;
+        self.stats.zip_reorganizations_ok += z.zip_reorganizations_ok;
+        self.stats.zip_refused += z.zip_refused;
+        self.stats.zip_splits_after_failure += z.zip_splits_after_failure;
+    }
+
     fn engine(&mut self) -> &mut Engine {
         self.engine
             .as_mut()
@@ -1087,6 +1159,7 @@ fn finish(plan: &Plan, mut world: World) -> Outcome {
         }
     }
     world.trace.hash = hash;
+    world.retire_engine();
     world.stats.sim_us = world.clock_now();
     world.stats.io_ops = world.storage.counters().ops;
     let f = world.storage.fault_counters();

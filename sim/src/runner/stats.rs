@@ -81,6 +81,28 @@ pub struct RunStats {
     /// judged against the model, its rows matched by order, where the
     /// model has an answer for its isolation level).
     pub keyless_reads: u64,
+    /// Page compressions (INNODB_CMP's compress_ops, all sizes).
+    pub zip_compress_ops: u64,
+    /// Of those, the ones that fit (compress_ops_ok).
+    pub zip_compress_ok: u64,
+    /// Page decompressions (uncompress_ops).
+    pub zip_uncompress_ops: u64,
+    /// Changes to compressed pages written to their modification log or
+    /// their uncompressed columns, without recompressing.
+    pub zip_logged: u64,
+    /// Changes that recompressed their page.
+    pub zip_recompressions: u64,
+    /// Pages reorganized and compressed again after a compression that
+    /// did not fit.
+    pub zip_reorganizations: u64,
+    /// Of those, the ones that then fit.
+    pub zip_reorganizations_ok: u64,
+    /// Changes refused because their page no longer compressed: the page
+    /// was split instead.
+    pub zip_refused: u64,
+    /// Splits of compressed pages whose 16 KiB frame had room: forced by
+    /// the compressed size.
+    pub zip_splits_after_failure: u64,
 }
 
 impl RunStats {
@@ -119,6 +141,15 @@ impl RunStats {
             namespace_ops_lost,
             keyless_inserts,
             keyless_reads,
+            zip_compress_ops,
+            zip_compress_ok,
+            zip_uncompress_ops,
+            zip_logged,
+            zip_recompressions,
+            zip_reorganizations,
+            zip_reorganizations_ok,
+            zip_refused,
+            zip_splits_after_failure,
         } = o;
         self.statements += statements;
         self.commits += commits;
@@ -152,6 +183,15 @@ impl RunStats {
         self.namespace_ops_lost += namespace_ops_lost;
         self.keyless_inserts += keyless_inserts;
         self.keyless_reads += keyless_reads;
+        self.zip_compress_ops += zip_compress_ops;
+        self.zip_compress_ok += zip_compress_ok;
+        self.zip_uncompress_ops += zip_uncompress_ops;
+        self.zip_logged += zip_logged;
+        self.zip_recompressions += zip_recompressions;
+        self.zip_reorganizations += zip_reorganizations;
+        self.zip_reorganizations_ok += zip_reorganizations_ok;
+        self.zip_refused += zip_refused;
+        self.zip_splits_after_failure += zip_splits_after_failure;
     }
 
     /// The faults injected and the rare paths reached, by name: what a
@@ -190,6 +230,24 @@ impl RunStats {
             ("group commit waits", self.commit_waits),
             ("inserts without a primary key", self.keyless_inserts),
             ("reads of tables without a primary key", self.keyless_reads),
+            ("pages compressed", self.zip_compress_ops),
+            (
+                "compressions that did not fit",
+                self.zip_compress_ops - self.zip_compress_ok,
+            ),
+            ("pages decompressed", self.zip_uncompress_ops),
+            ("changes in the modification log", self.zip_logged),
+            ("pages recompressed by a change", self.zip_recompressions),
+            ("pages reorganized to compress", self.zip_reorganizations),
+            (
+                "reorganized pages that then fit",
+                self.zip_reorganizations_ok,
+            ),
+            ("changes refused by the compressed size", self.zip_refused),
+            (
+                "splits forced by the compressed size",
+                self.zip_splits_after_failure,
+            ),
         ]
     }
 }

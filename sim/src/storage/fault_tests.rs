@@ -420,7 +420,27 @@ fn a_misdirected_page_write_lands_on_another_page() -> io::Result<()> {
     file.write_at(0, &[9; PAGE_BYTES as usize - 1])?;
     file.write_at(100, &page(9))?;
     file.write_at(0, &[9; 2 * PAGE_BYTES as usize])?;
+    file.write_at(1000, &[9; 1024])?;
+    file.write_at(0, &[9; 512])?;
     assert_eq!(storage.fault_counters().misdirected_writes, 1);
+    // A page of a compressed tablespace (here 1 KiB) is a page too: it
+    // lands on another page of its size.
+    file.write_at(3 * 1024, &[7; 1024])?;
+    assert_eq!(storage.fault_counters().misdirected_writes, 2);
+    let Some(Fault::MisdirectedWrite {
+        intended_offset,
+        actual_offset,
+        ..
+    }) = storage.fault_log().last().map(|r| r.fault.clone())
+    else {
+        panic!("not a misdirection: {:?}", storage.fault_log());
+    };
+    assert_eq!(intended_offset, 3 * 1024);
+    assert_ne!(actual_offset, 3 * 1024);
+    assert!(actual_offset.is_multiple_of(1024), "{actual_offset}");
+    let image = storage.read_file("t.ibd").unwrap_or_default();
+    let landed = &image[actual_offset as usize..actual_offset as usize + 1024];
+    assert!(landed.iter().all(|&b| b == 7), "the page landed whole");
     Ok(())
 }
 

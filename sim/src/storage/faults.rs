@@ -73,9 +73,10 @@ pub struct FaultConfig {
     /// Bits flipped in data files at rest, at every restart.
     pub bit_rot: Option<BitRot>,
 
-    /// Probability that a page write (a `write_at` of exactly
-    /// [`PAGE_BYTES`] at a multiple of [`PAGE_BYTES`]) is misdirected: its
-    /// bytes land on another page of the same file, chosen uniformly among
+    /// Probability that a page write (a `write_at` of 1, 2, 4, 8 or 16
+    /// KiB at a multiple of its length: a page of any size a tablespace may
+    /// have) is misdirected: its bytes land on another page of that size
+    /// in the same file, chosen uniformly among
     /// the whole pages the file has once the intended write has extended it
     /// (or, if the file has no other page, on the page after the intended
     /// one), and the intended page keeps its old contents. The file's length

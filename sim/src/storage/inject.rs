@@ -208,6 +208,13 @@ pub(super) struct Misdirection {
     pub target: u64,
 }
 
+/// Whether a write is a page write: 1, 2, 4, 8 or 16 KiB (the page sizes
+/// a tablespace may have, compressed or not) at a multiple of its length.
+pub fn is_page_write(offset: u64, len: usize) -> bool {
+    let len = len as u64;
+    len.is_power_of_two() && (1024..=PAGE_BYTES).contains(&len) && offset.is_multiple_of(len)
+}
+
 impl Disk {
     /// Logs and counts an injected fault, at the index of the call being
     /// performed.
@@ -286,7 +293,8 @@ impl Disk {
     }
 
     /// Decides whether a write of `len` bytes at `offset`, already admitted,
-    /// is a misdirected page write, and where it lands. Logs it if so.
+    /// is a misdirected page write (see [`is_page_write`]), and where it
+    /// lands: on another page of its size. Logs it if so.
     pub(super) fn misdirect(
         &mut self,
         id: InodeId,
@@ -294,7 +302,8 @@ impl Disk {
         len: usize,
     ) -> Option<Misdirection> {
         let p = self.faults.config.p_misdirected_write;
-        if p == 0.0 || len as u64 != PAGE_BYTES || !offset.is_multiple_of(PAGE_BYTES) {
+        let page_bytes = len as u64;
+        if p == 0.0 || !is_page_write(offset, len) {
             return None;
         }
         if self.faults.config.misdirect_data_files_only {
@@ -307,19 +316,19 @@ impl Disk {
             return None;
         }
         let file_len = self.inode_mut(id).current.len();
-        let length = file_len.max(offset + PAGE_BYTES);
+        let length = file_len.max(offset + page_bytes);
         // Whole pages of the file once extended; the intended page is one.
-        let pages = length / PAGE_BYTES;
-        let intended_page = offset / PAGE_BYTES;
+        let pages = length / page_bytes;
+        let intended_page = offset / page_bytes;
         let target = if pages > 1 {
             let draw = self.faults.misdirect_rng.gen_range(0..pages - 1);
             let page = if draw < intended_page { draw } else { draw + 1 };
-            page * PAGE_BYTES
+            page * page_bytes
         } else {
             // The file has no other page: the write lands on the next one,
             // which it must then have room for.
-            let target = offset + PAGE_BYTES;
-            let end = target + PAGE_BYTES;
+            let target = offset + page_bytes;
+            let end = target + page_bytes;
             let extra_bytes = end.saturating_sub(length);
             let used_bytes = self.used_bytes() + (length - file_len);
             if end > super::MAX_FILE_BYTES

@@ -570,7 +570,7 @@ impl SimFile {
                         len: misdirection.length,
                     });
                 }
-                let mut old = vec![0; PAGE_BYTES as usize];
+                let mut old = vec![0; buf.len()];
                 inode.current.read(misdirection.target, &mut old);
                 let displaced = old[..power_loss::DISPLACED_BYTES].to_vec();
                 let displaced_hash = power_loss::fnv1a(&old);
@@ -580,6 +580,7 @@ impl SimFile {
                     file,
                     intended_offset: offset,
                     actual_offset: target,
+                    page_bytes: buf.len() as u64,
                     displaced,
                     displaced_hash,
                 });

@@ -185,6 +185,8 @@ pub struct MisdirectedPage {
     pub intended_offset: u64,
     /// Where it landed.
     pub actual_offset: u64,
+    /// The page's size: the length of the write.
+    pub page_bytes: u64,
     /// The first [`DISPLACED_BYTES`] bytes the page it landed on held
     /// before (its header: whose copy a doublewrite slot held, say).
     pub displaced: Vec<u8>,

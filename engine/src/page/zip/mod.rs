@@ -356,7 +356,8 @@ impl From<&str> for ZipCorrupt {
     }
 }
 
-type ZipResult<T> = std::result::Result<T, ZipCorrupt>;
+/// A result whose error is a reason the page is corrupt.
+pub type ZipResult<T> = std::result::Result<T, ZipCorrupt>;
 
 /// A bounded reader over bytes that may be corrupt: every read is checked.
 struct Reader<'a> {

@@ -1,0 +1,187 @@
+//! INFORMATION_SCHEMA.INNODB_CMP and INNODB_CMP_RESET through the engine
+//! API: a row per page size, counted where compression happens, timed in
+//! the engine's clock, zeroed by reading the reset table.
+
+mod common;
+
+use common::{done, read_db, sbtest};
+use engine::io::{Clock, MemStorage};
+use engine::{Config, Engine, InnodbCmp, Request, Result, RowFormat, Value};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// A clock that moves `TICK_US` forward every time it is read: any span
+/// the engine times between two readings is exactly one tick.
+#[derive(Default)]
+struct TickingClock(AtomicU64);
+
+const TICK_US: u64 = 250_000;
+
+impl Clock for TickingClock {
+    fn now_us(&self) -> u64 {
+        self.0.fetch_add(TICK_US, Ordering::Relaxed)
+    }
+}
+
+fn open(storage: &MemStorage, pool: usize) -> Result<Engine> {
+    let (e, _) = Engine::open(
+        Box::new(storage.clone()),
+        Box::new(Arc::new(TickingClock::default())),
+        Config {
+            buffer_pool_pages: pool,
+            ..Config::default()
+        },
+    )?;
+    Ok(e)
+}
+
+/// sysbench 1.0's rows: c and pad are groups of random digits, which
+/// compress poorly.
+fn digits_row(id: u64) -> Vec<Value> {
+    let mut x = id.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut digits = |n: usize| -> Vec<u8> {
+        (0..n)
+            .map(|i| {
+                if i % 12 == 11 {
+                    b'-'
+                } else {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    b'0' + (x % 10) as u8
+                }
+            })
+            .collect()
+    };
+    vec![
+        Value::UInt(id),
+        Value::UInt(id % 97),
+        Value::Bytes(digits(119)),
+        Value::Bytes(digits(59)),
+    ]
+}
+
+fn row_of(rows: &[InnodbCmp], size: u32) -> InnodbCmp {
+    *rows.iter().find(|r| r.page_size == size).expect("a row")
+}
+
+fn zero(size: u32) -> InnodbCmp {
+    InnodbCmp {
+        page_size: size,
+        compress_ops: 0,
+        compress_ops_ok: 0,
+        compress_time: 0,
+        uncompress_ops: 0,
+        uncompress_time: 0,
+    }
+}
+
+const SIZES: [u32; 5] = [1024, 2048, 4096, 8192, 16384];
+
+#[test]
+fn innodb_cmp_counts_each_page_size_and_reset_zeroes_it() -> Result<()> {
+    let storage = MemStorage::new();
+    let mut e = open(&storage, 64)?;
+    assert_eq!(
+        e.innodb_cmp(),
+        SIZES.map(zero).to_vec(),
+        "a new engine has compressed nothing"
+    );
+    e.create_table(sbtest("c1", RowFormat::Compressed { key_block_size: 1 }))?;
+    e.create_table(sbtest("c8", RowFormat::Compressed { key_block_size: 8 }))?;
+    let s = e.session();
+    let mut last = e.innodb_cmp();
+    for id in 0..400 {
+        for table in ["c1", "c8"] {
+            done(e.execute(
+                s,
+                Request::Insert {
+                    table: table.into(),
+                    row: digits_row(id),
+                },
+            )?);
+        }
+        if id % 50 == 49 {
+            // Counters never go down between resets.
+            let now = e.innodb_cmp();
+            for (a, b) in last.iter().zip(&now) {
+                assert!(
+                    b.compress_ops >= a.compress_ops
+                        && b.compress_ops_ok >= a.compress_ops_ok
+                        && b.uncompress_ops >= a.uncompress_ops
+                        && b.compress_time >= a.compress_time,
+                    "{a:?} -> {b:?}"
+                );
+            }
+            last = now;
+        }
+    }
+    let rows = e.innodb_cmp();
+    assert_eq!(rows.iter().map(|r| r.page_size).collect::<Vec<_>>(), SIZES);
+    for size in [2048, 4096, 16384] {
+        assert_eq!(row_of(&rows, size), zero(size), "no table has {size}");
+    }
+    let (k1, k8) = (row_of(&rows, 1024), row_of(&rows, 8192));
+    for r in [k1, k8] {
+        assert!(
+            r.compress_ops_ok > 0 && r.compress_ops_ok <= r.compress_ops,
+            "{r:?}"
+        );
+        // Every compression is timed between two readings of the clock,
+        // one tick apart: the time is the engine clock's, not the host's.
+        assert_eq!(
+            r.compress_time,
+            r.compress_ops * TICK_US / 1_000_000,
+            "{r:?}"
+        );
+    }
+    // Random digits do not fit in 1 KiB pages for long: compressions fail,
+    // and each failure rebuilds the frame from its compressed page.
+    assert!(k1.compress_ops_ok < k1.compress_ops, "{k1:?}");
+    let totals = e.pager().stats;
+    assert!(
+        totals.zip_splits_after_failure > 0 && totals.zip_refused > 0,
+        "{totals:?}"
+    );
+    assert!(
+        k1.uncompress_ops + k8.uncompress_ops >= totals.zip_refused,
+        "{k1:?} {k8:?} {totals:?}"
+    );
+
+    // The reset table returns what INNODB_CMP showed, then starts again.
+    let before = e.innodb_cmp();
+    assert_eq!(e.innodb_cmp_reset(), before);
+    assert_eq!(e.innodb_cmp(), SIZES.map(zero).to_vec());
+    assert_eq!(e.innodb_cmp_reset(), SIZES.map(zero).to_vec());
+    done(e.execute(
+        s,
+        Request::Insert {
+            table: "c8".into(),
+            row: digits_row(10_000),
+        },
+    )?);
+    let after = e.innodb_cmp();
+    assert_eq!(row_of(&after, 1024), zero(1024), "{after:?}");
+    e.close()?;
+
+    // Reopened on a pool too small to hold the tables: every page read
+    // from disk is decompressed, and the counters start from zero.
+    let mut e = open(&storage, 8)?;
+    let db = read_db(&mut e, &["c1", "c8"])?;
+    assert_eq!(db.tables["c1"].len(), 400);
+    assert_eq!(db.tables["c8"].len(), 401);
+    let rows = e.innodb_cmp();
+    let (k1, k8) = (row_of(&rows, 1024), row_of(&rows, 8192));
+    let misses = e.pager().pool.stats.misses;
+    assert!(
+        k1.uncompress_ops > 50 && k8.uncompress_ops > 5,
+        "{k1:?} {k8:?}"
+    );
+    assert!(
+        k1.uncompress_ops + k8.uncompress_ops <= misses,
+        "{rows:?} {misses}"
+    );
+    assert_eq!(k1.compress_ops, 0, "reads compress nothing: {k1:?}");
+    assert_eq!(k1.uncompress_time, k1.uncompress_ops * TICK_US / 1_000_000);
+    Ok(())
+}
