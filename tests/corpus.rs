@@ -67,6 +67,18 @@ fn every_canary_has_a_corpus_entry_of_a_few_statements() {
         // A wait must last to the timeout: a chain of sessions that all
         // wait, long enough for time to jump to the deadline.
         ("late-lock-timeout", 40, "a wait that lasts to its timeout"),
+        // A compressed page must fill until a compression fails, or fill
+        // its modification log and recompress.
+        (
+            "zip-count-failed-compression",
+            25,
+            "a page filled until its compression fails",
+        ),
+        (
+            "zip-skip-image-redo",
+            15,
+            "a page recompressed, then a crash",
+        ),
     ];
     // Torn log blocks need tears below the disk's 512-byte sectors:
     // tests/canaries.rs plants that one.

@@ -146,6 +146,21 @@ fn canary_cases() -> Vec<(&'static str, &'static str, u64, &'static [&'static st
             // older row's (first at seed 2, the write model), or sorts
             // before older rows (seed 16, the read model).
             RowIdFromSmallest => ("default", 40, &["the model expected", " read returned "]),
+            // The compression canaries, in the profile of small compressed
+            // pages: a page written without its modification log, or with
+            // a stream cut short, reads back as corrupt (no fault damaged
+            // it); a recompression without its image in the redo leaves
+            // recovery unable to rebuild the page; a DB_TRX_ID left stale
+            // in the compressed page shows once the page is read back, to
+            // CHECK TABLE's comparison of each compressed page with its
+            // frame, or to a read. All first at seed 0.
+            ZipSkipModLog | ZipCountFailedCompression => (
+                "compressed",
+                10,
+                &["unexpected engine error: corrupt page", "recovery failed:"],
+            ),
+            ZipSkipImageRedo => ("compressed", 10, &["recovery failed:"]),
+            ZipTrxIdFrameOnly => ("compressed", 10, &["CHECK TABLE", " read returned "]),
         };
         cases.push((c.name(), case.0, case.1, case.2));
     }

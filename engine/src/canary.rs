@@ -102,11 +102,27 @@ pub enum Canary {
     /// largest (a cursor opened the wrong way): new rows then take ids
     /// older rows hold, or sort before rows inserted earlier.
     RowIdFromSmallest,
+    /// A compressed page is written to disk without its modification log:
+    /// the changes logged since its last compression never reach the file
+    /// (the image's directory then names records its stream lacks).
+    ZipSkipModLog,
+    /// A compression whose result does not fit its page counts as a
+    /// success and stores its zlib stream cut to fit, as if it had.
+    ZipCountFailedCompression,
+    /// A change that recompresses its page logs the change but not the
+    /// compressed image it made (InnoDB's MLOG_ZIP_PAGE_COMPRESS): recovery
+    /// cannot rebuild the page.
+    ZipSkipImageRedo,
+    /// An in-place update of a compressed page's record writes the new
+    /// DB_TRX_ID and DB_ROLL_PTR into the uncompressed frame but leaves
+    /// the compressed page's stored copies as they were: once the frame is
+    /// evicted, the record names its previous writer.
+    ZipTrxIdFrameOnly,
 }
 
 impl Canary {
     /// Every canary.
-    pub const ALL: [Canary; 27] = [
+    pub const ALL: [Canary; 31] = [
         Canary::SkipDoublewrite,
         Canary::AckBeforeSync,
         Canary::IgnorePageLsn,
@@ -134,6 +150,10 @@ impl Canary {
         Canary::SkipDirectorySync,
         Canary::ImplicitLockOfRowChanger,
         Canary::RowIdFromSmallest,
+        Canary::ZipSkipModLog,
+        Canary::ZipCountFailedCompression,
+        Canary::ZipSkipImageRedo,
+        Canary::ZipTrxIdFrameOnly,
     ];
 
     /// The canaries of the lock manager, caught by the lock oracle under
@@ -177,6 +197,10 @@ impl Canary {
             Canary::SkipDirectorySync => "skip-directory-sync",
             Canary::ImplicitLockOfRowChanger => "implicit-lock-of-row-changer",
             Canary::RowIdFromSmallest => "row-id-from-smallest",
+            Canary::ZipSkipModLog => "zip-skip-mod-log",
+            Canary::ZipCountFailedCompression => "zip-count-failed-compression",
+            Canary::ZipSkipImageRedo => "zip-skip-image-redo",
+            Canary::ZipTrxIdFrameOnly => "zip-trx-id-frame-only",
         }
     }
 

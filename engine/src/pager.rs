@@ -99,6 +99,8 @@ impl ZipSizeStats {
 pub struct Compression {
     /// The zlib level pages are compressed at (`innodb_compression_level`).
     pub level: u32,
+    /// The `zip-count-failed-compression` canary (see [`crate::Canary`]).
+    pub count_failure_as_success: bool,
     clock: Box<dyn Clock>,
     /// Since the engine opened, per page size (1 KiB, 2, 4, 8, 16).
     totals: [ZipSizeStats; 5],
@@ -115,6 +117,7 @@ impl Compression {
     fn new(clock: Box<dyn Clock>) -> Self {
         Compression {
             level: page::zip::DEFAULT_LEVEL,
+            count_failure_as_success: false,
             clock,
             totals: Default::default(),
             reset_at: Default::default(),
@@ -135,7 +138,10 @@ impl Compression {
         size: usize,
     ) -> Result<Option<ZipPage>> {
         let start = self.clock.now_us();
-        let result = ZipPage::compress(frame, fields, size, self.level);
+        let mut result = ZipPage::compress(frame, fields, size, self.level);
+        if self.count_failure_as_success && matches!(result, Ok(None)) {
+            result = ZipPage::compress_cut_to_fit(frame, fields, size, self.level);
+        }
         let s = &mut self.totals[size_index(size)];
         s.compress_ops += 1;
         s.compress_ops_ok += u64::from(matches!(result, Ok(Some(_))));
@@ -202,6 +208,12 @@ pub struct Pager {
     pub implicit_by_row_changer: bool,
     /// Compression's level, clock and counters.
     pub compression: Compression,
+    /// The `zip-skip-mod-log` canary (see [`crate::Canary`]).
+    pub zip_skip_mod_log: bool,
+    /// The `zip-skip-image-redo` canary.
+    pub zip_skip_image_redo: bool,
+    /// The `zip-trx-id-frame-only` canary.
+    pub zip_trx_id_frame_only: bool,
     /// Counters.
     pub stats: PagerStats,
 }
@@ -225,6 +237,9 @@ impl Pager {
             unique_first_column: false,
             implicit_by_row_changer: false,
             compression: Compression::new(clock),
+            zip_skip_mod_log: false,
+            zip_skip_image_redo: false,
+            zip_trx_id_frame_only: false,
             stats: PagerStats::default(),
         }
     }
@@ -413,7 +428,7 @@ impl Pager {
                         page::seal(&mut frame.data);
                         Arc::from(&frame.data[..])
                     }
-                    Some(size) => physical_image(frame, size, id)?,
+                    Some(size) => physical_image(frame, size, id, self.zip_skip_mod_log)?,
                 });
             }
             if self.doublewrite {
@@ -540,11 +555,22 @@ impl Pager {
 /// compressed image with the frame's header (LSN, links) copied in, as
 /// `buf_flush_init_for_writing` does with `page_zip_write_header`; any
 /// other page's first `zip_size` bytes, which is all such a page uses.
-fn physical_image(frame: &mut crate::buf::Frame, zip_size: usize, id: PageId) -> Result<Arc<[u8]>> {
+/// With `skip_mod_log` (a canary), the image's modification log is
+/// dropped.
+fn physical_image(
+    frame: &mut crate::buf::Frame,
+    zip_size: usize,
+    id: PageId,
+    skip_mod_log: bool,
+) -> Result<Arc<[u8]>> {
     let mut image = match &mut frame.zip {
         Some(zip) => {
             zip.page.write_header(&frame.data);
-            zip.page.image().to_vec()
+            let mut image = zip.page.image().to_vec();
+            if skip_mod_log {
+                zip.page.clear_mod_log(&mut image);
+            }
+            image
         }
         None if page::page_type_raw(&frame.data) == PageType::Index as u16 => {
             return Err(Error::Corrupt {

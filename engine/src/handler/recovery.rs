@@ -87,6 +87,12 @@ fn pager_for(fil: Fil, log: Log, clock: Box<dyn Clock>, config: &Config) -> Page
     pager.unique_first_column = config.canaries.has(crate::Canary::UniqueCheckFirstColumn);
     pager.implicit_by_row_changer = config.canaries.has(crate::Canary::ImplicitLockOfRowChanger);
     pager.compression.level = config.compression_level;
+    pager.compression.count_failure_as_success = config
+        .canaries
+        .has(crate::Canary::ZipCountFailedCompression);
+    pager.zip_skip_mod_log = config.canaries.has(crate::Canary::ZipSkipModLog);
+    pager.zip_skip_image_redo = config.canaries.has(crate::Canary::ZipSkipImageRedo);
+    pager.zip_trx_id_frame_only = config.canaries.has(crate::Canary::ZipTrxIdFrameOnly);
     pager
 }
 

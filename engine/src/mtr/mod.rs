@@ -148,7 +148,8 @@ impl Mtr {
             frame.zip = Some(zf);
             restored.map_err(|c| c.at("zip", id.page_no))
         };
-        let mirrored = match zip::mirror(&mut zf, &op, &frame.data, &before) {
+        let stale = pager.zip_trx_id_frame_only;
+        let mirrored = match zip::mirror(&mut zf, &op, &frame.data, &before, stale) {
             Ok(m) => m,
             Err(e) => {
                 restore(frame, zf, saved, &mut pager.compression)?;
@@ -189,13 +190,15 @@ impl Mtr {
                 if reorganized {
                     ops::encode_page(&mut self.log, id, &PageOp::IndexReorganize);
                 }
-                ops::encode_page(
-                    &mut self.log,
-                    id,
-                    &PageOp::ZipImage {
-                        image: zf.page.image(),
-                    },
-                );
+                if !pager.zip_skip_image_redo {
+                    ops::encode_page(
+                        &mut self.log,
+                        id,
+                        &PageOp::ZipImage {
+                            image: zf.page.image(),
+                        },
+                    );
+                }
                 frame.zip = Some(zf);
                 self.note_modified(f);
                 Ok(true)

@@ -73,11 +73,16 @@ pub(crate) enum Mirrored {
 }
 
 /// Makes `op`, just applied to `frame`, on its compressed page.
+///
+/// `stale_trx` is the `zip-trx-id-frame-only` canary: an in-place rewrite
+/// keeps the compressed page's DB_TRX_ID and DB_ROLL_PTR of the record as
+/// they were.
 pub(crate) fn mirror(
     zf: &mut ZipFrame,
     op: &PageOp<'_>,
     frame: &[u8],
     before: &Before,
+    stale_trx: bool,
 ) -> Result<Mirrored> {
     let fields = &zf.fields;
     let page = &mut zf.page;
@@ -130,6 +135,9 @@ pub(crate) fn mirror(
                 // moves references the tail cannot shift in place.
                 if zip::ext_count(fields, old)? != zip::ext_count(fields, rec)? {
                     Mirrored::Recompress
+                } else if stale_trx {
+                    let stale = stale_trx_frame(fields, frame, slot, old)?;
+                    done(page.rewrite_rec(fields, &stale, slot, old)?)
                 } else {
                     done(page.rewrite_rec(fields, frame, slot, old)?)
                 }
@@ -144,6 +152,24 @@ pub(crate) fn mirror(
         // Reorganizations, truncations, a new page: only a new image.
         _ => Mirrored::Recompress,
     })
+}
+
+/// The `zip-trx-id-frame-only` canary: a copy of `frame` whose record in
+/// `slot` has the DB_TRX_ID and DB_ROLL_PTR of `old`.
+fn stale_trx_frame(
+    fields: &zip::ZipFields,
+    frame: &[u8],
+    slot: usize,
+    old: &[u8],
+) -> Result<Vec<u8>> {
+    let mut stale = frame.to_vec();
+    if let zip::Stored::TrxRollPtr { trx_id_field } = fields.stored() {
+        let view = crate::record::RecordView::parse(fields.layout(), old)?;
+        let at = view.field_range(usize::from(trx_id_field)).start;
+        let range = at..at + zip::TRX_ROLL_LEN;
+        index::rec_mut(&mut stale, slot)[range.clone()].copy_from_slice(&old[range]);
+    }
+    Ok(stale)
 }
 
 fn corrupt(what: &str) -> Error {
@@ -204,7 +230,7 @@ pub(crate) fn replay(
     if crate::page::page_type_raw(data) != crate::page::PageType::Index as u16 {
         return Ok(());
     }
-    match mirror(&mut zf, op, data, &before) {
+    match mirror(&mut zf, op, data, &before, false) {
         Ok(Mirrored::Done) => *zip = Some(zf),
         Ok(Mirrored::Recompress) => {}
         Err(e) => return Err(bad(e.to_string())),

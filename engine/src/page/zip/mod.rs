@@ -562,6 +562,28 @@ impl ZipPage {
         size: usize,
         level: u32,
     ) -> Result<Option<ZipPage>> {
+        Self::compress_inner(frame, fields, size, level, false)
+    }
+
+    /// The `zip-count-failed-compression` canary's compression: a stream
+    /// too long for the page is cut to fit (`None` only when the
+    /// uncompressed columns alone do not fit).
+    pub fn compress_cut_to_fit(
+        frame: &[u8],
+        fields: &ZipFields,
+        size: usize,
+        level: u32,
+    ) -> Result<Option<ZipPage>> {
+        Self::compress_inner(frame, fields, size, level, true)
+    }
+
+    fn compress_inner(
+        frame: &[u8],
+        fields: &ZipFields,
+        size: usize,
+        level: u32,
+        cut: bool,
+    ) -> Result<Option<ZipPage>> {
         if !is_zip_size(size) {
             return Err(Error::InvalidArgument(format!(
                 "compressed page size {size}"
@@ -586,8 +608,12 @@ impl ZipPage {
             fields.elided(&view, &mut elided);
             pack(rec, &view, &elided, &mut input, &mut stored, &mut refs);
         }
-        let stream = deflate(&input, level);
+        let mut stream = deflate(&input, level);
         let tail_len = refs.len() + stored.len() + 2 * n;
+        if cut {
+            let room = size.saturating_sub(ZIP_DATA + 1 + tail_len);
+            stream.truncate(room.min(usize::from(u16::MAX)));
+        }
         if ZIP_DATA + stream.len() + 1 + tail_len > size || stream.len() > usize::from(u16::MAX) {
             return Ok(None);
         }
@@ -603,6 +629,13 @@ impl ZipPage {
         };
         page.put_tail(&Tail { refs, stored, dir });
         Ok(Some(page))
+    }
+
+    /// The `zip-skip-mod-log` canary: `image` (a copy of this page's)
+    /// without the modification log.
+    pub fn clear_mod_log(&self, image: &mut [u8]) {
+        let stream_end = ZIP_DATA + usize::from(get_u16(&self.data, ZIP_STREAM_LEN));
+        image[stream_end..self.m_end].fill(0);
     }
 
     /// An image read from disk or from the redo log, checked enough to
