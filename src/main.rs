@@ -133,12 +133,19 @@ enum Command {
         /// flush 1 with group commit).
         #[arg(long)]
         oltp: bool,
+        /// Run the compression benchmark instead: the table (at --rows,
+        /// default 1,000,000 here) loaded into COMPACT, DYNAMIC and
+        /// COMPRESSED at 16, 8, 4, 2 and 1 KiB, on sysbench 0.4's rows and
+        /// sysbench 1.0's: file sizes beside the seeds', INNODB_CMP's
+        /// ok-rates, forced splits, and rates relative to COMPACT.
+        #[arg(long)]
+        compression: bool,
         /// With --oltp: seeds per flush setting.
         #[arg(long, default_value_t = 50)]
         seeds: u64,
-        /// Rows to load.
-        #[arg(long, default_value_t = 200_000)]
-        rows: u64,
+        /// Rows to load (default 200,000; 1,000,000 with --compression).
+        #[arg(long)]
+        rows: Option<u64>,
         /// Buffer pool size in MiB.
         #[arg(long, default_value_t = 64)]
         pool_mib: usize,
@@ -155,6 +162,118 @@ enum Command {
         #[arg(long)]
         dir: Option<std::path::PathBuf>,
     },
+}
+
+/// The seeds' file sizes (seeds/000, 10M sysbench 0.4 rows), MiB: COMPACT,
+/// then COMPRESSED at 8, 4 and 2 KiB.
+const SEED_SIZES_MIB: [(&str, f64); 4] = [
+    ("COMPACT", 2355.0),
+    ("COMPRESSED 8K", 1229.0),
+    ("COMPRESSED 4K", 592.0),
+    ("COMPRESSED 2K", 324.0),
+];
+
+fn format_label(f: RowFormat) -> String {
+    match f {
+        RowFormat::Compressed { key_block_size } => format!("COMPRESSED {key_block_size}K"),
+        other => other.name().to_string(),
+    }
+}
+
+fn bench_compression(rows: u64, json: bool) -> ExitCode {
+    use sim::zip_bench::{measure, variants, DataSet, ZipBenchOptions};
+    if rows == 0 {
+        return usage("--rows must be positive".into());
+    }
+    // Every page in memory: a 1 KiB page holds about 4 rows of random
+    // digits, and each page has a 16 KiB frame.
+    let pool_pages = (rows / 3 + 1024) as usize;
+    let opts = ZipBenchOptions {
+        rows,
+        pool_pages,
+        seed: 1,
+    };
+    let mut out = Vec::new();
+    for data in [DataSet::Sysbench04, DataSet::Sysbench10] {
+        let mut compact: Option<sim::zip_bench::ZipRow> = None;
+        if !json {
+            println!(
+                "{} rows of {}, a pool of {pool_pages} pages (allocated as used), in memory, one core",
+                rows,
+                data.name()
+            );
+            println!(
+                "{:<15} {:>12} {:>7} {:>8} {:>10} {:>10} {:>7} {:>8} {:>10} {:>7} {:>7} {:>7}",
+                "format",
+                ".ibd bytes",
+                "ratio",
+                "seeds",
+                "cmp ops",
+                "ok",
+                "ok %",
+                "splits",
+                "load/s",
+                "select",
+                "misses",
+                "update"
+            );
+        }
+        for format in variants() {
+            let row = match measure(data, format, &opts) {
+                Ok(r) => r,
+                Err(e) => {
+                    eprintln!("innosim: {}: {e}", format_label(format));
+                    return ExitCode::FAILURE;
+                }
+            };
+            let base = compact.get_or_insert_with(|| row.clone()).clone();
+            let label = format_label(format);
+            let ratio = base.ibd_bytes as f64 / row.ibd_bytes.max(1) as f64;
+            let seeds = (data == DataSet::Sysbench04)
+                .then(|| SEED_SIZES_MIB.iter().find(|(n, _)| *n == label))
+                .flatten()
+                .map(|(_, mib)| SEED_SIZES_MIB[0].1 / mib);
+            let sel = row.select_per_sec / base.select_per_sec.max(1e-9);
+            let upd = row.update_per_sec / base.update_per_sec.max(1e-9);
+            if json {
+                out.push(serde_json::json!({
+                    "data": data.name(), "format": label, "ibd_bytes": row.ibd_bytes,
+                    "ratio_to_compact": ratio, "seeds_ratio": seeds,
+                    "compress_ops": row.compress_ops, "compress_ops_ok": row.compress_ops_ok,
+                    "ok_rate": row.ok_rate(), "uncompress_ops": row.uncompress_ops,
+                    "splits_after_failure": row.splits_after_failure,
+                    "load_per_sec": row.load_per_sec, "select_per_sec": row.select_per_sec,
+                    "update_per_sec": row.update_per_sec, "select_misses": row.select_misses,
+                    "select_vs_compact": sel, "update_vs_compact": upd,
+                }));
+            } else {
+                println!(
+                    "{:<15} {:>12} {:>6.2}x {:>8} {:>10} {:>10} {:>6.1}% {:>8} {:>10.0} {:>6.2}x {:>7} {:>6.2}x",
+                    label,
+                    row.ibd_bytes,
+                    ratio,
+                    seeds.map_or("-".to_string(), |r| format!("{r:.2}x")),
+                    row.compress_ops,
+                    row.compress_ops_ok,
+                    100.0 * row.ok_rate(),
+                    row.splits_after_failure,
+                    row.load_per_sec,
+                    sel,
+                    row.select_misses,
+                    upd
+                );
+            }
+        }
+        if !json {
+            println!();
+        }
+    }
+    if json {
+        println!("{}", serde_json::Value::Array(out));
+    } else {
+        println!("ratio: COMPACT's .ibd over this one's; seeds: the same ratio in seeds/000 at 10M rows; select and update: rate over COMPACT's, this run");
+    }
+    ExitCode::SUCCESS
 }
 
 fn usage(msg: String) -> ExitCode {
@@ -875,6 +994,12 @@ fn main() -> ExitCode {
             }
         }
         Command::Bench {
+            compression: true,
+            rows,
+            json,
+            ..
+        } => bench_compression(rows.unwrap_or(1_000_000), json),
+        Command::Bench {
             rows,
             pool_mib,
             flush,
@@ -883,6 +1008,7 @@ fn main() -> ExitCode {
             dir,
             ..
         } => {
+            let rows = rows.unwrap_or(200_000);
             let flush = match FlushAtCommit::from_setting(flush) {
                 Ok(f) => f,
                 Err(e) => {

@@ -15,3 +15,4 @@ pub mod schema;
 pub mod shrink;
 pub mod storage;
 pub mod tables;
+pub mod zip_bench;
