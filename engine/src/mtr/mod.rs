@@ -125,7 +125,6 @@ impl Mtr {
             return Ok(true);
         }
         let before = zip::before(&op, &frame.data);
-        let saved = zf.page.clone();
         if let Err(e) = op.apply(id, &mut frame.data) {
             // PageOp::apply checks before it changes anything.
             frame.zip = Some(zf);
@@ -137,14 +136,15 @@ impl Mtr {
             self.note_modified(f);
             return Ok(true);
         }
-        // On an error from here on, the frame goes back to the compressed
-        // page as it was, so that no unlogged change is left in it.
+        // On an error or a refusal from here on, the frame goes back to the
+        // compressed page, so that no unlogged change is left in it. The
+        // compressed page is as it was: a mirror that cannot follow the
+        // change leaves it untouched (and one that fails part-way is an
+        // error the engine stops on).
         let restore = |frame: &mut crate::buf::Frame,
-                       mut zf: Box<ZipFrame>,
-                       saved: ZipPage,
+                       zf: Box<ZipFrame>,
                        compression: &mut crate::pager::Compression| {
-            let restored = compression.decompress(&saved, &mut frame.data);
-            zf.page = saved;
+            let restored = compression.decompress(&zf.page, &mut frame.data);
             frame.zip = Some(zf);
             restored.map_err(|c| c.at("zip", id.page_no))
         };
@@ -152,7 +152,7 @@ impl Mtr {
         let mirrored = match zip::mirror(&mut zf, &op, &frame.data, &before, stale) {
             Ok(m) => m,
             Err(e) => {
-                restore(frame, zf, saved, &mut pager.compression)?;
+                restore(frame, zf, &mut pager.compression)?;
                 return Err(e);
             }
         };
@@ -179,7 +179,7 @@ impl Mtr {
         let compressed = match compressed {
             Ok(c) => c,
             Err(e) => {
-                restore(frame, zf, saved, compression)?;
+                restore(frame, zf, compression)?;
                 return Err(e);
             }
         };
@@ -207,7 +207,7 @@ impl Mtr {
                 // The change does not fit: the frame goes back to what the
                 // compressed page holds, as page_zip_decompress restores it.
                 pager.stats.zip_refused += 1;
-                restore(frame, zf, saved, compression)?;
+                restore(frame, zf, compression)?;
                 Ok(false)
             }
         }

@@ -399,6 +399,17 @@ impl World {
                 None => line.push_str("\"code\":null,"),
             }
         }
+        // The rows answered, as a digest: runs that must agree row for row
+        // (the compression oracle's metamorphic test) compare it.
+        let rows: Option<Vec<&Vec<Value>>> = match result {
+            Stepped::Done(Response::Row(r)) => Some(r.iter().collect()),
+            Stepped::Done(Response::Rows(rs)) => Some(rs.iter().collect()),
+            _ => None,
+        };
+        if let Some(rows) = rows {
+            let digest = crate::storage::fnv1a(format!("{rows:?}").as_bytes());
+            let _ = write!(line, "\"digest\":\"{digest:016x}\",");
+        }
         let _ = write!(line, "\"io\":{io},\"kind\":\"statement\",");
         if let Some(m) = &message {
             line.push_str("\"message\":");
