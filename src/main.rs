@@ -138,7 +138,7 @@ enum Command {
         /// COMPRESSED at 16, 8, 4, 2 and 1 KiB, on sysbench 0.4's rows and
         /// sysbench 1.0's: file sizes beside the seeds', INNODB_CMP's
         /// ok-rates, forced splits, and rates relative to COMPACT.
-        #[arg(long)]
+        #[arg(long, conflicts_with_all = ["oltp", "pool_mib", "flush", "row_format", "dir"])]
         compression: bool,
         /// With --oltp: seeds per flush setting.
         #[arg(long, default_value_t = 50)]

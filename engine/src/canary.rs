@@ -209,8 +209,8 @@ impl Canary {
         Canary::ALL.into_iter().find(|c| c.name() == name)
     }
 
-    fn bit(self) -> u32 {
-        1 << (self as u32)
+    fn bit(self) -> u64 {
+        1 << (self as u64)
     }
 }
 
@@ -222,7 +222,7 @@ impl fmt::Display for Canary {
 
 /// A set of canaries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
-pub struct Canaries(u32);
+pub struct Canaries(u64);
 
 impl Canaries {
     /// No canary: the engine as it should be.

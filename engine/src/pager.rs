@@ -508,7 +508,14 @@ impl Pager {
         if !self.log.needs_checkpoint() && self.log.age() <= trigger {
             return Ok(());
         }
-        let limit = self.log.lsn() - (capacity / 2).min(trigger / 2);
+        // Flushed down to half the log, or (a reserve taken) to half of
+        // what the trigger leaves.
+        let keep = if reserve == 0 {
+            capacity / 2
+        } else {
+            (capacity / 2).min(trigger / 2)
+        };
+        let limit = self.log.lsn() - keep;
         while self.flush_oldest(self.batch_pages, limit)? > 0 {}
         self.checkpoint()
     }
