@@ -156,6 +156,14 @@ impl World {
             return;
         };
         self.step_events.clear();
+        if self.storage.crashed() || e.halted().is_some() {
+            // The call died with the process, or stopped the engine (a
+            // failed fsync), part-way (a wait queued, its deadlock search
+            // not yet run): its lock state dies with it and is judged no
+            // further (the oracle restarts at the crash that follows).
+            e.take_lock_events();
+            return;
+        }
         for ev in e.take_lock_events() {
             let ev = to_oracle(ev, self.call_start_us, now);
             self.locks.event(&ev);
