@@ -96,7 +96,8 @@ fn sb_row(rng: &mut ChaCha8Rng, id: u64, rows: u64) -> Vec<Value> {
     ]
 }
 
-fn ok(step: engine::Result<Step>) -> engine::Result<Response> {
+/// The response of a step that must not wait (one session).
+pub(crate) fn ok(step: engine::Result<Step>) -> engine::Result<Response> {
     match step? {
         Step::Done(r) => Ok(r),
         Step::Waiting => Err(engine::Error::InvalidArgument(

@@ -6,8 +6,9 @@
 //! exact for a given row count; rates are wall-clock rates of one run, to
 //! compare with the COMPACT row of the same run.
 
+use crate::bench::ok;
 use engine::io::{ManualClock, MemStorage, Storage};
-use engine::{Config, Engine, FlushAtCommit, Request, Response, RowFormat, Step, Value};
+use engine::{Config, Engine, FlushAtCommit, Request, Response, RowFormat, Value};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
@@ -126,15 +127,6 @@ pub struct ZipBenchOptions {
     pub pool_pages: usize,
     /// Seed of the random rows and keys.
     pub seed: u64,
-}
-
-fn ok(step: engine::Result<Step>) -> engine::Result<Response> {
-    match step? {
-        Step::Done(r) => Ok(r),
-        Step::Waiting => Err(engine::Error::InvalidArgument(
-            "a single-session benchmark waited for a lock".into(),
-        )),
-    }
 }
 
 const TABLE: &str = "sbtest1";
