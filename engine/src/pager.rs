@@ -166,11 +166,6 @@ impl Compression {
         s.uncompress_us += self.clock.now_us().saturating_sub(start);
     }
 
-    /// The counters since the engine opened, per page size.
-    pub fn totals(&self) -> [(usize, ZipSizeStats); 5] {
-        std::array::from_fn(|i| (page::zip::ZIP_SIZES[i], self.totals[i]))
-    }
-
     /// INNODB_CMP: the counters since the last reset, per page size.
     pub fn cmp(&self) -> [(usize, ZipSizeStats); 5] {
         std::array::from_fn(|i| {
