@@ -1,6 +1,8 @@
 //! INFORMATION_SCHEMA.INNODB_CMP and INNODB_CMP_RESET through the engine
 //! API: a row per page size, counted where compression happens, timed in
-//! the engine's clock, zeroed by reading the reset table.
+//! the engine's clock, zeroed by reading the reset table. And the buffer
+//! pool's side: compressed pages kept at their block size once their
+//! frames are evicted alone, as INNODB_CMPMEM shows.
 
 mod common;
 
@@ -177,11 +179,92 @@ fn innodb_cmp_counts_each_page_size_and_reset_zeroes_it() -> Result<()> {
         k1.uncompress_ops > 50 && k8.uncompress_ops > 5,
         "{k1:?} {k8:?}"
     );
+    // Each decompression is of a page read, or of a compressed-only page
+    // whose frame the pool had evicted alone.
+    let unzips = e.pager().pool.stats.unzips;
     assert!(
-        k1.uncompress_ops + k8.uncompress_ops <= misses,
-        "{rows:?} {misses}"
+        k1.uncompress_ops + k8.uncompress_ops <= misses + unzips,
+        "{rows:?} {misses} {unzips}"
     );
     assert_eq!(k1.compress_ops, 0, "reads compress nothing: {k1:?}");
     assert_eq!(k1.uncompress_time, k1.uncompress_ops * TICK_US / 1_000_000);
+    Ok(())
+}
+
+/// A pool of 8 frames over a table of 1 KiB pages: uncompressed frames are
+/// evicted alone (the unzip LRU) and their compressed pages stay, 16 to a
+/// frame, so the pool holds more pages than it has frames while its memory
+/// stays within them; a compressed-only page is decompressed again when
+/// used, and every row reads back, before and after a restart.
+#[test]
+fn a_small_pool_keeps_compressed_pages_at_their_block_size() -> Result<()> {
+    let storage = MemStorage::new();
+    let mut e = open(&storage, 8)?;
+    e.create_table(sbtest("c1", RowFormat::Compressed { key_block_size: 1 }))?;
+    let s = e.session();
+    let mut most_pages = 0;
+    for id in 0..600 {
+        done(e.execute(
+            s,
+            Request::Insert {
+                table: "c1".into(),
+                row: common::sb_row(id, id % 7),
+            },
+        )?);
+        let pool = &e.pager().pool;
+        most_pages = most_pages.max(pool.len());
+        // Between statements no page is fixed: memory is back within the
+        // pool, but for what a statement borrowed when all was fixed.
+        assert!(
+            pool.resident() as u64 <= pool.capacity() as u64 + pool.stats.overcommits,
+            "{} blocks resident in a pool of {}, {:?}",
+            pool.resident(),
+            pool.capacity(),
+            pool.stats
+        );
+    }
+    let db = read_db(&mut e, &["c1"])?;
+    assert_eq!(db.tables["c1"].len(), 600);
+    let pool = &e.pager().pool;
+    assert!(
+        most_pages > pool.capacity(),
+        "compressed-only pages take a block, not a frame: at most {most_pages} pages cached"
+    );
+    assert!(
+        pool.stats.unzip_evictions > 0 && pool.stats.unzips > 0,
+        "{:?}",
+        pool.stats
+    );
+    let mem = e.innodb_cmpmem();
+    assert_eq!(
+        mem.iter().map(|r| r.page_size).collect::<Vec<_>>(),
+        SIZES,
+        "{mem:?}"
+    );
+    // Blocks are used only at the table's size; larger ones may be free,
+    // the halves left over from splitting a frame down to 1 KiB.
+    for r in &mem[1..] {
+        assert_eq!(r.pages_used, 0, "{r:?}");
+    }
+    let k1 = mem[0];
+    assert!(k1.pages_used > 0, "{k1:?}");
+    // Used and free blocks tile whole frames, within the pool's memory.
+    let bytes: u64 = mem
+        .iter()
+        .map(|r| (r.pages_used + r.pages_free) * u64::from(r.page_size))
+        .sum();
+    assert_eq!(bytes % 16384, 0, "{mem:?}");
+    assert!(bytes / 16384 <= e.pager().pool.resident() as u64, "{mem:?}");
+    // The reset table returns the rows and zeroes only the relocations.
+    assert_eq!(e.innodb_cmpmem_reset(), mem);
+    let after = e.innodb_cmpmem();
+    for (a, b) in mem.iter().zip(&after) {
+        assert_eq!((b.relocation_ops, b.relocation_time), (0, 0), "{b:?}");
+        assert_eq!((a.pages_used, a.pages_free), (b.pages_used, b.pages_free));
+    }
+    e.close()?;
+    let mut e = open(&storage, 8)?;
+    let again = read_db(&mut e, &["c1"])?;
+    assert_eq!(again.tables, db.tables);
     Ok(())
 }

@@ -118,11 +118,15 @@ pub enum Canary {
     /// the compressed page's stored copies as they were: once the frame is
     /// evicted, the record names its previous writer.
     ZipTrxIdFrameOnly,
+    /// When the buffer pool evicts a compressed page's uncompressed frame
+    /// alone, it frees the page's compressed block too, which the page
+    /// still uses: the next page given that block overwrites the image.
+    BuddyFreeInUse,
 }
 
 impl Canary {
     /// Every canary.
-    pub const ALL: [Canary; 31] = [
+    pub const ALL: [Canary; 32] = [
         Canary::SkipDoublewrite,
         Canary::AckBeforeSync,
         Canary::IgnorePageLsn,
@@ -154,6 +158,7 @@ impl Canary {
         Canary::ZipCountFailedCompression,
         Canary::ZipSkipImageRedo,
         Canary::ZipTrxIdFrameOnly,
+        Canary::BuddyFreeInUse,
     ];
 
     /// The canaries of the lock manager, caught by the lock oracle under
@@ -201,6 +206,7 @@ impl Canary {
             Canary::ZipCountFailedCompression => "zip-count-failed-compression",
             Canary::ZipSkipImageRedo => "zip-skip-image-redo",
             Canary::ZipTrxIdFrameOnly => "zip-trx-id-frame-only",
+            Canary::BuddyFreeInUse => "buddy-free-in-use",
         }
     }
 

@@ -88,7 +88,7 @@ impl Walk<'_> {
         let p = pager.page(f).to_vec();
         // A compressed page must decompress to its frame
         // (page_zip_validate).
-        let zip_verdict = match (&pager.pool.frame(f).zip, pager.fil.zip_size(id.space)) {
+        let zip_verdict = match (pager.pool.zip(f), pager.fil.zip_size(id.space)) {
             (_, None) => Ok(()),
             (Some(zf), Some(_)) => crate::page::zip::validate_against(&zf.page, &p),
             (None, Some(_)) => Err("no compressed image".to_string()),

@@ -32,8 +32,8 @@ mod sync;
 pub mod trx;
 
 pub use handler::{
-    Config, Engine, FlushAtCommit, InnodbCmp, InnodbLock, InnodbLockWait, InnodbTrx, RangeBound,
-    RecoveryReport, Request, Response, SessionId, Step,
+    Config, Engine, FlushAtCommit, InnodbCmp, InnodbCmpMem, InnodbLock, InnodbLockWait, InnodbTrx,
+    RangeBound, RecoveryReport, Request, Response, SessionId, Step,
 };
 
 pub use canary::{Canaries, Canary};

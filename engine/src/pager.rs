@@ -151,10 +151,14 @@ impl Compression {
 
     /// Decompresses `zip` into `frame` (`page_zip_decompress`), counted and
     /// timed.
-    pub fn decompress(&mut self, zip: &ZipPage, frame: &mut [u8]) -> ZipResult<ZipFields> {
+    pub fn decompress<D: AsRef<[u8]>>(
+        &mut self,
+        zip: &ZipPage<D>,
+        frame: &mut [u8],
+    ) -> ZipResult<ZipFields> {
         let start = self.clock.now_us();
         let result = zip.decompress(frame);
-        self.note_decompress(zip.image().len(), start);
+        self.note_decompress(zip.size(), start);
         result
     }
 
@@ -222,16 +226,19 @@ impl Pager {
         doublewrite: bool,
         clock: Box<dyn Clock>,
     ) -> Self {
+        let clock = crate::io::SharedClock::new(clock);
+        let mut pool = BufferPool::new(pool_pages);
+        pool.set_clock(Box::new(clock.clone()));
         Pager {
             fil,
             log,
-            pool: BufferPool::new(pool_pages),
+            pool,
             doublewrite,
             batch_pages: (DBLWR_PAGES as usize).min(pool_pages / 2).max(1),
             early_checkpoint: false,
             unique_first_column: false,
             implicit_by_row_changer: false,
-            compression: Compression::new(clock),
+            compression: Compression::new(Box::new(clock)),
             zip_skip_mod_log: false,
             zip_skip_image_redo: false,
             zip_trx_id_frame_only: false,
@@ -250,9 +257,17 @@ impl Pager {
     }
 
     /// Fixes a page in the pool, reading and validating it if needed. A page
-    /// never written comes back all zeros.
+    /// never written comes back all zeros. A compressed-only page is
+    /// decompressed into a new frame (`buf_page_get_gen` on a
+    /// `BUF_BLOCK_ZIP_PAGE`).
     pub fn fix(&mut self, id: PageId) -> Result<FrameId> {
         if let Some(f) = self.pool.lookup_fix(id) {
+            if self.pool.frame(f).data.is_empty() {
+                if let Err(e) = self.unzip(f) {
+                    self.pool.unfix(f);
+                    return Err(e);
+                }
+            }
             return Ok(f);
         }
         let f = self.free_frame()?;
@@ -307,8 +322,8 @@ impl Pager {
         let mut image = vec![0u8; zip_size];
         let state = self.fil.read_page(id, &mut image)?;
         let name = self.fil.name(id.space).unwrap_or("?").to_string();
+        self.pool.detach_zip(f);
         let frame = self.pool.frame_mut(f);
-        frame.zip = None;
         if state == PageState::Zero {
             frame.data.fill(0);
             return Ok(());
@@ -317,10 +332,10 @@ impl Pager {
             let compression = &mut self.compression;
             let decoded = ZipPage::from_image(image).and_then(|zip| {
                 let fields = compression.decompress(&zip, &mut frame.data)?;
-                Ok(page::zip::ZipFrame { page: zip, fields })
+                Ok((zip, fields))
             });
-            let zip = decoded.map_err(|c| c.at(&name, id.page_no))?;
-            frame.zip = Some(Box::new(zip));
+            let (zip, fields) = decoded.map_err(|c| c.at(&name, id.page_no))?;
+            self.pool.set_zip(f, &zip, &fields);
         } else {
             frame.data[..zip_size].copy_from_slice(&image);
             frame.data[zip_size..].fill(0);
@@ -334,6 +349,14 @@ impl Pager {
     /// ([`PageOp::Init`](crate::mtr::PageOp::Init), which zeroes the page).
     pub fn fix_new(&mut self, id: PageId) -> Result<FrameId> {
         if let Some(f) = self.pool.lookup_fix(id) {
+            if self.pool.frame(f).data.is_empty() {
+                // Compressed only: a frame to format, nothing to decompress.
+                if let Err(e) = self.make_room() {
+                    self.pool.unfix(f);
+                    return Err(e);
+                }
+                self.pool.attach_data(f);
+            }
             return Ok(f);
         }
         let f = self.free_frame()?;
@@ -343,6 +366,26 @@ impl Pager {
         self.pool.frame_mut(f).data.fill(0xA5);
         self.pool.install(f, id);
         Ok(f)
+    }
+
+    /// Decompresses a fixed compressed-only page into a new frame.
+    fn unzip(&mut self, f: FrameId) -> Result<()> {
+        self.make_room()?;
+        self.pool.attach_data(f);
+        self.pool.stats.unzips += 1;
+        let id = self.pool.frame(f).id;
+        let result = {
+            let (data, zip) = self.pool.page_and_zip_mut(f);
+            match zip {
+                Some(zip) => self.compression.decompress(&zip.page, data).map(|_| ()),
+                None => Err("its compressed block is not its own".into()),
+            }
+        };
+        if let Err(c) = result {
+            self.pool.detach_data(f);
+            return Err(c.at(self.fil.name(id.space).unwrap_or("?"), id.page_no));
+        }
+        Ok(())
     }
 
     /// Releases a fix.
@@ -365,31 +408,39 @@ impl Pager {
     }
 
     fn free_frame(&mut self) -> Result<FrameId> {
-        if let Some(f) = self.pool.take_free(false) {
-            return Ok(f);
+        self.make_room()?;
+        Ok(self.pool.take_free(true).expect("forced allocation"))
+    }
+
+    /// Evicts until a 16 KiB block is free (`buf_LRU_get_free_block`): an
+    /// uncompressed frame alone when the unzip LRU should give one up,
+    /// else the coldest clean page, else a flushed batch of the cold end.
+    /// When every page is fixed, the caller borrows beyond capacity.
+    fn make_room(&mut self) -> Result<()> {
+        while self.pool.resident() >= self.pool.capacity() {
+            if self.pool.evict_from_unzip_lru() {
+                if let Some(f) = self.pool.unzip_victim() {
+                    self.pool.evict_uncompressed(f);
+                    continue;
+                }
+            }
+            let victims = self.pool.lru_victims(self.batch_pages);
+            if let Some(&clean) = victims
+                .iter()
+                .find(|&&f| self.pool.frame(f).oldest_lsn == 0)
+            {
+                self.pool.evict(clean);
+                continue;
+            }
+            if victims.is_empty() {
+                return Ok(());
+            }
+            // The cold end is all dirty: write a batch of it, then evict.
+            self.stats.lru_flushes += 1;
+            self.flush_frames(&victims)?;
+            self.pool.evict(victims[0]);
         }
-        let victims = self.pool.lru_victims(self.batch_pages);
-        if let Some(&clean) = victims
-            .iter()
-            .find(|&&f| self.pool.frame(f).oldest_lsn == 0)
-        {
-            self.pool.evict(clean);
-            return Ok(self
-                .pool
-                .take_free(false)
-                .expect("a frame was just evicted"));
-        }
-        if victims.is_empty() {
-            return Ok(self.pool.take_free(true).expect("forced allocation"));
-        }
-        // The cold end is all dirty: write a batch of it, then reuse one.
-        self.stats.lru_flushes += 1;
-        self.flush_frames(&victims)?;
-        self.pool.evict(victims[0]);
-        Ok(self
-            .pool
-            .take_free(false)
-            .expect("a frame was just evicted"))
+        Ok(())
     }
 
     /// Writes dirty, unfixed frames to disk: redo first (the WAL rule), then
@@ -423,7 +474,9 @@ impl Pager {
                         page::seal(&mut frame.data);
                         Arc::from(&frame.data[..])
                     }
-                    Some(size) => physical_image(frame, size, id, self.zip_skip_mod_log)?,
+                    Some(size) => {
+                        physical_image(&mut self.pool, f, size, id, self.zip_skip_mod_log)?
+                    }
                 });
             }
             if self.doublewrite {
@@ -559,28 +612,42 @@ impl Pager {
 /// other page's first `zip_size` bytes, which is all such a page uses.
 /// With `skip_mod_log` (a canary), the image's modification log is
 /// dropped.
+///
+/// A compressed-only page's image had its headers brought up to date when
+/// its frame was evicted, and cannot have changed since.
 fn physical_image(
-    frame: &mut crate::buf::Frame,
+    pool: &mut BufferPool,
+    f: FrameId,
     zip_size: usize,
     id: PageId,
     skip_mod_log: bool,
 ) -> Result<Arc<[u8]>> {
-    let mut image = match &mut frame.zip {
-        Some(zip) => {
-            zip.page.write_header(&frame.data);
+    let compressed_only = pool.frame(f).is_compressed_only();
+    let (data, zip) = pool.page_and_zip_mut(f);
+    let mut image = match zip {
+        Some(mut zip) => {
+            if !data.is_empty() {
+                zip.page.write_header(data);
+            }
             let mut image = zip.page.image().to_vec();
             if skip_mod_log {
                 zip.page.clear_mod_log(&mut image);
             }
             image
         }
-        None if page::page_type_raw(&frame.data) == PageType::Index as u16 => {
+        None if compressed_only => {
+            return Err(Error::Corrupt {
+                file: format!("space {}", id.space),
+                reason: format!("compressed page {id}'s block in the pool is not its own"),
+            });
+        }
+        None if page::page_type_raw(data) == PageType::Index as u16 => {
             return Err(Error::Corrupt {
                 file: format!("space {}", id.space),
                 reason: format!("index page {id} of a compressed space has no compressed image"),
             });
         }
-        None => frame.data[..zip_size].to_vec(),
+        None => data[..zip_size].to_vec(),
     };
     page::zip::seal(&mut image);
     Ok(Arc::from(image))

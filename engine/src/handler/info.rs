@@ -112,6 +112,34 @@ fn cmp_rows(rows: [(usize, crate::pager::ZipSizeStats); 5]) -> Vec<InnodbCmp> {
         .collect()
 }
 
+/// One row of INFORMATION_SCHEMA.INNODB_CMPMEM (or INNODB_CMPMEM_RESET):
+/// the buffer pool's buddy allocator at one block size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InnodbCmpMem {
+    /// The block size, bytes.
+    pub page_size: u32,
+    /// Blocks holding compressed pages now.
+    pub pages_used: u64,
+    /// Free blocks (external fragmentation: ideally at most one).
+    pub pages_free: u64,
+    /// Blocks moved so that a freed block could merge with its buddy.
+    pub relocation_ops: u64,
+    /// Seconds spent relocating, in the engine's clock (whole seconds).
+    pub relocation_time: u64,
+}
+
+fn cmpmem_rows(rows: [crate::buf::CmpMemRow; crate::buf::buddy::CLASSES]) -> Vec<InnodbCmpMem> {
+    rows.iter()
+        .map(|r| InnodbCmpMem {
+            page_size: r.page_size as u32,
+            pages_used: r.pages_used,
+            pages_free: r.pages_free,
+            relocation_ops: r.relocation_ops,
+            relocation_time: r.relocation_us / 1_000_000,
+        })
+        .collect()
+}
+
 fn hex(trx: TrxId) -> String {
     format!("{trx:X}")
 }
@@ -128,6 +156,20 @@ impl Engine {
     /// [`Engine::innodb_cmp`], which reading this table zeroes.
     pub fn innodb_cmp_reset(&mut self) -> Vec<InnodbCmp> {
         cmp_rows(self.pager.compression.cmp_reset())
+    }
+
+    /// INFORMATION_SCHEMA.INNODB_CMPMEM: one row per block size of the
+    /// buffer pool's buddy allocator, 1024 to 16384; relocations since the
+    /// engine opened or the last [`Engine::innodb_cmpmem_reset`].
+    pub fn innodb_cmpmem(&self) -> Vec<InnodbCmpMem> {
+        cmpmem_rows(self.pager.pool.cmpmem())
+    }
+
+    /// INFORMATION_SCHEMA.INNODB_CMPMEM_RESET: the rows of
+    /// [`Engine::innodb_cmpmem`]; reading it zeroes the relocation
+    /// counters (the blocks in use and free are the pool's state).
+    pub fn innodb_cmpmem_reset(&mut self) -> Vec<InnodbCmpMem> {
+        cmpmem_rows(self.pager.pool.cmpmem_reset())
     }
 
     /// INFORMATION_SCHEMA.INNODB_TRX: every active transaction.

@@ -25,7 +25,7 @@ mod recovery;
 
 pub use config::{Config, FlushAtCommit};
 pub use ddl::TableStatus;
-pub use info::{statement_text, InnodbCmp, InnodbLock, InnodbLockWait, InnodbTrx};
+pub use info::{statement_text, InnodbCmp, InnodbCmpMem, InnodbLock, InnodbLockWait, InnodbTrx};
 pub use recovery::RecoveryReport;
 
 use crate::btree::{Bound, Direction, Key};

@@ -93,6 +93,7 @@ fn pager_for(fil: Fil, log: Log, clock: Box<dyn Clock>, config: &Config) -> Page
     pager.zip_skip_mod_log = config.canaries.has(crate::Canary::ZipSkipModLog);
     pager.zip_skip_image_redo = config.canaries.has(crate::Canary::ZipSkipImageRedo);
     pager.zip_trx_id_frame_only = config.canaries.has(crate::Canary::ZipTrxIdFrameOnly);
+    pager.pool.free_zip_in_use = config.canaries.has(crate::Canary::BuddyFreeInUse);
     pager
 }
 
@@ -779,17 +780,24 @@ fn apply_page(
                 sound = true;
             }
             let start = pager.now_us();
-            let fr = pager.pool.frame_mut(f);
-            crate::mtr::zip::replay(&mut fr.data, &mut fr.zip, zip_size, id, op)?;
+            let (data, mut zip) = pager.pool.page_and_zip_mut(f);
+            let parts = zip.as_mut().map(|z| (&mut z.page, z.fields));
+            let replayed = crate::mtr::zip::replay(data, parts, zip_size, id, op)?;
+            drop(zip);
+            match replayed {
+                crate::mtr::zip::Replayed::Kept => {}
+                crate::mtr::zip::Replayed::Lost => pager.pool.detach_zip(f),
+                crate::mtr::zip::Replayed::Image(z) => pager.pool.set_zip(f, &z.page, &z.fields),
+            }
             if let (Some(size), PageOp::ZipImage { .. }) = (zip_size, op) {
                 pager.compression.note_decompress(size, start);
             }
             report.records_applied += 1;
         }
-        let fr = pager.pool.frame_mut(f);
-        page::set_page_lsn(&mut fr.data, m.end_lsn);
-        if let Some(zf) = fr.zip.as_mut() {
-            zf.page.write_header(&fr.data);
+        let (data, zip) = pager.pool.page_and_zip_mut(f);
+        page::set_page_lsn(data, m.end_lsn);
+        if let Some(mut zf) = zip {
+            zf.page.write_header(data);
         }
         let first_start = applied.map_or(m.start_lsn, |(start, _)| start);
         applied = Some((first_start, m.end_lsn));
@@ -807,7 +815,7 @@ fn apply_page(
     // had a log that is not its own.
     if compressed
         && page::page_type_raw(pager.page(f)) == page::PageType::Index as u16
-        && pager.pool.frame(f).zip.is_none()
+        && !pager.pool.frame(f).has_zip()
     {
         pager.unfix(f);
         return Err(Error::Corrupt {

@@ -116,6 +116,27 @@ impl<C: Clock + ?Sized> Clock for Box<C> {
     }
 }
 
+/// One clock read from several places of the engine (the compression
+/// counters and the buffer pool's relocations).
+#[derive(Clone)]
+pub struct SharedClock(std::sync::Arc<std::sync::Mutex<Box<dyn Clock>>>);
+
+impl SharedClock {
+    /// Shares `clock`.
+    pub fn new(clock: Box<dyn Clock>) -> Self {
+        SharedClock(std::sync::Arc::new(std::sync::Mutex::new(clock)))
+    }
+}
+
+impl Clock for SharedClock {
+    fn now_us(&self) -> u64 {
+        // A clock's reading cannot leave it inconsistent: a poisoned lock
+        // still holds a usable clock.
+        let clock = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        clock.now_us()
+    }
+}
+
 /// A clock that stands still unless told to move: for tests and benchmarks
 /// that must not depend on real time.
 #[derive(Debug, Default)]

@@ -21,7 +21,7 @@ pub(crate) mod zip;
 
 use crate::buf::FrameId;
 use crate::error::{Error, Result};
-use crate::page::zip::{ZipFields, ZipFrame, ZipPage};
+use crate::page::zip::{ZipFields, ZipPage};
 use crate::page::{self, PageId, PageType};
 use crate::pager::Pager;
 pub use ops::{FileOp, LogRecord, PageOp};
@@ -99,8 +99,8 @@ impl Mtr {
         );
         let id = pager.pool.frame(f).id;
         let zip_size = pager.fil.zip_size(id.space);
-        let frame = pager.pool.frame_mut(f);
-        let Some(mut zf) = frame.zip.take().filter(|_| zip_size.is_some()) else {
+        let (data, zip) = pager.pool.page_and_zip_mut(f);
+        let Some(mut zf) = zip.filter(|_| zip_size.is_some()) else {
             if let (Some(size), PageOp::Write { offset, bytes }) = (zip_size, &op) {
                 // A compressed space's other pages keep only their first
                 // `size` bytes on disk: a write past them would be lost.
@@ -110,7 +110,7 @@ impl Mtr {
                     )));
                 }
             }
-            op.apply(id, &mut frame.data)?;
+            op.apply(id, data)?;
             ops::encode_page(&mut self.log, id, &op);
             self.note_modified(f);
             return Ok(true);
@@ -119,19 +119,20 @@ impl Mtr {
         if matches!(op, PageOp::Init(_) | PageOp::IndexInit { .. }) {
             // A page formatted afresh: its compressed page comes from
             // Mtr::zip_compress once it is an index page again.
-            op.apply(id, &mut frame.data)?;
+            drop(zf);
+            op.apply(id, data)?;
+            pager.pool.detach_zip(f);
             ops::encode_page(&mut self.log, id, &op);
             self.note_modified(f);
             return Ok(true);
         }
-        let before = zip::before(&op, &frame.data);
-        if let Err(e) = op.apply(id, &mut frame.data) {
-            // PageOp::apply checks before it changes anything.
-            frame.zip = Some(zf);
-            return Err(e);
-        }
-        if page::page_type_raw(&frame.data) != PageType::Index as u16 {
+        // PageOp::apply checks before it changes anything.
+        let before = zip::before(&op, data);
+        op.apply(id, data)?;
+        if page::page_type_raw(data) != PageType::Index as u16 {
             // No longer an index page (freed): it has no compressed page.
+            drop(zf);
+            pager.pool.detach_zip(f);
             ops::encode_page(&mut self.log, id, &op);
             self.note_modified(f);
             return Ok(true);
@@ -141,23 +142,25 @@ impl Mtr {
         // compressed page is as it was: a mirror that cannot follow the
         // change leaves it untouched (and one that fails part-way is an
         // error the engine stops on).
-        let restore = |frame: &mut crate::buf::Frame,
-                       zf: Box<ZipFrame>,
+        let restore = |data: &mut [u8],
+                       zf: &crate::buf::ZipMut<'_>,
                        compression: &mut crate::pager::Compression| {
-            let restored = compression.decompress(&zf.page, &mut frame.data);
-            frame.zip = Some(zf);
-            restored.map_err(|c| c.at("zip", id.page_no))
+            compression
+                .decompress(&zf.page, data)
+                .map(|_| ())
+                .map_err(|c| c.at("zip", id.page_no))
         };
         let stale = pager.zip_trx_id_frame_only;
-        let mirrored = match zip::mirror(&mut zf, &op, &frame.data, &before, stale) {
+        let fields = zf.fields;
+        let mirrored = match zip::mirror(&mut zf.page, fields, &op, data, &before, stale) {
             Ok(m) => m,
             Err(e) => {
-                restore(frame, zf, &mut pager.compression)?;
+                restore(data, &zf, &mut pager.compression)?;
                 return Err(e);
             }
         };
         if mirrored == zip::Mirrored::Done {
-            frame.zip = Some(zf);
+            drop(zf);
             ops::encode_page(&mut self.log, id, &op);
             self.note_modified(f);
             pager.stats.zip_logged += 1;
@@ -165,27 +168,27 @@ impl Mtr {
         }
         pager.stats.zip_recompressions += 1;
         let compression = &mut pager.compression;
-        let mut compressed = compression.compress(&frame.data, &zf.fields, size);
+        let mut compressed = compression.compress(data, fields, size);
         let mut reorganized = false;
-        if matches!(compressed, Ok(None)) && !crate::page::index::is_compact(&frame.data) {
+        if matches!(compressed, Ok(None)) && !crate::page::index::is_compact(data) {
             // It does not fit as it is: compact the heap and compress again
             // (`page_zip_reorganize`), before the caller splits.
             pager.stats.zip_reorganizations += 1;
-            crate::page::index::reorganize(&mut frame.data);
+            crate::page::index::reorganize(data);
             reorganized = true;
-            compressed = compression.compress(&frame.data, &zf.fields, size);
+            compressed = compression.compress(data, fields, size);
             pager.stats.zip_reorganizations_ok += u64::from(matches!(compressed, Ok(Some(_))));
         }
         let compressed = match compressed {
             Ok(c) => c,
             Err(e) => {
-                restore(frame, zf, compression)?;
+                restore(data, &zf, compression)?;
                 return Err(e);
             }
         };
         match compressed {
             Some(page) => {
-                zf.page = page;
+                zf.page.assign(&page);
                 ops::encode_page(&mut self.log, id, &op);
                 if reorganized {
                     ops::encode_page(&mut self.log, id, &PageOp::IndexReorganize);
@@ -199,7 +202,6 @@ impl Mtr {
                         },
                     );
                 }
-                frame.zip = Some(zf);
                 self.note_modified(f);
                 Ok(true)
             }
@@ -207,7 +209,7 @@ impl Mtr {
                 // The change does not fit: the frame goes back to what the
                 // compressed page holds, as page_zip_decompress restores it.
                 pager.stats.zip_refused += 1;
-                restore(frame, zf, compression)?;
+                restore(data, &zf, compression)?;
                 Ok(false)
             }
         }
@@ -233,9 +235,11 @@ impl Mtr {
         let size = pager.fil.zip_size(id.space).ok_or_else(|| {
             Error::InvalidArgument(format!("page {id} is not in a compressed space"))
         })?;
-        let frame = pager.pool.frame_mut(f);
-        let Some(page) = pager.compression.compress(&frame.data, fields, size)? else {
-            frame.zip = None;
+        let Some(page) = pager
+            .compression
+            .compress(&pager.pool.frame(f).data, fields, size)?
+        else {
+            pager.pool.detach_zip(f);
             return Ok(false);
         };
         ops::encode_page(
@@ -245,10 +249,7 @@ impl Mtr {
                 image: page.image(),
             },
         );
-        frame.zip = Some(Box::new(ZipFrame {
-            page,
-            fields: fields.clone(),
-        }));
+        pager.pool.set_zip(f, &page, fields);
         self.note_modified(f);
         Ok(true)
     }
@@ -258,18 +259,13 @@ impl Mtr {
     /// InnoDB's `page_zip_copy_recs`, used when a root moves down a level.
     pub fn zip_copy(&mut self, pager: &mut Pager, from: FrameId, to: FrameId) -> Result<()> {
         let to_id = pager.pool.frame(to).id;
-        let src = pager
-            .pool
-            .frame(from)
-            .zip
-            .as_ref()
-            .ok_or_else(|| Error::Corrupt {
-                file: "zip".into(),
-                reason: format!(
-                    "page {} has no compressed page to copy",
-                    pager.pool.frame(from).id
-                ),
-            })?;
+        let src = pager.pool.zip(from).ok_or_else(|| Error::Corrupt {
+            file: "zip".into(),
+            reason: format!(
+                "page {} has no compressed page to copy",
+                pager.pool.frame(from).id
+            ),
+        })?;
         let fields = src.fields.clone();
         let mut image = src.page.image().to_vec();
         page::put_u32(&mut image, page::FIL_PAGE_OFFSET, to_id.page_no);
@@ -280,12 +276,12 @@ impl Mtr {
             .compression
             .decompress(&zip, &mut frame.data)
             .map_err(|c| c.at("zip", to_id.page_no))?;
+        pager.pool.set_zip(to, &zip, &fields);
         ops::encode_page(
             &mut self.log,
             to_id,
             &PageOp::ZipImage { image: zip.image() },
         );
-        frame.zip = Some(Box::new(ZipFrame { page: zip, fields }));
         self.note_modified(to);
         Ok(())
     }
@@ -297,7 +293,7 @@ impl Mtr {
     /// pages uncompressed, then compresses them once). Logs nothing:
     /// recovery mirrors the changes as well as it can until the image.
     pub fn zip_detach(&mut self, pager: &mut Pager, f: FrameId) {
-        pager.pool.frame_mut(f).zip = None;
+        pager.pool.detach_zip(f);
     }
 
     fn note_modified(&mut self, f: FrameId) {
@@ -381,10 +377,12 @@ impl Mtr {
             let (start, end_lsn) = pager.log.append(&self.log)?;
             end = end_lsn;
             for &f in &self.modified {
-                let frame = pager.pool.frame_mut(f);
-                page::set_page_lsn(&mut frame.data, end_lsn);
-                if let Some(zf) = frame.zip.as_mut() {
-                    zf.page.write_header(&frame.data);
+                {
+                    let (data, zip) = pager.pool.page_and_zip_mut(f);
+                    page::set_page_lsn(data, end_lsn);
+                    if let Some(mut zf) = zip {
+                        zf.page.write_header(data);
+                    }
                 }
                 pager.pool.mark_dirty(f, start, end_lsn);
             }

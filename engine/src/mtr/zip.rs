@@ -77,15 +77,14 @@ pub(crate) enum Mirrored {
 /// `stale_trx` is the `zip-trx-id-frame-only` canary: an in-place rewrite
 /// keeps the compressed page's DB_TRX_ID and DB_ROLL_PTR of the record as
 /// they were.
-pub(crate) fn mirror(
-    zf: &mut ZipFrame,
+pub(crate) fn mirror<D: AsRef<[u8]> + AsMut<[u8]>>(
+    page: &mut zip::ZipPage<D>,
+    fields: &zip::ZipFields,
     op: &PageOp<'_>,
     frame: &[u8],
     before: &Before,
     stale_trx: bool,
 ) -> Result<Mirrored> {
-    let fields = &zf.fields;
-    let page = &mut zf.page;
     let done = |logged: bool| {
         if logged {
             Mirrored::Done
@@ -179,18 +178,31 @@ fn corrupt(what: &str) -> Error {
     }
 }
 
-/// Recovery's replay of `op` on `frame` (of a compressed space's page when
-/// `compressed`): applied to the frame and, on an index page, mirrored
-/// onto its compressed page as the original execution did. A change the
-/// image could not follow leaves the page without one until the ZIP_IMAGE
-/// record that the original wrote right after it.
-pub(crate) fn replay(
+/// What a replayed change did to the page's compressed image.
+#[derive(Debug)]
+pub(crate) enum Replayed {
+    /// The image (if any) followed the change, or was not concerned.
+    Kept,
+    /// The image could not follow: the page has none until the next
+    /// ZIP_IMAGE record.
+    Lost,
+    /// The record was a new image.
+    Image(ZipFrame),
+}
+
+/// Recovery's replay of `op` on `data` (of a compressed space's page when
+/// `zip_size` is given), with the page's compressed image `zip` if it has
+/// one: applied to the frame and, on an index page, mirrored onto the
+/// compressed page as the original execution did. A change the image could
+/// not follow leaves the page without one until the ZIP_IMAGE record that
+/// the original wrote right after it.
+pub(crate) fn replay<D: AsRef<[u8]> + AsMut<[u8]>>(
     data: &mut [u8],
-    zip: &mut Option<Box<ZipFrame>>,
+    zip: Option<(&mut zip::ZipPage<D>, &zip::ZipFields)>,
     zip_size: Option<usize>,
     id: crate::page::PageId,
     op: &PageOp<'_>,
-) -> Result<()> {
+) -> Result<Replayed> {
     let bad = |why: String| Error::Corrupt {
         file: "redo".into(),
         reason: format!("record for compressed page {id}: {why}"),
@@ -207,20 +219,19 @@ pub(crate) fn replay(
         }
         let page = zip::ZipPage::from_image(image.to_vec()).map_err(|c| bad(c.0))?;
         let fields = page.decompress(data).map_err(|c| bad(c.0))?;
-        *zip = Some(Box::new(ZipFrame { page, fields }));
-        return Ok(());
+        return Ok(Replayed::Image(ZipFrame { page, fields }));
     }
     if let (Some(size), PageOp::Write { offset, bytes }) = (zip_size, op) {
         if zip.is_none() && usize::from(*offset) + bytes.len() > size {
             return Err(bad(format!("a write past the page's {size} bytes")));
         }
     }
-    let zf = if zip_size.is_some() { zip.take() } else { None };
-    let Some(mut zf) = zf else {
-        return op.apply(id, data);
+    let zf = if zip_size.is_some() { zip } else { None };
+    let Some((page, fields)) = zf else {
+        return op.apply(id, data).map(|()| Replayed::Kept);
     };
     if matches!(op, PageOp::Init(_) | PageOp::IndexInit { .. }) {
-        return op.apply(id, data);
+        return op.apply(id, data).map(|()| Replayed::Lost);
     }
     // The directory is read to find the record a change touches: it must
     // be sound, whatever the log says (a header write may have changed it).
@@ -228,14 +239,13 @@ pub(crate) fn replay(
     let before = before(op, data);
     op.apply(id, data)?;
     if crate::page::page_type_raw(data) != crate::page::PageType::Index as u16 {
-        return Ok(());
+        return Ok(Replayed::Lost);
     }
-    match mirror(&mut zf, op, data, &before, false) {
-        Ok(Mirrored::Done) => *zip = Some(zf),
-        Ok(Mirrored::Recompress) => {}
-        Err(e) => return Err(bad(e.to_string())),
+    match mirror(page, fields, op, data, &before, false) {
+        Ok(Mirrored::Done) => Ok(Replayed::Kept),
+        Ok(Mirrored::Recompress) => Ok(Replayed::Lost),
+        Err(e) => Err(bad(e.to_string())),
     }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -340,7 +350,12 @@ mod tests {
                 match rec.unwrap() {
                     LogRecord::Page(pid, op) => {
                         assert_eq!(pid, id);
-                        replay(rdata, rzip, Some(2048), pid, &op).unwrap();
+                        let zip = rzip.as_mut().map(|z| (&mut z.page, &z.fields));
+                        match replay(rdata, zip, Some(2048), pid, &op).unwrap() {
+                            Replayed::Kept => {}
+                            Replayed::Lost => *rzip = None,
+                            Replayed::Image(z) => *rzip = Some(Box::new(z)),
+                        }
                     }
                     LogRecord::File(_) => unreachable!(),
                 }
@@ -474,7 +489,7 @@ mod tests {
             replay_mtr(&mtr, &mut rdata, &mut rzip);
             let lsn = mtr.commit(&mut pager).unwrap();
             let frame = pager.pool.frame(fr);
-            let zip = frame.zip.as_ref().expect("a compressed page");
+            let zip = pager.pool.zip(fr).expect("a compressed page");
             zip::validate_against(&zip.page, &frame.data).unwrap();
             if lsn != 0 {
                 page::set_page_lsn(&mut rdata, lsn);
@@ -518,26 +533,24 @@ mod tests {
             image: image.image(),
         };
         let mut data = vec![0u8; PAGE_SIZE];
-        let mut zip = None;
+        let none = || None::<(&mut zip::ZipPage, &zip::ZipFields)>;
         assert!(
-            replay(&mut data, &mut zip, Some(1024), id, &op).is_err(),
+            replay(&mut data, none(), Some(1024), id, &op).is_err(),
             "another size"
         );
         assert!(
-            replay(&mut data, &mut zip, None, id, &op).is_err(),
+            replay(&mut data, none(), None, id, &op).is_err(),
             "not compressed"
         );
-        assert!(replay(&mut data, &mut zip, Some(2048), PageId::new(3, 2), &op).is_err());
-        assert!(zip.is_none());
-        replay(&mut data, &mut zip, Some(2048), id, &op).unwrap();
-        assert!(zip.is_some());
+        assert!(replay(&mut data, none(), Some(2048), PageId::new(3, 2), &op).is_err());
+        let got = replay(&mut data, none(), Some(2048), id, &op).unwrap();
+        assert!(matches!(got, Replayed::Image(z) if z.page == image));
         let mut other = vec![0u8; PAGE_SIZE];
         let write = PageOp::Write {
             offset: 3000,
             bytes: &[1],
         };
-        let mut none = None;
-        assert!(replay(&mut other, &mut none, Some(2048), PageId::new(3, 5), &write).is_err());
+        assert!(replay(&mut other, none(), Some(2048), PageId::new(3, 5), &write).is_err());
     }
 
     #[test]

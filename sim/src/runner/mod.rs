@@ -492,7 +492,44 @@ impl World {
                 z.zip_recompressions, z.zip_reorganizations, z.zip_refused
             ));
         }
+        // INNODB_CMPMEM: blocks only of the sizes the tables have, used and
+        // free blocks tiling whole 16 KiB chunks, and _RESET returning the
+        // table and zeroing its relocations.
+        let mem = e.innodb_cmpmem();
+        let mem_reset = e.innodb_cmpmem_reset();
+        let mem_after = e.innodb_cmpmem();
+        if mem_reset != mem {
+            problems.push(format!(
+                "INNODB_CMPMEM_RESET returned {mem_reset:?} where INNODB_CMPMEM showed {mem:?}"
+            ));
+        }
+        if mem_after
+            .iter()
+            .any(|r| (r.relocation_ops, r.relocation_time) != (0, 0))
+        {
+            problems.push(format!("INNODB_CMPMEM after a reset: {mem_after:?}"));
+        }
+        let mut bytes = 0u64;
+        for r in &mem {
+            if r.pages_used > 0 && !sizes.contains(&(r.page_size as usize)) {
+                problems.push(format!(
+                    "INNODB_CMPMEM holds blocks of {} bytes, which no table has: {r:?}",
+                    r.page_size
+                ));
+            }
+            bytes += (r.pages_used + r.pages_free) * u64::from(r.page_size);
+        }
+        if !bytes.is_multiple_of(engine::page::PAGE_SIZE as u64) {
+            problems.push(format!(
+                "INNODB_CMPMEM's blocks ({bytes} bytes) do not fill whole 16 KiB frames: {mem:?}"
+            ));
+        }
+        let relocations: u64 = mem.iter().map(|r| r.relocation_ops).sum();
+        let pool = e.pager().pool.stats;
         self.violations.extend(problems);
+        self.stats.zip_unzip_evictions += pool.unzip_evictions;
+        self.stats.zip_unzips += pool.unzips;
+        self.stats.zip_relocations += relocations;
         self.stats.zip_compress_ops += ops;
         self.stats.zip_compress_ok += ok;
         self.stats.zip_uncompress_ops += unzips;

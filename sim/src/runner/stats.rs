@@ -103,6 +103,14 @@ pub struct RunStats {
     /// Splits of compressed pages whose 16 KiB frame had room: forced by
     /// the compressed size.
     pub zip_splits_after_failure: u64,
+    /// Uncompressed frames evicted alone, their compressed pages kept in
+    /// the pool (the unzip LRU).
+    pub zip_unzip_evictions: u64,
+    /// Compressed-only pages decompressed again when next used.
+    pub zip_unzips: u64,
+    /// Compressed blocks relocated by the buddy allocator (INNODB_CMPMEM's
+    /// relocation_ops, all sizes).
+    pub zip_relocations: u64,
 }
 
 impl RunStats {
@@ -150,6 +158,9 @@ impl RunStats {
             zip_reorganizations_ok,
             zip_refused,
             zip_splits_after_failure,
+            zip_unzip_evictions,
+            zip_unzips,
+            zip_relocations,
         } = o;
         self.statements += statements;
         self.commits += commits;
@@ -192,6 +203,9 @@ impl RunStats {
         self.zip_reorganizations_ok += zip_reorganizations_ok;
         self.zip_refused += zip_refused;
         self.zip_splits_after_failure += zip_splits_after_failure;
+        self.zip_unzip_evictions += zip_unzip_evictions;
+        self.zip_unzips += zip_unzips;
+        self.zip_relocations += zip_relocations;
     }
 
     /// The faults injected and the rare paths reached, by name: what a
@@ -248,6 +262,12 @@ impl RunStats {
                 "splits forced by the compressed size",
                 self.zip_splits_after_failure,
             ),
+            (
+                "uncompressed frames evicted alone",
+                self.zip_unzip_evictions,
+            ),
+            ("compressed-only pages decompressed", self.zip_unzips),
+            ("compressed blocks relocated", self.zip_relocations),
         ]
     }
 }

@@ -527,15 +527,20 @@ pub fn ext_count(fields: &ZipFields, rec: &[u8]) -> Result<usize> {
 
 /// A compressed page image and what InnoDB keeps beside it in memory
 /// (`page_zip_des_t`): where its modification log ends.
+///
+/// The image is owned (`Vec<u8>`: a page just compressed, read or taken
+/// from the log) or borrowed from the buffer pool's buddy allocator
+/// (`&mut [u8]`, [`crate::buf::ZipMut`]), where compressed pages live.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ZipPage {
-    data: Vec<u8>,
+pub struct ZipPage<D = Vec<u8>> {
+    data: D,
     /// The first byte after the modification log (its terminating zero).
     m_end: usize,
 }
 
-/// A compressed page in the buffer pool: the image, and the records'
-/// layout its descriptor gave when it was compressed or decompressed.
+/// A compressed page and the records' layout its descriptor gave when it
+/// was compressed or decompressed, owned (the buffer pool keeps the image
+/// in its buddy allocator and the layout in the page's descriptor).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ZipFrame {
     /// The image.
@@ -631,13 +636,6 @@ impl ZipPage {
         Ok(Some(page))
     }
 
-    /// The `zip-skip-mod-log` canary: `image` (a copy of this page's)
-    /// without the modification log.
-    pub fn clear_mod_log(&self, image: &mut [u8]) {
-        let stream_end = ZIP_DATA + usize::from(get_u16(&self.data, ZIP_STREAM_LEN));
-        image[stream_end..self.m_end].fill(0);
-    }
-
     /// An image read from disk or from the redo log, checked enough to
     /// find its modification log's end (decompressing it checks the rest).
     pub fn from_image(data: Vec<u8>) -> ZipResult<ZipPage> {
@@ -679,25 +677,49 @@ impl ZipPage {
         }
         Ok(page)
     }
+}
+
+impl<D: AsRef<[u8]>> ZipPage<D> {
+    /// A page whose image and log end the buffer pool kept, trusted as
+    /// they were when first built or read.
+    pub(crate) fn from_parts(data: D, m_end: usize) -> ZipPage<D> {
+        ZipPage { data, m_end }
+    }
+
+    /// Where the modification log ends (its terminator).
+    pub(crate) fn m_end(&self) -> usize {
+        self.m_end
+    }
+
+    fn bytes(&self) -> &[u8] {
+        self.data.as_ref()
+    }
+
+    /// The `zip-skip-mod-log` canary: `image` (a copy of this page's)
+    /// without the modification log.
+    pub fn clear_mod_log(&self, image: &mut [u8]) {
+        let stream_end = ZIP_DATA + usize::from(get_u16(self.bytes(), ZIP_STREAM_LEN));
+        image[stream_end..self.m_end].fill(0);
+    }
 
     /// The image.
     pub fn image(&self) -> &[u8] {
-        &self.data
+        self.bytes()
     }
 
     /// The physical page size.
     pub fn size(&self) -> usize {
-        self.data.len()
+        self.bytes().len()
     }
 
     /// Records on the page.
     pub fn n_recs(&self) -> usize {
-        usize::from(get_u16(&self.data, INDEX_N_SLOTS))
+        usize::from(get_u16(self.bytes(), INDEX_N_SLOTS))
     }
 
     /// Bytes of the modification log, its terminator excluded.
     pub fn log_len(&self) -> usize {
-        self.m_end - ZIP_DATA - usize::from(get_u16(&self.data, ZIP_STREAM_LEN))
+        self.m_end - ZIP_DATA - usize::from(get_u16(self.bytes(), ZIP_STREAM_LEN))
     }
 
     /// Free bytes between the modification log and the columns below.
@@ -710,10 +732,10 @@ impl ZipPage {
     /// Where the references start, from the header's counts.
     fn ext_start(&self) -> ZipResult<usize> {
         let n = self.n_recs();
-        let n_ext = usize::from(get_u16(&self.data, ZIP_N_EXT));
+        let n_ext = usize::from(get_u16(self.bytes(), ZIP_N_EXT));
         let u = self.stored_len()?;
         let below = 2 * n + u * n + EXTERNAL_REF_LEN * n_ext;
-        self.data
+        self.bytes()
             .len()
             .checked_sub(below)
             .filter(|&s| s > ZIP_DATA)
@@ -727,7 +749,7 @@ impl ZipPage {
 
     /// What each record stores below the free space.
     fn stored_kind(&self) -> ZipResult<Stored> {
-        Ok(Stored::from_u16(get_u16(&self.data, ZIP_STORED))?)
+        Ok(Stored::from_u16(get_u16(self.bytes(), ZIP_STORED))?)
     }
 
     fn tail(&self) -> ZipResult<Tail> {
@@ -735,13 +757,13 @@ impl ZipPage {
         let u = self.stored_len()?;
         let ext_start = self.ext_start()?;
         let stored_start =
-            ext_start + EXTERNAL_REF_LEN * usize::from(get_u16(&self.data, ZIP_N_EXT));
+            ext_start + EXTERNAL_REF_LEN * usize::from(get_u16(self.bytes(), ZIP_N_EXT));
         let dir_start = stored_start + u * n;
         Ok(Tail {
-            refs: self.data[ext_start..stored_start].to_vec(),
-            stored: self.data[stored_start..dir_start].to_vec(),
+            refs: self.bytes()[ext_start..stored_start].to_vec(),
+            stored: self.bytes()[stored_start..dir_start].to_vec(),
             dir: (0..n)
-                .map(|k| get_u16(&self.data, dir_start + 2 * k))
+                .map(|k| get_u16(self.bytes(), dir_start + 2 * k))
                 .collect(),
         })
     }
@@ -755,37 +777,14 @@ impl ZipPage {
         })
     }
 
-    /// Writes the tail back (its length may have changed), zeroing what it
-    /// no longer covers, and the counts in the header.
-    fn put_tail(&mut self, t: &Tail) {
-        let size = self.data.len();
-        let len = t.refs.len() + t.stored.len() + 2 * t.dir.len();
-        let old_start = self.ext_start().unwrap_or(size);
-        let start = size - len;
-        self.data[old_start.min(start)..start].fill(0);
-        self.data[start..start + t.refs.len()].copy_from_slice(&t.refs);
-        let s = start + t.refs.len();
-        self.data[s..s + t.stored.len()].copy_from_slice(&t.stored);
-        let d = s + t.stored.len();
-        for (k, e) in t.dir.iter().enumerate() {
-            put_u16(&mut self.data, d + 2 * k, *e);
-        }
-        put_u16(&mut self.data, INDEX_N_SLOTS, t.dir.len() as u16);
-        put_u16(
-            &mut self.data,
-            ZIP_N_EXT,
-            (t.refs.len() / EXTERNAL_REF_LEN) as u16,
-        );
-    }
-
     /// `page_zip_decompress`: rebuilds the 16 KiB page into `frame` and
     /// gives the records' layout. On an error `frame` holds a partly
     /// rebuilt page, which the caller must not use.
     pub fn decompress(&self, frame: &mut [u8]) -> ZipResult<ZipFields> {
         assert_eq!(frame.len(), PAGE_SIZE, "an uncompressed frame");
-        let stream_len = usize::from(get_u16(&self.data, ZIP_STREAM_LEN));
+        let stream_len = usize::from(get_u16(self.bytes(), ZIP_STREAM_LEN));
         let stream = self
-            .data
+            .bytes()
             .get(ZIP_DATA..ZIP_DATA + stream_len)
             .ok_or("the stream runs past the page")?;
         let input = inflate(stream)?;
@@ -810,11 +809,11 @@ impl ZipPage {
         }
         let ext_start = self.ext_start()?;
         let mut log = Reader {
-            bytes: &self.data[..ext_start],
+            bytes: &self.bytes()[..ext_start],
             pos: ZIP_DATA + stream_len,
         };
         loop {
-            if self.data.get(log.pos) == Some(&0) {
+            if self.bytes().get(log.pos) == Some(&0) {
                 break;
             }
             let off = log.varint()?;
@@ -826,7 +825,7 @@ impl ZipPage {
         }
         let tail = self.tail()?;
         frame.fill(0);
-        frame[..ZIP_STREAM_LEN].copy_from_slice(&self.data[..ZIP_STREAM_LEN]);
+        frame[..ZIP_STREAM_LEN].copy_from_slice(&self.bytes()[..ZIP_STREAM_LEN]);
         let u = fields.stored.len();
         let mut refs: &[u8] = &tail.refs;
         let top = get_u16(frame, index::INDEX_HEAP_TOP) as usize;
@@ -862,13 +861,76 @@ impl ZipPage {
         Ok(fields)
     }
 
+    /// Bytes of references held by the records before `slot` in `frame`.
+    fn refs_before(&self, fields: &ZipFields, frame: &[u8], slot: usize) -> Result<usize> {
+        self.refs_in(fields, frame, 0..slot)
+    }
+
+    /// Bytes of references held by the records from `slot` on in `frame`.
+    fn refs_from(&self, fields: &ZipFields, frame: &[u8], slot: usize) -> Result<usize> {
+        self.refs_in(fields, frame, slot..index::n_recs(frame))
+    }
+
+    fn refs_in(
+        &self,
+        fields: &ZipFields,
+        frame: &[u8],
+        slots: std::ops::Range<usize>,
+    ) -> Result<usize> {
+        let long = |d: &FieldDef| matches!(d.kind, FieldKind::Variable { long: true, .. });
+        if !fields.layout.fields().iter().any(long) {
+            return Ok(0);
+        }
+        let mut n = 0;
+        for s in slots {
+            n += ext_count(fields, index::rec(frame, s))?;
+        }
+        Ok(n * EXTERNAL_REF_LEN)
+    }
+}
+
+impl<D: AsRef<[u8]> + AsMut<[u8]>> ZipPage<D> {
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        self.data.as_mut()
+    }
+
+    /// Replaces this image with `other`, a page of the same size (a
+    /// recompression of it, or a copy).
+    pub fn assign<E: AsRef<[u8]>>(&mut self, other: &ZipPage<E>) {
+        self.bytes_mut().copy_from_slice(other.bytes());
+        self.m_end = other.m_end;
+    }
+
+    /// Writes the tail back (its length may have changed), zeroing what it
+    /// no longer covers, and the counts in the header.
+    fn put_tail(&mut self, t: &Tail) {
+        let size = self.bytes().len();
+        let len = t.refs.len() + t.stored.len() + 2 * t.dir.len();
+        let old_start = self.ext_start().unwrap_or(size);
+        let start = size - len;
+        self.bytes_mut()[old_start.min(start)..start].fill(0);
+        self.bytes_mut()[start..start + t.refs.len()].copy_from_slice(&t.refs);
+        let s = start + t.refs.len();
+        self.bytes_mut()[s..s + t.stored.len()].copy_from_slice(&t.stored);
+        let d = s + t.stored.len();
+        for (k, e) in t.dir.iter().enumerate() {
+            put_u16(self.bytes_mut(), d + 2 * k, *e);
+        }
+        put_u16(self.bytes_mut(), INDEX_N_SLOTS, t.dir.len() as u16);
+        put_u16(
+            self.bytes_mut(),
+            ZIP_N_EXT,
+            (t.refs.len() / EXTERNAL_REF_LEN) as u16,
+        );
+    }
+
     /// `page_zip_write_header`: the FIL and index headers as `frame` has
     /// them (LSN, links, heap top, garbage, level, max trx id). The record
     /// count is the directory's, and the checksum the image's.
     pub fn write_header(&mut self, frame: &[u8]) {
-        self.data[FIL_PAGE_OFFSET..INDEX_N_SLOTS]
+        self.bytes_mut()[FIL_PAGE_OFFSET..INDEX_N_SLOTS]
             .copy_from_slice(&frame[FIL_PAGE_OFFSET..INDEX_N_SLOTS]);
-        self.data[index::INDEX_HEAP_TOP..ZIP_STREAM_LEN]
+        self.bytes_mut()[index::INDEX_HEAP_TOP..ZIP_STREAM_LEN]
             .copy_from_slice(&frame[index::INDEX_HEAP_TOP..ZIP_STREAM_LEN]);
     }
 
@@ -899,7 +961,7 @@ impl ZipPage {
         // A new record sits right below the heap top the image recorded;
         // anywhere else, the frame was reorganized and every record moved,
         // which only recompressing can follow.
-        let top = usize::from(get_u16(&self.data, index::INDEX_HEAP_TOP));
+        let top = usize::from(get_u16(self.bytes(), index::INDEX_HEAP_TOP));
         if inserted && off + 2 + rec.len() != top {
             return Ok(false);
         }
@@ -938,38 +1000,12 @@ impl ZipPage {
             tail.stored[u * slot..u * (slot + 1)].copy_from_slice(&stored);
             tail.refs[ref_at..ref_at + refs.len()].copy_from_slice(&refs);
         }
-        self.data[self.m_end..self.m_end + entry.len()].copy_from_slice(&entry);
+        let m_end = self.m_end;
+        self.bytes_mut()[m_end..m_end + entry.len()].copy_from_slice(&entry);
         self.m_end += entry.len();
         self.put_tail(&tail);
         self.write_header(frame);
         Ok(true)
-    }
-
-    /// Bytes of references held by the records before `slot` in `frame`.
-    fn refs_before(&self, fields: &ZipFields, frame: &[u8], slot: usize) -> Result<usize> {
-        self.refs_in(fields, frame, 0..slot)
-    }
-
-    /// Bytes of references held by the records from `slot` on in `frame`.
-    fn refs_from(&self, fields: &ZipFields, frame: &[u8], slot: usize) -> Result<usize> {
-        self.refs_in(fields, frame, slot..index::n_recs(frame))
-    }
-
-    fn refs_in(
-        &self,
-        fields: &ZipFields,
-        frame: &[u8],
-        slots: std::ops::Range<usize>,
-    ) -> Result<usize> {
-        let long = |d: &FieldDef| matches!(d.kind, FieldKind::Variable { long: true, .. });
-        if !fields.layout.fields().iter().any(long) {
-            return Ok(0);
-        }
-        let mut n = 0;
-        for s in slots {
-            n += ext_count(fields, index::rec(frame, s))?;
-        }
-        Ok(n * EXTERNAL_REF_LEN)
     }
 
     /// A record rewritten at the same length in `frame`'s `slot` (its old
@@ -1031,7 +1067,7 @@ impl ZipPage {
                 "replacing slot {slot} of {n}"
             )));
         }
-        let saved = self.clone();
+        let saved = (self.bytes().to_vec(), self.m_end);
         let mut tail = self.tail_checked()?;
         let u = fields.stored.len();
         let ref_at = self.refs_before(fields, frame, slot)?;
@@ -1048,7 +1084,8 @@ impl ZipPage {
         match self.write_rec(fields, frame, slot, true) {
             Ok(true) => Ok(true),
             other => {
-                *self = saved;
+                self.bytes_mut().copy_from_slice(&saved.0);
+                self.m_end = saved.1;
                 other
             }
         }
@@ -1188,7 +1225,10 @@ pub fn validate(zip: &[u8], id: PageId, file: &str) -> Result<PageState> {
 
 /// `page_zip_validate`: whether `zip` decompresses to what `frame` holds:
 /// the same headers, directory and records (garbage bytes aside).
-pub fn validate_against(zip: &ZipPage, frame: &[u8]) -> std::result::Result<(), String> {
+pub fn validate_against<D: AsRef<[u8]>>(
+    zip: &ZipPage<D>,
+    frame: &[u8],
+) -> std::result::Result<(), String> {
     let mut rebuilt = vec![0u8; PAGE_SIZE];
     zip.decompress(&mut rebuilt).map_err(|c| c.0)?;
     if rebuilt[FIL_PAGE_OFFSET..ZIP_STREAM_LEN] != frame[FIL_PAGE_OFFSET..ZIP_STREAM_LEN] {
