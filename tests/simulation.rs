@@ -136,8 +136,10 @@ fn canary_cases() -> Vec<(&'static str, &'static str, u64, &'static [&'static st
             UniqueCheckFirstColumn => ("default", 60, &["the model expected"]),
             // Needs a scratch table created, a checkpoint past its
             // FILE_CREATE, and a power loss that drops the unsynced name:
-            // first at seed 18.
-            SkipDirectorySync => ("default", 40, RECOVERY),
+            // first at seed 40 (at 18 before compressed tables' long
+            // columns were deflated: the I/O counts moved; about one seed
+            // in fifty catches it).
+            SkipDirectorySync => ("default", 60, RECOVERY),
             // A conversion on a secondary entry the row's changer never
             // touched, which a reader had locked: first at seed 2.
             ImplicitLockOfRowChanger => ("default", 40, &["lock oracle:"]),

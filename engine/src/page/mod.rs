@@ -107,6 +107,12 @@ pub enum PageType {
     FspHdr = 8,
     /// An overflow page of a long column.
     Blob = 10,
+    /// The first overflow page of a compressed space's long column: the
+    /// start of its zlib stream (FIL_PAGE_TYPE_ZBLOB).
+    ZBlob = 11,
+    /// A later overflow page of a compressed space's long column
+    /// (FIL_PAGE_TYPE_ZBLOB2).
+    ZBlob2 = 12,
     /// A B-tree node.
     Index = 17855,
 }
@@ -121,6 +127,8 @@ impl PageType {
             7 => PageType::TrxSys,
             8 => PageType::FspHdr,
             10 => PageType::Blob,
+            11 => PageType::ZBlob,
+            12 => PageType::ZBlob2,
             17855 => PageType::Index,
             _ => return None,
         })

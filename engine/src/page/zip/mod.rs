@@ -1169,6 +1169,49 @@ fn inflate(stream: &[u8]) -> ZipResult<Vec<u8>> {
     Ok(out)
 }
 
+/// A long column of a compressed table deflated at `level`: the stream its
+/// ZBLOB pages hold (`btr_store_big_rec_extern_fields`).
+pub fn deflate_column(data: &[u8], level: u32) -> Vec<u8> {
+    deflate(data, level)
+}
+
+/// Inflates a long column's stream (`btr_copy_zblob_prefix`), which must
+/// end exactly at the end of `stream` and give exactly `len` bytes.
+pub fn inflate_column(stream: &[u8], len: u64) -> ZipResult<Vec<u8>> {
+    let len = usize::try_from(len).map_err(|_| "a column longer than memory")?;
+    let mut d = Decompress::new(true);
+    // A reference's length is not trusted for an allocation: grow as the
+    // stream gives bytes.
+    let mut out = Vec::with_capacity(len.min(1 << 20) + 1);
+    loop {
+        let before = (d.total_in(), d.total_out());
+        let status = d
+            .decompress_vec(
+                &stream[d.total_in() as usize..],
+                &mut out,
+                FlushDecompress::Finish,
+            )
+            .map_err(|e| format!("zlib: {e}"))?;
+        match status {
+            Status::StreamEnd => break,
+            _ if out.len() > len => {
+                return Err(format!("the stream inflates past the column's {len} bytes").into())
+            }
+            _ if (d.total_in(), d.total_out()) == before && out.len() < out.capacity() => {
+                return Err("the stream is truncated".into())
+            }
+            _ => out.reserve((len + 1 - out.len()).min(1 << 20)),
+        }
+    }
+    if out.len() != len {
+        return Err(format!("the stream holds {} bytes, the reference {len}", out.len()).into());
+    }
+    if d.total_in() as usize != stream.len() {
+        return Err("bytes after the zlib stream's end".into());
+    }
+    Ok(out)
+}
+
 /// `page_zip_calc_checksum`: crc32 of the image after the checksum field.
 pub fn checksum(zip: &[u8]) -> u32 {
     crc32fast::hash(&zip[FIL_PAGE_OFFSET..])
