@@ -67,7 +67,7 @@ fn page_type(compressed: bool, n: usize) -> PageType {
 /// At most the bytes of a zlib stream of `len` bytes (zlib's
 /// `compressBound`, with its header and trailer).
 fn stream_bound(len: u64) -> u64 {
-    len + (len >> 12) + (len >> 14) + (len >> 25) + 13 + 6
+    len.saturating_add((len >> 12) + (len >> 14) + (len >> 25) + 13 + 6)
 }
 
 /// Writes `data` (non-empty) as a new chain in `space`.
@@ -138,6 +138,9 @@ fn chain(pager: &mut Pager, r: &ExternalRef) -> Result<Vec<(u32, usize)>> {
     };
     let mut page_no = r.page_no;
     let mut remaining = stored_max;
+    // A chain that comes back to one of its pages would run as long as a
+    // corrupt length lets it.
+    let mut seen = rustc_hash::FxHashSet::default();
     loop {
         let end = if compressed {
             !out.is_empty() && page_no == FIL_NULL
@@ -146,6 +149,9 @@ fn chain(pager: &mut Pager, r: &ExternalRef) -> Result<Vec<(u32, usize)>> {
         };
         if end {
             return Ok(out);
+        }
+        if !seen.insert(page_no) {
+            return Err(corrupt(pager, r, page_no, "chain comes back to a page"));
         }
         if page_no == FIL_NULL || out.len() as u64 > stored_max / part_max as u64 + 1 {
             return Err(corrupt(
@@ -343,6 +349,17 @@ mod tests {
         mtr.write(&mut pager, f, at, &byte).unwrap();
         mtr.commit(&mut pager).unwrap();
         assert!(is_corrupt(read(&mut pager, &r).unwrap_err()));
+        // A reference whose length no column has.
+        let absurd = ExternalRef { len: u64::MAX, ..r };
+        assert!(is_corrupt(read(&mut pager, &absurd).unwrap_err()));
+        // The first page linked back to itself, under a length that would
+        // let the loop run for a billion pages.
+        let mut mtr = Mtr::new();
+        let f = mtr.fix(&mut pager, PageId::new(SPACE, r.page_no)).unwrap();
+        mtr.write_u32(&mut pager, f, BLOB_NEXT, r.page_no).unwrap();
+        mtr.commit(&mut pager).unwrap();
+        let huge = ExternalRef { len: 1 << 40, ..r };
+        assert!(is_corrupt(read(&mut pager, &huge).unwrap_err()));
         // The chain cut after its first page.
         let mut mtr = Mtr::new();
         let f = mtr.fix(&mut pager, PageId::new(SPACE, r.page_no)).unwrap();

@@ -372,7 +372,6 @@ impl Pager {
     fn unzip(&mut self, f: FrameId) -> Result<()> {
         self.make_room()?;
         self.pool.attach_data(f);
-        self.pool.stats.unzips += 1;
         let id = self.pool.frame(f).id;
         let result = {
             let (data, zip) = self.pool.page_and_zip_mut(f);
@@ -385,6 +384,7 @@ impl Pager {
             self.pool.detach_data(f);
             return Err(c.at(self.fil.name(id.space).unwrap_or("?"), id.page_no));
         }
+        self.pool.stats.unzips += 1;
         Ok(())
     }
 

@@ -899,6 +899,10 @@ fn split_and_insert(
 
     let new_no = fsp::alloc(mtr, pager, index.space, PageType::Index)?;
     let q = mtr.fix(pager, PageId::new(index.space, new_no))?;
+    if compressed {
+        // Built in its frame and logged as its compressed image.
+        mtr.zip_build(q);
+    }
     mtr.page_op(
         pager,
         q,

@@ -82,6 +82,11 @@ impl Buddy {
         self.live_chunks
     }
 
+    /// Whether a block of class `class` can be had without a new chunk.
+    pub fn has_free(&self, class: usize) -> bool {
+        self.free[class..].iter().any(|l| !l.is_empty())
+    }
+
     /// Whether `addr` is an allocated block of class `class`.
     pub fn is_allocated(&self, addr: Addr, class: usize) -> bool {
         self.allocated.get(&addr) == Some(&(class as u8))

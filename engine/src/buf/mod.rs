@@ -448,7 +448,7 @@ impl BufferPool {
             }
         }
         self.detach_zip(f);
-        if self.resident() >= self.capacity {
+        if !self.buddy.has_free(class) && self.resident() >= self.capacity {
             self.stats.overcommits += 1;
         }
         let addr = self.buddy.alloc(class, spare_frames::take);

@@ -32,6 +32,9 @@ pub struct Mtr {
     log: Vec<u8>,
     fixed: Vec<FrameId>,
     modified: Vec<FrameId>,
+    /// Compressed-space index pages being built in their frames, whose
+    /// changes are not logged: [`Mtr::zip_compress`] logs their image.
+    unlogged: Vec<FrameId>,
 }
 
 impl Mtr {
@@ -99,6 +102,12 @@ impl Mtr {
         );
         let id = pager.pool.frame(f).id;
         let zip_size = pager.fil.zip_size(id.space);
+        if self.unlogged.contains(&f) {
+            // Built in the frame, logged as the image it compresses to.
+            op.apply(id, &mut pager.pool.frame_mut(f).data)?;
+            self.note_modified(f);
+            return Ok(true);
+        }
         let (data, zip) = pager.pool.page_and_zip_mut(f);
         let Some(mut zf) = zip.filter(|_| zip_size.is_some()) else {
             if let (Some(size), PageOp::Write { offset, bytes }) = (zip_size, &op) {
@@ -242,6 +251,7 @@ impl Mtr {
             pager.pool.detach_zip(f);
             return Ok(false);
         };
+        self.unlogged.retain(|&u| u != f);
         ops::encode_page(
             &mut self.log,
             id,
@@ -287,13 +297,28 @@ impl Mtr {
     }
 
     /// Detaches a compressed page from its frame for a bulk change: the
-    /// changes that follow are made to the frame alone, and
-    /// [`Mtr::zip_compress`] must give the page a new image before the
-    /// mini-transaction commits (InnoDB builds split and merged compressed
-    /// pages uncompressed, then compresses them once). Logs nothing:
-    /// recovery mirrors the changes as well as it can until the image.
+    /// changes that follow are made to the frame alone, unlogged, and
+    /// [`Mtr::zip_compress`] must give the page a new image, which is its
+    /// redo, before the mini-transaction commits. InnoDB builds split and
+    /// merged compressed pages so: the records are copied with logging off
+    /// (`page_copy_rec_list_end` under MTR_LOG_NONE) and the page is
+    /// logged as its compressed image (MLOG_ZIP_PAGE_COMPRESS).
     pub fn zip_detach(&mut self, pager: &mut Pager, f: FrameId) {
-        pager.pool.detach_zip(f);
+        let id = pager.pool.frame(f).id;
+        if pager.fil.zip_size(id.space).is_some() {
+            pager.pool.detach_zip(f);
+            self.zip_build(f);
+        }
+    }
+
+    /// Marks a new compressed-space index page, fixed and without a
+    /// compressed image, as built in its frame: its changes until
+    /// [`Mtr::zip_compress`] are not logged (see [`Mtr::zip_detach`]).
+    pub fn zip_build(&mut self, f: FrameId) {
+        debug_assert!(self.fixed.contains(&f), "building a page not fixed");
+        if !self.unlogged.contains(&f) {
+            self.unlogged.push(f);
+        }
     }
 
     fn note_modified(&mut self, f: FrameId) {
@@ -372,6 +397,17 @@ impl Mtr {
     /// puts them on the flush list and releases every fix. Returns the end
     /// LSN (0 for a mini-transaction that changed nothing).
     pub fn commit(mut self, pager: &mut Pager) -> Result<u64> {
+        if let Some(&f) = self.unlogged.first() {
+            // Its changes have no redo: the engine must stop before any
+            // of them can reach the disk.
+            return Err(Error::Corrupt {
+                file: "redo".into(),
+                reason: format!(
+                    "page {} was built without redo and never compressed",
+                    pager.pool.frame(f).id
+                ),
+            });
+        }
         let mut end = 0;
         if !self.log.is_empty() {
             let (start, end_lsn) = pager.log.append(&self.log)?;
@@ -394,7 +430,7 @@ impl Mtr {
     /// Releases the fixes of a mini-transaction that changed nothing.
     pub fn release(mut self, pager: &mut Pager) {
         assert!(
-            self.log.is_empty(),
+            self.log.is_empty() && self.modified.is_empty(),
             "a mini-transaction with changes was released without commit"
         );
         self.release_fixes(pager);
@@ -405,6 +441,7 @@ impl Mtr {
             pager.unfix(f);
         }
         self.modified.clear();
+        self.unlogged.clear();
         self.log.clear();
     }
 

@@ -1182,7 +1182,7 @@ pub fn inflate_column(stream: &[u8], len: u64) -> ZipResult<Vec<u8>> {
     let mut d = Decompress::new(true);
     // A reference's length is not trusted for an allocation: grow as the
     // stream gives bytes.
-    let mut out = Vec::with_capacity(len.min(1 << 20) + 1);
+    let mut out = Vec::with_capacity(len.min(1 << 20).saturating_add(1));
     loop {
         let before = (d.total_in(), d.total_out());
         let status = d
@@ -1200,7 +1200,7 @@ pub fn inflate_column(stream: &[u8], len: u64) -> ZipResult<Vec<u8>> {
             _ if (d.total_in(), d.total_out()) == before && out.len() < out.capacity() => {
                 return Err("the stream is truncated".into())
             }
-            _ => out.reserve((len + 1 - out.len()).min(1 << 20)),
+            _ => out.reserve(len.saturating_add(1).saturating_sub(out.len()).min(1 << 20)),
         }
     }
     if out.len() != len {
