@@ -1142,9 +1142,16 @@ fn deflate(input: &[u8], level: u32) -> Vec<u8> {
 /// Inflates a stream that must end within `stream` and hold at most what a
 /// 16 KiB page's records can pack to.
 fn inflate(stream: &[u8]) -> ZipResult<Vec<u8>> {
-    const LIMIT: usize = 2 * PAGE_SIZE;
+    inflate_limited(stream, 2 * PAGE_SIZE - 1, PAGE_SIZE, "any page")
+}
+
+/// Inflates a zlib stream that must end exactly at the end of `stream`
+/// and give at most `limit` bytes (`what` names the limit in the error),
+/// starting with room for `capacity`: a limit read from disk is not
+/// trusted for an allocation, which grows as the stream gives bytes.
+fn inflate_limited(stream: &[u8], limit: usize, capacity: usize, what: &str) -> ZipResult<Vec<u8>> {
     let mut d = Decompress::new(true);
-    let mut out = Vec::with_capacity(PAGE_SIZE);
+    let mut out = Vec::with_capacity(capacity);
     loop {
         let before = (d.total_in(), d.total_out());
         let status = d
@@ -1156,11 +1163,16 @@ fn inflate(stream: &[u8]) -> ZipResult<Vec<u8>> {
             .map_err(|e| format!("zlib: {e}"))?;
         match status {
             Status::StreamEnd => break,
-            _ if out.len() >= LIMIT => return Err("the stream inflates past any page".into()),
+            _ if out.len() > limit => return Err(format!("the stream inflates past {what}").into()),
             _ if (d.total_in(), d.total_out()) == before && out.len() < out.capacity() => {
                 return Err("the stream is truncated".into())
             }
-            _ => out.reserve(PAGE_SIZE),
+            _ => out.reserve(
+                limit
+                    .saturating_add(1)
+                    .saturating_sub(out.len())
+                    .min(1 << 20),
+            ),
         }
     }
     if d.total_in() as usize != stream.len() {
@@ -1179,35 +1191,10 @@ pub fn deflate_column(data: &[u8], level: u32) -> Vec<u8> {
 /// end exactly at the end of `stream` and give exactly `len` bytes.
 pub fn inflate_column(stream: &[u8], len: u64) -> ZipResult<Vec<u8>> {
     let len = usize::try_from(len).map_err(|_| "a column longer than memory")?;
-    let mut d = Decompress::new(true);
-    // A reference's length is not trusted for an allocation: grow as the
-    // stream gives bytes.
-    let mut out = Vec::with_capacity(len.min(1 << 20).saturating_add(1));
-    loop {
-        let before = (d.total_in(), d.total_out());
-        let status = d
-            .decompress_vec(
-                &stream[d.total_in() as usize..],
-                &mut out,
-                FlushDecompress::Finish,
-            )
-            .map_err(|e| format!("zlib: {e}"))?;
-        match status {
-            Status::StreamEnd => break,
-            _ if out.len() > len => {
-                return Err(format!("the stream inflates past the column's {len} bytes").into())
-            }
-            _ if (d.total_in(), d.total_out()) == before && out.len() < out.capacity() => {
-                return Err("the stream is truncated".into())
-            }
-            _ => out.reserve(len.saturating_add(1).saturating_sub(out.len()).min(1 << 20)),
-        }
-    }
+    let capacity = len.min(1 << 20).saturating_add(1);
+    let out = inflate_limited(stream, len, capacity, &format!("the column's {len} bytes"))?;
     if out.len() != len {
         return Err(format!("the stream holds {} bytes, the reference {len}", out.len()).into());
-    }
-    if d.total_in() as usize != stream.len() {
-        return Err("bytes after the zlib stream's end".into());
     }
     Ok(out)
 }
