@@ -74,8 +74,9 @@ fn every_canary_has_a_corpus_entry_of_a_few_statements() {
             25,
             "a page filled until its compression fails",
         ),
-        // (17 since compressed pages stay in the pool without their
-        // frames: the plan needs more churn before the crash.)
+        // (The entry has 17 since compressed pages stay in the pool
+        // without their frames: the plan needs more churn before the
+        // crash.)
         (
             "zip-skip-image-redo",
             20,

@@ -262,12 +262,7 @@ impl Pager {
     /// `BUF_BLOCK_ZIP_PAGE`).
     pub fn fix(&mut self, id: PageId) -> Result<FrameId> {
         if let Some(f) = self.pool.lookup_fix(id) {
-            if self.pool.frame(f).data.is_empty() {
-                if let Err(e) = self.unzip(f) {
-                    self.pool.unfix(f);
-                    return Err(e);
-                }
-            }
+            self.refill(f, true)?;
             return Ok(f);
         }
         let f = self.free_frame()?;
@@ -349,14 +344,8 @@ impl Pager {
     /// ([`PageOp::Init`](crate::mtr::PageOp::Init), which zeroes the page).
     pub fn fix_new(&mut self, id: PageId) -> Result<FrameId> {
         if let Some(f) = self.pool.lookup_fix(id) {
-            if self.pool.frame(f).data.is_empty() {
-                // Compressed only: a frame to format, nothing to decompress.
-                if let Err(e) = self.make_room() {
-                    self.pool.unfix(f);
-                    return Err(e);
-                }
-                self.pool.attach_data(f);
-            }
+            // Compressed only: a frame to format, nothing to decompress.
+            self.refill(f, false)?;
             return Ok(f);
         }
         let f = self.free_frame()?;
@@ -368,10 +357,29 @@ impl Pager {
         Ok(f)
     }
 
-    /// Decompresses a fixed compressed-only page into a new frame.
+    /// Gives a fixed page that is compressed only a frame again, the page
+    /// decompressed into it when `decompress` (else it is stale, for a page
+    /// about to be formatted). On an error the fix is released.
+    fn refill(&mut self, f: FrameId, decompress: bool) -> Result<()> {
+        if !self.pool.frame(f).data.is_empty() {
+            return Ok(());
+        }
+        let result = self.make_room().and_then(|()| {
+            self.pool.attach_data(f);
+            if decompress {
+                self.unzip(f)
+            } else {
+                Ok(())
+            }
+        });
+        if result.is_err() {
+            self.pool.unfix(f);
+        }
+        result
+    }
+
+    /// Decompresses a compressed-only page into the frame just attached.
     fn unzip(&mut self, f: FrameId) -> Result<()> {
-        self.make_room()?;
-        self.pool.attach_data(f);
         let id = self.pool.frame(f).id;
         let result = {
             let (data, zip) = self.pool.page_and_zip_mut(f);

@@ -210,17 +210,6 @@ impl BufferPool {
         self.n_data + self.buddy.chunks()
     }
 
-    /// Pages holding both their compressed and uncompressed images.
-    pub fn unzip_lru_len(&self) -> usize {
-        self.n_unzip
-    }
-
-    /// Frees of compressed blocks not allocated at that size (double
-    /// frees): none unless a bug.
-    pub fn zip_bad_frees(&self) -> u64 {
-        self.buddy.bad_frees
-    }
-
     /// Configured capacity in frames.
     pub fn capacity(&self) -> usize {
         self.capacity
@@ -320,11 +309,11 @@ impl BufferPool {
     /// (its bytes are stale: the caller decompresses into it). Borrowed
     /// beyond capacity if the caller could not make room.
     pub fn attach_data(&mut self, f: FrameId) {
-        let frame = &mut self.frames[f as usize];
-        assert!(frame.in_use && frame.data.is_empty() && frame.fix_count > 0);
-        if self.n_data + self.buddy.chunks() >= self.capacity {
+        if self.resident() >= self.capacity {
             self.stats.overcommits += 1;
         }
+        let frame = &mut self.frames[f as usize];
+        assert!(frame.in_use && frame.data.is_empty() && frame.fix_count > 0);
         frame.data = spare_frames::take();
         self.n_data += 1;
         self.n_unzip += usize::from(frame.zip.is_some());

@@ -483,7 +483,7 @@ impl World {
             unzips += r.uncompress_ops;
         }
         if ops < z.zip_recompressions + z.zip_reorganizations
-            || ops - ok < z.zip_refused
+            || ops.saturating_sub(ok) < z.zip_refused
             || unzips < z.zip_refused
         {
             problems.push(format!(
