@@ -119,6 +119,27 @@ enum Command {
         #[arg(long)]
         stop_on_failure: bool,
     },
+    /// Runs mysqltest-style scenario scripts on the simulated disk and
+    /// clock and compares each one's output with the `.result` file beside
+    /// it (a diff on a mismatch).
+    Script {
+        /// The `.test` files.
+        #[arg(required = true)]
+        files: Vec<std::path::PathBuf>,
+        /// Write each script's output to its `.result` file instead.
+        #[arg(long)]
+        record: bool,
+    },
+    /// An SQL shell (line editing and history) on a real directory, or on
+    /// a simulated disk in memory when no --dir is given.
+    Sql {
+        /// Run these statements (separated by `;`) and exit.
+        #[arg(short = 'e', long = "execute")]
+        execute: Option<String>,
+        /// The database directory (created if missing).
+        #[arg(long)]
+        dir: Option<std::path::PathBuf>,
+    },
     /// The planted bugs (canaries) the checkers must catch, one per line;
     /// `lying-fsync` is the simulated disk's negative control.
     Canaries,
@@ -887,6 +908,8 @@ fn main() -> ExitCode {
             doublecheck,
             stop_on_failure,
         }),
+        Command::Script { files, record } => run_scripts(&files, record),
+        Command::Sql { execute, dir } => sql_shell(execute, dir),
         Command::Canaries => {
             for c in engine::Canary::ALL {
                 println!("{c}");
@@ -1064,6 +1087,240 @@ fn main() -> ExitCode {
                     ExitCode::FAILURE
                 }
             }
+        }
+    }
+}
+
+/// `innosim script`: runs each script, compares or records its result.
+fn run_scripts(files: &[std::path::PathBuf], record: bool) -> ExitCode {
+    let mut failed = 0;
+    for f in files {
+        let result = f.with_extension("result");
+        let run = match sim::script::run_file(f) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("innosim: {e}");
+                failed += 1;
+                continue;
+            }
+        };
+        if record {
+            if let Err(e) = std::fs::write(&result, &run.output) {
+                eprintln!("innosim: cannot write {}: {e}", result.display());
+                failed += 1;
+                continue;
+            }
+            println!(
+                "{}: recorded ({} simulated s)",
+                f.display(),
+                run.elapsed_us / 1_000_000
+            );
+            continue;
+        }
+        match std::fs::read_to_string(&result) {
+            Ok(want) if want == run.output => println!("{}: ok", f.display()),
+            Ok(want) => {
+                failed += 1;
+                println!("{}: MISMATCH against {}", f.display(), result.display());
+                print!("{}", sim::script::diff(&want, &run.output));
+                println!(
+                    "(accept the new output with: innosim script --record {})",
+                    f.display()
+                );
+            }
+            Err(e) => {
+                failed += 1;
+                println!(
+                    "{}: no result file {} ({e}); record one with --record",
+                    f.display(),
+                    result.display()
+                );
+            }
+        }
+    }
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// Splits a line of statements at `;` outside quotes; a trailing `\G`
+/// asks for vertical output.
+fn split_statements(text: &str) -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quote: Option<char> = None;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match quote {
+            Some(q) => {
+                cur.push(c);
+                if c == '\\' {
+                    if let Some(n) = chars.next() {
+                        cur.push(n);
+                    }
+                } else if c == q {
+                    quote = None;
+                }
+            }
+            None => match c {
+                '\'' | '"' | '`' => {
+                    quote = Some(c);
+                    cur.push(c);
+                }
+                ';' => out.push((std::mem::take(&mut cur), false)),
+                '\\' if chars.peek() == Some(&'G') => {
+                    chars.next();
+                    out.push((std::mem::take(&mut cur), true));
+                }
+                c => cur.push(c),
+            },
+        }
+    }
+    out.push((cur, false));
+    out.into_iter()
+        .filter(|(s, _)| !s.trim().is_empty())
+        .map(|(s, g)| (s.trim().to_string(), g))
+        .collect()
+}
+
+fn print_reply(reply: &engine::sql::Reply, vertical: bool) {
+    use engine::sql::{format, Reply};
+    if let Reply::Rows { columns, rows, .. } = reply {
+        if !rows.is_empty() || !vertical {
+            if vertical {
+                print!("{}", format::vertical(columns, rows));
+            } else if !rows.is_empty() {
+                print!("{}", format::boxed(columns, rows));
+            }
+        }
+    }
+    println!("{}\n", format::summary(reply));
+}
+
+/// `innosim sql`.
+fn sql_shell(execute: Option<String>, dir: Option<std::path::PathBuf>) -> ExitCode {
+    use engine::sql::{Outcome, Reply, Server};
+    let config = sim::script::script_config();
+    let opened = match &dir {
+        Some(d) => {
+            if let Err(e) = std::fs::create_dir_all(d) {
+                eprintln!("innosim: cannot create {}: {e}", d.display());
+                return ExitCode::FAILURE;
+            }
+            match engine::io::OsStorage::new(d) {
+                Ok(st) => Server::open(Box::new(st), Box::new(engine::io::OsClock::new()), config),
+                Err(e) => {
+                    eprintln!("innosim: cannot open {}: {e}", d.display());
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
+        None => {
+            let st = sim::storage::SimStorage::new();
+            let clock = sim::clock::SimClock::new();
+            st.set_clock(clock.clone());
+            Server::open(Box::new(st), Box::new(clock), config)
+        }
+    };
+    let (mut server, _) = match opened {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("innosim: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let conn = server.connect();
+    let run = |server: &mut Server, sql: &str, vertical: bool| -> bool {
+        let reply = match server.execute(conn, sql) {
+            Outcome::Done(r) => r,
+            Outcome::Blocked => {
+                // One session: nothing else can release the lock, so the
+                // wait ends by its timeout.
+                loop {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    let _ = server.tick();
+                    if let Outcome::Done(r) = server.resume(conn) {
+                        break r;
+                    }
+                }
+            }
+        };
+        print_reply(&reply, vertical);
+        !matches!(reply, Reply::Error(_))
+    };
+    if let Some(text) = execute {
+        let mut ok = true;
+        for (sql, vertical) in split_statements(&text) {
+            ok &= run(&mut server, &sql, vertical);
+        }
+        let closed = server.close();
+        if let Err(e) = closed {
+            eprintln!("innosim: {e}");
+            return ExitCode::FAILURE;
+        }
+        return if ok {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        };
+    }
+    let mut rl = match rustyline::DefaultEditor::new() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("innosim: no line editor: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let history = dir.as_ref().map(|d| d.join(".innosim_history"));
+    if let Some(h) = &history {
+        let _ = rl.load_history(h);
+    }
+    println!(
+        "innosim SQL shell ({}). End statements with ; or \\G; quit with exit or Ctrl-D.",
+        match &dir {
+            Some(d) => format!("directory {}", d.display()),
+            None => "simulated disk in memory; nothing is kept".into(),
+        }
+    );
+    let mut buf = String::new();
+    loop {
+        let prompt = if buf.is_empty() { "mysql> " } else { "    -> " };
+        let line = match rl.readline(prompt) {
+            Ok(l) => l,
+            Err(_) => break,
+        };
+        if buf.is_empty()
+            && matches!(
+                line.trim().to_ascii_lowercase().as_str(),
+                "exit" | "quit" | "\\q"
+            )
+        {
+            break;
+        }
+        buf.push_str(&line);
+        buf.push('\n');
+        let t = buf.trim_end();
+        if t.ends_with(';') || t.ends_with("\\G") {
+            let _ = rl.add_history_entry(buf.trim());
+            for (sql, vertical) in split_statements(&buf) {
+                run(&mut server, &sql, vertical);
+            }
+            buf.clear();
+        }
+    }
+    if let Some(h) = &history {
+        let _ = rl.save_history(h);
+    }
+    match server.close() {
+        Ok(()) => {
+            println!("Bye");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("innosim: {e}");
+            ExitCode::FAILURE
         }
     }
 }

@@ -407,6 +407,7 @@ mod tests {
                 unique: false,
             }],
             row_format: RowFormat::Compact,
+            server: Vec::new(),
         })?;
         let s = e.session();
         for id in 1..=40u64 {

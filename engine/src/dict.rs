@@ -70,7 +70,15 @@ pub struct TableDef {
     pub indexes: Vec<IndexDef>,
     /// Row format.
     pub row_format: RowFormat,
+    /// The server layer's own definition of the table (what MySQL keeps in
+    /// the `.frm` file: column defaults, display widths, the options the
+    /// user wrote), opaque to the engine. Kept in the same dictionary row
+    /// as the rest, so a DDL leaves both or neither.
+    pub server: Vec<u8>,
 }
+
+/// The longest server-layer definition a table may carry.
+pub const MAX_SERVER_DEF_BYTES: usize = 64 * 1024;
 
 impl TableDef {
     /// Checks a definition, with MySQL's errors where MySQL has them.
@@ -79,6 +87,12 @@ impl TableDef {
             table: self.name.clone(),
             reason,
         };
+        if self.server.len() > MAX_SERVER_DEF_BYTES {
+            return Err(bad(format!(
+                "a server definition of {} bytes is longer than {MAX_SERVER_DEF_BYTES}",
+                self.server.len()
+            )));
+        }
         if self.name.is_empty()
             || self.name.len() > 64
             || !self
@@ -407,6 +421,7 @@ pub fn sys_tables_def() -> TableDef {
         primary_key: vec![0],
         indexes: vec![],
         row_format: RowFormat::Compact,
+        server: Vec::new(),
     }
 }
 
@@ -438,8 +453,12 @@ fn format_code(f: RowFormat) -> u8 {
 }
 
 /// Serializes a definition and its storage for SYS_TABLES.
+///
+/// Version 1 has no server definition; version 2 ends with one. A table
+/// without one is written as version 1, so the engine's own tables keep
+/// the bytes (and page counts) they had before version 2.
 pub fn encode_def(def: &TableDef, st: &TableStorage) -> Vec<u8> {
-    let mut out = vec![1u8];
+    let mut out = vec![if def.server.is_empty() { 1u8 } else { 2 }];
     put_str(&mut out, &def.name);
     out.push(format_code(def.row_format));
     if let RowFormat::Compressed { key_block_size } = def.row_format {
@@ -474,6 +493,10 @@ pub fn encode_def(def: &TableDef, st: &TableStorage) -> Vec<u8> {
     for &(id, root) in &st.secondary {
         put_varint(&mut out, id);
         put_varint(&mut out, root as u64);
+    }
+    if !def.server.is_empty() {
+        put_varint(&mut out, def.server.len() as u64);
+        out.extend_from_slice(&def.server);
     }
     out
 }
@@ -531,7 +554,8 @@ impl Rd<'_> {
 /// Deserializes a SYS_TABLES definition.
 pub fn decode_def(b: &[u8]) -> Result<(TableDef, TableStorage)> {
     let mut r = Rd { b, pos: 0 };
-    if r.byte()? != 1 {
+    let version = r.byte()?;
+    if version != 1 && version != 2 {
         return Err(Rd::err());
     }
     let name = r.string()?;
@@ -600,6 +624,18 @@ pub fn decode_def(b: &[u8]) -> Result<(TableDef, TableStorage)> {
         let sroot = r.small(u32::MAX as u64)? as u32;
         secondary.push((sid, sroot));
     }
+    let server = if version == 2 {
+        let n = r.small(MAX_SERVER_DEF_BYTES as u64)?;
+        let end = r.pos + n;
+        if n == 0 || end > b.len() {
+            return Err(Rd::err());
+        }
+        let v = b[r.pos..end].to_vec();
+        r.pos = end;
+        v
+    } else {
+        Vec::new()
+    };
     if ns != nix || r.pos != b.len() {
         return Err(Rd::err());
     }
@@ -609,6 +645,7 @@ pub fn decode_def(b: &[u8]) -> Result<(TableDef, TableStorage)> {
         primary_key,
         indexes,
         row_format,
+        server,
     };
     def.validate().map_err(|_| Rd::err())?;
     Ok((
@@ -659,6 +696,7 @@ mod tests {
                 unique: false,
             }],
             row_format: RowFormat::Dynamic,
+            server: Vec::new(),
         };
         def.validate().unwrap();
         let st = TableStorage {
@@ -668,9 +706,20 @@ mod tests {
             secondary: vec![(11, 2)],
         };
         let enc = encode_def(&def, &st);
+        assert_eq!(enc[0], 1, "no server definition: version 1");
         assert_eq!(decode_def(&enc).unwrap(), (def.clone(), st.clone()));
         for cut in 0..enc.len() {
             assert!(decode_def(&enc[..cut]).is_err());
+        }
+        let with_server = TableDef {
+            server: b"CREATE TABLE `sbtest` (...)".to_vec(),
+            ..def.clone()
+        };
+        let enc2 = encode_def(&with_server, &st);
+        assert_eq!(enc2[0], 2);
+        assert_eq!(decode_def(&enc2).unwrap(), (with_server, st.clone()));
+        for cut in 0..enc2.len() {
+            assert!(decode_def(&enc2[..cut]).is_err());
         }
         let t = Table::new(def, &st);
         assert_eq!(t.fields.len(), 6);

@@ -28,6 +28,7 @@ pub mod record;
 pub mod redo;
 pub mod row;
 pub mod shared;
+pub mod sql;
 mod sync;
 pub mod trx;
 

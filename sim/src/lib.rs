@@ -12,6 +12,7 @@ pub mod profile;
 pub mod runner;
 pub mod schedule;
 pub mod schema;
+pub mod script;
 pub mod shrink;
 pub mod storage;
 pub mod tables;

@@ -135,6 +135,7 @@ impl TableSpec {
                 })
                 .collect(),
             row_format: format_of(&self.row_format).expect("validated"),
+            server: Vec::new(),
         }
     }
 

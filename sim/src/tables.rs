@@ -38,6 +38,7 @@ pub fn sbtest(name: &str, fmt: RowFormat) -> TableDef {
             unique: false,
         }],
         row_format: fmt,
+        server: Vec::new(),
     }
 }
 
@@ -70,6 +71,7 @@ pub fn docs(name: &str, fmt: RowFormat) -> TableDef {
             unique: false,
         }],
         row_format: fmt,
+        server: Vec::new(),
     }
 }
 
@@ -98,5 +100,6 @@ pub fn scratch(name: &str, fmt: RowFormat) -> TableDef {
             unique: false,
         }],
         row_format: fmt,
+        server: Vec::new(),
     }
 }

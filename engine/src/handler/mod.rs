@@ -184,6 +184,15 @@ struct Session {
     commit_wait_response: Option<Response>,
     /// The id of the last transaction the session began.
     last_trx: Option<u64>,
+    /// A statement of several requests is open ([`Engine::begin_statement`]).
+    statement: Option<StatementScope>,
+}
+
+/// Where a statement of several requests began.
+#[derive(Debug, Clone, Copy)]
+struct StatementScope {
+    /// The transaction's undo number when the statement began.
+    undo_no: u64,
 }
 
 /// Counters an engine keeps about itself.
@@ -343,6 +352,109 @@ impl Engine {
     /// autocommit statement's ends with it).
     pub fn last_trx_id(&self, s: SessionId) -> Option<u64> {
         self.sessions.get(&s).and_then(|x| x.last_trx)
+    }
+
+    /// Opens a statement made of several requests (a multi-row UPDATE, an
+    /// INSERT of several rows): its requests share one transaction, which
+    /// the statement begins in autocommit mode, and
+    /// [`end_statement`](Self::end_statement) commits or undoes them
+    /// together, as `row_mysql_handle_errors` and the statement savepoint
+    /// of `trx_mark_sql_stat_end` do. A request that fails inside the
+    /// statement undoes only its own part and leaves the rest to
+    /// `end_statement`; a deadlock still rolls the whole transaction back.
+    pub fn begin_statement(&mut self, s: SessionId) -> Result<()> {
+        self.check_running()?;
+        let sess = self
+            .sessions
+            .get(&s)
+            .ok_or(Error::SessionState(s, "no such session"))?;
+        if sess.pending.is_some() || sess.commit_wait_lsn.is_some() || sess.statement.is_some() {
+            return Err(Error::SessionState(s, "a statement is open"));
+        }
+        if sess.trx.is_none() {
+            let implicit = !sess.autocommit_off;
+            let r = self.background().and_then(|_| self.begin_trx(s, implicit));
+            self.guard(r)?;
+        }
+        let undo_no = self.session_mut(s).trx.as_ref().map_or(0, |t| t.undo_no());
+        self.session_mut(s).statement = Some(StatementScope { undo_no });
+        Ok(())
+    }
+
+    /// Closes the statement [`begin_statement`](Self::begin_statement)
+    /// opened. `ok`: in autocommit mode its transaction commits (under
+    /// group commit the answer may be [`Step::Waiting`] for the sync, as a
+    /// commit's is). Not `ok`: every change the statement made is undone,
+    /// and in autocommit mode its transaction rolls back; the locks it
+    /// took stay with an open transaction, as InnoDB keeps them.
+    pub fn end_statement(&mut self, s: SessionId, ok: bool) -> Result<Step> {
+        self.check_running()?;
+        let sess = self
+            .sessions
+            .get_mut(&s)
+            .ok_or(Error::SessionState(s, "no such session"))?;
+        let Some(scope) = sess.statement.take() else {
+            return Err(Error::SessionState(s, "no statement is open"));
+        };
+        if sess.trx.is_none() {
+            // A deadlock rolled the transaction back already.
+            return Ok(Step::Done(Response::Ok));
+        }
+        let implicit = sess.implicit;
+        let r = if ok {
+            if implicit {
+                match self.commit_trx_maybe_grouped(s, true) {
+                    Ok(true) => {
+                        self.session_mut(s).commit_wait_response = Some(Response::Ok);
+                        return Ok(Step::Waiting);
+                    }
+                    Ok(false) => Ok(()),
+                    Err(e) => Err(e),
+                }
+            } else {
+                Ok(())
+            }
+        } else {
+            self.rollback_statement(s, scope.undo_no).and_then(|_| {
+                if implicit {
+                    self.rollback_trx(s)
+                } else {
+                    Ok(())
+                }
+            })
+        };
+        self.guard(r).map(|_| Step::Done(Response::Ok))
+    }
+
+    /// SET GLOBAL innodb_flush_log_at_trx_commit: commits from now on.
+    pub fn set_flush_at_commit(&mut self, f: FlushAtCommit) {
+        self.config.flush_at_commit = f;
+    }
+
+    /// Whether the session has a transaction open.
+    pub fn in_transaction(&self, s: SessionId) -> bool {
+        self.sessions.get(&s).is_some_and(|x| x.trx.is_some())
+    }
+
+    /// Whether autocommit is on for the session.
+    pub fn autocommit(&self, s: SessionId) -> bool {
+        self.sessions.get(&s).is_some_and(|x| !x.autocommit_off)
+    }
+
+    /// The session's isolation level.
+    pub fn isolation(&self, s: SessionId) -> Isolation {
+        self.sessions
+            .get(&s)
+            .map_or(Isolation::default(), |x| x.isolation)
+    }
+
+    /// The session's lock wait timeout, in seconds.
+    pub fn lock_wait_timeout_secs(&self, s: SessionId) -> u64 {
+        self.sessions
+            .get(&s)
+            .and_then(|x| x.lock_wait_timeout_us)
+            .unwrap_or(self.config.lock_wait_timeout_us)
+            / 1_000_000
     }
 
     /// Runs background work that is due, then checks waiting statements
@@ -672,7 +784,8 @@ impl Engine {
 
     /// After a failed statement in autocommit mode, its transaction ends.
     fn end_implicit_on_error(&mut self, s: SessionId) -> Result<()> {
-        if self.session_mut(s).implicit {
+        let sess = self.session_mut(s);
+        if sess.implicit && sess.statement.is_none() {
             let r = self.rollback_trx(s);
             self.guard(r)?;
         }
@@ -774,7 +887,9 @@ impl Engine {
 
     fn run_dml(&mut self, s: SessionId, request: Request) -> Result<Step> {
         let sess = self.session_mut(s);
+        let scoped = sess.statement.is_some();
         if sess.trx.is_none()
+            && !scoped
             && !sess.autocommit_off
             && matches!(request, Request::Get { .. } | Request::Scan { .. })
         {
@@ -808,7 +923,10 @@ impl Engine {
         let result = self.dml(s, &request);
         match result {
             Ok(DmlResult::Done(resp)) => {
-                if self.session_mut(s).implicit && self.commit_trx_maybe_grouped(s, true)? {
+                if !scoped
+                    && self.session_mut(s).implicit
+                    && self.commit_trx_maybe_grouped(s, true)?
+                {
                     self.session_mut(s).commit_wait_response = Some(resp);
                     return Ok(Step::Waiting);
                 }
@@ -894,7 +1012,7 @@ impl Engine {
                     return Err(e);
                 }
                 self.rollback_statement(s, undo_no)?;
-                if self.session_mut(s).implicit {
+                if !scoped && self.session_mut(s).implicit {
                     self.rollback_trx(s)?;
                 }
                 Err(e)

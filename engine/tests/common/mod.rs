@@ -76,6 +76,7 @@ pub fn counters_def() -> TableDef {
         primary_key: vec![0],
         indexes: vec![],
         row_format: RowFormat::Compact,
+        server: Vec::new(),
     }
 }
 

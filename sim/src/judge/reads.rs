@@ -773,6 +773,7 @@ mod tests {
                 unique: true,
             }],
             row_format: RowFormat::Compact,
+            server: Vec::new(),
         }]);
         let v = |x: Option<i64>| x.map_or(Value::Null, Value::Int);
         let insert = |a, b, c| Request::Insert {
@@ -936,6 +937,7 @@ mod tests {
                 unique: false,
             }],
             row_format: RowFormat::Compact,
+            server: Vec::new(),
         }]);
         let t = schema.table("h").expect("there");
         assert!(t.hidden);

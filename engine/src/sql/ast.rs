@@ -1,0 +1,433 @@
+//! The statements innosim's server understands, as the parser leaves them.
+
+use super::value::Datum;
+
+/// A table name, maybe qualified by its database.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableName {
+    /// The database, if written.
+    pub db: Option<String>,
+    /// The table.
+    pub name: String,
+}
+
+/// A column's SQL type, as written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SqlType {
+    /// TINYINT, SMALLINT, MEDIUMINT, INT or BIGINT: `bytes` 1, 2, 3, 4, 8.
+    Integer {
+        /// Storage bytes of the MySQL type.
+        bytes: u8,
+        /// UNSIGNED.
+        unsigned: bool,
+        /// The display width, if written.
+        width: Option<u16>,
+    },
+    /// CHAR(n).
+    Char(u16),
+    /// VARCHAR(n).
+    VarChar(u16),
+    /// TINYTEXT, TEXT, MEDIUMTEXT, LONGTEXT by their longest value.
+    Text(u32),
+    /// TINYBLOB, BLOB, MEDIUMBLOB, LONGBLOB by their longest value.
+    Blob(u32),
+}
+
+/// A column definition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnSpec {
+    /// Name.
+    pub name: String,
+    /// Type.
+    pub ty: SqlType,
+    /// NOT NULL.
+    pub not_null: bool,
+    /// DEFAULT, as a constant (NULL included).
+    pub default: Option<Datum>,
+    /// AUTO_INCREMENT.
+    pub auto_increment: bool,
+    /// PRIMARY KEY written on the column.
+    pub primary: bool,
+    /// UNIQUE [KEY] written on the column.
+    pub unique: bool,
+}
+
+/// An index in CREATE TABLE or ALTER TABLE.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexSpec {
+    /// Name, if given.
+    pub name: Option<String>,
+    /// Column names.
+    pub columns: Vec<String>,
+    /// UNIQUE.
+    pub unique: bool,
+    /// PRIMARY KEY.
+    pub primary: bool,
+}
+
+/// Table options (CREATE TABLE and ALTER TABLE).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TableOptions {
+    /// ENGINE=.
+    pub engine: Option<String>,
+    /// ROW_FORMAT=, upper-cased.
+    pub row_format: Option<String>,
+    /// KEY_BLOCK_SIZE=.
+    pub key_block_size: Option<u32>,
+    /// [DEFAULT] CHARSET= / CHARACTER SET=.
+    pub charset: Option<String>,
+    /// AUTO_INCREMENT=.
+    pub auto_increment: Option<u64>,
+}
+
+/// CREATE TABLE.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CreateTable {
+    /// Name.
+    pub name: TableName,
+    /// IF NOT EXISTS.
+    pub if_not_exists: bool,
+    /// Columns.
+    pub columns: Vec<ColumnSpec>,
+    /// Indexes written apart from the columns.
+    pub indexes: Vec<IndexSpec>,
+    /// Options.
+    pub options: TableOptions,
+}
+
+/// One change of ALTER TABLE.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AlterOp {
+    /// ADD [UNIQUE] INDEX / ADD PRIMARY KEY.
+    AddIndex(IndexSpec),
+    /// DROP INDEX name.
+    DropIndex(String),
+    /// DROP PRIMARY KEY.
+    DropPrimary,
+}
+
+/// ALGORITHM= of ALTER TABLE.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Algorithm {
+    /// DEFAULT: the fast path where there is one.
+    Default,
+    /// INPLACE: the fast path, or an error.
+    Inplace,
+    /// COPY: rebuild by copying.
+    Copy,
+}
+
+/// An expression.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Expr {
+    /// A constant.
+    Lit(Datum),
+    /// A column, maybe qualified.
+    Column {
+        /// The table qualifier.
+        table: Option<String>,
+        /// The column.
+        name: String,
+    },
+    /// A system variable: `@@[scope.]name`.
+    Var {
+        /// GLOBAL rather than SESSION.
+        global: bool,
+        /// The name.
+        name: String,
+    },
+    /// `-x`, `NOT x`.
+    Unary(UnOp, Box<Expr>),
+    /// `x op y`.
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `x IS [NOT] NULL`.
+    IsNull(Box<Expr>, bool),
+    /// `x [NOT] BETWEEN lo AND hi`.
+    Between(Box<Expr>, Box<Expr>, Box<Expr>, bool),
+    /// `x [NOT] IN (list)`.
+    In(Box<Expr>, Vec<Expr>, bool),
+    /// `x [NOT] LIKE pattern`.
+    Like(Box<Expr>, Box<Expr>, bool),
+    /// A function or aggregate call.
+    Call {
+        /// Lower-cased name.
+        name: String,
+        /// Arguments.
+        args: Vec<Expr>,
+        /// `COUNT(*)`.
+        star: bool,
+        /// `COUNT(DISTINCT x)`.
+        distinct: bool,
+    },
+}
+
+/// Unary operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnOp {
+    /// `-`.
+    Neg,
+    /// `NOT`, `!`.
+    Not,
+}
+
+/// Binary operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinOp {
+    /// `OR`, `||`.
+    Or,
+    /// `XOR`.
+    Xor,
+    /// `AND`, `&&`.
+    And,
+    /// `=`.
+    Eq,
+    /// `<=>`.
+    NullSafeEq,
+    /// `<>`, `!=`.
+    Ne,
+    /// `<`.
+    Lt,
+    /// `<=`.
+    Le,
+    /// `>`.
+    Gt,
+    /// `>=`.
+    Ge,
+    /// `+`.
+    Add,
+    /// `-`.
+    Sub,
+    /// `*`.
+    Mul,
+    /// `/`.
+    Div,
+    /// `DIV`.
+    IntDiv,
+    /// `%`, `MOD`.
+    Mod,
+}
+
+/// An item of a SELECT list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SelectItem {
+    /// `*` or `t.*`.
+    Star,
+    /// An expression and its alias.
+    Expr {
+        /// The expression.
+        expr: Expr,
+        /// AS alias.
+        alias: Option<String>,
+        /// The text as written (MySQL's column header).
+        text: String,
+    },
+}
+
+/// Locking clause of a SELECT.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LockClause {
+    /// A consistent read.
+    #[default]
+    None,
+    /// LOCK IN SHARE MODE / FOR SHARE.
+    Share,
+    /// FOR UPDATE.
+    Update,
+}
+
+/// What a locking read does about a lock it cannot have at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Wait {
+    /// Wait (up to innodb_lock_wait_timeout).
+    #[default]
+    Wait,
+    /// NOWAIT: fail at once.
+    NoWait,
+    /// SKIP LOCKED: leave the row out.
+    SkipLocked,
+}
+
+/// A SELECT.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Select {
+    /// DISTINCT.
+    pub distinct: bool,
+    /// The select list.
+    pub items: Vec<SelectItem>,
+    /// FROM (one table), if any.
+    pub from: Option<TableName>,
+    /// WHERE.
+    pub filter: Option<Expr>,
+    /// ORDER BY: expressions and DESC.
+    pub order_by: Vec<(Expr, bool)>,
+    /// LIMIT: offset and count.
+    pub limit: Option<(u64, u64)>,
+    /// FOR UPDATE / LOCK IN SHARE MODE.
+    pub lock: LockClause,
+    /// NOWAIT / SKIP LOCKED.
+    pub wait: Wait,
+}
+
+/// Rows an INSERT takes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InsertSource {
+    /// VALUES (...), (...).
+    Values(Vec<Vec<Expr>>),
+    /// INSERT ... SELECT.
+    Select(Box<Select>),
+}
+
+/// The scope of SET and SHOW VARIABLES.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// SESSION (the default of SET).
+    Session,
+    /// GLOBAL.
+    Global,
+}
+
+/// What a SHOW statement shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Show {
+    /// SHOW TABLES.
+    Tables,
+    /// SHOW DATABASES.
+    Databases,
+    /// SHOW TABLE STATUS [LIKE 'p' | WHERE expr].
+    TableStatus(Option<String>, Option<Expr>),
+    /// SHOW CREATE TABLE t.
+    CreateTable(TableName),
+    /// SHOW WARNINGS.
+    Warnings,
+    /// SHOW ERRORS.
+    Errors,
+    /// SHOW [GLOBAL|SESSION] VARIABLES [LIKE 'p' | WHERE expr].
+    Variables(Scope, Option<String>, Option<Expr>),
+    /// SHOW INDEX FROM t.
+    Index(TableName),
+    /// SHOW ENGINE INNODB STATUS.
+    InnodbStatus,
+    /// SHOW COLUMNS FROM t.
+    Columns(TableName),
+}
+
+/// A statement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stmt {
+    /// CREATE TABLE.
+    CreateTable(CreateTable),
+    /// CREATE TABLE new LIKE old.
+    CreateTableLike {
+        /// The new table.
+        name: TableName,
+        /// The table copied.
+        like: TableName,
+        /// IF NOT EXISTS.
+        if_not_exists: bool,
+    },
+    /// DROP TABLE.
+    DropTable {
+        /// Tables.
+        names: Vec<TableName>,
+        /// IF EXISTS.
+        if_exists: bool,
+    },
+    /// CREATE DATABASE.
+    CreateDatabase {
+        /// Name.
+        name: String,
+        /// IF NOT EXISTS.
+        if_not_exists: bool,
+    },
+    /// DROP DATABASE.
+    DropDatabase {
+        /// Name.
+        name: String,
+        /// IF EXISTS.
+        if_exists: bool,
+    },
+    /// USE db.
+    Use(String),
+    /// CREATE [UNIQUE] INDEX name ON t (cols).
+    CreateIndex {
+        /// The table.
+        table: TableName,
+        /// The index.
+        index: IndexSpec,
+    },
+    /// DROP INDEX name ON t.
+    DropIndex {
+        /// The table.
+        table: TableName,
+        /// The index.
+        name: String,
+    },
+    /// ALTER TABLE.
+    AlterTable {
+        /// The table.
+        table: TableName,
+        /// Index changes.
+        ops: Vec<AlterOp>,
+        /// Options changed.
+        options: TableOptions,
+        /// ALGORITHM=.
+        algorithm: Option<Algorithm>,
+    },
+    /// TRUNCATE [TABLE] t.
+    Truncate(TableName),
+    /// OPTIMIZE TABLE t, ...
+    Optimize(Vec<TableName>),
+    /// INSERT.
+    Insert {
+        /// The table.
+        table: TableName,
+        /// The columns named, if any.
+        columns: Option<Vec<String>>,
+        /// The rows.
+        source: InsertSource,
+    },
+    /// UPDATE.
+    Update {
+        /// The table.
+        table: TableName,
+        /// Assignments.
+        set: Vec<(String, Expr)>,
+        /// WHERE.
+        filter: Option<Expr>,
+        /// ORDER BY.
+        order_by: Vec<(Expr, bool)>,
+        /// LIMIT.
+        limit: Option<u64>,
+    },
+    /// DELETE.
+    Delete {
+        /// The table.
+        table: TableName,
+        /// WHERE.
+        filter: Option<Expr>,
+        /// ORDER BY.
+        order_by: Vec<(Expr, bool)>,
+        /// LIMIT.
+        limit: Option<u64>,
+    },
+    /// SELECT.
+    Select(Select),
+    /// BEGIN / START TRANSACTION.
+    Begin,
+    /// COMMIT.
+    Commit,
+    /// ROLLBACK.
+    Rollback,
+    /// SAVEPOINT name.
+    Savepoint(String),
+    /// ROLLBACK TO [SAVEPOINT] name.
+    RollbackTo(String),
+    /// RELEASE SAVEPOINT name.
+    Release(String),
+    /// SET var = value, ...
+    Set(Vec<(Scope, String, Expr)>),
+    /// SET [GLOBAL|SESSION] TRANSACTION ISOLATION LEVEL ...
+    SetIsolation(Option<Scope>, crate::trx::Isolation),
+    /// SHOW ...
+    Show(Show),
+}

@@ -1,0 +1,522 @@
+//! Evaluating expressions over a row, and the select list's aggregates.
+//! Mirrors the semantics of MySQL's `Item` classes for the operators and
+//! functions innosim has: three-valued logic, NULL propagation, LIKE with
+//! `%` and `_`.
+
+use super::ast::{BinOp, Expr, UnOp};
+use super::error::SqlError;
+use super::value::{arith, int_datum, Datum};
+use std::cmp::Ordering;
+
+/// Names the columns of the rows an expression is evaluated over.
+pub struct Columns<'a> {
+    /// The column names, in row order.
+    pub names: &'a [String],
+    /// The table name (or alias) a qualified column must name.
+    pub table: Option<&'a str>,
+    /// The clause named in a 1054 error.
+    pub clause: &'a str,
+}
+
+impl Columns<'_> {
+    /// The position of a column.
+    pub fn find(&self, table: Option<&str>, name: &str) -> Result<usize, SqlError> {
+        let shown = || match table {
+            Some(t) => format!("{t}.{name}"),
+            None => name.to_string(),
+        };
+        if let (Some(t), Some(mine)) = (table, self.table) {
+            if !t.eq_ignore_ascii_case(mine) {
+                return Err(SqlError::bad_field(&shown(), self.clause));
+            }
+        }
+        self.names
+            .iter()
+            .position(|n| n.eq_ignore_ascii_case(name))
+            .ok_or_else(|| SqlError::bad_field(&shown(), self.clause))
+    }
+}
+
+/// Values a system variable reference reads.
+pub trait Vars {
+    /// `@@[global.]name`.
+    fn var(&self, global: bool, name: &str) -> Result<Datum, SqlError>;
+}
+
+/// Checks that every column `e` names exists (MySQL resolves names
+/// before it reads a row, so an unknown column fails on an empty table
+/// too).
+pub fn check_names(e: &Expr, cols: &Columns<'_>) -> Result<(), SqlError> {
+    match e {
+        Expr::Column { table, name } => cols.find(table.as_deref(), name).map(|_| ()),
+        Expr::Lit(_) | Expr::Var { .. } => Ok(()),
+        Expr::Unary(_, x) | Expr::IsNull(x, _) => check_names(x, cols),
+        Expr::Binary(_, a, b) | Expr::Like(a, b, _) => {
+            check_names(a, cols)?;
+            check_names(b, cols)
+        }
+        Expr::Between(a, b, c, _) => {
+            check_names(a, cols)?;
+            check_names(b, cols)?;
+            check_names(c, cols)
+        }
+        Expr::In(a, l, _) => {
+            check_names(a, cols)?;
+            l.iter().try_for_each(|x| check_names(x, cols))
+        }
+        Expr::Call { args, .. } => args.iter().try_for_each(|x| check_names(x, cols)),
+    }
+}
+
+/// Evaluates `e` over `row` (`None`: no row, as in `SELECT 1 + 1`).
+pub fn eval(
+    e: &Expr,
+    row: Option<&[Datum]>,
+    cols: &Columns<'_>,
+    vars: &dyn Vars,
+) -> Result<Datum, SqlError> {
+    Ok(match e {
+        Expr::Lit(d) => d.clone(),
+        Expr::Column { table, name } => {
+            let i = cols.find(table.as_deref(), name)?;
+            match row {
+                Some(r) => r[i].clone(),
+                None => return Err(SqlError::bad_field(name, cols.clause)),
+            }
+        }
+        Expr::Var { global, name } => vars.var(*global, name)?,
+        Expr::Unary(UnOp::Neg, x) => arith(BinOp::Sub, &Datum::Int(0), &eval(x, row, cols, vars)?)?,
+        Expr::Unary(UnOp::Not, x) => bool_datum(eval(x, row, cols, vars)?.truth().map(|b| !b)),
+        Expr::Binary(op, l, r) => {
+            let a = eval(l, row, cols, vars)?;
+            match op {
+                BinOp::And => {
+                    // FALSE AND anything is FALSE, NULL or not.
+                    let x = a.truth();
+                    if x == Some(false) {
+                        return Ok(Datum::Int(0));
+                    }
+                    let y = eval(r, row, cols, vars)?.truth();
+                    bool_datum(match (x, y) {
+                        (_, Some(false)) => Some(false),
+                        (Some(true), Some(true)) => Some(true),
+                        _ => None,
+                    })
+                }
+                BinOp::Or => {
+                    let x = a.truth();
+                    if x == Some(true) {
+                        return Ok(Datum::Int(1));
+                    }
+                    let y = eval(r, row, cols, vars)?.truth();
+                    bool_datum(match (x, y) {
+                        (_, Some(true)) => Some(true),
+                        (Some(false), Some(false)) => Some(false),
+                        _ => None,
+                    })
+                }
+                BinOp::Xor => {
+                    let y = eval(r, row, cols, vars)?.truth();
+                    bool_datum(a.truth().zip(y).map(|(x, y)| x != y))
+                }
+                _ => {
+                    let b = eval(r, row, cols, vars)?;
+                    binary(*op, &a, &b)?
+                }
+            }
+        }
+        Expr::IsNull(x, neg) => bool_datum(Some(eval(x, row, cols, vars)?.is_null() != *neg)),
+        Expr::Between(x, lo, hi, neg) => {
+            let v = eval(x, row, cols, vars)?;
+            let lo = eval(lo, row, cols, vars)?;
+            let hi = eval(hi, row, cols, vars)?;
+            let a = v.compare(&lo).map(|o| o != Ordering::Less);
+            let b = v.compare(&hi).map(|o| o != Ordering::Greater);
+            let inside = match (a, b) {
+                (Some(false), _) | (_, Some(false)) => Some(false),
+                (Some(true), Some(true)) => Some(true),
+                _ => None,
+            };
+            bool_datum(inside.map(|i| i != *neg))
+        }
+        Expr::In(x, list, neg) => {
+            let v = eval(x, row, cols, vars)?;
+            if v.is_null() {
+                return Ok(Datum::Null);
+            }
+            let mut unknown = false;
+            let mut found = false;
+            for item in list {
+                match v.compare(&eval(item, row, cols, vars)?) {
+                    Some(Ordering::Equal) => {
+                        found = true;
+                        break;
+                    }
+                    None => unknown = true,
+                    _ => {}
+                }
+            }
+            bool_datum(if found {
+                Some(!*neg)
+            } else if unknown {
+                None
+            } else {
+                Some(*neg)
+            })
+        }
+        Expr::Like(x, p, neg) => {
+            let v = eval(x, row, cols, vars)?;
+            let p = eval(p, row, cols, vars)?;
+            if v.is_null() || p.is_null() {
+                return Ok(Datum::Null);
+            }
+            let m = like(v.render().as_bytes(), p.render().as_bytes());
+            bool_datum(Some(m != *neg))
+        }
+        Expr::Call { name, args, .. } => {
+            if is_aggregate(name) {
+                return Err(SqlError::new(1111, "Invalid use of group function"));
+            }
+            let vals = args
+                .iter()
+                .map(|a| eval(a, row, cols, vars))
+                .collect::<Result<Vec<_>, _>>()?;
+            function(name, &vals)?
+        }
+    })
+}
+
+fn bool_datum(b: Option<bool>) -> Datum {
+    match b {
+        None => Datum::Null,
+        Some(b) => Datum::Int(i64::from(b)),
+    }
+}
+
+fn binary(op: BinOp, a: &Datum, b: &Datum) -> Result<Datum, SqlError> {
+    Ok(match op {
+        BinOp::NullSafeEq => Datum::Int(i64::from(match (a.is_null(), b.is_null()) {
+            (true, true) => true,
+            (false, false) => a.compare(b) == Some(Ordering::Equal),
+            _ => false,
+        })),
+        BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+            bool_datum(a.compare(b).map(|o| match op {
+                BinOp::Eq => o == Ordering::Equal,
+                BinOp::Ne => o != Ordering::Equal,
+                BinOp::Lt => o == Ordering::Less,
+                BinOp::Le => o != Ordering::Greater,
+                BinOp::Gt => o == Ordering::Greater,
+                _ => o != Ordering::Less,
+            }))
+        }
+        _ => arith(op, a, b)?,
+    })
+}
+
+/// `LIKE` with `%`, `_` and `\` escapes, bytewise.
+fn like(s: &[u8], p: &[u8]) -> bool {
+    // Iterative matching with backtracking to the last `%`.
+    let (mut i, mut j) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while i < s.len() {
+        if j < p.len() {
+            match p[j] {
+                b'%' => {
+                    star = Some((j, i));
+                    j += 1;
+                    continue;
+                }
+                b'_' => {
+                    i += 1;
+                    j += 1;
+                    continue;
+                }
+                b'\\' if j + 1 < p.len() && p[j + 1] == s[i] => {
+                    i += 1;
+                    j += 2;
+                    continue;
+                }
+                b'\\' if j + 1 < p.len() => {}
+                c if c == s[i] => {
+                    i += 1;
+                    j += 1;
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        match star {
+            Some((sj, si)) => {
+                j = sj + 1;
+                i = si + 1;
+                star = Some((sj, si + 1));
+            }
+            None => return false,
+        }
+    }
+    p[j..].iter().all(|&c| c == b'%')
+}
+
+/// Whether a function name is an aggregate.
+pub fn is_aggregate(name: &str) -> bool {
+    matches!(name, "count" | "sum" | "min" | "max" | "avg")
+}
+
+/// Whether an expression contains an aggregate.
+pub fn has_aggregate(e: &Expr) -> bool {
+    match e {
+        Expr::Call { name, args, .. } => is_aggregate(name) || args.iter().any(has_aggregate),
+        Expr::Unary(_, x) | Expr::IsNull(x, _) => has_aggregate(x),
+        Expr::Binary(_, a, b) | Expr::Like(a, b, _) => has_aggregate(a) || has_aggregate(b),
+        Expr::Between(a, b, c, _) => has_aggregate(a) || has_aggregate(b) || has_aggregate(c),
+        Expr::In(a, l, _) => has_aggregate(a) || l.iter().any(has_aggregate),
+        Expr::Lit(_) | Expr::Column { .. } | Expr::Var { .. } => false,
+    }
+}
+
+/// Evaluates an expression with aggregates over all `rows` (no GROUP BY:
+/// one group). Columns outside an aggregate take the first row's value, as
+/// MySQL does without ONLY_FULL_GROUP_BY.
+pub fn eval_aggregate(
+    e: &Expr,
+    rows: &[Vec<Datum>],
+    cols: &Columns<'_>,
+    vars: &dyn Vars,
+) -> Result<Datum, SqlError> {
+    match e {
+        Expr::Call {
+            name,
+            args,
+            star,
+            distinct,
+        } if is_aggregate(name) => {
+            if args.iter().any(has_aggregate) {
+                return Err(SqlError::new(1111, "Invalid use of group function"));
+            }
+            let mut vals = Vec::new();
+            for r in rows {
+                let v = if *star {
+                    Datum::Int(1)
+                } else {
+                    match args.as_slice() {
+                        [a] => eval(a, Some(r), cols, vars)?,
+                        _ => {
+                            return Err(SqlError::new(
+                                1064,
+                                format!(
+                                "Incorrect parameter count in the call to native function '{name}'"
+                            ),
+                            ))
+                        }
+                    }
+                };
+                if !v.is_null() {
+                    vals.push(v);
+                }
+            }
+            if *distinct {
+                vals.sort_by(|a, b| a.sort_cmp(b));
+                vals.dedup_by(|a, b| a.sort_cmp(b) == Ordering::Equal);
+            }
+            Ok(match name.as_str() {
+                "count" => Datum::Int(vals.len() as i64),
+                "min" => vals
+                    .into_iter()
+                    .min_by(|a, b| a.sort_cmp(b))
+                    .unwrap_or(Datum::Null),
+                "max" => vals
+                    .into_iter()
+                    .max_by(|a, b| a.sort_cmp(b))
+                    .unwrap_or(Datum::Null),
+                "sum" | "avg" => {
+                    if vals.is_empty() {
+                        return Ok(Datum::Null);
+                    }
+                    let n = vals.len() as i64;
+                    let mut total = Datum::Int(0);
+                    for v in &vals {
+                        total = arith(BinOp::Add, &total, v)?;
+                    }
+                    if name == "avg" {
+                        arith(BinOp::Div, &total, &Datum::Int(n))?
+                    } else {
+                        total
+                    }
+                }
+                _ => unreachable!("an aggregate"),
+            })
+        }
+        _ if !has_aggregate(e) => match rows.first() {
+            Some(r) => eval(e, Some(r), cols, vars),
+            None => match e {
+                Expr::Column { .. } => Ok(Datum::Null),
+                _ => eval(e, None, cols, vars).or(Ok(Datum::Null)),
+            },
+        },
+        Expr::Unary(op, x) => {
+            let v = eval_aggregate(x, rows, cols, vars)?;
+            eval(&Expr::Unary(*op, Box::new(Expr::Lit(v))), None, cols, vars)
+        }
+        Expr::Binary(op, a, b) => {
+            let x = eval_aggregate(a, rows, cols, vars)?;
+            let y = eval_aggregate(b, rows, cols, vars)?;
+            eval(
+                &Expr::Binary(*op, Box::new(Expr::Lit(x)), Box::new(Expr::Lit(y))),
+                None,
+                cols,
+                vars,
+            )
+        }
+        _ => Err(SqlError::unsupported("this use of an aggregate")),
+    }
+}
+
+/// The scalar functions.
+fn function(name: &str, a: &[Datum]) -> Result<Datum, SqlError> {
+    let argc = |n: usize| -> Result<(), SqlError> {
+        if a.len() == n {
+            Ok(())
+        } else {
+            Err(SqlError::new(
+                1582,
+                format!("Incorrect parameter count in the call to native function '{name}'"),
+            ))
+        }
+    };
+    Ok(match name {
+        "abs" => {
+            argc(1)?;
+            match &a[0] {
+                Datum::Null => Datum::Null,
+                d if d.compare(&Datum::Int(0)) == Some(Ordering::Less) => {
+                    arith(BinOp::Sub, &Datum::Int(0), d)?
+                }
+                d => d.clone(),
+            }
+        }
+        "length" | "octet_length" | "char_length" | "character_length" => {
+            argc(1)?;
+            if a[0].is_null() {
+                Datum::Null
+            } else {
+                Datum::Int(a[0].render().len() as i64)
+            }
+        }
+        "upper" | "ucase" | "lower" | "lcase" => {
+            argc(1)?;
+            match &a[0] {
+                Datum::Null => Datum::Null,
+                d => {
+                    let s = d.render();
+                    Datum::str(&if name.starts_with('u') {
+                        s.to_ascii_uppercase()
+                    } else {
+                        s.to_ascii_lowercase()
+                    })
+                }
+            }
+        }
+        "concat" => {
+            if a.iter().any(Datum::is_null) {
+                Datum::Null
+            } else {
+                Datum::Str(a.iter().flat_map(|d| d.render().into_bytes()).collect())
+            }
+        }
+        "ifnull" => {
+            argc(2)?;
+            if a[0].is_null() {
+                a[1].clone()
+            } else {
+                a[0].clone()
+            }
+        }
+        "coalesce" => a
+            .iter()
+            .find(|d| !d.is_null())
+            .cloned()
+            .unwrap_or(Datum::Null),
+        "if" => {
+            argc(3)?;
+            if a[0].truth() == Some(true) {
+                a[1].clone()
+            } else {
+                a[2].clone()
+            }
+        }
+        "mod" => {
+            argc(2)?;
+            arith(BinOp::Mod, &a[0], &a[1])?
+        }
+        "greatest" | "least" => {
+            if a.is_empty() {
+                return Err(SqlError::new(
+                    1582,
+                    format!("Incorrect parameter count in the call to native function '{name}'"),
+                ));
+            }
+            if a.iter().any(Datum::is_null) {
+                Datum::Null
+            } else {
+                let pick = if name == "greatest" {
+                    Ordering::Greater
+                } else {
+                    Ordering::Less
+                };
+                a.iter().skip(1).fold(a[0].clone(), |m, d| {
+                    if d.sort_cmp(&m) == pick {
+                        d.clone()
+                    } else {
+                        m
+                    }
+                })
+            }
+        }
+        "repeat" => {
+            argc(2)?;
+            if a[0].is_null() || a[1].is_null() {
+                Datum::Null
+            } else {
+                let n = a[1].as_i128().unwrap_or(0).clamp(0, 1 << 20) as usize;
+                let s = a[0].render();
+                if s.len().saturating_mul(n) > 16 << 20 {
+                    Datum::Null
+                } else {
+                    Datum::str(&s.repeat(n))
+                }
+            }
+        }
+        "version" => {
+            argc(0)?;
+            Datum::str("5.1.30-innosim")
+        }
+        _ => {
+            return Err(SqlError::new(
+                1305,
+                format!("FUNCTION {name} does not exist"),
+            ))
+        }
+    })
+}
+
+/// An integer datum (for row counts and the like).
+pub fn int(v: u64) -> Datum {
+    int_datum(i128::from(v)).expect("a u64 fits")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn like_patterns() {
+        assert!(like(b"innodb_file_format", b"%format%"));
+        assert!(like(b"abc", b"a_c"));
+        assert!(!like(b"abc", b"a_"));
+        assert!(like(b"a%c", b"a\\%c"));
+        assert!(!like(b"abc", b"a\\%c"));
+        assert!(like(b"", b"%"));
+        assert!(like(b"aXbXc", b"%b%c"));
+    }
+}

@@ -1,0 +1,1585 @@
+//! Running statements: planning them onto the engine's requests and
+//! driving those requests one at a time, so a lock wait suspends the
+//! statement where it is.
+
+use super::ast::*;
+use super::error::{SqlError, Warning};
+use super::eval::{self, Columns};
+use super::schema::{self, TableMeta};
+use super::value::Datum;
+use super::{engine_name, split_name, ConnId, Outcome, Reply, Server};
+use crate::handler::{RangeBound, Request, Response, Step};
+use crate::record::{ColumnType, Value};
+use std::cmp::Ordering;
+use std::collections::VecDeque;
+
+/// A statement that is blocked in the engine.
+#[derive(Debug)]
+pub(super) struct Running {
+    prog: Prog,
+}
+
+#[derive(Debug)]
+enum Prog {
+    /// One request; `then` makes its response the reply.
+    Single { then: Then },
+    /// A row-changing statement inside a statement scope.
+    Change(Box<Change>),
+}
+
+#[derive(Debug)]
+enum Then {
+    Ok,
+    Select(Box<SelectPost>),
+}
+
+/// What a row-changing statement does with the rows its read returned.
+#[derive(Debug)]
+enum ChangePlan {
+    /// The inserts are queued already.
+    Insert,
+    /// INSERT ... SELECT: the read's rows, selected, go into `target`.
+    InsertSelect {
+        target: String,
+        columns: Option<Vec<String>>,
+        post: Box<SelectPost>,
+    },
+    /// UPDATE.
+    Update {
+        set: Vec<(usize, Expr)>,
+        post: Box<SelectPost>,
+    },
+    /// DELETE.
+    Delete { post: Box<SelectPost> },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Awaiting {
+    Read,
+    Write,
+    End,
+}
+
+#[derive(Debug)]
+struct Change {
+    table: String,
+    read: Option<Request>,
+    plan: ChangePlan,
+    queue: VecDeque<Request>,
+    awaiting: Awaiting,
+    affected: u64,
+    matched: u64,
+    records: u64,
+    kind: ChangeKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ChangeKind {
+    Insert,
+    Update,
+    Delete,
+}
+
+/// A SELECT's work after the engine's read: filter, aggregate or project,
+/// order, distinct, limit.
+#[derive(Debug, Clone)]
+pub(super) struct SelectPost {
+    pub sel: Select,
+    /// The source's column names.
+    pub names: Vec<String>,
+    /// The name a qualified column must use.
+    pub table: Option<String>,
+    /// Source columns whose trailing spaces are removed (CHAR).
+    pub char_cols: Vec<bool>,
+}
+
+type R<T> = Result<T, SqlError>;
+
+impl Server {
+    /// The database a connection's statement means.
+    pub(super) fn db_of(&self, c: ConnId, t: &TableName) -> R<String> {
+        match &t.db {
+            Some(d) => Ok(d.clone()),
+            None => self
+                .conn(c)
+                .db
+                .clone()
+                .ok_or_else(|| SqlError::new(1046, "No database selected")),
+        }
+    }
+
+    /// The engine name and meta of an existing table.
+    pub(super) fn resolve(&self, c: ConnId, t: &TableName) -> R<(String, TableMeta)> {
+        let db = self.db_of(c, t)?;
+        let name = self.find_table(&db, &t.name);
+        match name.and_then(|n| self.metas.get(&n).map(|m| (n, m.clone()))) {
+            Some(x) => Ok(x),
+            None => Err(SqlError::no_such_table(&db, &t.name)),
+        }
+    }
+
+    /// The engine name of `db`.`table`, matched without regard to case.
+    pub(super) fn find_table(&self, db: &str, table: &str) -> Option<String> {
+        let want = engine_name(db, table);
+        self.metas
+            .keys()
+            .find(|k| k.eq_ignore_ascii_case(&want))
+            .cloned()
+    }
+
+    fn engine_err(&self, c: ConnId, e: &crate::Error) -> SqlError {
+        let db = self
+            .conn(c)
+            .db
+            .clone()
+            .unwrap_or_else(|| super::DEFAULT_DB.into());
+        let mut err = SqlError::from_engine(e, &db);
+        // Engine names carry the database: show them as MySQL would.
+        if let crate::Error::NoSuchTable(n) | crate::Error::TableExists(n) = e {
+            if let Some((d, t)) = split_name(n) {
+                err = if matches!(e, crate::Error::NoSuchTable(_)) {
+                    SqlError::no_such_table(d, t)
+                } else {
+                    SqlError::new(1050, format!("Table '{t}' already exists"))
+                };
+            }
+        }
+        err
+    }
+
+    pub(super) fn run(&mut self, c: ConnId, stmt: Stmt) -> Outcome {
+        match self.run_inner(c, stmt) {
+            Ok(o) => o,
+            Err(e) => Outcome::Done(Reply::Error(e)),
+        }
+    }
+
+    fn run_inner(&mut self, c: ConnId, stmt: Stmt) -> R<Outcome> {
+        let ok = || {
+            Outcome::Done(Reply::Ok {
+                affected: 0,
+                info: None,
+                warnings: 0,
+            })
+        };
+        match stmt {
+            Stmt::Begin => Ok(self.single(c, Request::Begin, Then::Ok)),
+            Stmt::Commit => Ok(self.single(c, Request::Commit, Then::Ok)),
+            Stmt::Rollback => Ok(self.single(c, Request::Rollback, Then::Ok)),
+            Stmt::Savepoint(n) => Ok(self.single(c, Request::Savepoint(n), Then::Ok)),
+            Stmt::RollbackTo(n) => Ok(self.single(c, Request::RollbackToSavepoint(n), Then::Ok)),
+            Stmt::Release(n) => Ok(self.single(c, Request::ReleaseSavepoint(n), Then::Ok)),
+            Stmt::SetIsolation(scope, iso) => {
+                if scope == Some(Scope::Global) {
+                    self.globals.isolation = iso;
+                    return Ok(ok());
+                }
+                Ok(self.single(c, Request::SetIsolation(iso), Then::Ok))
+            }
+            Stmt::Set(items) => {
+                for (scope, name, value) in items {
+                    self.set_variable(c, scope, &name, &value)?;
+                }
+                Ok(ok())
+            }
+            Stmt::Use(db) => {
+                if !self.database_exists(&db) {
+                    return Err(SqlError::new(1049, format!("Unknown database '{db}'")));
+                }
+                let canon = self.canonical_db(&db);
+                self.conn_mut(c).db = Some(canon);
+                Ok(ok())
+            }
+            Stmt::Show(s) => Ok(Outcome::Done(self.show(c, s)?)),
+            Stmt::Select(sel) => self.select(c, sel),
+            Stmt::Insert {
+                table,
+                columns,
+                source,
+            } => self.insert(c, table, columns, source),
+            Stmt::Update {
+                table,
+                set,
+                filter,
+                order_by,
+                limit,
+            } => self.update(c, table, set, filter, order_by, limit),
+            Stmt::Delete {
+                table,
+                filter,
+                order_by,
+                limit,
+            } => self.delete(c, table, filter, order_by, limit),
+            ddl => {
+                self.implicit_commit(c)?;
+                self.ddl(c, ddl)
+            }
+        }
+    }
+
+    /// The name a database was created with.
+    fn canonical_db(&self, db: &str) -> String {
+        self.engine
+            .table_names()
+            .iter()
+            .filter_map(|n| split_name(n))
+            .find(|(d, t)| t.is_empty() && d.eq_ignore_ascii_case(db))
+            .map_or(db.to_string(), |(d, _)| d.to_string())
+    }
+
+    /// DDL commits the open transaction first, as MySQL does.
+    pub(super) fn implicit_commit(&mut self, c: ConnId) -> R<()> {
+        let s = self.conn(c).session;
+        if !self.engine.in_transaction(s) {
+            return Ok(());
+        }
+        let mut step = self.engine.execute(s, Request::Commit);
+        // Under group commit the commit waits for a sync, which the next
+        // resume makes.
+        while let Ok(Step::Waiting) = step {
+            step = self.engine.resume(s);
+        }
+        step.map(|_| ()).map_err(|e| self.engine_err(c, &e))
+    }
+
+    fn single(&mut self, c: ConnId, req: Request, then: Then) -> Outcome {
+        let s = self.conn(c).session;
+        let step = self.engine.execute(s, req);
+        self.single_result(c, step, then)
+    }
+
+    fn single_result(&mut self, c: ConnId, step: crate::Result<Step>, then: Then) -> Outcome {
+        match step {
+            Err(e) => Outcome::Done(Reply::Error(self.engine_err(c, &e))),
+            Ok(Step::Waiting) => {
+                self.conn_mut(c).running = Some(Running {
+                    prog: Prog::Single { then },
+                });
+                Outcome::Blocked
+            }
+            Ok(Step::Done(resp)) => match then {
+                Then::Ok => Outcome::Done(Reply::Ok {
+                    affected: match resp {
+                        Response::Affected(n) => n,
+                        _ => 0,
+                    },
+                    info: None,
+                    warnings: 0,
+                }),
+                Then::Select(post) => {
+                    let rows = match resp {
+                        Response::Row(r) => r.into_iter().collect(),
+                        Response::Rows(r) => r,
+                        _ => Vec::new(),
+                    };
+                    let rows = to_datums(&post.char_cols, rows);
+                    match self.finish_select(c, &post, rows) {
+                        Ok(r) => Outcome::Done(r),
+                        Err(e) => Outcome::Done(Reply::Error(e)),
+                    }
+                }
+            },
+        }
+    }
+
+    pub(super) fn continue_running(&mut self, c: ConnId, running: Running) -> Outcome {
+        let s = self.conn(c).session;
+        let step = self.engine.resume(s);
+        match running.prog {
+            Prog::Single { then } => self.single_result(c, step, then),
+            Prog::Change(ch) => self.drive_change(c, ch, Some(step)),
+        }
+    }
+
+    // ---- SELECT ----
+
+    fn select(&mut self, c: ConnId, sel: Select) -> R<Outcome> {
+        let Some(from) = sel.from.clone() else {
+            // SELECT without FROM: one row of constants.
+            let post = SelectPost {
+                sel,
+                names: Vec::new(),
+                table: None,
+                char_cols: Vec::new(),
+            };
+            return Ok(Outcome::Done(self.finish_select(
+                c,
+                &post,
+                vec![Vec::new()],
+            )?));
+        };
+        if from
+            .db
+            .as_deref()
+            .is_some_and(|d| d.eq_ignore_ascii_case("information_schema"))
+        {
+            let (names, rows) = self.information_schema(c, &from.name)?;
+            let post = SelectPost {
+                sel,
+                names,
+                table: Some(from.name.clone()),
+                char_cols: Vec::new(),
+            };
+            return Ok(Outcome::Done(self.finish_select(c, &post, rows)?));
+        }
+        let (name, meta) = self.resolve(c, &from)?;
+        let post = post_for(sel, &meta, &from.name);
+        let access = self.access(c, &name, &meta, post.sel.filter.as_ref())?;
+        let sel = &post.sel;
+        // The engine may stop early only when nothing after it drops or
+        // reorders rows.
+        let limit = match (
+            &sel.filter,
+            sel.order_by.is_empty(),
+            sel.distinct,
+            &sel.limit,
+        ) {
+            (None, true, false, Some((off, n)))
+                if !sel.items.iter().any(
+                    |i| matches!(i, SelectItem::Expr { expr, .. } if eval::has_aggregate(expr)),
+                ) =>
+            {
+                usize::try_from(off.saturating_add(*n)).ok()
+            }
+            _ => None,
+        };
+        let read = access.request(&name, limit);
+        let req = match sel.lock {
+            LockClause::None => read,
+            l => {
+                if sel.wait != Wait::Wait {
+                    return Err(SqlError::unsupported("NOWAIT and SKIP LOCKED"));
+                }
+                Request::Locking {
+                    read: Box::new(read),
+                    exclusive: l == LockClause::Update,
+                }
+            }
+        };
+        Ok(self.single(c, req, Then::Select(Box::new(post))))
+    }
+
+    /// Filter, aggregate or project, order, distinct and limit.
+    pub(super) fn finish_select(
+        &self,
+        c: ConnId,
+        post: &SelectPost,
+        rows: Vec<Vec<Datum>>,
+    ) -> R<Reply> {
+        let sel = &post.sel;
+        let vars = self.vars(c);
+        let cols = Columns {
+            names: &post.names,
+            table: post.table.as_deref(),
+            clause: "where clause",
+        };
+        if let Some(f) = &sel.filter {
+            eval::check_names(f, &cols)?;
+        }
+        {
+            let fcols = Columns {
+                clause: "field list",
+                ..Columns {
+                    names: cols.names,
+                    table: cols.table,
+                    clause: "",
+                }
+            };
+            for item in &sel.items {
+                if let SelectItem::Expr { expr, .. } = item {
+                    eval::check_names(expr, &fcols)?;
+                }
+            }
+            let ocols = Columns {
+                clause: "order clause",
+                ..Columns {
+                    names: cols.names,
+                    table: cols.table,
+                    clause: "",
+                }
+            };
+            for (e, _) in &sel.order_by {
+                eval::check_names(self.order_expr(e, &sel.items)?, &ocols)?;
+            }
+        }
+        let mut kept = Vec::with_capacity(rows.len());
+        for r in rows {
+            let keep = match &sel.filter {
+                None => true,
+                Some(f) => eval::eval(f, Some(&r), &cols, &vars)?.truth() == Some(true),
+            };
+            if keep {
+                kept.push(r);
+            }
+        }
+        let cols = Columns {
+            clause: "field list",
+            ..cols
+        };
+        let mut names = Vec::new();
+        for item in &sel.items {
+            match item {
+                SelectItem::Star => {
+                    if post.table.is_none() {
+                        return Err(SqlError::new(1096, "No tables used"));
+                    }
+                    names.extend(post.names.iter().cloned())
+                }
+                SelectItem::Expr { alias, text, .. } => {
+                    names.push(alias.clone().unwrap_or_else(|| text.clone()))
+                }
+            }
+        }
+        let aggregate = sel
+            .items
+            .iter()
+            .any(|i| matches!(i, SelectItem::Expr { expr, .. } if eval::has_aggregate(expr)));
+        let mut out: Vec<Vec<Datum>> = if aggregate {
+            let mut row = Vec::new();
+            for item in &sel.items {
+                match item {
+                    SelectItem::Star => return Err(SqlError::new(1140, "Mixing of GROUP columns (MIN(),MAX(),COUNT(),...) with no GROUP columns is illegal if there is no GROUP BY clause")),
+                    SelectItem::Expr { expr, .. } => row.push(eval::eval_aggregate(expr, &kept, &cols, &vars)?),
+                }
+            }
+            vec![row]
+        } else {
+            // ORDER BY over the source rows, by expression, select-list
+            // alias or position.
+            if !sel.order_by.is_empty() {
+                let mut keys = Vec::with_capacity(kept.len());
+                for r in &kept {
+                    let mut k = Vec::new();
+                    for (e, _) in &sel.order_by {
+                        let e = self.order_expr(e, &sel.items)?;
+                        let ocols = Columns {
+                            clause: "order clause",
+                            ..Columns {
+                                names: cols.names,
+                                table: cols.table,
+                                clause: "",
+                            }
+                        };
+                        k.push(eval::eval(e, Some(r), &ocols, &vars)?);
+                    }
+                    keys.push(k);
+                }
+                let mut idx: Vec<usize> = (0..kept.len()).collect();
+                idx.sort_by(|&a, &b| {
+                    for (i, (_, desc)) in sel.order_by.iter().enumerate() {
+                        let o = keys[a][i].sort_cmp(&keys[b][i]);
+                        let o = if *desc { o.reverse() } else { o };
+                        if o != Ordering::Equal {
+                            return o;
+                        }
+                    }
+                    Ordering::Equal
+                });
+                let mut taken: Vec<Option<Vec<Datum>>> = kept.into_iter().map(Some).collect();
+                kept = idx
+                    .into_iter()
+                    .map(|i| taken[i].take().expect("each once"))
+                    .collect();
+            }
+            let mut out = Vec::with_capacity(kept.len());
+            for r in &kept {
+                let mut row = Vec::new();
+                for item in &sel.items {
+                    match item {
+                        SelectItem::Star => row.extend(r.iter().cloned()),
+                        SelectItem::Expr { expr, .. } => {
+                            let src = if post.table.is_some() {
+                                Some(r.as_slice())
+                            } else {
+                                None
+                            };
+                            row.push(eval::eval(expr, src, &cols, &vars)?)
+                        }
+                    }
+                }
+                out.push(row);
+            }
+            out
+        };
+        if sel.distinct {
+            let mut seen: Vec<Vec<Datum>> = Vec::new();
+            out.retain(|r| {
+                let dup = seen.iter().any(|s| {
+                    s.len() == r.len()
+                        && s.iter()
+                            .zip(r)
+                            .all(|(a, b)| a.sort_cmp(b) == Ordering::Equal)
+                });
+                if !dup {
+                    seen.push(r.clone());
+                }
+                !dup
+            });
+        }
+        if let Some((off, n)) = sel.limit {
+            let off = usize::try_from(off).unwrap_or(usize::MAX);
+            let n = usize::try_from(n).unwrap_or(usize::MAX);
+            out = out.into_iter().skip(off).take(n).collect();
+        }
+        Ok(Reply::Rows {
+            columns: names,
+            rows: out,
+            warnings: 0,
+        })
+    }
+
+    fn order_expr<'a>(&self, e: &'a Expr, items: &'a [SelectItem]) -> R<&'a Expr> {
+        if let Expr::Lit(Datum::Int(n)) = e {
+            let i = usize::try_from(*n)
+                .ok()
+                .filter(|&i| i >= 1 && i <= items.len());
+            return match i.map(|i| &items[i - 1]) {
+                Some(SelectItem::Expr { expr, .. }) => Ok(expr),
+                _ => Err(SqlError::bad_field(&n.to_string(), "order clause")),
+            };
+        }
+        if let Expr::Column { table: None, name } = e {
+            for item in items {
+                if let SelectItem::Expr {
+                    expr,
+                    alias: Some(a),
+                    ..
+                } = item
+                {
+                    if a.eq_ignore_ascii_case(name) {
+                        return Ok(expr);
+                    }
+                }
+            }
+        }
+        Ok(e)
+    }
+
+    // ---- access paths ----
+
+    /// MySQL's choice of index for a WHERE: the primary key if the
+    /// condition bounds its first column, else the first secondary index
+    /// whose first column it bounds, else a scan of the clustered index.
+    fn access(&self, c: ConnId, name: &str, meta: &TableMeta, filter: Option<&Expr>) -> R<Access> {
+        let t = self
+            .engine
+            .table(name)
+            .map_err(|e| self.engine_err(c, &e))?;
+        let def = &t.def;
+        let mut conj = Vec::new();
+        if let Some(f) = filter {
+            conjuncts(f, &mut conj);
+        }
+        let vars = self.vars(c);
+        let names: Vec<String> = meta.columns.iter().map(|c| c.name.clone()).collect();
+        let mut candidates: Vec<(Option<String>, Vec<usize>)> = Vec::new();
+        if !def.primary_key.is_empty() {
+            candidates.push((None, def.primary_key.clone()));
+        }
+        for ix in &def.indexes {
+            candidates.push((Some(ix.name.clone()), ix.columns.clone()));
+        }
+        for (index, cols) in candidates {
+            let mut eq = Vec::new();
+            for &col in &cols {
+                match find_eq(&conj, &names, col, meta, &vars) {
+                    Some(v) => eq.push(v),
+                    None => break,
+                }
+            }
+            if index.is_none() && eq.len() == cols.len() {
+                return Ok(Access::Point(eq));
+            }
+            let (lo, hi) = if eq.len() < cols.len() {
+                find_range(&conj, &names, cols[eq.len()], meta, &vars)
+            } else {
+                (None, None)
+            };
+            if eq.is_empty() && lo.is_none() && hi.is_none() {
+                continue;
+            }
+            let bound = |b: Option<(Value, bool)>, eq: &Vec<Value>| match b {
+                Some((v, incl)) => {
+                    let mut k = eq.clone();
+                    k.push(v);
+                    if incl {
+                        RangeBound::Included(k)
+                    } else {
+                        RangeBound::Excluded(k)
+                    }
+                }
+                None if eq.is_empty() => RangeBound::Unbounded,
+                None => RangeBound::Included(eq.clone()),
+            };
+            return Ok(Access::Range {
+                index,
+                low: bound(lo, &eq),
+                high: bound(hi, &eq),
+            });
+        }
+        Ok(Access::Range {
+            index: None,
+            low: RangeBound::Unbounded,
+            high: RangeBound::Unbounded,
+        })
+    }
+
+    // ---- INSERT, UPDATE, DELETE ----
+
+    fn insert(
+        &mut self,
+        c: ConnId,
+        table: TableName,
+        columns: Option<Vec<String>>,
+        source: InsertSource,
+    ) -> R<Outcome> {
+        let (name, meta) = self.resolve(c, &table)?;
+        match source {
+            InsertSource::Values(rows) => {
+                let mut queue = VecDeque::new();
+                for (i, r) in rows.iter().enumerate() {
+                    let vars = self.vars(c);
+                    let no_cols = Columns {
+                        names: &[],
+                        table: None,
+                        clause: "field list",
+                    };
+                    let vals = r
+                        .iter()
+                        .map(|e| match e {
+                            Expr::Call { name, args, .. }
+                                if name == "default" && args.is_empty() =>
+                            {
+                                Ok(None)
+                            }
+                            e => eval::eval(e, None, &no_cols, &vars).map(Some),
+                        })
+                        .collect::<R<Vec<_>>>()?;
+                    let row = self.build_row(&name, &meta, columns.as_deref(), vals, i + 1)?;
+                    queue.push_back(Request::Insert {
+                        table: name.clone(),
+                        row,
+                    });
+                }
+                let n = queue.len() as u64;
+                Ok(self.start_change(
+                    c,
+                    Change {
+                        table: name,
+                        read: None,
+                        plan: ChangePlan::Insert,
+                        queue,
+                        awaiting: Awaiting::Read,
+                        affected: 0,
+                        matched: 0,
+                        records: n,
+                        kind: ChangeKind::Insert,
+                    },
+                ))
+            }
+            InsertSource::Select(sel) => {
+                let from = sel
+                    .from
+                    .clone()
+                    .ok_or_else(|| SqlError::unsupported("INSERT ... SELECT without FROM"))?;
+                let (src, src_meta) = self.resolve(c, &from)?;
+                let post = post_for(*sel, &src_meta, &from.name);
+                let access = self.access(c, &src, &src_meta, post.sel.filter.as_ref())?;
+                // InnoDB reads INSERT ... SELECT's source with shared
+                // next-key locks (innodb_locks_unsafe_for_binlog off).
+                let read = Request::Locking {
+                    read: Box::new(access.request(&src, None)),
+                    exclusive: false,
+                };
+                Ok(self.start_change(
+                    c,
+                    Change {
+                        table: name.clone(),
+                        read: Some(read),
+                        plan: ChangePlan::InsertSelect {
+                            target: name,
+                            columns,
+                            post: Box::new(post),
+                        },
+                        queue: VecDeque::new(),
+                        awaiting: Awaiting::Read,
+                        affected: 0,
+                        matched: 0,
+                        records: 0,
+                        kind: ChangeKind::Insert,
+                    },
+                ))
+            }
+        }
+    }
+
+    /// One row for the engine: values for the named columns (`None`: the
+    /// DEFAULT keyword), defaults and AUTO_INCREMENT for the others.
+    fn build_row(
+        &mut self,
+        name: &str,
+        meta: &TableMeta,
+        columns: Option<&[String]>,
+        vals: Vec<Option<Datum>>,
+        n: usize,
+    ) -> R<Vec<Value>> {
+        let positions: Vec<usize> = match columns {
+            Some(cols) => cols
+                .iter()
+                .map(|c| {
+                    meta.columns
+                        .iter()
+                        .position(|m| m.name.eq_ignore_ascii_case(c))
+                        .ok_or_else(|| SqlError::bad_field(c, "field list"))
+                })
+                .collect::<R<_>>()?,
+            None => (0..meta.columns.len()).collect(),
+        };
+        if positions.len() != vals.len() {
+            return Err(SqlError::new(
+                1136,
+                format!("Column count doesn't match value count at row {n}"),
+            ));
+        }
+        let mut given: Vec<Option<Option<Datum>>> = vec![None; meta.columns.len()];
+        for (p, v) in positions.into_iter().zip(vals) {
+            given[p] = Some(v);
+        }
+        let mut row = Vec::with_capacity(meta.columns.len());
+        for (i, col) in meta.columns.iter().enumerate() {
+            let v = match given[i].take() {
+                Some(Some(v)) => Some(v),
+                Some(None) | None => None,
+            };
+            let v = if col.auto_increment
+                && v.as_ref()
+                    .is_none_or(|v| v.is_null() || v.as_i128() == Some(0))
+            {
+                let next = self.autoinc.entry(name.to_string()).or_insert(1);
+                let v = *next;
+                let (_, hi) = col.ty.int_range().expect("an integer column");
+                if i128::from(v) > hi {
+                    return Err(SqlError::new(
+                        1467,
+                        "Failed to read auto-increment value from storage engine",
+                    ));
+                }
+                *next += 1;
+                Datum::UInt(v)
+            } else {
+                match v {
+                    Some(v) => v,
+                    None => match &col.default {
+                        Some(d) => d.clone(),
+                        None if !col.not_null => Datum::Null,
+                        None => {
+                            return Err(SqlError::new(
+                                1364,
+                                format!("Field '{}' doesn't have a default value", col.name),
+                            ))
+                        }
+                    },
+                }
+            };
+            if v.is_null() && col.not_null {
+                return Err(SqlError::new(
+                    1048,
+                    format!("Column '{}' cannot be null", col.name),
+                ));
+            }
+            let v = schema::coerce(col.ty, &v, &col.name)?;
+            if col.auto_increment {
+                if let Some(x) = v.as_i128().and_then(|x| u64::try_from(x).ok()) {
+                    let next = self.autoinc.entry(name.to_string()).or_insert(1);
+                    if x >= *next {
+                        *next = x.saturating_add(1);
+                    }
+                }
+            }
+            row.push(v.to_value());
+        }
+        Ok(row)
+    }
+
+    fn update(
+        &mut self,
+        c: ConnId,
+        table: TableName,
+        set: Vec<(String, Expr)>,
+        filter: Option<Expr>,
+        order_by: Vec<(Expr, bool)>,
+        limit: Option<u64>,
+    ) -> R<Outcome> {
+        let (name, meta) = self.resolve(c, &table)?;
+        let set = set
+            .into_iter()
+            .map(|(col, e)| {
+                meta.columns
+                    .iter()
+                    .position(|m| m.name.eq_ignore_ascii_case(&col))
+                    .map(|p| (p, e))
+                    .ok_or_else(|| SqlError::bad_field(&col, "field list"))
+            })
+            .collect::<R<Vec<_>>>()?;
+        self.row_change(c, &table, name, meta, filter, order_by, limit, Some(set))
+    }
+
+    fn delete(
+        &mut self,
+        c: ConnId,
+        table: TableName,
+        filter: Option<Expr>,
+        order_by: Vec<(Expr, bool)>,
+        limit: Option<u64>,
+    ) -> R<Outcome> {
+        let (name, meta) = self.resolve(c, &table)?;
+        self.row_change(c, &table, name, meta, filter, order_by, limit, None)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn row_change(
+        &mut self,
+        c: ConnId,
+        table: &TableName,
+        name: String,
+        meta: TableMeta,
+        filter: Option<Expr>,
+        order_by: Vec<(Expr, bool)>,
+        limit: Option<u64>,
+        set: Option<Vec<(usize, Expr)>>,
+    ) -> R<Outcome> {
+        if self
+            .engine
+            .table(&name)
+            .map_err(|e| self.engine_err(c, &e))?
+            .def
+            .primary_key
+            .is_empty()
+        {
+            return Err(SqlError::unsupported(
+                "UPDATE and DELETE on a table without a PRIMARY KEY",
+            ));
+        }
+        let sel = Select {
+            distinct: false,
+            items: vec![SelectItem::Star],
+            from: Some(table.clone()),
+            filter,
+            order_by,
+            limit: limit.map(|n| (0, n)),
+            lock: LockClause::Update,
+            wait: Wait::Wait,
+        };
+        let post = post_for(sel, &meta, &table.name);
+        // Check the WHERE's and SET's columns before anything runs.
+        let names = &post.names;
+        let probe: Vec<Datum> = vec![Datum::Null; names.len()];
+        let vars = self.vars(c);
+        let cols = Columns {
+            names,
+            table: Some(&table.name),
+            clause: "where clause",
+        };
+        if let Some(f) = &post.sel.filter {
+            eval::eval(f, Some(&probe), &cols, &vars)?;
+        }
+        if let Some(set) = &set {
+            let cols = Columns {
+                clause: "field list",
+                ..cols
+            };
+            for (_, e) in set {
+                eval::eval(e, Some(&probe), &cols, &vars)?;
+            }
+        }
+        let access = self.access(c, &name, &meta, post.sel.filter.as_ref())?;
+        let read = Request::Locking {
+            read: Box::new(access.request(&name, None)),
+            exclusive: true,
+        };
+        let (plan, kind) = match set {
+            Some(set) => (
+                ChangePlan::Update {
+                    set,
+                    post: Box::new(post),
+                },
+                ChangeKind::Update,
+            ),
+            None => (
+                ChangePlan::Delete {
+                    post: Box::new(post),
+                },
+                ChangeKind::Delete,
+            ),
+        };
+        Ok(self.start_change(
+            c,
+            Change {
+                table: name,
+                read: Some(read),
+                plan,
+                queue: VecDeque::new(),
+                awaiting: Awaiting::Read,
+                affected: 0,
+                matched: 0,
+                records: 0,
+                kind,
+            },
+        ))
+    }
+
+    fn start_change(&mut self, c: ConnId, ch: Change) -> Outcome {
+        let s = self.conn(c).session;
+        if let Err(e) = self.engine.begin_statement(s) {
+            return Outcome::Done(Reply::Error(self.engine_err(c, &e)));
+        }
+        self.drive_change(c, Box::new(ch), None)
+    }
+
+    fn drive_change(
+        &mut self,
+        c: ConnId,
+        mut ch: Box<Change>,
+        mut pending: Option<crate::Result<Step>>,
+    ) -> Outcome {
+        let s = self.conn(c).session;
+        loop {
+            if let Some(step) = pending.take() {
+                match step {
+                    Ok(Step::Waiting) => {
+                        self.conn_mut(c).running = Some(Running {
+                            prog: Prog::Change(ch),
+                        });
+                        return Outcome::Blocked;
+                    }
+                    Err(e) => {
+                        let err = self.engine_err(c, &e);
+                        return self.fail_change(c, &ch, err);
+                    }
+                    Ok(Step::Done(resp)) => match ch.awaiting {
+                        Awaiting::Read => {
+                            let rows = match resp {
+                                Response::Rows(r) => r,
+                                Response::Row(r) => r.into_iter().collect(),
+                                _ => Vec::new(),
+                            };
+                            if let Err(e) = self.plan_writes(c, &mut ch, rows) {
+                                return self.fail_change(c, &ch, e);
+                            }
+                        }
+                        Awaiting::Write => {
+                            if let Response::Affected(n) = resp {
+                                ch.affected += n;
+                            }
+                        }
+                        Awaiting::End => {
+                            let info = match ch.kind {
+                                ChangeKind::Insert
+                                    if ch.records > 1
+                                        || ch.read.is_none()
+                                            && matches!(
+                                                ch.plan,
+                                                ChangePlan::InsertSelect { .. }
+                                            ) =>
+                                {
+                                    Some(format!(
+                                        "Records: {}  Duplicates: 0  Warnings: {{warnings}}",
+                                        ch.records
+                                    ))
+                                }
+                                ChangeKind::Update => Some(format!(
+                                    "Rows matched: {}  Changed: {}  Warnings: {{warnings}}",
+                                    ch.matched, ch.affected
+                                )),
+                                _ => None,
+                            };
+                            return Outcome::Done(Reply::Ok {
+                                affected: ch.affected,
+                                info,
+                                warnings: 0,
+                            });
+                        }
+                    },
+                }
+            }
+            if let Some(read) = ch.read.take() {
+                ch.awaiting = Awaiting::Read;
+                pending = Some(self.engine.execute(s, read));
+            } else if let Some(w) = ch.queue.pop_front() {
+                ch.awaiting = Awaiting::Write;
+                pending = Some(self.engine.execute(s, w));
+            } else {
+                ch.awaiting = Awaiting::End;
+                pending = Some(self.engine.end_statement(s, true));
+            }
+        }
+    }
+
+    fn fail_change(&mut self, c: ConnId, ch: &Change, e: SqlError) -> Outcome {
+        let s = self.conn(c).session;
+        if ch.awaiting != Awaiting::End {
+            // Undo the statement; if that fails too the engine has
+            // stopped, and the first error is the one to report.
+            let _ = self.engine.end_statement(s, false);
+        }
+        Outcome::Done(Reply::Error(e))
+    }
+
+    /// The writes a read's rows call for.
+    fn plan_writes(&mut self, c: ConnId, ch: &mut Change, rows: Vec<Vec<Value>>) -> R<()> {
+        let table = ch.table.clone();
+        match &ch.plan {
+            ChangePlan::Insert => {}
+            ChangePlan::InsertSelect {
+                target,
+                columns,
+                post,
+            } => {
+                let (target, columns, post) = (target.clone(), columns.clone(), post.clone());
+                let rows = to_datums(&post.char_cols, rows);
+                let Reply::Rows { rows, .. } = self.finish_select(c, &post, rows)? else {
+                    unreachable!("a select gives rows")
+                };
+                let meta = self.metas[&target].clone();
+                for (i, r) in rows.into_iter().enumerate() {
+                    let row = self.build_row(
+                        &target,
+                        &meta,
+                        columns.as_deref(),
+                        r.into_iter().map(Some).collect(),
+                        i + 1,
+                    )?;
+                    ch.queue.push_back(Request::Insert {
+                        table: target.clone(),
+                        row,
+                    });
+                }
+                ch.records = ch.queue.len() as u64;
+            }
+            ChangePlan::Update { post, .. } | ChangePlan::Delete { post } => {
+                let post = post.clone();
+                let set = match &ch.plan {
+                    ChangePlan::Update { set, .. } => Some(set.clone()),
+                    _ => None,
+                };
+                let meta = self.metas[&table].clone();
+                let pk = self
+                    .engine
+                    .table(&table)
+                    .map_err(|e| self.engine_err(c, &e))?
+                    .def
+                    .primary_key
+                    .clone();
+                let src = to_datums(&post.char_cols, rows);
+                // Filter and order the rows as a SELECT * would.
+                let Reply::Rows { rows: matched, .. } = self.finish_select(c, &post, src)? else {
+                    unreachable!("a select gives rows")
+                };
+                ch.matched = matched.len() as u64;
+                let vars = self.vars(c);
+                let cols = Columns {
+                    names: &post.names,
+                    table: post.table.as_deref(),
+                    clause: "field list",
+                };
+                for r in matched {
+                    let key: Vec<Value> = pk.iter().map(|&i| r[i].to_value()).collect();
+                    match &set {
+                        None => ch.queue.push_back(Request::Delete {
+                            table: table.clone(),
+                            key,
+                        }),
+                        Some(set) => {
+                            let mut changes = Vec::new();
+                            for (i, e) in set {
+                                let col = &meta.columns[*i];
+                                let v = match e {
+                                    Expr::Call { name, args, .. }
+                                        if name == "default" && args.is_empty() =>
+                                    {
+                                        col.default.clone().unwrap_or(Datum::Null)
+                                    }
+                                    e => eval::eval(e, Some(&r), &cols, &vars)?,
+                                };
+                                if v.is_null() && col.not_null {
+                                    return Err(SqlError::new(
+                                        1048,
+                                        format!("Column '{}' cannot be null", col.name),
+                                    ));
+                                }
+                                let v = schema::coerce(col.ty, &v, &col.name)?;
+                                changes.push((col.name.clone(), v.to_value()));
+                            }
+                            ch.queue.push_back(Request::Update {
+                                table: table.clone(),
+                                key,
+                                set: changes,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads the largest value of each AUTO_INCREMENT column, as InnoDB
+    /// does the first time a table is used (`row_search_max_autoinc`).
+    pub(super) fn init_autoinc(&mut self, name: &str) -> R<()> {
+        let meta = &self.metas[name];
+        let Some(col) = meta.columns.iter().position(|c| c.auto_increment) else {
+            return Ok(());
+        };
+        let s = self.internal;
+        let req = Request::Scan {
+            table: name.to_string(),
+            index: None,
+            low: RangeBound::Unbounded,
+            high: RangeBound::Unbounded,
+            reverse: false,
+            limit: None,
+        };
+        let rows = match self.engine.execute(s, req) {
+            Ok(Step::Done(Response::Rows(r))) => r,
+            Ok(_) => Vec::new(),
+            Err(e) => return Err(SqlError::from_engine(&e, super::DEFAULT_DB)),
+        };
+        let max = rows
+            .iter()
+            .filter_map(|r| Datum::from_value(r[col].clone()).as_i128())
+            .max()
+            .unwrap_or(0);
+        self.autoinc
+            .insert(name.to_string(), u64::try_from(max).unwrap_or(0) + 1);
+        Ok(())
+    }
+
+    // ---- DDL ----
+
+    fn ddl(&mut self, c: ConnId, stmt: Stmt) -> R<Outcome> {
+        let ok = |warnings: Vec<Warning>, me: &mut Server| {
+            let n = warnings.len();
+            for w in warnings {
+                me.warn(c, w);
+            }
+            Outcome::Done(Reply::Ok {
+                affected: 0,
+                info: None,
+                warnings: n,
+            })
+        };
+        match stmt {
+            Stmt::CreateDatabase { name, if_not_exists } => {
+                if self.database_exists(&name) {
+                    if if_not_exists {
+                        return Ok(ok(
+                            vec![Warning::note(1007, format!("Can't create database '{name}'; database exists"))],
+                            self,
+                        ));
+                    }
+                    return Err(SqlError::new(1007, format!("Can't create database '{name}'; database exists")));
+                }
+                check_name(&name, 1102, "Incorrect database name")?;
+                self.create_database_marker(&name)?;
+                Ok(ok(vec![], self))
+            }
+            Stmt::DropDatabase { name, if_exists } => {
+                if !self.database_exists(&name) {
+                    if if_exists {
+                        return Ok(ok(
+                            vec![Warning::note(1008, format!("Can't drop database '{name}'; database doesn't exist"))],
+                            self,
+                        ));
+                    }
+                    return Err(SqlError::new(1008, format!("Can't drop database '{name}'; database doesn't exist")));
+                }
+                let canon = self.canonical_db(&name);
+                let tables: Vec<String> = self
+                    .engine
+                    .table_names()
+                    .into_iter()
+                    .filter(|n| split_name(n).is_some_and(|(d, t)| d == canon && !t.is_empty()))
+                    .collect();
+                for t in &tables {
+                    self.engine.drop_table(t).map_err(|e| self.engine_err(c, &e))?;
+                    self.metas.remove(t);
+                    self.autoinc.remove(t);
+                }
+                self.engine
+                    .drop_table(&format!("{canon}$"))
+                    .map_err(|e| self.engine_err(c, &e))?;
+                for conn in self.conns.values_mut() {
+                    if conn.db.as_deref() == Some(canon.as_str()) {
+                        conn.db = None;
+                    }
+                }
+                Ok(Outcome::Done(Reply::Ok {
+                    affected: tables.len() as u64,
+                    info: None,
+                    warnings: 0,
+                }))
+            }
+            Stmt::CreateTable(ct) => {
+                let db = self.db_of(c, &ct.name)?;
+                if !self.database_exists(&db) {
+                    return Err(SqlError::new(1049, format!("Unknown database '{db}'")));
+                }
+                let db = self.canonical_db(&db);
+                check_name(&ct.name.name, 1103, "Incorrect table name")?;
+                if self.find_table(&db, &ct.name.name).is_some() {
+                    if ct.if_not_exists {
+                        return Ok(ok(
+                            vec![Warning::note(1050, format!("Table '{}' already exists", ct.name.name))],
+                            self,
+                        ));
+                    }
+                    return Err(SqlError::new(1050, format!("Table '{}' already exists", ct.name.name)));
+                }
+                if let Some(e) = &ct.options.engine {
+                    if !e.eq_ignore_ascii_case("innodb") {
+                        return Err(SqlError::new(1286, format!("Unknown table engine '{e}'")));
+                    }
+                }
+                let strict = self.conn(c).strict_mode;
+                let (format, warnings) = match schema::decide_format(&ct.options, self.globals.barracuda, true, strict) {
+                    Ok(x) => x,
+                    Err(warnings) => {
+                        for w in warnings {
+                            self.warn(c, w);
+                        }
+                        return Err(SqlError::new(
+                            1005,
+                            format!("Can't create table '{db}.{}' (errno: 1478)", ct.name.name),
+                        ));
+                    }
+                };
+                let name = engine_name(&db, &ct.name.name);
+                let (def, meta) = schema::build(&ct, &name, format)?;
+                self.engine.create_table(def).map_err(|e| self.engine_err(c, &e))?;
+                self.metas.insert(name.clone(), meta);
+                let start = ct.options.auto_increment.unwrap_or(1).max(1);
+                if self.metas[&name].columns.iter().any(|c| c.auto_increment) {
+                    self.autoinc.insert(name, start);
+                }
+                Ok(ok(warnings, self))
+            }
+            Stmt::CreateTableLike {
+                name,
+                like,
+                if_not_exists,
+            } => {
+                let (old, meta) = self.resolve(c, &like)?;
+                let def = self.engine.table(&old).map_err(|e| self.engine_err(c, &e))?.def.clone();
+                let db = self.canonical_db(&self.db_of(c, &name)?);
+                if !self.database_exists(&db) {
+                    return Err(SqlError::new(1049, format!("Unknown database '{db}'")));
+                }
+                if self.find_table(&db, &name.name).is_some() {
+                    if if_not_exists {
+                        return Ok(ok(
+                            vec![Warning::note(1050, format!("Table '{}' already exists", name.name))],
+                            self,
+                        ));
+                    }
+                    return Err(SqlError::new(1050, format!("Table '{}' already exists", name.name)));
+                }
+                check_name(&name.name, 1103, "Incorrect table name")?;
+                let new = engine_name(&db, &name.name);
+                let mut def = def;
+                def.name = new.clone();
+                def.server = schema::show_create(&name.name, &def, &meta, None).into_bytes();
+                self.engine.create_table(def).map_err(|e| self.engine_err(c, &e))?;
+                if meta.columns.iter().any(|c| c.auto_increment) {
+                    self.autoinc.insert(new.clone(), 1);
+                }
+                self.metas.insert(new, meta);
+                Ok(ok(vec![], self))
+            }
+            Stmt::DropTable { names, if_exists } => {
+                let mut missing = Vec::new();
+                let mut found = Vec::new();
+                for t in &names {
+                    let db = self.db_of(c, t)?;
+                    match self.find_table(&db, &t.name) {
+                        Some(n) => found.push(n),
+                        None => missing.push(t.name.clone()),
+                    }
+                }
+                if !missing.is_empty() && !if_exists {
+                    return Err(SqlError::new(1051, format!("Unknown table '{}'", missing.join(","))));
+                }
+                for n in found {
+                    self.engine.drop_table(&n).map_err(|e| self.engine_err(c, &e))?;
+                    self.metas.remove(&n);
+                    self.autoinc.remove(&n);
+                }
+                let warnings = missing
+                    .into_iter()
+                    .map(|m| Warning::note(1051, format!("Unknown table '{m}'")))
+                    .collect();
+                Ok(ok(warnings, self))
+            }
+            Stmt::CreateIndex { .. } | Stmt::DropIndex { .. } | Stmt::AlterTable { .. } => {
+                Err(SqlError::unsupported("ALTER TABLE, CREATE INDEX and DROP INDEX (fast index creation is not built yet)"))
+            }
+            Stmt::Truncate(_) => Err(SqlError::unsupported("TRUNCATE TABLE (not built yet)")),
+            Stmt::Optimize(_) => Err(SqlError::unsupported("OPTIMIZE TABLE (not built yet)")),
+            other => unreachable!("not a DDL statement: {other:?}"),
+        }
+    }
+}
+
+/// MySQL's identifier rules for names that become file names.
+fn check_name(name: &str, code: u16, what: &str) -> R<()> {
+    if name.is_empty()
+        || name.len() > 64
+        || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    {
+        return Err(SqlError::new(code, format!("{what} '{name}'")));
+    }
+    Ok(())
+}
+
+/// An access path.
+#[derive(Debug)]
+enum Access {
+    /// The whole primary key by equality.
+    Point(Vec<Value>),
+    /// A range of an index (`None`: the clustered index).
+    Range {
+        index: Option<String>,
+        low: RangeBound,
+        high: RangeBound,
+    },
+}
+
+impl Access {
+    fn request(&self, table: &str, limit: Option<usize>) -> Request {
+        match self {
+            Access::Point(key) => Request::Get {
+                table: table.to_string(),
+                key: key.clone(),
+            },
+            Access::Range { index, low, high } => Request::Scan {
+                table: table.to_string(),
+                index: index.clone(),
+                low: low.clone(),
+                high: high.clone(),
+                reverse: false,
+                limit,
+            },
+        }
+    }
+}
+
+fn conjuncts<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
+    match e {
+        Expr::Binary(BinOp::And, a, b) => {
+            conjuncts(a, out);
+            conjuncts(b, out);
+        }
+        e => out.push(e),
+    }
+}
+
+/// The column position an expression names, if it is a bare column.
+fn column_of(e: &Expr, names: &[String]) -> Option<usize> {
+    match e {
+        Expr::Column { name, .. } => names.iter().position(|n| n.eq_ignore_ascii_case(name)),
+        _ => None,
+    }
+}
+
+/// A constant side, converted to the column's engine value exactly (a
+/// value that would round or does not fit is no bound: the rows are found
+/// by the filter instead).
+fn const_for(e: &Expr, col: usize, meta: &TableMeta, vars: &dyn eval::Vars) -> Option<Value> {
+    if !is_const(e) {
+        return None;
+    }
+    let no_cols = Columns {
+        names: &[],
+        table: None,
+        clause: "",
+    };
+    let d = eval::eval(e, None, &no_cols, vars).ok()?;
+    if d.is_null() {
+        return None;
+    }
+    let ty = meta.columns[col].ty;
+    match (ty.engine_type(), &d) {
+        (ColumnType::Int { .. } | ColumnType::BigInt { .. }, Datum::Int(_) | Datum::UInt(_)) => {}
+        (ColumnType::Char(_) | ColumnType::VarChar(_), Datum::Str(_)) => {}
+        _ => return None,
+    }
+    schema::coerce(ty, &d, "").ok().map(|d| d.to_value())
+}
+
+fn is_const(e: &Expr) -> bool {
+    match e {
+        Expr::Lit(_) | Expr::Var { .. } => true,
+        Expr::Unary(_, x) => is_const(x),
+        Expr::Binary(_, a, b) => is_const(a) && is_const(b),
+        _ => false,
+    }
+}
+
+fn flip(op: BinOp) -> BinOp {
+    match op {
+        BinOp::Lt => BinOp::Gt,
+        BinOp::Le => BinOp::Ge,
+        BinOp::Gt => BinOp::Lt,
+        BinOp::Ge => BinOp::Le,
+        o => o,
+    }
+}
+
+/// `col = const` among the conjuncts.
+fn find_eq(
+    conj: &[&Expr],
+    names: &[String],
+    col: usize,
+    meta: &TableMeta,
+    vars: &dyn eval::Vars,
+) -> Option<Value> {
+    for e in conj {
+        if let Expr::Binary(BinOp::Eq, a, b) = e {
+            for (x, y) in [(a, b), (b, a)] {
+                if column_of(x, names) == Some(col) {
+                    if let Some(v) = const_for(y, col, meta, vars) {
+                        return Some(v);
+                    }
+                }
+            }
+        }
+        if let Expr::In(x, list, false) = e {
+            if list.len() == 1 && column_of(x, names) == Some(col) {
+                if let Some(v) = const_for(&list[0], col, meta, vars) {
+                    return Some(v);
+                }
+            }
+        }
+    }
+    None
+}
+
+type Edge = Option<(Value, bool)>;
+
+/// The tightest range the conjuncts put on `col` (bounds and whether
+/// each is inclusive). Values compare as the column's stored forms do.
+fn find_range(
+    conj: &[&Expr],
+    names: &[String],
+    col: usize,
+    meta: &TableMeta,
+    vars: &dyn eval::Vars,
+) -> (Edge, Edge) {
+    let ty = meta.columns[col].ty.engine_type();
+    let key = |v: &Value| crate::record::to_stored(&ty, v, "").ok();
+    let mut lo: Edge = None;
+    let mut hi: Edge = None;
+    let tighten = |edge: &mut Edge, v: Value, incl: bool, lower: bool| {
+        let better = match edge {
+            None => true,
+            Some((cur, cur_incl)) => match (key(&v), key(cur)) {
+                (Some(a), Some(b)) => {
+                    let o = a.cmp(&b);
+                    (if lower {
+                        o == Ordering::Greater
+                    } else {
+                        o == Ordering::Less
+                    }) || (o == Ordering::Equal && *cur_incl && !incl)
+                }
+                _ => false,
+            },
+        };
+        if better {
+            *edge = Some((v, incl));
+        }
+    };
+    for e in conj {
+        match e {
+            Expr::Binary(op @ (BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge), a, b) => {
+                let (op, other) = if column_of(a, names) == Some(col) {
+                    (*op, b)
+                } else if column_of(b, names) == Some(col) {
+                    (flip(*op), a)
+                } else {
+                    continue;
+                };
+                let Some(v) = const_for(other, col, meta, vars) else {
+                    continue;
+                };
+                match op {
+                    BinOp::Gt => tighten(&mut lo, v, false, true),
+                    BinOp::Ge => tighten(&mut lo, v, true, true),
+                    BinOp::Lt => tighten(&mut hi, v, false, false),
+                    _ => tighten(&mut hi, v, true, false),
+                }
+            }
+            Expr::Between(x, a, b, false) if column_of(x, names) == Some(col) => {
+                if let Some(v) = const_for(a, col, meta, vars) {
+                    tighten(&mut lo, v, true, true);
+                }
+                if let Some(v) = const_for(b, col, meta, vars) {
+                    tighten(&mut hi, v, true, false);
+                }
+            }
+            Expr::In(x, list, false) if column_of(x, names) == Some(col) => {
+                // The span of the list; the filter picks the members.
+                let vals: Option<Vec<Value>> =
+                    list.iter().map(|e| const_for(e, col, meta, vars)).collect();
+                if let Some(vals) = vals {
+                    let mut keyed: Vec<(Vec<u8>, Value)> = vals
+                        .into_iter()
+                        .filter_map(|v| key(&v).map(|k| (k, v)))
+                        .collect();
+                    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+                    if let (Some(first), Some(last)) =
+                        (keyed.first().cloned(), keyed.last().cloned())
+                    {
+                        tighten(&mut lo, first.1, true, true);
+                        tighten(&mut hi, last.1, true, false);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    (lo, hi)
+}
+
+/// The post-processing of a SELECT over a table.
+fn post_for(sel: Select, meta: &TableMeta, table: &str) -> SelectPost {
+    SelectPost {
+        sel,
+        names: meta.columns.iter().map(|c| c.name.clone()).collect(),
+        table: Some(table.to_string()),
+        char_cols: meta
+            .columns
+            .iter()
+            .map(|c| matches!(c.ty, SqlType::Char(_)))
+            .collect(),
+    }
+}
+
+/// Engine rows as data, CHAR values without their padding (as MySQL
+/// returns them).
+fn to_datums(char_cols: &[bool], rows: Vec<Vec<Value>>) -> Vec<Vec<Datum>> {
+    rows.into_iter()
+        .map(|r| {
+            r.into_iter()
+                .enumerate()
+                .map(|(i, v)| match Datum::from_value(v) {
+                    Datum::Str(mut b) if char_cols.get(i) == Some(&true) => {
+                        while b.last() == Some(&b' ') {
+                            b.pop();
+                        }
+                        Datum::Str(b)
+                    }
+                    d => d,
+                })
+                .collect()
+        })
+        .collect()
+}

@@ -1,0 +1,409 @@
+//! The server layer: MySQL-flavoured SQL over the engine. Mirrors, just
+//! enough, what `sql_parse.cc` (`mysql_execute_command`), `sql_select.cc`,
+//! `sql_insert.cc`, `sql_update.cc`, `sql_delete.cc`, `sql_show.cc` and
+//! `set_var.cc` do for the statements the seeds and sysbench send.
+//!
+//! A [`Server`] owns an [`Engine`] and its connections. A statement is
+//! parsed ([`parse`]), planned onto the engine's requests (an access path
+//! per MySQL's choice: the primary key for conditions on it, a secondary
+//! index for conditions on its leading columns, otherwise a scan of the
+//! clustered index), and run one request at a time, so a statement that
+//! waits for a lock is [`Outcome::Blocked`] and goes on with
+//! [`Server::resume`] exactly where it stopped. A statement of several
+//! requests (an UPDATE of many rows, an INSERT of several) runs inside
+//! [`Engine::begin_statement`]: when it fails part-way, all of its changes
+//! are undone together.
+//!
+//! The server's own definition of a table (types as written, defaults,
+//! AUTO_INCREMENT, the options given) lives in the engine's dictionary row
+//! as the table's SHOW CREATE TABLE text ([`schema`]), so a DDL statement
+//! changes both or neither. Databases are name prefixes: table `t` of
+//! database `test` is the engine's `test$t`, and a database exists while
+//! its marker table `test$` does.
+
+pub mod ast;
+pub mod error;
+pub mod eval;
+pub mod format;
+pub mod lex;
+pub mod parse;
+pub mod schema;
+pub mod value;
+
+mod exec;
+mod show;
+
+pub use error::{SqlError, Warning};
+pub use value::Datum;
+
+use crate::handler::{Config, Engine, RecoveryReport, SessionId};
+use crate::io::{Clock, Storage};
+use crate::trx::Isolation;
+use schema::TableMeta;
+use std::collections::BTreeMap;
+
+/// Identifies a connection.
+pub type ConnId = u32;
+
+/// What a finished statement gives back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reply {
+    /// Done without a result set.
+    Ok {
+        /// Rows affected.
+        affected: u64,
+        /// The info line (`Records: 5  Duplicates: 0  Warnings: 0`).
+        info: Option<String>,
+        /// Warnings left.
+        warnings: usize,
+    },
+    /// A result set.
+    Rows {
+        /// Column names.
+        columns: Vec<String>,
+        /// Rows.
+        rows: Vec<Vec<Datum>>,
+        /// Warnings left.
+        warnings: usize,
+    },
+    /// The statement failed.
+    Error(SqlError),
+}
+
+/// The result of submitting a statement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Finished.
+    Done(Reply),
+    /// Waiting for a lock (or for the group commit's sync); call
+    /// [`Server::resume`].
+    Blocked,
+}
+
+/// Global settings the server keeps.
+#[derive(Debug, Clone)]
+struct Globals {
+    barracuda: bool,
+    strict_mode: bool,
+    autocommit: bool,
+    isolation: Isolation,
+    lock_wait_timeout: u64,
+}
+
+/// A connection.
+#[derive(Debug)]
+struct Conn {
+    session: SessionId,
+    db: Option<String>,
+    strict_mode: bool,
+    unique_checks: bool,
+    foreign_key_checks: bool,
+    warnings: Vec<Warning>,
+    /// The statement running (blocked), if any.
+    running: Option<exec::Running>,
+    /// Its text, for INNODB_TRX.trx_query.
+    query: Option<String>,
+}
+
+/// The database every fresh server has (as MySQL's install does).
+pub const DEFAULT_DB: &str = "test";
+
+/// The server.
+pub struct Server {
+    engine: Engine,
+    conns: BTreeMap<ConnId, Conn>,
+    next_conn: ConnId,
+    globals: Globals,
+    /// The server definitions of the tables, by engine name.
+    metas: BTreeMap<String, TableMeta>,
+    /// The next AUTO_INCREMENT value of each table that has the column.
+    autoinc: BTreeMap<String, u64>,
+    /// A session for the server's own reads (AUTO_INCREMENT's start).
+    internal: SessionId,
+}
+
+/// A table's engine name.
+pub fn engine_name(db: &str, table: &str) -> String {
+    format!("{db}${table}")
+}
+
+/// Splits an engine name into database and table (`None` for a table not
+/// made by the server).
+pub fn split_name(name: &str) -> Option<(&str, &str)> {
+    name.split_once('$')
+}
+
+impl Server {
+    /// Opens the engine (creating or recovering the database) and loads
+    /// the server definitions of its tables.
+    pub fn open(
+        storage: Box<dyn Storage>,
+        clock: Box<dyn Clock>,
+        config: Config,
+    ) -> Result<(Server, RecoveryReport), SqlError> {
+        let (engine, report) = Engine::open(storage, clock, config)
+            .map_err(|e| SqlError::from_engine(&e, DEFAULT_DB))?;
+        Ok((Server::new(engine)?, report))
+    }
+
+    /// A server over an open engine.
+    pub fn new(mut engine: Engine) -> Result<Server, SqlError> {
+        let internal = engine.session();
+        let globals = Globals {
+            barracuda: false,
+            strict_mode: false,
+            autocommit: true,
+            isolation: Isolation::RepeatableRead,
+            lock_wait_timeout: engine.config().lock_wait_timeout_us / 1_000_000,
+        };
+        let mut s = Server {
+            engine,
+            conns: BTreeMap::new(),
+            next_conn: 1,
+            globals,
+            metas: BTreeMap::new(),
+            autoinc: BTreeMap::new(),
+            internal,
+        };
+        for name in s.engine.table_names() {
+            let Some((_, t)) = split_name(&name) else {
+                continue;
+            };
+            if t.is_empty() {
+                continue;
+            }
+            let server = s
+                .engine
+                .table(&name)
+                .map_err(|e| SqlError::from_engine(&e, DEFAULT_DB))?
+                .def
+                .server
+                .clone();
+            if server.is_empty() {
+                continue;
+            }
+            let meta = schema::load(&server)?;
+            s.metas.insert(name.clone(), meta);
+            s.init_autoinc(&name)?;
+        }
+        if !s.database_exists(DEFAULT_DB) {
+            s.create_database_marker(DEFAULT_DB)?;
+        }
+        Ok(s)
+    }
+
+    /// The engine.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// The engine, to drive it beside the server (checkpoints, ticks).
+    pub fn engine_mut(&mut self) -> &mut Engine {
+        &mut self.engine
+    }
+
+    /// Shuts down cleanly.
+    pub fn close(self) -> Result<(), SqlError> {
+        self.engine
+            .close()
+            .map_err(|e| SqlError::from_engine(&e, DEFAULT_DB))
+    }
+
+    /// Opens a connection, with the global settings and database `test`.
+    pub fn connect(&mut self) -> ConnId {
+        let session = self.engine.session();
+        let id = self.next_conn;
+        self.next_conn += 1;
+        self.conns.insert(
+            id,
+            Conn {
+                session,
+                db: Some(DEFAULT_DB.into()),
+                strict_mode: self.globals.strict_mode,
+                unique_checks: true,
+                foreign_key_checks: true,
+                warnings: Vec::new(),
+                running: None,
+                query: None,
+            },
+        );
+        // The session's settings from the globals; these requests cannot
+        // wait or fail on a fresh session.
+        let iso = self.globals.isolation;
+        let _ = self
+            .engine
+            .execute(session, crate::Request::SetIsolation(iso));
+        if !self.globals.autocommit {
+            let _ = self
+                .engine
+                .execute(session, crate::Request::SetAutocommit(false));
+        }
+        let t = self.globals.lock_wait_timeout;
+        let _ = self
+            .engine
+            .execute(session, crate::Request::SetLockWaitTimeout(t));
+        id
+    }
+
+    /// Closes a connection, rolling back its transaction.
+    pub fn disconnect(&mut self, c: ConnId) -> Result<(), SqlError> {
+        if let Some(conn) = self.conns.remove(&c) {
+            self.engine
+                .close_session(conn.session)
+                .map_err(|e| SqlError::from_engine(&e, DEFAULT_DB))?;
+        }
+        Ok(())
+    }
+
+    /// The connection's engine session.
+    pub fn session_of(&self, c: ConnId) -> Option<SessionId> {
+        self.conns.get(&c).map(|x| x.session)
+    }
+
+    /// Whether the connection has a statement blocked.
+    pub fn is_blocked(&self, c: ConnId) -> bool {
+        self.conns.get(&c).is_some_and(|x| x.running.is_some())
+    }
+
+    /// When the blocked statement's lock wait times out, on the engine's
+    /// clock.
+    pub fn wait_deadline_us(&self, c: ConnId) -> Option<u64> {
+        let s = self.conns.get(&c)?.session;
+        self.engine.wait_deadline_us(s)
+    }
+
+    /// The connection's current database.
+    pub fn database(&self, c: ConnId) -> Option<&str> {
+        self.conns.get(&c).and_then(|x| x.db.as_deref())
+    }
+
+    /// Runs one statement.
+    pub fn execute(&mut self, c: ConnId, sql: &str) -> Outcome {
+        let Some(conn) = self.conns.get_mut(&c) else {
+            return Outcome::Done(Reply::Error(SqlError::new(
+                2013,
+                "Lost connection to MySQL server during query",
+            )));
+        };
+        if conn.running.is_some() {
+            return Outcome::Done(Reply::Error(SqlError::new(
+                2014,
+                "Commands out of sync; you can't run this command now",
+            )));
+        }
+        let stmt = match parse::parse(sql) {
+            Ok(s) => s,
+            Err(e) => return self.finish(c, Reply::Error(e), false),
+        };
+        let keeps_warnings = matches!(
+            stmt,
+            ast::Stmt::Show(ast::Show::Warnings) | ast::Stmt::Show(ast::Show::Errors)
+        );
+        if !keeps_warnings {
+            self.conns
+                .get_mut(&c)
+                .expect("connection exists")
+                .warnings
+                .clear();
+        }
+        self.conns.get_mut(&c).expect("connection exists").query = Some(sql.to_string());
+        let out = self.run(c, stmt);
+        match out {
+            Outcome::Done(reply) => self.finish(c, reply, keeps_warnings),
+            Outcome::Blocked => Outcome::Blocked,
+        }
+    }
+
+    /// Continues a blocked statement.
+    pub fn resume(&mut self, c: ConnId) -> Outcome {
+        let Some(conn) = self.conns.get_mut(&c) else {
+            return Outcome::Done(Reply::Error(SqlError::new(
+                2013,
+                "Lost connection to MySQL server during query",
+            )));
+        };
+        let Some(running) = conn.running.take() else {
+            return Outcome::Done(Reply::Error(SqlError::new(
+                2014,
+                "Commands out of sync; you can't run this command now",
+            )));
+        };
+        match self.continue_running(c, running) {
+            Outcome::Done(reply) => self.finish(c, reply, false),
+            Outcome::Blocked => Outcome::Blocked,
+        }
+    }
+
+    /// Runs the engine's due background work.
+    pub fn tick(&mut self) -> Result<(), SqlError> {
+        self.engine
+            .tick()
+            .map_err(|e| SqlError::from_engine(&e, DEFAULT_DB))
+    }
+
+    fn finish(&mut self, c: ConnId, reply: Reply, keeps_warnings: bool) -> Outcome {
+        let conn = self.conns.get_mut(&c).expect("connection exists");
+        conn.query = None;
+        let reply = match reply {
+            Reply::Error(e) => {
+                if !keeps_warnings {
+                    conn.warnings.push(Warning::error(&e));
+                }
+                Reply::Error(e)
+            }
+            Reply::Ok { affected, info, .. } => Reply::Ok {
+                affected,
+                info: info.map(|i| i.replace("{warnings}", &conn.warnings.len().to_string())),
+                warnings: conn.warnings.len(),
+            },
+            Reply::Rows { columns, rows, .. } => Reply::Rows {
+                columns,
+                rows,
+                warnings: if keeps_warnings {
+                    0
+                } else {
+                    conn.warnings.len()
+                },
+            },
+        };
+        Outcome::Done(reply)
+    }
+
+    fn conn(&self, c: ConnId) -> &Conn {
+        &self.conns[&c]
+    }
+
+    fn conn_mut(&mut self, c: ConnId) -> &mut Conn {
+        self.conns.get_mut(&c).expect("connection exists")
+    }
+
+    fn warn(&mut self, c: ConnId, w: Warning) {
+        self.conn_mut(c).warnings.push(w);
+    }
+
+    /// Whether database `db` exists.
+    pub fn database_exists(&self, db: &str) -> bool {
+        self.engine
+            .table_names()
+            .iter()
+            .any(|n| split_name(n).is_some_and(|(d, t)| t.is_empty() && d.eq_ignore_ascii_case(db)))
+    }
+
+    fn create_database_marker(&mut self, db: &str) -> Result<(), SqlError> {
+        let def = crate::dict::TableDef {
+            name: format!("{db}$"),
+            columns: vec![crate::dict::ColumnDef {
+                name: "db".into(),
+                ty: crate::record::ColumnType::INT,
+                nullable: true,
+            }],
+            primary_key: vec![],
+            indexes: vec![],
+            row_format: crate::record::RowFormat::Compact,
+            server: b"DATABASE".to_vec(),
+        };
+        self.engine
+            .create_table(def)
+            .map_err(|e| SqlError::from_engine(&e, db))
+    }
+}

@@ -1,0 +1,793 @@
+//! The server's view of a table: the SQL types, defaults and options the
+//! user wrote (MySQL's `.frm`), mapped onto the engine's definition, and
+//! InnoDB Plugin 1.0's rules for what a CREATE TABLE's ROW_FORMAT and
+//! KEY_BLOCK_SIZE become under `innodb_file_format`,
+//! `innodb_file_per_table` and `innodb_strict_mode` (`ha_innobase::create`
+//! and `create_options_are_valid` in `ha_innodb.cc`).
+//!
+//! The server definition is stored as the table's SHOW CREATE TABLE text
+//! in the engine's dictionary row ([`TableDef::server`]), and read back by
+//! parsing it: one format, and every reload exercises the parser.
+
+use super::ast::{ColumnSpec, CreateTable, IndexSpec, SqlType, TableOptions};
+use super::error::{SqlError, Warning};
+use super::value::Datum;
+use crate::dict::{ColumnDef, IndexDef, TableDef};
+use crate::record::{ColumnType, RowFormat};
+
+/// A table as the server knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableMeta {
+    /// The columns as declared.
+    pub columns: Vec<ColumnSpec>,
+    /// The options as the user wrote them.
+    pub options: TableOptions,
+}
+
+impl SqlType {
+    /// The engine's column type.
+    pub fn engine_type(self) -> ColumnType {
+        match self {
+            SqlType::Integer {
+                bytes: 8, unsigned, ..
+            } => ColumnType::BigInt { unsigned },
+            SqlType::Integer { unsigned, .. } => ColumnType::Int { unsigned },
+            SqlType::Char(n) => ColumnType::Char(n),
+            SqlType::VarChar(n) => ColumnType::VarChar(n),
+            SqlType::Text(max_len) => ColumnType::Text { max_len },
+            SqlType::Blob(max_len) => ColumnType::Blob { max_len },
+        }
+    }
+
+    /// The range of an integer type.
+    pub fn int_range(self) -> Option<(i128, i128)> {
+        let SqlType::Integer {
+            bytes, unsigned, ..
+        } = self
+        else {
+            return None;
+        };
+        let bits = u32::from(bytes) * 8;
+        Some(if unsigned {
+            (0, (1i128 << bits) - 1)
+        } else {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        })
+    }
+
+    /// As SHOW CREATE TABLE writes it: `int(11)`, `int(10) unsigned`.
+    pub fn render(self) -> String {
+        match self {
+            SqlType::Integer {
+                bytes,
+                unsigned,
+                width,
+            } => {
+                let (name, w) = match bytes {
+                    1 => ("tinyint", 4),
+                    2 => ("smallint", 6),
+                    3 => ("mediumint", 9),
+                    4 => ("int", 11),
+                    _ => ("bigint", 20),
+                };
+                // The default width is the longest value's digits and sign;
+                // UNSIGNED drops the sign (but bigint's is 20 both ways).
+                let w = width.unwrap_or(if unsigned && bytes != 8 { w - 1 } else { w });
+                format!("{name}({w}){}", if unsigned { " unsigned" } else { "" })
+            }
+            SqlType::Char(n) => format!("char({n})"),
+            SqlType::VarChar(n) => format!("varchar({n})"),
+            SqlType::Text(m) => match m {
+                255 => "tinytext".into(),
+                65_535 => "text".into(),
+                16_777_215 => "mediumtext".into(),
+                _ => "longtext".into(),
+            },
+            SqlType::Blob(m) => match m {
+                255 => "tinyblob".into(),
+                65_535 => "blob".into(),
+                16_777_215 => "mediumblob".into(),
+                _ => "longblob".into(),
+            },
+        }
+    }
+
+    fn is_lob(self) -> bool {
+        matches!(self, SqlType::Text(_) | SqlType::Blob(_))
+    }
+
+    /// Bytes the type counts toward MySQL's 65535-byte row limit.
+    fn row_bytes(self) -> u64 {
+        match self {
+            SqlType::Integer { bytes, .. } => u64::from(bytes),
+            SqlType::Char(n) => u64::from(n),
+            SqlType::VarChar(n) => u64::from(n) + if n > 255 { 2 } else { 1 },
+            // A LOB counts its pointer: 9 to 12 bytes in MySQL.
+            SqlType::Text(_) | SqlType::Blob(_) => 10,
+        }
+    }
+}
+
+/// Quotes an identifier as SHOW CREATE TABLE does.
+pub fn quote(name: &str) -> String {
+    format!("`{}`", name.replace('`', "``"))
+}
+
+/// Quotes a string constant.
+fn quote_str(b: &[u8]) -> String {
+    let mut s = String::from("'");
+    for &c in b {
+        match c {
+            b'\'' => s.push_str("''"),
+            b'\\' => s.push_str("\\\\"),
+            0 => s.push_str("\\0"),
+            b'\n' => s.push_str("\\n"),
+            c => s.push(c as char),
+        }
+    }
+    s.push('\'');
+    s
+}
+
+/// InnoDB's decision for a new table's format: the row format it gets and
+/// the warnings it leaves, or (strict mode) the warnings and the refusal.
+pub fn decide_format(
+    o: &TableOptions,
+    barracuda: bool,
+    file_per_table: bool,
+    strict: bool,
+) -> Result<(RowFormat, Vec<Warning>), Vec<Warning>> {
+    let mut w = Vec::new();
+    let warn = |w: &mut Vec<Warning>, m: String| w.push(Warning::warn(1478, m));
+    let row = o.row_format.as_deref().unwrap_or("DEFAULT");
+    if strict {
+        let mut bad = false;
+        let kbs = o.key_block_size;
+        if let Some(k) = kbs {
+            if ![1, 2, 4, 8, 16].contains(&k) {
+                warn(
+                    &mut w,
+                    format!(
+                        "InnoDB: invalid KEY_BLOCK_SIZE = {k}. Valid values are [1, 2, 4, 8, 16]"
+                    ),
+                );
+                bad = true;
+            }
+            if !file_per_table {
+                warn(
+                    &mut w,
+                    "InnoDB: KEY_BLOCK_SIZE requires innodb_file_per_table.".into(),
+                );
+                bad = true;
+            }
+            if !barracuda {
+                warn(
+                    &mut w,
+                    "InnoDB: KEY_BLOCK_SIZE requires innodb_file_format > Antelope.".into(),
+                );
+                bad = true;
+            }
+        }
+        match row {
+            "COMPRESSED" | "DYNAMIC" => {
+                if !file_per_table {
+                    warn(
+                        &mut w,
+                        format!("InnoDB: ROW_FORMAT={row} requires innodb_file_per_table."),
+                    );
+                    bad = true;
+                }
+                if !barracuda {
+                    warn(
+                        &mut w,
+                        format!("InnoDB: ROW_FORMAT={row} requires innodb_file_format > Antelope."),
+                    );
+                    bad = true;
+                }
+                if kbs.is_some() && row == "DYNAMIC" {
+                    warn(
+                        &mut w,
+                        "InnoDB: cannot specify ROW_FORMAT = DYNAMIC with KEY_BLOCK_SIZE.".into(),
+                    );
+                    bad = true;
+                }
+            }
+            "REDUNDANT" | "COMPACT" | "DEFAULT" => {
+                if kbs.is_some() {
+                    warn(
+                        &mut w,
+                        format!("InnoDB: cannot specify ROW_FORMAT = {row} with KEY_BLOCK_SIZE."),
+                    );
+                    bad = true;
+                }
+            }
+            _ => {
+                warn(&mut w, "InnoDB: invalid ROW_FORMAT specifier.".into());
+                bad = true;
+            }
+        }
+        if bad {
+            return Err(w);
+        }
+    }
+    // The non-strict path: what ha_innobase::create makes of the options.
+    let mut zip: Option<u32> = None;
+    if let Some(k) = o.key_block_size {
+        let mut ok = [1, 2, 4, 8, 16].contains(&k);
+        if !file_per_table {
+            warn(
+                &mut w,
+                "InnoDB: KEY_BLOCK_SIZE requires innodb_file_per_table.".into(),
+            );
+            ok = false;
+        }
+        if !barracuda {
+            warn(
+                &mut w,
+                "InnoDB: KEY_BLOCK_SIZE requires innodb_file_format > Antelope.".into(),
+            );
+            ok = false;
+        }
+        if ok {
+            zip = Some(k);
+        } else {
+            warn(&mut w, format!("InnoDB: ignoring KEY_BLOCK_SIZE={k}."));
+        }
+    }
+    let mut row = row.to_string();
+    if let Some(k) = zip {
+        if o.row_format.is_none() {
+            row = "COMPRESSED".into();
+        } else if row != "COMPRESSED" {
+            warn(
+                &mut w,
+                format!("InnoDB: ignoring KEY_BLOCK_SIZE={k} unless ROW_FORMAT=COMPRESSED."),
+            );
+            zip = None;
+        }
+    } else if row == "COMPRESSED" {
+        // ROW_FORMAT=COMPRESSED alone means half the largest block.
+        zip = Some(8);
+    }
+    let format = match row.as_str() {
+        "REDUNDANT" => RowFormat::Redundant,
+        "COMPACT" | "DEFAULT" => RowFormat::Compact,
+        "COMPRESSED" | "DYNAMIC" => {
+            if !file_per_table {
+                warn(
+                    &mut w,
+                    format!("InnoDB: ROW_FORMAT={row} requires innodb_file_per_table."),
+                );
+            } else if !barracuda {
+                warn(
+                    &mut w,
+                    format!("InnoDB: ROW_FORMAT={row} requires innodb_file_format > Antelope."),
+                );
+            }
+            if file_per_table && barracuda {
+                match (row.as_str(), zip) {
+                    ("COMPRESSED", Some(key_block_size)) => {
+                        RowFormat::Compressed { key_block_size }
+                    }
+                    _ => RowFormat::Dynamic,
+                }
+            } else {
+                warn(&mut w, "InnoDB: assuming ROW_FORMAT=COMPACT.".into());
+                RowFormat::Compact
+            }
+        }
+        _ => {
+            warn(&mut w, "InnoDB: assuming ROW_FORMAT=COMPACT.".into());
+            RowFormat::Compact
+        }
+    };
+    Ok((format, w))
+}
+
+/// Builds the engine's definition of a CREATE TABLE (engine name
+/// `engine_name`), with the server definition text inside.
+pub fn build(
+    ct: &CreateTable,
+    engine_name: &str,
+    row_format: RowFormat,
+) -> Result<(TableDef, TableMeta), SqlError> {
+    let mut columns: Vec<ColumnSpec> = ct.columns.clone();
+    let mut primary: Option<Vec<String>> = None;
+    let mut indexes: Vec<IndexSpec> = Vec::new();
+    let mut set_primary = |cols: Vec<String>| -> Result<(), SqlError> {
+        if primary.is_some() {
+            return Err(SqlError::new(1068, "Multiple primary key defined"));
+        }
+        primary = Some(cols);
+        Ok(())
+    };
+    for c in &ct.columns {
+        if c.primary {
+            set_primary(vec![c.name.clone()])?;
+        }
+    }
+    for ix in &ct.indexes {
+        if ix.primary {
+            set_primary(ix.columns.clone())?;
+        } else {
+            indexes.push(ix.clone());
+        }
+    }
+    for c in &ct.columns {
+        if c.unique {
+            indexes.push(IndexSpec {
+                name: Some(c.name.clone()),
+                columns: vec![c.name.clone()],
+                unique: true,
+                primary: false,
+            });
+        }
+    }
+    fn position(columns: &[ColumnSpec], name: &str) -> Result<usize, SqlError> {
+        columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(name))
+            .ok_or_else(|| {
+                SqlError::new(1072, format!("Key column '{name}' doesn't exist in table"))
+            })
+    }
+    let pos = |name: &str| position(&ct.columns, name);
+    let pk: Vec<usize> = match &primary {
+        Some(cols) => cols.iter().map(|c| pos(c)).collect::<Result<_, _>>()?,
+        None => Vec::new(),
+    };
+    // Columns of the primary key are NOT NULL, as MySQL makes them.
+    for &c in &pk {
+        columns[c].not_null = true;
+    }
+    // Name the unnamed indexes MySQL's way: after the first column, with
+    // _2, _3 ... for repeats.
+    let mut defs: Vec<IndexDef> = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    for ix in &indexes {
+        let cols: Vec<usize> = ix
+            .columns
+            .iter()
+            .map(|c| pos(c))
+            .collect::<Result<_, _>>()?;
+        let name = match &ix.name {
+            Some(n) => {
+                if n.eq_ignore_ascii_case("PRIMARY") {
+                    return Err(SqlError::new(1280, format!("Incorrect index name '{n}'")));
+                }
+                if names.iter().any(|x| x.eq_ignore_ascii_case(n)) {
+                    return Err(SqlError::new(1061, format!("Duplicate key name '{n}'")));
+                }
+                n.clone()
+            }
+            None => {
+                let base = columns[cols[0]].name.clone();
+                let mut n = base.clone();
+                let mut k = 2;
+                while names.iter().any(|x| x.eq_ignore_ascii_case(&n))
+                    || n.eq_ignore_ascii_case("PRIMARY")
+                {
+                    n = format!("{base}_{k}");
+                    k += 1;
+                }
+                n
+            }
+        };
+        names.push(name.clone());
+        defs.push(IndexDef {
+            name,
+            columns: cols,
+            unique: ix.unique,
+        });
+    }
+    check_columns(&columns, &pk, &defs)?;
+    for c in &mut columns {
+        if c.default == Some(Datum::Null) {
+            c.default = None;
+        }
+    }
+    let meta = TableMeta {
+        columns: columns.clone(),
+        options: ct.options.clone(),
+    };
+    let mut def = TableDef {
+        name: engine_name.to_string(),
+        columns: columns
+            .iter()
+            .map(|c| ColumnDef {
+                name: c.name.clone(),
+                ty: c.ty.engine_type(),
+                nullable: !c.not_null,
+            })
+            .collect(),
+        primary_key: pk,
+        indexes: defs,
+        row_format,
+        server: Vec::new(),
+    };
+    def.server = show_create(&ct.name.name, &def, &meta, None).into_bytes();
+    Ok((def, meta))
+}
+
+/// MySQL's checks of columns, with its errors.
+fn check_columns(
+    columns: &[ColumnSpec],
+    pk: &[usize],
+    indexes: &[IndexDef],
+) -> Result<(), SqlError> {
+    let mut row = 0u64;
+    for (i, c) in columns.iter().enumerate() {
+        if columns[..i]
+            .iter()
+            .any(|o| o.name.eq_ignore_ascii_case(&c.name))
+        {
+            return Err(SqlError::new(
+                1060,
+                format!("Duplicate column name '{}'", c.name),
+            ));
+        }
+        if c.name.len() > 64 {
+            return Err(SqlError::new(
+                1059,
+                format!("Identifier name '{}' is too long", c.name),
+            ));
+        }
+        if c.ty.is_lob() && c.default.as_ref().is_some_and(|d| !d.is_null()) {
+            return Err(SqlError::new(
+                1101,
+                format!("BLOB/TEXT column '{}' can't have a default value", c.name),
+            ));
+        }
+        match &c.default {
+            Some(Datum::Null) if c.not_null => {
+                return Err(SqlError::new(
+                    1067,
+                    format!("Invalid default value for '{}'", c.name),
+                ))
+            }
+            Some(d) if !d.is_null() && default_fits(c.ty, d).is_err() => {
+                return Err(SqlError::new(
+                    1067,
+                    format!("Invalid default value for '{}'", c.name),
+                ));
+            }
+            _ => {}
+        }
+        if c.auto_increment {
+            if !matches!(c.ty, SqlType::Integer { .. }) {
+                return Err(SqlError::new(
+                    1063,
+                    format!("Incorrect column specifier for column '{}'", c.name),
+                ));
+            }
+            if columns[..i].iter().any(|o| o.auto_increment) {
+                return Err(auto_key_error());
+            }
+            let leads = pk.first() == Some(&i) || indexes.iter().any(|ix| ix.columns[0] == i);
+            if !leads {
+                return Err(auto_key_error());
+            }
+        }
+        row += c.ty.row_bytes() + u64::from(!c.not_null);
+    }
+    if row > 65_535 {
+        return Err(SqlError::new(
+            1118,
+            "Row size too large. The maximum row size for the used table type, not counting \
+             BLOBs, is 65535. You have to change some columns to TEXT or BLOBs",
+        ));
+    }
+    for ix in indexes
+        .iter()
+        .map(|x| &x.columns)
+        .chain(std::iter::once(&pk.to_vec()))
+    {
+        for &c in ix {
+            let col = &columns[c];
+            if col.ty.is_lob() {
+                return Err(SqlError::new(
+                    1170,
+                    format!(
+                        "BLOB/TEXT column '{}' used in key specification without a key length",
+                        col.name
+                    ),
+                ));
+            }
+            if let SqlType::VarChar(n) | SqlType::Char(n) = col.ty {
+                if u32::from(n) > crate::dict::MAX_KEY_COLUMN_BYTES {
+                    return Err(SqlError::new(
+                        1071,
+                        "Specified key was too long; max key length is 767 bytes",
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn auto_key_error() -> SqlError {
+    SqlError::new(
+        1075,
+        "Incorrect table definition; there can be only one auto column and it must be defined as a key",
+    )
+}
+
+/// Whether a constant fits a column type (for DEFAULT and stored values).
+pub fn default_fits(ty: SqlType, d: &Datum) -> Result<Datum, SqlError> {
+    coerce(ty, d, "")
+}
+
+/// Converts a value for a column, with MySQL's strict-mode errors: 1264
+/// for an integer out of range, 1406 for a string too long, 1366 for a
+/// string that is not a number.
+pub fn coerce(ty: SqlType, d: &Datum, column: &str) -> Result<Datum, SqlError> {
+    if d.is_null() {
+        return Ok(Datum::Null);
+    }
+    match ty {
+        SqlType::Integer { .. } => {
+            if let Datum::Str(b) = d {
+                let t = String::from_utf8_lossy(b);
+                let s = t.trim();
+                if s.is_empty() || s.parse::<i128>().is_err() {
+                    return Err(SqlError::new(
+                        1366,
+                        format!("Incorrect integer value: '{t}' for column '{column}' at row 1"),
+                    ));
+                }
+            }
+            let v = match d {
+                Datum::Dec(v, s) => {
+                    let p = 10i128.pow(u32::from(*s));
+                    (v.abs() + p / 2) / p * v.signum()
+                }
+                other => other.as_i128().unwrap_or(0),
+            };
+            let (lo, hi) = ty.int_range().expect("an integer type");
+            if v < lo || v > hi {
+                return Err(SqlError::new(
+                    1264,
+                    format!("Out of range value for column '{column}' at row 1"),
+                ));
+            }
+            Ok(super::value::int_datum(v).expect("in range"))
+        }
+        SqlType::Char(n) | SqlType::VarChar(n) => {
+            let b = d.render().into_bytes();
+            if b.len() > usize::from(n) {
+                return Err(SqlError::new(
+                    1406,
+                    format!("Data too long for column '{column}' at row 1"),
+                ));
+            }
+            Ok(Datum::Str(b))
+        }
+        SqlType::Text(m) | SqlType::Blob(m) => {
+            let b = d.render().into_bytes();
+            if b.len() as u64 > u64::from(m) {
+                return Err(SqlError::new(
+                    1406,
+                    format!("Data too long for column '{column}' at row 1"),
+                ));
+            }
+            Ok(Datum::Str(b))
+        }
+    }
+}
+
+/// SHOW CREATE TABLE's text. `auto_increment`: the next value, shown when
+/// above 1.
+pub fn show_create(
+    name: &str,
+    def: &TableDef,
+    meta: &TableMeta,
+    auto_increment: Option<u64>,
+) -> String {
+    let mut lines = Vec::new();
+    for c in &meta.columns {
+        let mut l = format!("  {} {}", quote(&c.name), c.ty.render());
+        if c.not_null {
+            l.push_str(" NOT NULL");
+        }
+        match &c.default {
+            Some(Datum::Null) | None if !c.not_null && !c.ty.is_lob() => {
+                l.push_str(" DEFAULT NULL")
+            }
+            Some(d) if !d.is_null() => {
+                l.push_str(" DEFAULT ");
+                l.push_str(&quote_str(d.render().as_bytes()));
+            }
+            _ => {}
+        }
+        if c.auto_increment {
+            l.push_str(" AUTO_INCREMENT");
+        }
+        lines.push(l);
+    }
+    let cols = |ix: &[usize]| {
+        ix.iter()
+            .map(|&c| quote(&def.columns[c].name))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    if !def.primary_key.is_empty() {
+        lines.push(format!("  PRIMARY KEY ({})", cols(&def.primary_key)));
+    }
+    for ix in &def.indexes {
+        lines.push(format!(
+            "  {}KEY {} ({})",
+            if ix.unique { "UNIQUE " } else { "" },
+            quote(&ix.name),
+            cols(&ix.columns)
+        ));
+    }
+    let mut s = format!(
+        "CREATE TABLE {} (\n{}\n) ENGINE=InnoDB",
+        quote(name),
+        lines.join(",\n")
+    );
+    if let Some(n) = auto_increment.filter(|&n| n > 1) {
+        s.push_str(&format!(" AUTO_INCREMENT={n}"));
+    }
+    s.push_str(" DEFAULT CHARSET=latin1");
+    if let Some(r) = &meta.options.row_format {
+        s.push_str(&format!(" ROW_FORMAT={r}"));
+    }
+    if let Some(k) = meta.options.key_block_size {
+        s.push_str(&format!(" KEY_BLOCK_SIZE={k}"));
+    }
+    s
+}
+
+/// SHOW TABLE STATUS's Create_options: the options the user gave.
+pub fn create_options(meta: &TableMeta) -> String {
+    let mut parts = Vec::new();
+    if let Some(r) = &meta.options.row_format {
+        parts.push(format!("row_format={r}"));
+    }
+    if let Some(k) = meta.options.key_block_size {
+        parts.push(format!("KEY_BLOCK_SIZE={k}"));
+    }
+    parts.join(" ")
+}
+
+/// Reads a server definition back.
+pub fn load(server: &[u8]) -> Result<TableMeta, SqlError> {
+    let text = std::str::from_utf8(server)
+        .map_err(|_| SqlError::new(1033, "Incorrect information in file"))?;
+    match super::parse::parse(text)? {
+        super::ast::Stmt::CreateTable(ct) => {
+            let mut columns = ct.columns;
+            // PRIMARY KEY columns are NOT NULL in the text already.
+            for c in &mut columns {
+                c.primary = false;
+                c.unique = false;
+                if c.default == Some(Datum::Null) {
+                    c.default = None;
+                }
+            }
+            Ok(TableMeta {
+                columns,
+                options: ct.options,
+            })
+        }
+        _ => Err(SqlError::new(1033, "Incorrect information in file")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(row: Option<&str>, kbs: Option<u32>) -> TableOptions {
+        TableOptions {
+            row_format: row.map(str::to_string),
+            key_block_size: kbs,
+            ..TableOptions::default()
+        }
+    }
+
+    fn texts(w: &[Warning]) -> Vec<String> {
+        w.iter().map(|w| w.message.clone()).collect()
+    }
+
+    #[test]
+    fn the_seeds_fall_backs_word_for_word() {
+        // seeds/000: Antelope, ROW_FORMAT=Dynamic.
+        let (f, w) = decide_format(&opts(Some("DYNAMIC"), None), false, true, false).unwrap();
+        assert_eq!(f, RowFormat::Compact);
+        assert_eq!(
+            texts(&w),
+            [
+                "InnoDB: ROW_FORMAT=DYNAMIC requires innodb_file_format > Antelope.",
+                "InnoDB: assuming ROW_FORMAT=COMPACT."
+            ]
+        );
+        // seeds/000: Antelope, ROW_FORMAT=Compressed KEY_BLOCK_SIZE=8.
+        let (f, w) = decide_format(&opts(Some("COMPRESSED"), Some(8)), false, true, false).unwrap();
+        assert_eq!(f, RowFormat::Compact);
+        assert_eq!(
+            texts(&w),
+            [
+                "InnoDB: KEY_BLOCK_SIZE requires innodb_file_format > Antelope.",
+                "InnoDB: ignoring KEY_BLOCK_SIZE=8.",
+                "InnoDB: ROW_FORMAT=COMPRESSED requires innodb_file_format > Antelope.",
+                "InnoDB: assuming ROW_FORMAT=COMPACT."
+            ]
+        );
+        // Strict: refused, with the reasons.
+        let w = decide_format(&opts(Some("COMPRESSED"), Some(8)), false, true, true).unwrap_err();
+        assert_eq!(
+            texts(&w),
+            [
+                "InnoDB: KEY_BLOCK_SIZE requires innodb_file_format > Antelope.",
+                "InnoDB: ROW_FORMAT=COMPRESSED requires innodb_file_format > Antelope.",
+            ]
+        );
+    }
+
+    #[test]
+    fn barracuda_outcomes() {
+        let ok = |row, kbs| decide_format(&opts(row, kbs), true, true, false).unwrap();
+        assert_eq!(
+            ok(Some("COMPRESSED"), None).0,
+            RowFormat::Compressed { key_block_size: 8 }
+        );
+        assert_eq!(
+            ok(None, Some(4)).0,
+            RowFormat::Compressed { key_block_size: 4 }
+        );
+        let (f, w) = ok(Some("DYNAMIC"), Some(4));
+        assert_eq!(f, RowFormat::Dynamic);
+        assert_eq!(
+            texts(&w),
+            ["InnoDB: ignoring KEY_BLOCK_SIZE=4 unless ROW_FORMAT=COMPRESSED."]
+        );
+        let (f, w) = ok(None, Some(3));
+        assert_eq!(f, RowFormat::Compact);
+        assert_eq!(texts(&w), ["InnoDB: ignoring KEY_BLOCK_SIZE=3."]);
+        assert_eq!(ok(Some("REDUNDANT"), None).0, RowFormat::Redundant);
+        let (f, w) = ok(Some("FIXED"), None);
+        assert_eq!(f, RowFormat::Compact);
+        assert_eq!(texts(&w), ["InnoDB: assuming ROW_FORMAT=COMPACT."]);
+        let w = decide_format(&opts(Some("DYNAMIC"), Some(8)), true, true, true).unwrap_err();
+        assert_eq!(
+            texts(&w),
+            ["InnoDB: cannot specify ROW_FORMAT = DYNAMIC with KEY_BLOCK_SIZE."]
+        );
+        let (f, w) = decide_format(&opts(Some("COMPRESSED"), None), true, false, false).unwrap();
+        assert_eq!(f, RowFormat::Compact);
+        assert_eq!(
+            texts(&w),
+            [
+                "InnoDB: ROW_FORMAT=COMPRESSED requires innodb_file_per_table.",
+                "InnoDB: assuming ROW_FORMAT=COMPACT."
+            ]
+        );
+    }
+
+    #[test]
+    fn a_definition_survives_its_text() {
+        let t = "CREATE TABLE `sbtest` ( `id` int(10) unsigned NOT NULL auto_increment, `k` int(10) unsigned NOT NULL DEFAULT '0', `c` char(120) NOT NULL DEFAULT '', `pad` char(60) NOT NULL DEFAULT '', d varchar(20), PRIMARY KEY (`id`), KEY `k` (`k`) ) ENGINE=InnoDB ROW_FORMAT=compressed";
+        let super::super::ast::Stmt::CreateTable(ct) = super::super::parse::parse(t).unwrap()
+        else {
+            panic!()
+        };
+        let (def, meta) = build(&ct, "test$sbtest", RowFormat::Compact).unwrap();
+        let text = String::from_utf8(def.server.clone()).unwrap();
+        assert_eq!(
+            text,
+            "CREATE TABLE `sbtest` (\n  `id` int(10) unsigned NOT NULL AUTO_INCREMENT,\n  `k` int(10) unsigned NOT NULL DEFAULT '0',\n  `c` char(120) NOT NULL DEFAULT '',\n  `pad` char(60) NOT NULL DEFAULT '',\n  `d` varchar(20) DEFAULT NULL,\n  PRIMARY KEY (`id`),\n  KEY `k` (`k`)\n) ENGINE=InnoDB DEFAULT CHARSET=latin1 ROW_FORMAT=COMPRESSED"
+        );
+        let mut back = load(&def.server).unwrap();
+        back.options.engine = None;
+        back.options.charset = None;
+        let mut want = meta.clone();
+        want.options.engine = None;
+        for c in &mut want.columns {
+            c.primary = false;
+        }
+        assert_eq!(back, want);
+    }
+}

@@ -1,0 +1,873 @@
+//! SHOW statements, information_schema tables and system variables.
+//! Mirrors `sql_show.cc` and `set_var.cc` for what innosim has, and
+//! InnoDB's `i_s.cc` for the INNODB_* tables.
+
+use super::ast::*;
+use super::error::{SqlError, Warning};
+use super::eval::{self, int, Columns, Vars};
+use super::schema;
+use super::value::Datum;
+use super::{split_name, ConnId, Reply, Server};
+use crate::handler::{FlushAtCommit, Request, Step};
+use crate::trx::Isolation;
+
+type R<T> = Result<T, SqlError>;
+
+/// A system variable's scope rules.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum VarScope {
+    /// Session and global.
+    Both,
+    /// Global only.
+    Global,
+    /// Read only.
+    ReadOnly,
+}
+
+/// The variables innosim knows, with their scopes.
+const VARIABLES: &[(&str, VarScope)] = &[
+    ("autocommit", VarScope::Both),
+    ("foreign_key_checks", VarScope::Both),
+    ("innodb_buffer_pool_size", VarScope::ReadOnly),
+    ("innodb_doublewrite", VarScope::ReadOnly),
+    ("innodb_file_format", VarScope::Global),
+    ("innodb_file_per_table", VarScope::Global),
+    ("innodb_flush_log_at_trx_commit", VarScope::Global),
+    ("innodb_lock_wait_timeout", VarScope::Both),
+    ("innodb_page_size", VarScope::ReadOnly),
+    ("innodb_rollback_on_timeout", VarScope::ReadOnly),
+    ("innodb_strict_mode", VarScope::Both),
+    ("innodb_version", VarScope::ReadOnly),
+    ("tx_isolation", VarScope::Both),
+    ("unique_checks", VarScope::Both),
+    ("version", VarScope::ReadOnly),
+];
+
+fn iso_name(i: Isolation) -> &'static str {
+    match i {
+        Isolation::ReadUncommitted => "READ-UNCOMMITTED",
+        Isolation::ReadCommitted => "READ-COMMITTED",
+        Isolation::RepeatableRead => "REPEATABLE-READ",
+        Isolation::Serializable => "SERIALIZABLE",
+    }
+}
+
+fn on_off(b: bool) -> Datum {
+    Datum::str(if b { "ON" } else { "OFF" })
+}
+
+/// Variable lookups for one connection.
+pub(super) struct ConnVars<'a> {
+    server: &'a Server,
+    conn: ConnId,
+}
+
+impl Vars for ConnVars<'_> {
+    fn var(&self, global: bool, name: &str) -> R<Datum> {
+        self.server.variable(self.conn, global, name)
+    }
+}
+
+/// A boolean setting's value: ON/OFF, 1/0, TRUE/FALSE.
+fn bool_value(var: &str, d: &Datum) -> R<bool> {
+    match d {
+        Datum::Int(0) => Ok(false),
+        Datum::Int(1) => Ok(true),
+        Datum::Str(b) => match String::from_utf8_lossy(b).to_ascii_uppercase().as_str() {
+            "ON" | "TRUE" => Ok(true),
+            "OFF" | "FALSE" => Ok(false),
+            _ => Err(SqlError::wrong_value(var, &d.render())),
+        },
+        _ => Err(SqlError::wrong_value(var, &d.render())),
+    }
+}
+
+impl Server {
+    pub(super) fn vars(&self, c: ConnId) -> ConnVars<'_> {
+        ConnVars {
+            server: self,
+            conn: c,
+        }
+    }
+
+    fn scope_of(name: &str) -> R<VarScope> {
+        VARIABLES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, s)| *s)
+            .ok_or_else(|| SqlError::unknown_variable(name))
+    }
+
+    /// A variable's value (`global`: the GLOBAL one).
+    pub(super) fn variable(&self, c: ConnId, global: bool, name: &str) -> R<Datum> {
+        let name = if name == "transaction_isolation" {
+            "tx_isolation"
+        } else {
+            name
+        };
+        let scope = Self::scope_of(name)?;
+        let conn = self.conn(c);
+        let session = !global && scope == VarScope::Both;
+        let cfg = self.engine.config();
+        Ok(match name {
+            "autocommit" => Datum::Int(i64::from(if session {
+                self.engine.autocommit(conn.session)
+            } else {
+                self.globals.autocommit
+            })),
+            "foreign_key_checks" => Datum::Int(i64::from(!session || conn.foreign_key_checks)),
+            "unique_checks" => Datum::Int(i64::from(!session || conn.unique_checks)),
+            "innodb_buffer_pool_size" => {
+                int(cfg.buffer_pool_pages as u64 * crate::page::PAGE_SIZE as u64)
+            }
+            "innodb_doublewrite" => on_off(cfg.doublewrite),
+            "innodb_file_format" => Datum::str(if self.globals.barracuda {
+                "Barracuda"
+            } else {
+                "Antelope"
+            }),
+            "innodb_file_per_table" => on_off(true),
+            "innodb_flush_log_at_trx_commit" => int(u64::from(cfg.flush_at_commit.setting())),
+            "innodb_lock_wait_timeout" => int(if session {
+                self.engine.lock_wait_timeout_secs(conn.session)
+            } else {
+                self.globals.lock_wait_timeout
+            }),
+            "innodb_page_size" => int(crate::page::PAGE_SIZE as u64),
+            "innodb_rollback_on_timeout" => on_off(cfg.rollback_on_timeout),
+            "innodb_strict_mode" => on_off(if session {
+                conn.strict_mode
+            } else {
+                self.globals.strict_mode
+            }),
+            "innodb_version" => Datum::str("1.0.2"),
+            "tx_isolation" => Datum::str(iso_name(if session {
+                self.engine.isolation(conn.session)
+            } else {
+                self.globals.isolation
+            })),
+            "version" => Datum::str("5.1.30-innosim"),
+            _ => return Err(SqlError::unknown_variable(name)),
+        })
+    }
+
+    /// SET, with MySQL's scope rules and errors.
+    pub(super) fn set_variable(&mut self, c: ConnId, scope: Scope, name: &str, e: &Expr) -> R<()> {
+        let name = if name == "transaction_isolation" {
+            "tx_isolation"
+        } else {
+            name
+        };
+        let vs = Self::scope_of(name)?;
+        match (vs, scope) {
+            (VarScope::ReadOnly, _) => {
+                return Err(SqlError::new(
+                    1238,
+                    format!("Variable '{name}' is a read only variable"),
+                ))
+            }
+            (VarScope::Global, Scope::Session) => {
+                return Err(SqlError::new(
+                    1229,
+                    format!(
+                        "Variable '{name}' is a GLOBAL variable and should be set with SET GLOBAL"
+                    ),
+                ))
+            }
+            _ => {}
+        }
+        // A bare word is its own name as a string (`SET x = ON`).
+        let v = match e {
+            Expr::Column { table: None, name } => Datum::str(name),
+            e => {
+                let no_cols = Columns {
+                    names: &[],
+                    table: None,
+                    clause: "field list",
+                };
+                eval::eval(e, None, &no_cols, &self.vars(c))?
+            }
+        };
+        let global = scope == Scope::Global;
+        let s = self.conn(c).session;
+        match name {
+            "autocommit" => {
+                let on = bool_value(name, &v)?;
+                if global {
+                    self.globals.autocommit = on;
+                } else {
+                    self.session_request(c, Request::SetAutocommit(on))?;
+                }
+            }
+            "foreign_key_checks" | "unique_checks" => {
+                let on = bool_value(name, &v)?;
+                if !global {
+                    let conn = self.conn_mut(c);
+                    if name == "unique_checks" {
+                        conn.unique_checks = on;
+                    } else {
+                        conn.foreign_key_checks = on;
+                    }
+                }
+            }
+            "innodb_strict_mode" => {
+                let on = bool_value(name, &v)?;
+                if global {
+                    self.globals.strict_mode = on;
+                } else {
+                    self.conn_mut(c).strict_mode = on;
+                }
+            }
+            "innodb_file_format" => {
+                let f = match &v {
+                    Datum::Int(0) => false,
+                    Datum::Int(1) => true,
+                    Datum::Str(b) => match String::from_utf8_lossy(b).to_ascii_lowercase().as_str()
+                    {
+                        "antelope" => false,
+                        "barracuda" => true,
+                        _ => return Err(SqlError::wrong_value(name, &v.render())),
+                    },
+                    _ => return Err(SqlError::wrong_value(name, &v.render())),
+                };
+                self.globals.barracuda = f;
+            }
+            "innodb_file_per_table" => {
+                if !bool_value(name, &v)? {
+                    // Every table has its own .ibd here: the system
+                    // tablespace holds no user tables.
+                    return Err(SqlError::wrong_value(name, &v.render()));
+                }
+            }
+            "innodb_flush_log_at_trx_commit" => {
+                let n = v.as_i128().filter(|n| (0..=2).contains(n));
+                let f = n
+                    .and_then(|n| FlushAtCommit::from_setting(n as u8).ok())
+                    .ok_or_else(|| SqlError::wrong_value(name, &v.render()))?;
+                self.engine.set_flush_at_commit(f);
+            }
+            "innodb_lock_wait_timeout" => {
+                let n = match &v {
+                    Datum::Int(_) | Datum::UInt(_) => v.as_i128().unwrap_or(0),
+                    _ => {
+                        return Err(SqlError::new(
+                            1232,
+                            format!("Incorrect argument type to variable '{name}'"),
+                        ))
+                    }
+                };
+                // MySQL clamps to 1..=1073741824 with a warning.
+                let clamped = n.clamp(1, 1_073_741_824) as u64;
+                if clamped as i128 != n {
+                    self.warn(
+                        c,
+                        Warning::warn(1292, format!("Truncated incorrect {name} value: '{n}'")),
+                    );
+                }
+                if global {
+                    self.globals.lock_wait_timeout = clamped;
+                } else {
+                    self.session_request(c, Request::SetLockWaitTimeout(clamped))?;
+                }
+            }
+            "tx_isolation" => {
+                let t = v.render().to_ascii_uppercase().replace(' ', "-");
+                let iso = match t.as_str() {
+                    "READ-UNCOMMITTED" => Isolation::ReadUncommitted,
+                    "READ-COMMITTED" => Isolation::ReadCommitted,
+                    "REPEATABLE-READ" => Isolation::RepeatableRead,
+                    "SERIALIZABLE" => Isolation::Serializable,
+                    _ => return Err(SqlError::wrong_value(name, &v.render())),
+                };
+                if global {
+                    self.globals.isolation = iso;
+                } else {
+                    self.session_request(c, Request::SetIsolation(iso))?;
+                }
+            }
+            _ => return Err(SqlError::unknown_variable(name)),
+        }
+        let _ = s;
+        Ok(())
+    }
+
+    /// A settings request, which neither waits nor fails on a session
+    /// without a waiting statement.
+    fn session_request(&mut self, c: ConnId, r: Request) -> R<()> {
+        let s = self.conn(c).session;
+        match self.engine.execute(s, r) {
+            Ok(Step::Done(_)) => Ok(()),
+            Ok(Step::Waiting) => {
+                let mut step = self.engine.resume(s);
+                while let Ok(Step::Waiting) = step {
+                    step = self.engine.resume(s);
+                }
+                step.map(|_| ())
+                    .map_err(|e| SqlError::from_engine(&e, super::DEFAULT_DB))
+            }
+            Err(e) => Err(SqlError::from_engine(&e, super::DEFAULT_DB)),
+        }
+    }
+
+    fn rows(columns: &[&str], rows: Vec<Vec<Datum>>) -> Reply {
+        Reply::Rows {
+            columns: columns.iter().map(|s| s.to_string()).collect(),
+            rows,
+            warnings: 0,
+        }
+    }
+
+    /// Filters rows by a LIKE pattern on their first column, or a WHERE.
+    fn filtered(
+        &self,
+        c: ConnId,
+        columns: &[&str],
+        rows: Vec<Vec<Datum>>,
+        like: Option<&str>,
+        filter: Option<&Expr>,
+    ) -> R<Reply> {
+        let names: Vec<String> = columns.iter().map(|s| s.to_string()).collect();
+        let cols = Columns {
+            names: &names,
+            table: None,
+            clause: "where clause",
+        };
+        let vars = self.vars(c);
+        let mut out = Vec::new();
+        for r in rows {
+            let keep = match (like, filter) {
+                (Some(p), _) => {
+                    let e = Expr::Like(
+                        Box::new(Expr::Lit(r[0].clone())),
+                        Box::new(Expr::Lit(Datum::str(p))),
+                        false,
+                    );
+                    eval::eval(&e, None, &cols, &vars)?.truth() == Some(true)
+                }
+                (None, Some(f)) => eval::eval(f, Some(&r), &cols, &vars)?.truth() == Some(true),
+                (None, None) => true,
+            };
+            if keep {
+                out.push(r);
+            }
+        }
+        Ok(Self::rows(columns, out))
+    }
+
+    pub(super) fn show(&mut self, c: ConnId, s: Show) -> R<Reply> {
+        match s {
+            Show::Warnings | Show::Errors => {
+                let errors_only = s == Show::Errors;
+                let rows = self
+                    .conn(c)
+                    .warnings
+                    .iter()
+                    .filter(|w| !errors_only || w.level == "Error")
+                    .map(|w| {
+                        vec![
+                            Datum::str(w.level),
+                            int(u64::from(w.code)),
+                            Datum::str(&w.message),
+                        ]
+                    })
+                    .collect();
+                Ok(Self::rows(&["Level", "Code", "Message"], rows))
+            }
+            Show::Databases => {
+                let mut dbs: Vec<String> = vec!["information_schema".into()];
+                dbs.extend(
+                    self.engine
+                        .table_names()
+                        .iter()
+                        .filter_map(|n| split_name(n))
+                        .filter(|(_, t)| t.is_empty())
+                        .map(|(d, _)| d.to_string()),
+                );
+                Ok(Self::rows(
+                    &["Database"],
+                    dbs.iter().map(|d| vec![Datum::str(d)]).collect(),
+                ))
+            }
+            Show::Tables => {
+                let db = self
+                    .conn(c)
+                    .db
+                    .clone()
+                    .ok_or_else(|| SqlError::new(1046, "No database selected"))?;
+                let rows = self
+                    .tables_of(&db)
+                    .into_iter()
+                    .map(|t| vec![Datum::str(&t)])
+                    .collect();
+                Ok(Self::rows(&[&format!("Tables_in_{db}")], rows))
+            }
+            Show::Variables(scope, like, filter) => {
+                let global = scope == Scope::Global;
+                let mut rows = Vec::new();
+                for (name, _) in VARIABLES {
+                    rows.push(vec![Datum::str(name), self.variable(c, global, name)?]);
+                }
+                self.filtered(
+                    c,
+                    &["Variable_name", "Value"],
+                    rows,
+                    like.as_deref(),
+                    filter.as_ref(),
+                )
+            }
+            Show::CreateTable(t) => {
+                let (name, meta) = self.resolve(c, &t)?;
+                let def = self
+                    .engine
+                    .table(&name)
+                    .map_err(|e| SqlError::from_engine(&e, super::DEFAULT_DB))?
+                    .def
+                    .clone();
+                let auto = self.autoinc.get(&name).copied();
+                let text = schema::show_create(&t.name, &def, &meta, auto);
+                Ok(Self::rows(
+                    &["Table", "Create Table"],
+                    vec![vec![Datum::str(&t.name), Datum::str(&text)]],
+                ))
+            }
+            Show::TableStatus(like, filter) => {
+                let db = self
+                    .conn(c)
+                    .db
+                    .clone()
+                    .ok_or_else(|| SqlError::new(1046, "No database selected"))?;
+                let mut rows = Vec::new();
+                for t in self.tables_of(&db) {
+                    rows.push(self.status_row(&db, &t)?);
+                }
+                self.filtered(c, &STATUS_COLUMNS, rows, like.as_deref(), filter.as_ref())
+            }
+            Show::Index(t) => {
+                let (name, _) = self.resolve(c, &t)?;
+                let def = self
+                    .engine
+                    .table(&name)
+                    .map_err(|e| SqlError::from_engine(&e, super::DEFAULT_DB))?
+                    .def
+                    .clone();
+                let mut rows = Vec::new();
+                let mut push = |key: &str, unique: bool, cols: &[usize]| {
+                    for (i, &col) in cols.iter().enumerate() {
+                        let column = &def.columns[col];
+                        rows.push(vec![
+                            Datum::str(&t.name),
+                            Datum::Int(i64::from(!unique)),
+                            Datum::str(key),
+                            int(i as u64 + 1),
+                            Datum::str(&column.name),
+                            Datum::str("A"),
+                            Datum::Null,
+                            Datum::Null,
+                            Datum::Null,
+                            Datum::str(if column.nullable { "YES" } else { "" }),
+                            Datum::str("BTREE"),
+                            Datum::str(""),
+                        ]);
+                    }
+                };
+                if !def.primary_key.is_empty() {
+                    push("PRIMARY", true, &def.primary_key);
+                }
+                for ix in &def.indexes {
+                    push(&ix.name, ix.unique, &ix.columns);
+                }
+                Ok(Self::rows(
+                    &[
+                        "Table",
+                        "Non_unique",
+                        "Key_name",
+                        "Seq_in_index",
+                        "Column_name",
+                        "Collation",
+                        "Cardinality",
+                        "Sub_part",
+                        "Packed",
+                        "Null",
+                        "Index_type",
+                        "Comment",
+                    ],
+                    rows,
+                ))
+            }
+            Show::Columns(t) => {
+                let (name, meta) = self.resolve(c, &t)?;
+                let def = self
+                    .engine
+                    .table(&name)
+                    .map_err(|e| SqlError::from_engine(&e, super::DEFAULT_DB))?
+                    .def
+                    .clone();
+                let rows = meta
+                    .columns
+                    .iter()
+                    .enumerate()
+                    .map(|(i, col)| {
+                        let key = if def.primary_key.contains(&i) {
+                            "PRI"
+                        } else if def.indexes.iter().any(|x| x.columns[0] == i && x.unique) {
+                            "UNI"
+                        } else if def.indexes.iter().any(|x| x.columns[0] == i) {
+                            "MUL"
+                        } else {
+                            ""
+                        };
+                        vec![
+                            Datum::str(&col.name),
+                            Datum::str(&col.ty.render()),
+                            Datum::str(if col.not_null { "NO" } else { "YES" }),
+                            Datum::str(key),
+                            col.default.clone().unwrap_or(Datum::Null),
+                            Datum::str(if col.auto_increment {
+                                "auto_increment"
+                            } else {
+                                ""
+                            }),
+                        ]
+                    })
+                    .collect();
+                Ok(Self::rows(
+                    &["Field", "Type", "Null", "Key", "Default", "Extra"],
+                    rows,
+                ))
+            }
+            Show::InnodbStatus => {
+                let text = self.innodb_status()?;
+                Ok(Self::rows(
+                    &["Type", "Name", "Status"],
+                    vec![vec![
+                        Datum::str("InnoDB"),
+                        Datum::str(""),
+                        Datum::str(&text),
+                    ]],
+                ))
+            }
+        }
+    }
+
+    /// The tables of database `db`, sorted by name.
+    fn tables_of(&self, db: &str) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .metas
+            .keys()
+            .filter_map(|n| split_name(n))
+            .filter(|(d, t)| d.eq_ignore_ascii_case(db) && !t.is_empty())
+            .map(|(_, t)| t.to_string())
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn status_row(&mut self, db: &str, table: &str) -> R<Vec<Datum>> {
+        let name = self.find_table(db, table).expect("listed tables exist");
+        let st = self
+            .engine
+            .table_status(&name)
+            .map_err(|e| SqlError::from_engine(&e, db))?;
+        let meta = &self.metas[&name];
+        let fmt = match st.row_format.as_str() {
+            "COMPACT" => "Compact",
+            "REDUNDANT" => "Redundant",
+            "DYNAMIC" => "Dynamic",
+            _ => "Compressed",
+        };
+        let auto = if meta.columns.iter().any(|c| c.auto_increment) {
+            self.autoinc.get(&name).map_or(Datum::Null, |&n| int(n))
+        } else {
+            Datum::Null
+        };
+        Ok(vec![
+            Datum::str(table),
+            Datum::str("InnoDB"),
+            Datum::Int(10),
+            Datum::str(fmt),
+            int(st.rows),
+            int(st.avg_row_length),
+            int(st.data_length),
+            Datum::Int(0),
+            int(st.index_length),
+            int(st.data_free),
+            auto,
+            Datum::Null,
+            Datum::Null,
+            Datum::Null,
+            Datum::str("latin1_swedish_ci"),
+            Datum::Null,
+            Datum::str(&schema::create_options(meta)),
+            Datum::str(""),
+        ])
+    }
+
+    /// The rows of an information_schema table.
+    pub(super) fn information_schema(
+        &mut self,
+        c: ConnId,
+        table: &str,
+    ) -> R<(Vec<String>, Vec<Vec<Datum>>)> {
+        let opt_str = |s: &Option<String>| s.as_deref().map_or(Datum::Null, Datum::str);
+        let opt_int = |v: Option<u64>| v.map_or(Datum::Null, int);
+        let names = |cols: &[&str]| cols.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let e = |e: crate::Error| SqlError::from_engine(&e, super::DEFAULT_DB);
+        let lower = table.to_ascii_lowercase();
+        Ok(match lower.as_str() {
+            "innodb_trx" => {
+                let queries: std::collections::BTreeMap<u32, String> = self
+                    .conns
+                    .values()
+                    .filter_map(|x| x.query.clone().map(|q| (x.session, q)))
+                    .collect();
+                let rows = self
+                    .engine
+                    .innodb_trx()
+                    .map_err(e)?
+                    .into_iter()
+                    .map(|t| {
+                        vec![
+                            Datum::str(&t.trx_id),
+                            Datum::str(&t.trx_state),
+                            int(t.trx_started / 1_000_000),
+                            opt_str(&t.trx_requested_lock_id),
+                            opt_int(t.trx_wait_started.map(|w| w / 1_000_000)),
+                            int(t.trx_weight),
+                            int(u64::from(t.trx_mysql_thread_id)),
+                            queries
+                                .get(&t.trx_mysql_thread_id)
+                                .map_or(Datum::Null, |q| Datum::str(q)),
+                        ]
+                    })
+                    .collect();
+                (
+                    names(&[
+                        "trx_id",
+                        "trx_state",
+                        "trx_started",
+                        "trx_requested_lock_id",
+                        "trx_wait_started",
+                        "trx_weight",
+                        "trx_mysql_thread_id",
+                        "trx_query",
+                    ]),
+                    rows,
+                )
+            }
+            "innodb_locks" => {
+                let rows = self
+                    .engine
+                    .innodb_locks()
+                    .map_err(e)?
+                    .into_iter()
+                    .map(|l| {
+                        vec![
+                            Datum::str(&l.lock_id),
+                            Datum::str(&l.lock_trx_id),
+                            Datum::str(&l.lock_mode),
+                            Datum::str(&l.lock_type),
+                            Datum::str(&display_table(&l.lock_table)),
+                            opt_str(&l.lock_index),
+                            opt_int(l.lock_space.map(u64::from)),
+                            opt_int(l.lock_page.map(u64::from)),
+                            opt_int(l.lock_rec.map(u64::from)),
+                            opt_str(&l.lock_data),
+                        ]
+                    })
+                    .collect();
+                (
+                    names(&[
+                        "lock_id",
+                        "lock_trx_id",
+                        "lock_mode",
+                        "lock_type",
+                        "lock_table",
+                        "lock_index",
+                        "lock_space",
+                        "lock_page",
+                        "lock_rec",
+                        "lock_data",
+                    ]),
+                    rows,
+                )
+            }
+            "innodb_lock_waits" => {
+                let rows = self
+                    .engine
+                    .innodb_lock_waits()
+                    .map_err(e)?
+                    .into_iter()
+                    .map(|w| {
+                        vec![
+                            Datum::str(&w.requesting_trx_id),
+                            Datum::str(&w.requested_lock_id),
+                            Datum::str(&w.blocking_trx_id),
+                            Datum::str(&w.blocking_lock_id),
+                        ]
+                    })
+                    .collect();
+                (
+                    names(&[
+                        "requesting_trx_id",
+                        "requested_lock_id",
+                        "blocking_trx_id",
+                        "blocking_lock_id",
+                    ]),
+                    rows,
+                )
+            }
+            "innodb_cmp" | "innodb_cmp_reset" => {
+                let rows = if lower == "innodb_cmp" {
+                    self.engine.innodb_cmp()
+                } else {
+                    self.engine.innodb_cmp_reset()
+                };
+                let rows = rows
+                    .into_iter()
+                    .map(|r| {
+                        vec![
+                            int(u64::from(r.page_size)),
+                            int(r.compress_ops),
+                            int(r.compress_ops_ok),
+                            int(r.compress_time),
+                            int(r.uncompress_ops),
+                            int(r.uncompress_time),
+                        ]
+                    })
+                    .collect();
+                (
+                    names(&[
+                        "page_size",
+                        "compress_ops",
+                        "compress_ops_ok",
+                        "compress_time",
+                        "uncompress_ops",
+                        "uncompress_time",
+                    ]),
+                    rows,
+                )
+            }
+            "innodb_cmpmem" | "innodb_cmpmem_reset" => {
+                let rows = if lower == "innodb_cmpmem" {
+                    self.engine.innodb_cmpmem()
+                } else {
+                    self.engine.innodb_cmpmem_reset()
+                };
+                let rows = rows
+                    .into_iter()
+                    .map(|r| {
+                        vec![
+                            int(u64::from(r.page_size)),
+                            int(r.pages_used),
+                            int(r.pages_free),
+                            int(r.relocation_ops),
+                            int(r.relocation_time),
+                        ]
+                    })
+                    .collect();
+                (
+                    names(&[
+                        "page_size",
+                        "pages_used",
+                        "pages_free",
+                        "relocation_ops",
+                        "relocation_time",
+                    ]),
+                    rows,
+                )
+            }
+            "tables" => {
+                let mut rows = Vec::new();
+                let dbs: Vec<(String, String)> = self
+                    .metas
+                    .keys()
+                    .filter_map(|n| split_name(n).map(|(d, t)| (d.to_string(), t.to_string())))
+                    .collect();
+                for (d, t) in dbs {
+                    let mut r = vec![Datum::str("def"), Datum::str(&d)];
+                    r.extend(self.status_row(&d, &t)?);
+                    rows.push(r);
+                }
+                let mut cols = vec!["TABLE_CATALOG", "TABLE_SCHEMA"];
+                cols.extend(STATUS_COLUMNS.iter().map(|c| match *c {
+                    "Name" => "TABLE_NAME",
+                    "Engine" => "ENGINE",
+                    "Version" => "VERSION",
+                    "Row_format" => "ROW_FORMAT",
+                    "Rows" => "TABLE_ROWS",
+                    "Avg_row_length" => "AVG_ROW_LENGTH",
+                    "Data_length" => "DATA_LENGTH",
+                    "Max_data_length" => "MAX_DATA_LENGTH",
+                    "Index_length" => "INDEX_LENGTH",
+                    "Data_free" => "DATA_FREE",
+                    "Auto_increment" => "AUTO_INCREMENT",
+                    "Create_time" => "CREATE_TIME",
+                    "Update_time" => "UPDATE_TIME",
+                    "Check_time" => "CHECK_TIME",
+                    "Collation" => "TABLE_COLLATION",
+                    "Checksum" => "CHECKSUM",
+                    "Create_options" => "CREATE_OPTIONS",
+                    _ => "TABLE_COMMENT",
+                }));
+                (names(&cols), rows)
+            }
+            _ => {
+                let _ = c;
+                return Err(SqlError::no_such_table("information_schema", table));
+            }
+        })
+    }
+
+    /// SHOW ENGINE INNODB STATUS: its TRANSACTIONS section.
+    fn innodb_status(&mut self) -> R<String> {
+        let trx = self
+            .engine
+            .innodb_trx()
+            .map_err(|e| SqlError::from_engine(&e, super::DEFAULT_DB))?;
+        let mut s = String::from("\n=====================================\nINNODB MONITOR OUTPUT\n=====================================\n");
+        s.push_str("------------\nTRANSACTIONS\n------------\n");
+        s.push_str("LIST OF TRANSACTIONS FOR EACH SESSION:\n");
+        for t in trx {
+            s.push_str(&format!(
+                "---TRANSACTION {}, {}, MySQL thread id {}\n",
+                t.trx_id, t.trx_state, t.trx_mysql_thread_id
+            ));
+            if let Some(l) = &t.trx_requested_lock_id {
+                s.push_str(&format!("------- TRX HAS BEEN WAITING FOR LOCK {l}\n"));
+            }
+        }
+        s.push_str("----------------------------\nEND OF INNODB MONITOR OUTPUT\n============================\n");
+        Ok(s)
+    }
+}
+
+/// SHOW TABLE STATUS's columns.
+const STATUS_COLUMNS: [&str; 18] = [
+    "Name",
+    "Engine",
+    "Version",
+    "Row_format",
+    "Rows",
+    "Avg_row_length",
+    "Data_length",
+    "Max_data_length",
+    "Index_length",
+    "Data_free",
+    "Auto_increment",
+    "Create_time",
+    "Update_time",
+    "Check_time",
+    "Collation",
+    "Checksum",
+    "Create_options",
+    "Comment",
+];
+
+/// An engine table name as `db`.`table`.
+fn display_table(t: &str) -> String {
+    let inner = t.trim_matches('`');
+    match split_name(inner) {
+        Some((d, n)) => format!("`{d}`.`{n}`"),
+        None => t.to_string(),
+    }
+}
