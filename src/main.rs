@@ -1203,6 +1203,9 @@ fn print_reply(reply: &engine::sql::Reply, vertical: bool) {
 fn sql_shell(execute: Option<String>, dir: Option<std::path::PathBuf>) -> ExitCode {
     use engine::sql::{Outcome, Reply, Server};
     let config = sim::script::script_config();
+    // On the simulated disk the shell keeps the clock, to run it forward
+    // to a blocked statement's lock wait deadline.
+    let mut sim_clock = None;
     let opened = match &dir {
         Some(d) => {
             if let Err(e) = std::fs::create_dir_all(d) {
@@ -1221,6 +1224,7 @@ fn sql_shell(execute: Option<String>, dir: Option<std::path::PathBuf>) -> ExitCo
             let st = sim::storage::SimStorage::new();
             let clock = sim::clock::SimClock::new();
             st.set_clock(clock.clone());
+            sim_clock = Some(clock.clone());
             Server::open(Box::new(st), Box::new(clock), config)
         }
     };
@@ -1236,10 +1240,17 @@ fn sql_shell(execute: Option<String>, dir: Option<std::path::PathBuf>) -> ExitCo
         let reply = match server.execute(conn, sql) {
             Outcome::Done(r) => r,
             Outcome::Blocked => {
-                // One session: nothing else can release the lock, so the
-                // wait ends by its timeout.
+                // One connection: nothing else can release the lock, so the
+                // wait ends by its timeout. On the simulated disk the clock
+                // runs to it; on real files the shell waits in wall time, as
+                // a mysql client would.
                 loop {
-                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    use engine::io::Clock;
+                    match (&sim_clock, server.wait_deadline_us(conn)) {
+                        (Some(c), Some(d)) if d > c.now_us() => c.set_us(d),
+                        (Some(c), _) => c.advance_us(1_000_000),
+                        (None, _) => std::thread::sleep(std::time::Duration::from_millis(50)),
+                    }
                     let _ = server.tick();
                     if let Outcome::Done(r) = server.resume(conn) {
                         break r;

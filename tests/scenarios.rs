@@ -25,6 +25,12 @@ fn every_scenario_gives_its_recorded_result() {
     let mut failures = Vec::new();
     for path in &all {
         let run = sim::script::run_file(path).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            !run.aborted,
+            "{} stopped at an unexpected error:\n{}",
+            path.display(),
+            run.output
+        );
         let result = path.with_extension("result");
         if record {
             std::fs::write(&result, &run.output).expect("write the result");
@@ -55,6 +61,7 @@ fn every_scenario_gives_its_recorded_result() {
 #[test]
 fn an_unexpected_error_stops_a_script_and_says_where() {
     let run = sim::script::run_text("select * from nosuch;\nselect 1;\n", "inline", None).unwrap();
+    assert!(run.aborted);
     assert!(
         run.output
             .ends_with("mysqltest: At line 1: query failed with 1146 (expected success)\n"),
@@ -70,5 +77,6 @@ fn an_unexpected_error_stops_a_script_and_says_where() {
 #[test]
 fn a_sleep_costs_simulated_time_only() {
     let run = sim::script::run_text("--sleep 3600\nselect 1;\n", "inline", None).unwrap();
+    assert!(!run.aborted);
     assert_eq!(run.elapsed_us, 3_600_000_000);
 }

@@ -60,7 +60,7 @@ pub struct IndexDef {
 /// A table definition as given to CREATE TABLE.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TableDef {
-    /// Name: letters, digits, `_` and `$`.
+    /// Name: letters, digits, `_` and `$`, at most [`MAX_TABLE_NAME_BYTES`].
     pub name: String,
     /// Columns.
     pub columns: Vec<ColumnDef>,
@@ -76,6 +76,10 @@ pub struct TableDef {
     /// as the rest, so a DDL leaves both or neither.
     pub server: Vec<u8>,
 }
+
+/// The longest table name: the server layer names a table `db$table`,
+/// each part up to MySQL's 64 bytes.
+pub const MAX_TABLE_NAME_BYTES: usize = 64 + 1 + 64;
 
 /// The longest server-layer definition a table may carry.
 pub const MAX_SERVER_DEF_BYTES: usize = 64 * 1024;
@@ -94,7 +98,7 @@ impl TableDef {
             )));
         }
         if self.name.is_empty()
-            || self.name.len() > 64
+            || self.name.len() > MAX_TABLE_NAME_BYTES
             || !self
                 .name
                 .chars()

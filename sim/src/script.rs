@@ -62,11 +62,13 @@ pub enum ScriptError {
 }
 
 /// The result of running a script: its output, and whether it stopped at
-/// an unexpected error (which the output's last lines say).
+/// an unexpected error (which the output's last line says).
 #[derive(Debug)]
 pub struct ScriptRun {
     /// What mysqltest would have written.
     pub output: String,
+    /// The script stopped at an unexpected error (or a missing one).
+    pub aborted: bool,
     /// Simulated microseconds the script took.
     pub elapsed_us: u64,
 }
@@ -75,7 +77,7 @@ struct Conn {
     id: ConnId,
     /// A `send` whose result has not been reaped: the finished reply, if
     /// it finished.
-    sent: Option<(String, Option<Reply>)>,
+    sent: Option<Option<Reply>>,
     /// Its blocked state was reported.
     reported_blocked: bool,
 }
@@ -146,13 +148,15 @@ pub fn run_text(text: &str, name: &str, dir: Option<PathBuf>) -> Result<ScriptRu
     };
     r.start()?;
     let start = r.clock_now();
-    match r.run(text, dir.as_deref()) {
-        Ok(()) | Err(Stop::Aborted) => {}
+    let aborted = match r.run(text, dir.as_deref()) {
+        Ok(()) => false,
+        Err(Stop::Aborted) => true,
         Err(Stop::Error(e)) => return Err(e),
-    }
+    };
     let elapsed_us = r.clock_now() - start;
     Ok(ScriptRun {
         output: r.out,
+        aborted,
         elapsed_us,
     })
 }
@@ -250,7 +254,7 @@ impl Runner {
                 let sql = std::mem::take(&mut stmt);
                 self.line = stmt_line;
                 let sql = sql.trim().trim_end_matches(';').to_string();
-                self.statement(&sql, false)?;
+                self.statement(&sql)?;
             }
         }
         if !stmt.is_empty() {
@@ -561,7 +565,7 @@ impl Runner {
             let Some(c) = self.conns.get(&n) else {
                 continue;
             };
-            let (id, waiting) = (c.id, matches!(&c.sent, Some((_, None))));
+            let (id, waiting) = (c.id, matches!(&c.sent, Some(None)));
             if !waiting {
                 continue;
             }
@@ -569,9 +573,7 @@ impl Runner {
             let c = self.conns.get_mut(&n).expect("listed");
             match out {
                 Outcome::Done(r) => {
-                    if let Some(s) = c.sent.as_mut() {
-                        s.1 = Some(r);
-                    }
+                    c.sent = Some(Some(r));
                 }
                 Outcome::Blocked => {
                     if !c.reported_blocked {
@@ -597,13 +599,10 @@ impl Runner {
         let out = self.server().execute(id, sql);
         let c = self.conns.get_mut(&name).expect("connected");
         c.reported_blocked = false;
-        c.sent = Some((
-            sql.to_string(),
-            match out {
-                Outcome::Done(r) => Some(r),
-                Outcome::Blocked => None,
-            },
-        ));
+        c.sent = Some(match out {
+            Outcome::Done(r) => Some(r),
+            Outcome::Blocked => None,
+        });
         Ok(())
     }
 
@@ -612,32 +611,42 @@ impl Runner {
         let Some(c) = self.conns.get_mut(&name) else {
             return Err(Stop::Error(self.bad("reap without send")));
         };
-        let Some((sql, reply)) = c.sent.take() else {
+        let Some(reply) = c.sent.take() else {
             return Err(Stop::Error(self.bad("reap without send")));
         };
         let id = c.id;
         let reply = match reply {
             Some(r) => r,
-            None => loop {
-                match self.server().resume(id) {
-                    Outcome::Done(r) => break r,
-                    Outcome::Blocked => {
-                        // Nothing else runs while this connection waits:
-                        // time passes to its lock wait deadline.
-                        let deadline = self.server().wait_deadline_us(id);
-                        match deadline {
-                            Some(d) if d > self.clock_now() => self.clock.set_us(d),
-                            _ => self.clock.advance_us(1_000_000),
-                        }
-                        let _ = self.server().tick();
-                    }
-                }
-            },
+            None => {
+                let out = self.server().resume(id);
+                self.wait_for(id, out)?
+            }
         };
-        self.report(&sql, reply, true)
+        self.report(reply)
     }
 
-    fn statement(&mut self, sql: &str, _sent: bool) -> Result<(), Stop> {
+    /// The reply of a statement, waiting for it as a client would if it is
+    /// blocked: nothing else in the script runs meanwhile, so simulated
+    /// time passes to its lock wait deadline (or a second, for a wait
+    /// without one) and the engine's background work runs.
+    fn wait_for(&mut self, id: ConnId, mut out: Outcome) -> Result<Reply, Stop> {
+        for _ in 0..10_000 {
+            match out {
+                Outcome::Done(r) => return Ok(r),
+                Outcome::Blocked => {
+                    match self.server().wait_deadline_us(id) {
+                        Some(d) if d > self.clock_now() => self.clock.set_us(d),
+                        _ => self.clock.advance_us(1_000_000),
+                    }
+                    let _ = self.server().tick();
+                    out = self.server().resume(id);
+                }
+            }
+        }
+        Err(Stop::Error(self.bad("a statement stayed blocked")))
+    }
+
+    fn statement(&mut self, sql: &str) -> Result<(), Stop> {
         let sql = self.substitute(sql);
         let name = self.current.clone();
         let id = self.conn(&name);
@@ -650,32 +659,12 @@ impl Runner {
             self.out.push_str(&sql);
             self.out.push_str(";\n");
         }
-        let mut out = self.server().execute(id, &sql);
-        // A statement run directly waits as a client would: other
-        // connections' sent statements go on, then time passes.
-        let mut rounds = 0;
-        let reply = loop {
-            match out {
-                Outcome::Done(r) => break r,
-                Outcome::Blocked => {
-                    rounds += 1;
-                    if rounds > 10_000 {
-                        return Err(Stop::Error(self.bad("a statement stayed blocked")));
-                    }
-                    let deadline = self.server().wait_deadline_us(id);
-                    match deadline {
-                        Some(d) if d > self.clock_now() => self.clock.set_us(d),
-                        _ => self.clock.advance_us(1_000_000),
-                    }
-                    let _ = self.server().tick();
-                    out = self.server().resume(id);
-                }
-            }
-        };
-        self.report(&sql, reply, false)
+        let out = self.server().execute(id, &sql);
+        let reply = self.wait_for(id, out)?;
+        self.report(reply)
     }
 
-    fn report(&mut self, _sql: &str, reply: Reply, _reaped: bool) -> Result<(), Stop> {
+    fn report(&mut self, reply: Reply) -> Result<(), Stop> {
         let expect = self.expect.take();
         let replace = std::mem::take(&mut self.replace);
         match &reply {

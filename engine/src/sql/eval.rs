@@ -9,6 +9,7 @@ use super::value::{arith, int_datum, Datum};
 use std::cmp::Ordering;
 
 /// Names the columns of the rows an expression is evaluated over.
+#[derive(Clone, Copy)]
 pub struct Columns<'a> {
     /// The column names, in row order.
     pub names: &'a [String],
@@ -18,7 +19,12 @@ pub struct Columns<'a> {
     pub clause: &'a str,
 }
 
-impl Columns<'_> {
+impl<'a> Columns<'a> {
+    /// The same columns, named in another clause's errors.
+    pub fn in_clause(self, clause: &'a str) -> Columns<'a> {
+        Columns { clause, ..self }
+    }
+
     /// The position of a column.
     pub fn find(&self, table: Option<&str>, name: &str) -> Result<usize, SqlError> {
         let shown = || match table {

@@ -377,27 +377,13 @@ impl Server {
             eval::check_names(f, &cols)?;
         }
         {
-            let fcols = Columns {
-                clause: "field list",
-                ..Columns {
-                    names: cols.names,
-                    table: cols.table,
-                    clause: "",
-                }
-            };
+            let fcols = cols.in_clause("field list");
             for item in &sel.items {
                 if let SelectItem::Expr { expr, .. } = item {
                     eval::check_names(expr, &fcols)?;
                 }
             }
-            let ocols = Columns {
-                clause: "order clause",
-                ..Columns {
-                    names: cols.names,
-                    table: cols.table,
-                    clause: "",
-                }
-            };
+            let ocols = cols.in_clause("order clause");
             for (e, _) in &sel.order_by {
                 eval::check_names(self.order_expr(e, &sel.items)?, &ocols)?;
             }
@@ -412,10 +398,7 @@ impl Server {
                 kept.push(r);
             }
         }
-        let cols = Columns {
-            clause: "field list",
-            ..cols
-        };
+        let cols = cols.in_clause("field list");
         let mut names = Vec::new();
         for item in &sel.items {
             match item {
@@ -452,15 +435,12 @@ impl Server {
                     let mut k = Vec::new();
                     for (e, _) in &sel.order_by {
                         let e = self.order_expr(e, &sel.items)?;
-                        let ocols = Columns {
-                            clause: "order clause",
-                            ..Columns {
-                                names: cols.names,
-                                table: cols.table,
-                                clause: "",
-                            }
-                        };
-                        k.push(eval::eval(e, Some(r), &ocols, &vars)?);
+                        k.push(eval::eval(
+                            e,
+                            Some(r),
+                            &cols.in_clause("order clause"),
+                            &vars,
+                        )?);
                     }
                     keys.push(k);
                 }
@@ -872,25 +852,16 @@ impl Server {
         };
         let post = post_for(sel, &meta, &table.name);
         // Check the WHERE's and SET's columns before anything runs.
-        let names = &post.names;
-        let probe: Vec<Datum> = vec![Datum::Null; names.len()];
-        let vars = self.vars(c);
         let cols = Columns {
-            names,
+            names: &post.names,
             table: Some(&table.name),
             clause: "where clause",
         };
         if let Some(f) = &post.sel.filter {
-            eval::eval(f, Some(&probe), &cols, &vars)?;
+            eval::check_names(f, &cols)?;
         }
-        if let Some(set) = &set {
-            let cols = Columns {
-                clause: "field list",
-                ..cols
-            };
-            for (_, e) in set {
-                eval::eval(e, Some(&probe), &cols, &vars)?;
-            }
+        for (_, e) in set.iter().flatten() {
+            eval::check_names(e, &cols.in_clause("field list"))?;
         }
         let access = self.access(c, &name, &meta, post.sel.filter.as_ref())?;
         let read = Request::Locking {
@@ -1330,11 +1301,16 @@ impl Server {
 }
 
 /// MySQL's identifier rules for names that become file names.
+/// (Letters, digits and `_` only: the engine's names allow `$`, which
+/// the server keeps for its `db$table` names.)
 fn check_name(name: &str, code: u16, what: &str) -> R<()> {
-    if name.is_empty()
-        || name.len() > 64
-        || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-    {
+    if name.len() > 64 {
+        return Err(SqlError::new(
+            1059,
+            format!("Identifier name '{name}' is too long"),
+        ));
+    }
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
         return Err(SqlError::new(code, format!("{what} '{name}'")));
     }
     Ok(())

@@ -163,14 +163,7 @@ pub fn tokenize(text: &str) -> Result<Vec<Token>, SqlError> {
                 while i < b.len() && is_word(b[i]) {
                     i += 1;
                 }
-                out.push(Token {
-                    tok: Tok::Word {
-                        text: text[start..i].to_string(),
-                        quoted: false,
-                    },
-                    start,
-                    end: i,
-                });
+                out.push(bare(text, start, i));
                 continue;
             }
             let digits = text[start..i].to_string();
@@ -198,14 +191,7 @@ pub fn tokenize(text: &str) -> Result<Vec<Token>, SqlError> {
             if j == name_start {
                 return Err(SqlError::syntax(text, start));
             }
-            out.push(Token {
-                tok: Tok::Word {
-                    text: text[start..j].to_string(),
-                    quoted: false,
-                },
-                start,
-                end: j,
-            });
+            out.push(bare(text, start, j));
             i = j;
             continue;
         }
@@ -213,14 +199,7 @@ pub fn tokenize(text: &str) -> Result<Vec<Token>, SqlError> {
             while i < b.len() && is_word(b[i]) {
                 i += 1;
             }
-            out.push(Token {
-                tok: Tok::Word {
-                    text: text[start..i].to_string(),
-                    quoted: false,
-                },
-                start,
-                end: i,
-            });
+            out.push(bare(text, start, i));
             continue;
         }
         match OPS.iter().find(|op| b[i..].starts_with(op.as_bytes())) {
@@ -236,6 +215,18 @@ pub fn tokenize(text: &str) -> Result<Vec<Token>, SqlError> {
         }
     }
     Ok(out)
+}
+
+/// The unquoted word `text[start..end]`.
+fn bare(text: &str, start: usize, end: usize) -> Token {
+    Token {
+        tok: Tok::Word {
+            text: text[start..end].to_string(),
+            quoted: false,
+        },
+        start,
+        end,
+    }
 }
 
 /// Whether a byte may be part of an unquoted identifier (MySQL allows

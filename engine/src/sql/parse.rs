@@ -198,10 +198,8 @@ impl Parser<'_> {
     /// An identifier or a string (MySQL accepts `'name'` where it allows
     /// a savepoint or variable value).
     fn ident_or_string(&mut self) -> R<String> {
-        if let Some(Tok::Str(s)) = self.peek() {
-            let s = String::from_utf8_lossy(s).into_owned();
-            self.pos += 1;
-            return Ok(s);
+        if let Some(Tok::Str(_)) = self.peek() {
+            return self.string();
         }
         self.ident()
     }
@@ -602,11 +600,10 @@ impl Parser<'_> {
         let kw = text.to_ascii_uppercase();
         let start = self.pos;
         self.pos += 1;
-        let int = |bytes| bytes;
         let ty = match kw.as_str() {
             "TINYINT" | "SMALLINT" | "MEDIUMINT" | "INT" | "INTEGER" | "BIGINT" => {
                 let bytes = match kw.as_str() {
-                    "TINYINT" => int(1),
+                    "TINYINT" => 1,
                     "SMALLINT" => 2,
                     "MEDIUMINT" => 3,
                     "BIGINT" => 8,

@@ -189,7 +189,6 @@ impl Server {
             }
         };
         let global = scope == Scope::Global;
-        let s = self.conn(c).session;
         match name {
             "autocommit" => {
                 let on = bool_value(name, &v)?;
@@ -287,7 +286,6 @@ impl Server {
             }
             _ => return Err(SqlError::unknown_variable(name)),
         }
-        let _ = s;
         Ok(())
     }
 
