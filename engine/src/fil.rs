@@ -241,6 +241,18 @@ impl Fil {
         Ok(())
     }
 
+    /// Renames a space's file (its open handle stays valid) and makes the
+    /// new name durable.
+    pub fn rename(&mut self, space: u32, to: &str) -> Result<()> {
+        let sf = self.space(space)?;
+        let from = sf.name.clone();
+        self.storage
+            .rename(&from, to)
+            .map_err(|e| Error::io("rename", &from, e))?;
+        self.space(space)?.name = to.to_string();
+        self.sync_dir()
+    }
+
     /// Closes a space without touching its file.
     pub fn close(&mut self, space: u32) {
         self.spaces.remove(&space);

@@ -56,8 +56,6 @@ impl Engine {
     }
 
     fn create_table_inner(&mut self, def: TableDef) -> Result<()> {
-        // A bad KEY_BLOCK_SIZE is refused before anything is written.
-        let zip_size = def.row_format.zip_size()?;
         let file = format!("{}.ibd", def.name);
         if self
             .pager
@@ -71,9 +69,38 @@ impl Engine {
                 reason: format!("tablespace file '{file}' exists (error 1813)"),
             });
         }
+        // A bad KEY_BLOCK_SIZE is refused before anything is written.
+        def.row_format.zip_size()?;
         self.pager.free_check()?;
-        let space = self.next_sys_id(TRX_SYS_NEXT_SPACE, false)? as u32;
         let table_id = self.next_sys_id(TRX_SYS_NEXT_TABLE, true)?;
+        let (space, st) = self.build_space(&def, table_id, |_| file.clone())?;
+        // The definition row, in its own transaction.
+        let row = (table_id, def.name.clone(), dict::encode_def(&def, &st));
+        if let Err(e) = self.dict_transaction(None, Some(row)) {
+            if !e.stops_engine() {
+                self.drop_space(space, &file)?;
+            }
+            return Err(e);
+        }
+        let table = Table::new(def, &st);
+        self.names.insert(table.name().to_string(), table.id);
+        self.tables.insert(table.id, table);
+        Ok(())
+    }
+
+    /// Creates a new tablespace for `def`: a new space id, its file named
+    /// `file_name(space)` and logged by FILE_CREATE first so recovery knows
+    /// it, its header and empty trees with new index ids. After a failure that does not stop the engine the file
+    /// is gone again; after one that does, recovery removes it.
+    fn build_space(
+        &mut self,
+        def: &TableDef,
+        table_id: u64,
+        file_name: impl Fn(u32) -> String,
+    ) -> Result<(u32, TableStorage)> {
+        let zip_size = def.row_format.zip_size()?;
+        let space = self.next_sys_id(TRX_SYS_NEXT_SPACE, false)? as u32;
+        let file = file_name(space);
         let mut index_ids = Vec::new();
         for _ in 0..=def.indexes.len() {
             index_ids.push(self.next_sys_id(TRX_SYS_NEXT_INDEX, true)?);
@@ -140,58 +167,7 @@ impl Engine {
                 return Err(e);
             }
         };
-        // The definition row, in its own transaction.
-        let enc = dict::encode_def(&def, &st);
-        let sys_table = self.tables[&SYS_TABLES_ID].clone();
-        let cols = crate::row::stored_columns(
-            &sys_table,
-            &[
-                Value::UInt(table_id),
-                Value::Bytes(def.name.clone().into_bytes()),
-                Value::Bytes(enc),
-            ],
-        )?;
-        let now = self.pager.now_us();
-        let mut trx = self
-            .sys
-            .begin(&mut self.pager, Isolation::RepeatableRead, now)?;
-        // The dictionary's own rows are changed by DDL alone, one statement
-        // at a time: its locks live and die with the statement.
-        let mut dict_locks = crate::lock::LockSys::new();
-        let mut ctx = crate::row::locking::LockCtx {
-            locks: &mut dict_locks,
-            trx: trx.id,
-            now_us: 0,
-            gaps: false,
-            active: Vec::new(),
-        };
-        let r = write::insert(
-            &mut self.pager,
-            &mut self.sys,
-            &sys_table,
-            &mut trx,
-            &cols,
-            None,
-            &mut ctx,
-        );
-        match r {
-            Ok(Outcome::Done(_)) => {}
-            Err(e) if e.stops_engine() => return Err(e),
-            Ok(Outcome::Wait(_)) | Err(_) => {
-                self.abandon_dict_trx(&mut trx)?;
-                self.drop_space(space, &file)?;
-                return match r {
-                    Err(e) => Err(e),
-                    _ => Err(Error::TableExists(def.name.clone())),
-                };
-            }
-        }
-        let lsn = self.sys.commit(&mut self.pager, &mut trx)?;
-        self.pager.log.write_up_to(lsn, true)?;
-        let table = Table::new(def, &st);
-        self.names.insert(table.name().to_string(), table.id);
-        self.tables.insert(table.id, table);
-        Ok(())
+        Ok((space, st))
     }
 
     /// Logs FILE_DELETE, forgets a space's pages and removes its file.
@@ -223,12 +199,89 @@ impl Engine {
 
     fn drop_table_inner(&mut self, id: u64) -> Result<()> {
         self.pager.free_check()?;
+        self.dict_transaction(Some(id), None)?;
+        let table = self.tables.remove(&id).expect("table exists");
+        self.names.remove(table.name());
+        self.drop_space(table.space, &format!("{}.ibd", table.name()))
+    }
+
+    /// TRUNCATE TABLE, as InnoDB's `row_truncate_table_for_mysql` does it
+    /// for a table in its own file: a new tablespace (a new space id, so
+    /// no redo of the old pages can ever apply to the new file) with empty
+    /// trees, built under a temporary name; one dictionary transaction
+    /// replaces the definition (a new table id) and commits, synced: that
+    /// is the moment the table is empty. Then the old file is deleted and
+    /// the new one takes its name. A crash before the commit leaves the
+    /// old table (startup removes the new file, which no committed
+    /// definition uses); after it, the new one (startup removes the old
+    /// file and finishes the rename, see `recovery::remove_orphans`).
+    pub fn truncate_table(&mut self, name: &str) -> Result<()> {
+        self.check_running()?;
+        let id = self.table_id(name)?;
+        if self
+            .sessions
+            .values()
+            .any(|s| s.trx.is_some() && s.touched.contains(&id))
+        {
+            return Err(Error::InvalidArgument(format!(
+                "table '{name}' is in use by an open transaction"
+            )));
+        }
+        let r = self.truncate_table_inner(id);
+        self.guard(r)
+    }
+
+    fn truncate_table_inner(&mut self, id: u64) -> Result<()> {
+        let old = self.tables[&id].clone();
+        let def = old.def.clone();
+        let file = format!("{}.ibd", def.name);
+        self.pager.free_check()?;
+        let table_id = self.next_sys_id(TRX_SYS_NEXT_TABLE, true)?;
+        let name = def.name.clone();
+        let (space, st) = self.build_space(&def, table_id, |s| temporary_file(&name, s))?;
+        let tmp = temporary_file(&name, space);
+        let row = (table_id, def.name.clone(), dict::encode_def(&def, &st));
+        if let Err(e) = self.dict_transaction(Some(id), Some(row)) {
+            if !e.stops_engine() {
+                self.drop_space(space, &tmp)?;
+            }
+            return Err(e);
+        }
+        self.tables.remove(&id);
+        let table = Table::new(def, &st);
+        self.names.insert(table.name().to_string(), table.id);
+        self.tables.insert(table.id, table);
+        self.drop_space(old.space, &file)?;
+        self.pager.fil.rename(space, &file)
+    }
+
+    /// One dictionary transaction: delete-marks the definition row of
+    /// table `delete`, inserts `insert` (table id, name, encoded
+    /// definition), commits and syncs. A failure that does not stop the
+    /// engine leaves nothing of it.
+    fn dict_transaction(
+        &mut self,
+        delete: Option<u64>,
+        insert: Option<(u64, String, Vec<u8>)>,
+    ) -> Result<()> {
         let sys_table = self.tables[&SYS_TABLES_ID].clone();
-        let key = vec![Some(id.to_be_bytes().to_vec())];
+        let insert_cols = match &insert {
+            Some((id, name, enc)) => Some(crate::row::stored_columns(
+                &sys_table,
+                &[
+                    Value::UInt(*id),
+                    Value::Bytes(name.clone().into_bytes()),
+                    Value::Bytes(enc.clone()),
+                ],
+            )?),
+            None => None,
+        };
         let now = self.pager.now_us();
         let mut trx = self
             .sys
             .begin(&mut self.pager, Isolation::RepeatableRead, now)?;
+        // The dictionary's own rows are changed by DDL alone, one statement
+        // at a time: its locks live and die with the statement.
         let mut dict_locks = crate::lock::LockSys::new();
         let mut ctx = crate::row::locking::LockCtx {
             locks: &mut dict_locks,
@@ -237,39 +290,54 @@ impl Engine {
             gaps: false,
             active: Vec::new(),
         };
-        let deleted = write::delete(
-            &mut self.pager,
-            &mut self.sys,
-            &sys_table,
-            &mut trx,
-            &key,
-            &mut ctx,
-        );
-        let deleted = match deleted {
-            Err(e) if !e.stops_engine() => {
+        let mut step = || -> Result<()> {
+            if let Some(id) = delete {
+                let key = vec![Some(id.to_be_bytes().to_vec())];
+                match write::delete(
+                    &mut self.pager,
+                    &mut self.sys,
+                    &sys_table,
+                    &mut trx,
+                    &key,
+                    &mut ctx,
+                )? {
+                    Outcome::Done(1) => {}
+                    _ => {
+                        return Err(Error::Corrupt {
+                            file: "ibdata1".into(),
+                            reason: format!("table {id} has no definition row"),
+                        })
+                    }
+                }
+            }
+            if let (Some(cols), Some((_, name, _))) = (&insert_cols, &insert) {
+                match write::insert(
+                    &mut self.pager,
+                    &mut self.sys,
+                    &sys_table,
+                    &mut trx,
+                    cols,
+                    None,
+                    &mut ctx,
+                )? {
+                    Outcome::Done(_) => {}
+                    Outcome::Wait(_) => return Err(Error::TableExists(name.clone())),
+                }
+            }
+            Ok(())
+        };
+        match step() {
+            Ok(()) => {}
+            Err(e) if e.stops_engine() => return Err(e),
+            Err(e) => {
                 // A full system tablespace (the undo record found no
-                // room): the table stays, and so must nothing of the
-                // half-made drop.
+                // room), say: nothing of the half-made change may stay.
                 self.abandon_dict_trx(&mut trx)?;
                 return Err(e);
             }
-            other => other?,
-        };
-        match deleted {
-            Outcome::Done(1) => {}
-            _ => {
-                self.sys.end(&mut trx);
-                return Err(Error::Corrupt {
-                    file: "ibdata1".into(),
-                    reason: format!("table {id} has no definition row"),
-                });
-            }
         }
         let lsn = self.sys.commit(&mut self.pager, &mut trx)?;
-        self.pager.log.write_up_to(lsn, true)?;
-        let table = self.tables.remove(&id).expect("table exists");
-        self.names.remove(table.name());
-        self.drop_space(table.space, &format!("{}.ibd", table.name()))
+        self.pager.log.write_up_to(lsn, true)
     }
 
     /// Rolls back and ends a dictionary transaction whose statement
@@ -300,6 +368,12 @@ impl Engine {
             secondary: vec![],
         }
     }
+}
+
+/// The name a TRUNCATE builds the new file under before it takes the
+/// table's name (`#` is in no table name, so no table owns it).
+pub(crate) fn temporary_file(table: &str, space: u32) -> String {
+    format!("{table}#{space}.ibd")
 }
 
 /// SHOW TABLE STATUS for one table.

@@ -11,8 +11,9 @@
 //!    the page's LSN, in log order; file creations and deletions replayed;
 //! 5. load the dictionary and roll back every transaction whose undo log is
 //!    still in a slot (it never committed);
-//! 6. remove `.ibd` files no committed definition names, write every page
-//!    and a checkpoint.
+//! 6. remove `.ibd` files no committed definition names, give a
+//!    truncated table's new file its name if a crash came before the
+//!    rename, write every page and a checkpoint.
 
 use super::{Config, Engine, EngineStats};
 use crate::btree::{self, Bound, Cursor, Direction};
@@ -414,6 +415,18 @@ impl Engine {
             let name = self.pager.fil.name(space).unwrap_or("?").to_string();
             self.drop_space(space, &name)?;
             removed.push(name);
+        }
+        // A TRUNCATE that committed but crashed before its new file took
+        // the table's name: the old file went just above; finish the rename.
+        let renames: Vec<(u32, String)> = self
+            .tables
+            .values()
+            .filter(|t| t.id != SYS_TABLES_ID)
+            .map(|t| (t.space, format!("{}.ibd", t.name())))
+            .filter(|(space, file)| self.pager.fil.name(*space) != Some(file.as_str()))
+            .collect();
+        for (space, file) in renames {
+            self.pager.fil.rename(space, &file)?;
         }
         let files = self
             .pager

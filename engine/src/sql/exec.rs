@@ -1293,7 +1293,17 @@ impl Server {
             Stmt::CreateIndex { .. } | Stmt::DropIndex { .. } | Stmt::AlterTable { .. } => {
                 Err(SqlError::unsupported("ALTER TABLE, CREATE INDEX and DROP INDEX (fast index creation is not built yet)"))
             }
-            Stmt::Truncate(_) => Err(SqlError::unsupported("TRUNCATE TABLE (not built yet)")),
+            Stmt::Truncate(t) => {
+                let (name, meta) = self.resolve(c, &t)?;
+                self.engine
+                    .truncate_table(&name)
+                    .map_err(|e| self.engine_err(c, &e))?;
+                // AUTO_INCREMENT starts again, as InnoDB's TRUNCATE resets it.
+                if meta.columns.iter().any(|c| c.auto_increment) {
+                    self.autoinc.insert(name, 1);
+                }
+                Ok(ok(vec![], self))
+            }
             Stmt::Optimize(_) => Err(SqlError::unsupported("OPTIMIZE TABLE (not built yet)")),
             other => unreachable!("not a DDL statement: {other:?}"),
         }
