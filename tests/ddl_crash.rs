@@ -9,21 +9,23 @@
 //! Before the TRUNCATE, a committed transaction changes the old table, so
 //! the log past the checkpoint holds redo for the old tablespace's pages:
 //! were the new file to reuse the old space id, recovery would apply that
-//! redo to it.
+//! redo to it. The negative control plants that bug
+//! (`truncate-reuses-space-id`) and the same sweep must catch it.
 
 use engine::io::Storage;
 use engine::redo::LogConfig;
 use engine::{
-    ColumnDef, ColumnType, Config, Engine, FlushAtCommit, IndexDef, Request, RowFormat, TableDef,
-    Value,
+    Canaries, Canary, ColumnDef, ColumnType, Config, Engine, FlushAtCommit, IndexDef, Request,
+    RowFormat, TableDef, Value,
 };
 use sim::clock::SimClock;
 use sim::storage::{CrashMode, PowerLossPolicy, SimStorage};
 
 const ROWS: u64 = 120;
 
-fn config(flush: FlushAtCommit) -> Config {
+fn config(flush: FlushAtCommit, canaries: Canaries) -> Config {
     Config {
+        canaries,
         buffer_pool_pages: 24,
         log: LogConfig {
             files: 2,
@@ -116,8 +118,12 @@ fn setup(flush: FlushAtCommit) -> Vec<(String, Vec<u8>)> {
     let storage = SimStorage::new();
     let clock = SimClock::new();
     storage.set_clock(clock.clone());
-    let (mut e, _) =
-        Engine::open(Box::new(storage.clone()), Box::new(clock), config(flush)).unwrap();
+    let (mut e, _) = Engine::open(
+        Box::new(storage.clone()),
+        Box::new(clock),
+        config(flush, Canaries::NONE),
+    )
+    .unwrap();
     e.create_table(def()).unwrap();
     insert(&mut e, 0, ROWS);
     e.close().unwrap();
@@ -137,6 +143,7 @@ fn setup(flush: FlushAtCommit) -> Vec<(String, Vec<u8>)> {
 fn run(
     files: &[(String, Vec<u8>)],
     flush: FlushAtCommit,
+    canaries: Canaries,
     crash_at: Option<u64>,
 ) -> (SimStorage, SimClock, u64, u64, bool) {
     let storage = SimStorage::new();
@@ -148,7 +155,7 @@ fn run(
     let (mut e, _) = Engine::open(
         Box::new(storage.clone()),
         Box::new(clock.clone()),
-        config(flush),
+        config(flush, canaries),
     )
     .unwrap();
     insert(&mut e, ROWS, ROWS + 5);
@@ -162,23 +169,35 @@ fn run(
     (storage, clock, start, end, ok)
 }
 
-fn judge(storage: &SimStorage, clock: SimClock, flush: FlushAtCommit, truncated: bool, what: &str) {
-    let opened = Engine::open(Box::new(storage.clone()), Box::new(clock), config(flush));
-    let (mut e, report) = opened.unwrap_or_else(|err| panic!("{what}: recovery failed: {err}"));
+/// Recovery's verdict on one crash: `Err` says what is wrong.
+fn judge(
+    storage: &SimStorage,
+    clock: SimClock,
+    flush: FlushAtCommit,
+    truncated: bool,
+) -> Result<(), String> {
+    let opened = Engine::open(
+        Box::new(storage.clone()),
+        Box::new(clock),
+        config(flush, Canaries::NONE),
+    );
+    let (mut e, report) = opened.map_err(|err| format!("recovery failed: {err}"))?;
     let got = rows(&mut e);
     let old: Vec<u64> = (0..ROWS + 5).collect();
     // flush 0 and 2 may lose the last transaction before the TRUNCATE.
     let old_short: Vec<u64> = (0..ROWS).collect();
-    let ok = got.is_empty() || got == old || (flush != FlushAtCommit::Sync && got == old_short);
-    assert!(ok, "{what}: {} rows after recovery ({report:?})", got.len());
-    if truncated {
-        assert!(
-            got.is_empty(),
-            "{what}: the TRUNCATE returned but its rows came back"
-        );
+    if !(got.is_empty() || got == old || (flush != FlushAtCommit::Sync && got == old_short)) {
+        return Err(format!("{} rows after recovery ({report:?})", got.len()));
     }
-    let check = e.check_table("t").unwrap();
-    assert!(check.is_ok(), "{what}: {:?}", check.problems);
+    if truncated && !got.is_empty() {
+        return Err("the TRUNCATE returned but its rows came back".into());
+    }
+    let check = e
+        .check_table("t")
+        .map_err(|err| format!("CHECK TABLE failed: {err}"))?;
+    if !check.is_ok() {
+        return Err(format!("CHECK TABLE: {:?}", check.problems));
+    }
     let mut files: Vec<String> = storage
         .clone()
         .list()
@@ -187,30 +206,29 @@ fn judge(storage: &SimStorage, clock: SimClock, flush: FlushAtCommit, truncated:
         .filter(|f| f.ends_with(".ibd"))
         .collect();
     files.sort();
-    assert_eq!(
-        files,
-        ["t.ibd"],
-        "{what}: files after recovery ({report:?})"
-    );
+    if files != ["t.ibd"] {
+        return Err(format!("files after recovery: {files:?} ({report:?})"));
+    }
     insert(&mut e, 1000, 1003);
-    let after = rows(&mut e);
-    assert!(
-        after.ends_with(&[1000, 1001, 1002]),
-        "{what}: the table takes rows"
-    );
-    e.close().unwrap();
+    if !rows(&mut e).ends_with(&[1000, 1001, 1002]) {
+        return Err("the recovered table does not take rows".into());
+    }
+    e.close().map_err(|err| format!("close failed: {err}"))
 }
 
-#[test]
-fn truncate_leaves_the_old_table_or_the_empty_one_at_every_crash_point() {
+/// Every crash point of one TRUNCATE under every flush setting and crash
+/// kind: how many were tried, and the failures found.
+fn sweep(canaries: Canaries) -> (usize, Vec<String>) {
+    let mut tried = 0;
+    let mut failures = Vec::new();
     for flush in [
         FlushAtCommit::Sync,
         FlushAtCommit::Write,
         FlushAtCommit::Lazy,
     ] {
         let files = setup(flush);
-        let (storage, clock, start, end, ok) = run(&files, flush, None);
-        assert!(ok);
+        let (storage, clock, start, end, ok) = run(&files, flush, canaries, None);
+        assert!(ok, "a TRUNCATE without a crash succeeds");
         assert!(end > start + 5, "a TRUNCATE does I/O");
         // No crash: the new file is the initial size.
         let size = storage.read_file("t.ibd").unwrap().len() as u64;
@@ -219,13 +237,10 @@ fn truncate_leaves_the_old_table_or_the_empty_one_at_every_crash_point() {
             4 * engine::page::PAGE_SIZE as u64,
             "TRUNCATE gives the file back"
         );
-        judge(
-            &storage,
-            clock,
-            flush,
-            true,
-            &format!("flush {} no crash", flush.setting()),
-        );
+        tried += 1;
+        if let Err(why) = judge(&storage, clock, flush, true) {
+            failures.push(format!("flush {} no crash: {why}", flush.setting()));
+        }
         for k in start..=end {
             let modes = [
                 ("process crash", CrashMode::ProcessCrash),
@@ -244,21 +259,42 @@ fn truncate_leaves_the_old_table_or_the_empty_one_at_every_crash_point() {
                 ),
             ];
             for (name, mode) in modes {
-                let (storage, clock, _, _, ok) = run(&files, flush, Some(k));
+                let (storage, clock, _, _, ok) = run(&files, flush, canaries, Some(k));
                 // At k == end the TRUNCATE finished first: the plug is
                 // pulled after it, and the crash armed at k must not strike
                 // recovery instead.
                 assert_eq!(ok, k == end, "flush {} crash at I/O {k}", flush.setting());
                 storage.set_crash_at(None);
                 storage.restart(mode);
-                judge(
-                    &storage,
-                    clock,
-                    flush,
-                    ok,
-                    &format!("flush {} crash at I/O {k} ({name})", flush.setting()),
-                );
+                tried += 1;
+                if let Err(why) = judge(&storage, clock, flush, ok) {
+                    failures.push(format!(
+                        "flush {} crash at I/O {k} ({name}): {why}",
+                        flush.setting()
+                    ));
+                }
             }
         }
     }
+    (tried, failures)
+}
+
+#[test]
+fn truncate_leaves_the_old_table_or_the_empty_one_at_every_crash_point() {
+    let (tried, failures) = sweep(Canaries::NONE);
+    eprintln!("{tried} crashes of a TRUNCATE judged");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn a_truncate_that_reuses_the_space_id_is_caught() {
+    let (tried, failures) = sweep(Canaries::NONE.with(Canary::TruncateReusesSpaceId));
+    eprintln!(
+        "truncate-reuses-space-id: {} of {tried} crashes caught",
+        failures.len()
+    );
+    for f in failures.iter().take(3) {
+        eprintln!("  for example: {f}");
+    }
+    assert!(!failures.is_empty(), "the planted bug went unnoticed");
 }

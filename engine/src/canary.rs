@@ -122,11 +122,17 @@ pub enum Canary {
     /// alone, it frees the page's compressed block too, which the page
     /// still uses: the next page given that block overwrites the image.
     BuddyFreeInUse,
+    /// TRUNCATE TABLE deletes the old file first and builds the new one
+    /// under the old space id and name, before its dictionary commit: a
+    /// crash in between leaves a committed definition whose tablespace is
+    /// gone or empty (the old rows lost), and the redo of the old file's
+    /// pages names the new file's space.
+    TruncateReusesSpaceId,
 }
 
 impl Canary {
     /// Every canary.
-    pub const ALL: [Canary; 32] = [
+    pub const ALL: [Canary; 33] = [
         Canary::SkipDoublewrite,
         Canary::AckBeforeSync,
         Canary::IgnorePageLsn,
@@ -159,6 +165,7 @@ impl Canary {
         Canary::ZipSkipImageRedo,
         Canary::ZipTrxIdFrameOnly,
         Canary::BuddyFreeInUse,
+        Canary::TruncateReusesSpaceId,
     ];
 
     /// The canaries of the lock manager, caught by the lock oracle under
@@ -207,6 +214,7 @@ impl Canary {
             Canary::ZipSkipImageRedo => "zip-skip-image-redo",
             Canary::ZipTrxIdFrameOnly => "zip-trx-id-frame-only",
             Canary::BuddyFreeInUse => "buddy-free-in-use",
+            Canary::TruncateReusesSpaceId => "truncate-reuses-space-id",
         }
     }
 

@@ -73,7 +73,7 @@ impl Engine {
         def.row_format.zip_size()?;
         self.pager.free_check()?;
         let table_id = self.next_sys_id(TRX_SYS_NEXT_TABLE, true)?;
-        let (space, st) = self.build_space(&def, table_id, |_| file.clone())?;
+        let (space, st) = self.build_space(&def, table_id, None, |_| file.clone())?;
         // The definition row, in its own transaction.
         let row = (table_id, def.name.clone(), dict::encode_def(&def, &st));
         if let Err(e) = self.dict_transaction(None, Some(row)) {
@@ -88,7 +88,8 @@ impl Engine {
         Ok(())
     }
 
-    /// Creates a new tablespace for `def`: a new space id, its file named
+    /// Creates a new tablespace for `def`: a new space id (`reuse`: that
+    /// one, for the `truncate-reuses-space-id` canary only), its file named
     /// `file_name(space)` and logged by FILE_CREATE first so recovery knows
     /// it, its header and empty trees with new index ids. After a failure that does not stop the engine the file
     /// is gone again; after one that does, recovery removes it.
@@ -96,10 +97,14 @@ impl Engine {
         &mut self,
         def: &TableDef,
         table_id: u64,
+        reuse: Option<u32>,
         file_name: impl Fn(u32) -> String,
     ) -> Result<(u32, TableStorage)> {
         let zip_size = def.row_format.zip_size()?;
-        let space = self.next_sys_id(TRX_SYS_NEXT_SPACE, false)? as u32;
+        let space = match reuse {
+            Some(s) => s,
+            None => self.next_sys_id(TRX_SYS_NEXT_SPACE, false)? as u32,
+        };
         let file = file_name(space);
         let mut index_ids = Vec::new();
         for _ in 0..=def.indexes.len() {
@@ -237,8 +242,23 @@ impl Engine {
         let file = format!("{}.ibd", def.name);
         self.pager.free_check()?;
         let table_id = self.next_sys_id(TRX_SYS_NEXT_TABLE, true)?;
+        if self
+            .config
+            .canaries
+            .has(crate::Canary::TruncateReusesSpaceId)
+        {
+            // The planted bug: the old file goes first, the new one takes
+            // its space id and name, and only then does the dictionary
+            // change.
+            self.drop_space(old.space, &file)?;
+            let (_, st) = self.build_space(&def, table_id, Some(old.space), |_| file.clone())?;
+            let row = (table_id, def.name.clone(), dict::encode_def(&def, &st));
+            self.dict_transaction(Some(id), Some(row))?;
+            self.replace_table(id, def, &st);
+            return Ok(());
+        }
         let name = def.name.clone();
-        let (space, st) = self.build_space(&def, table_id, |s| temporary_file(&name, s))?;
+        let (space, st) = self.build_space(&def, table_id, None, |s| temporary_file(&name, s))?;
         let tmp = temporary_file(&name, space);
         let row = (table_id, def.name.clone(), dict::encode_def(&def, &st));
         if let Err(e) = self.dict_transaction(Some(id), Some(row)) {
@@ -247,12 +267,17 @@ impl Engine {
             }
             return Err(e);
         }
-        self.tables.remove(&id);
-        let table = Table::new(def, &st);
-        self.names.insert(table.name().to_string(), table.id);
-        self.tables.insert(table.id, table);
+        self.replace_table(id, def, &st);
         self.drop_space(old.space, &file)?;
         self.pager.fil.rename(space, &file)
+    }
+
+    /// Puts the table a TRUNCATE made in the place of table `id`.
+    fn replace_table(&mut self, id: u64, def: TableDef, st: &TableStorage) {
+        self.tables.remove(&id);
+        let table = Table::new(def, st);
+        self.names.insert(table.name().to_string(), table.id);
+        self.tables.insert(table.id, table);
     }
 
     /// One dictionary transaction: delete-marks the definition row of

@@ -382,6 +382,62 @@ impl Plan {
                 plan.faults.push(k);
             }
         }
+        // From a generator of its own, so the draws above stay as they
+        // were: half the plans that create a scratch table also TRUNCATE
+        // it at a drawn place where it exists, half of those with a crash
+        // a few I/O operations into the TRUNCATE (its new file, its
+        // dictionary commit, the old file's removal or the rename).
+        let mut trunc = ChaCha8Rng::seed_from_u64(seed ^ 0x7A0C_0000_0000_000B);
+        if profile.shape == Shape::Mixed && trunc.gen_bool(0.5) {
+            let mut exists = [false; SCRATCH_TABLES.len()];
+            let mut places = Vec::new();
+            for (i, t) in plan.transactions.iter().enumerate() {
+                for (k, &e) in exists.iter().enumerate() {
+                    if e {
+                        places.push((i, k));
+                    }
+                }
+                for st in &t.statements {
+                    match st {
+                        PlannedStmt::CreateTable { table, .. }
+                        | PlannedStmt::DropTable { table } => {
+                            let k = SCRATCH_TABLES
+                                .iter()
+                                .position(|s| s == table)
+                                .expect("a scratch table");
+                            exists[k] = matches!(st, PlannedStmt::CreateTable { .. });
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            for (k, &e) in exists.iter().enumerate() {
+                if e {
+                    places.push((plan.transactions.len(), k));
+                }
+            }
+            if !places.is_empty() {
+                let (txn, k) = places[trunc.gen_range(0..places.len())];
+                plan.insert_transaction(
+                    txn,
+                    PlannedTxn {
+                        statements: vec![PlannedStmt::TruncateTable {
+                            table: SCRATCH_TABLES[k].to_string(),
+                        }],
+                        rollback: false,
+                        isolation: None,
+                        autocommit: true,
+                    },
+                );
+                if profile.crashes > 0 && trunc.gen_bool(0.5) {
+                    plan.crash_at_statements.push(CrashAnchor {
+                        txn,
+                        statement: 0,
+                        after_ios: trunc.gen_range(0..16),
+                    });
+                }
+            }
+        }
         // Last, from a generator of its own: a third of the mixed plans
         // have a table without a primary key, `t2` (clustered on InnoDB's
         // hidden row id), whose inserts and scans go into a third of the

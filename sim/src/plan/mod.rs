@@ -230,6 +230,12 @@ pub enum PlannedStmt {
         /// One of [`SCRATCH_TABLES`].
         table: String,
     },
+    /// TRUNCATE TABLE of a scratch table, alone in an autocommit
+    /// transaction: the table exists before and after, in a new file.
+    TruncateTable {
+        /// One of [`SCRATCH_TABLES`].
+        table: String,
+    },
 }
 
 /// The longest think time a plan or a recorded turn may give: a minute
@@ -256,7 +262,8 @@ impl PlannedStmt {
             | PlannedStmt::RollbackTo(_)
             | PlannedStmt::ReleaseSavepoint(_)
             | PlannedStmt::CreateTable { .. }
-            | PlannedStmt::DropTable { .. } => None,
+            | PlannedStmt::DropTable { .. }
+            | PlannedStmt::TruncateTable { .. } => None,
         }
     }
 
@@ -281,7 +288,9 @@ impl PlannedStmt {
     pub fn is_ddl(&self) -> bool {
         matches!(
             self,
-            PlannedStmt::CreateTable { .. } | PlannedStmt::DropTable { .. }
+            PlannedStmt::CreateTable { .. }
+                | PlannedStmt::DropTable { .. }
+                | PlannedStmt::TruncateTable { .. }
         )
     }
 
@@ -351,7 +360,8 @@ impl PlannedStmt {
             PlannedStmt::ReleaseSavepoint(n) => Request::ReleaseSavepoint(n.clone()),
             PlannedStmt::Transfer { .. }
             | PlannedStmt::CreateTable { .. }
-            | PlannedStmt::DropTable { .. } => return None,
+            | PlannedStmt::DropTable { .. }
+            | PlannedStmt::TruncateTable { .. } => return None,
         })
     }
 }
@@ -694,7 +704,9 @@ impl Plan {
                         }
                         Some(table)
                     }
-                    PlannedStmt::DropTable { table } => Some(table),
+                    PlannedStmt::DropTable { table } | PlannedStmt::TruncateTable { table } => {
+                        Some(table)
+                    }
                     _ => None,
                 };
                 if let Some(table) = scratch {

@@ -1,11 +1,14 @@
-//! DDL while the workload runs: CREATE TABLE and DROP TABLE of the scratch
-//! tables, and the judgment of what a crash left of them.
+//! DDL while the workload runs: CREATE TABLE, DROP TABLE and TRUNCATE
+//! TABLE of the scratch tables, and the judgment of what a crash left of
+//! them.
 //!
 //! The model of a scratch table is whether it exists. An acknowledged
 //! CREATE TABLE or DROP TABLE is durable when it returns (the engine syncs
 //! the dictionary's commit, as `row_create_table_for_mysql` does), so after
 //! any crash a table exists exactly when its last acknowledged DDL says
-//! so; one whose DDL the crash interrupted may go either way. The
+//! so; one whose create or drop the crash interrupted may go either way,
+//! while a TRUNCATE, acknowledged or interrupted, leaves an existing
+//! table existing (in its old file or its new one). The
 //! judgment reads the engine's dictionary and, apart from it, the disk's
 //! own namespace: a table must have its `.ibd` file and a file must have
 //! its table, so a lost file create (a directory never synced) and an
@@ -40,9 +43,16 @@ pub(super) fn initial() -> BTreeMap<String, Presence> {
 pub(super) fn run_ddl(world: &mut World, txn: usize, st: &PlannedStmt) -> Option<bool> {
     world.issued(txn, 0);
     world.stats.statements += 1;
-    let (table, create) = match st {
-        PlannedStmt::CreateTable { table, .. } => (table.clone(), true),
-        PlannedStmt::DropTable { table } => (table.clone(), false),
+    #[derive(PartialEq)]
+    enum Kind {
+        Create,
+        Drop,
+        Truncate,
+    }
+    let (table, kind) = match st {
+        PlannedStmt::CreateTable { table, .. } => (table.clone(), Kind::Create),
+        PlannedStmt::DropTable { table } => (table.clone(), Kind::Drop),
+        PlannedStmt::TruncateTable { table } => (table.clone(), Kind::Truncate),
         _ => unreachable!("run_ddl runs DDL"),
     };
     let r = match st {
@@ -52,9 +62,15 @@ pub(super) fn run_ddl(world: &mut World, txn: usize, st: &PlannedStmt) -> Option
                 .engine()
                 .create_table(crate::tables::scratch(table, fmt))
         }
+        PlannedStmt::TruncateTable { .. } => world.engine().truncate_table(&table),
         _ => world.engine().drop_table(&table),
     };
-    let verb = if create { "CREATE TABLE" } else { "DROP TABLE" };
+    let create = kind == Kind::Create;
+    let verb = match kind {
+        Kind::Create => "CREATE TABLE",
+        Kind::Drop => "DROP TABLE",
+        Kind::Truncate => "TRUNCATE TABLE",
+    };
     let answer = match &r {
         Ok(()) => "ok".to_string(),
         Err(e) => match e.mysql_code() {
@@ -69,6 +85,23 @@ pub(super) fn run_ddl(world: &mut World, txn: usize, st: &PlannedStmt) -> Option
     let before = world.scratch[&table];
     let crashed = world.storage.crashed();
     let (after, violation) = match r {
+        // A TRUNCATE keeps the table whatever happens to the statement: it
+        // exists after exactly when it did before.
+        Ok(()) if kind == Kind::Truncate => {
+            world.stats.ddl_done += 1;
+            (
+                before,
+                (before == Presence::Absent).then(|| {
+                    "it does not exist (never created, or its drop was acknowledged)".into()
+                }),
+            )
+        }
+        Err(Error::NoSuchTable(_)) if kind == Kind::Truncate => (
+            Presence::Absent,
+            (before == Presence::Present).then(|| "1146, yet it exists".to_string()),
+        ),
+        Err(e) if kind == Kind::Truncate && (crashed || e.stops_engine()) => (before, None),
+        Err(Error::TableFull { .. }) if kind == Kind::Truncate => (before, None),
         Ok(()) => {
             world.stats.ddl_done += 1;
             let (after, why) = if create {

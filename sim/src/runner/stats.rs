@@ -223,7 +223,7 @@ impl RunStats {
             ("misdirected writes caught", self.misdirection_caught),
             ("torn pages repaired", self.pages_repaired),
             ("files grown back at recovery", self.files_extended),
-            ("tables created or dropped", self.ddl_done),
+            ("tables created, dropped or truncated", self.ddl_done),
             ("namespace ops lost", self.namespace_ops_lost),
             ("redo records applied", self.redo_records_applied),
             (
