@@ -1,10 +1,14 @@
-//! TRUNCATE TABLE crashed at every one of its I/O operations, under each
+//! TRUNCATE TABLE and CREATE INDEX (fast index creation, with its sort
+//! spilling runs to a merge file) crashed at every one of their I/O
+//! operations, under each
 //! `innodb_flush_log_at_trx_commit` setting, after a process crash and
 //! after a power loss (every unsynced operation lost, and a seeded mix of
-//! kept, lost and torn ones): recovery must leave either the old table,
-//! every row of it, or the new empty one; never a half-built table, a
-//! leftover file or a table without its file. Either way the table passes
-//! CHECK TABLE and takes new rows.
+//! kept, lost and torn ones). After a TRUNCATE, recovery must leave either
+//! the old table, every row of it, or the new empty one; after a CREATE
+//! INDEX, the table with every row and either no new index or the whole
+//! of it, never a half-built one. Never a leftover file (a merge file
+//! included) or a table without its file; the table passes CHECK TABLE
+//! (which holds every index to the table's rows) and takes new rows.
 //!
 //! Before the TRUNCATE, a committed transaction changes the old table, so
 //! the log past the checkpoint holds redo for the old tablespace's pages:
@@ -23,9 +27,27 @@ use sim::storage::{CrashMode, PowerLossPolicy, SimStorage};
 
 const ROWS: u64 = 120;
 
+/// The statement each sweep crashes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Ddl {
+    Truncate,
+    /// A UNIQUE index on `v`.
+    CreateIndex,
+}
+
+fn new_index() -> IndexDef {
+    IndexDef {
+        name: "uv".into(),
+        columns: vec![1],
+        unique: true,
+    }
+}
+
 fn config(flush: FlushAtCommit, canaries: Canaries) -> Config {
     Config {
         canaries,
+        // Small enough that the index build's sort writes runs.
+        sort_buffer_bytes: 4096,
         buffer_pool_pages: 24,
         log: LogConfig {
             files: 2,
@@ -138,9 +160,10 @@ fn setup(flush: FlushAtCommit) -> Vec<(String, Vec<u8>)> {
 }
 
 /// A run from the setup: open, one more committed transaction on the old
-/// table, then TRUNCATE (crashing at I/O `crash_at`, if given). Returns
-/// the disk, its clock, the I/O range of the TRUNCATE and its result.
+/// table, then the DDL (crashing at I/O `crash_at`, if given). Returns
+/// the disk, its clock, the I/O range of the DDL and its result.
 fn run(
+    ddl: Ddl,
     files: &[(String, Vec<u8>)],
     flush: FlushAtCommit,
     canaries: Canaries,
@@ -163,7 +186,10 @@ fn run(
     if let Some(k) = crash_at {
         storage.set_crash_at(Some(k));
     }
-    let ok = e.truncate_table("t").is_ok();
+    let ok = match ddl {
+        Ddl::Truncate => e.truncate_table("t").is_ok(),
+        Ddl::CreateIndex => e.create_indexes("t", &[new_index()], Vec::new()).is_ok(),
+    };
     let end = storage.counters().ops;
     drop(e);
     (storage, clock, start, end, ok)
@@ -171,26 +197,45 @@ fn run(
 
 /// Recovery's verdict on one crash: `Err` says what is wrong.
 fn judge(
+    ddl: Ddl,
     storage: &SimStorage,
     clock: SimClock,
     flush: FlushAtCommit,
-    truncated: bool,
+    canaries: Canaries,
+    done: bool,
 ) -> Result<(), String> {
+    // Recovery runs with the planted bugs too: some live in startup.
     let opened = Engine::open(
         Box::new(storage.clone()),
         Box::new(clock),
-        config(flush, Canaries::NONE),
+        config(flush, canaries),
     );
     let (mut e, report) = opened.map_err(|err| format!("recovery failed: {err}"))?;
     let got = rows(&mut e);
     let old: Vec<u64> = (0..ROWS + 5).collect();
     // flush 0 and 2 may lose the last transaction before the TRUNCATE.
     let old_short: Vec<u64> = (0..ROWS).collect();
-    if !(got.is_empty() || got == old || (flush != FlushAtCommit::Sync && got == old_short)) {
+    let emptied = ddl == Ddl::Truncate && got.is_empty();
+    if !(emptied || got == old || (flush != FlushAtCommit::Sync && got == old_short)) {
         return Err(format!("{} rows after recovery ({report:?})", got.len()));
     }
-    if truncated && !got.is_empty() {
+    if ddl == Ddl::Truncate && done && !got.is_empty() {
         return Err("the TRUNCATE returned but its rows came back".into());
+    }
+    let indexes: Vec<String> = e
+        .table("t")
+        .unwrap()
+        .def
+        .indexes
+        .iter()
+        .map(|x| x.name.clone())
+        .collect();
+    let whole = indexes == ["v", "uv"];
+    if !(indexes == ["v"] || ddl == Ddl::CreateIndex && whole) {
+        return Err(format!("indexes after recovery: {indexes:?} ({report:?})"));
+    }
+    if ddl == Ddl::CreateIndex && done && !whole {
+        return Err("the CREATE INDEX returned but its index is gone".into());
     }
     let check = e
         .check_table("t")
@@ -203,7 +248,7 @@ fn judge(
         .list()
         .unwrap()
         .into_iter()
-        .filter(|f| f.ends_with(".ibd"))
+        .filter(|f| f.ends_with(".ibd") || f.starts_with("#sql"))
         .collect();
     files.sort();
     if files != ["t.ibd"] {
@@ -216,9 +261,9 @@ fn judge(
     e.close().map_err(|err| format!("close failed: {err}"))
 }
 
-/// Every crash point of one TRUNCATE under every flush setting and crash
-/// kind: how many were tried, and the failures found.
-fn sweep(canaries: Canaries) -> (usize, Vec<String>) {
+/// Every crash point of one DDL statement under every flush setting and
+/// crash kind: how many were tried, and the failures found.
+fn sweep(ddl: Ddl, canaries: Canaries) -> (usize, Vec<String>) {
     let mut tried = 0;
     let mut failures = Vec::new();
     for flush in [
@@ -227,18 +272,20 @@ fn sweep(canaries: Canaries) -> (usize, Vec<String>) {
         FlushAtCommit::Lazy,
     ] {
         let files = setup(flush);
-        let (storage, clock, start, end, ok) = run(&files, flush, canaries, None);
-        assert!(ok, "a TRUNCATE without a crash succeeds");
-        assert!(end > start + 5, "a TRUNCATE does I/O");
-        // No crash: the new file is the initial size.
-        let size = storage.read_file("t.ibd").unwrap().len() as u64;
-        assert_eq!(
-            size,
-            4 * engine::page::PAGE_SIZE as u64,
-            "TRUNCATE gives the file back"
-        );
+        let (storage, clock, start, end, ok) = run(ddl, &files, flush, canaries, None);
+        assert!(ok, "{ddl:?} without a crash succeeds");
+        assert!(end > start + 5, "{ddl:?} does I/O");
+        if ddl == Ddl::Truncate {
+            // No crash: the new file is the initial size.
+            let size = storage.read_file("t.ibd").unwrap().len() as u64;
+            assert_eq!(
+                size,
+                4 * engine::page::PAGE_SIZE as u64,
+                "TRUNCATE gives the file back"
+            );
+        }
         tried += 1;
-        if let Err(why) = judge(&storage, clock, flush, true) {
+        if let Err(why) = judge(ddl, &storage, clock, flush, canaries, true) {
             failures.push(format!("flush {} no crash: {why}", flush.setting()));
         }
         for k in start..=end {
@@ -259,15 +306,15 @@ fn sweep(canaries: Canaries) -> (usize, Vec<String>) {
                 ),
             ];
             for (name, mode) in modes {
-                let (storage, clock, _, _, ok) = run(&files, flush, canaries, Some(k));
-                // At k == end the TRUNCATE finished first: the plug is
+                let (storage, clock, _, _, ok) = run(ddl, &files, flush, canaries, Some(k));
+                // At k == end the DDL finished first: the plug is
                 // pulled after it, and the crash armed at k must not strike
                 // recovery instead.
                 assert_eq!(ok, k == end, "flush {} crash at I/O {k}", flush.setting());
                 storage.set_crash_at(None);
                 storage.restart(mode);
                 tried += 1;
-                if let Err(why) = judge(&storage, clock, flush, ok) {
+                if let Err(why) = judge(ddl, &storage, clock, flush, canaries, ok) {
                     failures.push(format!(
                         "flush {} crash at I/O {k} ({name}): {why}",
                         flush.setting()
@@ -281,14 +328,17 @@ fn sweep(canaries: Canaries) -> (usize, Vec<String>) {
 
 #[test]
 fn truncate_leaves_the_old_table_or_the_empty_one_at_every_crash_point() {
-    let (tried, failures) = sweep(Canaries::NONE);
+    let (tried, failures) = sweep(Ddl::Truncate, Canaries::NONE);
     eprintln!("{tried} crashes of a TRUNCATE judged");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]
 fn a_truncate_that_reuses_the_space_id_is_caught() {
-    let (tried, failures) = sweep(Canaries::NONE.with(Canary::TruncateReusesSpaceId));
+    let (tried, failures) = sweep(
+        Ddl::Truncate,
+        Canaries::NONE.with(Canary::TruncateReusesSpaceId),
+    );
     eprintln!(
         "truncate-reuses-space-id: {} of {tried} crashes caught",
         failures.len()
@@ -297,4 +347,101 @@ fn a_truncate_that_reuses_the_space_id_is_caught() {
         eprintln!("  for example: {f}");
     }
     assert!(!failures.is_empty(), "the planted bug went unnoticed");
+}
+
+#[test]
+fn create_index_leaves_no_index_or_the_whole_one_at_every_crash_point() {
+    let (tried, failures) = sweep(Ddl::CreateIndex, Canaries::NONE);
+    eprintln!("{tried} crashes of a CREATE INDEX judged");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn a_startup_that_keeps_a_half_built_index_is_caught() {
+    let (tried, failures) = sweep(
+        Ddl::CreateIndex,
+        Canaries::NONE.with(Canary::SkipIndexBuildRollback),
+    );
+    eprintln!(
+        "skip-index-build-rollback: {} of {tried} crashes caught",
+        failures.len()
+    );
+    for f in failures.iter().take(3) {
+        eprintln!("  for example: {f}");
+    }
+    assert!(!failures.is_empty(), "the planted bug went unnoticed");
+}
+
+#[test]
+fn the_index_build_sorts_through_a_merge_file_and_builds_the_index() {
+    let files = setup(FlushAtCommit::Sync);
+    let storage = SimStorage::new();
+    for (n, b) in &files {
+        storage.write_file(n, b.clone());
+    }
+    let clock = SimClock::new();
+    let (mut e, _) = Engine::open(
+        Box::new(storage.clone()),
+        Box::new(clock),
+        config(FlushAtCommit::Sync, Canaries::NONE),
+    )
+    .unwrap();
+    let build = e.create_indexes("t", &[new_index()], Vec::new()).unwrap();
+    assert_eq!(build.rows_scanned, ROWS);
+    assert_eq!(build.entries, ROWS);
+    assert!(build.runs > 1, "{build:?}: a 4 KiB buffer spills");
+    assert!(e.check_table("t").unwrap().is_ok());
+    // A duplicate refuses the UNIQUE index and leaves none behind.
+    insert(&mut e, 500, 501);
+    let s = e.session();
+    let dup = vec![
+        Value::UInt(501),
+        Value::Bytes(format!("{:0>150}", 500).into_bytes()),
+    ];
+    let r = e.execute(
+        s,
+        Request::Insert {
+            table: "t".into(),
+            row: dup,
+        },
+    );
+    assert!(
+        matches!(r, Err(engine::Error::DuplicateKey { .. })),
+        "{r:?}: uv holds"
+    );
+    let ix = IndexDef {
+        name: "v_again".into(),
+        columns: vec![1],
+        unique: true,
+    };
+    e.drop_index("t", "uv", Vec::new()).unwrap();
+    e.execute(
+        s,
+        Request::Insert {
+            table: "t".into(),
+            row: vec![
+                Value::UInt(501),
+                Value::Bytes(format!("{:0>150}", 500).into_bytes()),
+            ],
+        },
+    )
+    .unwrap();
+    let r = e.create_indexes("t", &[ix], Vec::new());
+    assert!(
+        matches!(r, Err(engine::Error::DuplicateKey { .. })),
+        "{r:?}"
+    );
+    let names: Vec<String> = e
+        .table("t")
+        .unwrap()
+        .def
+        .indexes
+        .iter()
+        .map(|x| x.name.clone())
+        .collect();
+    assert_eq!(names, ["v"]);
+    assert!(e.check_table("t").unwrap().is_ok());
+    let mut listed = storage.clone().list().unwrap();
+    listed.retain(|f| f.starts_with('#'));
+    assert!(listed.is_empty(), "merge files left: {listed:?}");
 }

@@ -128,11 +128,16 @@ pub enum Canary {
     /// gone or empty (the old rows lost), and the redo of the old file's
     /// pages names the new file's space.
     TruncateReusesSpaceId,
+    /// Startup leaves an index a crash cut short in the middle of its fast
+    /// creation in the dictionary (`row_merge_drop_temp_indexes` skipped):
+    /// a half-built index that CHECK TABLE finds short of the table's
+    /// rows.
+    SkipIndexBuildRollback,
 }
 
 impl Canary {
     /// Every canary.
-    pub const ALL: [Canary; 33] = [
+    pub const ALL: [Canary; 34] = [
         Canary::SkipDoublewrite,
         Canary::AckBeforeSync,
         Canary::IgnorePageLsn,
@@ -166,6 +171,7 @@ impl Canary {
         Canary::ZipTrxIdFrameOnly,
         Canary::BuddyFreeInUse,
         Canary::TruncateReusesSpaceId,
+        Canary::SkipIndexBuildRollback,
     ];
 
     /// The canaries of the lock manager, caught by the lock oracle under
@@ -215,6 +221,7 @@ impl Canary {
             Canary::ZipTrxIdFrameOnly => "zip-trx-id-frame-only",
             Canary::BuddyFreeInUse => "buddy-free-in-use",
             Canary::TruncateReusesSpaceId => "truncate-reuses-space-id",
+            Canary::SkipIndexBuildRollback => "skip-index-build-rollback",
         }
     }
 

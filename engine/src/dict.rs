@@ -223,7 +223,16 @@ pub struct Secondary {
     pub index: Index,
     /// For each field of its records, the clustered field it copies.
     pub from_clustered: Vec<usize>,
+    /// The transaction whose commit made the index usable (fast index
+    /// creation; 0 for an index as old as its table): a read view that
+    /// does not see it may not read the index (InnoDB's `index->trx_id`).
+    pub created_by: u64,
 }
+
+/// An index being built by fast index creation carries this before its
+/// name in the dictionary until its build commits (InnoDB's
+/// `TEMP_INDEX_PREFIX`); startup drops every index that still does.
+pub const BUILDING_PREFIX: char = '\u{ff}';
 
 /// A table, loaded: definition plus trees and record mappings.
 #[derive(Debug, Clone)]
@@ -365,6 +374,7 @@ impl Table {
                 def: ix.clone(),
                 index: Index::new(id, &ix.name, st.space, root, RecordLayout::new(fmt, sl), n),
                 from_clustered: from,
+                created_by: 0,
             });
         }
         Table {

@@ -104,6 +104,10 @@ pub enum Error {
     /// unknown savepoint, and the like.
     #[error("{0}")]
     InvalidArgument(String),
+    /// A transaction's read view is older than the index it would read
+    /// (built by fast index creation after the view). MySQL 1412.
+    #[error("Table definition has changed, please retry transaction")]
+    TableDefChanged,
     /// A savepoint name is unknown. MySQL 1305.
     #[error("SAVEPOINT {0} does not exist")]
     NoSuchSavepoint(String),
@@ -152,6 +156,7 @@ impl Error {
             Error::TableExists(_) => 1050,
             Error::CantCreateTable { .. } => 1005,
             Error::NoSuchSavepoint(_) => 1305,
+            Error::TableDefChanged => 1412,
             Error::LockWaitTimeout => 1205,
             Error::Deadlock => 1213,
             Error::CorruptPage { .. } | Error::Corrupt { .. } => 1877,

@@ -26,7 +26,7 @@ pub const INITIAL_SPACE_PAGES: u32 = 4;
 
 impl Engine {
     /// Allocates the next id of a kind from the transaction system header.
-    fn next_sys_id(&mut self, offset: usize, wide: bool) -> Result<u64> {
+    pub(super) fn next_sys_id(&mut self, offset: usize, wide: bool) -> Result<u64> {
         let mut mtr = Mtr::new();
         let f = mtr.fix(&mut self.pager, PageId::new(0, TRX_SYS_PAGE))?;
         let p = self.pager.page(f);
@@ -75,8 +75,8 @@ impl Engine {
         let table_id = self.next_sys_id(TRX_SYS_NEXT_TABLE, true)?;
         let (space, st) = self.build_space(&def, table_id, None, |_| file.clone())?;
         // The definition row, in its own transaction.
-        let row = (table_id, def.name.clone(), dict::encode_def(&def, &st));
-        if let Err(e) = self.dict_transaction(None, Some(row)) {
+        let row = DictChange::Insert(table_id, def.name.clone(), dict::encode_def(&def, &st));
+        if let Err(e) = self.dict_transaction(&[row]) {
             if !e.stops_engine() {
                 self.drop_space(space, &file)?;
             }
@@ -189,11 +189,7 @@ impl Engine {
     pub fn drop_table(&mut self, name: &str) -> Result<()> {
         self.check_running()?;
         let id = self.table_id(name)?;
-        if self
-            .sessions
-            .values()
-            .any(|s| s.trx.is_some() && s.touched.contains(&id))
-        {
+        if self.in_use(id) {
             return Err(Error::InvalidArgument(format!(
                 "table '{name}' is in use by an open transaction"
             )));
@@ -204,7 +200,7 @@ impl Engine {
 
     fn drop_table_inner(&mut self, id: u64) -> Result<()> {
         self.pager.free_check()?;
-        self.dict_transaction(Some(id), None)?;
+        self.dict_transaction(&[DictChange::Delete(id)])?;
         let table = self.tables.remove(&id).expect("table exists");
         self.names.remove(table.name());
         self.drop_space(table.space, &format!("{}.ibd", table.name()))
@@ -223,11 +219,7 @@ impl Engine {
     pub fn truncate_table(&mut self, name: &str) -> Result<()> {
         self.check_running()?;
         let id = self.table_id(name)?;
-        if self
-            .sessions
-            .values()
-            .any(|s| s.trx.is_some() && s.touched.contains(&id))
-        {
+        if self.in_use(id) {
             return Err(Error::InvalidArgument(format!(
                 "table '{name}' is in use by an open transaction"
             )));
@@ -252,16 +244,16 @@ impl Engine {
             // change.
             self.drop_space(old.space, &file)?;
             let (_, st) = self.build_space(&def, table_id, Some(old.space), |_| file.clone())?;
-            let row = (table_id, def.name.clone(), dict::encode_def(&def, &st));
-            self.dict_transaction(Some(id), Some(row))?;
+            let row = DictChange::Insert(table_id, def.name.clone(), dict::encode_def(&def, &st));
+            self.dict_transaction(&[DictChange::Delete(id), row])?;
             self.replace_table(id, def, &st);
             return Ok(());
         }
         let name = def.name.clone();
         let (space, st) = self.build_space(&def, table_id, None, |s| temporary_file(&name, s))?;
         let tmp = temporary_file(&name, space);
-        let row = (table_id, def.name.clone(), dict::encode_def(&def, &st));
-        if let Err(e) = self.dict_transaction(Some(id), Some(row)) {
+        let row = DictChange::Insert(table_id, def.name.clone(), dict::encode_def(&def, &st));
+        if let Err(e) = self.dict_transaction(&[DictChange::Delete(id), row]) {
             if !e.stops_engine() {
                 self.drop_space(space, &tmp)?;
             }
@@ -280,27 +272,11 @@ impl Engine {
         self.tables.insert(table.id, table);
     }
 
-    /// One dictionary transaction: delete-marks the definition row of
-    /// table `delete`, inserts `insert` (table id, name, encoded
-    /// definition), commits and syncs. A failure that does not stop the
-    /// engine leaves nothing of it.
-    fn dict_transaction(
-        &mut self,
-        delete: Option<u64>,
-        insert: Option<(u64, String, Vec<u8>)>,
-    ) -> Result<()> {
+    /// One dictionary transaction of `changes`, committed and synced;
+    /// returns its transaction id. A failure that does not stop the engine
+    /// leaves nothing of it.
+    pub(crate) fn dict_transaction(&mut self, changes: &[DictChange]) -> Result<u64> {
         let sys_table = self.tables[&SYS_TABLES_ID].clone();
-        let insert_cols = match &insert {
-            Some((id, name, enc)) => Some(crate::row::stored_columns(
-                &sys_table,
-                &[
-                    Value::UInt(*id),
-                    Value::Bytes(name.clone().into_bytes()),
-                    Value::Bytes(enc.clone()),
-                ],
-            )?),
-            None => None,
-        };
         let now = self.pager.now_us();
         let mut trx = self
             .sys
@@ -315,39 +291,69 @@ impl Engine {
             gaps: false,
             active: Vec::new(),
         };
+        let missing = |id: u64| Error::Corrupt {
+            file: "ibdata1".into(),
+            reason: format!("table {id} has no definition row"),
+        };
         let mut step = || -> Result<()> {
-            if let Some(id) = delete {
-                let key = vec![Some(id.to_be_bytes().to_vec())];
-                match write::delete(
-                    &mut self.pager,
-                    &mut self.sys,
-                    &sys_table,
-                    &mut trx,
-                    &key,
-                    &mut ctx,
-                )? {
-                    Outcome::Done(1) => {}
-                    _ => {
-                        return Err(Error::Corrupt {
-                            file: "ibdata1".into(),
-                            reason: format!("table {id} has no definition row"),
-                        })
+            for change in changes {
+                let outcome = match change {
+                    DictChange::Delete(id) => {
+                        let key = vec![Some(id.to_be_bytes().to_vec())];
+                        let o = write::delete(
+                            &mut self.pager,
+                            &mut self.sys,
+                            &sys_table,
+                            &mut trx,
+                            &key,
+                            &mut ctx,
+                        )?;
+                        if o != Outcome::Done(1) {
+                            return Err(missing(*id));
+                        }
+                        o
                     }
-                }
-            }
-            if let (Some(cols), Some((_, name, _))) = (&insert_cols, &insert) {
-                match write::insert(
-                    &mut self.pager,
-                    &mut self.sys,
-                    &sys_table,
-                    &mut trx,
-                    cols,
-                    None,
-                    &mut ctx,
-                )? {
-                    Outcome::Done(_) => {}
-                    Outcome::Wait(_) => return Err(Error::TableExists(name.clone())),
-                }
+                    DictChange::Update(id, enc) => {
+                        let key = vec![Some(id.to_be_bytes().to_vec())];
+                        let o = write::update(
+                            &mut self.pager,
+                            &mut self.sys,
+                            &sys_table,
+                            &mut trx,
+                            &key,
+                            &[(2, Some(enc.clone()))],
+                            &mut ctx,
+                        )?;
+                        if o != Outcome::Done(1) {
+                            return Err(missing(*id));
+                        }
+                        o
+                    }
+                    DictChange::Insert(id, name, enc) => {
+                        let cols = crate::row::stored_columns(
+                            &sys_table,
+                            &[
+                                Value::UInt(*id),
+                                Value::Bytes(name.clone().into_bytes()),
+                                Value::Bytes(enc.clone()),
+                            ],
+                        )?;
+                        let o = write::insert(
+                            &mut self.pager,
+                            &mut self.sys,
+                            &sys_table,
+                            &mut trx,
+                            &cols,
+                            None,
+                            &mut ctx,
+                        )?;
+                        if let Outcome::Wait(_) = o {
+                            return Err(Error::TableExists(name.clone()));
+                        }
+                        o
+                    }
+                };
+                debug_assert!(!matches!(outcome, Outcome::Wait(_)));
             }
             Ok(())
         };
@@ -361,8 +367,10 @@ impl Engine {
                 return Err(e);
             }
         }
+        let id = trx.id;
         let lsn = self.sys.commit(&mut self.pager, &mut trx)?;
-        self.pager.log.write_up_to(lsn, true)
+        self.pager.log.write_up_to(lsn, true)?;
+        Ok(id)
     }
 
     /// Rolls back and ends a dictionary transaction whose statement
@@ -393,6 +401,16 @@ impl Engine {
             secondary: vec![],
         }
     }
+}
+
+/// One change of a dictionary transaction.
+pub(crate) enum DictChange {
+    /// Delete-mark table `id`'s definition row.
+    Delete(u64),
+    /// Insert a row: table id, name, encoded definition.
+    Insert(u64, String, Vec<u8>),
+    /// Replace table `id`'s encoded definition.
+    Update(u64, Vec<u8>),
 }
 
 /// The name a TRUNCATE builds the new file under before it takes the

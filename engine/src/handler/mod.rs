@@ -20,11 +20,13 @@
 
 mod config;
 mod ddl;
+mod index;
 mod info;
 mod recovery;
 
 pub use config::{Config, FlushAtCommit};
 pub use ddl::TableStatus;
+pub use index::IndexBuild;
 pub use info::{statement_text, InnodbCmp, InnodbCmpMem, InnodbLock, InnodbLockWait, InnodbTrx};
 pub use recovery::RecoveryReport;
 
@@ -1254,6 +1256,7 @@ impl Engine {
                     Direction::Forward
                 };
                 let view = self.read_mode_view(s);
+                index_usable(&self.tables[&id], ix, view.as_ref())?;
                 let mode = match &view {
                     Some(v) => ReadMode::Consistent(v),
                     None => ReadMode::Latest,
@@ -1358,6 +1361,10 @@ impl Engine {
             Request::Get { key, .. } => Some(Self::key_stored(t, key)?),
             _ => None,
         };
+        if let Some((ix, ..)) = &scan_args {
+            let view = self.sessions[&s].trx.as_ref().and_then(|t| t.view.as_ref());
+            index_usable(t, *ix, view)?;
+        }
         let now = self.pager.now_us();
         let sess = self.sessions.get_mut(&s).expect("session exists");
         let trx = sess.trx.as_mut().expect("transaction open");
@@ -1436,6 +1443,18 @@ impl Engine {
 enum DmlResult {
     Done(Response),
     Wait(crate::lock::LockId),
+}
+
+/// 1412 if `view` is older than the commit that made secondary index `ix`
+/// usable (InnoDB's `row_merge_is_index_usable`).
+fn index_usable(t: &Table, ix: Option<usize>, view: Option<&crate::trx::ReadView>) -> Result<()> {
+    let Some(i) = ix else {
+        return Ok(());
+    };
+    match view {
+        Some(v) if !v.sees(t.secondary[i].created_by) => Err(Error::TableDefChanged),
+        _ => Ok(()),
+    }
 }
 
 /// Requests a table lock; `Some(lock)` if it must wait.

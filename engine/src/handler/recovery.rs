@@ -11,7 +11,9 @@
 //!    the page's LSN, in log order; file creations and deletions replayed;
 //! 5. load the dictionary and roll back every transaction whose undo log is
 //!    still in a slot (it never committed);
-//! 6. remove `.ibd` files no committed definition names, give a
+//! 6. drop indexes a crash left half built (still named as building),
+//!    remove `.ibd` files no committed definition names and merge files of
+//!    interrupted index builds, give a
 //!    truncated table's new file its name if a crash came before the
 //!    rename, write every page and a checkpoint.
 
@@ -62,8 +64,11 @@ pub struct RecoveryReport {
     pub undo_records_rolled_back: u64,
     /// Tablespace files created or removed while replaying the log.
     pub files_replayed: Vec<String>,
-    /// Files removed because no committed definition names them.
+    /// Files removed because no committed definition names them (and
+    /// merge files of index builds a crash cut short).
     pub orphans_removed: Vec<String>,
+    /// Indexes a crash left half built, dropped (`table.index`).
+    pub indexes_dropped: Vec<String>,
     /// Tablespace files grown back to the size their header records (a
     /// crash lost their extension).
     pub files_extended: Vec<String>,
@@ -329,6 +334,7 @@ impl Engine {
             report.undo_records_rolled_back += n;
         }
         engine.load_dictionary(false, &unidentified)?;
+        report.indexes_dropped = engine.drop_interrupted_builds()?;
         report.orphans_removed = engine.remove_orphans()?;
         // The rollback's redo is made durable; the recovered pages stay
         // dirty in the pool and reach the disk like any others (the page
@@ -435,7 +441,10 @@ impl Engine {
             .list()
             .map_err(io_err("list", "."))?;
         for f in files {
-            if f.ends_with(".ibd") && !self.names.keys().any(|n| format!("{n}.ibd") == f) {
+            let stale_merge = f.starts_with(crate::row::merge::TEMP_PREFIX);
+            if stale_merge
+                || f.ends_with(".ibd") && !self.names.keys().any(|n| format!("{n}.ibd") == f)
+            {
                 self.pager
                     .fil
                     .storage()

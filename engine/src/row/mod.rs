@@ -16,6 +16,7 @@
 //! any read view can see still needs them.
 
 pub mod locking;
+pub mod merge;
 pub mod purge;
 pub mod rollback;
 pub mod select;

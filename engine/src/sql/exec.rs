@@ -1140,15 +1140,24 @@ impl Server {
             })
         };
         match stmt {
-            Stmt::CreateDatabase { name, if_not_exists } => {
+            Stmt::CreateDatabase {
+                name,
+                if_not_exists,
+            } => {
                 if self.database_exists(&name) {
                     if if_not_exists {
                         return Ok(ok(
-                            vec![Warning::note(1007, format!("Can't create database '{name}'; database exists"))],
+                            vec![Warning::note(
+                                1007,
+                                format!("Can't create database '{name}'; database exists"),
+                            )],
                             self,
                         ));
                     }
-                    return Err(SqlError::new(1007, format!("Can't create database '{name}'; database exists")));
+                    return Err(SqlError::new(
+                        1007,
+                        format!("Can't create database '{name}'; database exists"),
+                    ));
                 }
                 check_name(&name, 1102, "Incorrect database name")?;
                 self.create_database_marker(&name)?;
@@ -1158,11 +1167,17 @@ impl Server {
                 if !self.database_exists(&name) {
                     if if_exists {
                         return Ok(ok(
-                            vec![Warning::note(1008, format!("Can't drop database '{name}'; database doesn't exist"))],
+                            vec![Warning::note(
+                                1008,
+                                format!("Can't drop database '{name}'; database doesn't exist"),
+                            )],
                             self,
                         ));
                     }
-                    return Err(SqlError::new(1008, format!("Can't drop database '{name}'; database doesn't exist")));
+                    return Err(SqlError::new(
+                        1008,
+                        format!("Can't drop database '{name}'; database doesn't exist"),
+                    ));
                 }
                 let canon = self.canonical_db(&name);
                 let tables: Vec<String> = self
@@ -1172,7 +1187,9 @@ impl Server {
                     .filter(|n| split_name(n).is_some_and(|(d, t)| d == canon && !t.is_empty()))
                     .collect();
                 for t in &tables {
-                    self.engine.drop_table(t).map_err(|e| self.engine_err(c, &e))?;
+                    self.engine
+                        .drop_table(t)
+                        .map_err(|e| self.engine_err(c, &e))?;
                     self.metas.remove(t);
                     self.autoinc.remove(t);
                 }
@@ -1200,11 +1217,17 @@ impl Server {
                 if self.find_table(&db, &ct.name.name).is_some() {
                     if ct.if_not_exists {
                         return Ok(ok(
-                            vec![Warning::note(1050, format!("Table '{}' already exists", ct.name.name))],
+                            vec![Warning::note(
+                                1050,
+                                format!("Table '{}' already exists", ct.name.name),
+                            )],
                             self,
                         ));
                     }
-                    return Err(SqlError::new(1050, format!("Table '{}' already exists", ct.name.name)));
+                    return Err(SqlError::new(
+                        1050,
+                        format!("Table '{}' already exists", ct.name.name),
+                    ));
                 }
                 if let Some(e) = &ct.options.engine {
                     if !e.eq_ignore_ascii_case("innodb") {
@@ -1212,7 +1235,12 @@ impl Server {
                     }
                 }
                 let strict = self.conn(c).strict_mode;
-                let (format, warnings) = match schema::decide_format(&ct.options, self.globals.barracuda, true, strict) {
+                let (format, warnings) = match schema::decide_format(
+                    &ct.options,
+                    self.globals.barracuda,
+                    true,
+                    strict,
+                ) {
                     Ok(x) => x,
                     Err(warnings) => {
                         for w in warnings {
@@ -1226,7 +1254,9 @@ impl Server {
                 };
                 let name = engine_name(&db, &ct.name.name);
                 let (def, meta) = schema::build(&ct, &name, format)?;
-                self.engine.create_table(def).map_err(|e| self.engine_err(c, &e))?;
+                self.engine
+                    .create_table(def)
+                    .map_err(|e| self.engine_err(c, &e))?;
                 self.metas.insert(name.clone(), meta);
                 let start = ct.options.auto_increment.unwrap_or(1).max(1);
                 if self.metas[&name].columns.iter().any(|c| c.auto_increment) {
@@ -1240,7 +1270,12 @@ impl Server {
                 if_not_exists,
             } => {
                 let (old, meta) = self.resolve(c, &like)?;
-                let def = self.engine.table(&old).map_err(|e| self.engine_err(c, &e))?.def.clone();
+                let def = self
+                    .engine
+                    .table(&old)
+                    .map_err(|e| self.engine_err(c, &e))?
+                    .def
+                    .clone();
                 let db = self.canonical_db(&self.db_of(c, &name)?);
                 if !self.database_exists(&db) {
                     return Err(SqlError::new(1049, format!("Unknown database '{db}'")));
@@ -1248,18 +1283,26 @@ impl Server {
                 if self.find_table(&db, &name.name).is_some() {
                     if if_not_exists {
                         return Ok(ok(
-                            vec![Warning::note(1050, format!("Table '{}' already exists", name.name))],
+                            vec![Warning::note(
+                                1050,
+                                format!("Table '{}' already exists", name.name),
+                            )],
                             self,
                         ));
                     }
-                    return Err(SqlError::new(1050, format!("Table '{}' already exists", name.name)));
+                    return Err(SqlError::new(
+                        1050,
+                        format!("Table '{}' already exists", name.name),
+                    ));
                 }
                 check_name(&name.name, 1103, "Incorrect table name")?;
                 let new = engine_name(&db, &name.name);
                 let mut def = def;
                 def.name = new.clone();
                 def.server = schema::show_create(&name.name, &def, &meta, None).into_bytes();
-                self.engine.create_table(def).map_err(|e| self.engine_err(c, &e))?;
+                self.engine
+                    .create_table(def)
+                    .map_err(|e| self.engine_err(c, &e))?;
                 if meta.columns.iter().any(|c| c.auto_increment) {
                     self.autoinc.insert(new.clone(), 1);
                 }
@@ -1277,10 +1320,15 @@ impl Server {
                     }
                 }
                 if !missing.is_empty() && !if_exists {
-                    return Err(SqlError::new(1051, format!("Unknown table '{}'", missing.join(","))));
+                    return Err(SqlError::new(
+                        1051,
+                        format!("Unknown table '{}'", missing.join(",")),
+                    ));
                 }
                 for n in found {
-                    self.engine.drop_table(&n).map_err(|e| self.engine_err(c, &e))?;
+                    self.engine
+                        .drop_table(&n)
+                        .map_err(|e| self.engine_err(c, &e))?;
                     self.metas.remove(&n);
                     self.autoinc.remove(&n);
                 }
@@ -1290,8 +1338,35 @@ impl Server {
                     .collect();
                 Ok(ok(warnings, self))
             }
-            Stmt::CreateIndex { .. } | Stmt::DropIndex { .. } | Stmt::AlterTable { .. } => {
-                Err(SqlError::unsupported("ALTER TABLE, CREATE INDEX and DROP INDEX (fast index creation is not built yet)"))
+            Stmt::CreateIndex { table, index } => {
+                self.alter_indexes(c, &table, vec![index], vec![])
+            }
+            Stmt::DropIndex { table, name } => self.alter_indexes(c, &table, vec![], vec![name]),
+            Stmt::AlterTable {
+                table,
+                ops,
+                options,
+                algorithm,
+            } => {
+                if algorithm == Some(Algorithm::Copy) || options != TableOptions::default() {
+                    return Err(SqlError::unsupported(
+                        "ALTER TABLE by copying the table (ALGORITHM=COPY, table options)",
+                    ));
+                }
+                let mut adds = Vec::new();
+                let mut drops = Vec::new();
+                for op in ops {
+                    match op {
+                        AlterOp::AddIndex(ix) if !ix.primary => adds.push(ix),
+                        AlterOp::DropIndex(n) => drops.push(n),
+                        AlterOp::AddIndex(_) | AlterOp::DropPrimary => {
+                            return Err(SqlError::unsupported(
+                                "ALTER TABLE by copying the table (a PRIMARY KEY change)",
+                            ))
+                        }
+                    }
+                }
+                self.alter_indexes(c, &table, adds, drops)
             }
             Stmt::Truncate(t) => {
                 let (name, meta) = self.resolve(c, &t)?;
@@ -1307,6 +1382,116 @@ impl Server {
             Stmt::Optimize(_) => Err(SqlError::unsupported("OPTIMIZE TABLE (not built yet)")),
             other => unreachable!("not a DDL statement: {other:?}"),
         }
+    }
+}
+
+impl Server {
+    /// ADD INDEX and DROP INDEX without copying the table: the new indexes
+    /// by fast index creation (one scan, sorted, built in order), then the
+    /// dropped ones as dictionary changes.
+    fn alter_indexes(
+        &mut self,
+        c: ConnId,
+        table: &TableName,
+        adds: Vec<IndexSpec>,
+        drops: Vec<String>,
+    ) -> R<Outcome> {
+        let (name, meta) = self.resolve(c, table)?;
+        let mut def = self
+            .engine
+            .table(&name)
+            .map_err(|e| self.engine_err(c, &e))?
+            .def
+            .clone();
+        for d in &drops {
+            match def
+                .indexes
+                .iter()
+                .position(|x| x.name.eq_ignore_ascii_case(d))
+            {
+                Some(p) => {
+                    def.indexes.remove(p);
+                }
+                None => {
+                    return Err(SqlError::new(
+                        1091,
+                        format!("Can't DROP '{d}'; check that column/key exists"),
+                    ))
+                }
+            }
+        }
+        let mut new = Vec::new();
+        for ix in &adds {
+            let cols = ix
+                .columns
+                .iter()
+                .map(|col| {
+                    meta.columns
+                        .iter()
+                        .position(|m| m.name.eq_ignore_ascii_case(col))
+                        .ok_or_else(|| {
+                            SqlError::new(
+                                1072,
+                                format!("Key column '{col}' doesn't exist in table"),
+                            )
+                        })
+                })
+                .collect::<R<Vec<usize>>>()?;
+            schema::check_key_columns(&meta.columns, &cols)?;
+            let taken: Vec<String> = def.indexes.iter().map(|x| x.name.clone()).collect();
+            let name = match &ix.name {
+                Some(n) if taken.iter().any(|t| t.eq_ignore_ascii_case(n)) => {
+                    return Err(SqlError::new(1061, format!("Duplicate key name '{n}'")))
+                }
+                Some(n) if n.eq_ignore_ascii_case("PRIMARY") => {
+                    return Err(SqlError::new(1280, format!("Incorrect index name '{n}'")))
+                }
+                Some(n) => n.clone(),
+                None => schema::unnamed_index_name(&meta.columns[cols[0]].name, &taken),
+            };
+            let d = crate::dict::IndexDef {
+                name,
+                columns: cols,
+                unique: ix.unique,
+            };
+            def.indexes.push(d.clone());
+            new.push(d);
+        }
+        let (_, t) = split_name(&name).expect("a server table");
+        let t = t.to_string();
+        let text =
+            |def: &crate::dict::TableDef| schema::show_create(&t, def, &meta, None).into_bytes();
+        if !new.is_empty() {
+            let mut with_adds = self
+                .engine
+                .table(&name)
+                .map_err(|e| self.engine_err(c, &e))?
+                .def
+                .clone();
+            with_adds.indexes.extend(new.iter().cloned());
+            let server = text(&with_adds);
+            self.engine
+                .create_indexes(&name, &new, server)
+                .map_err(|e| self.engine_err(c, &e))?;
+        }
+        for d in &drops {
+            let mut after = self
+                .engine
+                .table(&name)
+                .map_err(|e| self.engine_err(c, &e))?
+                .def
+                .clone();
+            after.indexes.retain(|x| !x.name.eq_ignore_ascii_case(d));
+            let server = text(&after);
+            self.engine
+                .drop_index(&name, d, server)
+                .map_err(|e| self.engine_err(c, &e))?;
+        }
+        Ok(Outcome::Done(Reply::Ok {
+            affected: 0,
+            info: Some("Records: 0  Duplicates: 0  Warnings: {warnings}".into()),
+            warnings: 0,
+        }))
     }
 }
 

@@ -360,18 +360,7 @@ pub fn build(
                 }
                 n.clone()
             }
-            None => {
-                let base = columns[cols[0]].name.clone();
-                let mut n = base.clone();
-                let mut k = 2;
-                while names.iter().any(|x| x.eq_ignore_ascii_case(&n))
-                    || n.eq_ignore_ascii_case("PRIMARY")
-                {
-                    n = format!("{base}_{k}");
-                    k += 1;
-                }
-                n
-            }
+            None => unnamed_index_name(&columns[cols[0]].name, &names),
         };
         names.push(name.clone());
         defs.push(IndexDef {
@@ -482,28 +471,47 @@ fn check_columns(
         .map(|x| &x.columns)
         .chain(std::iter::once(&pk.to_vec()))
     {
-        for &c in ix {
-            let col = &columns[c];
-            if col.ty.is_lob() {
+        check_key_columns(columns, ix)?;
+    }
+    Ok(())
+}
+
+/// MySQL's checks of an index's columns: no BLOB or TEXT without a
+/// prefix length (1170), no column longer than InnoDB's 767 bytes (1071).
+pub fn check_key_columns(columns: &[ColumnSpec], key: &[usize]) -> Result<(), SqlError> {
+    for &c in key {
+        let col = &columns[c];
+        if col.ty.is_lob() {
+            return Err(SqlError::new(
+                1170,
+                format!(
+                    "BLOB/TEXT column '{}' used in key specification without a key length",
+                    col.name
+                ),
+            ));
+        }
+        if let SqlType::VarChar(n) | SqlType::Char(n) = col.ty {
+            if u32::from(n) > crate::dict::MAX_KEY_COLUMN_BYTES {
                 return Err(SqlError::new(
-                    1170,
-                    format!(
-                        "BLOB/TEXT column '{}' used in key specification without a key length",
-                        col.name
-                    ),
+                    1071,
+                    "Specified key was too long; max key length is 767 bytes",
                 ));
-            }
-            if let SqlType::VarChar(n) | SqlType::Char(n) = col.ty {
-                if u32::from(n) > crate::dict::MAX_KEY_COLUMN_BYTES {
-                    return Err(SqlError::new(
-                        1071,
-                        "Specified key was too long; max key length is 767 bytes",
-                    ));
-                }
             }
         }
     }
     Ok(())
+}
+
+/// The name MySQL gives an index written without one: its first
+/// column's, with `_2`, `_3` ... while that is taken.
+pub fn unnamed_index_name(first_column: &str, taken: &[String]) -> String {
+    let mut n = first_column.to_string();
+    let mut k = 2;
+    while taken.iter().any(|x| x.eq_ignore_ascii_case(&n)) || n.eq_ignore_ascii_case("PRIMARY") {
+        n = format!("{first_column}_{k}");
+        k += 1;
+    }
+    n
 }
 
 fn auto_key_error() -> SqlError {

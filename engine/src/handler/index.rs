@@ -1,0 +1,365 @@
+//! Fast index creation and DROP INDEX. Mirrors InnoDB Plugin 1.0's
+//! `ha_innobase::add_index` and `row0merge.cc`:
+//!
+//! 1. the new indexes enter the dictionary under a name that starts with
+//!    [`BUILDING_PREFIX`] (`TEMP_INDEX_PREFIX`), with empty trees, in one
+//!    synced dictionary transaction (`row_merge_create_index`);
+//! 2. one scan of the clustered index gives every new index its entries
+//!    (`row_merge_read_clustered_index`), each index's sorted by an
+//!    external merge sort with a bounded buffer ([`crate::row::merge`]);
+//! 3. the sorted entries go into the trees in order
+//!    (`row_merge_insert_index_tuples`: ordinary logged inserts), a unique
+//!    index refusing the first duplicate;
+//! 4. one more dictionary transaction gives the indexes their names
+//!    (`row_merge_rename_indexes`); a read view older than it may not read
+//!    them (1412, `row_merge_is_index_usable`).
+//!
+//! A failure before step 4 (a duplicate, a full disk) drops the indexes
+//! again (`row_merge_drop_indexes`); a crash before it leaves them named
+//! as building, and startup drops them (`row_merge_drop_temp_indexes`), so
+//! no half-built index is ever visible. No table is copied.
+//!
+//! DROP INDEX is a dictionary change, then the index's pages go back to
+//! the tablespace's free list: the file keeps its size.
+
+use super::ddl::DictChange;
+use super::Engine;
+use crate::btree::{self, Bound, Cursor, Direction};
+use crate::dict::{self, IndexDef, Table, TableStorage, BUILDING_PREFIX};
+use crate::error::{Error, Result};
+use crate::record;
+use crate::row::{self, merge};
+
+/// What a fast index creation did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct IndexBuild {
+    /// Clustered records scanned (once, for every new index).
+    pub rows_scanned: u64,
+    /// Entries put into the new indexes.
+    pub entries: u64,
+    /// Sorted runs written to the merge file.
+    pub runs: u64,
+    /// Bytes written to the merge file.
+    pub bytes_spilled: u64,
+}
+
+impl Engine {
+    /// Whether a transaction still open has changed table `id`.
+    pub(super) fn in_use(&self, id: u64) -> bool {
+        self.sessions
+            .values()
+            .any(|s| s.trx.is_some() && s.touched.contains(&id))
+    }
+
+    /// CREATE INDEX / ALTER TABLE ... ADD INDEX of one or more indexes,
+    /// built from one scan of the table. `server` is the server layer's
+    /// definition of the table with the new indexes (see
+    /// [`dict::TableDef::server`]).
+    pub fn create_indexes(
+        &mut self,
+        table: &str,
+        defs: &[IndexDef],
+        server: Vec<u8>,
+    ) -> Result<IndexBuild> {
+        self.check_running()?;
+        let id = self.table_id(table)?;
+        if self.in_use(id) {
+            return Err(Error::InvalidArgument(format!(
+                "table '{table}' is in use by an open transaction"
+            )));
+        }
+        let old = self.tables[&id].clone();
+        let mut final_def = old.def.clone();
+        for d in defs {
+            if final_def
+                .indexes
+                .iter()
+                .any(|x| x.name.eq_ignore_ascii_case(&d.name))
+            {
+                return Err(Error::InvalidArgument(format!(
+                    "Duplicate key name '{}'",
+                    d.name
+                )));
+            }
+            final_def.indexes.push(d.clone());
+        }
+        final_def.server = server;
+        final_def.validate()?;
+        let r = self.create_indexes_inner(&old, final_def, defs.len());
+        self.guard(r)
+    }
+
+    fn create_indexes_inner(
+        &mut self,
+        old: &Table,
+        final_def: dict::TableDef,
+        n_new: usize,
+    ) -> Result<IndexBuild> {
+        self.pager.free_check()?;
+        let first_new = old.def.indexes.len();
+        // Step 1: the indexes, named as building, with empty trees.
+        let mut building = final_def.clone();
+        building.server = old.def.server.clone();
+        for ix in &mut building.indexes[first_new..] {
+            ix.name = format!("{BUILDING_PREFIX}{}", ix.name);
+        }
+        let mut st = old.storage();
+        let layouts = Table::new(building.clone(), &{
+            let mut s = st.clone();
+            s.secondary.extend((0..n_new).map(|_| (0, 0)));
+            s
+        });
+        let zip = building.row_format.zip_size()?;
+        for i in first_new..building.indexes.len() {
+            let index_id = self.next_sys_id(crate::trx::undo::TRX_SYS_NEXT_INDEX, true)?;
+            let zf = zip
+                .map(|_| layouts.secondary[i].index.zip_fields(0))
+                .transpose()?;
+            let root = btree::create(&mut self.pager, old.space, index_id, zf.as_ref())?;
+            st.secondary.push((index_id, root));
+        }
+        self.dict_transaction(&[DictChange::Update(old.id, dict::encode_def(&building, &st))])?;
+        let table = Table::new(building.clone(), &st);
+        self.tables.insert(old.id, table.clone());
+        // Steps 2 and 3; any failure drops what step 1 made.
+        match self.build_indexes(&table, first_new) {
+            Ok(stats) => {
+                // Step 4: the names, and the transaction readers must see.
+                let trx = self.dict_transaction(&[DictChange::Update(
+                    old.id,
+                    dict::encode_def(&final_def, &st),
+                )])?;
+                let mut done = Table::new(final_def, &st);
+                for (i, sec) in done.secondary.iter_mut().enumerate() {
+                    sec.created_by = if i >= first_new {
+                        trx
+                    } else {
+                        old.secondary[i].created_by
+                    };
+                }
+                done.next_row_id = old.next_row_id;
+                self.tables.insert(old.id, done);
+                Ok(stats)
+            }
+            Err(e) if e.stops_engine() => Err(e),
+            Err(e) => {
+                self.drop_building(old.id)?;
+                Err(e)
+            }
+        }
+    }
+
+    /// One scan of the clustered index; each new index's entries sorted and
+    /// inserted in order.
+    fn build_indexes(&mut self, table: &Table, first_new: usize) -> Result<IndexBuild> {
+        let new = &table.secondary[first_new..];
+        let mut sorters: Vec<merge::Sorter<'_>> = new
+            .iter()
+            .enumerate()
+            .map(|(i, sec)| {
+                merge::Sorter::new(
+                    &sec.index.leaf,
+                    sec.index.n_key,
+                    self.config.sort_buffer_bytes,
+                    format!("{}{}-{i}", merge::TEMP_PREFIX, sec.index.id),
+                )
+            })
+            .collect();
+        let mut stats = IndexBuild::default();
+        let mut cur = Cursor::new(Bound::Unbounded, Bound::Unbounded, Direction::Forward);
+        while let Some(rec) = cur.next(&mut self.pager, &table.clustered)? {
+            stats.rows_scanned += 1;
+            // A delete-marked row is a committed delete purge has not
+            // removed yet (no open transaction has changed the table): a
+            // view older than the delete still sees it, so its entry goes
+            // in, delete-marked, as the other indexes keep theirs.
+            let deleted = record::is_deleted(&rec);
+            for (sec, sorter) in new.iter().zip(&mut sorters) {
+                let mut e = row::sec_entry(table, sec, &rec)?;
+                record::set_deleted(&mut e, deleted);
+                sorter.add(self.pager.fil.storage(), e)?;
+            }
+        }
+        for (sec, sorter) in new.iter().zip(sorters) {
+            let mut prev: Option<Vec<u8>> = None;
+            let n_unique = sec.def.columns.len();
+            let mut entries = 0;
+            let pager = &mut self.pager;
+            let (r, file) = sorter.finish(|e| {
+                if sec.def.unique && !record::is_deleted(e) {
+                    if let Some(p) = &prev {
+                        if unique_clash(sec, p, e, n_unique)? {
+                            return Err(duplicate(table, sec, e));
+                        }
+                    }
+                    prev = Some(e.to_vec());
+                }
+                pager.free_check()?;
+                btree::insert(pager, &sec.index, e)?;
+                entries += 1;
+                Ok(())
+            });
+            if let Some(name) = file {
+                let removed = self
+                    .pager
+                    .fil
+                    .storage()
+                    .remove(&name)
+                    .map_err(|e| Error::io("remove", &name, e));
+                if r.is_ok() {
+                    removed?;
+                }
+            }
+            let s = r?;
+            stats.entries += entries;
+            stats.runs += s.runs;
+            stats.bytes_spilled += s.bytes_spilled;
+        }
+        Ok(stats)
+    }
+
+    /// Drops the indexes of table `id` still named as building: one
+    /// dictionary transaction, then their pages are freed.
+    pub(super) fn drop_building(&mut self, id: u64) -> Result<()> {
+        let t = self.tables[&id].clone();
+        let keep: Vec<usize> = (0..t.def.indexes.len())
+            .filter(|&i| !t.def.indexes[i].name.starts_with(BUILDING_PREFIX))
+            .collect();
+        if keep.len() == t.def.indexes.len() {
+            return Ok(());
+        }
+        let (def, st) = without_indexes(&t, &keep);
+        self.dict_transaction(&[DictChange::Update(id, dict::encode_def(&def, &st))])?;
+        let mut table = Table::new(def, &st);
+        for (n, &i) in keep.iter().enumerate() {
+            table.secondary[n].created_by = t.secondary[i].created_by;
+        }
+        table.next_row_id = t.next_row_id;
+        self.tables.insert(id, table);
+        for (i, sec) in t.secondary.iter().enumerate() {
+            if !keep.contains(&i) {
+                btree::free_tree(&mut self.pager, &sec.index)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// DROP INDEX: a dictionary change, then the index's pages freed (the
+    /// file keeps its size). `server` as for
+    /// [`create_indexes`](Self::create_indexes).
+    pub fn drop_index(&mut self, table: &str, name: &str, server: Vec<u8>) -> Result<()> {
+        self.check_running()?;
+        let id = self.table_id(table)?;
+        if self.in_use(id) {
+            return Err(Error::InvalidArgument(format!(
+                "table '{table}' is in use by an open transaction"
+            )));
+        }
+        let t = self.tables[&id].clone();
+        let Some(pos) = t
+            .def
+            .indexes
+            .iter()
+            .position(|x| x.name.eq_ignore_ascii_case(name))
+        else {
+            return Err(Error::InvalidArgument(format!(
+                "Can't DROP '{name}'; check that column/key exists"
+            )));
+        };
+        let r = (|| {
+            self.pager.free_check()?;
+            let keep: Vec<usize> = (0..t.def.indexes.len()).filter(|&i| i != pos).collect();
+            let (mut def, st) = without_indexes(&t, &keep);
+            def.server = server;
+            self.dict_transaction(&[DictChange::Update(id, dict::encode_def(&def, &st))])?;
+            let mut table = Table::new(def, &st);
+            for (n, &i) in keep.iter().enumerate() {
+                table.secondary[n].created_by = t.secondary[i].created_by;
+            }
+            table.next_row_id = t.next_row_id;
+            self.tables.insert(id, table);
+            btree::free_tree(&mut self.pager, &t.secondary[pos].index)
+        })();
+        self.guard(r)
+    }
+
+    /// At startup: drops the indexes a crash left half built, in every
+    /// table (InnoDB's `row_merge_drop_temp_indexes`).
+    pub(super) fn drop_interrupted_builds(&mut self) -> Result<Vec<String>> {
+        let mut dropped = Vec::new();
+        if self
+            .config
+            .canaries
+            .has(crate::Canary::SkipIndexBuildRollback)
+        {
+            return Ok(dropped);
+        }
+        let ids: Vec<u64> = self
+            .tables
+            .values()
+            .filter(|t| {
+                t.def
+                    .indexes
+                    .iter()
+                    .any(|x| x.name.starts_with(BUILDING_PREFIX))
+            })
+            .map(|t| t.id)
+            .collect();
+        for id in ids {
+            let t = &self.tables[&id];
+            for ix in &t.def.indexes {
+                if let Some(n) = ix.name.strip_prefix(BUILDING_PREFIX) {
+                    dropped.push(format!("{}.{n}", t.name()));
+                }
+            }
+            self.drop_building(id)?;
+        }
+        Ok(dropped)
+    }
+}
+
+/// A table's definition and storage with only the secondary indexes at
+/// positions `keep`.
+fn without_indexes(t: &Table, keep: &[usize]) -> (dict::TableDef, TableStorage) {
+    let mut def = t.def.clone();
+    def.indexes = keep.iter().map(|&i| t.def.indexes[i].clone()).collect();
+    let mut st = t.storage();
+    st.secondary = keep.iter().map(|&i| st.secondary[i]).collect();
+    (def, st)
+}
+
+/// Whether two entries of a unique index (in order) have the same values
+/// in the index's own columns, none of them NULL.
+fn unique_clash(sec: &dict::Secondary, a: &[u8], b: &[u8], n_unique: usize) -> Result<bool> {
+    let ka = btree::key_of(&sec.index, 0, a)?;
+    if ka[..n_unique].iter().any(Option::is_none) {
+        return Ok(false);
+    }
+    let kb = btree::key_of(&sec.index, 0, b)?;
+    Ok(ka[..n_unique] == kb[..n_unique])
+}
+
+/// 1062 for an entry of a unique index being built.
+fn duplicate(table: &Table, sec: &dict::Secondary, e: &[u8]) -> Error {
+    let key = btree::key_of(&sec.index, 0, e).unwrap_or_default();
+    let text = sec
+        .def
+        .columns
+        .iter()
+        .zip(&key)
+        .map(|(&c, v)| match v {
+            None => "NULL".to_string(),
+            Some(b) => match record::from_stored(&table.def.columns[c].ty, b) {
+                Ok(record::Value::Int(i)) => i.to_string(),
+                Ok(record::Value::UInt(u)) => u.to_string(),
+                Ok(record::Value::Bytes(b)) => String::from_utf8_lossy(&b).into_owned(),
+                _ => "?".into(),
+            },
+        })
+        .collect::<Vec<_>>()
+        .join("-");
+    Error::DuplicateKey {
+        key: text,
+        index: sec.def.name.trim_start_matches(BUILDING_PREFIX).to_string(),
+    }
+}
