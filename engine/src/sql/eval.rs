@@ -353,29 +353,65 @@ pub fn eval_aggregate(
                 _ => unreachable!("an aggregate"),
             })
         }
-        _ if !has_aggregate(e) => match rows.first() {
-            Some(r) => eval(e, Some(r), cols, vars),
-            None => match e {
-                Expr::Column { .. } => Ok(Datum::Null),
-                _ => eval(e, None, cols, vars).or(Ok(Datum::Null)),
-            },
-        },
-        Expr::Unary(op, x) => {
-            let v = eval_aggregate(x, rows, cols, vars)?;
-            eval(&Expr::Unary(*op, Box::new(Expr::Lit(v))), None, cols, vars)
+        _ => {
+            // Each aggregate inside becomes its value; what is left reads
+            // the first row (columns outside an aggregate), or no row.
+            let folded = fold_aggregates(e, rows, cols, vars)?;
+            match rows.first() {
+                Some(r) => eval(&folded, Some(r), cols, vars),
+                None => eval_without_row(&folded, cols, vars),
+            }
         }
-        Expr::Binary(op, a, b) => {
-            let x = eval_aggregate(a, rows, cols, vars)?;
-            let y = eval_aggregate(b, rows, cols, vars)?;
-            eval(
-                &Expr::Binary(*op, Box::new(Expr::Lit(x)), Box::new(Expr::Lit(y))),
-                None,
-                cols,
-                vars,
-            )
-        }
-        _ => Err(SqlError::unsupported("this use of an aggregate")),
     }
+}
+
+/// `e` with each aggregate call replaced by its value over `rows`.
+fn fold_aggregates(
+    e: &Expr,
+    rows: &[Vec<Datum>],
+    cols: &Columns<'_>,
+    vars: &dyn Vars,
+) -> Result<Expr, SqlError> {
+    let f = |x: &Expr| fold_aggregates(x, rows, cols, vars).map(Box::new);
+    Ok(match e {
+        Expr::Call { name, .. } if is_aggregate(name) => {
+            Expr::Lit(eval_aggregate(e, rows, cols, vars)?)
+        }
+        Expr::Call {
+            name,
+            args,
+            star,
+            distinct,
+        } => Expr::Call {
+            name: name.clone(),
+            args: args
+                .iter()
+                .map(|a| fold_aggregates(a, rows, cols, vars))
+                .collect::<Result<_, _>>()?,
+            star: *star,
+            distinct: *distinct,
+        },
+        Expr::Unary(op, x) => Expr::Unary(*op, f(x)?),
+        Expr::Binary(op, a, b) => Expr::Binary(*op, f(a)?, f(b)?),
+        Expr::IsNull(x, n) => Expr::IsNull(f(x)?, *n),
+        Expr::Between(a, b, c, n) => Expr::Between(f(a)?, f(b)?, f(c)?, *n),
+        Expr::In(a, l, n) => Expr::In(
+            f(a)?,
+            l.iter()
+                .map(|x| fold_aggregates(x, rows, cols, vars))
+                .collect::<Result<_, _>>()?,
+            *n,
+        ),
+        Expr::Like(a, b, n) => Expr::Like(f(a)?, f(b)?, *n),
+        Expr::Lit(_) | Expr::Column { .. } | Expr::Var { .. } => e.clone(),
+    })
+}
+
+/// An expression of an aggregate query over no rows: a column outside an
+/// aggregate is NULL there, as in MySQL.
+fn eval_without_row(e: &Expr, cols: &Columns<'_>, vars: &dyn Vars) -> Result<Datum, SqlError> {
+    let probe = vec![Datum::Null; cols.names.len()];
+    eval(e, Some(&probe), cols, vars)
 }
 
 /// The scalar functions.

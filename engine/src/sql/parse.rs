@@ -305,6 +305,11 @@ impl Parser<'_> {
             }
             "SET" => self.set(),
             "SHOW" => self.show(),
+            "DESC" | "DESCRIBE" | "EXPLAIN"
+                if matches!(self.peek(), Some(Tok::Word { .. })) && !self.is_kw("SELECT") =>
+            {
+                Ok(Stmt::Show(Show::Columns(self.table_name()?)))
+            }
             _ => {
                 self.pos -= 1;
                 Err(self.err())
