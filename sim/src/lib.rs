@@ -6,6 +6,7 @@
 pub mod bench;
 pub mod clock;
 pub mod corpus;
+pub mod index_bench;
 pub mod judge;
 pub mod plan;
 pub mod profile;

@@ -249,19 +249,168 @@ impl Engine {
             self.replace_table(id, def, &st);
             return Ok(());
         }
+        self.swap_in_new_space(&old, def, table_id, false)
+            .map(|_| ())
+    }
+
+    /// ALTER TABLE by copying (and OPTIMIZE TABLE), as MySQL 5.1's
+    /// `mysql_alter_table` with `copy_data_between_tables` does it, made
+    /// crash-safe the way [`truncate_table`](Self::truncate_table) is: the
+    /// new definition `def` (its indexes, row format or primary key may
+    /// differ, and whether a column takes NULL; its columns' names and
+    /// types must be the table's) gets a new tablespace under
+    /// a temporary name, every row is copied into it (committed every
+    /// 10,000 rows, into a table no committed definition names yet, so a
+    /// crash leaves an orphan file startup removes), and one dictionary
+    /// transaction swaps the definitions. Returns the rows copied.
+    pub fn rebuild_table(&mut self, name: &str, def: TableDef) -> Result<u64> {
+        self.check_running()?;
+        let id = self.table_id(name)?;
+        if self.in_use(id) {
+            return Err(Error::InvalidArgument(format!(
+                "table '{name}' is in use by an open transaction"
+            )));
+        }
+        def.validate()?;
+        let old = self.tables[&id].clone();
+        let same_columns = def.columns.len() == old.def.columns.len()
+            && def
+                .columns
+                .iter()
+                .zip(&old.def.columns)
+                .all(|(a, b)| a.name == b.name && a.ty == b.ty);
+        if def.name != old.def.name || !same_columns {
+            return Err(Error::InvalidArgument(
+                "a rebuild keeps the table's name and columns (NULL may change)".into(),
+            ));
+        }
+        let r = (|| {
+            self.pager.free_check()?;
+            let table_id = self.next_sys_id(TRX_SYS_NEXT_TABLE, true)?;
+            self.swap_in_new_space(&old, def, table_id, true)
+        })();
+        self.guard(r)
+    }
+
+    /// The new table of a TRUNCATE or a copying rebuild: built in a new
+    /// space under a temporary name (filled from `old` if `copy`), swapped
+    /// in by one dictionary transaction, then the old file deleted and the
+    /// new one renamed to the table's name (startup finishes a rename a
+    /// crash cut short). Returns the rows copied.
+    fn swap_in_new_space(
+        &mut self,
+        old: &Table,
+        def: TableDef,
+        table_id: u64,
+        copy: bool,
+    ) -> Result<u64> {
+        let file = format!("{}.ibd", def.name);
         let name = def.name.clone();
         let (space, st) = self.build_space(&def, table_id, None, |s| temporary_file(&name, s))?;
         let tmp = temporary_file(&name, space);
         let row = DictChange::Insert(table_id, def.name.clone(), dict::encode_def(&def, &st));
-        if let Err(e) = self.dict_transaction(&[DictChange::Delete(id), row]) {
-            if !e.stops_engine() {
-                self.drop_space(space, &tmp)?;
+        let copied = if copy {
+            let new = Table::new(def.clone(), &st);
+            self.copy_rows(old, &new)
+        } else {
+            Ok((0, 0))
+        };
+        let (rows, next_row_id) = match copied.and_then(|c| {
+            self.dict_transaction(&[DictChange::Delete(old.id), row])
+                .map(|_| c)
+        }) {
+            Ok(c) => c,
+            Err(e) => {
+                if !e.stops_engine() {
+                    self.drop_space(space, &tmp)?;
+                }
+                return Err(e);
+            }
+        };
+        self.replace_table(old.id, def, &st);
+        if let Some(t) = self.tables.get_mut(&table_id) {
+            t.next_row_id = t.next_row_id.max(next_row_id);
+        }
+        self.drop_space(old.space, &file)?;
+        self.pager.fil.rename(space, &file)?;
+        Ok(rows)
+    }
+
+    /// Copies every row of `old` into `new` (not yet in the dictionary),
+    /// in transactions of 10,000 rows. Returns the rows copied and the next
+    /// hidden row id of `new`.
+    fn copy_rows(&mut self, old: &Table, new: &Table) -> Result<(u64, u64)> {
+        const ROWS_PER_COMMIT: u64 = 10_000;
+        let mut cur = btree::Cursor::new(
+            btree::Bound::Unbounded,
+            btree::Bound::Unbounded,
+            btree::Direction::Forward,
+        );
+        let mut copied = 0u64;
+        let mut next_row_id = 1u64;
+        let mut trx: Option<crate::trx::Trx> = None;
+        let mut locks = crate::lock::LockSys::new();
+        let result = (|| -> Result<()> {
+            while let Some(rec) = cur.next(&mut self.pager, &old.clustered)? {
+                if crate::record::is_deleted(&rec) {
+                    continue;
+                }
+                let values = crate::row::decode_row(&mut self.pager, old, &rec)?;
+                let cols = crate::row::stored_columns(new, &values)?;
+                if trx.is_none() {
+                    let now = self.pager.now_us();
+                    trx = Some(
+                        self.sys
+                            .begin(&mut self.pager, Isolation::RepeatableRead, now)?,
+                    );
+                }
+                let t = trx.as_mut().expect("begun above");
+                let row_id = new.def.primary_key.is_empty().then(|| {
+                    next_row_id += 1;
+                    next_row_id - 1
+                });
+                let mut ctx = crate::row::locking::LockCtx {
+                    locks: &mut locks,
+                    trx: t.id,
+                    now_us: 0,
+                    gaps: false,
+                    active: Vec::new(),
+                };
+                self.pager.free_check()?;
+                if let Outcome::Wait(_) = write::insert(
+                    &mut self.pager,
+                    &mut self.sys,
+                    new,
+                    t,
+                    &cols,
+                    row_id,
+                    &mut ctx,
+                )? {
+                    unreachable!("no other transaction knows the new table");
+                }
+                copied += 1;
+                if copied.is_multiple_of(ROWS_PER_COMMIT) {
+                    let mut t = trx.take().expect("open");
+                    self.sys.commit(&mut self.pager, &mut t)?;
+                    locks = crate::lock::LockSys::new();
+                }
+            }
+            if let Some(mut t) = trx.take() {
+                self.sys.commit(&mut self.pager, &mut t)?;
+            }
+            Ok(())
+        })();
+        if let Err(e) = result {
+            // The copy's open transaction is rolled back (its records are
+            // in the new file, which the caller removes).
+            if let Some(mut t) = trx.take() {
+                if !e.stops_engine() {
+                    self.abandon_dict_trx(&mut t)?;
+                }
             }
             return Err(e);
         }
-        self.replace_table(id, def, &st);
-        self.drop_space(old.space, &file)?;
-        self.pager.fil.rename(space, &file)
+        Ok((copied, next_row_id))
     }
 
     /// Puts the table a TRUNCATE made in the place of table `id`.
@@ -373,8 +522,8 @@ impl Engine {
         Ok(id)
     }
 
-    /// Rolls back and ends a dictionary transaction whose statement
-    /// failed.
+    /// Rolls back and ends a dictionary (or copying) transaction whose
+    /// statement failed.
     fn abandon_dict_trx(&mut self, trx: &mut crate::trx::Trx) -> Result<()> {
         if let Some(mut log) = trx.undo.clone() {
             crate::row::rollback::rollback_to(

@@ -1,0 +1,210 @@
+//! The index benchmark (`innosim bench --index`): seeds/000's experiment
+//! on sysbench's table. DROP INDEX k and CREATE INDEX k on (k), once in
+//! place (fast index creation: a dictionary change; one scan, a sort and
+//! a build) and once by copying the table (ALGORITHM=COPY), on the
+//! simulated disk with a simple disk model, so each statement is measured
+//! in simulated seconds of I/O and in bytes written, with the file size
+//! after it. Each measurement ends with a sharp checkpoint, so the pages a
+//! statement dirtied are written inside it. The simulated clock charges
+//! I/O only (no CPU time): the figures compare what each way makes the
+//! disk do.
+
+use crate::clock::SimClock;
+use crate::storage::{FaultConfig, Latency, SimStorage};
+use engine::io::Clock;
+use engine::{
+    ColumnDef, ColumnType, Config, Engine, FlushAtCommit, IndexDef, Request, RowFormat, TableDef,
+    Value,
+};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::time::Instant;
+
+/// The disk model: 100 µs per operation, 200 MB/s each way, 1 ms per
+/// sync.
+pub fn disk_model() -> Latency {
+    Latency {
+        read: 100,
+        write: 100,
+        sync: 1000,
+        read_per_mib: 5_000,
+        write_per_mib: 5_000,
+        ..Latency::default()
+    }
+}
+
+/// One statement measured.
+#[derive(Debug, Clone)]
+pub struct IndexRow {
+    /// What ran.
+    pub statement: &'static str,
+    /// Simulated seconds (I/O only).
+    pub simulated_s: f64,
+    /// Bytes written to the disk.
+    pub bytes_written: u64,
+    /// Size of the table's file before it.
+    pub file_before: u64,
+    /// Size of the table's file after it.
+    pub file_bytes: u64,
+    /// Wall seconds on this machine.
+    pub wall_s: f64,
+}
+
+fn sbtest(with_k: bool) -> TableDef {
+    let col = |name: &str, ty| ColumnDef {
+        name: name.into(),
+        ty,
+        nullable: false,
+    };
+    TableDef {
+        name: "sbtest".into(),
+        columns: vec![
+            col("id", ColumnType::INT_UNSIGNED),
+            col("k", ColumnType::INT_UNSIGNED),
+            col("c", ColumnType::Char(120)),
+            col("pad", ColumnType::Char(60)),
+        ],
+        primary_key: vec![0],
+        indexes: if with_k { vec![k_index()] } else { vec![] },
+        row_format: RowFormat::Compact,
+        server: Vec::new(),
+    }
+}
+
+fn k_index() -> IndexDef {
+    IndexDef {
+        name: "k".into(),
+        columns: vec![1],
+        unique: false,
+    }
+}
+
+/// Loads `rows` rows of sysbench 1.0's data and measures the four
+/// statements. `pool_pages` is the buffer pool.
+pub fn run(rows: u64, pool_pages: usize) -> engine::Result<Vec<IndexRow>> {
+    let storage = SimStorage::new();
+    let clock = SimClock::new();
+    storage.set_clock(clock.clone());
+    let config = Config {
+        buffer_pool_pages: pool_pages,
+        flush_at_commit: FlushAtCommit::Write,
+        ..Config::default()
+    };
+    let (mut e, _) = Engine::open(Box::new(storage.clone()), Box::new(clock.clone()), config)?;
+    e.create_table(sbtest(true))?;
+    let s = e.session();
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let mut id = 1u64;
+    while id <= rows {
+        e.execute(s, Request::Begin)?;
+        for _ in 0..1000 {
+            if id > rows {
+                break;
+            }
+            let digits = |rng: &mut ChaCha8Rng, n: usize| -> Vec<u8> {
+                (0..n).map(|_| b'0' + rng.gen_range(0..10u8)).collect()
+            };
+            let row = vec![
+                Value::UInt(id),
+                Value::UInt(rng.gen_range(1..=rows)),
+                Value::Bytes(digits(&mut rng, 119)),
+                Value::Bytes(digits(&mut rng, 59)),
+            ];
+            e.execute(
+                s,
+                Request::Insert {
+                    table: "sbtest".into(),
+                    row,
+                },
+            )?;
+            id += 1;
+        }
+        e.execute(s, Request::Commit)?;
+    }
+    e.close_session(s)?;
+    e.checkpoint()?;
+    // The disk model from here on: the load is not measured.
+    storage.set_faults(FaultConfig {
+        latency_us: disk_model(),
+        ..FaultConfig::default()
+    });
+    let mut out = Vec::new();
+    let mut measure = |e: &mut Engine,
+                       statement: &'static str,
+                       f: &mut dyn FnMut(&mut Engine) -> engine::Result<()>|
+     -> engine::Result<()> {
+        let size = |e: &mut Engine| -> engine::Result<u64> {
+            Ok(e.file_sizes()?
+                .into_iter()
+                .find(|(n, _)| n == "sbtest.ibd")
+                .map_or(0, |(_, b)| b))
+        };
+        let file_before = size(e)?;
+        let t0 = clock.now_us();
+        let b0 = storage.counters().bytes_written;
+        let w0 = Instant::now();
+        f(e)?;
+        e.checkpoint()?;
+        let file_bytes = size(e)?;
+        out.push(IndexRow {
+            statement,
+            file_before,
+            simulated_s: (clock.now_us() - t0) as f64 / 1e6,
+            bytes_written: storage.counters().bytes_written - b0,
+            file_bytes,
+            wall_s: w0.elapsed().as_secs_f64(),
+        });
+        Ok(())
+    };
+    measure(&mut e, "DROP INDEX k (in place)", &mut |e| {
+        e.drop_index("sbtest", "k", Vec::new())
+    })?;
+    measure(&mut e, "CREATE INDEX k (fast)", &mut |e| {
+        e.create_indexes("sbtest", &[k_index()], Vec::new())
+            .map(|_| ())
+    })?;
+    measure(&mut e, "DROP INDEX k (COPY)", &mut |e| {
+        e.rebuild_table("sbtest", sbtest(false)).map(|_| ())
+    })?;
+    measure(&mut e, "CREATE INDEX k (COPY)", &mut |e| {
+        e.rebuild_table("sbtest", sbtest(true)).map(|_| ())
+    })?;
+    let check = e.check_table("sbtest")?;
+    assert!(
+        check.is_ok(),
+        "the table after the benchmark: {:?}",
+        check.problems
+    );
+    e.close()?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn in_place_index_changes_write_less_than_copies() {
+        let rows = run(3000, 64).unwrap();
+        let by = |s: &str| {
+            rows.iter()
+                .find(|r| r.statement.starts_with(s))
+                .unwrap()
+                .clone()
+        };
+        let (drop_fast, create_fast) = (by("DROP INDEX k (in"), by("CREATE INDEX k (f"));
+        let (drop_copy, create_copy) = (by("DROP INDEX k (C"), by("CREATE INDEX k (C"));
+        assert!(
+            drop_fast.bytes_written < drop_copy.bytes_written / 4,
+            "{rows:?}"
+        );
+        assert!(
+            create_fast.bytes_written < create_copy.bytes_written,
+            "{rows:?}"
+        );
+        assert!(drop_fast.simulated_s < drop_copy.simulated_s, "{rows:?}");
+        // DROP INDEX in place keeps the file's size: its pages go to the
+        // tablespace's free list.
+        assert_eq!(drop_fast.file_bytes, drop_fast.file_before, "{rows:?}");
+    }
+}
