@@ -433,6 +433,90 @@ impl Engine {
         self.config.flush_at_commit = f;
     }
 
+    /// Gives up a statement's lock wait at once (NOWAIT): the lock request
+    /// leaves the queue and the statement fails, undone as after a lock
+    /// wait timeout; the transaction stays open (InnoDB's
+    /// `lock_wait_suspend_thread` answering DB_LOCK_NOWAIT).
+    pub fn cancel_wait(&mut self, s: SessionId) -> Result<()> {
+        self.check_running()?;
+        let sess = self
+            .sessions
+            .get_mut(&s)
+            .ok_or(Error::SessionState(s, "no such session"))?;
+        if sess.pending.take().is_none() {
+            return Err(Error::SessionState(s, "nothing is waiting"));
+        }
+        if let Some(trx) = sess.trx.as_ref().map(|t| t.id) {
+            let now = self.pager.now_us();
+            self.locks.cancel_wait(trx, EventKind::Cancelled, now);
+        }
+        self.end_implicit_on_error(s)
+    }
+
+    /// The lock id the session's next lock request will get: a mark for
+    /// [`unlock_rows`](Self::unlock_rows).
+    pub fn lock_mark(&self) -> crate::lock::LockId {
+        self.locks.next_lock_id()
+    }
+
+    /// READ COMMITTED and READ UNCOMMITTED: releases the record locks the
+    /// session's transaction took since `mark` on the rows `rows` (whole
+    /// rows of `table`, as a read returned them), in every index of the
+    /// table: the rows an UPDATE or DELETE read and found not matching
+    /// its WHERE (InnoDB's `row_unlock_for_mysql`). Under REPEATABLE READ
+    /// and SERIALIZABLE it does nothing: those keep every lock.
+    pub fn unlock_rows(
+        &mut self,
+        s: SessionId,
+        table: &str,
+        rows: &[Vec<Value>],
+        mark: crate::lock::LockId,
+    ) -> Result<()> {
+        self.check_running()?;
+        let Some(trx) = self.sessions.get(&s).and_then(|x| x.trx.as_ref()) else {
+            return Ok(());
+        };
+        if !matches!(
+            trx.isolation,
+            Isolation::ReadCommitted | Isolation::ReadUncommitted
+        ) {
+            return Ok(());
+        }
+        let trx = trx.id;
+        let id = self.table_id(table)?;
+        let t = &self.tables[&id];
+        if t.def.primary_key.is_empty() {
+            return Ok(());
+        }
+        let mut targets = Vec::new();
+        for row in rows {
+            let cols = row::stored_columns(t, row)?;
+            let pk = write::key_of_columns(t, &cols, None);
+            targets.push(Target::Record {
+                table: id,
+                index: t.clustered.id,
+                key: crate::lock::RecKey::Key(pk),
+            });
+            for sec in &t.secondary {
+                let mut key: Vec<Option<Vec<u8>>> =
+                    sec.def.columns.iter().map(|&c| cols[c].clone()).collect();
+                for &c in &t.def.primary_key {
+                    if !sec.def.columns.contains(&c) {
+                        key.push(cols[c].clone());
+                    }
+                }
+                targets.push(Target::Record {
+                    table: id,
+                    index: sec.index.id,
+                    key: crate::lock::RecKey::Key(key),
+                });
+            }
+        }
+        let now = self.pager.now_us();
+        self.locks.release_records(trx, &targets, mark, now);
+        Ok(())
+    }
+
     /// Whether the session has a transaction open.
     pub fn in_transaction(&self, s: SessionId) -> bool {
         self.sessions.get(&s).is_some_and(|x| x.trx.is_some())

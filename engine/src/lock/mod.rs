@@ -834,6 +834,41 @@ impl LockSys {
         self.grant_on(targets, now_us)
     }
 
+    /// Releases the granted record locks of `trx` on `targets` with ids
+    /// from `first` on (those the current statement took), and grants the
+    /// waiters that can go: READ COMMITTED's release of the rows an UPDATE
+    /// or DELETE read but does not change (`row_unlock_for_mysql`).
+    pub fn release_records(
+        &mut self,
+        trx: TrxId,
+        targets: &[Target],
+        first: LockId,
+        now_us: u64,
+    ) -> Vec<TrxId> {
+        let ids: Vec<LockId> = self
+            .by_trx
+            .get(&trx)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&id| {
+                id >= first
+                    && self
+                        .locks
+                        .get(&id)
+                        .is_some_and(|l| !l.waiting && targets.contains(&l.target))
+            })
+            .collect();
+        let mut freed = Vec::new();
+        for id in ids {
+            if let Some(lock) = self.remove(id) {
+                freed.push(lock.target.clone());
+                self.record_owned(now_us, EventKind::Released, lock);
+            }
+        }
+        self.grant_on(freed, now_us)
+    }
+
     /// Withdraws the waiting request of `trx`, if any, recording why, and
     /// grants the waiters that can go now. Returns the transactions
     /// granted.

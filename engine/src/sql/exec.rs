@@ -71,6 +71,9 @@ struct Change {
     matched: u64,
     records: u64,
     kind: ChangeKind,
+    /// The engine's lock id when the statement began: READ COMMITTED
+    /// releases the locks it took since on rows its WHERE rejects.
+    lock_mark: crate::lock::LockId,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -252,6 +255,16 @@ impl Server {
         match step {
             Err(e) => Outcome::Done(Reply::Error(self.engine_err(c, &e))),
             Ok(Step::Waiting) => {
+                if matches!(&then, Then::Select(p) if p.sel.wait == Wait::NoWait) {
+                    let s = self.conn(c).session;
+                    return Outcome::Done(Reply::Error(match self.engine.cancel_wait(s) {
+                        Ok(()) => SqlError::new(
+                            3572,
+                            "Statement aborted because lock(s) could not be acquired immediately and NOWAIT is set.",
+                        ),
+                        Err(e) => self.engine_err(c, &e),
+                    }));
+                }
                 self.conn_mut(c).running = Some(Running {
                     prog: Prog::Single { then },
                 });
@@ -347,8 +360,8 @@ impl Server {
         let req = match sel.lock {
             LockClause::None => read,
             l => {
-                if sel.wait != Wait::Wait {
-                    return Err(SqlError::unsupported("NOWAIT and SKIP LOCKED"));
+                if sel.wait == Wait::SkipLocked {
+                    return Err(SqlError::unsupported("SKIP LOCKED"));
                 }
                 Request::Locking {
                     read: Box::new(read),
@@ -654,6 +667,7 @@ impl Server {
                         matched: 0,
                         records: n,
                         kind: ChangeKind::Insert,
+                        lock_mark: 0,
                     },
                 ))
             }
@@ -687,6 +701,7 @@ impl Server {
                         matched: 0,
                         records: 0,
                         kind: ChangeKind::Insert,
+                        lock_mark: 0,
                     },
                 ))
             }
@@ -895,15 +910,17 @@ impl Server {
                 matched: 0,
                 records: 0,
                 kind,
+                lock_mark: 0,
             },
         ))
     }
 
-    fn start_change(&mut self, c: ConnId, ch: Change) -> Outcome {
+    fn start_change(&mut self, c: ConnId, mut ch: Change) -> Outcome {
         let s = self.conn(c).session;
         if let Err(e) = self.engine.begin_statement(s) {
             return Outcome::Done(Reply::Error(self.engine_err(c, &e)));
         }
+        ch.lock_mark = self.engine.lock_mark();
         self.drive_change(c, Box::new(ch), None)
     }
 
@@ -1041,7 +1058,29 @@ impl Server {
                     .def
                     .primary_key
                     .clone();
-                let src = to_datums(&post.char_cols, rows);
+                let src = to_datums(&post.char_cols, rows.clone());
+                // READ COMMITTED lets go of the rows the WHERE rejects
+                // (the engine does nothing under the stronger levels).
+                if let Some(f) = &post.sel.filter {
+                    let vars = self.vars(c);
+                    let cols = Columns {
+                        names: &post.names,
+                        table: post.table.as_deref(),
+                        clause: "where clause",
+                    };
+                    let mut rejected = Vec::new();
+                    for (d, v) in src.iter().zip(&rows) {
+                        if eval::eval(f, Some(d), &cols, &vars)?.truth() != Some(true) {
+                            rejected.push(v.clone());
+                        }
+                    }
+                    let s = self.conn(c).session;
+                    if !rejected.is_empty() {
+                        self.engine
+                            .unlock_rows(s, &table, &rejected, ch.lock_mark)
+                            .map_err(|e| self.engine_err(c, &e))?;
+                    }
+                }
                 // Filter and order the rows as a SELECT * would.
                 let Reply::Rows { rows: matched, .. } = self.finish_select(c, &post, src)? else {
                     unreachable!("a select gives rows")
