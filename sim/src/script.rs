@@ -15,7 +15,8 @@
 //! - `error <code|name>[,<code|name>...]` before a statement expects it to
 //!   fail with one of them; an unexpected error stops the script.
 //! - `echo text`, `sleep <seconds>` (simulated), `source <file>`,
-//!   `replace_column <n> <text> ...`, `let $v = value` or
+//!   `replace_column <n> <text> ...`, `replace_regex /pattern/replacement/
+//!   ...` (on the next result set), `let $v = value` or
 //!   ``let $v = `query` ``, `disable_query_log`, `enable_query_log`,
 //!   `disable_result_log`, `enable_result_log`, `disable_warnings`,
 //!   `enable_warnings`. Commands take the `--cmd args` form or the
@@ -95,6 +96,8 @@ struct Runner {
     warnings_log: bool,
     expect: Option<Vec<u16>>,
     replace: Vec<(usize, String)>,
+    /// `replace_regex` for the next result: (pattern, replacement).
+    replace_regex: Vec<(regex::Regex, String)>,
     vars: BTreeMap<String, String>,
     seed: u64,
     /// How the armed crash ends (set by `crash`, used by `restart`).
@@ -140,6 +143,7 @@ pub fn run_text(text: &str, name: &str, dir: Option<PathBuf>) -> Result<ScriptRu
         warnings_log: true,
         expect: None,
         replace: Vec::new(),
+        replace_regex: Vec::new(),
         vars: BTreeMap::new(),
         seed: 0,
         pending_crash: None,
@@ -420,6 +424,29 @@ impl Runner {
                     self.replace.push((n, p[1].to_string()));
                 }
             }
+            "replace_regex" => {
+                // `/pattern/replacement/` pairs, as mysqltest takes them.
+                let mut rest = rest.trim();
+                while !rest.is_empty() {
+                    let Some(body) = rest.strip_prefix('/') else {
+                        return Err(Stop::Error(
+                            self.bad("replace_regex takes /pattern/replacement/ pairs"),
+                        ));
+                    };
+                    let mut parts = body.splitn(3, '/');
+                    let (Some(pat), Some(rep), Some(tail)) =
+                        (parts.next(), parts.next(), parts.next())
+                    else {
+                        return Err(Stop::Error(
+                            self.bad("replace_regex takes /pattern/replacement/ pairs"),
+                        ));
+                    };
+                    let re = regex::Regex::new(pat)
+                        .map_err(|e| self.bad(format!("replace_regex: {e}")))?;
+                    self.replace_regex.push((re, rep.to_string()));
+                    rest = tail.trim_start();
+                }
+            }
             "let" => {
                 let (name, value) = rest
                     .split_once('=')
@@ -667,6 +694,7 @@ impl Runner {
     fn report(&mut self, reply: Reply) -> Result<(), Stop> {
         let expect = self.expect.take();
         let replace = std::mem::take(&mut self.replace);
+        let regexes = std::mem::take(&mut self.replace_regex);
         match &reply {
             Reply::Error(e) => {
                 self.out.push_str(&format!("{e}\n"));
@@ -707,7 +735,11 @@ impl Runner {
                             }
                         }
                     }
-                    self.out.push_str(&format::tabbed(columns, &rows));
+                    let mut text = format::tabbed(columns, &rows);
+                    for (re, rep) in &regexes {
+                        text = re.replace_all(&text, rep.as_str()).into_owned();
+                    }
+                    self.out.push_str(&text);
                 }
             }
             Reply::Ok { .. } => {}

@@ -332,8 +332,13 @@ impl Engine {
             t.next_row_id = t.next_row_id.max(next_row_id);
         }
         self.drop_space(old.space, &file)?;
-        self.pager.fil.rename(space, &file)?;
-        Ok(rows)
+        // The statement has committed: a rename the disk refuses (full)
+        // leaves the table working under its temporary name, and startup
+        // finishes the rename; only an error that stops the engine counts.
+        match self.pager.fil.rename(space, &file) {
+            Err(e) if e.stops_engine() => Err(e),
+            _ => Ok(rows),
+        }
     }
 
     /// Copies every row of `old` into `new` (not yet in the dictionary),

@@ -119,31 +119,34 @@ impl Engine {
             st.secondary.push((index_id, root));
         }
         self.dict_transaction(&[DictChange::Update(old.id, dict::encode_def(&building, &st))])?;
-        let table = Table::new(building.clone(), &st);
+        let mut table = Table::new(building.clone(), &st);
+        carry_over(old, &mut table, first_new, 0);
         self.tables.insert(old.id, table.clone());
-        // Steps 2 and 3; any failure drops what step 1 made.
-        match self.build_indexes(&table, first_new) {
-            Ok(stats) => {
-                // Step 4: the names, and the transaction readers must see.
-                let trx = self.dict_transaction(&[DictChange::Update(
-                    old.id,
-                    dict::encode_def(&final_def, &st),
-                )])?;
+        // Steps 2 to 4; a failure that leaves the engine running drops
+        // what step 1 made.
+        let result = self.build_indexes(&table, first_new).and_then(|stats| {
+            // Step 4: the names, and the transaction readers must see.
+            let trx = self.dict_transaction(&[DictChange::Update(
+                old.id,
+                dict::encode_def(&final_def, &st),
+            )])?;
+            Ok((stats, trx))
+        });
+        match result {
+            Ok((stats, trx)) => {
                 let mut done = Table::new(final_def, &st);
-                for (i, sec) in done.secondary.iter_mut().enumerate() {
-                    sec.created_by = if i >= first_new {
-                        trx
-                    } else {
-                        old.secondary[i].created_by
-                    };
-                }
-                done.next_row_id = old.next_row_id;
+                carry_over(old, &mut done, first_new, trx);
                 self.tables.insert(old.id, done);
                 Ok(stats)
             }
             Err(e) if e.stops_engine() => Err(e),
             Err(e) => {
-                self.drop_building(old.id)?;
+                if let Err(d) = self.drop_building(old.id) {
+                    // The half-built indexes stay in the dictionary, named
+                    // as building: only startup may drop them now.
+                    self.halted
+                        .get_or_insert_with(|| format!("dropping a failed index build: {d}"));
+                }
                 Err(e)
             }
         }
@@ -166,21 +169,32 @@ impl Engine {
             })
             .collect();
         let mut stats = IndexBuild::default();
-        let mut cur = Cursor::new(Bound::Unbounded, Bound::Unbounded, Direction::Forward);
-        while let Some(rec) = cur.next(&mut self.pager, &table.clustered)? {
-            stats.rows_scanned += 1;
-            // A delete-marked row is a committed delete purge has not
-            // removed yet (no open transaction has changed the table): a
-            // view older than the delete still sees it, so its entry goes
-            // in, delete-marked, as the other indexes keep theirs.
-            let deleted = record::is_deleted(&rec);
-            for (sec, sorter) in new.iter().zip(&mut sorters) {
-                let mut e = row::sec_entry(table, sec, &rec)?;
-                record::set_deleted(&mut e, deleted);
-                sorter.add(self.pager.fil.storage(), e)?;
+        let scanned = (|| -> Result<()> {
+            let mut cur = Cursor::new(Bound::Unbounded, Bound::Unbounded, Direction::Forward);
+            while let Some(rec) = cur.next(&mut self.pager, &table.clustered)? {
+                stats.rows_scanned += 1;
+                // A delete-marked row is a committed delete purge has not
+                // removed yet (no open transaction has changed the table):
+                // a view older than the delete still sees it, so its entry
+                // goes in, delete-marked, as the other indexes keep theirs.
+                let deleted = record::is_deleted(&rec);
+                for (sec, sorter) in new.iter().zip(&mut sorters) {
+                    let mut e = row::sec_entry(table, sec, &rec)?;
+                    record::set_deleted(&mut e, deleted);
+                    sorter.add(self.pager.fil.storage(), e)?;
+                }
             }
+            Ok(())
+        })();
+        if let Err(e) = scanned {
+            for sorter in sorters {
+                self.remove_merge_file(sorter.abort());
+            }
+            return Err(e);
         }
-        for (sec, sorter) in new.iter().zip(sorters) {
+        let mut sorters = sorters.into_iter();
+        for sec in new {
+            let sorter = sorters.next().expect("one sorter per new index");
             let mut prev: Option<Vec<u8>> = None;
             let n_unique = sec.def.columns.len();
             let mut entries = 0;
@@ -199,23 +213,36 @@ impl Engine {
                 entries += 1;
                 Ok(())
             });
-            if let Some(name) = file {
-                let removed = self
+            let removed = match file {
+                Some(name) => self
                     .pager
                     .fil
                     .storage()
                     .remove(&name)
-                    .map_err(|e| Error::io("remove", &name, e));
-                if r.is_ok() {
-                    removed?;
+                    .map_err(|e| Error::io("remove", &name, e)),
+                None => Ok(()),
+            };
+            if r.is_err() {
+                // The later indexes' sorts are given up too.
+                for rest in sorters.by_ref() {
+                    self.remove_merge_file(rest.abort());
                 }
             }
             let s = r?;
+            removed?;
             stats.entries += entries;
             stats.runs += s.runs;
             stats.bytes_spilled += s.bytes_spilled;
         }
         Ok(stats)
+    }
+
+    /// Removes a merge file a failed build leaves; a failure to is left
+    /// for startup, which removes stale merge files.
+    fn remove_merge_file(&mut self, name: Option<String>) {
+        if let Some(n) = name {
+            let _ = self.pager.fil.storage().remove(&n);
+        }
     }
 
     /// Drops the indexes of table `id` still named as building: one
@@ -315,6 +342,21 @@ impl Engine {
             self.drop_building(id)?;
         }
         Ok(dropped)
+    }
+}
+
+/// What a table descriptor rebuilt from its definition must keep of the
+/// one it replaces: the next hidden row id, and for each secondary index
+/// older than `first_new` the transaction that made it usable (the new
+/// ones get `created_by`).
+fn carry_over(old: &Table, new: &mut Table, first_new: usize, created_by: u64) {
+    new.next_row_id = old.next_row_id;
+    for (i, sec) in new.secondary.iter_mut().enumerate() {
+        sec.created_by = if i < first_new {
+            old.secondary[i].created_by
+        } else {
+            created_by
+        };
     }
 }
 

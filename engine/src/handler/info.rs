@@ -341,6 +341,135 @@ impl Engine {
     }
 }
 
+/// One transaction of the latest deadlock, as SHOW ENGINE INNODB STATUS's
+/// LATEST DETECTED DEADLOCK section prints it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeadlockTrx {
+    /// Its id, in hex.
+    pub trx_id: String,
+    /// Its session (MySQL thread id).
+    pub session: SessionId,
+    /// The lock it waited for: mode, index, table, key.
+    pub waiting_for: String,
+}
+
+/// The latest deadlock the engine found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LatestDeadlock {
+    /// When, on the engine's clock (microseconds).
+    pub at_us: u64,
+    /// The transactions of the cycle, the one whose request closed it
+    /// first.
+    pub trxs: Vec<DeadlockTrx>,
+    /// The victim's position in `trxs`.
+    pub victim: usize,
+}
+
+impl Engine {
+    /// The cycle through `me` in the wait-for graph, starting at `me`.
+    fn wait_cycle(&self, me: TrxId) -> Vec<TrxId> {
+        let edges = self.locks.wait_edges();
+        // Depth-first from `me` until it is reached again.
+        let mut path = vec![me];
+        let mut seen = std::collections::BTreeSet::new();
+        fn dfs(
+            edges: &[crate::lock::WaitEdge],
+            me: TrxId,
+            path: &mut Vec<TrxId>,
+            seen: &mut std::collections::BTreeSet<TrxId>,
+        ) -> bool {
+            let at = *path.last().expect("a path starts at me");
+            for e in edges.iter().filter(|e| e.requesting_trx == at) {
+                if e.blocking_trx == me {
+                    return true;
+                }
+                if seen.insert(e.blocking_trx) {
+                    path.push(e.blocking_trx);
+                    if dfs(edges, me, path, seen) {
+                        return true;
+                    }
+                    path.pop();
+                }
+            }
+            false
+        }
+        if dfs(&edges, me, &mut path, &mut seen) {
+            path
+        } else {
+            vec![me]
+        }
+    }
+
+    /// Records the deadlock `me`'s request closed, before the victim is
+    /// rolled back. Reads no page: the lock's key is printed from the lock.
+    pub(super) fn note_deadlock(&mut self, me: TrxId, victim: TrxId) {
+        let cycle = self.wait_cycle(me);
+        let session_of = |t: TrxId| {
+            self.sessions
+                .iter()
+                .find(|(_, x)| x.trx.as_ref().map(|tr| tr.id) == Some(t))
+                .map_or(0, |(&id, _)| id)
+        };
+        let trxs: Vec<DeadlockTrx> = cycle
+            .iter()
+            .map(|&t| DeadlockTrx {
+                trx_id: hex(t),
+                session: session_of(t),
+                waiting_for: self
+                    .locks
+                    .waiting_for(t)
+                    .map_or_else(String::new, |l| self.lock_text(l)),
+            })
+            .collect();
+        let victim = cycle.iter().position(|&t| t == victim).unwrap_or(0);
+        self.latest_deadlock = Some(LatestDeadlock {
+            at_us: self.pager.now_us(),
+            trxs,
+            victim,
+        });
+    }
+
+    /// A lock as the monitor prints it, without its page position.
+    fn lock_text(&self, lock: &Lock) -> String {
+        let table_id = lock.target.table();
+        let Some(t) = self.tables.get(&table_id) else {
+            return format!("{} lock on table {table_id}", lock.mode.name());
+        };
+        match &lock.target {
+            Target::Table(_) => format!(
+                "TABLE LOCK table `{}` lock mode {}",
+                t.name(),
+                lock.mode.name()
+            ),
+            Target::Record { index, key, .. } => {
+                let name = if t.clustered.id == *index {
+                    "PRIMARY".to_string()
+                } else {
+                    t.secondary
+                        .iter()
+                        .find(|s| s.index.id == *index)
+                        .map(|s| s.def.name.clone())
+                        .unwrap_or_default()
+                };
+                let data = match key {
+                    RecKey::Supremum => "supremum pseudo-record".to_string(),
+                    RecKey::Key(k) => key_text(t, *index, k),
+                };
+                format!(
+                    "RECORD LOCKS index `{name}` of table `{}` lock_mode {} waiting, key {data}",
+                    t.name(),
+                    lock.mode.name()
+                )
+            }
+        }
+    }
+
+    /// The latest deadlock found since the engine opened.
+    pub fn latest_deadlock(&self) -> Option<&LatestDeadlock> {
+        self.latest_deadlock.as_ref()
+    }
+}
+
 /// A key as MySQL prints lock_data: numbers bare, strings quoted, fields
 /// separated by ", ".
 fn key_text(t: &Table, index: u64, key: &btree::Key) -> String {

@@ -27,7 +27,10 @@ mod recovery;
 pub use config::{Config, FlushAtCommit};
 pub use ddl::TableStatus;
 pub use index::IndexBuild;
-pub use info::{statement_text, InnodbCmp, InnodbCmpMem, InnodbLock, InnodbLockWait, InnodbTrx};
+pub use info::{
+    statement_text, DeadlockTrx, InnodbCmp, InnodbCmpMem, InnodbLock, InnodbLockWait, InnodbTrx,
+    LatestDeadlock,
+};
 pub use recovery::RecoveryReport;
 
 use crate::btree::{Bound, Direction, Key};
@@ -239,6 +242,8 @@ pub struct Engine {
     next_background_us: u64,
     /// End LSN of the newest user commit that wrote redo (0 if none yet).
     last_commit_lsn: u64,
+    /// The latest deadlock found, for SHOW ENGINE INNODB STATUS.
+    latest_deadlock: Option<info::LatestDeadlock>,
     /// Counters.
     pub stats: EngineStats,
 }
@@ -445,6 +450,11 @@ impl Engine {
             .ok_or(Error::SessionState(s, "no such session"))?;
         if sess.pending.take().is_none() {
             return Err(Error::SessionState(s, "nothing is waiting"));
+        }
+        if std::mem::take(&mut sess.victim) {
+            // Chosen as a deadlock victim while it waited: the whole
+            // transaction is gone already.
+            return Err(Error::Deadlock);
         }
         if let Some(trx) = sess.trx.as_ref().map(|t| t.id) {
             let now = self.pager.now_us();
@@ -974,6 +984,14 @@ impl Engine {
     fn run_dml(&mut self, s: SessionId, request: Request) -> Result<Step> {
         let sess = self.session_mut(s);
         let scoped = sess.statement.is_some();
+        if scoped && sess.trx.is_none() {
+            // A deadlock rolled the statement's transaction back: the rest
+            // of the statement must not run in a new one.
+            return Err(Error::SessionState(
+                s,
+                "the statement's transaction was rolled back",
+            ));
+        }
         if sess.trx.is_none()
             && !scoped
             && !sess.autocommit_off
@@ -1048,12 +1066,14 @@ impl Engine {
                         Deadlock::None => break,
                         Deadlock::Requester => {
                             self.stats.deadlocks += 1;
+                            self.note_deadlock(me, me);
                             self.locks.cancel_wait(me, EventKind::Victim, now);
                             self.rollback_trx(s)?;
                             return Err(Error::Deadlock);
                         }
                         Deadlock::Other(victim) => {
                             self.stats.deadlocks += 1;
+                            self.note_deadlock(me, victim);
                             let vs = self
                                 .sessions
                                 .iter()

@@ -165,6 +165,7 @@ impl Engine {
             statement_view: None,
             resumed_wait_since_us: None,
             last_commit_lsn: 0,
+            latest_deadlock: None,
             stats: EngineStats::default(),
         })
     }

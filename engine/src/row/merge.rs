@@ -141,9 +141,20 @@ impl<'a> Sorter<'a> {
         (result.map(|_| self.stats), file)
     }
 
+    /// Gives up the sort: the name of its temporary file, if it made one,
+    /// for the caller to remove.
+    pub fn abort(mut self) -> Option<String> {
+        self.file.take().map(|(name, f)| {
+            drop(f);
+            name
+        })
+    }
+
     /// The k-way merge of the runs.
     fn merge(&mut self, sink: &mut impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
         let (name, file) = self.file.as_mut().expect("runs were written");
+        // The readers share the sort buffer's budget (4 KiB each at least).
+        let chunk = (self.buffer_bytes as u64 / self.runs.len() as u64).clamp(4096, CHUNK);
         let mut readers: Vec<RunReader> = self
             .runs
             .iter()
@@ -152,6 +163,7 @@ impl<'a> Sorter<'a> {
                 end: off + len,
                 chunk: Vec::new(),
                 at: 0,
+                step: chunk,
             })
             .collect();
         let mut heads: Vec<Option<Vec<u8>>> = Vec::with_capacity(readers.len());
@@ -193,8 +205,11 @@ struct RunReader {
     end: u64,
     chunk: Vec<u8>,
     at: usize,
+    /// Bytes read at a time.
+    step: u64,
 }
 
+/// The most a run reader reads at a time.
 const CHUNK: u64 = 64 * 1024;
 
 impl RunReader {
@@ -204,7 +219,7 @@ impl RunReader {
             return Ok(());
         }
         let more = (need - have) as u64;
-        let want = more.max(CHUNK).min(self.end - self.pos);
+        let want = more.max(self.step).min(self.end - self.pos);
         if want < more {
             return Err(Error::Corrupt {
                 file: name.to_string(),

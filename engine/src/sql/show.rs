@@ -816,13 +816,42 @@ impl Server {
         })
     }
 
-    /// SHOW ENGINE INNODB STATUS: its TRANSACTIONS section.
+    /// SHOW ENGINE INNODB STATUS: its LATEST DETECTED DEADLOCK and
+    /// TRANSACTIONS sections.
     fn innodb_status(&mut self) -> R<String> {
         let trx = self
             .engine
             .innodb_trx()
             .map_err(|e| SqlError::from_engine(&e, super::DEFAULT_DB))?;
         let mut s = String::from("\n=====================================\nINNODB MONITOR OUTPUT\n=====================================\n");
+        if let Some(d) = self.engine.latest_deadlock() {
+            s.push_str(
+                "------------------------\nLATEST DETECTED DEADLOCK\n------------------------\n",
+            );
+            s.push_str(&format!(
+                "at {:.6} s of the engine's clock\n",
+                d.at_us as f64 / 1e6
+            ));
+            for (i, t) in d.trxs.iter().enumerate() {
+                let mut waiting = t.waiting_for.clone();
+                for name in self.metas.keys() {
+                    if let Some((db, table)) = split_name(name) {
+                        waiting =
+                            waiting.replace(&format!("`{name}`"), &format!("`{db}`.`{table}`"));
+                    }
+                }
+                s.push_str(&format!(
+                    "*** ({n}) TRANSACTION:\nTRANSACTION {}, MySQL thread id {}\n*** ({n}) WAITING FOR THIS LOCK TO BE GRANTED:\n{waiting}\n",
+                    t.trx_id,
+                    t.session,
+                    n = i + 1
+                ));
+            }
+            s.push_str(&format!(
+                "*** WE ROLL BACK TRANSACTION ({})\n",
+                d.victim + 1
+            ));
+        }
         s.push_str("------------\nTRANSACTIONS\n------------\n");
         s.push_str("LIST OF TRANSACTIONS FOR EACH SESSION:\n");
         for t in trx {
