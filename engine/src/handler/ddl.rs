@@ -380,6 +380,8 @@ impl Engine {
                     now_us: 0,
                     gaps: false,
                     active: Vec::new(),
+                    skip_locked: false,
+                    skipped: false,
                 };
                 self.pager.free_check()?;
                 if let Outcome::Wait(_) = write::insert(
@@ -444,6 +446,8 @@ impl Engine {
             now_us: 0,
             gaps: false,
             active: Vec::new(),
+            skip_locked: false,
+            skipped: false,
         };
         let missing = |id: u64| Error::Corrupt {
             file: "ibdata1".into(),

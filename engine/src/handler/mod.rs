@@ -120,6 +120,15 @@ pub enum Request {
         /// FOR UPDATE rather than LOCK IN SHARE MODE.
         exclusive: bool,
     },
+    /// A locking read that skips the rows other transactions hold locks
+    /// on instead of waiting (FOR UPDATE / FOR SHARE ... SKIP LOCKED, as
+    /// MySQL 8.0 has it): `read` is a [`Request::Scan`].
+    SkipLocked {
+        /// The scan.
+        read: Box<Request>,
+        /// FOR UPDATE rather than FOR SHARE.
+        exclusive: bool,
+    },
     /// SELECT * FROM table [FORCE INDEX (index)] WHERE key range
     /// ORDER BY key [DESC] LIMIT n.
     Scan {
@@ -1318,7 +1327,15 @@ impl Engine {
                     Outcome::Wait(t) => Ok(DmlResult::Wait(t)),
                 }
             }
-            Request::Locking { read, exclusive } => self.locking_read(s, read, *exclusive),
+            Request::Locking { read, exclusive } => self.locking_read(s, read, *exclusive, false),
+            Request::SkipLocked { read, exclusive } => {
+                if !matches!(**read, Request::Scan { .. }) {
+                    return Err(Error::InvalidArgument(
+                        "SKIP LOCKED applies to a range read".into(),
+                    ));
+                }
+                self.locking_read(s, read, *exclusive, true)
+            }
             Request::Get { .. } | Request::Scan { .. }
                 if self.statement_view.is_none()
                     && self.sessions[&s]
@@ -1328,7 +1345,7 @@ impl Engine {
             {
                 // SERIALIZABLE: plain reads in a transaction lock like
                 // LOCK IN SHARE MODE.
-                self.locking_read(s, request, false)
+                self.locking_read(s, request, false, false)
             }
             Request::Get { table, key } => {
                 let id = self.table_id(table)?;
@@ -1418,7 +1435,13 @@ impl Engine {
     }
 
     /// A locking read: an intention lock on the table, then the records.
-    fn locking_read(&mut self, s: SessionId, read: &Request, exclusive: bool) -> Result<DmlResult> {
+    fn locking_read(
+        &mut self,
+        s: SessionId,
+        read: &Request,
+        exclusive: bool,
+        skip_locked: bool,
+    ) -> Result<DmlResult> {
         let (table, mode, table_mode) = match read {
             Request::Get { table, .. } | Request::Scan { table, .. } => (
                 table,
@@ -1476,6 +1499,7 @@ impl Engine {
             return Ok(DmlResult::Wait(w));
         }
         let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys);
+        ctx.skip_locked = skip_locked;
         let table = &self.tables[&id];
         Ok(match (key, scan_args) {
             (Some(key), _) => {
@@ -1592,5 +1616,7 @@ fn lock_ctx<'a>(locks: &'a mut LockSys, trx: &Trx, now_us: u64, sys: &TrxSys) ->
             trx.isolation,
             Isolation::RepeatableRead | Isolation::Serializable
         ),
+        skip_locked: false,
+        skipped: false,
     }
 }

@@ -24,6 +24,11 @@ pub struct LockCtx<'a> {
     /// whose DB_TRX_ID is one of them (other than `trx`) is implicitly
     /// X-locked by it.
     pub active: Vec<TrxId>,
+    /// SKIP LOCKED: a request that would wait is not made; `skipped`
+    /// says so, and the read leaves the row out.
+    pub skip_locked: bool,
+    /// A request was skipped (SKIP LOCKED) since this was last cleared.
+    pub skipped: bool,
 }
 
 impl LockCtx<'_> {
@@ -86,6 +91,14 @@ impl LockCtx<'_> {
             index: index.id,
             key,
         };
+        if self.skip_locked
+            && self
+                .locks
+                .would_wait(self.trx, &target, Mode::Record(mode, kind))
+        {
+            self.skipped = true;
+            return None;
+        }
         match self
             .locks
             .request(self.trx, target, Mode::Record(mode, kind), self.now_us)

@@ -261,6 +261,9 @@ pub fn scan_locking(
         )? {
             return Ok(Err(w));
         }
+        if std::mem::take(&mut ctx.skipped) {
+            continue;
+        }
         let row_rec = match index {
             None => rec,
             Some(i) => {
@@ -280,6 +283,9 @@ pub fn scan_locking(
                     Some(&found.rec),
                 )? {
                     return Ok(Err(w));
+                }
+                if std::mem::take(&mut ctx.skipped) {
+                    continue;
                 }
                 // A stale entry (another version of the row) reads nothing.
                 let implied = sec_entry(table, sec, &found.rec)?;
@@ -309,6 +315,7 @@ pub fn scan_locking(
             if let Some(w) = ctx.record(pager, table, ix, stop, mode, RecKind::NextKey, None)? {
                 return Ok(Err(w));
             }
+            ctx.skipped = false;
         }
     }
     Ok(Ok(out))

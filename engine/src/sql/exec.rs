@@ -359,15 +359,29 @@ impl Server {
         let read = access.request(&name, limit);
         let req = match sel.lock {
             LockClause::None => read,
-            l => {
-                if sel.wait == Wait::SkipLocked {
-                    return Err(SqlError::unsupported("SKIP LOCKED"));
-                }
-                Request::Locking {
+            l if sel.wait == Wait::SkipLocked => {
+                // SKIP LOCKED reads a range: a point read becomes the range
+                // of its one key.
+                let read = match read {
+                    Request::Get { table, key } => Request::Scan {
+                        table,
+                        index: None,
+                        low: RangeBound::Included(key.clone()),
+                        high: RangeBound::Included(key),
+                        reverse: false,
+                        limit: None,
+                    },
+                    r => r,
+                };
+                Request::SkipLocked {
                     read: Box::new(read),
                     exclusive: l == LockClause::Update,
                 }
             }
+            l => Request::Locking {
+                read: Box::new(read),
+                exclusive: l == LockClause::Update,
+            },
         };
         Ok(self.single(c, req, Then::Select(Box::new(post))))
     }
