@@ -187,13 +187,7 @@ impl Engine {
 
     /// DROP TABLE.
     pub fn drop_table(&mut self, name: &str) -> Result<()> {
-        self.check_running()?;
-        let id = self.table_id(name)?;
-        if self.in_use(id) {
-            return Err(Error::InvalidArgument(format!(
-                "table '{name}' is in use by an open transaction"
-            )));
-        }
+        let id = self.ddl_table(name)?;
         let r = self.drop_table_inner(id);
         self.guard(r)
     }
@@ -217,13 +211,7 @@ impl Engine {
     /// definition uses); after it, the new one (startup removes the old
     /// file and finishes the rename, see `recovery::remove_orphans`).
     pub fn truncate_table(&mut self, name: &str) -> Result<()> {
-        self.check_running()?;
-        let id = self.table_id(name)?;
-        if self.in_use(id) {
-            return Err(Error::InvalidArgument(format!(
-                "table '{name}' is in use by an open transaction"
-            )));
-        }
+        let id = self.ddl_table(name)?;
         let r = self.truncate_table_inner(id);
         self.guard(r)
     }
@@ -264,13 +252,7 @@ impl Engine {
     /// crash leaves an orphan file startup removes), and one dictionary
     /// transaction swaps the definitions. Returns the rows copied.
     pub fn rebuild_table(&mut self, name: &str, def: TableDef) -> Result<u64> {
-        self.check_running()?;
-        let id = self.table_id(name)?;
-        if self.in_use(id) {
-            return Err(Error::InvalidArgument(format!(
-                "table '{name}' is in use by an open transaction"
-            )));
-        }
+        let id = self.ddl_table(name)?;
         def.validate()?;
         let old = self.tables[&id].clone();
         let same_columns = def.columns.len() == old.def.columns.len()

@@ -51,6 +51,19 @@ impl Engine {
             .any(|s| s.trx.is_some() && s.touched.contains(&id))
     }
 
+    /// The id of a table a DDL statement may change now: the engine runs,
+    /// the table exists, and no open transaction has changed it.
+    pub(super) fn ddl_table(&self, table: &str) -> Result<u64> {
+        self.check_running()?;
+        let id = self.table_id(table)?;
+        if self.in_use(id) {
+            return Err(Error::InvalidArgument(format!(
+                "table '{table}' is in use by an open transaction"
+            )));
+        }
+        Ok(id)
+    }
+
     /// CREATE INDEX / ALTER TABLE ... ADD INDEX of one or more indexes,
     /// built from one scan of the table. `server` is the server layer's
     /// definition of the table with the new indexes (see
@@ -61,13 +74,7 @@ impl Engine {
         defs: &[IndexDef],
         server: Vec<u8>,
     ) -> Result<IndexBuild> {
-        self.check_running()?;
-        let id = self.table_id(table)?;
-        if self.in_use(id) {
-            return Err(Error::InvalidArgument(format!(
-                "table '{table}' is in use by an open transaction"
-            )));
-        }
+        let id = self.ddl_table(table)?;
         let old = self.tables[&id].clone();
         let mut final_def = old.def.clone();
         for d in defs {
@@ -275,13 +282,7 @@ impl Engine {
     /// file keeps its size). `server` as for
     /// [`create_indexes`](Self::create_indexes).
     pub fn drop_index(&mut self, table: &str, name: &str, server: Vec<u8>) -> Result<()> {
-        self.check_running()?;
-        let id = self.table_id(table)?;
-        if self.in_use(id) {
-            return Err(Error::InvalidArgument(format!(
-                "table '{table}' is in use by an open transaction"
-            )));
-        }
+        let id = self.ddl_table(table)?;
         let t = self.tables[&id].clone();
         let Some(pos) = t
             .def
@@ -384,22 +385,13 @@ fn unique_clash(sec: &dict::Secondary, a: &[u8], b: &[u8], n_unique: usize) -> R
 /// 1062 for an entry of a unique index being built.
 fn duplicate(table: &Table, sec: &dict::Secondary, e: &[u8]) -> Error {
     let key = btree::key_of(&sec.index, 0, e).unwrap_or_default();
-    let text = sec
-        .def
-        .columns
-        .iter()
-        .zip(&key)
-        .map(|(&c, v)| match v {
-            None => "NULL".to_string(),
-            Some(b) => match record::from_stored(&table.def.columns[c].ty, b) {
-                Ok(record::Value::Int(i)) => i.to_string(),
-                Ok(record::Value::UInt(u)) => u.to_string(),
-                Ok(record::Value::Bytes(b)) => String::from_utf8_lossy(&b).into_owned(),
-                _ => "?".into(),
-            },
-        })
-        .collect::<Vec<_>>()
-        .join("-");
+    // The key's fields are the index's columns first: place them at their
+    // column positions for the shared formatter.
+    let mut stored = vec![None; table.def.columns.len()];
+    for (&c, v) in sec.def.columns.iter().zip(&key) {
+        stored[c] = v.clone();
+    }
+    let text = crate::row::write::format_values(table, &sec.def.columns, &stored);
     Error::DuplicateKey {
         key: text,
         index: sec.def.name.trim_start_matches(BUILDING_PREFIX).to_string(),

@@ -305,20 +305,7 @@ impl Engine {
         let (index_name, data) = match &lock.target {
             Target::Table(_) => (None, None),
             Target::Record { index, key, .. } => {
-                let t = &self.tables[&table_id];
-                let name = if t.clustered.id == *index {
-                    "PRIMARY".to_string()
-                } else {
-                    t.secondary
-                        .iter()
-                        .find(|s| s.index.id == *index)
-                        .map(|s| s.def.name.clone())
-                        .unwrap_or_default()
-                };
-                let data = match key {
-                    RecKey::Supremum => "supremum pseudo-record".to_string(),
-                    RecKey::Key(k) => key_text(t, *index, k),
-                };
+                let (name, data) = index_and_data(&self.tables[&table_id], *index, key);
                 (Some(name), Some(data))
             }
         };
@@ -442,19 +429,7 @@ impl Engine {
                 lock.mode.name()
             ),
             Target::Record { index, key, .. } => {
-                let name = if t.clustered.id == *index {
-                    "PRIMARY".to_string()
-                } else {
-                    t.secondary
-                        .iter()
-                        .find(|s| s.index.id == *index)
-                        .map(|s| s.def.name.clone())
-                        .unwrap_or_default()
-                };
-                let data = match key {
-                    RecKey::Supremum => "supremum pseudo-record".to_string(),
-                    RecKey::Key(k) => key_text(t, *index, k),
-                };
+                let (name, data) = index_and_data(t, *index, key);
                 format!(
                     "RECORD LOCKS index `{name}` of table `{}` lock_mode {} waiting, key {data}",
                     t.name(),
@@ -468,6 +443,25 @@ impl Engine {
     pub fn latest_deadlock(&self) -> Option<&LatestDeadlock> {
         self.latest_deadlock.as_ref()
     }
+}
+
+/// A record lock's index name (`PRIMARY` for the clustered index) and its
+/// key as lock_data prints it.
+fn index_and_data(t: &Table, index: u64, key: &RecKey) -> (String, String) {
+    let name = if t.clustered.id == index {
+        "PRIMARY".to_string()
+    } else {
+        t.secondary
+            .iter()
+            .find(|s| s.index.id == index)
+            .map(|s| s.def.name.clone())
+            .unwrap_or_default()
+    };
+    let data = match key {
+        RecKey::Supremum => "supremum pseudo-record".to_string(),
+        RecKey::Key(k) => key_text(t, index, k),
+    };
+    (name, data)
 }
 
 /// A key as MySQL prints lock_data: numbers bare, strings quoted, fields

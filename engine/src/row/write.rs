@@ -67,7 +67,8 @@ pub fn format_key(key: &Key) -> String {
         .join("-")
 }
 
-fn format_values(table: &Table, cols: &[usize], stored: &[Option<Vec<u8>>]) -> String {
+/// Column values as a 1062 message prints them, joined by `-`.
+pub(crate) fn format_values(table: &Table, cols: &[usize], stored: &[Option<Vec<u8>>]) -> String {
     cols.iter()
         .map(|&c| match &stored[c] {
             None => "NULL".to_string(),

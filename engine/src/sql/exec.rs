@@ -1198,19 +1198,12 @@ impl Server {
                 if_not_exists,
             } => {
                 if self.database_exists(&name) {
-                    if if_not_exists {
-                        return Ok(ok(
-                            vec![Warning::note(
-                                1007,
-                                format!("Can't create database '{name}'; database exists"),
-                            )],
-                            self,
-                        ));
-                    }
-                    return Err(SqlError::new(
+                    return self.ok_or_fail(
+                        c,
+                        if_not_exists,
                         1007,
                         format!("Can't create database '{name}'; database exists"),
-                    ));
+                    );
                 }
                 check_name(&name, 1102, "Incorrect database name")?;
                 self.create_database_marker(&name)?;
@@ -1218,19 +1211,12 @@ impl Server {
             }
             Stmt::DropDatabase { name, if_exists } => {
                 if !self.database_exists(&name) {
-                    if if_exists {
-                        return Ok(ok(
-                            vec![Warning::note(
-                                1008,
-                                format!("Can't drop database '{name}'; database doesn't exist"),
-                            )],
-                            self,
-                        ));
-                    }
-                    return Err(SqlError::new(
+                    return self.ok_or_fail(
+                        c,
+                        if_exists,
                         1008,
                         format!("Can't drop database '{name}'; database doesn't exist"),
-                    ));
+                    );
                 }
                 let canon = self.canonical_db(&name);
                 let tables: Vec<String> = self
@@ -1268,19 +1254,12 @@ impl Server {
                 let db = self.canonical_db(&db);
                 check_name(&ct.name.name, 1103, "Incorrect table name")?;
                 if self.find_table(&db, &ct.name.name).is_some() {
-                    if ct.if_not_exists {
-                        return Ok(ok(
-                            vec![Warning::note(
-                                1050,
-                                format!("Table '{}' already exists", ct.name.name),
-                            )],
-                            self,
-                        ));
-                    }
-                    return Err(SqlError::new(
+                    return self.ok_or_fail(
+                        c,
+                        ct.if_not_exists,
                         1050,
                         format!("Table '{}' already exists", ct.name.name),
-                    ));
+                    );
                 }
                 if let Some(e) = &ct.options.engine {
                     if !e.eq_ignore_ascii_case("innodb") {
@@ -1334,19 +1313,12 @@ impl Server {
                     return Err(SqlError::new(1049, format!("Unknown database '{db}'")));
                 }
                 if self.find_table(&db, &name.name).is_some() {
-                    if if_not_exists {
-                        return Ok(ok(
-                            vec![Warning::note(
-                                1050,
-                                format!("Table '{}' already exists", name.name),
-                            )],
-                            self,
-                        ));
-                    }
-                    return Err(SqlError::new(
+                    return self.ok_or_fail(
+                        c,
+                        if_not_exists,
                         1050,
                         format!("Table '{}' already exists", name.name),
-                    ));
+                    );
                 }
                 check_name(&name.name, 1103, "Incorrect table name")?;
                 let new = engine_name(&db, &name.name);
@@ -1712,6 +1684,23 @@ impl Server {
             affected: 0,
             info: Some("Records: 0  Duplicates: 0  Warnings: {warnings}".into()),
             warnings: 0,
+        }))
+    }
+}
+
+impl Server {
+    /// A DDL statement that finds what it would make already there (or
+    /// what it would drop missing): under IF [NOT] EXISTS (`quiet`) a note
+    /// and no error, as MySQL does; otherwise the error.
+    fn ok_or_fail(&mut self, c: ConnId, quiet: bool, code: u16, message: String) -> R<Outcome> {
+        if !quiet {
+            return Err(SqlError::new(code, message));
+        }
+        self.warn(c, Warning::note(code, message));
+        Ok(Outcome::Done(Reply::Ok {
+            affected: 0,
+            info: None,
+            warnings: 1,
         }))
     }
 }
