@@ -85,9 +85,7 @@ fn every_canary_has_a_corpus_entry_of_a_few_statements() {
     ];
     // Torn log blocks need tears below the disk's 512-byte sectors:
     // tests/canaries.rs plants that one.
-    // The fuzzer's workloads create no index: tests/ddl_crash.rs plants
-    // skip-index-build-rollback.
-    let untestable = ["accept-torn-log-tail", "skip-index-build-rollback"];
+    let untestable = ["accept-torn-log-tail"];
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
     let plans: Vec<Plan> = corpus::entries(&root)
         .iter()

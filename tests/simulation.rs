@@ -102,9 +102,17 @@ fn canary_cases() -> Vec<(&'static str, &'static str, u64, &'static [&'static st
             // 512-byte sectors: tests/canaries.rs tears log writes at 256
             // bytes.
             AcceptTornLogTail => continue,
-            // The fuzzer's workloads do not create indexes: tests/ddl_crash.rs
-            // plants it and crashes one CREATE INDEX at every I/O.
-            SkipIndexBuildRollback => continue,
+            // A CREATE INDEX of the mixed workloads crashed part-way, the
+            // half-built index left behind: CHECK TABLE after recovery
+            // finds it short of the table's rows (first at seed 165;
+            // tests/ddl_crash.rs also crashes one CREATE INDEX at every
+            // I/O).
+            SkipIndexBuildRollback => ("default", 300, &["CHECK TABLE"]),
+            // A REPEATABLE READ view older than an index the workload
+            // built reads through it: the read judge's 1412 rule (first
+            // at seed 2; tests/online_index.rs shows the rows it then
+            // gets are wrong).
+            OldViewsReadNewIndex => ("default", 40, &["a read through index"]),
             // Needs a scratch table truncated with a crash between the old
             // file's removal and the dictionary commit: first at seed 11.
             TruncateReusesSpaceId => ("default", 40, &["recovery failed:"]),
@@ -158,10 +166,10 @@ fn canary_cases() -> Vec<(&'static str, &'static str, u64, &'static [&'static st
             UniqueCheckFirstColumn => ("default", 60, &["the model expected"]),
             // Needs a scratch table created, a checkpoint past its
             // FILE_CREATE, and a power loss that drops the unsynced name:
-            // first at seed 40 (at 18 before compressed tables' long
-            // columns were deflated: the I/O counts moved; about one seed
-            // in fifty catches it).
-            SkipDirectorySync => ("default", 60, RECOVERY),
+            // first at seed 113 (40 before the workloads built indexes,
+            // 18 before compressed tables' long columns were deflated: the
+            // I/O counts move; about one seed in seventy catches it).
+            SkipDirectorySync => ("default", 160, RECOVERY),
             // A conversion on a secondary entry the row's changer never
             // touched, which a reader had locked: first at seed 2.
             ImplicitLockOfRowChanger => ("default", 40, &["lock oracle:"]),

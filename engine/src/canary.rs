@@ -133,11 +133,17 @@ pub enum Canary {
     /// a half-built index that CHECK TABLE finds short of the table's
     /// rows.
     SkipIndexBuildRollback,
+    /// A read view older than a new index reads through it instead of
+    /// getting 1412 (`row_merge_is_index_usable` skipped). The index was
+    /// built from the rows' newest versions, without the entries of the
+    /// older values (and of the deleted rows) those views still see, so
+    /// they miss rows.
+    OldViewsReadNewIndex,
 }
 
 impl Canary {
     /// Every canary.
-    pub const ALL: [Canary; 34] = [
+    pub const ALL: [Canary; 35] = [
         Canary::SkipDoublewrite,
         Canary::AckBeforeSync,
         Canary::IgnorePageLsn,
@@ -172,6 +178,7 @@ impl Canary {
         Canary::BuddyFreeInUse,
         Canary::TruncateReusesSpaceId,
         Canary::SkipIndexBuildRollback,
+        Canary::OldViewsReadNewIndex,
     ];
 
     /// The canaries of the lock manager, caught by the lock oracle under
@@ -222,6 +229,7 @@ impl Canary {
             Canary::BuddyFreeInUse => "buddy-free-in-use",
             Canary::TruncateReusesSpaceId => "truncate-reuses-space-id",
             Canary::SkipIndexBuildRollback => "skip-index-build-rollback",
+            Canary::OldViewsReadNewIndex => "old-views-read-new-index",
         }
     }
 

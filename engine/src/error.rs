@@ -104,6 +104,25 @@ pub enum Error {
     /// unknown savepoint, and the like.
     #[error("{0}")]
     InvalidArgument(String),
+    /// No index of that name in the table. MySQL 1176
+    /// (ER_KEY_DOES_NOT_EXITS).
+    #[error("Key '{index}' doesn't exist in table '{table}'")]
+    NoSuchIndex {
+        /// The index named.
+        index: String,
+        /// Its table.
+        table: String,
+    },
+    /// CREATE INDEX of a name the table has. MySQL 1061.
+    #[error("Duplicate key name '{0}'")]
+    DuplicateKeyName(String),
+    /// DROP INDEX of a name the table lacks. MySQL 1091.
+    #[error("Can't DROP '{0}'; check that column/key exists")]
+    CantDropKey(String),
+    /// DDL refused: an open transaction has changed the table (InnoDB
+    /// 1.0 would wait for its table lock; the engine answers at once).
+    #[error("table '{0}' is in use by an open transaction")]
+    TableInUse(String),
     /// A transaction's read view is older than the index it would read
     /// (built by fast index creation after the view). MySQL 1412.
     #[error("Table definition has changed, please retry transaction")]
@@ -157,6 +176,9 @@ impl Error {
             Error::CantCreateTable { .. } => 1005,
             Error::NoSuchSavepoint(_) => 1305,
             Error::TableDefChanged => 1412,
+            Error::NoSuchIndex { .. } => 1176,
+            Error::DuplicateKeyName(_) => 1061,
+            Error::CantDropKey(_) => 1091,
             Error::LockWaitTimeout => 1205,
             Error::Deadlock => 1213,
             Error::CorruptPage { .. } | Error::Corrupt { .. } => 1877,

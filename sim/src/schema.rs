@@ -329,6 +329,10 @@ pub struct TableShape {
     pub primary_key: Vec<usize>,
     /// Secondary indexes.
     pub indexes: Vec<IndexShape>,
+    /// Secondary indexes the workload creates and drops while it runs
+    /// ([`crate::plan::PlannedStmt::CreateIndex`]): whether one exists,
+    /// and which read views may use it, is the runner's to know.
+    pub online: Vec<IndexShape>,
     /// No primary key: the engine clusters the rows on DB_ROW_ID, a
     /// counter it never shows, so the model keys them by a number of its
     /// own, taken from a count of the insert statements the runner judged
@@ -355,6 +359,7 @@ impl TableShape {
             },
             hidden,
             zip_size: def.row_format.zip_size().ok().flatten(),
+            online: Vec::new(),
             indexes: def
                 .indexes
                 .iter()
@@ -386,9 +391,17 @@ impl TableShape {
         self.columns.iter().position(|c| c == name)
     }
 
-    /// A secondary index by name.
+    /// A secondary index by name (one the workload creates too).
     pub fn index(&self, name: &str) -> Option<&IndexShape> {
-        self.indexes.iter().find(|i| i.name == name)
+        self.indexes
+            .iter()
+            .chain(&self.online)
+            .find(|i| i.name == name)
+    }
+
+    /// Whether `name` is an index the workload creates and drops.
+    pub fn is_online(&self, name: &str) -> bool {
+        self.online.iter().any(|i| i.name == name)
     }
 
     /// A row's position in an index (`None`: the clustered index): the
@@ -419,6 +432,19 @@ impl Schema {
     pub fn of(defs: &[TableDef]) -> Schema {
         Schema {
             tables: defs.iter().map(TableShape::of).collect(),
+        }
+    }
+
+    /// Adds an index the workload creates to `table`'s shape (once).
+    pub fn add_online(&mut self, table: &str, index: &IndexSpec) {
+        if let Some(t) = self.tables.iter_mut().find(|t| t.name == table) {
+            if t.index(&index.name).is_none() {
+                t.online.push(IndexShape {
+                    name: index.name.clone(),
+                    columns: index.columns.clone(),
+                    unique: index.unique,
+                });
+            }
         }
     }
 

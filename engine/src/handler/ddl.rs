@@ -364,6 +364,8 @@ impl Engine {
                     active: Vec::new(),
                     skip_locked: false,
                     skipped: false,
+                    semi: None,
+                    semi_rows: Vec::new(),
                 };
                 self.pager.free_check()?;
                 if let Outcome::Wait(_) = write::insert(
@@ -430,6 +432,8 @@ impl Engine {
             active: Vec::new(),
             skip_locked: false,
             skipped: false,
+            semi: None,
+            semi_rows: Vec::new(),
         };
         let missing = |id: u64| Error::Corrupt {
             file: "ibdata1".into(),

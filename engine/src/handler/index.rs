@@ -57,9 +57,7 @@ impl Engine {
         self.check_running()?;
         let id = self.table_id(table)?;
         if self.in_use(id) {
-            return Err(Error::InvalidArgument(format!(
-                "table '{table}' is in use by an open transaction"
-            )));
+            return Err(Error::TableInUse(table.to_string()));
         }
         Ok(id)
     }
@@ -83,10 +81,7 @@ impl Engine {
                 .iter()
                 .any(|x| x.name.eq_ignore_ascii_case(&d.name))
             {
-                return Err(Error::InvalidArgument(format!(
-                    "Duplicate key name '{}'",
-                    d.name
-                )));
+                return Err(Error::DuplicateKeyName(d.name.clone()));
             }
             final_def.indexes.push(d.clone());
         }
@@ -290,9 +285,7 @@ impl Engine {
             .iter()
             .position(|x| x.name.eq_ignore_ascii_case(name))
         else {
-            return Err(Error::InvalidArgument(format!(
-                "Can't DROP '{name}'; check that column/key exists"
-            )));
+            return Err(Error::CantDropKey(name.to_string()));
         };
         let r = (|| {
             self.pager.free_check()?;

@@ -129,6 +129,18 @@ pub enum Request {
         /// FOR UPDATE rather than FOR SHARE.
         exclusive: bool,
     },
+    /// UPDATE's read under READ COMMITTED and READ UNCOMMITTED, InnoDB's
+    /// semi-consistent read: an X-locking [`Request::Scan`] of the
+    /// clustered index that, where a row's lock would wait, returns the
+    /// row's last committed version without locking it
+    /// ([`Engine::semi_consistent_rows`] says which); the caller locks
+    /// those rows its WHERE matches with a locking read of their key,
+    /// which waits. Under REPEATABLE READ and SERIALIZABLE, or through a
+    /// secondary index, it is [`Request::Locking`] FOR UPDATE.
+    SemiConsistent {
+        /// The scan.
+        read: Box<Request>,
+    },
     /// SELECT * FROM table [FORCE INDEX (index)] WHERE key range
     /// ORDER BY key [DESC] LIMIT n.
     Scan {
@@ -192,6 +204,9 @@ struct Session {
     victim: bool,
     /// Tables changed by the open transaction.
     touched: BTreeSet<u64>,
+    /// The rows of the last semi-consistent read that were read unlocked,
+    /// by position.
+    semi_rows: Vec<usize>,
     /// Group commit: a committed transaction waiting for the sync that makes
     /// it durable before it is acknowledged, and the statement's response.
     commit_wait_lsn: Option<u64>,
@@ -470,6 +485,14 @@ impl Engine {
             self.locks.cancel_wait(trx, EventKind::Cancelled, now);
         }
         self.end_implicit_on_error(s)
+    }
+
+    /// The positions, among the rows the session's last
+    /// [`Request::SemiConsistent`] read returned, of the rows it read
+    /// unlocked in their last committed version (empty after any other
+    /// locking read).
+    pub fn semi_consistent_rows(&self, s: SessionId) -> &[usize] {
+        self.sessions.get(&s).map_or(&[], |x| &x.semi_rows)
     }
 
     /// The lock id the session's next lock request will get: a mark for
@@ -1230,6 +1253,9 @@ impl Engine {
         match request {
             Request::Insert { table, row } => {
                 let id = self.table_id(table)?;
+                // Changed by this transaction from its first request on
+                // the table, valid or not (the DDL precondition).
+                self.touch(s, id);
                 let t = &self.tables[&id];
                 let cols = row::stored_columns(t, row)?;
                 let row_id = if t.def.primary_key.is_empty() {
@@ -1242,7 +1268,6 @@ impl Engine {
                 };
                 let now = self.pager.now_us();
                 let sess = self.sessions.get_mut(&s).expect("session exists");
-                sess.touched.insert(id);
                 let trx = sess.trx.as_mut().expect("transaction open");
                 if let Some(w) = table_lock(&mut self.locks, trx.id, id, TableMode::IX, now) {
                     return Ok(DmlResult::Wait(w));
@@ -1263,6 +1288,9 @@ impl Engine {
             }
             Request::Update { table, key, set } => {
                 let id = self.table_id(table)?;
+                // Changed by this transaction from its first request on
+                // the table, valid or not (the DDL precondition).
+                self.touch(s, id);
                 let t = &self.tables[&id];
                 let key = Self::key_stored(t, key)?;
                 let mut changes = Vec::with_capacity(set.len());
@@ -1285,7 +1313,6 @@ impl Engine {
                 }
                 let now = self.pager.now_us();
                 let sess = self.sessions.get_mut(&s).expect("session exists");
-                sess.touched.insert(id);
                 let trx = sess.trx.as_mut().expect("transaction open");
                 if let Some(w) = table_lock(&mut self.locks, trx.id, id, TableMode::IX, now) {
                     return Ok(DmlResult::Wait(w));
@@ -1306,10 +1333,12 @@ impl Engine {
             }
             Request::Delete { table, key } => {
                 let id = self.table_id(table)?;
+                // Changed by this transaction from its first request on
+                // the table, valid or not (the DDL precondition).
+                self.touch(s, id);
                 let key = Self::key_stored(&self.tables[&id], key)?;
                 let now = self.pager.now_us();
                 let sess = self.sessions.get_mut(&s).expect("session exists");
-                sess.touched.insert(id);
                 let trx = sess.trx.as_mut().expect("transaction open");
                 if let Some(w) = table_lock(&mut self.locks, trx.id, id, TableMode::IX, now) {
                     return Ok(DmlResult::Wait(w));
@@ -1327,14 +1356,36 @@ impl Engine {
                     Outcome::Wait(t) => Ok(DmlResult::Wait(t)),
                 }
             }
-            Request::Locking { read, exclusive } => self.locking_read(s, read, *exclusive, false),
+            Request::Locking { read, exclusive } => {
+                self.locking_read(s, read, *exclusive, ReadWait::Wait)
+            }
             Request::SkipLocked { read, exclusive } => {
                 if !matches!(**read, Request::Scan { .. }) {
                     return Err(Error::InvalidArgument(
                         "SKIP LOCKED applies to a range read".into(),
                     ));
                 }
-                self.locking_read(s, read, *exclusive, true)
+                self.locking_read(s, read, *exclusive, ReadWait::Skip)
+            }
+            Request::SemiConsistent { read } => {
+                let semi = match &**read {
+                    Request::Scan { index: None, .. } => {
+                        self.sessions[&s].trx.as_ref().is_some_and(|t| {
+                            matches!(
+                                t.isolation,
+                                Isolation::ReadCommitted | Isolation::ReadUncommitted
+                            )
+                        })
+                    }
+                    Request::Scan { .. } => false,
+                    _ => {
+                        return Err(Error::InvalidArgument(
+                            "a semi-consistent read is a range read".into(),
+                        ))
+                    }
+                };
+                let wait = if semi { ReadWait::Semi } else { ReadWait::Wait };
+                self.locking_read(s, read, true, wait)
             }
             Request::Get { .. } | Request::Scan { .. }
                 if self.statement_view.is_none()
@@ -1345,7 +1396,7 @@ impl Engine {
             {
                 // SERIALIZABLE: plain reads in a transaction lock like
                 // LOCK IN SHARE MODE.
-                self.locking_read(s, request, false, false)
+                self.locking_read(s, request, false, ReadWait::Wait)
             }
             Request::Get { table, key } => {
                 let id = self.table_id(table)?;
@@ -1377,7 +1428,13 @@ impl Engine {
                     Direction::Forward
                 };
                 let view = self.read_mode_view(s);
-                index_usable(&self.tables[&id], ix, view.as_ref())?;
+                if !self
+                    .config
+                    .canaries
+                    .has(crate::Canary::OldViewsReadNewIndex)
+                {
+                    index_usable(&self.tables[&id], ix, view.as_ref())?;
+                }
                 let mode = match &view {
                     Some(v) => ReadMode::Consistent(v),
                     None => ReadMode::Latest,
@@ -1413,11 +1470,9 @@ impl Engine {
                     .secondary
                     .iter()
                     .position(|x| x.def.name.eq_ignore_ascii_case(name))
-                    .ok_or_else(|| {
-                        Error::InvalidArgument(format!(
-                            "Key '{name}' doesn't exist in table '{}'",
-                            t.name()
-                        ))
+                    .ok_or_else(|| Error::NoSuchIndex {
+                        index: name.to_string(),
+                        table: t.name().to_string(),
                     })?;
                 (Some(i), t.secondary[i].def.columns.clone())
             }
@@ -1440,8 +1495,11 @@ impl Engine {
         s: SessionId,
         read: &Request,
         exclusive: bool,
-        skip_locked: bool,
+        wait: ReadWait,
     ) -> Result<DmlResult> {
+        if let Some(sess) = self.sessions.get_mut(&s) {
+            sess.semi_rows.clear();
+        }
         let (table, mode, table_mode) = match read {
             Request::Get { table, .. } | Request::Scan { table, .. } => (
                 table,
@@ -1490,7 +1548,13 @@ impl Engine {
         };
         if let Some((ix, ..)) = &scan_args {
             let view = self.sessions[&s].trx.as_ref().and_then(|t| t.view.as_ref());
-            index_usable(t, *ix, view)?;
+            if !self
+                .config
+                .canaries
+                .has(crate::Canary::OldViewsReadNewIndex)
+            {
+                index_usable(t, *ix, view)?;
+            }
         }
         let now = self.pager.now_us();
         let sess = self.sessions.get_mut(&s).expect("session exists");
@@ -1499,7 +1563,10 @@ impl Engine {
             return Ok(DmlResult::Wait(w));
         }
         let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys);
-        ctx.skip_locked = skip_locked;
+        ctx.skip_locked = wait != ReadWait::Wait;
+        if wait == ReadWait::Semi {
+            ctx.semi = Some(self.sys.snapshot());
+        }
         let table = &self.tables[&id];
         Ok(match (key, scan_args) {
             (Some(key), _) => {
@@ -1530,7 +1597,14 @@ impl Engine {
                     mode,
                     &mut ctx,
                 )? {
-                    Ok(rows) => DmlResult::Done(Response::Rows(rows)),
+                    Ok(rows) => {
+                        let semi = std::mem::take(&mut ctx.semi_rows);
+                        drop(ctx);
+                        if let Some(sess) = self.sessions.get_mut(&s) {
+                            sess.semi_rows = semi;
+                        }
+                        DmlResult::Done(Response::Rows(rows))
+                    }
                     Err(w) => DmlResult::Wait(w),
                 }
             }
@@ -1566,6 +1640,26 @@ impl Engine {
             .and_then(|_| self.pager.checkpoint());
         self.guard(r)
     }
+}
+
+impl Engine {
+    /// Marks `table` as changed by the session's open transaction.
+    fn touch(&mut self, s: SessionId, table: u64) {
+        if let Some(sess) = self.sessions.get_mut(&s) {
+            sess.touched.insert(table);
+        }
+    }
+}
+
+/// What a locking read does about a lock it would wait for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ReadWait {
+    /// Waits.
+    Wait,
+    /// SKIP LOCKED: leaves the row out.
+    Skip,
+    /// Semi-consistent: reads the row's last committed version, unlocked.
+    Semi,
 }
 
 enum DmlResult {
@@ -1618,5 +1712,7 @@ fn lock_ctx<'a>(locks: &'a mut LockSys, trx: &Trx, now_us: u64, sys: &TrxSys) ->
         ),
         skip_locked: false,
         skipped: false,
+        semi: None,
+        semi_rows: Vec::new(),
     }
 }

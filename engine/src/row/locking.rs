@@ -29,6 +29,15 @@ pub struct LockCtx<'a> {
     pub skip_locked: bool,
     /// A request was skipped (SKIP LOCKED) since this was last cleared.
     pub skipped: bool,
+    /// Semi-consistent read (an UPDATE's scan of the clustered index
+    /// under READ COMMITTED, `row_search_for_mysql`'s
+    /// ROW_READ_TRY_SEMI_CONSISTENT): a record whose lock would wait is
+    /// read, unlocked, in the last committed version this snapshot sees
+    /// (`skip_locked` is set with it), for the caller to test against its
+    /// WHERE and lock for real only if it matches.
+    pub semi: Option<crate::trx::ReadView>,
+    /// The positions, in a semi-consistent read's rows, of those read so.
+    pub semi_rows: Vec<usize>,
 }
 
 impl LockCtx<'_> {

@@ -262,6 +262,17 @@ pub fn scan_locking(
             return Ok(Err(w));
         }
         if std::mem::take(&mut ctx.skipped) {
+            // Semi-consistent: the last committed version instead, if the
+            // row has one and it is not a delete.
+            if let (None, Some(view)) = (index, &ctx.semi) {
+                if let Some(v) = version(pager, table, rec, ReadMode::Consistent(view))? {
+                    ctx.semi_rows.push(out.len());
+                    out.push(decode_row(pager, table, &v)?);
+                    if out.len() >= limit {
+                        return Ok(Ok(out));
+                    }
+                }
+            }
             continue;
         }
         let row_rec = match index {

@@ -56,6 +56,9 @@ enum ChangePlan {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Awaiting {
     Read,
+    /// A row a semi-consistent read left unlocked, read again with its
+    /// lock.
+    Relock,
     Write,
     End,
 }
@@ -65,6 +68,9 @@ struct Change {
     table: String,
     read: Option<Request>,
     plan: ChangePlan,
+    /// Locking reads of the rows a semi-consistent read matched unlocked,
+    /// made before the writes.
+    relock: VecDeque<Request>,
     queue: VecDeque<Request>,
     awaiting: Awaiting,
     affected: u64,
@@ -675,6 +681,7 @@ impl Server {
                         table: name,
                         read: None,
                         plan: ChangePlan::Insert,
+                        relock: VecDeque::new(),
                         queue,
                         awaiting: Awaiting::Read,
                         affected: 0,
@@ -709,6 +716,7 @@ impl Server {
                             columns,
                             post: Box::new(post),
                         },
+                        relock: VecDeque::new(),
                         queue: VecDeque::new(),
                         awaiting: Awaiting::Read,
                         affected: 0,
@@ -893,9 +901,23 @@ impl Server {
             eval::check_names(e, &cols.in_clause("field list"))?;
         }
         let access = self.access(c, &name, &meta, post.sel.filter.as_ref())?;
-        let read = Request::Locking {
-            read: Box::new(access.request(&name, None)),
-            exclusive: true,
+        let inner = access.request(&name, None);
+        // An UPDATE without LIMIT that scans the clustered index reads
+        // semi-consistently (the engine does so under READ COMMITTED and
+        // READ UNCOMMITTED only): rows others have locked are not waited
+        // for unless their last committed version matches the WHERE.
+        let read = if set.is_some()
+            && limit.is_none()
+            && matches!(inner, Request::Scan { index: None, .. })
+        {
+            Request::SemiConsistent {
+                read: Box::new(inner),
+            }
+        } else {
+            Request::Locking {
+                read: Box::new(inner),
+                exclusive: true,
+            }
         };
         let (plan, kind) = match set {
             Some(set) => (
@@ -918,6 +940,7 @@ impl Server {
                 table: name,
                 read: Some(read),
                 plan,
+                relock: VecDeque::new(),
                 queue: VecDeque::new(),
                 awaiting: Awaiting::Read,
                 affected: 0,
@@ -969,6 +992,15 @@ impl Server {
                                 return self.fail_change(c, &ch, e);
                             }
                         }
+                        Awaiting::Relock => {
+                            let row = match resp {
+                                Response::Row(r) => r,
+                                _ => None,
+                            };
+                            if let Err(e) = self.relocked(c, &mut ch, row) {
+                                return self.fail_change(c, &ch, e);
+                            }
+                        }
                         Awaiting::Write => {
                             if let Response::Affected(n) = resp {
                                 ch.affected += n;
@@ -1007,6 +1039,9 @@ impl Server {
             if let Some(read) = ch.read.take() {
                 ch.awaiting = Awaiting::Read;
                 pending = Some(self.engine.execute(s, read));
+            } else if let Some(r) = ch.relock.pop_front() {
+                ch.awaiting = Awaiting::Relock;
+                pending = Some(self.engine.execute(s, r));
             } else if let Some(w) = ch.queue.pop_front() {
                 ch.awaiting = Awaiting::Write;
                 pending = Some(self.engine.execute(s, w));
@@ -1060,90 +1095,153 @@ impl Server {
             }
             ChangePlan::Update { post, .. } | ChangePlan::Delete { post } => {
                 let post = post.clone();
-                let set = match &ch.plan {
-                    ChangePlan::Update { set, .. } => Some(set.clone()),
-                    _ => None,
-                };
-                let meta = self.metas[&table].clone();
-                let pk = self
-                    .engine
-                    .table(&table)
-                    .map_err(|e| self.engine_err(c, &e))?
-                    .def
-                    .primary_key
-                    .clone();
+                let s = self.conn(c).session;
+                // A semi-consistent read's unlocked rows (their last
+                // committed versions): those the WHERE matches are locked
+                // and read again before they change; the others are left
+                // alone, never locked (row_search_for_mysql's
+                // did_semi_consistent_read, which MySQL's UPDATE answers by
+                // reading the row again with its lock).
+                let semi = self.engine.semi_consistent_rows(s).to_vec();
+                let mut locked = Vec::with_capacity(rows.len());
+                for (i, v) in rows.into_iter().enumerate() {
+                    if semi.binary_search(&i).is_err() {
+                        locked.push(v);
+                        continue;
+                    }
+                    let d = to_datums(&post.char_cols, vec![v.clone()]).remove(0);
+                    if self.row_matches(c, &post, &d)? {
+                        let key = self.primary_key_of(c, &table, &v)?;
+                        ch.relock.push_back(Request::Locking {
+                            read: Box::new(Request::Get {
+                                table: table.clone(),
+                                key,
+                            }),
+                            exclusive: true,
+                        });
+                    }
+                }
+                let rows = locked;
                 let src = to_datums(&post.char_cols, rows.clone());
                 // READ COMMITTED lets go of the rows the WHERE rejects
                 // (the engine does nothing under the stronger levels).
-                if let Some(f) = &post.sel.filter {
-                    let vars = self.vars(c);
-                    let cols = Columns {
-                        names: &post.names,
-                        table: post.table.as_deref(),
-                        clause: "where clause",
-                    };
-                    let mut rejected = Vec::new();
-                    for (d, v) in src.iter().zip(&rows) {
-                        if eval::eval(f, Some(d), &cols, &vars)?.truth() != Some(true) {
-                            rejected.push(v.clone());
-                        }
+                let mut rejected = Vec::new();
+                for (d, v) in src.iter().zip(&rows) {
+                    if !self.row_matches(c, &post, d)? {
+                        rejected.push(v.clone());
                     }
-                    let s = self.conn(c).session;
-                    if !rejected.is_empty() {
-                        self.engine
-                            .unlock_rows(s, &table, &rejected, ch.lock_mark)
-                            .map_err(|e| self.engine_err(c, &e))?;
-                    }
+                }
+                if !rejected.is_empty() {
+                    self.engine
+                        .unlock_rows(s, &table, &rejected, ch.lock_mark)
+                        .map_err(|e| self.engine_err(c, &e))?;
                 }
                 // Filter and order the rows as a SELECT * would.
                 let Reply::Rows { rows: matched, .. } = self.finish_select(c, &post, src)? else {
                     unreachable!("a select gives rows")
                 };
                 ch.matched = matched.len() as u64;
-                let vars = self.vars(c);
-                let cols = Columns {
-                    names: &post.names,
-                    table: post.table.as_deref(),
-                    clause: "field list",
-                };
                 for r in matched {
-                    let key: Vec<Value> = pk.iter().map(|&i| r[i].to_value()).collect();
-                    match &set {
-                        None => ch.queue.push_back(Request::Delete {
-                            table: table.clone(),
-                            key,
-                        }),
-                        Some(set) => {
-                            let mut changes = Vec::new();
-                            for (i, e) in set {
-                                let col = &meta.columns[*i];
-                                let v = match e {
-                                    Expr::Call { name, args, .. }
-                                        if name == "default" && args.is_empty() =>
-                                    {
-                                        col.default.clone().unwrap_or(Datum::Null)
-                                    }
-                                    e => eval::eval(e, Some(&r), &cols, &vars)?,
-                                };
-                                if v.is_null() && col.not_null {
-                                    return Err(SqlError::new(
-                                        1048,
-                                        format!("Column '{}' cannot be null", col.name),
-                                    ));
-                                }
-                                let v = schema::coerce(col.ty, &v, &col.name)?;
-                                changes.push((col.name.clone(), v.to_value()));
-                            }
-                            ch.queue.push_back(Request::Update {
-                                table: table.clone(),
-                                key,
-                                set: changes,
-                            });
-                        }
-                    }
+                    self.queue_row_change(c, ch, r)?;
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Whether a row (as a SELECT * of the statement's table reads it)
+    /// passes the statement's WHERE.
+    fn row_matches(&self, c: ConnId, post: &SelectPost, row: &[Datum]) -> R<bool> {
+        let Some(f) = &post.sel.filter else {
+            return Ok(true);
+        };
+        let vars = self.vars(c);
+        let cols = Columns {
+            names: &post.names,
+            table: post.table.as_deref(),
+            clause: "where clause",
+        };
+        Ok(eval::eval(f, Some(row), &cols, &vars)?.truth() == Some(true))
+    }
+
+    /// A row's primary key values.
+    fn primary_key_of(&self, c: ConnId, table: &str, row: &[Value]) -> R<Vec<Value>> {
+        let pk = &self
+            .engine
+            .table(table)
+            .map_err(|e| self.engine_err(c, &e))?
+            .def
+            .primary_key;
+        Ok(pk.iter().map(|&i| row[i].clone()).collect())
+    }
+
+    /// The row a semi-consistent read left unlocked, read again with its
+    /// lock (`row`: its newest version, or `None` if it is gone): changed
+    /// if the WHERE still matches it, otherwise let go again.
+    fn relocked(&mut self, c: ConnId, ch: &mut Change, row: Option<Vec<Value>>) -> R<()> {
+        let Some(v) = row else {
+            return Ok(());
+        };
+        let (ChangePlan::Update { post, .. } | ChangePlan::Delete { post }) = &ch.plan else {
+            return Ok(());
+        };
+        let post = post.clone();
+        let d = to_datums(&post.char_cols, vec![v.clone()]).remove(0);
+        if self.row_matches(c, &post, &d)? {
+            ch.matched += 1;
+            return self.queue_row_change(c, ch, d);
+        }
+        let s = self.conn(c).session;
+        let table = ch.table.clone();
+        self.engine
+            .unlock_rows(s, &table, &[v], ch.lock_mark)
+            .map_err(|e| self.engine_err(c, &e))
+    }
+
+    /// Queues the write an UPDATE or DELETE makes of a row it matched.
+    fn queue_row_change(&mut self, c: ConnId, ch: &mut Change, r: Vec<Datum>) -> R<()> {
+        let table = ch.table.clone();
+        let (set, post) = match &ch.plan {
+            ChangePlan::Update { set, post } => (Some(set.clone()), post.clone()),
+            ChangePlan::Delete { post } => (None, post.clone()),
+            _ => return Ok(()),
+        };
+        let meta = self.metas[&table].clone();
+        let row: Vec<Value> = r.iter().map(Datum::to_value).collect();
+        let key = self.primary_key_of(c, &table, &row)?;
+        let Some(set) = set else {
+            ch.queue.push_back(Request::Delete { table, key });
+            return Ok(());
+        };
+        let vars = self.vars(c);
+        let cols = Columns {
+            names: &post.names,
+            table: post.table.as_deref(),
+            clause: "field list",
+        };
+        let mut changes = Vec::new();
+        for (i, e) in &set {
+            let col = &meta.columns[*i];
+            let v = match e {
+                Expr::Call { name, args, .. } if name == "default" && args.is_empty() => {
+                    col.default.clone().unwrap_or(Datum::Null)
+                }
+                e => eval::eval(e, Some(&r), &cols, &vars)?,
+            };
+            if v.is_null() && col.not_null {
+                return Err(SqlError::new(
+                    1048,
+                    format!("Column '{}' cannot be null", col.name),
+                ));
+            }
+            let v = schema::coerce(col.ty, &v, &col.name)?;
+            changes.push((col.name.clone(), v.to_value()));
+        }
+        ch.queue.push_back(Request::Update {
+            table,
+            key,
+            set: changes,
+        });
         Ok(())
     }
 

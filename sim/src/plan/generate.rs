@@ -490,7 +490,145 @@ impl Plan {
                 draw(&mut t.row_format);
             }
         }
+        online_index(&mut plan, profile, seed);
         plan
+    }
+}
+
+/// The name of the index the workloads create and drop on `t1`.
+pub const ONLINE_INDEX: &str = "ox";
+
+/// From a generator of its own, last: half the mixed plans with a drawn
+/// table `t1` create a secondary index on it while the workload runs
+/// (fast index creation, beside the open transactions; refused while one
+/// of them has changed the table), half of those drop it later and some
+/// create it again. Consistent scans through it go into a third of the
+/// transactions, before and after it exists, and a REPEATABLE READ
+/// reader just before the CREATE INDEX reads the table, then the index:
+/// a view older than the index must get 1412. Half the builds crash a few
+/// I/O operations in (its dictionary entries, its scan, its merge file,
+/// its pages, its final commit) where the plan crashes.
+fn online_index(plan: &mut Plan, profile: &Profile, seed: u64) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x1DE7_0000_0000_000D);
+    if profile.shape != Shape::Mixed || !rng.gen_bool(0.5) {
+        return;
+    }
+    let Some(spec) = plan.tables.iter().find(|t| t.name == "t1").cloned() else {
+        return;
+    };
+    let eligible: Vec<usize> = (0..spec.columns.len())
+        .filter(|&c| !matches!(spec.columns[c].ty.as_str(), "TEXT" | "BLOB"))
+        .collect();
+    if eligible.is_empty() {
+        return;
+    }
+    let mut columns = vec![eligible[rng.gen_range(0..eligible.len())]];
+    if rng.gen_bool(0.3) {
+        let c = eligible[rng.gen_range(0..eligible.len())];
+        if !columns.contains(&c) {
+            columns.push(c);
+        }
+    }
+    let index = crate::schema::IndexSpec {
+        name: ONLINE_INDEX.into(),
+        columns,
+        unique: false,
+    };
+    let domain = (profile.key_space / 8).max(8);
+    let first = index.columns[0];
+    let scan = |rng: &mut ChaCha8Rng| {
+        let reverse = rng.gen_bool(0.5);
+        let (mut from, mut to) = (None, None);
+        if rng.gen_bool(0.6) {
+            let (a, b) = (
+                spec.value(rng, first, domain),
+                spec.value(rng, first, domain),
+            );
+            (from, to) = scan_ends(rng, a, b, reverse);
+        }
+        PlannedStmt::Scan {
+            table: spec.name.clone(),
+            index: Some(ONLINE_INDEX.into()),
+            reverse,
+            limit: rng.gen_range(1..30),
+            from,
+            to,
+            open: rng.gen_bool(0.3),
+        }
+    };
+    plan.scatter(&mut rng, scan);
+    let alone = |st: PlannedStmt| PlannedTxn {
+        statements: vec![st],
+        rollback: false,
+        isolation: None,
+        autocommit: true,
+    };
+    let n = plan.transactions.len();
+    let create_at = rng.gen_range(0..=n);
+    // The old reader: a snapshot of the table, some reads to outlive the
+    // build, then the new index.
+    let mut reader = vec![PlannedStmt::Scan {
+        table: spec.name.clone(),
+        index: None,
+        reverse: false,
+        limit: 50,
+        from: None,
+        to: None,
+        open: false,
+    }];
+    for _ in 0..rng.gen_range(2..=8) {
+        reader.push(if rng.gen_bool(0.4) {
+            scan(&mut rng)
+        } else {
+            PlannedStmt::Get {
+                table: "sb".into(),
+                key: key(&mut rng, profile, "sb").into(),
+            }
+        });
+    }
+    reader.extend((0..rng.gen_range(1..=3)).map(|_| scan(&mut rng)));
+    let back = rng.gen_range(0..=create_at.min(2));
+    plan.insert_transaction(
+        create_at - back,
+        PlannedTxn {
+            statements: reader,
+            rollback: false,
+            isolation: Some("REPEATABLE-READ".into()),
+            autocommit: false,
+        },
+    );
+    let create_at = create_at + 1;
+    let create = PlannedStmt::CreateIndex {
+        table: spec.name.clone(),
+        index: index.clone(),
+    };
+    plan.insert_transaction(create_at, alone(create.clone()));
+    let mut crash_at = vec![create_at];
+    if rng.gen_bool(0.5) {
+        let drop_at = rng.gen_range(create_at + 1..=plan.transactions.len());
+        plan.insert_transaction(
+            drop_at,
+            alone(PlannedStmt::DropIndex {
+                table: spec.name.clone(),
+                index: ONLINE_INDEX.into(),
+            }),
+        );
+        if rng.gen_bool(0.3) {
+            let again = rng.gen_range(drop_at + 1..=plan.transactions.len());
+            plan.insert_transaction(again, alone(create));
+            crash_at.push(again);
+        }
+    }
+    if profile.crashes > 0 {
+        for txn in crash_at {
+            if rng.gen_bool(0.5) {
+                plan.crash_at_statements.push(CrashAnchor {
+                    txn,
+                    statement: 0,
+                    after_ios: rng.gen_range(0..60),
+                });
+            }
+        }
     }
 }
 

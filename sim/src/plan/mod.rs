@@ -236,6 +236,25 @@ pub enum PlannedStmt {
         /// One of [`SCRATCH_TABLES`].
         table: String,
     },
+    /// CREATE INDEX on one of the plan's drawn tables, alone in an
+    /// autocommit transaction, built by fast index creation beside the
+    /// open transactions (refused while one of them has changed the
+    /// table). Scans may name the index before it exists and after it is
+    /// dropped (1176).
+    CreateIndex {
+        /// The table.
+        table: String,
+        /// The index (not unique; no TEXT or BLOB column).
+        index: crate::schema::IndexSpec,
+    },
+    /// DROP INDEX of an index a [`PlannedStmt::CreateIndex`] of the plan
+    /// creates, alone in an autocommit transaction.
+    DropIndex {
+        /// The table.
+        table: String,
+        /// The index's name.
+        index: String,
+    },
 }
 
 /// The longest think time a plan or a recorded turn may give: a minute
@@ -263,7 +282,9 @@ impl PlannedStmt {
             | PlannedStmt::ReleaseSavepoint(_)
             | PlannedStmt::CreateTable { .. }
             | PlannedStmt::DropTable { .. }
-            | PlannedStmt::TruncateTable { .. } => None,
+            | PlannedStmt::TruncateTable { .. }
+            | PlannedStmt::CreateIndex { .. }
+            | PlannedStmt::DropIndex { .. } => None,
         }
     }
 
@@ -291,6 +312,8 @@ impl PlannedStmt {
             PlannedStmt::CreateTable { .. }
                 | PlannedStmt::DropTable { .. }
                 | PlannedStmt::TruncateTable { .. }
+                | PlannedStmt::CreateIndex { .. }
+                | PlannedStmt::DropIndex { .. }
         )
     }
 
@@ -361,7 +384,9 @@ impl PlannedStmt {
             PlannedStmt::Transfer { .. }
             | PlannedStmt::CreateTable { .. }
             | PlannedStmt::DropTable { .. }
-            | PlannedStmt::TruncateTable { .. } => return None,
+            | PlannedStmt::TruncateTable { .. }
+            | PlannedStmt::CreateIndex { .. }
+            | PlannedStmt::DropIndex { .. } => return None,
         })
     }
 }
@@ -709,6 +734,16 @@ impl Plan {
                     }
                     _ => None,
                 };
+                if let Some(v) = self.online_index_error(s) {
+                    return Err(v);
+                }
+                if matches!(
+                    s,
+                    PlannedStmt::CreateIndex { .. } | PlannedStmt::DropIndex { .. }
+                ) && (!t.autocommit || t.statements.len() != 1)
+                {
+                    return Err("a DDL statement runs alone, in autocommit mode".into());
+                }
                 if let Some(table) = scratch {
                     if !SCRATCH_TABLES.contains(&table.as_str()) {
                         return Err(format!(
@@ -742,6 +777,74 @@ impl Plan {
             }
         }
         Ok(())
+    }
+
+    /// The indexes the plan's CREATE INDEX statements create, by table.
+    pub fn online_indexes(&self) -> Vec<(String, crate::schema::IndexSpec)> {
+        let mut out: Vec<(String, crate::schema::IndexSpec)> = Vec::new();
+        for t in &self.transactions {
+            for s in &t.statements {
+                if let PlannedStmt::CreateIndex { table, index } = s {
+                    if !out.iter().any(|(n, i)| n == table && i.name == index.name) {
+                        out.push((table.clone(), index.clone()));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// What is wrong with an index DDL statement of a plan from a file:
+    /// its table is one of the drawn tables, its index is none of the
+    /// table's own, is not unique and has valid columns that are no TEXT
+    /// or BLOB, and each CREATE INDEX of a name creates the same index.
+    fn online_index_error(&self, s: &PlannedStmt) -> Option<String> {
+        let (table, name) = match s {
+            PlannedStmt::CreateIndex { table, index } => (table, &index.name),
+            PlannedStmt::DropIndex { table, index } => (table, index),
+            _ => return None,
+        };
+        let Some(spec) = self.tables.iter().find(|t| t.name == *table) else {
+            return Some(format!("index DDL names '{table}', not a drawn table"));
+        };
+        if spec.indexes.iter().any(|i| i.name == *name) {
+            return Some(format!(
+                "index DDL names '{name}', an index '{table}' is created with"
+            ));
+        }
+        let created: Vec<crate::schema::IndexSpec> = self
+            .online_indexes()
+            .into_iter()
+            .filter(|(t, i)| t == table && i.name == *name)
+            .map(|(_, i)| i)
+            .collect();
+        // A DROP INDEX of an index no CREATE makes (a shrunk plan) is
+        // 1091.
+        let index = created.first()?;
+        let same = self
+            .transactions
+            .iter()
+            .flat_map(|t| &t.statements)
+            .all(|x| match x {
+                PlannedStmt::CreateIndex { table: t, index: i } => {
+                    t != table || i.name != *name || i == index
+                }
+                _ => true,
+            });
+        if !same {
+            return Some(format!("index '{name}' is created with two definitions"));
+        }
+        let bad_column = index.columns.iter().any(|&c| {
+            spec.columns
+                .get(c)
+                .is_none_or(|col| matches!(col.ty.as_str(), "TEXT" | "BLOB"))
+        });
+        if index.unique || index.columns.is_empty() || bad_column {
+            return Some(format!(
+                "index '{name}' must be non-unique, on columns of '{table}' that are not TEXT or BLOB"
+            ));
+        }
+        None
     }
 
     /// Every anchor to a statement: the crashes' and the failing fsyncs'.

@@ -1,6 +1,6 @@
 //! DDL while the workload runs: CREATE TABLE, DROP TABLE and TRUNCATE
-//! TABLE of the scratch tables, and the judgment of what a crash left of
-//! them.
+//! TABLE of the scratch tables, CREATE INDEX and DROP INDEX on a drawn
+//! table, and the judgment of what a crash left of them.
 //!
 //! The model of a scratch table is whether it exists. An acknowledged
 //! CREATE TABLE or DROP TABLE is durable when it returns (the engine syncs
@@ -28,6 +28,19 @@ pub(super) enum Presence {
     InDoubt,
 }
 
+/// What the model knows of an index the workload creates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum IndexState {
+    /// Its last DDL was an acknowledged CREATE INDEX, the `since`th
+    /// index change of the run ([`World::index_epoch`]): a REPEATABLE
+    /// READ view taken before it must get 1412 reading through it.
+    Present { since: u64 },
+    /// Never created, or its last DDL was an acknowledged DROP INDEX.
+    Absent,
+    /// A crash or an engine-stopping error interrupted its last DDL.
+    InDoubt,
+}
+
 /// Every scratch table, absent.
 pub(super) fn initial() -> BTreeMap<String, Presence> {
     SCRATCH_TABLES
@@ -40,7 +53,18 @@ pub(super) fn initial() -> BTreeMap<String, Presence> {
 /// judges its answer against what the model knows of the table. Returns
 /// what [`step_session`] returns: `Some(true)` if the disk crashed,
 /// `Some(false)` if the engine stopped on an error of its own.
-pub(super) fn run_ddl(world: &mut World, txn: usize, st: &PlannedStmt) -> Option<bool> {
+pub(super) fn run_ddl(
+    world: &mut World,
+    txn: usize,
+    st: &PlannedStmt,
+    sessions: &[Sess],
+) -> Option<bool> {
+    if let PlannedStmt::CreateIndex { table, index } = st {
+        return run_index_ddl(world, txn, table, &index.name, Some(index), sessions);
+    }
+    if let PlannedStmt::DropIndex { table, index } = st {
+        return run_index_ddl(world, txn, table, index, None, sessions);
+    }
     world.issued(txn, 0);
     world.stats.statements += 1;
     #[derive(PartialEq)]
@@ -219,4 +243,214 @@ pub(super) fn judge_recovered(world: &mut World, e: &mut Engine) -> bool {
         }
     }
     false
+}
+
+/// Runs CREATE INDEX (`create`: its definition) or DROP INDEX of index
+/// `name` on `table`, and judges the answer against the model: the
+/// statement is refused exactly when an open transaction has changed the
+/// table (by the runner's own record of the statements each open
+/// transaction issued; a committed one waiting for its group's sync is
+/// no longer open); otherwise a CREATE of an index that exists is 1061, a
+/// DROP of one that does not 1091, and the rest succeed (a full disk
+/// undoes a build). The new index's place in the run's index changes
+/// tells the read judge which views it is too new for.
+fn run_index_ddl(
+    world: &mut World,
+    txn: usize,
+    table: &str,
+    name: &str,
+    create: Option<&crate::schema::IndexSpec>,
+    sessions: &[Sess],
+) -> Option<bool> {
+    world.issued(txn, 0);
+    world.stats.statements += 1;
+    let key = (table.to_string(), name.to_string());
+    let before = world
+        .online
+        .get(&key)
+        .copied()
+        .unwrap_or(IndexState::Absent);
+    let writer = sessions.iter().find(|s| {
+        s.txn
+            .as_ref()
+            .is_some_and(|t| t.commit_written.is_none() && t.touched.contains(table))
+    });
+    let r = match create {
+        Some(spec) => {
+            let def = engine::IndexDef {
+                name: spec.name.clone(),
+                columns: spec.columns.clone(),
+                unique: spec.unique,
+            };
+            world
+                .engine()
+                .create_indexes(table, &[def], Vec::new())
+                .map(|_| ())
+        }
+        None => world.engine().drop_index(table, name, Vec::new()),
+    };
+    let verb = if create.is_some() {
+        "CREATE INDEX"
+    } else {
+        "DROP INDEX"
+    };
+    let answer = match &r {
+        Ok(()) => "ok".to_string(),
+        Err(e) => match e.mysql_code() {
+            Some(code) => format!("error {code}"),
+            None => format!("error ({e})"),
+        },
+    };
+    world.event(
+        "ddl",
+        json!({"statement": verb, "table": table, "index": name, "answer": answer}),
+    );
+    let crashed = world.storage.crashed();
+    let present = matches!(before, IndexState::Present { .. });
+    let (after, violation) = match r {
+        Err(e) if crashed || e.stops_engine() => (IndexState::InDoubt, None),
+        Err(Error::TableInUse(_)) => {
+            world.stats.index_builds_refused += 1;
+            (
+                before,
+                writer
+                    .is_none()
+                    .then(|| "refused as in use, yet no open transaction has changed the table".into()),
+            )
+        }
+        _ if writer.is_some() => (
+            before,
+            Some(format!(
+                "answered {answer} while session {:?}'s open transaction has changed the table (it must be refused)",
+                writer.map(|s| s.id)
+            )),
+        ),
+        Ok(()) if create.is_some() => {
+            world.stats.indexes_built += 1;
+            world.index_epoch += 1;
+            let since = world.index_epoch;
+            (
+                IndexState::Present { since },
+                present.then(|| "built a second index of the name".into()),
+            )
+        }
+        Ok(()) => {
+            world.stats.indexes_dropped += 1;
+            (
+                IndexState::Absent,
+                (!present).then(|| "dropped an index that does not exist".into()),
+            )
+        }
+        Err(Error::DuplicateKeyName(_)) if create.is_some() => (
+            before,
+            (!present).then(|| "1061, yet the index does not exist".into()),
+        ),
+        Err(Error::CantDropKey(_)) if create.is_none() => (
+            before,
+            present.then(|| "1091, yet the index exists".into()),
+        ),
+        // A build that met a full disk drops what it built; a drop that
+        // met it leaves the index.
+        Err(Error::TableFull { .. }) => (before, None),
+        Err(e) => (before, Some(format!("an unexpected error: {e}"))),
+    };
+    if let Some(v) = violation {
+        world.violations.push(format!(
+            "DDL: {verb} {name} ON {table} answered {answer}: {v}"
+        ));
+    }
+    world.online.insert(key, after);
+    if crashed {
+        return Some(true);
+    }
+    if world.engine.as_ref().is_some_and(|e| e.halted().is_some()) {
+        return Some(false);
+    }
+    world.issued(txn, 1);
+    None
+}
+
+/// After a recovery: each index the workload creates exists exactly when
+/// the model says it must (in doubt: either way, and now known); CHECK
+/// TABLE (run on every table after recovery) holds it to its table's rows.
+/// Every view from now on is newer than the indexes that exist.
+pub(super) fn judge_recovered_indexes(world: &mut World, e: &Engine) {
+    for ((table, name), state) in world.online.clone() {
+        let exists = e
+            .table(&table)
+            .is_ok_and(|t| t.secondary.iter().any(|s| s.def.name == name));
+        let verdict = match (state, exists) {
+            (IndexState::Present { .. }, false) => {
+                Some("its CREATE INDEX was acknowledged, yet recovery lost it")
+            }
+            (IndexState::Absent, true) => {
+                Some("it was never built or its drop was acknowledged, yet it exists")
+            }
+            _ => None,
+        };
+        if let Some(v) = verdict {
+            world
+                .violations
+                .push(format!("DDL: index {name} on {table} after recovery: {v}"));
+        }
+        let after = if exists {
+            IndexState::Present {
+                since: world.index_epoch,
+            }
+        } else {
+            IndexState::Absent
+        };
+        world.online.insert((table, name), after);
+    }
+}
+
+/// Judges a read through an index the workload creates, which the engine
+/// answered with `error` (`None`: it returned rows): 1176 exactly when the
+/// index does not exist, 1412 exactly when it does and the transaction's
+/// REPEATABLE READ view is older than it. Returns what is wrong; `None`
+/// also for a read the rule does not cover (no such index in the plan).
+pub(super) fn judge_online_read(
+    world: &World,
+    txn: Option<&Txn>,
+    req: &Request,
+    error: Option<&Error>,
+) -> Option<String> {
+    let Request::Scan {
+        table,
+        index: Some(index),
+        ..
+    } = req
+    else {
+        return None;
+    };
+    let state = *world.online.get(&(table.clone(), index.clone()))?;
+    let old = match (state, txn) {
+        (IndexState::Present { since }, Some(t)) => {
+            t.isolation == engine::Isolation::RepeatableRead
+                && t.snapshot.is_some()
+                && t.snapshot_epoch < since
+        }
+        _ => false,
+    };
+    let want = match state {
+        IndexState::Absent => "1176 (the index does not exist)",
+        IndexState::InDoubt => "nothing: no statement runs while the index is in doubt",
+        IndexState::Present { .. } if old => {
+            "1412 (the transaction's view is older than the index)"
+        }
+        IndexState::Present { .. } => "rows",
+    };
+    let fine = match (state, error) {
+        (IndexState::Absent, Some(Error::NoSuchIndex { .. })) => true,
+        (IndexState::Present { .. }, Some(Error::TableDefChanged)) => old,
+        (IndexState::Present { .. }, None) => !old,
+        _ => false,
+    };
+    let got = match error {
+        None => "rows".to_string(),
+        Some(e) => e.to_string(),
+    };
+    (!fine).then(|| {
+        format!("a read through index {index} of {table} answered {got}, the model expected {want}")
+    })
 }

@@ -186,6 +186,12 @@ struct Txn {
     /// which every later one must see too. Shared with the world's
     /// committed state until the next commit changes that.
     snapshot: Option<Rc<Db>>,
+    /// The run's index changes when it took its snapshot
+    /// ([`World::index_epoch`]).
+    snapshot_epoch: u64,
+    /// The tables it has issued a change of (valid or not): while it is
+    /// open, DDL on them is refused.
+    touched: std::collections::BTreeSet<String>,
     /// Group commit: its commit is written (its index in the commit
     /// history) and waits for the sync that acknowledges it.
     commit_written: Option<usize>,
@@ -301,6 +307,12 @@ struct World {
     checkpoint_watch_armed: bool,
     /// What the model knows of each scratch table (DDL).
     scratch: BTreeMap<String, ddl::Presence>,
+    /// What the model knows of each index the workload creates, by table
+    /// and name.
+    online: BTreeMap<(String, String), ddl::IndexState>,
+    /// CREATE INDEX statements acknowledged so far, and restarts: a view
+    /// taken at a smaller count is older than an index built at a larger.
+    index_epoch: u64,
     /// Implicit locks the engine made explicit since they were last
     /// judged (see [`judge_conversions`]).
     conversions: Vec<models::lock::OEvent>,
@@ -701,7 +713,10 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         definitions.push(t.definition());
     }
     let preloaded = preloaded_db(plan);
-    let schema = crate::schema::Schema::of(&definitions);
+    let mut schema = crate::schema::Schema::of(&definitions);
+    for (t, i) in plan.online_indexes() {
+        schema.add_online(&t, &i);
+    }
     let mut world = World {
         step_events: Vec::new(),
         locks: LockOracle::new(config.lock_wait_timeout_us, config.deadlock_detect),
@@ -762,6 +777,12 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         checkpoint_crashes_armed: 0,
         checkpoint_watch_armed: false,
         scratch: ddl::initial(),
+        online: plan
+            .online_indexes()
+            .into_iter()
+            .map(|(t, i)| ((t, i.name), ddl::IndexState::Absent))
+            .collect(),
+        index_epoch: 0,
         conversions: Vec::new(),
     };
     world.event(
@@ -930,7 +951,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
                 if st.is_ddl() {
                     // DDL is no session's statement: the runner runs it
                     // at once, between the sessions' steps.
-                    if let Some(crashed) = ddl::run_ddl(&mut world, started - 1, st) {
+                    if let Some(crashed) = ddl::run_ddl(&mut world, started - 1, st, &sessions) {
                         recover(&mut world, &mut rng, &mut sessions, crashed);
                     }
                     continue;
@@ -981,6 +1002,8 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
                     .any(|st| matches!(st, PlannedStmt::Transfer { .. })),
                 isolation: isolation.unwrap_or(sessions[i].isolation),
                 snapshot: None,
+                snapshot_epoch: 0,
+                touched: Default::default(),
                 commit_written: None,
                 locked_ranges: Vec::new(),
                 autocommit: planned.autocommit,

@@ -292,6 +292,7 @@ pub(super) fn recover(
             if ddl::judge_recovered(world, &mut e) {
                 return retire(world, e);
             }
+            ddl::judge_recovered_indexes(world, &e);
             let mut resumed = workload_faults;
             resumed.seed = resumed.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
 

@@ -123,6 +123,15 @@ pub(super) fn exec(world: &mut World, s: &mut Sess, req: Request) -> Option<bool
         s.trx = Some(t);
     }
     count_changes(world, s);
+    if let (
+        Request::Insert { table, .. }
+        | Request::Update { table, .. }
+        | Request::Delete { table, .. },
+        Some(txn),
+    ) = (&req, s.txn.as_mut())
+    {
+        txn.touched.insert(table.clone());
+    }
     let began_before = world.engine().last_trx_id(s.id);
     let r = world.engine().execute(s.id, req.clone());
     if let Some(t) = world.engine.as_ref().and_then(|e| e.trx_id(s.id)) {
@@ -362,14 +371,20 @@ pub(super) fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Respons
             if hidden_key(world, req) {
                 world.stats.keyless_reads += 1;
             }
+            if txn.isolation == RepeatableRead && txn.snapshot.is_none() {
+                txn.snapshot = Some(Rc::clone(&world.committed));
+                txn.snapshot_epoch = world.index_epoch;
+            }
+            // Then judged for its rows as well: an old view that read a
+            // new index shows what it missed.
+            if let Some(v) = super::ddl::judge_online_read(world, Some(txn), req, None) {
+                world.violations.push(format!("{}: {v}", describe(req)));
+            }
             if txn.isolation == ReadUncommitted {
                 // Judged once the step is over, against every open
                 // transaction's writes (see World::judge_uncommitted_reads).
                 world.uncommitted_reads.push((req.clone(), resp));
                 return;
-            }
-            if txn.isolation == RepeatableRead && txn.snapshot.is_none() {
-                txn.snapshot = Some(Rc::clone(&world.committed));
             }
             let txn_ref: &Txn = txn;
             let base = match (&txn_ref.snapshot, txn_ref.isolation) {
@@ -562,6 +577,39 @@ pub(super) fn failed(world: &mut World, s: &mut Sess, req: &Request, e: Error) -
             }
         }
         Error::TableFull { .. } => {}
+        Error::NoSuchIndex { .. } | Error::TableDefChanged => {
+            let Request::Scan {
+                table,
+                index: Some(index),
+                ..
+            } = req
+            else {
+                world
+                    .violations
+                    .push(format!("{}: unexpected error: {e}", describe(req)));
+                return None;
+            };
+            let known = world
+                .schema
+                .table(table)
+                .is_some_and(|t| t.indexes.iter().any(|i| i.name == *index));
+            if world.online.contains_key(&(table.clone(), index.clone())) {
+                match super::ddl::judge_online_read(world, s.txn.as_ref(), req, Some(&e)) {
+                    Some(v) => world.violations.push(format!("{}: {v}", describe(req))),
+                    None if matches!(e, Error::TableDefChanged) => {
+                        world.stats.old_views_refused += 1
+                    }
+                    None => {}
+                }
+            } else if known || matches!(e, Error::TableDefChanged) {
+                // An index the table was created with, or a plan's
+                // unknown one (a shrunk plan may keep the scans of an
+                // index whose CREATE it lost: 1176 is right for those).
+                world
+                    .violations
+                    .push(format!("{}: unexpected error: {e}", describe(req)));
+            }
+        }
         Error::NoSuchSavepoint(name) => {
             // ROLLBACK TO an earlier savepoint erases the later ones.
             let known = s

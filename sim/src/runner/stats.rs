@@ -71,6 +71,15 @@ pub struct RunStats {
     pub files_extended: u64,
     /// CREATE TABLE and DROP TABLE statements acknowledged.
     pub ddl_done: u64,
+    /// Indexes built by CREATE INDEX beside the workload.
+    pub indexes_built: u64,
+    /// CREATE INDEX refused while an open transaction had changed the
+    /// table.
+    pub index_builds_refused: u64,
+    /// Indexes dropped by DROP INDEX.
+    pub indexes_dropped: u64,
+    /// Reads by views older than an index through it, refused with 1412.
+    pub old_views_refused: u64,
     /// Creates and removes of files a power loss undid (they had not been
     /// followed by a directory sync).
     pub namespace_ops_lost: u64,
@@ -146,6 +155,10 @@ impl RunStats {
             checkpoint_crashes,
             files_extended,
             ddl_done,
+            indexes_built,
+            index_builds_refused,
+            indexes_dropped,
+            old_views_refused,
             namespace_ops_lost,
             keyless_inserts,
             keyless_reads,
@@ -191,6 +204,10 @@ impl RunStats {
         self.checkpoint_crashes += checkpoint_crashes;
         self.files_extended += files_extended;
         self.ddl_done += ddl_done;
+        self.indexes_built += indexes_built;
+        self.index_builds_refused += index_builds_refused;
+        self.indexes_dropped += indexes_dropped;
+        self.old_views_refused += old_views_refused;
         self.namespace_ops_lost += namespace_ops_lost;
         self.keyless_inserts += keyless_inserts;
         self.keyless_reads += keyless_reads;
@@ -224,6 +241,16 @@ impl RunStats {
             ("torn pages repaired", self.pages_repaired),
             ("files grown back at recovery", self.files_extended),
             ("tables created, dropped or truncated", self.ddl_done),
+            ("indexes built beside the workload", self.indexes_built),
+            (
+                "index builds refused (table in use)",
+                self.index_builds_refused,
+            ),
+            ("indexes dropped", self.indexes_dropped),
+            (
+                "old views refused a new index (1412)",
+                self.old_views_refused,
+            ),
             ("namespace ops lost", self.namespace_ops_lost),
             ("redo records applied", self.redo_records_applied),
             (
