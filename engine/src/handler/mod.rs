@@ -207,6 +207,10 @@ struct Session {
     /// The rows of the last semi-consistent read that were read unlocked,
     /// by position.
     semi_rows: Vec<usize>,
+    /// The DB_ROW_ID of each row the last read of a table without a
+    /// primary key returned, in order (empty after a read of any other
+    /// table).
+    row_refs: Vec<u64>,
     /// Group commit: a committed transaction waiting for the sync that makes
     /// it durable before it is acknowledged, and the statement's response.
     commit_wait_lsn: Option<u64>,
@@ -495,6 +499,47 @@ impl Engine {
         self.sessions.get(&s).map_or(&[], |x| &x.semi_rows)
     }
 
+    /// The DB_ROW_ID of each row the session's last read returned, when
+    /// it read a table without a primary key (empty otherwise): the key
+    /// by which [`Request::Get`], [`Request::Update`] and
+    /// [`Request::Delete`] address such a row (`[Value::UInt(row_id)]`),
+    /// as MySQL addresses it by `ha_innobase::position`'s reference.
+    pub fn row_refs(&self, s: SessionId) -> &[u64] {
+        self.sessions.get(&s).map_or(&[], |x| &x.row_refs)
+    }
+
+    /// Takes the row ids a read of table `id` appended to its rows (a
+    /// table without a primary key) into the session's
+    /// [`row_refs`](Self::row_refs).
+    fn take_row_refs(&mut self, s: SessionId, id: u64, rows: &mut [Vec<Value>]) {
+        let keyless = self.tables[&id].def.primary_key.is_empty();
+        let Some(sess) = self.sessions.get_mut(&s) else {
+            return;
+        };
+        sess.row_refs.clear();
+        if !keyless {
+            return;
+        }
+        for r in rows {
+            match r.pop() {
+                Some(Value::UInt(id)) => sess.row_refs.push(id),
+                other => unreachable!("a keyless table's row ends in its row id, not {other:?}"),
+            }
+        }
+    }
+
+    /// [`take_row_refs`](Self::take_row_refs) of a point read's row.
+    fn take_row_ref(
+        &mut self,
+        s: SessionId,
+        id: u64,
+        row: Option<Vec<Value>>,
+    ) -> Option<Vec<Value>> {
+        let mut rows: Vec<Vec<Value>> = row.into_iter().collect();
+        self.take_row_refs(s, id, &mut rows);
+        rows.pop()
+    }
+
     /// The lock id the session's next lock request will get: a mark for
     /// [`unlock_rows`](Self::unlock_rows).
     pub fn lock_mark(&self) -> crate::lock::LockId {
@@ -512,6 +557,7 @@ impl Engine {
         s: SessionId,
         table: &str,
         rows: &[Vec<Value>],
+        row_ids: &[u64],
         mark: crate::lock::LockId,
     ) -> Result<()> {
         self.check_running()?;
@@ -527,17 +573,20 @@ impl Engine {
         let trx = trx.id;
         let id = self.table_id(table)?;
         let t = &self.tables[&id];
-        if t.def.primary_key.is_empty() {
-            return Ok(());
+        let keyless = t.def.primary_key.is_empty();
+        if keyless && row_ids.len() != rows.len() {
+            return Err(Error::InvalidArgument(format!(
+                "table '{table}' has no primary key: unlock_rows needs each row's row id"
+            )));
         }
         let mut targets = Vec::new();
-        for row in rows {
+        for (i, row) in rows.iter().enumerate() {
             let cols = row::stored_columns(t, row)?;
-            let pk = write::key_of_columns(t, &cols, None);
+            let pk = write::key_of_columns(t, &cols, keyless.then(|| row_ids[i]));
             targets.push(Target::Record {
                 table: id,
                 index: t.clustered.id,
-                key: crate::lock::RecKey::Key(pk),
+                key: crate::lock::RecKey::Key(pk.clone()),
             });
             for sec in &t.secondary {
                 let mut key: Vec<Option<Vec<u8>>> =
@@ -546,6 +595,9 @@ impl Engine {
                     if !sec.def.columns.contains(&c) {
                         key.push(cols[c].clone());
                     }
+                }
+                if keyless {
+                    key.extend(pk.iter().cloned());
                 }
                 targets.push(Target::Record {
                     table: id,
@@ -1160,10 +1212,21 @@ impl Engine {
 
     fn key_stored(table: &Table, key: &[Value]) -> Result<Key> {
         if table.def.primary_key.is_empty() {
-            return Err(Error::InvalidArgument(format!(
-                "table '{}' has no primary key to address rows by",
-                table.name()
-            )));
+            // A table without a primary key: its rows are addressed by
+            // their DB_ROW_ID ([`Engine::row_refs`]).
+            let id = match key {
+                [Value::UInt(u)] => Some(*u),
+                [Value::Int(i)] => u64::try_from(*i).ok(),
+                _ => None,
+            };
+            return match id {
+                Some(id) if id < 1 << 48 => Ok(vec![Some(write::row_id_bytes(id))]),
+                _ => Err(Error::InvalidArgument(format!(
+                    "table '{}' has no primary key: its rows are addressed by one row id \
+                     below 2^48, got {key:?}",
+                    table.name()
+                ))),
+            };
         }
         if key.len() != table.def.primary_key.len() {
             return Err(Error::InvalidArgument(format!(
@@ -1407,6 +1470,7 @@ impl Engine {
                     None => ReadMode::Latest,
                 };
                 let row = select::get(&mut self.pager, &self.tables[&id], &key, mode)?;
+                let row = self.take_row_ref(s, id, row);
                 Ok(DmlResult::Done(Response::Row(row)))
             }
             Request::Scan {
@@ -1439,7 +1503,7 @@ impl Engine {
                     Some(v) => ReadMode::Consistent(v),
                     None => ReadMode::Latest,
                 };
-                let rows = select::scan(
+                let mut rows = select::scan(
                     &mut self.pager,
                     &self.tables[&id],
                     ix,
@@ -1449,6 +1513,7 @@ impl Engine {
                     limit.unwrap_or(usize::MAX),
                     mode,
                 )?;
+                self.take_row_refs(s, id, &mut rows);
                 Ok(DmlResult::Done(Response::Rows(rows)))
             }
             _ => unreachable!("not a row statement"),
@@ -1571,7 +1636,11 @@ impl Engine {
         Ok(match (key, scan_args) {
             (Some(key), _) => {
                 match select::get_locking(&mut self.pager, table, &key, mode, &mut ctx)? {
-                    Ok(row) => DmlResult::Done(Response::Row(row)),
+                    Ok(row) => {
+                        drop(ctx);
+                        let row = self.take_row_ref(s, id, row);
+                        DmlResult::Done(Response::Row(row))
+                    }
                     Err(w) => DmlResult::Wait(w),
                 }
             }
@@ -1597,12 +1666,13 @@ impl Engine {
                     mode,
                     &mut ctx,
                 )? {
-                    Ok(rows) => {
+                    Ok(mut rows) => {
                         let semi = std::mem::take(&mut ctx.semi_rows);
                         drop(ctx);
                         if let Some(sess) = self.sessions.get_mut(&s) {
                             sess.semi_rows = semi;
                         }
+                        self.take_row_refs(s, id, &mut rows);
                         DmlResult::Done(Response::Rows(rows))
                     }
                     Err(w) => DmlResult::Wait(w),

@@ -150,6 +150,19 @@ pub fn clustered_key(table: &Table, rec: &[u8]) -> Result<Key> {
     btree::key_of(&table.clustered, 0, rec)
 }
 
+/// The DB_ROW_ID of a clustered record of a table without a primary key.
+pub fn row_id_of(table: &Table, rec: &[u8]) -> Result<u64> {
+    let key = clustered_key(table, rec)?;
+    match key.first() {
+        Some(Some(b)) if b.len() == usize::from(crate::dict::ROW_ID_LEN) => {
+            let mut v = [0u8; 8];
+            v[2..].copy_from_slice(b);
+            Ok(u64::from_be_bytes(v))
+        }
+        _ => Err(corrupt(table, "clustered record without a 6-byte row id")),
+    }
+}
+
 /// The secondary entry a clustered record implies for index `sec`.
 pub fn sec_entry(table: &Table, sec: &Secondary, rec: &[u8]) -> Result<Vec<u8>> {
     let view = RecordView::parse(&table.clustered.leaf, rec)?;

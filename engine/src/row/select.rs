@@ -42,6 +42,18 @@ fn version(
     Ok(v.filter(|r| !record::is_deleted(r)))
 }
 
+/// A row as a read returns it: its columns, and for a table without a
+/// primary key its DB_ROW_ID after them, as `Value::UInt` (what
+/// `ha_innobase::position` keeps as the row's reference when the
+/// clustered index was generated). The handler takes the row id off.
+fn output(pager: &mut Pager, table: &Table, rec: &[u8]) -> Result<Vec<Value>> {
+    let mut row = decode_row(pager, table, rec)?;
+    if table.def.primary_key.is_empty() {
+        row.push(Value::UInt(super::row_id_of(table, rec)?));
+    }
+    Ok(row)
+}
+
 /// The row with this clustered key, as `mode` sees it.
 pub fn get(
     pager: &mut Pager,
@@ -53,7 +65,7 @@ pub fn get(
         return Ok(None);
     };
     match version(pager, table, found.rec, mode)? {
-        Some(rec) => Ok(Some(decode_row(pager, table, &rec)?)),
+        Some(rec) => Ok(Some(output(pager, table, &rec)?)),
         None => Ok(None),
     }
 }
@@ -81,7 +93,7 @@ pub fn scan(
             let mut cur = Cursor::new(low, high, dir);
             while let Some(rec) = cur.next(pager, &table.clustered)? {
                 if let Some(v) = version(pager, table, rec, mode)? {
-                    out.push(decode_row(pager, table, &v)?);
+                    out.push(output(pager, table, &v)?);
                     if out.len() >= limit {
                         break;
                     }
@@ -106,7 +118,7 @@ pub fn scan(
                 {
                     continue;
                 }
-                out.push(decode_row(pager, table, &v)?);
+                out.push(output(pager, table, &v)?);
                 if out.len() >= limit {
                     break;
                 }
@@ -155,7 +167,7 @@ pub fn get_locking(
     if deleted {
         return Ok(Ok(None));
     }
-    Ok(Ok(Some(decode_row(pager, table, &found.rec)?)))
+    Ok(Ok(Some(output(pager, table, &found.rec)?)))
 }
 
 /// The bound on the other side of `b`: where the records beyond a range
@@ -267,7 +279,7 @@ pub fn scan_locking(
             if let (None, Some(view)) = (index, &ctx.semi) {
                 if let Some(v) = version(pager, table, rec, ReadMode::Consistent(view))? {
                     ctx.semi_rows.push(out.len());
-                    out.push(decode_row(pager, table, &v)?);
+                    out.push(output(pager, table, &v)?);
                     if out.len() >= limit {
                         return Ok(Ok(out));
                     }
@@ -312,7 +324,7 @@ pub fn scan_locking(
         if record::is_deleted(&row_rec) {
             continue;
         }
-        out.push(decode_row(pager, table, &row_rec)?);
+        out.push(output(pager, table, &row_rec)?);
         if out.len() >= limit {
             return Ok(Ok(out));
         }

@@ -83,11 +83,16 @@ pub(crate) fn format_values(table: &Table, cols: &[usize], stored: &[Option<Vec<
         .join("-")
 }
 
+/// The stored form of a DB_ROW_ID (6 bytes, big-endian).
+pub fn row_id_bytes(id: u64) -> Vec<u8> {
+    id.to_be_bytes()[2..].to_vec()
+}
+
 /// The clustered key a row's stored columns give (or its row id).
 pub fn key_of_columns(table: &Table, cols: &[Option<Vec<u8>>], row_id: Option<u64>) -> Key {
     if table.def.primary_key.is_empty() {
         let id = row_id.expect("a table without a primary key needs a row id");
-        vec![Some(id.to_be_bytes()[2..].to_vec())]
+        vec![Some(row_id_bytes(id))]
     } else {
         table
             .def

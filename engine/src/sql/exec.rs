@@ -865,18 +865,6 @@ impl Server {
         limit: Option<u64>,
         set: Option<Vec<(usize, Expr)>>,
     ) -> R<Outcome> {
-        if self
-            .engine
-            .table(&name)
-            .map_err(|e| self.engine_err(c, &e))?
-            .def
-            .primary_key
-            .is_empty()
-        {
-            return Err(SqlError::unsupported(
-                "UPDATE and DELETE on a table without a PRIMARY KEY",
-            ));
-        }
         let sel = Select {
             distinct: false,
             items: vec![SelectItem::Star],
@@ -1103,6 +1091,10 @@ impl Server {
                 // did_semi_consistent_read, which MySQL's UPDATE answers by
                 // reading the row again with its lock).
                 let semi = self.engine.semi_consistent_rows(s).to_vec();
+                // A table without a primary key: each row carries its
+                // row id after its columns from here on, the key its
+                // change, relock or unlock addresses it by.
+                let rows = self.with_row_refs(c, &table, rows)?;
                 let mut locked = Vec::with_capacity(rows.len());
                 for (i, v) in rows.into_iter().enumerate() {
                     if semi.binary_search(&i).is_err() {
@@ -1132,9 +1124,7 @@ impl Server {
                     }
                 }
                 if !rejected.is_empty() {
-                    self.engine
-                        .unlock_rows(s, &table, &rejected, ch.lock_mark)
-                        .map_err(|e| self.engine_err(c, &e))?;
+                    self.unlock(c, &table, rejected, ch.lock_mark)?;
                 }
                 // Filter and order the rows as a SELECT * would.
                 let Reply::Rows { rows: matched, .. } = self.finish_select(c, &post, src)? else {
@@ -1164,15 +1154,87 @@ impl Server {
         Ok(eval::eval(f, Some(row), &cols, &vars)?.truth() == Some(true))
     }
 
-    /// A row's primary key values.
+    /// The key the engine addresses a row by: its primary key values, or
+    /// for a table without one the row id the row carries after its
+    /// columns ([`with_row_refs`](Self::with_row_refs)).
     fn primary_key_of(&self, c: ConnId, table: &str, row: &[Value]) -> R<Vec<Value>> {
-        let pk = &self
+        let t = self
+            .engine
+            .table(table)
+            .map_err(|e| self.engine_err(c, &e))?;
+        if t.def.primary_key.is_empty() {
+            return match row.get(t.def.columns.len()) {
+                Some(id @ Value::UInt(_)) => Ok(vec![id.clone()]),
+                _ => Err(SqlError::new(
+                    1030,
+                    format!("Got error from storage engine: a row of '{table}' without its row id"),
+                )),
+            };
+        }
+        Ok(t.def.primary_key.iter().map(|&i| row[i].clone()).collect())
+    }
+
+    /// The rows the session's last read returned, each with its row id
+    /// after its columns when `table` has no primary key (as the engine
+    /// reports them, [`Engine::row_refs`]); unchanged otherwise.
+    fn with_row_refs(
+        &self,
+        c: ConnId,
+        table: &str,
+        mut rows: Vec<Vec<Value>>,
+    ) -> R<Vec<Vec<Value>>> {
+        let t = self
+            .engine
+            .table(table)
+            .map_err(|e| self.engine_err(c, &e))?;
+        if !t.def.primary_key.is_empty() {
+            return Ok(rows);
+        }
+        let refs = self.engine.row_refs(self.conn(c).session);
+        if refs.len() != rows.len() {
+            return Err(SqlError::new(
+                1030,
+                format!(
+                    "Got error from storage engine: {} rows of '{table}' but {} row ids",
+                    rows.len(),
+                    refs.len()
+                ),
+            ));
+        }
+        for (r, &id) in rows.iter_mut().zip(refs) {
+            r.push(Value::UInt(id));
+        }
+        Ok(rows)
+    }
+
+    /// Lets go of the locks of rows a READ COMMITTED statement read and
+    /// rejected (rows as [`with_row_refs`](Self::with_row_refs) gives).
+    fn unlock(
+        &mut self,
+        c: ConnId,
+        table: &str,
+        mut rows: Vec<Vec<Value>>,
+        mark: crate::lock::LockId,
+    ) -> R<()> {
+        let n = self
             .engine
             .table(table)
             .map_err(|e| self.engine_err(c, &e))?
             .def
-            .primary_key;
-        Ok(pk.iter().map(|&i| row[i].clone()).collect())
+            .columns
+            .len();
+        let mut ids = Vec::new();
+        for r in &mut rows {
+            if r.len() > n {
+                if let Some(Value::UInt(id)) = r.pop() {
+                    ids.push(id);
+                }
+            }
+        }
+        let s = self.conn(c).session;
+        self.engine
+            .unlock_rows(s, table, &rows, &ids, mark)
+            .map_err(|e| self.engine_err(c, &e))
     }
 
     /// The row a semi-consistent read left unlocked, read again with its
@@ -1182,6 +1244,8 @@ impl Server {
         let Some(v) = row else {
             return Ok(());
         };
+        let table = ch.table.clone();
+        let v = self.with_row_refs(c, &table, vec![v])?.remove(0);
         let (ChangePlan::Update { post, .. } | ChangePlan::Delete { post }) = &ch.plan else {
             return Ok(());
         };
@@ -1191,11 +1255,7 @@ impl Server {
             ch.matched += 1;
             return self.queue_row_change(c, ch, d);
         }
-        let s = self.conn(c).session;
-        let table = ch.table.clone();
-        self.engine
-            .unlock_rows(s, &table, &[v], ch.lock_mark)
-            .map_err(|e| self.engine_err(c, &e))
+        self.unlock(c, &table, vec![v], ch.lock_mark)
     }
 
     /// Queues the write an UPDATE or DELETE makes of a row it matched.
