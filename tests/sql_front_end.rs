@@ -30,6 +30,11 @@ const SEEDS: &[&str] = &[
     "rollback to savepoint a",
     "commit",
     "select 1 + 2 * 3, 'a' = 'a ', 7 div 2, 1 / 3, -(-5), not null is null",
+    "create table n(a int, b char(3), key(a)) engine=InnoDB",
+    "insert into n values (1, 'x'), (1, 'x'), (null, 'y')",
+    "update n set a = a + 1 where b = 'x' limit 1",
+    "delete from n where a is null or a = 2",
+    "check table sbtest, n",
 ];
 
 fn mutate(s: &str, ops: &[(u8, usize, u8)]) -> String {

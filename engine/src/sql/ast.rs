@@ -377,6 +377,8 @@ pub enum Stmt {
     Truncate(TableName),
     /// OPTIMIZE TABLE t, ...
     Optimize(Vec<TableName>),
+    /// CHECK TABLE t, ... [options]
+    Check(Vec<TableName>),
     /// INSERT.
     Insert {
         /// The table.

@@ -31,6 +31,7 @@ const RESERVED: &[&str] = &[
     "BY",
     "CHAR",
     "CHARACTER",
+    "CHECK",
     "COLLATE",
     "CONSTRAINT",
     "CREATE",
@@ -276,6 +277,25 @@ impl Parser<'_> {
                     names.push(self.table_name()?);
                 }
                 Ok(Stmt::Optimize(names))
+            }
+            "CHECK" => {
+                self.expect_kw("TABLE")?;
+                let mut names = vec![self.table_name()?];
+                while self.eat_op(",") {
+                    names.push(self.table_name()?);
+                }
+                // The check options change nothing here: InnoDB checks
+                // every index in full whatever is asked.
+                loop {
+                    let eaten = ["FOR", "QUICK", "FAST", "MEDIUM", "EXTENDED", "CHANGED"]
+                        .iter()
+                        .any(|k| self.eat_kw(k));
+                    if !eaten {
+                        break;
+                    }
+                    self.eat_kw("UPGRADE");
+                }
+                Ok(Stmt::Check(names))
             }
             "USE" => Ok(Stmt::Use(self.ident()?)),
             "BEGIN" => {
@@ -1653,6 +1673,7 @@ mod tests {
             "create index k on sbtest(k)",
             "truncate table sbtest",
             "optimize table sbtest",
+            "check table sbtest, t extended",
             "select * from t where id=1 lock in share mode",
             "select * from t where id=1 for update nowait",
             "select c from sbtest where id between 1 and 10 order by c limit 5",
