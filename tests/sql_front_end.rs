@@ -35,6 +35,8 @@ const SEEDS: &[&str] = &[
     "update n set a = a + 1 where b = 'x' limit 1",
     "delete from n where a is null or a = 2",
     "check table sbtest, n",
+    "select k, count(*) as n, sum(id) from sbtest where id > 0 group by k having n > 1 order by n desc, k limit 3",
+    "select c, max(id) from sbtest group by 1 desc",
 ];
 
 fn mutate(s: &str, ops: &[(u8, usize, u8)]) -> String {

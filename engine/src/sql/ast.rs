@@ -258,6 +258,11 @@ pub struct Select {
     pub from: Option<TableName>,
     /// WHERE.
     pub filter: Option<Expr>,
+    /// GROUP BY: expressions (select-list aliases and positions allowed)
+    /// and DESC.
+    pub group_by: Vec<(Expr, bool)>,
+    /// HAVING.
+    pub having: Option<Expr>,
     /// ORDER BY: expressions and DESC.
     pub order_by: Vec<(Expr, bool)>,
     /// LIMIT: offset and count.

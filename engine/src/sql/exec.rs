@@ -420,6 +420,23 @@ impl Server {
             for (e, _) in &sel.order_by {
                 eval::check_names(self.order_expr(e, &sel.items)?, &ocols)?;
             }
+            let gcols = cols.in_clause("group statement");
+            for (e, _) in &sel.group_by {
+                let e = self.order_expr(e, &sel.items)?;
+                if eval::has_aggregate(e) {
+                    return Err(SqlError::new(
+                        1056,
+                        format!("Can't group on '{}'", expr_text(e, &sel.items)),
+                    ));
+                }
+                eval::check_names(e, &gcols)?;
+            }
+            if let Some(h) = &sel.having {
+                eval::check_names(
+                    &with_aliases(h, &sel.items),
+                    &cols.in_clause("having clause"),
+                )?;
+            }
         }
         let mut kept = Vec::with_capacity(rows.len());
         for r in rows {
@@ -450,15 +467,104 @@ impl Server {
             .items
             .iter()
             .any(|i| matches!(i, SelectItem::Expr { expr, .. } if eval::has_aggregate(expr)));
-        let mut out: Vec<Vec<Datum>> = if aggregate {
-            let mut row = Vec::new();
-            for item in &sel.items {
-                match item {
-                    SelectItem::Star => return Err(SqlError::new(1140, "Mixing of GROUP columns (MIN(),MAX(),COUNT(),...) with no GROUP columns is illegal if there is no GROUP BY clause")),
-                    SelectItem::Expr { expr, .. } => row.push(eval::eval_aggregate(expr, &kept, &cols, &vars)?),
+        let grouped = aggregate || !sel.group_by.is_empty() || sel.having.is_some();
+        let mut out: Vec<Vec<Datum>> = if grouped {
+            // GROUP BY: the rows in groups of equal keys, in the keys'
+            // order (MySQL 5.1 sorts by the GROUP BY list, each ASC or
+            // DESC, unless ORDER BY says otherwise); without it, one group
+            // of every row, which gives a row even when there are none.
+            // Each select item, HAVING and ORDER BY is evaluated over the
+            // group: aggregates over its rows, other columns from its
+            // first row, as MySQL does without ONLY_FULL_GROUP_BY.
+            let groups: Vec<Vec<Vec<Datum>>> = if sel.group_by.is_empty() {
+                vec![kept]
+            } else {
+                let gcols = cols.in_clause("group statement");
+                let mut keyed = Vec::with_capacity(kept.len());
+                for r in kept {
+                    let mut k = Vec::with_capacity(sel.group_by.len());
+                    for (e, _) in &sel.group_by {
+                        k.push(eval::eval(
+                            self.order_expr(e, &sel.items)?,
+                            Some(&r),
+                            &gcols,
+                            &vars,
+                        )?);
+                    }
+                    keyed.push((k, r));
                 }
+                let cmp = |a: &[Datum], b: &[Datum]| {
+                    for (i, (_, desc)) in sel.group_by.iter().enumerate() {
+                        let o = a[i].sort_cmp(&b[i]);
+                        let o = if *desc { o.reverse() } else { o };
+                        if o != Ordering::Equal {
+                            return o;
+                        }
+                    }
+                    Ordering::Equal
+                };
+                // A stable sort keeps each group's rows in the order they
+                // were read, so its first row is the first one read.
+                keyed.sort_by(|a, b| cmp(&a.0, &b.0));
+                let mut groups: Vec<(Vec<Datum>, Vec<Vec<Datum>>)> = Vec::new();
+                for (k, r) in keyed {
+                    match groups.last_mut() {
+                        Some((gk, rows)) if cmp(gk, &k) == Ordering::Equal => rows.push(r),
+                        _ => groups.push((k, vec![r])),
+                    }
+                }
+                groups.into_iter().map(|(_, rows)| rows).collect()
+            };
+            let having = sel.having.as_ref().map(|h| with_aliases(h, &sel.items));
+            let hcols = cols.in_clause("having clause");
+            let ocols = cols.in_clause("order clause");
+            let mut rows = Vec::with_capacity(groups.len());
+            let mut keys = Vec::with_capacity(groups.len());
+            for g in &groups {
+                if let Some(h) = &having {
+                    if eval::eval_aggregate(h, g, &hcols, &vars)?.truth() != Some(true) {
+                        continue;
+                    }
+                }
+                let mut row = Vec::new();
+                for item in &sel.items {
+                    match item {
+                        SelectItem::Star if sel.group_by.is_empty() => return Err(SqlError::new(1140, "Mixing of GROUP columns (MIN(),MAX(),COUNT(),...) with no GROUP columns is illegal if there is no GROUP BY clause")),
+                        SelectItem::Star => row.extend(g[0].iter().cloned()),
+                        SelectItem::Expr { expr, .. } => row.push(eval::eval_aggregate(expr, g, &cols, &vars)?),
+                    }
+                }
+                let mut k = Vec::with_capacity(sel.order_by.len());
+                for (e, _) in &sel.order_by {
+                    k.push(eval::eval_aggregate(
+                        self.order_expr(e, &sel.items)?,
+                        g,
+                        &ocols,
+                        &vars,
+                    )?);
+                }
+                rows.push(row);
+                keys.push(k);
             }
-            vec![row]
+            if !sel.order_by.is_empty() {
+                let mut idx: Vec<usize> = (0..rows.len()).collect();
+                idx.sort_by(|&a, &b| {
+                    for (i, (_, desc)) in sel.order_by.iter().enumerate() {
+                        let o = keys[a][i].sort_cmp(&keys[b][i]);
+                        let o = if *desc { o.reverse() } else { o };
+                        if o != Ordering::Equal {
+                            return o;
+                        }
+                    }
+                    Ordering::Equal
+                });
+                let mut taken: Vec<Option<Vec<Datum>>> = rows.into_iter().map(Some).collect();
+                rows = idx
+                    .into_iter()
+                    .map(|i| taken[i].take().expect("each once"))
+                    .collect();
+            }
+            rows
         } else {
             // ORDER BY over the source rows, by expression, select-list
             // alias or position.
@@ -870,6 +976,8 @@ impl Server {
             items: vec![SelectItem::Star],
             from: Some(table.clone()),
             filter,
+            group_by: Vec::new(),
+            having: None,
             order_by,
             limit: limit.map(|n| (0, n)),
             lock: LockClause::Update,
@@ -2151,6 +2259,61 @@ fn post_for(sel: Select, meta: &TableMeta, table: &str) -> SelectPost {
 
 /// Engine rows as data, CHAR values without their padding (as MySQL
 /// returns them).
+/// `e` with each bare column name that is a select-list alias replaced by
+/// the aliased expression (HAVING may name aliases, as MySQL allows).
+fn with_aliases(e: &Expr, items: &[SelectItem]) -> Expr {
+    let alias_of = |name: &str| {
+        items.iter().find_map(|i| match i {
+            SelectItem::Expr {
+                expr,
+                alias: Some(a),
+                ..
+            } if a.eq_ignore_ascii_case(name) => Some(expr.clone()),
+            _ => None,
+        })
+    };
+    let go = |x: &Expr| Box::new(with_aliases(x, items));
+    match e {
+        Expr::Column { table: None, name } => alias_of(name).unwrap_or_else(|| e.clone()),
+        Expr::Column { .. } | Expr::Lit(_) | Expr::Var { .. } => e.clone(),
+        Expr::Unary(op, x) => Expr::Unary(*op, go(x)),
+        Expr::IsNull(x, not) => Expr::IsNull(go(x), *not),
+        Expr::Binary(op, a, b) => Expr::Binary(*op, go(a), go(b)),
+        Expr::Like(a, b, not) => Expr::Like(go(a), go(b), *not),
+        Expr::Between(a, b, c, not) => Expr::Between(go(a), go(b), go(c), *not),
+        Expr::In(a, l, not) => Expr::In(
+            go(a),
+            l.iter().map(|x| with_aliases(x, items)).collect(),
+            *not,
+        ),
+        Expr::Call {
+            name,
+            args,
+            star,
+            distinct,
+        } => Expr::Call {
+            name: name.clone(),
+            args: args.iter().map(|x| with_aliases(x, items)).collect(),
+            star: *star,
+            distinct: *distinct,
+        },
+    }
+}
+
+/// How a GROUP BY item is named in an error: its select-list alias or
+/// text when it is one of the items, else a placeholder.
+fn expr_text(e: &Expr, items: &[SelectItem]) -> String {
+    items
+        .iter()
+        .find_map(|i| match i {
+            SelectItem::Expr { expr, text, alias } if expr == e => {
+                Some(alias.clone().unwrap_or_else(|| text.clone()))
+            }
+            _ => None,
+        })
+        .unwrap_or_else(|| "group function".into())
+}
+
 fn to_datums(char_cols: &[bool], rows: Vec<Vec<Value>>) -> Vec<Vec<Datum>> {
     rows.into_iter()
         .map(|r| {

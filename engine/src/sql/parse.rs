@@ -996,21 +996,27 @@ impl Parser<'_> {
     }
 
     fn order_by(&mut self) -> R<Vec<(Expr, bool)>> {
-        let mut out = Vec::new();
         if self.eat_kw("ORDER") {
             self.expect_kw("BY")?;
-            loop {
-                let e = self.expr()?;
-                let desc = if self.eat_kw("DESC") {
-                    true
-                } else {
-                    self.eat_kw("ASC");
-                    false
-                };
-                out.push((e, desc));
-                if !self.eat_op(",") {
-                    break;
-                }
+            return self.sort_list();
+        }
+        Ok(Vec::new())
+    }
+
+    /// `expr [ASC|DESC], ...` of ORDER BY and GROUP BY.
+    fn sort_list(&mut self) -> R<Vec<(Expr, bool)>> {
+        let mut out = Vec::new();
+        loop {
+            let e = self.expr()?;
+            let desc = if self.eat_kw("DESC") {
+                true
+            } else {
+                self.eat_kw("ASC");
+                false
+            };
+            out.push((e, desc));
+            if !self.eat_op(",") {
+                break;
             }
         }
         Ok(out)
@@ -1073,9 +1079,19 @@ impl Parser<'_> {
             None
         };
         let filter = self.where_clause()?;
-        if self.is_kw("GROUP") || self.is_kw("HAVING") {
-            return Err(SqlError::unsupported("GROUP BY"));
+        let mut group_by = Vec::new();
+        if self.eat_kw("GROUP") {
+            self.expect_kw("BY")?;
+            group_by = self.sort_list()?;
+            if self.is_kw("WITH") {
+                return Err(SqlError::unsupported("WITH ROLLUP"));
+            }
         }
+        let having = if self.eat_kw("HAVING") {
+            Some(self.expr()?)
+        } else {
+            None
+        };
         let order_by = self.order_by()?;
         let mut limit = None;
         if self.eat_kw("LIMIT") {
@@ -1114,6 +1130,8 @@ impl Parser<'_> {
             items,
             from,
             filter,
+            group_by,
+            having,
             order_by,
             limit,
             lock,
@@ -1674,6 +1692,7 @@ mod tests {
             "truncate table sbtest",
             "optimize table sbtest",
             "check table sbtest, t extended",
+            "select k, count(*) n from sbtest group by k desc having n > 1 order by 2",
             "select * from t where id=1 lock in share mode",
             "select * from t where id=1 for update nowait",
             "select c from sbtest where id between 1 and 10 order by c limit 5",
