@@ -24,8 +24,19 @@ pub fn warnings_block(w: &[Warning]) -> String {
     s
 }
 
-/// A result set as the mysql client draws it.
+/// A result set as the mysql client draws it: names and strings
+/// left-justified, a numeric column's values (NULL among them)
+/// right-justified, as `print_table_data` does by the field's type. A
+/// column counts as numeric here when it holds a number and nothing but
+/// numbers and NULLs.
 pub fn boxed(columns: &[String], rows: &[Vec<super::Datum>]) -> String {
+    use super::Datum;
+    let numeric: Vec<bool> = (0..columns.len())
+        .map(|i| {
+            let vals = || rows.iter().filter_map(|r| r.get(i));
+            vals().any(|d| !matches!(d, Datum::Null)) && vals().all(|d| !matches!(d, Datum::Str(_)))
+        })
+        .collect();
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| r.iter().map(|d| d.render()).collect())
@@ -47,20 +58,24 @@ pub fn boxed(columns: &[String], rows: &[Vec<super::Datum>]) -> String {
         s.push('\n');
         s
     };
-    let row = |vals: &[String]| {
+    let row = |vals: &[String], right: &[bool]| {
         let mut s = String::from("|");
-        for (v, w) in vals.iter().zip(&widths) {
-            let pad = w.saturating_sub(v.chars().count());
-            s.push_str(&format!(" {v}{} |", " ".repeat(pad)));
+        for (i, (v, w)) in vals.iter().zip(&widths).enumerate() {
+            let pad = " ".repeat(w.saturating_sub(v.chars().count()));
+            if right.get(i) == Some(&true) {
+                s.push_str(&format!(" {pad}{v} |"));
+            } else {
+                s.push_str(&format!(" {v}{pad} |"));
+            }
         }
         s.push('\n');
         s
     };
     let mut s = line.clone();
-    s.push_str(&row(columns));
+    s.push_str(&row(columns, &[]));
     s.push_str(&line);
     for r in &cells {
-        s.push_str(&row(r));
+        s.push_str(&row(r, &numeric));
     }
     if !cells.is_empty() {
         s.push_str(&line);
@@ -141,6 +156,26 @@ mod tests {
         assert_eq!(
             t,
             "+---------+------+\n| Level   | Code |\n+---------+------+\n| Warning | 1478 |\n+---------+------+\n"
+        );
+    }
+
+    #[test]
+    fn numbers_are_right_justified_strings_left() {
+        let t = boxed(
+            &["k".into(), "count(*)".into(), "c".into()],
+            &[
+                vec![Datum::Null, Datum::Int(3), Datum::str("a")],
+                vec![Datum::Int(12), Datum::Int(1), Datum::Null],
+            ],
+        );
+        assert_eq!(
+            t,
+            "+------+----------+------+\n\
+             | k    | count(*) | c    |\n\
+             +------+----------+------+\n\
+             | NULL |        3 | a    |\n\
+             |   12 |        1 | NULL |\n\
+             +------+----------+------+\n"
         );
     }
 }
