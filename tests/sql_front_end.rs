@@ -37,6 +37,11 @@ const SEEDS: &[&str] = &[
     "check table sbtest, n",
     "select k, count(*) as n, sum(id) from sbtest where id > 0 group by k having n > 1 order by n desc, k limit 3",
     "select c, max(id) from sbtest group by 1 desc",
+    "set global innodb_file_per_table=0",
+    "create table sys1(a int primary key, b text) engine=InnoDB",
+    "insert into sys1 values (1, repeat('x', 10000))",
+    "truncate table sys1",
+    "set global innodb_file_per_table=1",
 ];
 
 fn mutate(s: &str, ops: &[(u8, usize, u8)]) -> String {

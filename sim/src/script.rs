@@ -39,6 +39,7 @@
 
 use crate::clock::SimClock;
 use crate::storage::{CrashMode, PowerLossPolicy, SimStorage};
+use engine::io::Storage as _;
 use engine::sql::{format, ConnId, Outcome, Reply, Server};
 use engine::{Config, FlushAtCommit};
 use std::collections::BTreeMap;
@@ -291,6 +292,7 @@ impl Runner {
             "crash",
             "restart",
             "replay-seed",
+            "list_files",
         ];
         let word = line
             .split(|c: char| c.is_whitespace() || c == '(' || c == ';')
@@ -486,7 +488,49 @@ impl Runner {
             }
             "crash" => self.crash(rest)?,
             "restart" => self.restart(rest)?,
+            "list_files" => self.list_files(rest)?,
             other => return Err(Stop::Error(self.bad(format!("unknown command '{other}'")))),
+        }
+        Ok(())
+    }
+
+    /// `list_files DIR [PATTERN]`, as mysqltest's: the files of the
+    /// simulated data directory `DIR` (`$MYSQLD_DATADIR` is its root; a
+    /// database's directory is `$MYSQLD_DATADIR/<db>`) whose names match
+    /// the glob `PATTERN` (`*` and `?`), sorted, one a line. The engine
+    /// keeps a database's files as `<db>$<name>`; they are listed by name.
+    /// The server keeps a database's own entry as a table of an empty
+    /// name (`<db>$`); its file stands for the directory and is not
+    /// listed.
+    fn list_files(&mut self, args: &str) -> Result<(), Stop> {
+        let mut words = args.split_whitespace();
+        let dir = words
+            .next()
+            .ok_or_else(|| Stop::Error(self.bad("list_files needs a directory")))?;
+        let pattern = words.next().unwrap_or("*");
+        let dir = dir.trim_end_matches('/');
+        let db = dir
+            .strip_prefix("$MYSQLD_DATADIR")
+            .ok_or_else(|| Stop::Error(self.bad("list_files lists under $MYSQLD_DATADIR")))?
+            .trim_start_matches('/');
+        let names = self
+            .storage
+            .clone()
+            .list()
+            .map_err(|e| Stop::Error(self.bad(format!("list_files: {e}"))))?;
+        let mut shown: Vec<String> = names
+            .into_iter()
+            .filter_map(|n| match n.split_once('$') {
+                Some((d, f)) if d == db && !f.starts_with('.') => Some(f.to_string()),
+                None if db.is_empty() => Some(n),
+                _ => None,
+            })
+            .filter(|f| glob(pattern.as_bytes(), f.as_bytes()))
+            .collect();
+        shown.sort();
+        for f in shown {
+            self.out.push_str(&f);
+            self.out.push('\n');
         }
         Ok(())
     }
@@ -558,6 +602,7 @@ impl Runner {
                 "innodb_buffer_pool_pages" => self.config.buffer_pool_pages = n as usize,
                 "innodb_doublewrite" => self.config.doublewrite = n != 0,
                 "innodb_rollback_on_timeout" => self.config.rollback_on_timeout = n != 0,
+                "innodb_file_per_table" => self.config.file_per_table = n != 0,
                 _ => {
                     return Err(Stop::Error(
                         self.bad(format!("restart: unknown setting '{k}'")),
@@ -836,4 +881,15 @@ pub fn diff(expected: &str, actual: &str) -> String {
         }
     }
     out
+}
+
+/// Whether `name` matches the glob `pat` (`*` any run, `?` one byte).
+fn glob(pat: &[u8], name: &[u8]) -> bool {
+    match (pat.first(), name.first()) {
+        (None, None) => true,
+        (Some(b'*'), _) => glob(&pat[1..], name) || (!name.is_empty() && glob(pat, &name[1..])),
+        (Some(b'?'), Some(_)) => glob(&pat[1..], &name[1..]),
+        (Some(p), Some(n)) if p == n => glob(&pat[1..], &name[1..]),
+        _ => false,
+    }
 }

@@ -74,6 +74,11 @@ pub struct Config {
     /// it go to sorted runs in a temporary file (InnoDB Plugin 1.0 sorts
     /// in 1 MiB blocks).
     pub sort_buffer_bytes: usize,
+    /// `innodb_file_per_table`: a new table gets a tablespace file of its
+    /// own; off, its trees go into the system tablespace (`ibdata1`),
+    /// whose file never shrinks. Tables already created stay where they
+    /// are (TRUNCATE keeps a table's place; a rebuild follows the setting).
+    pub file_per_table: bool,
     /// Planted bugs (for the simulator's negative controls); none by default.
     pub canaries: crate::canary::Canaries,
 }
@@ -94,6 +99,7 @@ impl Default for Config {
             group_commit: false,
             compression_level: crate::page::zip::DEFAULT_LEVEL,
             sort_buffer_bytes: 1 << 20,
+            file_per_table: true,
             canaries: crate::canary::Canaries::NONE,
         }
     }

@@ -8,11 +8,20 @@
 //! which startup removes. DROP TABLE delete-marks the definition, commits
 //! (synced), and only then logs FILE_DELETE and removes the file; a crash
 //! in between leaves an orphan file for startup to remove.
+//!
+//! With `innodb_file_per_table` off a new table's trees go into the system
+//! tablespace instead (`row_create_table_for_mysql` with space 0): no
+//! file, and DROP frees the trees' pages (their off-page columns first)
+//! to the system tablespace's free list after the dictionary commit, so
+//! `ibdata1` never shrinks. A crash between that commit and the last free
+//! leaks the pages not yet freed; nothing names them, so nothing reads
+//! them.
 
 use super::Engine;
 use crate::btree;
 use crate::dict::{self, Table, TableDef, TableStorage, SYS_TABLES_ID};
 use crate::error::{Error, Result};
+use crate::fil::SYSTEM_SPACE;
 use crate::fsp;
 use crate::mtr::{FileOp, Mtr};
 use crate::page::{self, PageId};
@@ -56,6 +65,22 @@ impl Engine {
     }
 
     fn create_table_inner(&mut self, def: TableDef) -> Result<()> {
+        if !self.config.file_per_table {
+            self.pager.free_check()?;
+            let table_id = self.next_sys_id(TRX_SYS_NEXT_TABLE, true)?;
+            let st = self.build_in_system(&def, table_id)?;
+            let row = DictChange::Insert(table_id, def.name.clone(), dict::encode_def(&def, &st));
+            if let Err(e) = self.dict_transaction(&[row]) {
+                if !e.stops_engine() {
+                    self.free_trees(&Table::new(def, &st))?;
+                }
+                return Err(e);
+            }
+            let table = Table::new(def, &st);
+            self.names.insert(table.name().to_string(), table.id);
+            self.tables.insert(table.id, table);
+            return Ok(());
+        }
         let file = format!("{}.ibd", def.name);
         if self
             .pager
@@ -175,6 +200,92 @@ impl Engine {
         Ok((space, st))
     }
 
+    /// Empty trees for `def` in the system tablespace, with new index
+    /// ids (`innodb_file_per_table` off). Compressed pages need a space of
+    /// their own, so a compressed definition is refused. After a failure
+    /// that does not stop the engine the trees built so far are freed.
+    fn build_in_system(&mut self, def: &TableDef, table_id: u64) -> Result<TableStorage> {
+        if def.row_format.zip_size()?.is_some() {
+            return Err(Error::CantCreateTable {
+                table: def.name.clone(),
+                reason: "ROW_FORMAT=COMPRESSED requires innodb_file_per_table".into(),
+            });
+        }
+        let mut index_ids = Vec::new();
+        for _ in 0..=def.indexes.len() {
+            index_ids.push(self.next_sys_id(TRX_SYS_NEXT_INDEX, true)?);
+        }
+        let mut built: Vec<(u64, u32)> = Vec::new();
+        let mut result = Ok(());
+        for &id in &index_ids {
+            match btree::create(&mut self.pager, SYSTEM_SPACE, id, None) {
+                Ok(root) => built.push((id, root)),
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        if let Err(e) = result {
+            if !e.stops_engine() {
+                // The indexes' descriptors, to free the roots built.
+                let layouts = dict::Table::new(
+                    def.clone(),
+                    &TableStorage {
+                        id: table_id,
+                        space: SYSTEM_SPACE,
+                        clustered: (index_ids[0], 0),
+                        secondary: index_ids[1..].iter().map(|&id| (id, 0)).collect(),
+                    },
+                );
+                for (i, &(_, root)) in built.iter().enumerate() {
+                    let mut ix = if i == 0 {
+                        layouts.clustered.clone()
+                    } else {
+                        layouts.secondary[i - 1].index.clone()
+                    };
+                    ix.root = root;
+                    btree::free_tree(&mut self.pager, &ix)?;
+                }
+            }
+            return Err(e);
+        }
+        Ok(TableStorage {
+            id: table_id,
+            space: SYSTEM_SPACE,
+            clustered: built[0],
+            secondary: built[1..].to_vec(),
+        })
+    }
+
+    /// Frees every page of a table's trees in the system tablespace: the
+    /// off-page columns of its clustered records first, while the leaves
+    /// that point to them can still be read, then each index's pages. The
+    /// table must be out of the dictionary (or never in it): its undo
+    /// records are then skipped by purge, which leaves the chains of old
+    /// versions it would have freed behind, unreachable.
+    fn free_trees(&mut self, table: &Table) -> Result<()> {
+        let mut cur = btree::Cursor::new(
+            btree::Bound::Unbounded,
+            btree::Bound::Unbounded,
+            btree::Direction::Forward,
+        );
+        while let Some(rec) = cur.next(&mut self.pager, &table.clustered)? {
+            for rep in crate::row::reps_of(&table.clustered.leaf, &rec)? {
+                if let crate::row::Rep::External { reference, .. } = rep {
+                    let mut mtr = Mtr::new();
+                    crate::blob::free_in(&mut mtr, &mut self.pager, &reference)?;
+                    mtr.commit(&mut self.pager)?;
+                }
+            }
+        }
+        btree::free_tree(&mut self.pager, &table.clustered)?;
+        for sec in &table.secondary {
+            btree::free_tree(&mut self.pager, &sec.index)?;
+        }
+        Ok(())
+    }
+
     /// Logs FILE_DELETE, forgets a space's pages and removes its file.
     pub(crate) fn drop_space(&mut self, space: u32, file: &str) -> Result<()> {
         let mut mtr = Mtr::new();
@@ -197,7 +308,17 @@ impl Engine {
         self.dict_transaction(&[DictChange::Delete(id)])?;
         let table = self.tables.remove(&id).expect("table exists");
         self.names.remove(table.name());
-        self.drop_space(table.space, &format!("{}.ibd", table.name()))
+        self.drop_placement(&table)
+    }
+
+    /// Frees what held a table no committed definition names any more:
+    /// its file, or its trees in the system tablespace.
+    fn drop_placement(&mut self, table: &Table) -> Result<()> {
+        if table.space == SYSTEM_SPACE {
+            self.free_trees(table)
+        } else {
+            self.drop_space(table.space, &format!("{}.ibd", table.name()))
+        }
     }
 
     /// TRUNCATE TABLE, as InnoDB's `row_truncate_table_for_mysql` does it
@@ -237,7 +358,11 @@ impl Engine {
             self.replace_table(id, def, &st);
             return Ok(());
         }
-        self.swap_in_new_space(&old, def, table_id, false)
+        // A table keeps its place: in its own file, or in the system
+        // tablespace, where InnoDB truncates in place and the space stays
+        // with InnoDB.
+        let system = old.space == SYSTEM_SPACE;
+        self.swap_in_new_space(&old, def, table_id, false, system)
             .map(|_| ())
     }
 
@@ -269,7 +394,9 @@ impl Engine {
         let r = (|| {
             self.pager.free_check()?;
             let table_id = self.next_sys_id(TRX_SYS_NEXT_TABLE, true)?;
-            self.swap_in_new_space(&old, def, table_id, true)
+            // A rebuilt table goes where innodb_file_per_table says now.
+            let system = !self.config.file_per_table;
+            self.swap_in_new_space(&old, def, table_id, true, system)
         })();
         self.guard(r)
     }
@@ -285,7 +412,11 @@ impl Engine {
         def: TableDef,
         table_id: u64,
         copy: bool,
+        system: bool,
     ) -> Result<u64> {
+        if system {
+            return self.swap_in_system(old, def, table_id, copy);
+        }
         let file = format!("{}.ibd", def.name);
         let name = def.name.clone();
         let (space, st) = self.build_space(&def, table_id, None, |s| temporary_file(&name, s))?;
@@ -313,7 +444,7 @@ impl Engine {
         if let Some(t) = self.tables.get_mut(&table_id) {
             t.next_row_id = t.next_row_id.max(next_row_id);
         }
-        self.drop_space(old.space, &file)?;
+        self.drop_placement(old)?;
         // The statement has committed: a rename the disk refuses (full)
         // leaves the table working under its temporary name, and startup
         // finishes the rename; only an error that stops the engine counts.
@@ -321,6 +452,46 @@ impl Engine {
             Err(e) if e.stops_engine() => Err(e),
             _ => Ok(rows),
         }
+    }
+
+    /// [`swap_in_new_space`](Self::swap_in_new_space) into the system
+    /// tablespace: the new trees there (filled from `old` if `copy`), one
+    /// dictionary transaction, then the old placement freed. A crash
+    /// before the commit leaks the new trees' pages, after it the old
+    /// ones'; the committed definition always names whole trees.
+    fn swap_in_system(
+        &mut self,
+        old: &Table,
+        def: TableDef,
+        table_id: u64,
+        copy: bool,
+    ) -> Result<u64> {
+        let st = self.build_in_system(&def, table_id)?;
+        let row = DictChange::Insert(table_id, def.name.clone(), dict::encode_def(&def, &st));
+        let new = Table::new(def.clone(), &st);
+        let copied = if copy {
+            self.copy_rows(old, &new)
+        } else {
+            Ok((0, 0))
+        };
+        let (rows, next_row_id) = match copied.and_then(|c| {
+            self.dict_transaction(&[DictChange::Delete(old.id), row])
+                .map(|_| c)
+        }) {
+            Ok(c) => c,
+            Err(e) => {
+                if !e.stops_engine() {
+                    self.free_trees(&new)?;
+                }
+                return Err(e);
+            }
+        };
+        self.replace_table(old.id, def, &st);
+        if let Some(t) = self.tables.get_mut(&table_id) {
+            t.next_row_id = t.next_row_id.max(next_row_id);
+        }
+        self.drop_placement(old)?;
+        Ok(rows)
     }
 
     /// Copies every row of `old` into `new` (not yet in the dictionary),

@@ -466,6 +466,12 @@ impl Engine {
         self.config.flush_at_commit = f;
     }
 
+    /// SET GLOBAL innodb_file_per_table: where tables created from now on
+    /// (and tables rebuilt) go.
+    pub fn set_file_per_table(&mut self, on: bool) {
+        self.config.file_per_table = on;
+    }
+
     /// Gives up a statement's lock wait at once (NOWAIT): the lock request
     /// leaves the queue and the statement fails, undone as after a lock
     /// wait timeout; the transaction stays open (InnoDB's

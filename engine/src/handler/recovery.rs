@@ -428,7 +428,10 @@ impl Engine {
         let renames: Vec<(u32, String)> = self
             .tables
             .values()
-            .filter(|t| t.id != SYS_TABLES_ID)
+            // Tables in the system tablespace (SYS_TABLES, and those
+            // created with innodb_file_per_table off) have no file of
+            // their own.
+            .filter(|t| t.space != SYSTEM_SPACE)
             .map(|t| (t.space, format!("{}.ibd", t.name())))
             .filter(|(space, file)| self.pager.fil.name(*space) != Some(file.as_str()))
             .collect();

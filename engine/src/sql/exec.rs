@@ -1536,7 +1536,7 @@ impl Server {
                 let (format, warnings) = match schema::decide_format(
                     &ct.options,
                     self.globals.barracuda,
-                    true,
+                    self.engine.config().file_per_table,
                     strict,
                 ) {
                     Ok(x) => x,
@@ -1786,8 +1786,11 @@ impl Server {
                 return Err(SqlError::new(1286, format!("Unknown table engine '{e}'")));
             }
         }
-        let mut warnings = Vec::new();
-        if options.row_format.is_some() || options.key_block_size.is_some() {
+        let warnings;
+        // The copy is a new table made from the table's options (and the
+        // changed ones), so ha_innobase::create's checks run again under
+        // the file format and innodb_file_per_table of now.
+        {
             if let Some(r) = &options.row_format {
                 meta.options.row_format = Some(r.clone());
             }
@@ -1796,7 +1799,8 @@ impl Server {
                 meta.options.key_block_size = (k != 0).then_some(k);
             }
             let strict = self.conn(c).strict_mode;
-            match schema::decide_format(&meta.options, self.globals.barracuda, true, strict) {
+            let per_table = self.engine.config().file_per_table;
+            match schema::decide_format(&meta.options, self.globals.barracuda, per_table, strict) {
                 Ok((f, w)) => {
                     def.row_format = f;
                     warnings = w;

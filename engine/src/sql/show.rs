@@ -126,7 +126,7 @@ impl Server {
             } else {
                 "Antelope"
             }),
-            "innodb_file_per_table" => on_off(true),
+            "innodb_file_per_table" => on_off(cfg.file_per_table),
             "innodb_flush_log_at_trx_commit" => int(u64::from(cfg.flush_at_commit.setting())),
             "innodb_lock_wait_timeout" => int(if session {
                 self.engine.lock_wait_timeout_secs(conn.session)
@@ -232,11 +232,8 @@ impl Server {
                 self.globals.barracuda = f;
             }
             "innodb_file_per_table" => {
-                if !bool_value(name, &v)? {
-                    // Every table has its own .ibd here: the system
-                    // tablespace holds no user tables.
-                    return Err(SqlError::wrong_value(name, &v.render()));
-                }
+                let on = bool_value(name, &v)?;
+                self.engine.set_file_per_table(on);
             }
             "innodb_flush_log_at_trx_commit" => {
                 let n = v.as_i128().filter(|n| (0..=2).contains(n));
