@@ -466,6 +466,25 @@ impl Engine {
         self.config.flush_at_commit = f;
     }
 
+    /// SET GLOBAL innodb_compression_level (0 to 9, checked by the
+    /// caller): the zlib level of the pages compressed from now on.
+    pub fn set_compression_level(&mut self, level: u32) {
+        let level = level.min(crate::page::zip::MAX_LEVEL);
+        self.config.compression_level = level;
+        self.pager.compression.level = level;
+    }
+
+    /// SET GLOBAL innodb_io_capacity: pages the page cleaner may write
+    /// per second.
+    pub fn set_io_capacity(&mut self, pages: usize) {
+        self.config.io_capacity = pages.max(1);
+    }
+
+    /// SET GLOBAL innodb_max_dirty_pages_pct.
+    pub fn set_max_dirty_pages_pct(&mut self, pct: usize) {
+        self.config.max_dirty_pages_pct = pct.min(99);
+    }
+
     /// SET GLOBAL innodb_file_per_table: where tables created from now on
     /// (and tables rebuilt) go.
     pub fn set_file_per_table(&mut self, on: bool) {

@@ -27,6 +27,9 @@ enum VarScope {
 /// The variables innosim knows, with their scopes.
 const VARIABLES: &[(&str, VarScope)] = &[
     ("autocommit", VarScope::Both),
+    ("innodb_compression_level", VarScope::Global),
+    ("innodb_io_capacity", VarScope::Global),
+    ("innodb_max_dirty_pages_pct", VarScope::Global),
     ("foreign_key_checks", VarScope::Both),
     ("innodb_buffer_pool_size", VarScope::ReadOnly),
     ("innodb_doublewrite", VarScope::ReadOnly),
@@ -121,6 +124,9 @@ impl Server {
                 int(cfg.buffer_pool_pages as u64 * crate::page::PAGE_SIZE as u64)
             }
             "innodb_doublewrite" => on_off(cfg.doublewrite),
+            "innodb_compression_level" => int(u64::from(cfg.compression_level)),
+            "innodb_io_capacity" => int(cfg.io_capacity as u64),
+            "innodb_max_dirty_pages_pct" => int(cfg.max_dirty_pages_pct as u64),
             "innodb_file_format" => Datum::str(if self.globals.barracuda {
                 "Barracuda"
             } else {
@@ -264,6 +270,37 @@ impl Server {
                     self.globals.lock_wait_timeout = clamped;
                 } else {
                     self.session_request(c, Request::SetLockWaitTimeout(clamped))?;
+                }
+            }
+            "innodb_compression_level" | "innodb_io_capacity" | "innodb_max_dirty_pages_pct" => {
+                // Integer variables with a range: out of it, MySQL clamps
+                // and warns.
+                let (lo, hi) = match name {
+                    "innodb_compression_level" => (0, 9),
+                    "innodb_io_capacity" => (100, 1 << 32),
+                    _ => (0, 99),
+                };
+                let n = match &v {
+                    Datum::Int(_) | Datum::UInt(_) => v.as_i128().unwrap_or(0),
+                    _ => {
+                        return Err(SqlError::new(
+                            1232,
+                            format!("Incorrect argument type to variable '{name}'"),
+                        ))
+                    }
+                };
+                let clamped = n.clamp(lo, hi);
+                if clamped != n {
+                    self.warn(
+                        c,
+                        Warning::warn(1292, format!("Truncated incorrect {name} value: '{n}'")),
+                    );
+                }
+                let n = clamped as u64;
+                match name {
+                    "innodb_compression_level" => self.engine.set_compression_level(n as u32),
+                    "innodb_io_capacity" => self.engine.set_io_capacity(n as usize),
+                    _ => self.engine.set_max_dirty_pages_pct(n as usize),
                 }
             }
             "tx_isolation" => {
