@@ -493,16 +493,7 @@ impl Server {
                     }
                     keyed.push((k, r));
                 }
-                let cmp = |a: &[Datum], b: &[Datum]| {
-                    for (i, (_, desc)) in sel.group_by.iter().enumerate() {
-                        let o = a[i].sort_cmp(&b[i]);
-                        let o = if *desc { o.reverse() } else { o };
-                        if o != Ordering::Equal {
-                            return o;
-                        }
-                    }
-                    Ordering::Equal
-                };
+                let cmp = |a: &[Datum], b: &[Datum]| cmp_keys(a, b, &sel.group_by);
                 // A stable sort keeps each group's rows in the order they
                 // were read, so its first row is the first one read.
                 keyed.sort_by(|a, b| cmp(&a.0, &b.0));
@@ -547,22 +538,7 @@ impl Server {
                 keys.push(k);
             }
             if !sel.order_by.is_empty() {
-                let mut idx: Vec<usize> = (0..rows.len()).collect();
-                idx.sort_by(|&a, &b| {
-                    for (i, (_, desc)) in sel.order_by.iter().enumerate() {
-                        let o = keys[a][i].sort_cmp(&keys[b][i]);
-                        let o = if *desc { o.reverse() } else { o };
-                        if o != Ordering::Equal {
-                            return o;
-                        }
-                    }
-                    Ordering::Equal
-                });
-                let mut taken: Vec<Option<Vec<Datum>>> = rows.into_iter().map(Some).collect();
-                rows = idx
-                    .into_iter()
-                    .map(|i| taken[i].take().expect("each once"))
-                    .collect();
+                rows = sort_by_keys(rows, &keys, &sel.order_by);
             }
             rows
         } else {
@@ -583,22 +559,7 @@ impl Server {
                     }
                     keys.push(k);
                 }
-                let mut idx: Vec<usize> = (0..kept.len()).collect();
-                idx.sort_by(|&a, &b| {
-                    for (i, (_, desc)) in sel.order_by.iter().enumerate() {
-                        let o = keys[a][i].sort_cmp(&keys[b][i]);
-                        let o = if *desc { o.reverse() } else { o };
-                        if o != Ordering::Equal {
-                            return o;
-                        }
-                    }
-                    Ordering::Equal
-                });
-                let mut taken: Vec<Option<Vec<Datum>>> = kept.into_iter().map(Some).collect();
-                kept = idx
-                    .into_iter()
-                    .map(|i| taken[i].take().expect("each once"))
-                    .collect();
+                kept = sort_by_keys(kept, &keys, &sel.order_by);
             }
             let mut out = Vec::with_capacity(kept.len());
             for r in &kept {
@@ -2263,6 +2224,33 @@ fn post_for(sel: Select, meta: &TableMeta, table: &str) -> SelectPost {
 
 /// Engine rows as data, CHAR values without their padding (as MySQL
 /// returns them).
+/// Compares two sort keys by `spec`'s directions (ORDER BY, GROUP BY).
+fn cmp_keys(a: &[Datum], b: &[Datum], spec: &[(Expr, bool)]) -> Ordering {
+    for (i, (_, desc)) in spec.iter().enumerate() {
+        let o = a[i].sort_cmp(&b[i]);
+        let o = if *desc { o.reverse() } else { o };
+        if o != Ordering::Equal {
+            return o;
+        }
+    }
+    Ordering::Equal
+}
+
+/// `rows` in the order of their `keys` (one per row) under `spec`; a
+/// stable sort, so equal keys keep their order.
+fn sort_by_keys(
+    rows: Vec<Vec<Datum>>,
+    keys: &[Vec<Datum>],
+    spec: &[(Expr, bool)],
+) -> Vec<Vec<Datum>> {
+    let mut idx: Vec<usize> = (0..rows.len()).collect();
+    idx.sort_by(|&a, &b| cmp_keys(&keys[a], &keys[b], spec));
+    let mut taken: Vec<Option<Vec<Datum>>> = rows.into_iter().map(Some).collect();
+    idx.into_iter()
+        .map(|i| taken[i].take().expect("each once"))
+        .collect()
+}
+
 /// `e` with each bare column name that is a select-list alias replaced by
 /// the aliased expression (HAVING may name aliases, as MySQL allows).
 fn with_aliases(e: &Expr, items: &[SelectItem]) -> Expr {
