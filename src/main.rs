@@ -710,7 +710,7 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
                             if stop_on_failure {
                                 stop.store(true, std::sync::atomic::Ordering::Relaxed);
                             }
-                            let class = sim::shrink::failure_class(first);
+                            let class = sim::kind::violation_kind(first);
                             // Claimed under one lock, so one worker
                             // shrinks each kind.
                             let new_class = budget_s.is_some() && {
@@ -772,7 +772,7 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
         // A seed range is shrunk after it ran: the lowest failing seed of
         // each kind, so the entries saved do not depend on --jobs.
         for o in &failures {
-            let class = sim::shrink::failure_class(&o.violations[0]);
+            let class = sim::kind::violation_kind(&o.violations[0]);
             if shrunk.contains_key(&class) {
                 continue;
             }
@@ -786,7 +786,7 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
         for o in &failures {
             println!("seed {}: {}", o.seed, o.violations[0]);
             println!("{} (commit {})", reproduce_line(o, &canary), commit_id());
-            let class = sim::shrink::failure_class(&o.violations[0]);
+            let class = sim::kind::violation_kind(&o.violations[0]);
             if let Some((seed, saved)) = shrunk.get(&class) {
                 if *seed == o.seed {
                     match saved {

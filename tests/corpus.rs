@@ -38,8 +38,8 @@ fn every_corpus_entry_replays() {
                     .find_map(|l| l.strip_prefix("violation: "))
                     .unwrap_or_else(|| panic!("{}: failure.txt names no violation", dir.display()));
                 assert_eq!(
-                    sim::shrink::failure_class(&o.violations[0]),
-                    sim::shrink::failure_class(first),
+                    sim::kind::violation_kind(&o.violations[0]),
+                    sim::kind::violation_kind(first),
                     "{}: caught by another checker now: {}",
                     dir.display(),
                     o.violations[0]

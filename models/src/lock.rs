@@ -213,6 +213,10 @@ pub struct LockOracle {
     history: Vec<BTreeMap<OMode, Vec<u64>>>,
     /// Conflict edges T1 -> T2.
     edges: BTreeSet<(u64, u64)>,
+    /// The edges first made in the current step, each with the released
+    /// lock it came from (T1, target, mode): an early release's are taken
+    /// back when the step settles.
+    step_edges: Vec<((u64, u64), usize, OMode)>,
     committed: BTreeSet<u64>,
     /// Granted locks released during the current step: (trx, target,
     /// mode, the gap lock inherited for it just before, if any).
@@ -526,10 +530,42 @@ impl LockOracle {
         for (&m, trxs) in &self.history[target] {
             if must_wait(e.mode, m) || must_wait(m, e.mode) {
                 for &t in trxs {
-                    if t != e.trx {
-                        self.edges.insert((t, e.trx));
+                    if t == e.trx {
+                        continue;
+                    }
+                    let edge = (t, e.trx);
+                    // Every source of an edge new in this step is kept.
+                    if self.edges.insert(edge) || self.step_edges.iter().any(|(x, _, _)| *x == edge)
+                    {
+                        self.step_edges.push((edge, target, m));
                     }
                 }
+            }
+        }
+    }
+
+    /// Takes a release of `trx`'s lock (`target`, `mode`) out of the
+    /// conflict history, with the edges it made during this step.
+    fn forget_release(
+        &mut self,
+        trx: u64,
+        target: usize,
+        mode: OMode,
+        step_edges: &mut Vec<((u64, u64), usize, OMode)>,
+    ) {
+        if let Some(trxs) = self.history[target].get_mut(&mode) {
+            if let Some(pos) = trxs.iter().rposition(|&t| t == trx) {
+                trxs.remove(pos);
+            }
+        }
+        let (gone, kept): (Vec<_>, Vec<_>) = step_edges
+            .drain(..)
+            .partition(|(edge, t, m)| edge.0 == trx && *t == target && *m == mode);
+        *step_edges = kept;
+        for (edge, _, _) in gone {
+            // An edge another release of this step also made stays.
+            if !step_edges.iter().any(|(x, _, _)| *x == edge) {
+                self.edges.remove(&edge);
             }
         }
     }
@@ -700,9 +736,16 @@ impl LockOracle {
     pub fn settle(&mut self) {
         self.last_inherited = None;
         self.last_released.clear();
+        let mut step_edges = std::mem::take(&mut self.step_edges);
         for (trx, target, mode, heir) in std::mem::take(&mut self.step_released) {
             self.last_released.push((trx, target, mode));
             if self.held.contains_key(&trx) {
+                // A release two-phase locking allows only when the record
+                // left the index (the runner judges that): the lock
+                // protected no row its transaction can still depend on
+                // (what was left of the gap went to the heir's lock), so it
+                // orders the transaction before no later holder of the key.
+                self.forget_release(trx, target, mode, &mut step_edges);
                 self.early.push(EarlyRelease {
                     trx,
                     target: self.targets[target].clone(),
@@ -1015,6 +1058,58 @@ mod tests {
         o.event(&ev(OKind::Granted, 3, 2, 2, X, 3));
         o.event(&ev(OKind::Released, 3, 2, 2, X, 4));
         o.event(&ev(OKind::Granted, 4, 1, 2, X, 5));
+        o.committed(1);
+        o.committed(2);
+        o.check_serializable();
+        assert!(o.take_violations()[0].contains("not serializable"));
+    }
+
+    /// Small seed 36464: a READ UNCOMMITTED delete's lock on a delete-marked
+    /// record went with the record when purge removed it (no gap lock is
+    /// inherited at that level), another transaction inserted the key
+    /// again, and the deleter then waited for that insert. The release
+    /// protected nothing the deleter depended on, so it orders neither
+    /// transaction: the oracle reported a conflict cycle of two.
+    #[test]
+    fn a_release_of_a_record_that_left_orders_nothing() {
+        let mut o = LockOracle::new(1_000, true);
+        let ix = OMode::Table(TMode::IX);
+        let mut table = ev(OKind::Granted, 10, 1, 0, ix, 0);
+        table.target = OTarget::Table(1);
+        o.event(&table);
+        o.event(&ev(OKind::Granted, 1, 1, 3, X, 0));
+        o.settle();
+        // Purge: trx 1 goes on (it holds the table's IX), its lock gone.
+        o.event(&ev(OKind::Released, 1, 1, 3, X, 1));
+        o.settle();
+        assert_eq!(o.take_early_releases().len(), 1);
+        // Trx 2 locks the key's new record and commits; trx 1 then locks
+        // it too.
+        o.event(&ev(OKind::Granted, 2, 2, 3, X, 2));
+        o.settle();
+        o.event(&ev(OKind::Released, 2, 2, 3, X, 3));
+        o.event(&ev(OKind::Granted, 3, 1, 3, X, 3));
+        o.settle();
+        o.committed(2);
+        o.event(&ev(OKind::Released, 3, 1, 3, X, 4));
+        table.kind = OKind::Released;
+        o.event(&table);
+        o.settle();
+        o.committed(1);
+        o.check_serializable();
+        assert_eq!(o.take_violations(), Vec::<String>::new());
+        // The same history with trx 1's first release at its end (it held
+        // nothing else) is a cycle.
+        let mut o = LockOracle::new(1_000, true);
+        o.event(&ev(OKind::Granted, 1, 1, 3, X, 0));
+        o.settle();
+        o.event(&ev(OKind::Released, 1, 1, 3, X, 1));
+        o.settle();
+        o.event(&ev(OKind::Granted, 2, 2, 3, X, 2));
+        o.settle();
+        o.event(&ev(OKind::Released, 2, 2, 3, X, 3));
+        o.event(&ev(OKind::Granted, 3, 1, 3, X, 3));
+        o.settle();
         o.committed(1);
         o.committed(2);
         o.check_serializable();

@@ -8,6 +8,7 @@ pub mod clock;
 pub mod corpus;
 pub mod index_bench;
 pub mod judge;
+pub mod kind;
 pub mod plan;
 pub mod profile;
 pub mod runner;

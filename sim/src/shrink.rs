@@ -9,31 +9,14 @@
 //! reducer, it only ever keeps a candidate that still fails.
 
 use crate::plan::Plan;
+use crate::kind::violation_kind;
 use crate::runner::{execute, Outcome};
 
 /// The smallest buffer pool a plan may have.
 const MIN_POOL_PAGES: usize = 8;
 
-/// The kind of a violation, for "fails the same way": the text before its
-/// first colon ("recovery oracle", "CHECK TABLE sb", "recovery failed"),
-/// "lockstep" for a statement the model disagreed with, or "reads" for a
-/// read that returned other rows than the read model says.
-pub fn failure_class(violation: &str) -> String {
-    let head = violation.split(':').next().unwrap_or("").trim();
-    if violation.contains("the model expected") || violation.contains("unexpected error") {
-        return "lockstep".into();
-    }
-    if violation.contains(" read returned ") {
-        return "reads".into();
-    }
-    if violation.contains("saw a phantom") {
-        return "phantoms".into();
-    }
-    head.to_string()
-}
-
 fn class_of(o: &Outcome) -> Option<String> {
-    o.violations.first().map(|v| failure_class(v))
+    o.violations.first().map(|v| violation_kind(v))
 }
 
 /// The result of shrinking.
@@ -325,23 +308,5 @@ fn anchor_moving_faults(try_plan: &mut dyn FnMut(Plan, &mut Shrunk) -> bool, bes
         cand.fsync_failures_at_statements = best.outcome.fsync_failure_anchors.clone();
         cand.fsync_failures_in_recovery = best.outcome.recovery_fsync_failure_anchors.clone();
         try_plan(cand, best);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn classes() {
-        assert_eq!(
-            failure_class("recovery oracle: recovered state equals no ..."),
-            "recovery oracle"
-        );
-        assert_eq!(failure_class("insert sb (1): the engine answered Affected(0), the model expected Ok(Affected(1))"), "lockstep");
-        assert_eq!(
-            failure_class("scan sb Some(\"k\") rev=false limit=Some(3): a RepeatableRead read returned [], its snapshot and the transaction's own writes say [[Int(1)]]"),
-            "reads"
-        );
     }
 }

@@ -270,10 +270,14 @@ fn run_index_ddl(
         .get(&key)
         .copied()
         .unwrap_or(IndexState::Absent);
+    // A transaction that holds no lock any more has ended, though its
+    // session may not know it yet: a deadlock victim rolled back during
+    // another session's statement (crash-heavy seed 5341).
     let writer = sessions.iter().find(|s| {
         s.txn
             .as_ref()
             .is_some_and(|t| t.commit_written.is_none() && t.touched.contains(table))
+            && s.trx.is_none_or(|t| world.locks.holds_any(t))
     });
     let r = match create {
         Some(spec) => {

@@ -894,13 +894,14 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         // tell a timeout that fires late.
         let now = world.clock_now();
         let mut crashed = None;
-        for s in sessions.iter_mut() {
+        for i in 0..sessions.len() {
+            let s = &sessions[i];
             let due = s.waiting
                 && s.trx
                     .and_then(|t| world.locks.deadline(t))
                     .is_some_and(|d| d <= now);
             if due && crashed.is_none() && world.engine.is_some() {
-                crashed = step_session(&mut world, s);
+                crashed = stepped(&mut world, &mut sessions, i);
             }
         }
         if let Some(c) = crashed {
@@ -1035,11 +1036,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             }
             continue;
         }
-        let writes_before = sessions[i].txn.as_ref().map_or(0, |t| t.writes.len());
-        let crashed = step_session(&mut world, &mut sessions[i]);
-        judge_uncommitted_reads(&mut world, &sessions);
-        judge_early_releases(&mut world, &sessions, (i, writes_before));
-        judge_conversions(&mut world, &sessions);
+        let crashed = stepped(&mut world, &mut sessions, i);
         if let Some(crashed) = crashed {
             recover(&mut world, &mut rng, &mut sessions, crashed);
         }
@@ -1120,6 +1117,20 @@ fn turn_of(plan: &Plan, s: &Sess, started: usize) -> crate::schedule::Turn {
         think_us: 0,
         session: 0,
     }
+}
+
+/// Steps session `i` and judges what the step did to the locks and what
+/// its READ UNCOMMITTED reads saw, at once: against the committed state
+/// of this instant, which the next step may change (a resumption at a
+/// lock wait deadline is a step like any other). Returns what
+/// [`step_session`] returns.
+fn stepped(world: &mut World, sessions: &mut [Sess], i: usize) -> Option<bool> {
+    let writes_before = sessions[i].txn.as_ref().map_or(0, |t| t.writes.len());
+    let crashed = step_session(world, &mut sessions[i]);
+    judge_uncommitted_reads(world, sessions);
+    judge_early_releases(world, sessions, (i, writes_before));
+    judge_conversions(world, sessions);
+    crashed
 }
 
 /// Judges the locks released in the step just made by transactions that

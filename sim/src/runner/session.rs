@@ -175,6 +175,20 @@ impl World {
         }
         for ev in e.take_lock_events() {
             let ev = to_oracle(ev, self.call_start_us, now);
+            if self.trace.lines.is_some() {
+                // Kept for the reader of a trace, not hashed: the
+                // statement lines of the same steps are.
+                let line = json!({
+                    "t_us": now,
+                    "kind": "lock",
+                    "event": format!("{:?}", ev.kind),
+                    "lock": ev.lock,
+                    "trx": ev.trx,
+                    "target": format!("{:?}", ev.target),
+                    "mode": format!("{:?}", ev.mode),
+                });
+                self.trace.keep(line.to_string());
+            }
             self.locks.event(&ev);
             if ev.kind == models::lock::OKind::Converted {
                 self.conversions.push(ev.clone());
