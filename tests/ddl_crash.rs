@@ -199,8 +199,12 @@ fn run(
         storage.set_crash_at(Some(k));
     }
     let ok = match ddl {
-        Ddl::Truncate => e.truncate_table("t").is_ok(),
-        Ddl::CreateIndex => e.create_indexes("t", &[new_index()], Vec::new()).is_ok(),
+        Ddl::Truncate => e.ddl_now("t", |e, s| e.truncate_table(s, "t")).is_ok(),
+        Ddl::CreateIndex => e
+            .ddl_now("t", |e, s| {
+                e.create_indexes(s, "t", &[new_index()], Vec::new())
+            })
+            .is_ok(),
         Ddl::Rebuild => {
             let mut d = def();
             d.indexes.push(new_index());
@@ -209,9 +213,9 @@ fn run(
             } else {
                 RowFormat::Compressed { key_block_size: 4 }
             };
-            e.rebuild_table("t", d).is_ok()
+            e.ddl_now("t", |e, s| e.rebuild_table(s, "t", d)).is_ok()
         }
-        Ddl::Drop => e.drop_table("t").is_ok(),
+        Ddl::Drop => e.ddl_now("t", |e, s| e.drop_table(s, "t")).is_ok(),
     };
     let end = storage.counters().ops;
     if crash_at.is_none() {
@@ -458,7 +462,11 @@ fn the_index_build_sorts_through_a_merge_file_and_builds_the_index() {
         config(FlushAtCommit::Sync, Canaries::NONE, false),
     )
     .unwrap();
-    let build = e.create_indexes("t", &[new_index()], Vec::new()).unwrap();
+    let build = e
+        .ddl_now("t", |e, s| {
+            e.create_indexes(s, "t", &[new_index()], Vec::new())
+        })
+        .unwrap();
     assert_eq!(build.rows_scanned, ROWS);
     assert_eq!(build.entries, ROWS);
     assert!(build.runs > 1, "{build:?}: a 4 KiB buffer spills");
@@ -486,7 +494,8 @@ fn the_index_build_sorts_through_a_merge_file_and_builds_the_index() {
         columns: vec![1],
         unique: true,
     };
-    e.drop_index("t", "uv", Vec::new()).unwrap();
+    e.ddl_now("t", |e, s| e.drop_index(s, "t", "uv", Vec::new()))
+        .unwrap();
     e.execute(
         s,
         Request::Insert {
@@ -498,7 +507,7 @@ fn the_index_build_sorts_through_a_merge_file_and_builds_the_index() {
         },
     )
     .unwrap();
-    let r = e.create_indexes("t", &[ix], Vec::new());
+    let r = e.ddl_now("t", |e, s| e.create_indexes(s, "t", &[ix], Vec::new()));
     assert!(
         matches!(r, Err(engine::Error::DuplicateKey { .. })),
         "{r:?}"

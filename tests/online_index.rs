@@ -151,7 +151,8 @@ fn old_view_and_new_index(canaries: Canaries) -> (Engine, SessionId, Vec<(u64, V
         columns: vec![1],
         unique: false,
     };
-    e.create_indexes("t", &[index], Vec::new()).unwrap();
+    e.ddl_now("t", |e, s| e.create_indexes(s, "t", &[index], Vec::new()))
+        .unwrap();
     (e, old, before)
 }
 

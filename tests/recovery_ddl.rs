@@ -45,7 +45,7 @@ fn drop_recreate_crash(mode: CrashMode) -> Result<()> {
     let (mut e, _) = open(&storage)?;
     e.create_table(sbtest("t", RowFormat::Compact))?;
     insert(&mut e, 1..=40, 1)?;
-    e.drop_table("t")?;
+    e.ddl_now("t", |e, s| e.drop_table(s, "t"))?;
     e.create_table(sbtest("t", RowFormat::Dynamic))?;
     insert(&mut e, 100..=130, 2)?;
     storage.crash_now();

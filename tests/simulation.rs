@@ -113,6 +113,10 @@ fn canary_cases() -> Vec<(&'static str, &'static str, u64, &'static [&'static st
             // at seed 2; tests/online_index.rs shows the rows it then
             // gets are wrong).
             OldViewsReadNewIndex => ("default", 40, &["a read through index"]),
+            // A CREATE INDEX that ran at once beside a transaction holding
+            // IX on the table: the DDL judge's table-lock rule, from the
+            // lock oracle's record of that IX lock (first at seed 21).
+            IndexBuildSkipsTableLock => ("default", 80, &["DDL: CREATE INDEX ran at once"]),
             // Needs a scratch table truncated with a crash between the old
             // file's removal and the dictionary commit: first at seed 11.
             TruncateReusesSpaceId => ("default", 40, &["recovery failed:"]),

@@ -139,11 +139,16 @@ pub enum Canary {
     /// older values (and of the deleted rows) those views still see, so
     /// they miss rows.
     OldViewsReadNewIndex,
+    /// Fast index creation builds without its S table lock
+    /// (`row_merge_lock_table` skipped): the build runs at once beside a
+    /// transaction that holds IX on the table, reading rows that
+    /// transaction has changed and may still roll back.
+    IndexBuildSkipsTableLock,
 }
 
 impl Canary {
     /// Every canary.
-    pub const ALL: [Canary; 35] = [
+    pub const ALL: [Canary; 36] = [
         Canary::SkipDoublewrite,
         Canary::AckBeforeSync,
         Canary::IgnorePageLsn,
@@ -179,6 +184,7 @@ impl Canary {
         Canary::TruncateReusesSpaceId,
         Canary::SkipIndexBuildRollback,
         Canary::OldViewsReadNewIndex,
+        Canary::IndexBuildSkipsTableLock,
     ];
 
     /// The canaries of the lock manager, caught by the lock oracle under
@@ -230,6 +236,7 @@ impl Canary {
             Canary::TruncateReusesSpaceId => "truncate-reuses-space-id",
             Canary::SkipIndexBuildRollback => "skip-index-build-rollback",
             Canary::OldViewsReadNewIndex => "old-views-read-new-index",
+            Canary::IndexBuildSkipsTableLock => "index-build-skips-table-lock",
         }
     }
 

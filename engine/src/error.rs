@@ -119,8 +119,9 @@ pub enum Error {
     /// DROP INDEX of a name the table lacks. MySQL 1091.
     #[error("Can't DROP '{0}'; check that column/key exists")]
     CantDropKey(String),
-    /// DDL refused: an open transaction has changed the table (InnoDB
-    /// 1.0 would wait for its table lock; the engine answers at once).
+    /// A DDL would wait for its table lock where its caller cannot wait
+    /// ([`Engine::ddl_now`](crate::Engine::ddl_now)): another transaction
+    /// holds a lock on the table that conflicts.
     #[error("table '{0}' is in use by an open transaction")]
     TableInUse(String),
     /// A transaction's read view is older than the index it would read

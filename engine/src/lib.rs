@@ -33,8 +33,8 @@ mod sync;
 pub mod trx;
 
 pub use handler::{
-    Config, Engine, FlushAtCommit, InnodbCmp, InnodbCmpMem, InnodbLock, InnodbLockWait, InnodbTrx,
-    RangeBound, RecoveryReport, Request, Response, SessionId, Step,
+    Config, DdlStep, Engine, FlushAtCommit, InnodbCmp, InnodbCmpMem, InnodbLock, InnodbLockWait,
+    InnodbTrx, RangeBound, RecoveryReport, Request, Response, SessionId, Step,
 };
 
 pub use canary::{Canaries, Canary};

@@ -289,6 +289,42 @@ impl LockOracle {
         }
     }
 
+    /// The transactions other than `trx` whose locks on table `table`, held
+    /// or waited for, a new request of `mode` there must wait for (a new
+    /// request queues behind every lock already in the queue, as
+    /// `lock_table_other_has_incompatible` with `LOCK_WAIT` has it). For
+    /// the runner, which holds a DDL statement's table lock to this: a DDL
+    /// that may go at once is one that finds nothing here.
+    pub fn table_conflicts(&self, table: u64, mode: TMode, trx: Option<u64>) -> Vec<u64> {
+        let Some(&t) = self.target_ids.get(&OTarget::Table(table)) else {
+            return Vec::new();
+        };
+        let mut out: Vec<u64> = self.queues[t]
+            .iter()
+            .map(|id| &self.locks[id])
+            .filter(|l| Some(l.trx) != trx && must_wait(OMode::Table(mode), l.mode))
+            .map(|l| l.trx)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Whether `trx` holds a granted lock of one of `modes` on table
+    /// `table`.
+    pub fn holds_table(&self, trx: u64, table: u64, modes: &[TMode]) -> bool {
+        self.target_ids
+            .get(&OTarget::Table(table))
+            .is_some_and(|&t| {
+                self.queues[t].iter().any(|id| {
+                    let l = &self.locks[id];
+                    l.trx == trx
+                        && !l.waiting
+                        && matches!(l.mode, OMode::Table(m) if modes.contains(&m))
+                })
+            })
+    }
+
     /// Takes the violations found so far.
     pub fn take_violations(&mut self) -> Vec<String> {
         std::mem::take(&mut self.violations)

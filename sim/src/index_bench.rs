@@ -157,17 +157,21 @@ pub fn run(rows: u64, pool_pages: usize) -> engine::Result<Vec<IndexRow>> {
         Ok(())
     };
     measure(&mut e, "DROP INDEX k (in place)", &mut |e| {
-        e.drop_index("sbtest", "k", Vec::new())
+        e.ddl_now("sbtest", |e, s| e.drop_index(s, "sbtest", "k", Vec::new()))
     })?;
     measure(&mut e, "CREATE INDEX k (fast)", &mut |e| {
-        e.create_indexes("sbtest", &[k_index()], Vec::new())
-            .map(|_| ())
+        e.ddl_now("sbtest", |e, s| {
+            e.create_indexes(s, "sbtest", &[k_index()], Vec::new())
+        })
+        .map(|_| ())
     })?;
     measure(&mut e, "DROP INDEX k (COPY)", &mut |e| {
-        e.rebuild_table("sbtest", sbtest(false)).map(|_| ())
+        e.ddl_now("sbtest", |e, s| e.rebuild_table(s, "sbtest", sbtest(false)))
+            .map(|_| ())
     })?;
     measure(&mut e, "CREATE INDEX k (COPY)", &mut |e| {
-        e.rebuild_table("sbtest", sbtest(true)).map(|_| ())
+        e.ddl_now("sbtest", |e, s| e.rebuild_table(s, "sbtest", sbtest(true)))
+            .map(|_| ())
     })?;
     let check = e.check_table("sbtest")?;
     assert!(

@@ -8,8 +8,8 @@
 //! instead of rollbacks. Like Turso's simulator and Pebble's op-log
 //! reducer, it only ever keeps a candidate that still fails.
 
-use crate::plan::Plan;
 use crate::kind::violation_kind;
+use crate::plan::Plan;
 use crate::runner::{execute, Outcome};
 
 /// The smallest buffer pool a plan may have.

@@ -17,12 +17,14 @@
 //! leaks the pages not yet freed; nothing names them, so nothing reads
 //! them.
 
-use super::Engine;
+use super::index::DdlStep;
+use super::{Engine, SessionId};
 use crate::btree;
 use crate::dict::{self, Table, TableDef, TableStorage, SYS_TABLES_ID};
 use crate::error::{Error, Result};
 use crate::fil::SYSTEM_SPACE;
 use crate::fsp;
+use crate::lock::TableMode;
 use crate::mtr::{FileOp, Mtr};
 use crate::page::{self, PageId};
 use crate::record::Value;
@@ -296,11 +298,15 @@ impl Engine {
         self.pager.fil.delete(space)
     }
 
-    /// DROP TABLE.
-    pub fn drop_table(&mut self, name: &str) -> Result<()> {
-        let id = self.ddl_table(name)?;
+    /// DROP TABLE, in session `s` under an X lock on the table (see
+    /// [`DdlStep`]).
+    pub fn drop_table(&mut self, s: SessionId, name: &str) -> Result<DdlStep<()>> {
+        if !self.ddl_lock(s, name, TableMode::X)? {
+            return Ok(DdlStep::Waiting);
+        }
+        let id = self.table_id(name)?;
         let r = self.drop_table_inner(id);
-        self.guard(r)
+        self.guard(r).map(DdlStep::Done)
     }
 
     fn drop_table_inner(&mut self, id: u64) -> Result<()> {
@@ -331,10 +337,16 @@ impl Engine {
     /// old table (startup removes the new file, which no committed
     /// definition uses); after it, the new one (startup removes the old
     /// file and finishes the rename, see `recovery::remove_orphans`).
-    pub fn truncate_table(&mut self, name: &str) -> Result<()> {
-        let id = self.ddl_table(name)?;
+    ///
+    /// It runs in session `s` under an X lock on the table (see
+    /// [`DdlStep`]).
+    pub fn truncate_table(&mut self, s: SessionId, name: &str) -> Result<DdlStep<()>> {
+        if !self.ddl_lock(s, name, TableMode::X)? {
+            return Ok(DdlStep::Waiting);
+        }
+        let id = self.table_id(name)?;
         let r = self.truncate_table_inner(id);
-        self.guard(r)
+        self.guard(r).map(DdlStep::Done)
     }
 
     fn truncate_table_inner(&mut self, id: u64) -> Result<()> {
@@ -375,9 +387,18 @@ impl Engine {
     /// a temporary name, every row is copied into it (committed every
     /// 10,000 rows, into a table no committed definition names yet, so a
     /// crash leaves an orphan file startup removes), and one dictionary
-    /// transaction swaps the definitions. Returns the rows copied.
-    pub fn rebuild_table(&mut self, name: &str, def: TableDef) -> Result<u64> {
-        let id = self.ddl_table(name)?;
+    /// transaction swaps the definitions. Returns the rows copied. It runs
+    /// in session `s` under an X lock on the table (see [`DdlStep`]), so
+    /// no transaction that changed the old table is still open: the copy
+    /// reads the newest versions, which are all committed.
+    pub fn rebuild_table(
+        &mut self,
+        s: SessionId,
+        name: &str,
+        def: TableDef,
+    ) -> Result<DdlStep<u64>> {
+        self.check_running()?;
+        let id = self.table_id(name)?;
         def.validate()?;
         let old = self.tables[&id].clone();
         let same_columns = def.columns.len() == old.def.columns.len()
@@ -391,6 +412,9 @@ impl Engine {
                 "a rebuild keeps the table's name and columns (NULL may change)".into(),
             ));
         }
+        if !self.ddl_lock(s, name, TableMode::X)? {
+            return Ok(DdlStep::Waiting);
+        }
         let r = (|| {
             self.pager.free_check()?;
             let table_id = self.next_sys_id(TRX_SYS_NEXT_TABLE, true)?;
@@ -398,7 +422,7 @@ impl Engine {
             let system = !self.config.file_per_table;
             self.swap_in_new_space(&old, def, table_id, true, system)
         })();
-        self.guard(r)
+        self.guard(r).map(DdlStep::Done)
     }
 
     /// The new table of a TRUNCATE or a copying rebuild: built in a new

@@ -21,12 +21,19 @@
 //!
 //! DROP INDEX is a dictionary change, then the index's pages go back to
 //! the tablespace's free list: the file keeps its size.
+//!
+//! Every DDL first takes its table lock in the session's transaction
+//! ([`Engine::ddl_lock`]): S for a build, X for the rest. It waits like a
+//! row statement's lock does, so a CREATE INDEX beside a transaction that
+//! has changed the table blocks until that transaction ends, or fails
+//! with 1205 at the lock wait timeout (or 1213 as a deadlock's victim).
 
 use super::ddl::DictChange;
-use super::Engine;
+use super::{Engine, Request, SessionId, Step};
 use crate::btree::{self, Bound, Cursor, Direction};
 use crate::dict::{self, IndexDef, Table, TableStorage, BUILDING_PREFIX};
 use crate::error::{Error, Result};
+use crate::lock::{Mode, TableMode, Target};
 use crate::record;
 use crate::row::{self, merge};
 
@@ -43,36 +50,84 @@ pub struct IndexBuild {
     pub bytes_spilled: u64,
 }
 
-impl Engine {
-    /// Whether a transaction still open has changed table `id`.
-    pub(super) fn in_use(&self, id: u64) -> bool {
-        self.sessions
-            .values()
-            .any(|s| s.trx.is_some() && s.touched.contains(&id))
-    }
+/// A DDL statement's progress: done, or waiting for its table lock.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[must_use]
+pub enum DdlStep<T> {
+    /// Finished, under its table lock; the caller ends the transaction
+    /// that holds it (commit, as MySQL does at the end of every DDL).
+    Done(T),
+    /// Waiting for its table lock: [`Engine::resume`] the session until
+    /// the wait is over ([`Step::Done`](super::Step::Done): the lock is
+    /// held; 1205 or 1213: the DDL failed and its transaction is gone),
+    /// then call the DDL again.
+    Waiting,
+}
 
-    /// The id of a table a DDL statement may change now: the engine runs,
-    /// the table exists, and no open transaction has changed it.
-    pub(super) fn ddl_table(&self, table: &str) -> Result<u64> {
+impl<T> DdlStep<T> {
+    /// The result, for a caller that cannot wait: a DDL that would wait is
+    /// [`Error::TableInUse`].
+    pub fn done(self, table: &str) -> Result<T> {
+        match self {
+            DdlStep::Done(t) => Ok(t),
+            DdlStep::Waiting => Err(Error::TableInUse(table.to_string())),
+        }
+    }
+}
+
+impl Engine {
+    /// The table lock a DDL statement on `table` needs, in session `s`'s
+    /// transaction: `Ok(true)` once it holds the lock (taking it now if it
+    /// can be had at once), `Ok(false)` while it waits for it. InnoDB
+    /// Plugin 1.0 takes S for fast index creation and X to drop an index
+    /// (`ha_innobase::add_index` and `final_drop_index`, through
+    /// `row_merge_lock_table`); TRUNCATE, DROP TABLE and a copying ALTER
+    /// take X here too, so that they wait for every transaction that has
+    /// used the table, as the metadata locks of MySQL 5.5 and later make
+    /// them wait (MySQL 5.1 had none, and InnoDB 1.0 took no table lock
+    /// for them: a DROP beside an open transaction went ahead).
+    pub(super) fn ddl_lock(&mut self, s: SessionId, table: &str, mode: TableMode) -> Result<bool> {
         self.check_running()?;
         let id = self.table_id(table)?;
-        if self.in_use(id) {
-            return Err(Error::TableInUse(table.to_string()));
+        let sess = self
+            .sessions
+            .get(&s)
+            .ok_or(Error::SessionState(s, "no such session"))?;
+        if sess.pending.is_some() || sess.commit_wait_lsn.is_some() {
+            return Err(Error::SessionState(s, "a statement is waiting"));
         }
-        Ok(id)
+        if let Some(trx) = self.trx_id(s) {
+            if self.locks.holds(trx, &Target::Table(id), Mode::Table(mode)) {
+                return Ok(true);
+            }
+        }
+        let request = Request::LockTable {
+            table: table.to_string(),
+            exclusive: mode == TableMode::X,
+        };
+        let r = self.run(s, request);
+        match self.guard(r)? {
+            Step::Done(_) => Ok(true),
+            Step::Waiting => Ok(false),
+        }
     }
 
     /// CREATE INDEX / ALTER TABLE ... ADD INDEX of one or more indexes,
-    /// built from one scan of the table. `server` is the server layer's
-    /// definition of the table with the new indexes (see
-    /// [`dict::TableDef::server`]).
+    /// built from one scan of the table, in session `s` under an S lock on
+    /// the table (see [`DdlStep`]): the build waits for every transaction
+    /// that holds IX on it, so it reads no uncommitted change. `server` is
+    /// the server layer's definition of the table with the new indexes
+    /// (see [`dict::TableDef::server`]). A name the table has already is
+    /// 1061 at once, before any lock.
     pub fn create_indexes(
         &mut self,
+        s: SessionId,
         table: &str,
         defs: &[IndexDef],
         server: Vec<u8>,
-    ) -> Result<IndexBuild> {
-        let id = self.ddl_table(table)?;
+    ) -> Result<DdlStep<IndexBuild>> {
+        self.check_running()?;
+        let id = self.table_id(table)?;
         let old = self.tables[&id].clone();
         let mut final_def = old.def.clone();
         for d in defs {
@@ -87,8 +142,15 @@ impl Engine {
         }
         final_def.server = server;
         final_def.validate()?;
+        let skip_lock = self
+            .config
+            .canaries
+            .has(crate::Canary::IndexBuildSkipsTableLock);
+        if !skip_lock && !self.ddl_lock(s, table, TableMode::S)? {
+            return Ok(DdlStep::Waiting);
+        }
         let r = self.create_indexes_inner(&old, final_def, defs.len());
-        self.guard(r)
+        self.guard(r).map(DdlStep::Done)
     }
 
     fn create_indexes_inner(
@@ -274,10 +336,19 @@ impl Engine {
     }
 
     /// DROP INDEX: a dictionary change, then the index's pages freed (the
-    /// file keeps its size). `server` as for
-    /// [`create_indexes`](Self::create_indexes).
-    pub fn drop_index(&mut self, table: &str, name: &str, server: Vec<u8>) -> Result<()> {
-        let id = self.ddl_table(table)?;
+    /// file keeps its size), in session `s` under an X lock on the table
+    /// (see [`DdlStep`]). `server` as for
+    /// [`create_indexes`](Self::create_indexes). An index the table lacks
+    /// is 1091 at once, before any lock.
+    pub fn drop_index(
+        &mut self,
+        s: SessionId,
+        table: &str,
+        name: &str,
+        server: Vec<u8>,
+    ) -> Result<DdlStep<()>> {
+        self.check_running()?;
+        let id = self.table_id(table)?;
         let t = self.tables[&id].clone();
         let Some(pos) = t
             .def
@@ -287,6 +358,9 @@ impl Engine {
         else {
             return Err(Error::CantDropKey(name.to_string()));
         };
+        if !self.ddl_lock(s, table, TableMode::X)? {
+            return Ok(DdlStep::Waiting);
+        }
         let r = (|| {
             self.pager.free_check()?;
             let keep: Vec<usize> = (0..t.def.indexes.len()).filter(|&i| i != pos).collect();
@@ -301,7 +375,7 @@ impl Engine {
             self.tables.insert(id, table);
             btree::free_tree(&mut self.pager, &t.secondary[pos].index)
         })();
-        self.guard(r)
+        self.guard(r).map(DdlStep::Done)
     }
 
     /// At startup: drops the indexes a crash left half built, in every

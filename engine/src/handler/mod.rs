@@ -26,7 +26,7 @@ mod recovery;
 
 pub use config::{Config, FlushAtCommit};
 pub use ddl::TableStatus;
-pub use index::IndexBuild;
+pub use index::{DdlStep, IndexBuild};
 pub use info::{
     statement_text, DeadlockTrx, InnodbCmp, InnodbCmpMem, InnodbLock, InnodbLockWait, InnodbTrx,
     LatestDeadlock,
@@ -44,7 +44,7 @@ use crate::row::select::{self, ReadMode};
 use crate::row::write::{self, Outcome};
 use crate::row::{self, Tables};
 use crate::trx::{Isolation, Trx, TrxSys};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// Identifies a session.
 pub type SessionId = u32;
@@ -81,6 +81,20 @@ pub enum Request {
     SetAutocommit(bool),
     /// SET SESSION innodb_lock_wait_timeout = seconds (1 to 1073741824).
     SetLockWaitTimeout(u64),
+    /// The table lock a DDL statement takes before it changes the table
+    /// (`row_merge_lock_table`, `row_lock_table_for_mysql`): S, or X
+    /// (`exclusive`), in the session's transaction, begun for it if none
+    /// is open. It waits like any lock (the lock wait timeout, deadlock
+    /// detection, INNODB_LOCK_WAITS) and is held until the transaction
+    /// ends: never autocommitted, since the DDL runs under it. The DDL
+    /// functions ([`Engine::create_indexes`] and the others) make this
+    /// request themselves when their session does not hold the lock yet.
+    LockTable {
+        /// Table name.
+        table: String,
+        /// X rather than S.
+        exclusive: bool,
+    },
     /// INSERT INTO table VALUES (row).
     Insert {
         /// Table name.
@@ -202,8 +216,6 @@ struct Session {
     /// while it waited: it was rolled back, and the waiting statement gets
     /// 1213 when it resumes.
     victim: bool,
-    /// Tables changed by the open transaction.
-    touched: BTreeSet<u64>,
     /// The rows of the last semi-consistent read that were read unlocked,
     /// by position.
     semi_rows: Vec<usize>,
@@ -355,6 +367,32 @@ impl Engine {
         self.next_session += 1;
         self.sessions.insert(id, Session::default());
         id
+    }
+
+    /// Runs a DDL (`ddl`: one of the DDL functions, given a session) for
+    /// a caller that has no session to wait in: in a session of its own,
+    /// closed after it (its transaction, which holds nothing but the
+    /// table lock, ends with it). A DDL that would wait for its table lock
+    /// withdraws its request and is [`Error::TableInUse`], having changed
+    /// nothing.
+    pub fn ddl_now<T>(
+        &mut self,
+        table: &str,
+        ddl: impl FnOnce(&mut Engine, SessionId) -> Result<DdlStep<T>>,
+    ) -> Result<T> {
+        let s = self.session();
+        let r = match ddl(self, s) {
+            Ok(DdlStep::Waiting) => self
+                .cancel_wait(s)
+                .and(Err(Error::TableInUse(table.to_string()))),
+            other => other.and_then(|step| step.done(table)),
+        };
+        if self.halted.is_some() {
+            self.sessions.remove(&s);
+            return r;
+        }
+        let closed = self.close_session(s);
+        r.and_then(|t| closed.map(|_| t))
     }
 
     /// Closes a session, rolling back its open transaction.
@@ -878,7 +916,6 @@ impl Engine {
         sess.last_trx = Some(trx.id);
         sess.trx = Some(trx);
         sess.implicit = implicit;
-        sess.touched.clear();
         Ok(())
     }
 
@@ -929,7 +966,6 @@ impl Engine {
         self.stats.commits += 1;
         let sess = self.session_mut(s);
         sess.implicit = false;
-        sess.touched.clear();
         Ok(deferred)
     }
 
@@ -960,7 +996,6 @@ impl Engine {
         self.stats.rollbacks += 1;
         let sess = self.session_mut(s);
         sess.implicit = false;
-        sess.touched.clear();
         Ok(())
     }
 
@@ -1086,7 +1121,32 @@ impl Engine {
                 }
                 Ok(Step::Done(Response::Ok))
             }
+            Request::LockTable { .. } => self.lock_table_step(s, request),
             dml => self.run_dml(s, dml),
+        }
+    }
+
+    /// [`Request::LockTable`].
+    fn lock_table_step(&mut self, s: SessionId, request: Request) -> Result<Step> {
+        let Request::LockTable { table, exclusive } = &request else {
+            unreachable!("called for LockTable");
+        };
+        let id = self.table_id(table)?;
+        let mode = if *exclusive {
+            TableMode::X
+        } else {
+            TableMode::S
+        };
+        if self.session_mut(s).trx.is_none() {
+            // Implicit, so that a lock wait timeout ends it (nothing else
+            // does: the statement that follows commits it).
+            self.begin_trx(s, true)?;
+        }
+        let now = self.pager.now_us();
+        let trx = self.trx_id(s).expect("transaction open");
+        match table_lock(&mut self.locks, trx, id, mode, now) {
+            None => Ok(Step::Done(Response::Ok)),
+            Some(lock) => self.suspend(s, request, lock),
         }
     }
 
@@ -1147,80 +1207,7 @@ impl Engine {
             }
             Ok(DmlResult::Wait(lock)) => {
                 self.rollback_statement(s, undo_no)?;
-                self.stats.waits += 1;
-                let me = self
-                    .trx_id(s)
-                    .expect("a waiting statement has a transaction");
-                debug_assert_eq!(
-                    self.locks.waiting_for(me).map(|l| l.id),
-                    Some(lock),
-                    "the statement waits for the lock its transaction waits for"
-                );
-                let undo = self.sessions[&s].trx.as_ref().map_or(0, |t| t.undo_no());
-                self.locks.note_weight(me, undo, self.pager.now_us());
-                loop {
-                    let weights: BTreeMap<u64, u64> = self
-                        .sessions
-                        .values()
-                        .filter_map(|x| x.trx.as_ref().map(|t| (t.id, t.undo_no())))
-                        .collect();
-                    let verdict = if self.config.deadlock_detect {
-                        self.locks
-                            .deadlock_check(me, &|t| weights.get(&t).copied().unwrap_or(0))
-                    } else {
-                        Deadlock::None
-                    };
-                    let now = self.pager.now_us();
-                    match verdict {
-                        Deadlock::None => break,
-                        Deadlock::Requester => {
-                            self.stats.deadlocks += 1;
-                            self.note_deadlock(me, me);
-                            self.locks.cancel_wait(me, EventKind::Victim, now);
-                            self.rollback_trx(s)?;
-                            return Err(Error::Deadlock);
-                        }
-                        Deadlock::Other(victim) => {
-                            self.stats.deadlocks += 1;
-                            self.note_deadlock(me, victim);
-                            let vs = self
-                                .sessions
-                                .iter()
-                                .find(|(_, x)| x.trx.as_ref().map(|t| t.id) == Some(victim))
-                                .map(|(&id, _)| id)
-                                .expect("a waiting transaction belongs to a session");
-                            self.locks.cancel_wait(victim, EventKind::Victim, now);
-                            // Rolled back now, releasing its locks; its
-                            // waiting statement reports 1213 when resumed.
-                            let pending = self.session_mut(vs).pending.take();
-                            self.rollback_trx(vs)?;
-                            let sess = self.session_mut(vs);
-                            sess.pending = pending;
-                            sess.victim = true;
-                            if self.locks.waiting_for(me).is_none() {
-                                // The victim's locks were what we waited for.
-                                return self.run(s, request);
-                            }
-                        }
-                    }
-                }
-                let now = self.pager.now_us();
-                // Each wait is timed from its own start, as
-                // lock_wait_suspend_thread does; the planted bug keeps the
-                // start of the statement's first wait.
-                let since_us = match self.resumed_wait_since_us {
-                    Some(first)
-                        if self
-                            .config
-                            .canaries
-                            .has(crate::Canary::DeadlineFromFirstWait) =>
-                    {
-                        first
-                    }
-                    _ => now,
-                };
-                self.session_mut(s).pending = Some(Pending { request, since_us });
-                Ok(Step::Waiting)
+                self.suspend(s, request, lock)
             }
             Err(e) => {
                 if e.stops_engine() {
@@ -1233,6 +1220,92 @@ impl Engine {
                 Err(e)
             }
         }
+    }
+
+    /// A request of session `s` that queued `lock` and must wait for it:
+    /// the deadlock search runs (a victim is rolled back at once), and the
+    /// request is kept to run again when [`Engine::resume`] finds the wait
+    /// over (`lock_wait_suspend_thread`).
+    fn suspend(
+        &mut self,
+        s: SessionId,
+        request: Request,
+        lock: crate::lock::LockId,
+    ) -> Result<Step> {
+        self.stats.waits += 1;
+        let me = self
+            .trx_id(s)
+            .expect("a waiting statement has a transaction");
+        debug_assert_eq!(
+            self.locks.waiting_for(me).map(|l| l.id),
+            Some(lock),
+            "the statement waits for the lock its transaction waits for"
+        );
+        let undo = self.sessions[&s].trx.as_ref().map_or(0, |t| t.undo_no());
+        self.locks.note_weight(me, undo, self.pager.now_us());
+        loop {
+            let weights: BTreeMap<u64, u64> = self
+                .sessions
+                .values()
+                .filter_map(|x| x.trx.as_ref().map(|t| (t.id, t.undo_no())))
+                .collect();
+            let verdict = if self.config.deadlock_detect {
+                self.locks
+                    .deadlock_check(me, &|t| weights.get(&t).copied().unwrap_or(0))
+            } else {
+                Deadlock::None
+            };
+            let now = self.pager.now_us();
+            match verdict {
+                Deadlock::None => break,
+                Deadlock::Requester => {
+                    self.stats.deadlocks += 1;
+                    self.note_deadlock(me, me);
+                    self.locks.cancel_wait(me, EventKind::Victim, now);
+                    self.rollback_trx(s)?;
+                    return Err(Error::Deadlock);
+                }
+                Deadlock::Other(victim) => {
+                    self.stats.deadlocks += 1;
+                    self.note_deadlock(me, victim);
+                    let vs = self
+                        .sessions
+                        .iter()
+                        .find(|(_, x)| x.trx.as_ref().map(|t| t.id) == Some(victim))
+                        .map(|(&id, _)| id)
+                        .expect("a waiting transaction belongs to a session");
+                    self.locks.cancel_wait(victim, EventKind::Victim, now);
+                    // Rolled back now, releasing its locks; its
+                    // waiting statement reports 1213 when resumed.
+                    let pending = self.session_mut(vs).pending.take();
+                    self.rollback_trx(vs)?;
+                    let sess = self.session_mut(vs);
+                    sess.pending = pending;
+                    sess.victim = true;
+                    if self.locks.waiting_for(me).is_none() {
+                        // The victim's locks were what we waited for.
+                        return self.run(s, request);
+                    }
+                }
+            }
+        }
+        let now = self.pager.now_us();
+        // Each wait is timed from its own start, as
+        // lock_wait_suspend_thread does; the planted bug keeps the
+        // start of the statement's first wait.
+        let since_us = match self.resumed_wait_since_us {
+            Some(first)
+                if self
+                    .config
+                    .canaries
+                    .has(crate::Canary::DeadlineFromFirstWait) =>
+            {
+                first
+            }
+            _ => now,
+        };
+        self.session_mut(s).pending = Some(Pending { request, since_us });
+        Ok(Step::Waiting)
     }
 
     fn key_stored(table: &Table, key: &[Value]) -> Result<Key> {
@@ -1341,9 +1414,6 @@ impl Engine {
         match request {
             Request::Insert { table, row } => {
                 let id = self.table_id(table)?;
-                // Changed by this transaction from its first request on
-                // the table, valid or not (the DDL precondition).
-                self.touch(s, id);
                 let t = &self.tables[&id];
                 let cols = row::stored_columns(t, row)?;
                 let row_id = if t.def.primary_key.is_empty() {
@@ -1376,9 +1446,6 @@ impl Engine {
             }
             Request::Update { table, key, set } => {
                 let id = self.table_id(table)?;
-                // Changed by this transaction from its first request on
-                // the table, valid or not (the DDL precondition).
-                self.touch(s, id);
                 let t = &self.tables[&id];
                 let key = Self::key_stored(t, key)?;
                 let mut changes = Vec::with_capacity(set.len());
@@ -1421,9 +1488,6 @@ impl Engine {
             }
             Request::Delete { table, key } => {
                 let id = self.table_id(table)?;
-                // Changed by this transaction from its first request on
-                // the table, valid or not (the DDL precondition).
-                self.touch(s, id);
                 let key = Self::key_stored(&self.tables[&id], key)?;
                 let now = self.pager.now_us();
                 let sess = self.sessions.get_mut(&s).expect("session exists");
@@ -1734,15 +1798,6 @@ impl Engine {
             .and_then(|_| self.pager.flush_all())
             .and_then(|_| self.pager.checkpoint());
         self.guard(r)
-    }
-}
-
-impl Engine {
-    /// Marks `table` as changed by the session's open transaction.
-    fn touch(&mut self, s: SessionId, table: u64) {
-        if let Some(sess) = self.sessions.get_mut(&s) {
-            sess.touched.insert(table);
-        }
     }
 }
 

@@ -19,13 +19,30 @@ pub(super) struct Running {
     prog: Prog,
 }
 
-#[derive(Debug)]
 enum Prog {
     /// One request; `then` makes its response the reply.
     Single { then: Then },
     /// A row-changing statement inside a statement scope.
     Change(Box<Change>),
+    /// A DDL statement waiting for its table lock: the rest of it.
+    Ddl(DdlWork),
 }
+
+impl std::fmt::Debug for Prog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Prog::Single { then } => f.debug_struct("Single").field("then", then).finish(),
+            Prog::Change(ch) => f.debug_tuple("Change").field(ch).finish(),
+            Prog::Ddl(_) => f.write_str("Ddl"),
+        }
+    }
+}
+
+/// The rest of a DDL statement once its table lock request is over:
+/// given `Ok` when the connection's transaction holds the lock, or the
+/// request's error (1205, 1213, 1146), which the statement reports in its
+/// own way (OPTIMIZE makes a row of it).
+type DdlWork = Box<dyn FnOnce(&mut Server, ConnId, R<()>) -> R<Outcome>>;
 
 #[derive(Debug)]
 enum Then {
@@ -307,7 +324,73 @@ impl Server {
         match running.prog {
             Prog::Single { then } => self.single_result(c, step, then),
             Prog::Change(ch) => self.drive_change(c, ch, Some(step)),
+            Prog::Ddl(work) => {
+                let out = match step {
+                    Ok(Step::Waiting) => {
+                        self.conn_mut(c).running = Some(Running {
+                            prog: Prog::Ddl(work),
+                        });
+                        return Outcome::Blocked;
+                    }
+                    Ok(Step::Done(_)) => self.ddl_work(c, work, Ok(())),
+                    Err(e) => {
+                        let e = self.engine_err(c, &e);
+                        self.ddl_work(c, work, Err(e))
+                    }
+                };
+                out.unwrap_or_else(|e| Outcome::Done(Reply::Error(e)))
+            }
         }
+    }
+
+    /// Runs `work`, the rest of a DDL statement, under the table lock of
+    /// `table` (X if `exclusive`, else S) in the connection's transaction,
+    /// as InnoDB's DDL takes it before it changes the table
+    /// (`row_merge_lock_table`): at once if the lock can be had, else
+    /// once the lock wait is over (the statement blocked until then, like
+    /// a row statement waiting for a row lock, and INNODB_LOCK_WAITS shows
+    /// the wait).
+    pub(super) fn under_table_lock(
+        &mut self,
+        c: ConnId,
+        table: &str,
+        exclusive: bool,
+        work: DdlWork,
+    ) -> R<Outcome> {
+        let s = self.conn(c).session;
+        let req = Request::LockTable {
+            table: table.to_string(),
+            exclusive,
+        };
+        match self.engine.execute(s, req) {
+            Ok(Step::Done(_)) => self.ddl_work(c, work, Ok(())),
+            Ok(Step::Waiting) => {
+                self.conn_mut(c).running = Some(Running {
+                    prog: Prog::Ddl(work),
+                });
+                Ok(Outcome::Blocked)
+            }
+            Err(e) => {
+                let e = self.engine_err(c, &e);
+                // Nothing is held: a failed request ends the transaction
+                // it began.
+                self.ddl_work(c, work, Err(e))
+            }
+        }
+    }
+
+    /// Runs the rest of a DDL statement, then commits the transaction that
+    /// held its lock (MySQL commits at the end of every DDL), unless the
+    /// rest is blocked in turn (a statement of several tables waiting for
+    /// the next one's lock).
+    fn ddl_work(&mut self, c: ConnId, work: DdlWork, locked: R<()>) -> R<Outcome> {
+        let out = work(self, c, locked);
+        if matches!(out, Ok(Outcome::Blocked)) {
+            return out;
+        }
+        let ended = self.implicit_commit(c);
+        let out = out?;
+        ended.map(|_| out)
     }
 
     // ---- SELECT ----
@@ -1446,32 +1529,31 @@ impl Server {
                     );
                 }
                 let canon = self.canonical_db(&name);
-                let tables: Vec<String> = self
+                let mut tables: VecDeque<String> = self
                     .engine
                     .table_names()
                     .into_iter()
                     .filter(|n| split_name(n).is_some_and(|(d, t)| d == canon && !t.is_empty()))
                     .collect();
-                for t in &tables {
-                    self.engine
-                        .drop_table(t)
-                        .map_err(|e| self.engine_err(c, &e))?;
-                    self.metas.remove(t);
-                    self.autoinc.remove(t);
-                }
-                self.engine
-                    .drop_table(&format!("{canon}$"))
-                    .map_err(|e| self.engine_err(c, &e))?;
-                for conn in self.conns.values_mut() {
-                    if conn.db.as_deref() == Some(canon.as_str()) {
-                        conn.db = None;
-                    }
-                }
-                Ok(Outcome::Done(Reply::Ok {
-                    affected: tables.len() as u64,
-                    info: None,
-                    warnings: 0,
-                }))
+                let affected = tables.len() as u64;
+                // Then the database's own dictionary row.
+                tables.push_back(format!("{canon}$"));
+                self.drop_tables(
+                    c,
+                    tables,
+                    Box::new(move |srv, _| {
+                        for conn in srv.conns.values_mut() {
+                            if conn.db.as_deref() == Some(canon.as_str()) {
+                                conn.db = None;
+                            }
+                        }
+                        Ok(Outcome::Done(Reply::Ok {
+                            affected,
+                            info: None,
+                            warnings: 0,
+                        }))
+                    }),
+                )
             }
             Stmt::CreateTable(ct) => {
                 let db = self.db_of(c, &ct.name)?;
@@ -1577,18 +1659,15 @@ impl Server {
                         format!("Unknown table '{}'", missing.join(",")),
                     ));
                 }
-                for n in found {
-                    self.engine
-                        .drop_table(&n)
-                        .map_err(|e| self.engine_err(c, &e))?;
-                    self.metas.remove(&n);
-                    self.autoinc.remove(&n);
-                }
-                let warnings = missing
+                let warnings: Vec<Warning> = missing
                     .into_iter()
                     .map(|m| Warning::note(1051, format!("Unknown table '{m}'")))
                     .collect();
-                Ok(ok(warnings, self))
+                self.drop_tables(
+                    c,
+                    found.into(),
+                    Box::new(move |srv, c| Ok(srv.ok_with(c, warnings))),
+                )
             }
             Stmt::CreateIndex { table, index } => {
                 self.alter_indexes(c, &table, vec![index], vec![])
@@ -1629,49 +1708,28 @@ impl Server {
             }
             Stmt::Truncate(t) => {
                 let (name, meta) = self.resolve(c, &t)?;
-                self.engine
-                    .truncate_table(&name)
-                    .map_err(|e| self.engine_err(c, &e))?;
-                // AUTO_INCREMENT starts again, as InnoDB's TRUNCATE resets it.
-                if meta.columns.iter().any(|c| c.auto_increment) {
-                    self.autoinc.insert(name, 1);
-                }
-                Ok(ok(vec![], self))
-            }
-            Stmt::Optimize(tables) => {
-                // InnoDB has no OPTIMIZE of its own: MySQL recreates the
-                // table by copying, and says so.
-                let mut rows = Vec::new();
-                for t in tables {
-                    let db = self.db_of(c, &t)?;
-                    let shown = Datum::str(&format!("{db}.{}", t.name));
-                    match self.alter_copy(c, &t, vec![], TableOptions::default()) {
-                        Ok(_) => {
-                            rows.push(vec![shown.clone(), Datum::str("optimize"), Datum::str("note"), Datum::str("Table does not support optimize, doing recreate + analyze instead")]);
-                            rows.push(vec![
-                                shown,
-                                Datum::str("optimize"),
-                                Datum::str("status"),
-                                Datum::str("OK"),
-                            ]);
+                let s = self.conn(c).session;
+                let auto_increment = meta.columns.iter().any(|c| c.auto_increment);
+                self.under_table_lock(
+                    c,
+                    &name.clone(),
+                    true,
+                    Box::new(move |srv, c, locked| {
+                        locked?;
+                        srv.engine
+                            .truncate_table(s, &name)
+                            .and_then(|step| step.done(&name))
+                            .map_err(|e| srv.engine_err(c, &e))?;
+                        // AUTO_INCREMENT starts again, as InnoDB's TRUNCATE
+                        // resets it.
+                        if auto_increment {
+                            srv.autoinc.insert(name, 1);
                         }
-                        Err(e) => rows.push(vec![
-                            shown,
-                            Datum::str("optimize"),
-                            Datum::str("Error"),
-                            Datum::str(&e.message),
-                        ]),
-                    }
-                }
-                Ok(Outcome::Done(Reply::Rows {
-                    columns: ["Table", "Op", "Msg_type", "Msg_text"]
-                        .iter()
-                        .map(|s| s.to_string())
-                        .collect(),
-                    rows,
-                    warnings: 0,
-                }))
+                        Ok(srv.ok_with(c, vec![]))
+                    }),
+                )
             }
+            Stmt::Optimize(tables) => self.optimize(c, tables.into(), Vec::new()),
             Stmt::Check(tables) => {
                 // CHECK TABLE: every index of each table walked and
                 // compared with the clustered index (btr_validate_index,
@@ -1734,6 +1792,62 @@ impl Server {
         ops: Vec<AlterOp>,
         options: TableOptions,
     ) -> R<Outcome> {
+        self.alter_copy_then(c, table, ops, options, Box::new(|_, _, r| r))
+    }
+
+    /// [`Server::alter_copy`], its result (or its error, from its checks,
+    /// its table lock or the copy) handed to `then`.
+    fn alter_copy_then(
+        &mut self,
+        c: ConnId,
+        table: &TableName,
+        ops: Vec<AlterOp>,
+        options: TableOptions,
+        then: Box<dyn FnOnce(&mut Server, ConnId, R<Outcome>) -> R<Outcome>>,
+    ) -> R<Outcome> {
+        let (name, def, meta, warnings) = match self.alter_copy_plan(c, table, ops, options) {
+            Ok(p) => p,
+            Err(e) => return then(self, c, Err(e)),
+        };
+        let s = self.conn(c).session;
+        self.under_table_lock(
+            c,
+            &name.clone(),
+            true,
+            Box::new(move |srv, c, locked| {
+                let r = locked.and_then(|_| {
+                    let rows = srv
+                        .engine
+                        .rebuild_table(s, &name, def)
+                        .and_then(|step| step.done(&name))
+                        .map_err(|e| srv.engine_err(c, &e))?;
+                    srv.metas.insert(name, meta);
+                    let n = warnings.len();
+                    for w in warnings {
+                        srv.warn(c, w);
+                    }
+                    Ok(Outcome::Done(Reply::Ok {
+                        affected: rows,
+                        info: Some(format!(
+                            "Records: {rows}  Duplicates: 0  Warnings: {{warnings}}"
+                        )),
+                        warnings: n,
+                    }))
+                });
+                then(srv, c, r)
+            }),
+        )
+    }
+
+    /// What a copying ALTER makes of the table, checked: its engine name,
+    /// the new definition, the server's meta and the warnings to give.
+    fn alter_copy_plan(
+        &mut self,
+        c: ConnId,
+        table: &TableName,
+        ops: Vec<AlterOp>,
+        options: TableOptions,
+    ) -> R<(String, crate::dict::TableDef, TableMeta, Vec<Warning>)> {
         let (name, mut meta) = self.resolve(c, table)?;
         let db = self.db_of(c, table)?;
         let mut def = self
@@ -1825,22 +1939,7 @@ impl Server {
         }
         let (_, t) = split_name(&name).expect("a server table");
         def.server = schema::show_create(t, &def, &meta, None).into_bytes();
-        let rows = self
-            .engine
-            .rebuild_table(&name, def)
-            .map_err(|e| self.engine_err(c, &e))?;
-        self.metas.insert(name, meta);
-        let n = warnings.len();
-        for w in warnings {
-            self.warn(c, w);
-        }
-        Ok(Outcome::Done(Reply::Ok {
-            affected: rows,
-            info: Some(format!(
-                "Records: {rows}  Duplicates: 0  Warnings: {{warnings}}"
-            )),
-            warnings: n,
-        }))
+        Ok((name, def, meta, warnings))
     }
 
     /// Column positions of an index's columns (1072 for an unknown one),
@@ -1930,39 +2029,144 @@ impl Server {
         }
         let (_, t) = split_name(&name).expect("a server table");
         let t = t.to_string();
-        let text =
-            |def: &crate::dict::TableDef| schema::show_create(&t, def, &meta, None).into_bytes();
-        if !new.is_empty() {
-            let mut with_adds = self
-                .engine
-                .table(&name)
-                .map_err(|e| self.engine_err(c, &e))?
-                .def
-                .clone();
-            with_adds.indexes.extend(new.iter().cloned());
-            let server = text(&with_adds);
-            self.engine
-                .create_indexes(&name, &new, server)
-                .map_err(|e| self.engine_err(c, &e))?;
+        let s = self.conn(c).session;
+        // One lock for the statement: X if it drops an index (which the
+        // build's S lock would have to wait to become), else S.
+        let exclusive = !drops.is_empty();
+        self.under_table_lock(
+            c,
+            &name.clone(),
+            exclusive,
+            Box::new(move |srv, c, locked| {
+                locked?;
+                let text = |def: &crate::dict::TableDef| {
+                    schema::show_create(&t, def, &meta, None).into_bytes()
+                };
+                let current = |srv: &Server| {
+                    srv.engine
+                        .table(&name)
+                        .map(|t| t.def.clone())
+                        .map_err(|e| srv.engine_err(c, &e))
+                };
+                if !new.is_empty() {
+                    let mut with_adds = current(srv)?;
+                    with_adds.indexes.extend(new.iter().cloned());
+                    let server = text(&with_adds);
+                    srv.engine
+                        .create_indexes(s, &name, &new, server)
+                        .and_then(|step| step.done(&name))
+                        .map_err(|e| srv.engine_err(c, &e))?;
+                }
+                for d in &drops {
+                    let mut after = current(srv)?;
+                    after.indexes.retain(|x| !x.name.eq_ignore_ascii_case(d));
+                    let server = text(&after);
+                    srv.engine
+                        .drop_index(s, &name, d, server)
+                        .and_then(|step| step.done(&name))
+                        .map_err(|e| srv.engine_err(c, &e))?;
+                }
+                Ok(Outcome::Done(Reply::Ok {
+                    affected: 0,
+                    info: Some("Records: 0  Duplicates: 0  Warnings: {warnings}".into()),
+                    warnings: 0,
+                }))
+            }),
+        )
+    }
+
+    /// An OK reply with `warnings` given to the connection.
+    fn ok_with(&mut self, c: ConnId, warnings: Vec<Warning>) -> Outcome {
+        let n = warnings.len();
+        for w in warnings {
+            self.warn(c, w);
         }
-        for d in &drops {
-            let mut after = self
-                .engine
-                .table(&name)
-                .map_err(|e| self.engine_err(c, &e))?
-                .def
-                .clone();
-            after.indexes.retain(|x| !x.name.eq_ignore_ascii_case(d));
-            let server = text(&after);
-            self.engine
-                .drop_index(&name, d, server)
-                .map_err(|e| self.engine_err(c, &e))?;
-        }
-        Ok(Outcome::Done(Reply::Ok {
+        Outcome::Done(Reply::Ok {
             affected: 0,
-            info: Some("Records: 0  Duplicates: 0  Warnings: {warnings}".into()),
-            warnings: 0,
-        }))
+            info: None,
+            warnings: n,
+        })
+    }
+
+    /// DROP TABLE of `rest` (engine names), one table at a time, each
+    /// under its X lock and committed before the next is locked; then
+    /// `finish` makes the reply.
+    fn drop_tables(
+        &mut self,
+        c: ConnId,
+        mut rest: VecDeque<String>,
+        finish: Box<dyn FnOnce(&mut Server, ConnId) -> R<Outcome>>,
+    ) -> R<Outcome> {
+        let Some(n) = rest.pop_front() else {
+            return finish(self, c);
+        };
+        let s = self.conn(c).session;
+        self.under_table_lock(
+            c,
+            &n.clone(),
+            true,
+            Box::new(move |srv, c, locked| {
+                locked?;
+                srv.engine
+                    .drop_table(s, &n)
+                    .and_then(|step| step.done(&n))
+                    .map_err(|e| srv.engine_err(c, &e))?;
+                srv.metas.remove(&n);
+                srv.autoinc.remove(&n);
+                srv.implicit_commit(c)?;
+                srv.drop_tables(c, rest, finish)
+            }),
+        )
+    }
+
+    /// OPTIMIZE TABLE: InnoDB has none of its own, so MySQL recreates each
+    /// table by copying, and says so; one table at a time, its rows of the
+    /// result added to `rows`.
+    fn optimize(
+        &mut self,
+        c: ConnId,
+        mut rest: VecDeque<TableName>,
+        mut rows: Vec<Vec<Datum>>,
+    ) -> R<Outcome> {
+        let Some(t) = rest.pop_front() else {
+            return Ok(Outcome::Done(Reply::Rows {
+                columns: ["Table", "Op", "Msg_type", "Msg_text"]
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect(),
+                rows,
+                warnings: 0,
+            }));
+        };
+        let db = self.db_of(c, &t)?;
+        let shown = Datum::str(&format!("{db}.{}", t.name));
+        self.alter_copy_then(
+            c,
+            &t,
+            vec![],
+            TableOptions::default(),
+            Box::new(move |srv, c, r| {
+                let op = Datum::str("optimize");
+                match r {
+                    Ok(_) => {
+                        rows.push(vec![
+                            shown.clone(),
+                            op.clone(),
+                            Datum::str("note"),
+                            Datum::str(
+                                "Table does not support optimize, doing recreate + analyze instead",
+                            ),
+                        ]);
+                        rows.push(vec![shown, op, Datum::str("status"), Datum::str("OK")]);
+                    }
+                    Err(e) => {
+                        rows.push(vec![shown, op, Datum::str("Error"), Datum::str(&e.message)])
+                    }
+                }
+                srv.implicit_commit(c)?;
+                srv.optimize(c, rest, rows)
+            }),
+        )
     }
 }
 

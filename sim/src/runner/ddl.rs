@@ -13,9 +13,20 @@
 //! own namespace: a table must have its `.ibd` file and a file must have
 //! its table, so a lost file create (a directory never synced) and an
 //! orphan left behind are both caught whatever the engine says of itself.
+//!
+//! Every DDL but CREATE TABLE runs in a session of its own, under a table
+//! lock it takes first, as InnoDB does (S for CREATE INDEX, X for the
+//! rest): it must wait exactly when another transaction holds or waits
+//! for a conflicting lock on the table, by the lock oracle's record of
+//! the locks each open transaction holds, and it then blocks its session
+//! until the lock is granted (it runs), the wait times out (1205) or a
+//! deadlock search takes it (1213). Reads and writes of other sessions go
+//! on meanwhile, those that need the table queueing behind it.
 
 use super::*;
 use crate::plan::SCRATCH_TABLES;
+use engine::DdlStep;
+use models::lock::TMode;
 
 /// What the model knows of a scratch table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,24 +60,290 @@ pub(super) fn initial() -> BTreeMap<String, Presence> {
         .collect()
 }
 
-/// Runs a DDL statement (planned transaction `txn`'s only statement) and
-/// judges its answer against what the model knows of the table. Returns
-/// what [`step_session`] returns: `Some(true)` if the disk crashed,
-/// `Some(false)` if the engine stopped on an error of its own.
-pub(super) fn run_ddl(
+/// The table lock a planned DDL statement takes before it changes its
+/// table, by InnoDB's rule as the engine follows it (S to build an index,
+/// X to drop one, to truncate or to drop a table), and the table; `None`
+/// for CREATE TABLE, which has no table to lock yet.
+fn lock_of(st: &PlannedStmt) -> Option<(&str, TMode)> {
+    match st {
+        PlannedStmt::CreateIndex { table, .. } => Some((table, TMode::S)),
+        PlannedStmt::DropIndex { table, .. }
+        | PlannedStmt::TruncateTable { table }
+        | PlannedStmt::DropTable { table } => Some((table, TMode::X)),
+        _ => None,
+    }
+}
+
+/// The statement's name, for reports.
+fn verb(st: &PlannedStmt) -> &'static str {
+    match st {
+        PlannedStmt::CreateTable { .. } => "CREATE TABLE",
+        PlannedStmt::DropTable { .. } => "DROP TABLE",
+        PlannedStmt::TruncateTable { .. } => "TRUNCATE TABLE",
+        PlannedStmt::CreateIndex { .. } => "CREATE INDEX",
+        PlannedStmt::DropIndex { .. } => "DROP INDEX",
+        _ => unreachable!("a DDL statement"),
+    }
+}
+
+/// What the model says of a DDL statement's start: whether the engine
+/// checks it and refuses it before it takes any lock (an index that
+/// exists, or is missing; a table that is missing: 1061, 1091, 1146).
+fn refused_before_lock(world: &World, st: &PlannedStmt) -> bool {
+    let index_state = |table: &str, name: &str| {
+        world
+            .online
+            .get(&(table.to_string(), name.to_string()))
+            .copied()
+            .unwrap_or(IndexState::Absent)
+    };
+    match st {
+        PlannedStmt::CreateIndex { table, index } => {
+            matches!(index_state(table, &index.name), IndexState::Present { .. })
+        }
+        PlannedStmt::DropIndex { table, index } => index_state(table, index) == IndexState::Absent,
+        PlannedStmt::TruncateTable { table } | PlannedStmt::DropTable { table } => {
+            world.scratch.get(table) == Some(&Presence::Absent)
+        }
+        _ => false,
+    }
+}
+
+/// Starts a DDL statement, planned transaction `txn`'s only statement, in
+/// idle session `i`, and judges what it does. A statement that must wait
+/// for its table lock (another transaction holds or waits for a lock on
+/// the table that conflicts) is left waiting in its session, to be
+/// resumed like any waiting statement ([`resume_ddl`]); one that need not
+/// must run at once. Which it is comes from the lock oracle's table of
+/// the locks each open transaction holds, the same table the oracle
+/// judges every grant against; and the runner's own record of the open
+/// transactions that changed the table must agree with it (each holds an
+/// IX lock there), so the engine cannot make a DDL go at once by leaving
+/// a writer's lock out of its events. Returns what [`step_session`]
+/// returns: `Some(true)` if the disk crashed, `Some(false)` if the engine
+/// stopped on an error of its own.
+pub(super) fn start_ddl(
     world: &mut World,
     txn: usize,
     st: &PlannedStmt,
-    sessions: &[Sess],
+    sessions: &mut [Sess],
+    i: usize,
 ) -> Option<bool> {
-    if let PlannedStmt::CreateIndex { table, index } = st {
-        return run_index_ddl(world, txn, table, &index.name, Some(index), sessions);
-    }
-    if let PlannedStmt::DropIndex { table, index } = st {
-        return run_index_ddl(world, txn, table, index, None, sessions);
-    }
     world.issued(txn, 0);
     world.stats.statements += 1;
+    let Some((table, mode)) = lock_of(st) else {
+        let PlannedStmt::CreateTable { table, row_format } = st else {
+            unreachable!("only CREATE TABLE takes no table lock");
+        };
+        let fmt = format_of(row_format).unwrap_or(RowFormat::Compact);
+        let r = world
+            .engine()
+            .create_table(crate::tables::scratch(table, fmt));
+        return finish(world, txn, st, &mut sessions[i], r);
+    };
+    let mut must_wait = Vec::new();
+    let table_id = world
+        .engine
+        .as_ref()
+        .and_then(|e| e.table(table).ok().map(|t| t.id));
+    if let (Some(id), false) = (table_id, refused_before_lock(world, st)) {
+        must_wait = world.locks.table_conflicts(id, mode, None);
+        for (j, other) in sessions.iter().enumerate() {
+            let Some((t, open)) = other.trx.zip(other.txn.as_ref()) else {
+                continue;
+            };
+            // A transaction that holds no lock has ended (a deadlock victim
+            // rolled back during another session's statement), though its
+            // session may not know it yet.
+            let changed = open.commit_written.is_none()
+                && open.touched.contains(table)
+                && world.locks.holds_any(t);
+            if j != i && changed && !world.locks.holds_table(t, id, &[TMode::IX, TMode::X]) {
+                world.violations.push(format!(
+                    "DDL: {} on {table}: session {}'s open transaction (trx {t}) changed the table, yet holds no IX lock on it",
+                    verb(st),
+                    other.id
+                ));
+            }
+        }
+    }
+    attempt(world, txn, st, &mut sessions[i], must_wait)
+}
+
+/// Resumes session `s`, which waits for its DDL statement's table lock:
+/// once the lock is granted the DDL runs (and must not wait again); a
+/// wait that ends in 1205 or 1213 fails the statement, which changed
+/// nothing. Returns what [`step_session`] returns.
+pub(super) fn resume_ddl(world: &mut World, s: &mut Sess) -> Option<bool> {
+    let (txn, st) = match s.txn.as_ref().map(|t| (t.plan_index, t.stmts.first())) {
+        Some((txn, Some(Stmt::Ddl(st)))) => (txn, st.clone()),
+        _ => unreachable!("resume_ddl resumes a waiting DDL statement"),
+    };
+    world.call_start_us = world.clock_now();
+    let r = world.engine().resume(s.id);
+    world.judge_locks();
+    match r {
+        Ok(Step::Waiting) => None,
+        // Granted: the statement runs under its lock.
+        Ok(Step::Done(_)) => attempt(world, txn, &st, s, Vec::new()),
+        Err(e) => {
+            s.waiting = false;
+            s.txn = None;
+            s.trx = None;
+            let crashed = world.storage.crashed();
+            if crashed || e.stops_engine() {
+                return Some(crashed);
+            }
+            world.event(
+                "ddl",
+                json!({"statement": verb(&st), "answer": format!("error {}", e.mysql_code().unwrap_or(0))}),
+            );
+            match e {
+                // The lock oracle judges when the wait may time out and
+                // which transaction a deadlock may take.
+                Error::LockWaitTimeout => world.stats.ddl_lock_failures += 1,
+                Error::Deadlock => {
+                    world.stats.ddl_lock_failures += 1;
+                    world.stats.deadlocks += 1;
+                }
+                e => world.violations.push(format!(
+                    "DDL: {} waiting for its table lock: an unexpected error: {e}",
+                    verb(&st)
+                )),
+            }
+            world.issued(txn, 1);
+            None
+        }
+    }
+}
+
+/// One call of a DDL statement in session `s`; `must_wait`: the
+/// transactions its table lock must wait for, by the model (none once the
+/// lock is held).
+fn attempt(
+    world: &mut World,
+    txn: usize,
+    st: &PlannedStmt,
+    s: &mut Sess,
+    must_wait: Vec<u64>,
+) -> Option<bool> {
+    world.call_start_us = world.clock_now();
+    let r = call(world.engine(), s.id, st);
+    world.judge_locks();
+    if let Some(t) = world.engine.as_ref().and_then(|e| e.trx_id(s.id)) {
+        s.trx = Some(t);
+    }
+    match r {
+        Ok(DdlStep::Waiting) => {
+            if must_wait.is_empty() {
+                world.violations.push(format!(
+                    "DDL: {} waits for its table lock, yet no other transaction holds a lock on the table that conflicts",
+                    verb(st)
+                ));
+            }
+            if !s.waiting {
+                world.stats.ddl_lock_waits += 1;
+            }
+            world.event("ddl", json!({"statement": verb(st), "answer": "waiting"}));
+            s.txn = Some(Txn::ddl(txn, st.clone(), s.isolation));
+            s.waiting = true;
+            None
+        }
+        Ok(DdlStep::Done(())) => {
+            if !must_wait.is_empty() {
+                let mode = lock_of(st).map_or(TMode::X, |(_, m)| m);
+                world.violations.push(format!(
+                    "DDL: {} ran at once, yet trx {must_wait:?} held a lock on the table that conflicts with the {mode:?} table lock it takes (it must wait)",
+                    verb(st),
+                ));
+            }
+            finish(world, txn, st, s, Ok(()))
+        }
+        Err(e) => finish(world, txn, st, s, Err(e)),
+    }
+}
+
+/// The engine call of a DDL statement that takes a table lock.
+fn call(e: &mut Engine, s: engine::SessionId, st: &PlannedStmt) -> engine::Result<DdlStep<()>> {
+    let unit = |step: DdlStep<_>| match step {
+        DdlStep::Done(_) => DdlStep::Done(()),
+        DdlStep::Waiting => DdlStep::Waiting,
+    };
+    match st {
+        PlannedStmt::CreateIndex { table, index } => {
+            let def = engine::IndexDef {
+                name: index.name.clone(),
+                columns: index.columns.clone(),
+                unique: index.unique,
+            };
+            e.create_indexes(s, table, &[def], Vec::new()).map(unit)
+        }
+        PlannedStmt::DropIndex { table, index } => e.drop_index(s, table, index, Vec::new()),
+        PlannedStmt::TruncateTable { table } => e.truncate_table(s, table),
+        PlannedStmt::DropTable { table } => e.drop_table(s, table),
+        _ => unreachable!("a DDL statement that takes a table lock"),
+    }
+}
+
+/// Judges a DDL statement's answer `r`, then ends the transaction that
+/// held its table lock (committed, as MySQL ends every DDL): the session
+/// is idle again.
+fn finish(
+    world: &mut World,
+    txn: usize,
+    st: &PlannedStmt,
+    s: &mut Sess,
+    r: engine::Result<()>,
+) -> Option<bool> {
+    match st {
+        PlannedStmt::CreateIndex { table, index } => {
+            judge_index_ddl(world, table, &index.name, true, r)
+        }
+        PlannedStmt::DropIndex { table, index } => judge_index_ddl(world, table, index, false, r),
+        _ => judge_table_ddl(world, st, r),
+    }
+    s.txn = None;
+    s.waiting = false;
+    let trx = s.trx.take();
+    if world.storage.crashed() {
+        return Some(true);
+    }
+    if world.engine.as_ref().is_some_and(|e| e.halted().is_some()) {
+        return Some(false);
+    }
+    if world.engine().in_transaction(s.id) {
+        world.call_start_us = world.clock_now();
+        let r = world.engine().execute(s.id, Request::Commit);
+        world.judge_locks();
+        match r {
+            Ok(Step::Done(_)) => {
+                if let Some(t) = trx {
+                    world.locks.committed(t);
+                }
+            }
+            Ok(Step::Waiting) => world.violations.push(format!(
+                "DDL: the commit after {} waits, though its transaction changed nothing",
+                verb(st)
+            )),
+            Err(e) => {
+                let crashed = world.storage.crashed();
+                if crashed || e.stops_engine() {
+                    return Some(crashed);
+                }
+                world
+                    .violations
+                    .push(format!("DDL: the commit after {}: {e}", verb(st)));
+            }
+        }
+    }
+    // The statement's end: anchors there strike after it.
+    world.issued(txn, 1);
+    None
+}
+
+/// Judges the answer of CREATE TABLE, DROP TABLE or TRUNCATE TABLE of a
+/// scratch table against the model of whether it exists.
+fn judge_table_ddl(world: &mut World, st: &PlannedStmt, r: engine::Result<()>) {
     #[derive(PartialEq)]
     enum Kind {
         Create,
@@ -77,24 +354,10 @@ pub(super) fn run_ddl(
         PlannedStmt::CreateTable { table, .. } => (table.clone(), Kind::Create),
         PlannedStmt::DropTable { table } => (table.clone(), Kind::Drop),
         PlannedStmt::TruncateTable { table } => (table.clone(), Kind::Truncate),
-        _ => unreachable!("run_ddl runs DDL"),
-    };
-    let r = match st {
-        PlannedStmt::CreateTable { table, row_format } => {
-            let fmt = format_of(row_format).unwrap_or(RowFormat::Compact);
-            world
-                .engine()
-                .create_table(crate::tables::scratch(table, fmt))
-        }
-        PlannedStmt::TruncateTable { .. } => world.engine().truncate_table(&table),
-        _ => world.engine().drop_table(&table),
+        _ => unreachable!("a table's DDL"),
     };
     let create = kind == Kind::Create;
-    let verb = match kind {
-        Kind::Create => "CREATE TABLE",
-        Kind::Drop => "DROP TABLE",
-        Kind::Truncate => "TRUNCATE TABLE",
-    };
+    let verb = verb(st);
     let answer = match &r {
         Ok(()) => "ok".to_string(),
         Err(e) => match e.mysql_code() {
@@ -164,15 +427,6 @@ pub(super) fn run_ddl(
             .push(format!("DDL: {verb} {table} answered {answer}: {v}"));
     }
     world.scratch.insert(table, after);
-    if crashed {
-        return Some(true);
-    }
-    if world.engine.as_ref().is_some_and(|e| e.halted().is_some()) {
-        return Some(false);
-    }
-    // The statement's end: anchors there strike after it.
-    world.issued(txn, 1);
-    None
 }
 
 /// After a recovery: every scratch table exists exactly when the model
@@ -245,59 +499,26 @@ pub(super) fn judge_recovered(world: &mut World, e: &mut Engine) -> bool {
     false
 }
 
-/// Runs CREATE INDEX (`create`: its definition) or DROP INDEX of index
-/// `name` on `table`, and judges the answer against the model: the
-/// statement is refused exactly when an open transaction has changed the
-/// table (by the runner's own record of the statements each open
-/// transaction issued; a committed one waiting for its group's sync is
-/// no longer open); otherwise a CREATE of an index that exists is 1061, a
-/// DROP of one that does not 1091, and the rest succeed (a full disk
-/// undoes a build). The new index's place in the run's index changes
-/// tells the read judge which views it is too new for.
-fn run_index_ddl(
+/// Judges the answer `r` of CREATE INDEX (`create`) or DROP INDEX of
+/// index `name` on `table` against the model: a CREATE of an index that
+/// exists is 1061, a DROP of one that does not 1091, and the rest succeed
+/// (a full disk undoes a build); whether it had to wait first is judged
+/// before ([`start_ddl`]). The new index's place in the run's index
+/// changes tells the read judge which views it is too new for.
+fn judge_index_ddl(
     world: &mut World,
-    txn: usize,
     table: &str,
     name: &str,
-    create: Option<&crate::schema::IndexSpec>,
-    sessions: &[Sess],
-) -> Option<bool> {
-    world.issued(txn, 0);
-    world.stats.statements += 1;
+    create: bool,
+    r: engine::Result<()>,
+) {
     let key = (table.to_string(), name.to_string());
     let before = world
         .online
         .get(&key)
         .copied()
         .unwrap_or(IndexState::Absent);
-    // A transaction that holds no lock any more has ended, though its
-    // session may not know it yet: a deadlock victim rolled back during
-    // another session's statement (crash-heavy seed 5341).
-    let writer = sessions.iter().find(|s| {
-        s.txn
-            .as_ref()
-            .is_some_and(|t| t.commit_written.is_none() && t.touched.contains(table))
-            && s.trx.is_none_or(|t| world.locks.holds_any(t))
-    });
-    let r = match create {
-        Some(spec) => {
-            let def = engine::IndexDef {
-                name: spec.name.clone(),
-                columns: spec.columns.clone(),
-                unique: spec.unique,
-            };
-            world
-                .engine()
-                .create_indexes(table, &[def], Vec::new())
-                .map(|_| ())
-        }
-        None => world.engine().drop_index(table, name, Vec::new()),
-    };
-    let verb = if create.is_some() {
-        "CREATE INDEX"
-    } else {
-        "DROP INDEX"
-    };
+    let verb = if create { "CREATE INDEX" } else { "DROP INDEX" };
     let answer = match &r {
         Ok(()) => "ok".to_string(),
         Err(e) => match e.mysql_code() {
@@ -313,23 +534,7 @@ fn run_index_ddl(
     let present = matches!(before, IndexState::Present { .. });
     let (after, violation) = match r {
         Err(e) if crashed || e.stops_engine() => (IndexState::InDoubt, None),
-        Err(Error::TableInUse(_)) => {
-            world.stats.index_builds_refused += 1;
-            (
-                before,
-                writer
-                    .is_none()
-                    .then(|| "refused as in use, yet no open transaction has changed the table".into()),
-            )
-        }
-        _ if writer.is_some() => (
-            before,
-            Some(format!(
-                "answered {answer} while session {:?}'s open transaction has changed the table (it must be refused)",
-                writer.map(|s| s.id)
-            )),
-        ),
-        Ok(()) if create.is_some() => {
+        Ok(()) if create => {
             world.stats.indexes_built += 1;
             world.index_epoch += 1;
             let since = world.index_epoch;
@@ -345,14 +550,13 @@ fn run_index_ddl(
                 (!present).then(|| "dropped an index that does not exist".into()),
             )
         }
-        Err(Error::DuplicateKeyName(_)) if create.is_some() => (
+        Err(Error::DuplicateKeyName(_)) if create => (
             before,
             (!present).then(|| "1061, yet the index does not exist".into()),
         ),
-        Err(Error::CantDropKey(_)) if create.is_none() => (
-            before,
-            present.then(|| "1091, yet the index exists".into()),
-        ),
+        Err(Error::CantDropKey(_)) if !create => {
+            (before, present.then(|| "1091, yet the index exists".into()))
+        }
         // A build that met a full disk drops what it built; a drop that
         // met it leaves the index.
         Err(Error::TableFull { .. }) => (before, None),
@@ -364,14 +568,6 @@ fn run_index_ddl(
         ));
     }
     world.online.insert(key, after);
-    if crashed {
-        return Some(true);
-    }
-    if world.engine.as_ref().is_some_and(|e| e.halted().is_some()) {
-        return Some(false);
-    }
-    world.issued(txn, 1);
-    None
 }
 
 /// After a recovery: each index the workload creates exists exactly when

@@ -159,6 +159,9 @@ enum Stmt {
     },
     /// A transfer's credit, as the debit decided.
     Credit,
+    /// A DDL statement, the only one of its transaction: kept while it
+    /// waits for its table lock (see [`ddl::start_ddl`]).
+    Ddl(PlannedStmt),
 }
 
 struct Txn {
@@ -189,8 +192,9 @@ struct Txn {
     /// The run's index changes when it took its snapshot
     /// ([`World::index_epoch`]).
     snapshot_epoch: u64,
-    /// The tables it has issued a change of (valid or not): while it is
-    /// open, DDL on them is refused.
+    /// The tables it has changed (a row statement that ran or waited, so
+    /// had its IX lock): while it is open, DDL on them must wait, and the
+    /// lock oracle must know its IX lock there.
     touched: std::collections::BTreeSet<String>,
     /// Group commit: its commit is written (its index in the commit
     /// history) and waits for the sync that acknowledges it.
@@ -204,6 +208,35 @@ struct Txn {
     /// An autocommit statement whose commit waits for a group's sync: the
     /// answer the model expects, judged when it comes.
     answer: Option<Result<Response, u16>>,
+}
+
+impl Txn {
+    /// The transaction of DDL statement `st` (planned transaction
+    /// `plan_index`) while it waits for its table lock: issued, so its one
+    /// step is behind it.
+    fn ddl(plan_index: usize, st: PlannedStmt, isolation: engine::Isolation) -> Txn {
+        Txn {
+            plan_index,
+            stmt_map: vec![0],
+            stmts: vec![Stmt::Ddl(st)],
+            next: 1,
+            rollback: false,
+            writes: Vec::new(),
+            savepoints: Vec::new(),
+            ending: false,
+            balances: BTreeMap::new(),
+            credit: None,
+            abort_on_timeout: false,
+            isolation,
+            snapshot: None,
+            snapshot_epoch: 0,
+            touched: Default::default(),
+            commit_written: None,
+            locked_ranges: Vec::new(),
+            autocommit: true,
+            answer: None,
+        }
+    }
 }
 
 struct Sess {
@@ -950,9 +983,11 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             started += 1;
             if let [st] = planned.statements.as_slice() {
                 if st.is_ddl() {
-                    // DDL is no session's statement: the runner runs it
-                    // at once, between the sessions' steps.
-                    if let Some(crashed) = ddl::run_ddl(&mut world, started - 1, st, &sessions) {
+                    // Run at once in the idle session; one that must wait
+                    // for its table lock keeps the session busy.
+                    if let Some(crashed) =
+                        ddl::start_ddl(&mut world, started - 1, st, &mut sessions, i)
+                    {
                         recover(&mut world, &mut rng, &mut sessions, crashed);
                     }
                     continue;

@@ -33,6 +33,12 @@ pub(super) fn expected(
 /// fsync), `None` otherwise.
 pub(super) fn step_session(world: &mut World, s: &mut Sess) -> Option<bool> {
     if s.waiting {
+        if s.txn
+            .as_ref()
+            .is_some_and(|t| matches!(t.stmts.first(), Some(Stmt::Ddl(_))))
+        {
+            return super::ddl::resume_ddl(world, s);
+        }
         world.call_start_us = world.clock_now();
         let r = world.engine().resume(s.id);
         return handle(world, s, None, r);
@@ -93,6 +99,7 @@ pub(super) fn step_session(world: &mut World, s: &mut Sess) -> Option<bool> {
             exec(world, s, Request::Savepoint(name))
         }
         Stmt::RollbackTo(name) => exec(world, s, Request::RollbackToSavepoint(name)),
+        Stmt::Ddl(_) => unreachable!("a DDL runs when it starts and resumes while it waits"),
     }
 }
 
@@ -123,17 +130,19 @@ pub(super) fn exec(world: &mut World, s: &mut Sess, req: Request) -> Option<bool
         s.trx = Some(t);
     }
     count_changes(world, s);
+    let began_before = world.engine().last_trx_id(s.id);
+    let r = world.engine().execute(s.id, req.clone());
     if let (
         Request::Insert { table, .. }
         | Request::Update { table, .. }
         | Request::Delete { table, .. },
         Some(txn),
-    ) = (&req, s.txn.as_mut())
+        Ok(_),
+    ) = (&req, s.txn.as_mut(), &r)
     {
+        // Ran or waited: past its checks, so it took its IX lock.
         txn.touched.insert(table.clone());
     }
-    let began_before = world.engine().last_trx_id(s.id);
-    let r = world.engine().execute(s.id, req.clone());
     if let Some(t) = world.engine.as_ref().and_then(|e| e.trx_id(s.id)) {
         s.trx = Some(t);
     } else if s.txn.as_ref().is_some_and(|t| t.autocommit) {

@@ -73,9 +73,11 @@ pub struct RunStats {
     pub ddl_done: u64,
     /// Indexes built by CREATE INDEX beside the workload.
     pub indexes_built: u64,
-    /// CREATE INDEX refused while an open transaction had changed the
-    /// table.
-    pub index_builds_refused: u64,
+    /// DDL statements that waited for their table lock (an open
+    /// transaction held a conflicting lock on the table).
+    pub ddl_lock_waits: u64,
+    /// Of those, the waits that ended in 1205 or as a deadlock's victim.
+    pub ddl_lock_failures: u64,
     /// Indexes dropped by DROP INDEX.
     pub indexes_dropped: u64,
     /// Reads by views older than an index through it, refused with 1412.
@@ -156,7 +158,8 @@ impl RunStats {
             files_extended,
             ddl_done,
             indexes_built,
-            index_builds_refused,
+            ddl_lock_waits,
+            ddl_lock_failures,
             indexes_dropped,
             old_views_refused,
             namespace_ops_lost,
@@ -205,7 +208,8 @@ impl RunStats {
         self.files_extended += files_extended;
         self.ddl_done += ddl_done;
         self.indexes_built += indexes_built;
-        self.index_builds_refused += index_builds_refused;
+        self.ddl_lock_waits += ddl_lock_waits;
+        self.ddl_lock_failures += ddl_lock_failures;
         self.indexes_dropped += indexes_dropped;
         self.old_views_refused += old_views_refused;
         self.namespace_ops_lost += namespace_ops_lost;
@@ -242,9 +246,10 @@ impl RunStats {
             ("files grown back at recovery", self.files_extended),
             ("tables created, dropped or truncated", self.ddl_done),
             ("indexes built beside the workload", self.indexes_built),
+            ("DDL waits for a table lock", self.ddl_lock_waits),
             (
-                "index builds refused (table in use)",
-                self.index_builds_refused,
+                "DDL table lock waits ended by 1205 or 1213",
+                self.ddl_lock_failures,
             ),
             ("indexes dropped", self.indexes_dropped),
             (
