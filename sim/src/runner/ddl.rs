@@ -131,6 +131,8 @@ pub(super) fn start_ddl(
 ) -> Option<bool> {
     world.issued(txn, 0);
     world.stats.statements += 1;
+    // Its transaction, if it begins one, is learnt from its call.
+    sessions[i].trx = None;
     let Some((table, mode)) = lock_of(st) else {
         let PlannedStmt::CreateTable { table, row_format } = st else {
             unreachable!("only CREATE TABLE takes no table lock");
@@ -158,9 +160,9 @@ pub(super) fn start_ddl(
             let changed = open.commit_written.is_none()
                 && open.touched.contains(table)
                 && world.locks.holds_any(t);
-            if j != i && changed && !world.locks.holds_table(t, id, &[TMode::IX, TMode::X]) {
+            if j != i && changed && !world.locks.has_table_lock(t, id, &[TMode::IX, TMode::X]) {
                 world.violations.push(format!(
-                    "DDL: {} on {table}: session {}'s open transaction (trx {t}) changed the table, yet holds no IX lock on it",
+                    "DDL: {} on {table}: session {}'s open transaction (trx {t}) changed the table, yet neither holds nor waits for an IX lock on it",
                     verb(st),
                     other.id
                 ));
@@ -186,35 +188,45 @@ pub(super) fn resume_ddl(world: &mut World, s: &mut Sess) -> Option<bool> {
         Ok(Step::Waiting) => None,
         // Granted: the statement runs under its lock.
         Ok(Step::Done(_)) => attempt(world, txn, &st, s, Vec::new()),
-        Err(e) => {
-            s.waiting = false;
-            s.txn = None;
-            s.trx = None;
-            let crashed = world.storage.crashed();
-            if crashed || e.stops_engine() {
-                return Some(crashed);
-            }
-            world.event(
-                "ddl",
-                json!({"statement": verb(&st), "answer": format!("error {}", e.mysql_code().unwrap_or(0))}),
-            );
-            match e {
-                // The lock oracle judges when the wait may time out and
-                // which transaction a deadlock may take.
-                Error::LockWaitTimeout => world.stats.ddl_lock_failures += 1,
-                Error::Deadlock => {
-                    world.stats.ddl_lock_failures += 1;
-                    world.stats.deadlocks += 1;
-                }
-                e => world.violations.push(format!(
-                    "DDL: {} waiting for its table lock: an unexpected error: {e}",
-                    verb(&st)
-                )),
-            }
-            world.issued(txn, 1);
-            None
-        }
+        Err(e) => lock_failed(world, txn, &st, s, e),
     }
+}
+
+/// A DDL statement's table lock request failed with `e`: 1205 at the lock
+/// wait timeout, or 1213 as a deadlock's victim (the lock oracle judges
+/// when a wait may time out and which transaction a deadlock may take).
+/// The statement changed nothing, and its transaction is gone.
+fn lock_failed(
+    world: &mut World,
+    txn: usize,
+    st: &PlannedStmt,
+    s: &mut Sess,
+    e: Error,
+) -> Option<bool> {
+    s.waiting = false;
+    s.txn = None;
+    s.trx = None;
+    let crashed = world.storage.crashed();
+    if crashed || e.stops_engine() {
+        return Some(crashed);
+    }
+    world.event(
+        "ddl",
+        json!({"statement": verb(st), "answer": format!("error {}", e.mysql_code().unwrap_or(0))}),
+    );
+    match e {
+        Error::LockWaitTimeout => world.stats.ddl_lock_failures += 1,
+        Error::Deadlock => {
+            world.stats.ddl_lock_failures += 1;
+            world.stats.deadlocks += 1;
+        }
+        e => world.violations.push(format!(
+            "DDL: {} waiting for its table lock: an unexpected error: {e}",
+            verb(st)
+        )),
+    }
+    world.issued(txn, 1);
+    None
 }
 
 /// One call of a DDL statement in session `s`; `must_wait`: the
@@ -259,6 +271,10 @@ fn attempt(
             }
             finish(world, txn, st, s, Ok(()))
         }
+        // Its lock request closed a wait-for cycle and was the lighter
+        // side (a new transaction that holds nothing cannot be on a cycle
+        // at its first request, but the lock oracle is the judge).
+        Err(Error::Deadlock) => lock_failed(world, txn, st, s, Error::Deadlock),
         Err(e) => finish(world, txn, st, s, Err(e)),
     }
 }

@@ -193,8 +193,8 @@ struct Txn {
     /// ([`World::index_epoch`]).
     snapshot_epoch: u64,
     /// The tables it has changed (a row statement that ran or waited, so
-    /// had its IX lock): while it is open, DDL on them must wait, and the
-    /// lock oracle must know its IX lock there.
+    /// holds or waits for its IX lock): while it is open, DDL on them must
+    /// wait, and the lock oracle must know its IX lock there.
     touched: std::collections::BTreeSet<String>,
     /// Group commit: its commit is written (its index in the commit
     /// history) and waits for the sync that acknowledges it.

@@ -140,7 +140,8 @@ pub(super) fn exec(world: &mut World, s: &mut Sess, req: Request) -> Option<bool
         Ok(_),
     ) = (&req, s.txn.as_mut(), &r)
     {
-        // Ran or waited: past its checks, so it took its IX lock.
+        // Ran or waited: past its checks, so it holds or waits for its
+        // IX lock.
         txn.touched.insert(table.clone());
     }
     if let Some(t) = world.engine.as_ref().and_then(|e| e.trx_id(s.id)) {
