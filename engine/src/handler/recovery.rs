@@ -555,9 +555,12 @@ fn open_tablespaces(
         // FILE_CREATE's, then 16 KiB, then the other compressed sizes.
         let mut zip_size = created_zip;
         let mut buf = vec![0u8; (len.min(PAGE_SIZE as u64)) as usize];
+        // The space id page 0 claims, valid or not.
+        let mut claimed_space = None;
         if buf.len() > crate::fsp::FSP_FLAGS + 4 {
             file.read_at(0, &mut buf).map_err(io_err("read", name))?;
             let claimed = page::get_u32(&buf, FIL_PAGE_SPACE_ID);
+            claimed_space = Some(claimed);
             let id = PageId::new(claimed, 0);
             let flags = crate::fsp::page_size_of_flags(page::get_u32(&buf, crate::fsp::FSP_FLAGS));
             let mut candidates: Vec<Option<usize>> = flags.into_iter().collect();
@@ -603,13 +606,16 @@ fn open_tablespaces(
                 invalid = v.err();
             }
         }
-        if space.is_none() && invalid.is_none() {
-            // Only for a page 0 that never reached the disk (zeros, or a
-            // file shorter than a page): one that fails its checksum may
-            // be a later space's under the same name (a TRUNCATE's new
-            // file, renamed), and taking it for the logged one would hand
-            // it to that space's FILE_DELETE.
-            space = created.get(name).map(|&(s, _)| s);
+        if space.is_none() {
+            // For a page 0 that never reached the disk (zeros, or a file
+            // shorter than a page), or one that fails its checksum but
+            // names the logged space: a file of that name may be a later
+            // space's (a TRUNCATE's new file, renamed), and taking it for
+            // the logged one would hand it to that space's FILE_DELETE.
+            space = created
+                .get(name)
+                .map(|&(s, _)| s)
+                .filter(|&s| invalid.is_none() || claimed_space == Some(s));
         }
         if let (None, Some(e)) = (space, invalid) {
             unidentified.insert(name.clone(), e);
@@ -664,10 +670,14 @@ fn apply_redo(
                         .map_err(io_err("stat", name))?
                     {
                         pager.fil.create_sized(space, name, zip_size)?;
-                    } else {
+                        report.files_replayed.push(format!("created {name}"));
+                    } else if !unidentified.contains_key(name) {
                         pager.fil.open_sized(space, name, Some(zip_size))?;
+                        report.files_replayed.push(format!("created {name}"));
                     }
-                    report.files_replayed.push(format!("created {name}"));
+                    // A file of the name whose page 0 fails validation and
+                    // names another space is not this one's (see
+                    // `open_tablespaces`): left alone.
                 }
             }
             LogRecord::File(FileOp::Delete { space, name }) => {
