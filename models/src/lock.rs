@@ -310,16 +310,17 @@ impl LockOracle {
         out
     }
 
-    /// Whether `trx` holds, or waits for, a lock of one of `modes` on
-    /// table `table` (a row statement waiting for its IX lock is in the
-    /// table's queue as surely as one that holds it).
-    pub fn has_table_lock(&self, trx: u64, table: u64, modes: &[TMode]) -> bool {
+    /// Whether `trx` holds a granted lock of one of `modes` on table
+    /// `table`.
+    pub fn holds_table(&self, trx: u64, table: u64, modes: &[TMode]) -> bool {
         self.target_ids
             .get(&OTarget::Table(table))
             .is_some_and(|&t| {
                 self.queues[t].iter().any(|id| {
                     let l = &self.locks[id];
-                    l.trx == trx && matches!(l.mode, OMode::Table(m) if modes.contains(&m))
+                    l.trx == trx
+                        && !l.waiting
+                        && matches!(l.mode, OMode::Table(m) if modes.contains(&m))
                 })
             })
     }

@@ -160,9 +160,9 @@ pub(super) fn start_ddl(
             let changed = open.commit_written.is_none()
                 && open.touched.contains(table)
                 && world.locks.holds_any(t);
-            if j != i && changed && !world.locks.has_table_lock(t, id, &[TMode::IX, TMode::X]) {
+            if j != i && changed && !world.locks.holds_table(t, id, &[TMode::IX, TMode::X]) {
                 world.violations.push(format!(
-                    "DDL: {} on {table}: session {}'s open transaction (trx {t}) changed the table, yet neither holds nor waits for an IX lock on it",
+                    "DDL: {} on {table}: session {}'s open transaction (trx {t}) changed the table, yet holds no IX lock on it",
                     verb(st),
                     other.id
                 ));

@@ -192,9 +192,9 @@ struct Txn {
     /// The run's index changes when it took its snapshot
     /// ([`World::index_epoch`]).
     snapshot_epoch: u64,
-    /// The tables it has changed (a row statement that ran or waited, so
-    /// holds or waits for its IX lock): while it is open, DDL on them must
-    /// wait, and the lock oracle must know its IX lock there.
+    /// The tables it has changed (a row statement that ran, found rows or
+    /// not, so took its IX lock): while it is open, the lock oracle must
+    /// know that lock, which DDL on the table must wait for.
     touched: std::collections::BTreeSet<String>,
     /// Group commit: its commit is written (its index in the commit
     /// history) and waits for the sync that acknowledges it.

@@ -132,18 +132,6 @@ pub(super) fn exec(world: &mut World, s: &mut Sess, req: Request) -> Option<bool
     count_changes(world, s);
     let began_before = world.engine().last_trx_id(s.id);
     let r = world.engine().execute(s.id, req.clone());
-    if let (
-        Request::Insert { table, .. }
-        | Request::Update { table, .. }
-        | Request::Delete { table, .. },
-        Some(txn),
-        Ok(_),
-    ) = (&req, s.txn.as_mut(), &r)
-    {
-        // Ran or waited: past its checks, so it holds or waits for its
-        // IX lock.
-        txn.touched.insert(table.clone());
-    }
     if let Some(t) = world.engine.as_ref().and_then(|e| e.trx_id(s.id)) {
         s.trx = Some(t);
     } else if s.txn.as_ref().is_some_and(|t| t.autocommit) {
@@ -284,6 +272,18 @@ pub(super) fn handle(
         }
         Ok(Step::Done(resp)) => {
             s.waiting = false;
+            if let (
+                Request::Insert { table, .. }
+                | Request::Update { table, .. }
+                | Request::Delete { table, .. },
+                Some(txn),
+            ) = (&req, s.txn.as_mut())
+            {
+                // It ran, so it took its IX lock, which its transaction
+                // keeps to its end (a wait that timed out may have left
+                // it none).
+                txn.touched.insert(table.clone());
+            }
             world.statement_event(s.id, &req, Stepped::Done(&resp));
             world.observe_log();
             done(world, s, &req, resp);
