@@ -379,6 +379,20 @@ impl Server {
         }
     }
 
+    /// Runs `ddl`, one of the engine's DDL functions, on `table` in the
+    /// connection's session, whose transaction holds the table lock
+    /// ([`Server::under_table_lock`]): it runs at once.
+    fn locked_ddl<T>(
+        &mut self,
+        c: ConnId,
+        table: &str,
+        ddl: impl FnOnce(&mut crate::Engine, crate::SessionId) -> crate::Result<crate::DdlStep<T>>,
+    ) -> R<T> {
+        let s = self.conn(c).session;
+        let r = ddl(&mut self.engine, s).and_then(|step| step.done(table));
+        r.map_err(|e| self.engine_err(c, &e))
+    }
+
     /// Runs the rest of a DDL statement, then commits the transaction that
     /// held its lock (MySQL commits at the end of every DDL), unless the
     /// rest is blocked in turn (a statement of several tables waiting for
@@ -1708,7 +1722,6 @@ impl Server {
             }
             Stmt::Truncate(t) => {
                 let (name, meta) = self.resolve(c, &t)?;
-                let s = self.conn(c).session;
                 let auto_increment = meta.columns.iter().any(|c| c.auto_increment);
                 self.under_table_lock(
                     c,
@@ -1716,10 +1729,7 @@ impl Server {
                     true,
                     Box::new(move |srv, c, locked| {
                         locked?;
-                        srv.engine
-                            .truncate_table(s, &name)
-                            .and_then(|step| step.done(&name))
-                            .map_err(|e| srv.engine_err(c, &e))?;
+                        srv.locked_ddl(c, &name, |e, s| e.truncate_table(s, &name))?;
                         // AUTO_INCREMENT starts again, as InnoDB's TRUNCATE
                         // resets it.
                         if auto_increment {
@@ -1809,18 +1819,13 @@ impl Server {
             Ok(p) => p,
             Err(e) => return then(self, c, Err(e)),
         };
-        let s = self.conn(c).session;
         self.under_table_lock(
             c,
             &name.clone(),
             true,
             Box::new(move |srv, c, locked| {
                 let r = locked.and_then(|_| {
-                    let rows = srv
-                        .engine
-                        .rebuild_table(s, &name, def)
-                        .and_then(|step| step.done(&name))
-                        .map_err(|e| srv.engine_err(c, &e))?;
+                    let rows = srv.locked_ddl(c, &name, |e, s| e.rebuild_table(s, &name, def))?;
                     srv.metas.insert(name, meta);
                     let n = warnings.len();
                     for w in warnings {
@@ -2029,7 +2034,6 @@ impl Server {
         }
         let (_, t) = split_name(&name).expect("a server table");
         let t = t.to_string();
-        let s = self.conn(c).session;
         // One lock for the statement: X if it drops an index (which the
         // build's S lock would have to wait to become), else S.
         let exclusive = !drops.is_empty();
@@ -2052,19 +2056,13 @@ impl Server {
                     let mut with_adds = current(srv)?;
                     with_adds.indexes.extend(new.iter().cloned());
                     let server = text(&with_adds);
-                    srv.engine
-                        .create_indexes(s, &name, &new, server)
-                        .and_then(|step| step.done(&name))
-                        .map_err(|e| srv.engine_err(c, &e))?;
+                    srv.locked_ddl(c, &name, |e, s| e.create_indexes(s, &name, &new, server))?;
                 }
                 for d in &drops {
                     let mut after = current(srv)?;
                     after.indexes.retain(|x| !x.name.eq_ignore_ascii_case(d));
                     let server = text(&after);
-                    srv.engine
-                        .drop_index(s, &name, d, server)
-                        .and_then(|step| step.done(&name))
-                        .map_err(|e| srv.engine_err(c, &e))?;
+                    srv.locked_ddl(c, &name, |e, s| e.drop_index(s, &name, d, server))?;
                 }
                 Ok(Outcome::Done(Reply::Ok {
                     affected: 0,
@@ -2100,17 +2098,13 @@ impl Server {
         let Some(n) = rest.pop_front() else {
             return finish(self, c);
         };
-        let s = self.conn(c).session;
         self.under_table_lock(
             c,
             &n.clone(),
             true,
             Box::new(move |srv, c, locked| {
                 locked?;
-                srv.engine
-                    .drop_table(s, &n)
-                    .and_then(|step| step.done(&n))
-                    .map_err(|e| srv.engine_err(c, &e))?;
+                srv.locked_ddl(c, &n, |e, s| e.drop_table(s, &n))?;
                 srv.metas.remove(&n);
                 srv.autoinc.remove(&n);
                 srv.implicit_commit(c)?;
