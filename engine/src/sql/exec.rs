@@ -44,6 +44,13 @@ impl std::fmt::Debug for Prog {
 /// own way (OPTIMIZE makes a row of it).
 type DdlWork = Box<dyn FnOnce(&mut Server, ConnId, R<()>) -> R<Outcome>>;
 
+/// What a statement of several DDL steps does with one step's result
+/// (OPTIMIZE makes a row of it, then goes on to the next table).
+type DdlThen = Box<dyn FnOnce(&mut Server, ConnId, R<Outcome>) -> R<Outcome>>;
+
+/// The reply a statement of several DDL steps makes after its last one.
+type DdlFinish = Box<dyn FnOnce(&mut Server, ConnId) -> R<Outcome>>;
+
 #[derive(Debug)]
 enum Then {
     Ok,
@@ -1813,7 +1820,7 @@ impl Server {
         table: &TableName,
         ops: Vec<AlterOp>,
         options: TableOptions,
-        then: Box<dyn FnOnce(&mut Server, ConnId, R<Outcome>) -> R<Outcome>>,
+        then: DdlThen,
     ) -> R<Outcome> {
         let (name, def, meta, warnings) = match self.alter_copy_plan(c, table, ops, options) {
             Ok(p) => p,
@@ -2093,7 +2100,7 @@ impl Server {
         &mut self,
         c: ConnId,
         mut rest: VecDeque<String>,
-        finish: Box<dyn FnOnce(&mut Server, ConnId) -> R<Outcome>>,
+        finish: DdlFinish,
     ) -> R<Outcome> {
         let Some(n) = rest.pop_front() else {
             return finish(self, c);
