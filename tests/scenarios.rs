@@ -64,7 +64,7 @@ fn an_unexpected_error_stops_a_script_and_says_where() {
     assert!(run.aborted);
     assert!(
         run.output
-            .ends_with("mysqltest: At line 1: query failed with 1146 (expected success)\n"),
+            .ends_with("mysqltest: At line 1: query failed: 1146: Table 'test.nosuch' doesn't exist (expected success)\n"),
         "{}",
         run.output
     );

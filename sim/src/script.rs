@@ -35,7 +35,8 @@
 //!
 //! The output is mysqltest's: each statement echoed (unless the query log
 //! is off), result sets tab-separated under a header line, warnings under
-//! `Warnings:`, errors as `ERROR <code> (<state>): <text>`.
+//! `Warnings:`, an expected error as `ERROR <SQLSTATE>: <text>` (`Got one of
+//! the listed errors` when `--error` lists several), as mysqltest writes them.
 
 use crate::clock::SimClock;
 use crate::storage::{CrashMode, PowerLossPolicy, SimStorage};
@@ -742,12 +743,23 @@ impl Runner {
         let regexes = std::mem::take(&mut self.replace_regex);
         match &reply {
             Reply::Error(e) => {
-                self.out.push_str(&format!("{e}\n"));
-                if !expect.as_ref().is_some_and(|codes| codes.contains(&e.code)) {
+                let listed = expect.as_deref().unwrap_or(&[]);
+                // mysqltest's handle_error: the error itself when it was
+                // the one expected; for a list, that it was one of them
+                // (nothing when the list allows success first).
+                match listed {
+                    [_] => self
+                        .out
+                        .push_str(&format!("ERROR {}: {}\n", e.state, e.message)),
+                    [0, ..] | [] => {}
+                    _ => self.out.push_str("Got one of the listed errors\n"),
+                }
+                if !listed.contains(&e.code) {
                     self.out.push_str(&format!(
-                        "mysqltest: At line {}: query failed with {} (expected {})\n",
+                        "mysqltest: At line {}: query failed: {}: {} (expected {})\n",
                         self.line,
                         e.code,
+                        e.message,
                         expect.map_or("success".into(), |c| c
                             .iter()
                             .map(u16::to_string)
