@@ -289,20 +289,20 @@ impl LockOracle {
         }
     }
 
-    /// The transactions other than `trx` whose locks on table `table`, held
-    /// or waited for, a new request of `mode` there must wait for (a new
+    /// The transactions whose locks on table `table`, held or waited for,
+    /// a new request of `mode` by a new transaction must wait for (a new
     /// request queues behind every lock already in the queue, as
     /// `lock_table_other_has_incompatible` with `LOCK_WAIT` has it). For
     /// the runner, which holds a DDL statement's table lock to this: a DDL
     /// that may go at once is one that finds nothing here.
-    pub fn table_conflicts(&self, table: u64, mode: TMode, trx: Option<u64>) -> Vec<u64> {
+    pub fn table_conflicts(&self, table: u64, mode: TMode) -> Vec<u64> {
         let Some(&t) = self.target_ids.get(&OTarget::Table(table)) else {
             return Vec::new();
         };
         let mut out: Vec<u64> = self.queues[t]
             .iter()
             .map(|id| &self.locks[id])
-            .filter(|l| Some(l.trx) != trx && must_wait(OMode::Table(mode), l.mode))
+            .filter(|l| must_wait(OMode::Table(mode), l.mode))
             .map(|l| l.trx)
             .collect();
         out.sort_unstable();

@@ -87,15 +87,8 @@ impl Engine {
     /// them wait (MySQL 5.1 had none, and InnoDB 1.0 took no table lock
     /// for them: a DROP beside an open transaction went ahead).
     pub(super) fn ddl_lock(&mut self, s: SessionId, table: &str, mode: TableMode) -> Result<bool> {
-        self.check_running()?;
+        self.check_idle(s)?;
         let id = self.table_id(table)?;
-        let sess = self
-            .sessions
-            .get(&s)
-            .ok_or(Error::SessionState(s, "no such session"))?;
-        if sess.pending.is_some() || sess.commit_wait_lsn.is_some() {
-            return Err(Error::SessionState(s, "a statement is waiting"));
-        }
         if let Some(trx) = self.trx_id(s) {
             if self.locks.holds(trx, &Target::Table(id), Mode::Table(mode)) {
                 return Ok(true);

@@ -784,8 +784,9 @@ impl Engine {
         }
     }
 
-    /// Submits a statement.
-    pub fn execute(&mut self, s: SessionId, request: Request) -> Result<Step> {
+    /// The engine runs, and session `s` exists and has no statement
+    /// waiting: it may submit one.
+    fn check_idle(&self, s: SessionId) -> Result<()> {
         self.check_running()?;
         let session = self
             .sessions
@@ -794,6 +795,12 @@ impl Engine {
         if session.pending.is_some() || session.commit_wait_lsn.is_some() {
             return Err(Error::SessionState(s, "a statement is waiting"));
         }
+        Ok(())
+    }
+
+    /// Submits a statement.
+    pub fn execute(&mut self, s: SessionId, request: Request) -> Result<Step> {
+        self.check_idle(s)?;
         let r = self.background().and_then(|_| self.pager.free_check());
         self.guard(r)?;
         let r = self

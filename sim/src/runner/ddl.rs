@@ -149,7 +149,7 @@ pub(super) fn start_ddl(
         .as_ref()
         .and_then(|e| e.table(table).ok().map(|t| t.id));
     if let (Some(id), false) = (table_id, refused_before_lock(world, st)) {
-        must_wait = world.locks.table_conflicts(id, mode, None);
+        must_wait = world.locks.table_conflicts(id, mode);
         for (j, other) in sessions.iter().enumerate() {
             let Some((t, open)) = other.trx.zip(other.txn.as_ref()) else {
                 continue;
