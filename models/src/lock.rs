@@ -856,9 +856,10 @@ impl LockOracle {
     /// Whether a transaction other than `trx` holds or waits for a lock
     /// that covers a gap (next-key, gap, insert intention) anywhere in an
     /// index: then an insert into it must check its gap.
-    pub fn others_lock_gaps(&self, trx: u64, table: u64, index: u64) -> bool {
-        self.locks.values().any(|l| {
+    pub fn others_lock_gaps(&self, trx: u64, table: u64, index: u64, except: &[u64]) -> bool {
+        self.locks.iter().any(|(id, l)| {
             l.trx != trx
+                && !except.contains(id)
                 && !matches!(l.mode, OMode::Record(_, RKind::Record) | OMode::Table(_))
                 && matches!(&self.targets[l.target], OTarget::Record(t, i, _) if *t == table && *i == index)
         })

@@ -406,7 +406,8 @@ pub(crate) fn judge_insert(
         };
         // Formatted only for a message: this runs for every insert.
         let shown = || models::value::fmt_key(&entry);
-        if checks.is_empty() && oracle.others_lock_gaps(trx, tid, iid) && !took_over() {
+        let later = inherited_after(events, trx);
+        if checks.is_empty() && oracle.others_lock_gaps(trx, tid, iid, &later) && !took_over() {
             return Some(format!(
                 "gap locking: trx {trx} inserted {} into {table_name}.{iname} without checking its gap, while another transaction locks gaps of that index",
                 shown()
@@ -480,7 +481,8 @@ impl KeylessInsert<'_> {
             .filter(|e| matches!(e.kind, OKind::InsertChecked | OKind::Wait))
             .collect();
         let shown = || models::value::fmt_key(&entry);
-        if checks.is_empty() && self.oracle.others_lock_gaps(self.trx, tid, iid) {
+        let later = inherited_after(self.events, self.trx);
+        if checks.is_empty() && self.oracle.others_lock_gaps(self.trx, tid, iid, &later) {
             return Some(format!(
                 "gap locking: trx {} inserted {} into {name}.{iname} without checking its gap, while another transaction locks gaps of that index",
                 self.trx,
@@ -559,6 +561,23 @@ impl KeylessInsert<'_> {
         }
         None
     }
+}
+
+/// The gap locks inherited in this step's `events` after the last event
+/// of `trx` (io-errors seed 11531: purge at the end of the call, after an
+/// autocommit insert had committed, moved a reader's record locks to the
+/// gaps): they did not exist when its insert ran, so it had no reason to
+/// check them. None when the step has no event of `trx`, whose insert's
+/// place in the step is then unknown.
+fn inherited_after(events: &[OEvent], trx: u64) -> Vec<u64> {
+    let Some(last) = events.iter().rposition(|e| e.trx == trx) else {
+        return Vec::new();
+    };
+    events[last + 1..]
+        .iter()
+        .filter(|e| e.kind == OKind::Inherited)
+        .map(|e| e.lock)
+        .collect()
 }
 
 /// Judges a lock released while its transaction went on (the oracle's
