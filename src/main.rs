@@ -119,16 +119,26 @@ enum Command {
         #[arg(long)]
         stop_on_failure: bool,
     },
-    /// Runs mysqltest-style scenario scripts on the simulated disk and
-    /// clock and compares each one's output with the `.result` file beside
-    /// it (a diff on a mismatch).
+    /// Runs mysqltest scripts on the simulated disk and clock and compares
+    /// each one's output with the `.result` file beside it (a diff on a
+    /// mismatch); with --suite, runs a directory laid out as mysql-test's
+    /// suites (t/, r/, include/) as mysql-test-run does, one line a test.
     Script {
-        /// The `.test` files.
-        #[arg(required = true)]
+        /// The `.test` files (with --suite: only these tests of the suite,
+        /// by name).
+        #[arg(required_unless_present = "suite")]
         files: Vec<std::path::PathBuf>,
         /// Write each script's output to its `.result` file instead.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "suite")]
         record: bool,
+        /// A suite directory: each t/NAME.test runs with its
+        /// t/NAME-master.opt and is compared with r/NAME.result; a failing
+        /// test's output goes to r/NAME.reject.
+        #[arg(long)]
+        suite: Option<std::path::PathBuf>,
+        /// With --suite: run the tests t/disabled.def lists too.
+        #[arg(long, requires = "suite")]
+        enable_disabled: bool,
     },
     /// An SQL shell (line editing and history) on a real directory, or on
     /// a simulated disk in memory when no --dir is given.
@@ -915,7 +925,21 @@ fn main() -> ExitCode {
             doublecheck,
             stop_on_failure,
         }),
-        Command::Script { files, record } => run_scripts(&files, record),
+        Command::Script {
+            files,
+            record,
+            suite: Some(dir),
+            enable_disabled,
+        } => {
+            let _ = record;
+            run_suite(&dir, &files, enable_disabled)
+        }
+        Command::Script {
+            files,
+            record,
+            suite: None,
+            ..
+        } => run_scripts(&files, record),
         Command::Sql { execute, dir } => sql_shell(execute, dir),
         Command::Canaries => {
             for c in engine::Canary::ALL {
@@ -1105,6 +1129,50 @@ fn main() -> ExitCode {
     }
 }
 
+/// `innosim script --suite DIR`: one line a test, then the totals.
+fn run_suite(
+    dir: &std::path::Path,
+    only: &[std::path::PathBuf],
+    enable_disabled: bool,
+) -> ExitCode {
+    use sim::script::suite;
+    let dir = suite::suite_dir(dir);
+    let only: Vec<String> = only
+        .iter()
+        .map(|p| {
+            p.file_stem().map_or(p.display().to_string(), |s| {
+                s.to_string_lossy().into_owned()
+            })
+        })
+        .collect();
+    let report = match suite::run_suite(&dir, &only, enable_disabled, |t| {
+        println!("{}", suite::line(t))
+    }) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("innosim: cannot read the suite {}: {e}", dir.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    let (pass, fail, skip, off) = report.counts();
+    let (m, n) = report.statements();
+    println!(
+        "{} tests: {pass} passed, {fail} failed, {skip} skipped, {off} disabled; \
+         {m} of {n} statements ({:.1} %) gave the recorded output",
+        report.tests.len(),
+        if n == 0 {
+            100.0
+        } else {
+            100.0 * m as f64 / n as f64
+        }
+    );
+    if fail == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
 /// `innosim script`: runs each script, compares or records its result.
 fn run_scripts(files: &[std::path::PathBuf], record: bool) -> ExitCode {
     let mut failed = 0;
@@ -1118,6 +1186,10 @@ fn run_scripts(files: &[std::path::PathBuf], record: bool) -> ExitCode {
                 continue;
             }
         };
+        if let sim::script::Ending::Skipped(why) = &run.ending {
+            println!("{}: skipped: {why}", f.display());
+            continue;
+        }
         if record {
             if let Err(e) = std::fs::write(&result, &run.output) {
                 eprintln!("innosim: cannot write {}: {e}", result.display());

@@ -3,6 +3,7 @@
 //! texts are those of MySQL 5.1's `errmsg.txt` for the codes innosim can
 //! reach.
 
+use super::errmsg::{ErrorInfo, ERRORS};
 use crate::error::Error;
 use std::fmt;
 
@@ -25,23 +26,22 @@ impl fmt::Display for SqlError {
 
 impl std::error::Error for SqlError {}
 
-/// The SQLSTATE MySQL gives an error number.
+/// The SQLSTATE MySQL gives an error number (`HY000` for a number it
+/// does not list).
 pub fn sqlstate(code: u16) -> &'static str {
-    match code {
-        1046 => "3D000",
-        1048 | 1062 => "23000",
-        1050 => "42S01",
-        1051 | 1146 => "42S02",
-        1054 => "42S22",
-        1060 => "42S21",
-        1136 => "21S01",
-        1213 => "40001",
-        1264 => "22003",
-        1406 => "22001",
-        1049 | 1059 | 1061 | 1064 | 1067 | 1068 | 1071 | 1072 | 1075 | 1091 | 1102 | 1103
-        | 1118 | 1166 | 1170 | 1171 | 1231 | 1232 | 1235 | 1305 => "42000",
-        _ => "HY000",
-    }
+    by_code(code).map_or("HY000", |e| e.2)
+}
+
+/// The error list's entry for a number.
+pub fn by_code(code: u16) -> Option<&'static ErrorInfo> {
+    // The list is dense from 1000 in number order.
+    let e = ERRORS.get(usize::from(code.checked_sub(1000)?))?;
+    (e.1 == code).then_some(e)
+}
+
+/// The error list's entry for a name (`ER_DUP_ENTRY`), any case.
+pub fn by_name(name: &str) -> Option<&'static ErrorInfo> {
+    ERRORS.iter().find(|e| e.0.eq_ignore_ascii_case(name))
 }
 
 impl SqlError {
@@ -173,6 +173,21 @@ impl Warning {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_error_list_is_dense_and_numbered_from_1000() {
+        for (k, e) in ERRORS.iter().enumerate() {
+            assert_eq!(usize::from(e.1), 1000 + k, "{}", e.0);
+        }
+        assert_eq!(by_name("er_lock_wait_timeout").map(|e| e.1), Some(1205));
+        assert_eq!(sqlstate(1062), "23000");
+        assert_eq!(sqlstate(1146), "42S02");
+        assert_eq!(sqlstate(1213), "40001");
+        assert_eq!(sqlstate(1205), "HY000");
+        assert_eq!(sqlstate(999), "HY000");
+        assert_eq!(by_name("ER_WRONG_ARGUMENTS").map(|e| e.1), Some(1210));
+        assert_eq!(by_code(1641), None);
+    }
 
     #[test]
     fn syntax_errors_quote_eighty_bytes_from_the_token_and_its_line() {

@@ -22,6 +22,7 @@
 //! its marker table `test$` does.
 
 pub mod ast;
+pub mod errmsg;
 pub mod error;
 pub mod eval;
 pub mod format;
