@@ -112,6 +112,7 @@
 //!   [`place_long_fields`]); a value that does not match its field is a
 //!   programmer error and an assertion.
 
+pub mod collation;
 mod compare;
 mod external;
 mod format;

@@ -129,7 +129,8 @@ pub enum Expr {
         /// The column.
         name: String,
     },
-    /// A system variable: `@@[scope.]name`.
+    /// A system variable, `@@[scope.]name`, or a user variable, `@name`
+    /// (its name kept with the `@`).
     Var {
         /// GLOBAL rather than SESSION.
         global: bool,
@@ -289,6 +290,8 @@ pub enum Scope {
     Session,
     /// GLOBAL.
     Global,
+    /// A user variable (`SET @x = ...`).
+    User,
 }
 
 /// What a SHOW statement shows.
@@ -314,6 +317,10 @@ pub enum Show {
     InnodbStatus,
     /// SHOW COLUMNS FROM t.
     Columns(TableName),
+    /// SHOW COLLATION [LIKE 'p' | WHERE expr].
+    Collation(Option<String>, Option<Expr>),
+    /// SHOW CHARACTER SET [LIKE 'p' | WHERE expr].
+    CharacterSet(Option<String>, Option<Expr>),
 }
 
 /// A statement.

@@ -6,13 +6,73 @@
 use super::ast::{BinOp, Expr, UnOp};
 use super::error::SqlError;
 use super::value::{arith, int_datum, Datum};
+use crate::record::collation::Collation;
 use std::cmp::Ordering;
+
+/// How strongly an operand's collation holds (MySQL's coercibility: the
+/// lower wins when two operands differ).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Coercibility {
+    /// A table's column.
+    Implicit = 2,
+    /// A variable.
+    SysConst = 3,
+    /// A literal, and what is computed from literals.
+    Coercible = 4,
+    /// No string at all (numbers, NULL).
+    Ignorable = 6,
+}
+
+/// The connection's collation (`collation_connection`), literals' own.
+pub const CONNECTION_COLLATION: Collation = Collation::Latin1SwedishCi;
+
+/// The collation of an expression's string value and how strongly it
+/// holds, derived as MySQL's `Item::collation` is: a column's own, a
+/// literal's the connection's, a function's that of its string arguments.
+fn derive(e: &Expr, cols: &Columns<'_>) -> (Collation, Coercibility) {
+    match e {
+        Expr::Column { table, name } => match cols.find(table.as_deref(), name) {
+            Ok(i) => (
+                cols.collations
+                    .and_then(|c| c.get(i).copied())
+                    .unwrap_or(CONNECTION_COLLATION),
+                Coercibility::Implicit,
+            ),
+            Err(_) => (CONNECTION_COLLATION, Coercibility::Coercible),
+        },
+        Expr::Lit(Datum::Str(_)) => (CONNECTION_COLLATION, Coercibility::Coercible),
+        Expr::Lit(_) => (CONNECTION_COLLATION, Coercibility::Ignorable),
+        Expr::Var { .. } => (CONNECTION_COLLATION, Coercibility::SysConst),
+        Expr::Call { args, .. } => args
+            .iter()
+            .map(|a| derive(a, cols))
+            .min_by_key(|d| d.1)
+            .unwrap_or((CONNECTION_COLLATION, Coercibility::Coercible)),
+        _ => (CONNECTION_COLLATION, Coercibility::Ignorable),
+    }
+}
+
+/// The collation two operands compare in: the one that holds more
+/// strongly (the left's on a tie).
+fn pair(a: &Expr, b: &Expr, cols: &Columns<'_>) -> Collation {
+    let (ca, xa) = derive(a, cols);
+    let (cb, xb) = derive(b, cols);
+    if xb < xa {
+        cb
+    } else {
+        ca
+    }
+}
 
 /// Names the columns of the rows an expression is evaluated over.
 #[derive(Clone, Copy)]
 pub struct Columns<'a> {
     /// The column names, in row order.
     pub names: &'a [String],
+    /// Their collations, in row order; `None`: the rows are the server's
+    /// own (SHOW, information_schema), whose strings compare as
+    /// latin1_swedish_ci.
+    pub collations: Option<&'a [Collation]>,
     /// The table name (or alias) a qualified column must name.
     pub table: Option<&'a str>,
     /// The clause named in a 1054 error.
@@ -127,17 +187,18 @@ pub fn eval(
                 }
                 _ => {
                     let b = eval(r, row, cols, vars)?;
-                    binary(*op, &a, &b)?
+                    binary(*op, &a, &b, pair(l, r, cols))?
                 }
             }
         }
         Expr::IsNull(x, neg) => bool_datum(Some(eval(x, row, cols, vars)?.is_null() != *neg)),
-        Expr::Between(x, lo, hi, neg) => {
+        Expr::Between(x, lo_e, hi_e, neg) => {
             let v = eval(x, row, cols, vars)?;
-            let lo = eval(lo, row, cols, vars)?;
-            let hi = eval(hi, row, cols, vars)?;
-            let a = v.compare(&lo).map(|o| o != Ordering::Less);
-            let b = v.compare(&hi).map(|o| o != Ordering::Greater);
+            let lo = eval(lo_e, row, cols, vars)?;
+            let hi = eval(hi_e, row, cols, vars)?;
+            let (cl, ch) = (pair(x, lo_e, cols), pair(x, hi_e, cols));
+            let a = v.compare_in(&lo, cl).map(|o| o != Ordering::Less);
+            let b = v.compare_in(&hi, ch).map(|o| o != Ordering::Greater);
             let inside = match (a, b) {
                 (Some(false), _) | (_, Some(false)) => Some(false),
                 (Some(true), Some(true)) => Some(true),
@@ -153,7 +214,7 @@ pub fn eval(
             let mut unknown = false;
             let mut found = false;
             for item in list {
-                match v.compare(&eval(item, row, cols, vars)?) {
+                match v.compare_in(&eval(item, row, cols, vars)?, pair(x, item, cols)) {
                     Some(Ordering::Equal) => {
                         found = true;
                         break;
@@ -170,13 +231,16 @@ pub fn eval(
                 Some(*neg)
             })
         }
-        Expr::Like(x, p, neg) => {
+        Expr::Like(x, p_e, neg) => {
             let v = eval(x, row, cols, vars)?;
-            let p = eval(p, row, cols, vars)?;
+            let p = eval(p_e, row, cols, vars)?;
             if v.is_null() || p.is_null() {
                 return Ok(Datum::Null);
             }
-            let m = like(v.render().as_bytes(), p.render().as_bytes());
+            let coll = pair(x, p_e, cols);
+            let m = like(v.render().as_bytes(), p.render().as_bytes(), |a, b| {
+                coll.weight(a) == coll.weight(b)
+            });
             bool_datum(Some(m != *neg))
         }
         Expr::Call { name, args, .. } => {
@@ -199,15 +263,15 @@ fn bool_datum(b: Option<bool>) -> Datum {
     }
 }
 
-fn binary(op: BinOp, a: &Datum, b: &Datum) -> Result<Datum, SqlError> {
+fn binary(op: BinOp, a: &Datum, b: &Datum, coll: Collation) -> Result<Datum, SqlError> {
     Ok(match op {
         BinOp::NullSafeEq => Datum::Int(i64::from(match (a.is_null(), b.is_null()) {
             (true, true) => true,
-            (false, false) => a.compare(b) == Some(Ordering::Equal),
+            (false, false) => a.compare_in(b, coll) == Some(Ordering::Equal),
             _ => false,
         })),
         BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
-            bool_datum(a.compare(b).map(|o| match op {
+            bool_datum(a.compare_in(b, coll).map(|o| match op {
                 BinOp::Eq => o == Ordering::Equal,
                 BinOp::Ne => o != Ordering::Equal,
                 BinOp::Lt => o == Ordering::Less,
@@ -220,8 +284,10 @@ fn binary(op: BinOp, a: &Datum, b: &Datum) -> Result<Datum, SqlError> {
     })
 }
 
-/// `LIKE` with `%`, `_` and `\` escapes, bytewise.
-fn like(s: &[u8], p: &[u8]) -> bool {
+/// `LIKE` with `%`, `_` and `\` escapes, characters matching when `eq`
+/// says so (by their weights in the comparison's collation, as
+/// `my_wildcmp_8bit` matches through the sort order).
+fn like(s: &[u8], p: &[u8], eq: impl Fn(u8, u8) -> bool) -> bool {
     // Iterative matching with backtracking to the last `%`.
     let (mut i, mut j) = (0, 0);
     let mut star: Option<(usize, usize)> = None;
@@ -238,13 +304,13 @@ fn like(s: &[u8], p: &[u8]) -> bool {
                     j += 1;
                     continue;
                 }
-                b'\\' if j + 1 < p.len() && p[j + 1] == s[i] => {
+                b'\\' if j + 1 < p.len() && eq(p[j + 1], s[i]) => {
                     i += 1;
                     j += 2;
                     continue;
                 }
                 b'\\' if j + 1 < p.len() => {}
-                c if c == s[i] => {
+                c if eq(c, s[i]) => {
                     i += 1;
                     j += 1;
                     continue;
@@ -551,14 +617,18 @@ pub fn int(v: u64) -> Datum {
 mod tests {
     use super::*;
 
+    fn like_bytes(s: &[u8], p: &[u8]) -> bool {
+        like(s, p, |a, b| a == b)
+    }
+
     #[test]
     fn like_patterns() {
-        assert!(like(b"innodb_file_format", b"%format%"));
-        assert!(like(b"abc", b"a_c"));
-        assert!(!like(b"abc", b"a_"));
-        assert!(like(b"a%c", b"a\\%c"));
-        assert!(!like(b"abc", b"a\\%c"));
-        assert!(like(b"", b"%"));
-        assert!(like(b"aXbXc", b"%b%c"));
+        assert!(like_bytes(b"innodb_file_format", b"%format%"));
+        assert!(like_bytes(b"abc", b"a_c"));
+        assert!(!like_bytes(b"abc", b"a_"));
+        assert!(like_bytes(b"a%c", b"a\\%c"));
+        assert!(!like_bytes(b"abc", b"a\\%c"));
+        assert!(like_bytes(b"", b"%"));
+        assert!(like_bytes(b"aXbXc", b"%b%c"));
     }
 }

@@ -9,6 +9,7 @@ use super::schema::{self, TableMeta};
 use super::value::Datum;
 use super::{engine_name, split_name, ConnId, Outcome, Reply, Server};
 use crate::handler::{RangeBound, Request, Response, Step};
+use crate::record::collation::Collation;
 use crate::record::{ColumnType, Value};
 use std::cmp::Ordering;
 use std::collections::VecDeque;
@@ -124,6 +125,8 @@ pub(super) struct SelectPost {
     pub table: Option<String>,
     /// Source columns whose trailing spaces are removed (CHAR).
     pub char_cols: Vec<bool>,
+    /// The source columns' collations; `None` for the server's own rows.
+    pub collations: Option<Vec<Collation>>,
 }
 
 type R<T> = Result<T, SqlError>;
@@ -424,6 +427,7 @@ impl Server {
                 names: Vec::new(),
                 table: None,
                 char_cols: Vec::new(),
+                collations: None,
             };
             return Ok(Outcome::Done(self.finish_select(
                 c,
@@ -442,6 +446,7 @@ impl Server {
                 names,
                 table: Some(from.name.clone()),
                 char_cols: Vec::new(),
+                collations: None,
             };
             return Ok(Outcome::Done(self.finish_select(c, &post, rows)?));
         }
@@ -507,6 +512,7 @@ impl Server {
         let vars = self.vars(c);
         let cols = Columns {
             names: &post.names,
+            collations: post.collations.as_deref(),
             table: post.table.as_deref(),
             clause: "where clause",
         };
@@ -825,6 +831,7 @@ impl Server {
                     let vars = self.vars(c);
                     let no_cols = Columns {
                         names: &[],
+                        collations: None,
                         table: None,
                         clause: "field list",
                     };
@@ -1052,6 +1059,7 @@ impl Server {
         // Check the WHERE's and SET's columns before anything runs.
         let cols = Columns {
             names: &post.names,
+            collations: post.collations.as_deref(),
             table: Some(&table.name),
             clause: "where clause",
         };
@@ -1321,6 +1329,7 @@ impl Server {
         let vars = self.vars(c);
         let cols = Columns {
             names: &post.names,
+            collations: post.collations.as_deref(),
             table: post.table.as_deref(),
             clause: "where clause",
         };
@@ -1449,6 +1458,7 @@ impl Server {
         let vars = self.vars(c);
         let cols = Columns {
             names: &post.names,
+            collations: post.collations.as_deref(),
             table: post.table.as_deref(),
             clause: "field list",
         };
@@ -2263,6 +2273,7 @@ fn const_for(e: &Expr, col: usize, meta: &TableMeta, vars: &dyn eval::Vars) -> O
     }
     let no_cols = Columns {
         names: &[],
+        collations: None,
         table: None,
         clause: "",
     };
@@ -2424,8 +2435,14 @@ fn post_for(sel: Select, meta: &TableMeta, table: &str) -> SelectPost {
             .iter()
             .map(|c| matches!(c.ty, SqlType::Char(_)))
             .collect(),
+        collations: Some(meta.columns.iter().map(|_| TABLE_COLLATION).collect()),
     }
 }
+
+/// How a table's string columns compare: bytes, trailing spaces ignored,
+/// as the engine orders them today (its keys compare as bytes; columns
+/// take latin1_swedish_ci once records compare by collation).
+pub(super) const TABLE_COLLATION: Collation = Collation::Latin1Bin;
 
 /// Engine rows as data, CHAR values without their padding (as MySQL
 /// returns them).

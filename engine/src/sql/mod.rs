@@ -85,6 +85,9 @@ pub enum Outcome {
 #[derive(Debug, Clone)]
 struct Globals {
     barracuda: bool,
+    /// innodb_file_format_check: the highest file format the tablespace
+    /// is tagged with (Barracuda once set so).
+    format_check: bool,
     strict_mode: bool,
     autocommit: bool,
     isolation: Isolation,
@@ -100,6 +103,8 @@ struct Conn {
     unique_checks: bool,
     foreign_key_checks: bool,
     warnings: Vec<Warning>,
+    /// User variables (`@name`, names lowercased).
+    user_vars: std::collections::BTreeMap<String, Datum>,
     /// The statement running (blocked), if any.
     running: Option<exec::Running>,
     /// Its text, for INNODB_TRX.trx_query.
@@ -152,6 +157,7 @@ impl Server {
         let internal = engine.session();
         let globals = Globals {
             barracuda: false,
+            format_check: false,
             strict_mode: false,
             autocommit: true,
             isolation: Isolation::RepeatableRead,
@@ -224,6 +230,7 @@ impl Server {
                 unique_checks: true,
                 foreign_key_checks: true,
                 warnings: Vec::new(),
+                user_vars: std::collections::BTreeMap::new(),
                 running: None,
                 query: None,
             },

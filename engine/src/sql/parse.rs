@@ -1210,7 +1210,11 @@ impl Parser<'_> {
                 Some(Tok::Word {
                     text,
                     quoted: false,
-                }) if text.starts_with('@') => return Err(SqlError::unsupported("user variables")),
+                }) if text.starts_with('@') => {
+                    let n = text[1..].to_ascii_lowercase();
+                    self.pos += 1;
+                    (Scope::User, n)
+                }
                 _ => (scope, self.ident()?.to_ascii_lowercase()),
             };
             if !self.eat_op("=") {
@@ -1273,6 +1277,18 @@ impl Parser<'_> {
                 self.expect_kw("IN")?;
             }
             Show::Index(self.table_name()?)
+        } else if self.eat_kw("COLLATION") {
+            let (l, w) = self.like_or_where()?;
+            Show::Collation(l, w)
+        } else if self.eat_kw("CHARSET")
+            || (self.is_kw("CHARACTER") && {
+                self.eat_kw("CHARACTER");
+                self.expect_kw("SET")?;
+                true
+            })
+        {
+            let (l, w) = self.like_or_where()?;
+            Show::CharacterSet(l, w)
         } else if self.eat_kw("ENGINE") {
             self.expect_kw("INNODB")?;
             self.expect_kw("STATUS")?;
@@ -1572,8 +1588,14 @@ impl Parser<'_> {
                             },
                         });
                     }
-                    if text.starts_with('@') {
-                        return Err(SqlError::unsupported("user variables"));
+                    if let Some(n) = text.strip_prefix('@') {
+                        // A user variable: `Var` with its `@` kept.
+                        let name = format!("@{}", n.to_ascii_lowercase());
+                        self.pos += 1;
+                        return Ok(Expr::Var {
+                            global: false,
+                            name,
+                        });
                     }
                     match text.to_ascii_uppercase().as_str() {
                         "NULL" => {

@@ -9,6 +9,7 @@ use super::schema;
 use super::value::Datum;
 use super::{split_name, ConnId, Reply, Server};
 use crate::handler::{FlushAtCommit, Request, Step};
+use crate::record::collation::Collation;
 use crate::trx::Isolation;
 
 type R<T> = Result<T, SqlError>;
@@ -34,13 +35,16 @@ const VARIABLES: &[(&str, VarScope)] = &[
     ("innodb_buffer_pool_size", VarScope::ReadOnly),
     ("innodb_doublewrite", VarScope::ReadOnly),
     ("innodb_file_format", VarScope::Global),
+    ("innodb_file_format_check", VarScope::Global),
     ("innodb_file_per_table", VarScope::Global),
     ("innodb_flush_log_at_trx_commit", VarScope::Global),
     ("innodb_lock_wait_timeout", VarScope::Both),
     ("innodb_page_size", VarScope::ReadOnly),
     ("innodb_rollback_on_timeout", VarScope::ReadOnly),
     ("innodb_strict_mode", VarScope::Both),
+    ("innodb_use_sys_malloc", VarScope::ReadOnly),
     ("innodb_version", VarScope::ReadOnly),
+    ("storage_engine", VarScope::Both),
     ("tx_isolation", VarScope::Both),
     ("unique_checks", VarScope::Both),
     ("version", VarScope::ReadOnly),
@@ -67,8 +71,51 @@ pub(super) struct ConnVars<'a> {
 
 impl Vars for ConnVars<'_> {
     fn var(&self, global: bool, name: &str) -> R<Datum> {
-        self.server.variable(self.conn, global, name)
+        if let Some(user) = name.strip_prefix('@') {
+            // A user variable never set is NULL.
+            return Ok(self
+                .server
+                .conn(self.conn)
+                .user_vars
+                .get(user)
+                .cloned()
+                .unwrap_or(Datum::Null));
+        }
+        // A boolean variable reads as 1 or 0 in an expression; SHOW
+        // VARIABLES shows it as ON or OFF.
+        Ok(match self.server.variable(self.conn, global, name)? {
+            Datum::Str(b) if BOOLEANS.contains(&name) && b == b"ON" => Datum::Int(1),
+            Datum::Str(b) if BOOLEANS.contains(&name) && b == b"OFF" => Datum::Int(0),
+            d => d,
+        })
     }
+}
+
+/// The variables that are booleans (`SELECT @@name` gives 1 or 0).
+const BOOLEANS: &[&str] = &[
+    "innodb_doublewrite",
+    "innodb_file_per_table",
+    "innodb_rollback_on_timeout",
+    "innodb_strict_mode",
+    "innodb_use_sys_malloc",
+];
+
+/// innodb_file_format's and innodb_file_format_check's values: a format's
+/// name (any case) or its number, as `innobase_file_format_name_lookup`
+/// reads them. `true` for Barracuda.
+fn file_format(d: &Datum) -> Option<bool> {
+    let s = d.render();
+    match s.to_ascii_lowercase().as_str() {
+        "0" | "antelope" => Some(false),
+        "1" | "barracuda" => Some(true),
+        _ => None,
+    }
+}
+
+/// A plugin variable's check function refused the value
+/// (ER_WRONG_ARGUMENTS, as `sql_plugin.cc` reports it).
+fn wrong_arguments() -> SqlError {
+    SqlError::new(1210, "Incorrect arguments to SET")
 }
 
 /// A boolean setting's value: ON/OFF, 1/0, TRUE/FALSE.
@@ -133,6 +180,14 @@ impl Server {
                 "Antelope"
             }),
             "innodb_file_per_table" => on_off(cfg.file_per_table),
+            "innodb_file_format_check" => Datum::str(if self.globals.format_check {
+                "Barracuda"
+            } else {
+                "Antelope"
+            }),
+            // innosim allocates through Rust's allocator, the system's.
+            "innodb_use_sys_malloc" => on_off(true),
+            "storage_engine" => Datum::str("InnoDB"),
             "innodb_flush_log_at_trx_commit" => int(u64::from(cfg.flush_at_commit.setting())),
             "innodb_lock_wait_timeout" => int(if session {
                 self.engine.lock_wait_timeout_secs(conn.session)
@@ -157,8 +212,38 @@ impl Server {
         })
     }
 
+    /// A variable's compiled-in default, for `SET x = DEFAULT`.
+    fn default_of(&self, name: &str) -> Datum {
+        match name {
+            "autocommit" | "foreign_key_checks" | "unique_checks" => Datum::Int(1),
+            "innodb_file_format" => Datum::str("Antelope"),
+            // The latest format this release supports.
+            "innodb_file_format_check" => Datum::str("Barracuda"),
+            "innodb_file_per_table" | "innodb_strict_mode" => Datum::str("OFF"),
+            "innodb_lock_wait_timeout" => Datum::Int(50),
+            "innodb_flush_log_at_trx_commit" => Datum::Int(1),
+            "innodb_compression_level" => Datum::Int(6),
+            "innodb_io_capacity" => Datum::Int(200),
+            "innodb_max_dirty_pages_pct" => Datum::Int(75),
+            "tx_isolation" => Datum::str("REPEATABLE-READ"),
+            "storage_engine" => Datum::str("InnoDB"),
+            _ => Datum::str("DEFAULT"),
+        }
+    }
+
     /// SET, with MySQL's scope rules and errors.
     pub(super) fn set_variable(&mut self, c: ConnId, scope: Scope, name: &str, e: &Expr) -> R<()> {
+        if scope == Scope::User {
+            let no_cols = Columns {
+                names: &[],
+                collations: None,
+                table: None,
+                clause: "field list",
+            };
+            let v = eval::eval(e, None, &no_cols, &self.vars(c))?;
+            self.conn_mut(c).user_vars.insert(name.to_string(), v);
+            return Ok(());
+        }
         let name = if name == "transaction_isolation" {
             "tx_isolation"
         } else {
@@ -182,12 +267,17 @@ impl Server {
             }
             _ => {}
         }
-        // A bare word is its own name as a string (`SET x = ON`).
+        // A bare word is its own name as a string (`SET x = ON`);
+        // DEFAULT is the variable's compiled-in default.
         let v = match e {
+            Expr::Call { name: f, args, .. } if f == "default" && args.is_empty() => {
+                self.default_of(name)
+            }
             Expr::Column { table: None, name } => Datum::str(name),
             e => {
                 let no_cols = Columns {
                     names: &[],
+                    collations: None,
                     table: None,
                     clause: "field list",
                 };
@@ -224,18 +314,37 @@ impl Server {
                 }
             }
             "innodb_file_format" => {
-                let f = match &v {
-                    Datum::Int(0) => false,
-                    Datum::Int(1) => true,
-                    Datum::Str(b) => match String::from_utf8_lossy(b).to_ascii_lowercase().as_str()
-                    {
-                        "antelope" => false,
-                        "barracuda" => true,
-                        _ => return Err(SqlError::wrong_value(name, &v.render())),
-                    },
-                    _ => return Err(SqlError::wrong_value(name, &v.render())),
+                self.globals.barracuda = file_format(&v).ok_or_else(wrong_arguments)?;
+            }
+            "innodb_file_format_check" => {
+                // innodb_file_format_check_validate: ON and OFF only at
+                // startup; a format up to Barracuda, by name or number.
+                let Some(f) = file_format(&v) else {
+                    let on_off = matches!(v.render().to_ascii_lowercase().as_str(), "on" | "off");
+                    self.warn(
+                        c,
+                        Warning::warn(
+                            1210,
+                            if on_off {
+                                "InnoDB: invalid innodb_file_format_check value; on/off can only \
+                                 be set at startup or in the configuration file"
+                            } else {
+                                "InnoDB: invalid innodb_file_format_check value; can be any \
+                                 format up to Barracuda or its equivalent numeric id"
+                            },
+                        ),
+                    );
+                    return Err(wrong_arguments());
                 };
-                self.globals.barracuda = f;
+                self.globals.format_check = f;
+            }
+            "storage_engine" => {
+                if !v.render().eq_ignore_ascii_case("innodb") {
+                    return Err(SqlError::new(
+                        1286,
+                        format!("Unknown table engine '{}'", v.render()),
+                    ));
+                }
             }
             "innodb_file_per_table" => {
                 let on = bool_value(name, &v)?;
@@ -361,6 +470,7 @@ impl Server {
         let names: Vec<String> = columns.iter().map(|s| s.to_string()).collect();
         let cols = Columns {
             names: &names,
+            collations: None,
             table: None,
             clause: "where clause",
         };
@@ -566,6 +676,52 @@ impl Server {
                     &["Field", "Type", "Null", "Key", "Default", "Extra"],
                     rows,
                 ))
+            }
+            Show::Collation(like, filter) => {
+                let rows = Collation::ALL
+                    .into_iter()
+                    .map(|k| {
+                        let default = Collation::default_of_charset(k.charset()) == Some(k);
+                        vec![
+                            Datum::str(k.name()),
+                            Datum::str(k.charset()),
+                            int(u64::from(k.id())),
+                            Datum::str(if default { "Yes" } else { "" }),
+                            Datum::str("Yes"),
+                            int(1),
+                        ]
+                    })
+                    .collect();
+                self.filtered(
+                    c,
+                    &[
+                        "Collation",
+                        "Charset",
+                        "Id",
+                        "Default",
+                        "Compiled",
+                        "Sortlen",
+                    ],
+                    rows,
+                    like.as_deref(),
+                    filter.as_ref(),
+                )
+            }
+            Show::CharacterSet(like, filter) => {
+                let rows = [
+                    ("latin1", "cp1252 West European", "latin1_swedish_ci"),
+                    ("binary", "Binary pseudo charset", "binary"),
+                ]
+                .into_iter()
+                .map(|(n, d, k)| vec![Datum::str(n), Datum::str(d), Datum::str(k), int(1)])
+                .collect();
+                self.filtered(
+                    c,
+                    &["Charset", "Description", "Default collation", "Maxlen"],
+                    rows,
+                    like.as_deref(),
+                    filter.as_ref(),
+                )
             }
             Show::InnodbStatus => {
                 let text = self.innodb_status()?;

@@ -7,6 +7,7 @@
 //! engine's indexes order bytes, and the server must agree with them.)
 
 use super::error::SqlError;
+use crate::record::collation::Collation;
 use crate::record::Value;
 use std::cmp::Ordering;
 
@@ -102,6 +103,15 @@ impl Datum {
                 let s = self.scale().max(other.scale());
                 Some(self.as_scaled(s)?.cmp(&other.as_scaled(s)?))
             }
+        }
+    }
+
+    /// MySQL's comparison with strings compared by `coll`; `None` if
+    /// either side is NULL.
+    pub fn compare_in(&self, other: &Datum, coll: Collation) -> Option<Ordering> {
+        match (self, other) {
+            (Datum::Str(a), Datum::Str(b)) => Some(coll.compare(a, b)),
+            _ => self.compare(other),
         }
     }
 

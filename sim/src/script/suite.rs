@@ -204,6 +204,17 @@ pub fn run_suite(
     Ok(report)
 }
 
+/// A message's first line, at most 160 characters (a failing query may
+/// span many).
+fn short(why: &str) -> String {
+    let first = why.lines().next().unwrap_or("");
+    let mut s: String = first.chars().take(160).collect();
+    if s.len() < why.len() {
+        s.push_str(" ...");
+    }
+    s
+}
+
 /// A test's line in mysql-test-run's manner.
 pub fn line(t: &TestReport) -> String {
     let stmts = if t.statements > 0 {
@@ -213,7 +224,7 @@ pub fn line(t: &TestReport) -> String {
     };
     match &t.verdict {
         Verdict::Pass => format!("{:<32} [ pass ]{stmts}", t.name),
-        Verdict::Fail(why) => format!("{:<32} [ fail ]{stmts}  {why}", t.name),
+        Verdict::Fail(why) => format!("{:<32} [ fail ]{stmts}  {}", t.name, short(why)),
         Verdict::Skipped(why) => format!("{:<32} [ skipped ]  {why}", t.name),
         Verdict::Disabled(why) => format!("{:<32} [ disabled ]  {why}", t.name),
     }

@@ -1,0 +1,175 @@
+//! Collations: how the strings of a column compare. Mirrors MySQL 5.1's
+//! `strings/ctype-latin1.c` (`sort_order_latin1`, the weights of
+//! latin1_swedish_ci) and `ctype-simple.c` (`my_strnncollsp_simple`: each
+//! byte through the weight table, the shorter string padded with spaces),
+//! and `ctype-bin.c` for binary strings (bytes, no padding).
+//!
+//! latin1_swedish_ci is MySQL's default: 'a' = 'A', 'e' = 'é' = 'É',
+//! 'abc' = 'abc  ', and 'Ä' sorts after 'Z' as in Swedish.
+
+use std::cmp::Ordering;
+
+/// A column's or an expression's collation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Collation {
+    /// Bytes, without padding: BLOB, VARBINARY, `CHARACTER SET binary`.
+    #[default]
+    Binary,
+    /// latin1_swedish_ci: case- and trailing-space-insensitive, accents
+    /// folded as Swedish has it.
+    Latin1SwedishCi,
+    /// latin1_bin: bytes, trailing spaces ignored.
+    Latin1Bin,
+}
+
+/// MySQL 5.1's `sort_order_latin1`.
+const LATIN1_SWEDISH_CI: [u8; 256] = [
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, //
+    16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, //
+    32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, //
+    48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, //
+    64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, //
+    80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, //
+    96, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, //
+    80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 123, 124, 125, 126, 127, //
+    128, 129, 130, 131, 132, 133, 134, 135, 136, 137, 138, 139, 140, 141, 142, 143, //
+    144, 145, 146, 147, 148, 149, 150, 151, 152, 153, 154, 155, 156, 157, 158, 159, //
+    160, 161, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171, 172, 173, 174, 175, //
+    176, 177, 178, 179, 180, 181, 182, 183, 184, 185, 186, 187, 188, 189, 190, 191, //
+    65, 65, 65, 65, 92, 91, 92, 67, 69, 69, 69, 69, 73, 73, 73, 73, //
+    68, 78, 79, 79, 79, 79, 93, 215, 216, 85, 85, 85, 89, 89, 222, 223, //
+    65, 65, 65, 65, 92, 91, 92, 67, 69, 69, 69, 69, 73, 73, 73, 73, //
+    68, 78, 79, 79, 79, 79, 93, 247, 216, 85, 85, 85, 89, 89, 222, 255, //
+];
+
+impl Collation {
+    /// Compares two strings of this collation.
+    pub fn compare(self, a: &[u8], b: &[u8]) -> Ordering {
+        match self {
+            Collation::Binary => a.cmp(b),
+            Collation::Latin1Bin => pad_space(a, b, |c| c),
+            Collation::Latin1SwedishCi => pad_space(a, b, |c| LATIN1_SWEDISH_CI[usize::from(c)]),
+        }
+    }
+
+    /// One byte's weight (the byte itself for the binary collations).
+    pub fn weight(self, c: u8) -> u8 {
+        match self {
+            Collation::Latin1SwedishCi => LATIN1_SWEDISH_CI[usize::from(c)],
+            _ => c,
+        }
+    }
+
+    /// MySQL's name for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Collation::Binary => "binary",
+            Collation::Latin1SwedishCi => "latin1_swedish_ci",
+            Collation::Latin1Bin => "latin1_bin",
+        }
+    }
+
+    /// Its character set's name.
+    pub fn charset(self) -> &'static str {
+        match self {
+            Collation::Binary => "binary",
+            Collation::Latin1SwedishCi | Collation::Latin1Bin => "latin1",
+        }
+    }
+
+    /// MySQL's collation number (`SHOW COLLATION`'s `Id`).
+    pub fn id(self) -> u16 {
+        match self {
+            Collation::Binary => 63,
+            Collation::Latin1SwedishCi => 8,
+            Collation::Latin1Bin => 47,
+        }
+    }
+
+    /// The collation of a number, as a dictionary stores it.
+    pub fn from_id(id: u16) -> Option<Collation> {
+        Collation::ALL.into_iter().find(|c| c.id() == id)
+    }
+
+    /// The collation of a name, any case.
+    pub fn by_name(name: &str) -> Option<Collation> {
+        Collation::ALL
+            .into_iter()
+            .find(|c| c.name().eq_ignore_ascii_case(name))
+    }
+
+    /// Its character set's default collation, by the set's name.
+    pub fn default_of_charset(charset: &str) -> Option<Collation> {
+        match charset.to_ascii_lowercase().as_str() {
+            "latin1" => Some(Collation::Latin1SwedishCi),
+            "binary" => Some(Collation::Binary),
+            _ => None,
+        }
+    }
+
+    /// Every collation innosim has.
+    pub const ALL: [Collation; 3] = [
+        Collation::Latin1SwedishCi,
+        Collation::Latin1Bin,
+        Collation::Binary,
+    ];
+}
+
+/// `my_strnncollsp_simple`: weights compared byte by byte; when one string
+/// is a prefix of the other, the rest of the longer one against spaces.
+fn pad_space(a: &[u8], b: &[u8], w: impl Fn(u8) -> u8) -> Ordering {
+    let n = a.len().min(b.len());
+    for (&x, &y) in a[..n].iter().zip(&b[..n]) {
+        match w(x).cmp(&w(y)) {
+            Ordering::Equal => {}
+            o => return o,
+        }
+    }
+    let space = w(b' ');
+    let (rest, flip) = if a.len() > n {
+        (&a[n..], false)
+    } else {
+        (&b[n..], true)
+    };
+    for &c in rest {
+        match w(c).cmp(&space) {
+            Ordering::Equal => {}
+            o => return if flip { o.reverse() } else { o },
+        }
+    }
+    Ordering::Equal
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Ordering::*;
+
+    #[test]
+    fn swedish_ci_folds_case_accents_and_trailing_spaces() {
+        let ci = Collation::Latin1SwedishCi;
+        assert_eq!(ci.compare(b"a", b"A"), Equal);
+        assert_eq!(ci.compare(b"InnoDB", b"innodb"), Equal);
+        assert_eq!(ci.compare(b"abc", b"abc  "), Equal);
+        assert_eq!(ci.compare(b"abc", b"abd"), Less);
+        // e, é (0xE9) and É (0xC9) weigh the same; Ä (0xC4) after Z.
+        assert_eq!(ci.compare(b"e", &[0xE9]), Equal);
+        assert_eq!(ci.compare(&[0xC9], &[0xE9]), Equal);
+        assert_eq!(ci.compare(b"Z", &[0xC4]), Less);
+        // A control character below the space sorts a longer string first.
+        assert_eq!(ci.compare(b"a\t", b"a"), Less);
+        assert_eq!(ci.compare(b"a", b"a\t"), Greater);
+    }
+
+    #[test]
+    fn binary_compares_bytes_and_latin1_bin_ignores_trailing_spaces() {
+        assert_eq!(Collation::Binary.compare(b"a", b"A"), Greater);
+        assert_eq!(Collation::Binary.compare(b"a", b"a "), Less);
+        assert_eq!(Collation::Latin1Bin.compare(b"a", b"a "), Equal);
+        assert_eq!(Collation::Latin1Bin.compare(b"a", b"A"), Greater);
+        for c in Collation::ALL {
+            assert_eq!(Collation::from_id(c.id()), Some(c));
+            assert_eq!(Collation::by_name(c.name()), Some(c));
+        }
+    }
+}
