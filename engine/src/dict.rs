@@ -126,10 +126,7 @@ impl TableDef {
                 .iter()
                 .any(|o| o.name.eq_ignore_ascii_case(&c.name))
             {
-                return Err(Error::InvalidArgument(format!(
-                    "Duplicate column name '{}'",
-                    c.name
-                )));
+                return Err(Error::DuplicateColumn(c.name.clone()));
             }
             c.ty.validate(&c.name)?;
         }
@@ -143,10 +140,7 @@ impl TableDef {
                     .get(c)
                     .ok_or_else(|| bad(format!("{what} names column {c}, which does not exist")))?;
                 if cols[..i].contains(&c) {
-                    return Err(Error::InvalidArgument(format!(
-                        "Duplicate column name '{}'",
-                        col.name
-                    )));
+                    return Err(Error::DuplicateColumn(col.name.clone()));
                 }
                 match col.ty {
                     ColumnType::Text { .. } | ColumnType::Blob { .. } => {

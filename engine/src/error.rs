@@ -113,6 +113,9 @@ pub enum Error {
         /// Its table.
         table: String,
     },
+    /// A table or key that names a column twice. MySQL 1060.
+    #[error("Duplicate column name '{0}'")]
+    DuplicateColumn(String),
     /// CREATE INDEX of a name the table has. MySQL 1061.
     #[error("Duplicate key name '{0}'")]
     DuplicateKeyName(String),
@@ -178,6 +181,7 @@ impl Error {
             Error::NoSuchSavepoint(_) => 1305,
             Error::TableDefChanged => 1412,
             Error::NoSuchIndex { .. } => 1176,
+            Error::DuplicateColumn(_) => 1060,
             Error::DuplicateKeyName(_) => 1061,
             Error::CantDropKey(_) => 1091,
             Error::LockWaitTimeout => 1205,
