@@ -1229,6 +1229,12 @@ impl Parser<'_> {
         Ok(Stmt::Set(items))
     }
 
+    /// Whether the token just taken is the keyword `kw`.
+    fn prev_is_kw(&self, kw: &str) -> bool {
+        self.pos > 0
+            && matches!(&self.toks[self.pos - 1].tok, Tok::Word { text, quoted: false } if text.eq_ignore_ascii_case(kw))
+    }
+
     fn err_prev(&self) -> SqlError {
         SqlError::syntax(self.text, self.toks[self.pos - 1].start)
     }
@@ -1280,13 +1286,11 @@ impl Parser<'_> {
         } else if self.eat_kw("COLLATION") {
             let (l, w) = self.like_or_where()?;
             Show::Collation(l, w)
-        } else if self.eat_kw("CHARSET")
-            || (self.is_kw("CHARACTER") && {
-                self.eat_kw("CHARACTER");
+        } else if self.eat_kw("CHARSET") || self.eat_kw("CHARACTER") {
+            // CHARACTER SET, or its synonym CHARSET.
+            if self.prev_is_kw("CHARACTER") {
                 self.expect_kw("SET")?;
-                true
-            })
-        {
+            }
             let (l, w) = self.like_or_where()?;
             Show::CharacterSet(l, w)
         } else if self.eat_kw("ENGINE") {

@@ -148,14 +148,14 @@ impl Reader {
                 if buf.is_empty() {
                     return None;
                 }
-                return Some((start.0, String::from_utf8_lossy(&buf).into_owned(), start.1));
+                return Some(piece(start, &buf));
             };
             if self.stack.len() != depth {
                 // A sourced file ended inside a piece: what it held so
                 // far is that piece, as when the file ends at its end.
                 self.ungetc();
                 if !buf.is_empty() {
-                    return Some((start.0, String::from_utf8_lossy(&buf).into_owned(), start.1));
+                    return Some(piece(start, &buf));
                 }
                 state = State::LineStart;
                 start = self.position();
@@ -168,19 +168,11 @@ impl Reader {
             match state {
                 State::Normal => {
                     if self.at_delimiter(c, delim) {
-                        return Some((
-                            start.0,
-                            String::from_utf8_lossy(&buf).into_owned(),
-                            start.1,
-                        ));
+                        return Some(piece(start, &buf));
                     }
                     if c == b'{' && (starts_word(&buf, b"while") || starts_word(&buf, b"if")) {
                         buf.push(c);
-                        return Some((
-                            start.0,
-                            String::from_utf8_lossy(&buf).into_owned(),
-                            start.1,
-                        ));
+                        return Some(piece(start, &buf));
                     }
                     if matches!(c, b'\'' | b'"' | b'`') {
                         state = State::Quote(c);
@@ -188,11 +180,7 @@ impl Reader {
                 }
                 State::Comment => {
                     if c == b'\n' {
-                        return Some((
-                            start.0,
-                            String::from_utf8_lossy(&buf).into_owned(),
-                            start.1,
-                        ));
+                        return Some(piece(start, &buf));
                     }
                 }
                 State::LineStart => {
@@ -204,18 +192,10 @@ impl Reader {
                             start = self.position();
                         }
                     } else if self.at_delimiter(c, delim) {
-                        return Some((
-                            start.0,
-                            String::from_utf8_lossy(&buf).into_owned(),
-                            start.1,
-                        ));
+                        return Some(piece(start, &buf));
                     } else if c == b'}' {
                         buf.push(c);
-                        return Some((
-                            start.0,
-                            String::from_utf8_lossy(&buf).into_owned(),
-                            start.1,
-                        ));
+                        return Some(piece(start, &buf));
                     } else if matches!(c, b'\'' | b'"' | b'`') {
                         state = State::Quote(c);
                     } else {
@@ -272,6 +252,11 @@ impl Reader {
             line,
         })
     }
+}
+
+/// A piece read: its file, text and first line.
+fn piece(start: (String, usize), buf: &[u8]) -> (String, String, usize) {
+    (start.0, String::from_utf8_lossy(buf).into_owned(), start.1)
 }
 
 /// Whether `buf` starts with `word`, compared as mysqltest does (the

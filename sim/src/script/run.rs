@@ -839,8 +839,7 @@ impl Runner {
 
     /// mysqltest's `handle_error`.
     fn handle_error(&mut self, q: &str, e: &SqlError, expect: &[Expect]) -> Result<(), Stop> {
-        if let Some((file, _)) = self.require.take() {
-            let _ = file;
+        if self.require.take().is_some() {
             return Err(Stop::Skip(format!(
                 "Query '{q}' failed, required functionality not supported"
             )));
