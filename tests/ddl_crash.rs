@@ -50,6 +50,7 @@ fn new_index() -> IndexDef {
         name: "uv".into(),
         columns: vec![1],
         unique: true,
+        prefixes: Vec::new(),
     }
 }
 
@@ -79,11 +80,13 @@ fn def() -> TableDef {
                 name: "id".into(),
                 ty: ColumnType::BIGINT_UNSIGNED,
                 nullable: false,
+                collation: Default::default(),
             },
             ColumnDef {
                 name: "v".into(),
                 ty: ColumnType::VarChar(200),
                 nullable: false,
+                collation: Default::default(),
             },
         ],
         primary_key: vec![0],
@@ -91,6 +94,7 @@ fn def() -> TableDef {
             name: "v".into(),
             columns: vec![1],
             unique: false,
+            prefixes: Vec::new(),
         }],
         row_format: RowFormat::Compact,
         server: Vec::new(),
@@ -493,6 +497,7 @@ fn the_index_build_sorts_through_a_merge_file_and_builds_the_index() {
         name: "v_again".into(),
         columns: vec![1],
         unique: true,
+        prefixes: Vec::new(),
     };
     e.ddl_now("t", |e, s| e.drop_index(s, "t", "uv", Vec::new()))
         .unwrap();

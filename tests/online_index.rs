@@ -24,11 +24,13 @@ fn def() -> TableDef {
                 name: "id".into(),
                 ty: ColumnType::BIGINT_UNSIGNED,
                 nullable: false,
+                collation: Default::default(),
             },
             ColumnDef {
                 name: "v".into(),
                 ty: ColumnType::VarChar(20),
                 nullable: false,
+                collation: Default::default(),
             },
         ],
         primary_key: vec![0],
@@ -150,6 +152,7 @@ fn old_view_and_new_index(canaries: Canaries) -> (Engine, SessionId, Vec<(u64, V
         name: "nv".into(),
         columns: vec![1],
         unique: false,
+        prefixes: Vec::new(),
     };
     e.ddl_now("t", |e, s| e.create_indexes(s, "t", &[index], Vec::new()))
         .unwrap();

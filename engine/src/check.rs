@@ -249,7 +249,7 @@ pub fn check_table(pager: &mut Pager, table: &Table) -> Result<CheckReport> {
             let ck = row::write::clustered_key_of_entry(table, sec, &e)?;
             match btree::get(pager, &table.clustered, &btree::key_refs(&ck))? {
                 Some(f) if !record::is_deleted(&f.rec) => {
-                    let implied = row::sec_entry(table, sec, &f.rec)?;
+                    let implied = row::sec_entry(pager, table, sec, &f.rec)?;
                     if record::compare_records(&sec.index.leaf, &implied, &e, sec.index.n_key)?
                         != Ordering::Equal
                     {
@@ -298,7 +298,7 @@ fn entries_match_rows(pager: &mut Pager, table: &Table, sec: &Secondary) -> Resu
         if record::is_deleted(&rec) {
             continue;
         }
-        match row::sec_entry(table, sec, &rec) {
+        match row::sec_entry(pager, table, sec, &rec) {
             Ok(e) => implied.push(e),
             Err(_) => return Ok(false),
         }
@@ -349,7 +349,7 @@ fn rows_without_entries(
         if record::is_deleted(&rec) {
             continue;
         }
-        let e = row::sec_entry(table, sec, &rec)?;
+        let e = row::sec_entry(pager, table, sec, &rec)?;
         let k = key_of(&sec.index, 0, &e)?;
         match btree::get(pager, &sec.index, &btree::key_refs(&k))? {
             Some(f) if !record::is_deleted(&f.rec) => {}
@@ -396,6 +396,7 @@ mod tests {
             name: name.into(),
             ty: ColumnType::BIGINT_UNSIGNED,
             nullable: false,
+            collation: Default::default(),
         };
         e.create_table(TableDef {
             name: "t".into(),
@@ -405,6 +406,7 @@ mod tests {
                 name: "k".into(),
                 columns: vec![1],
                 unique: false,
+                prefixes: Vec::new(),
             }],
             row_format: RowFormat::Compact,
             server: Vec::new(),
@@ -427,7 +429,7 @@ mod tests {
         let pk = id.to_be_bytes();
         let found =
             btree::get(e.pager_mut(), &table.clustered, &[Some(&pk[..])])?.expect("the row exists");
-        let entry = row::sec_entry(table, &table.secondary[0], &found.rec)?;
+        let entry = row::sec_entry(e.pager_mut(), table, &table.secondary[0], &found.rec)?;
         let key = key_of(&table.secondary[0].index, 0, &entry)?;
         Ok((entry, key))
     }

@@ -22,7 +22,7 @@
 use crate::btree::Index;
 use crate::error::{Error, Result};
 use crate::mtr::ops::put_varint;
-use crate::record::{ColumnType, FieldDef, FieldKind, RecordLayout, RowFormat};
+use crate::record::{Collation, ColumnType, FieldDef, FieldKind, RecordLayout, RowFormat};
 
 /// Table id of SYS_TABLES.
 pub const SYS_TABLES_ID: u64 = 1;
@@ -44,6 +44,9 @@ pub struct ColumnDef {
     pub ty: ColumnType,
     /// Whether NULL is allowed.
     pub nullable: bool,
+    /// How its values compare in an index: [`Collation::Binary`] unless the
+    /// column is a string of a character set (CHAR, VARCHAR, TEXT).
+    pub collation: Collation,
 }
 
 /// A secondary index definition.
@@ -55,6 +58,18 @@ pub struct IndexDef {
     pub columns: Vec<usize>,
     /// Whether non-NULL keys must be unique.
     pub unique: bool,
+    /// Column prefix lengths in bytes, one per column (`0`: the whole
+    /// column), or empty when no column is a prefix: `KEY (c(10))` stores
+    /// and compares the first 10 bytes of `c` (InnoDB's
+    /// `dict_field_t::prefix_len`).
+    pub prefixes: Vec<u16>,
+}
+
+impl IndexDef {
+    /// The prefix length of key column `i`, if it is a prefix.
+    pub fn prefix(&self, i: usize) -> Option<u16> {
+        self.prefixes.get(i).copied().filter(|&p| p != 0)
+    }
 }
 
 /// A table definition as given to CREATE TABLE.
@@ -129,8 +144,19 @@ impl TableDef {
                 return Err(Error::DuplicateColumn(c.name.clone()));
             }
             c.ty.validate(&c.name)?;
+            let string = matches!(
+                c.ty,
+                ColumnType::Char(_) | ColumnType::VarChar(_) | ColumnType::Text { .. }
+            );
+            if c.collation != Collation::Binary && !string {
+                return Err(bad(format!(
+                    "column '{}' is not a string and cannot have collation {}",
+                    c.name,
+                    c.collation.name()
+                )));
+            }
         }
-        let key_ok = |cols: &[usize], what: &str| -> Result<()> {
+        let key_ok = |cols: &[usize], prefixes: &[u16], what: &str| -> Result<()> {
             if cols.is_empty() || cols.len() > 16 {
                 return Err(bad(format!("{what} must have 1 to 16 columns")));
             }
@@ -141,6 +167,25 @@ impl TableDef {
                     .ok_or_else(|| bad(format!("{what} names column {c}, which does not exist")))?;
                 if cols[..i].contains(&c) {
                     return Err(Error::DuplicateColumn(col.name.clone()));
+                }
+                if let Some(&p) = prefixes.get(i).filter(|&&p| p != 0) {
+                    let max = match col.ty {
+                        ColumnType::Char(n) | ColumnType::VarChar(n) => u32::from(n),
+                        ColumnType::Text { max_len } | ColumnType::Blob { max_len } => max_len,
+                        _ => 0,
+                    };
+                    if u32::from(p) > max {
+                        return Err(Error::InvalidArgument(format!(
+                            "Incorrect prefix key: column '{}' has no prefix of {p} bytes",
+                            col.name
+                        )));
+                    }
+                    if u32::from(p) > MAX_KEY_COLUMN_BYTES {
+                        return Err(Error::InvalidArgument(
+                            "Specified key was too long; max key length is 767 bytes".into(),
+                        ));
+                    }
+                    continue;
                 }
                 match col.ty {
                     ColumnType::Text { .. } | ColumnType::Blob { .. } => {
@@ -160,7 +205,7 @@ impl TableDef {
             Ok(())
         };
         if !self.primary_key.is_empty() {
-            key_ok(&self.primary_key, "the primary key")?;
+            key_ok(&self.primary_key, &[], "the primary key")?;
             for &c in &self.primary_key {
                 if self.columns[c].nullable {
                     return Err(Error::InvalidArgument(format!(
@@ -171,7 +216,15 @@ impl TableDef {
             }
         }
         for (i, ix) in self.indexes.iter().enumerate() {
-            key_ok(&ix.columns, &format!("index '{}'", ix.name))?;
+            if !ix.prefixes.is_empty() && ix.prefixes.len() != ix.columns.len() {
+                return Err(bad(format!(
+                    "index '{}' has {} prefix lengths for {} columns",
+                    ix.name,
+                    ix.prefixes.len(),
+                    ix.columns.len()
+                )));
+            }
+            key_ok(&ix.columns, &ix.prefixes, &format!("index '{}'", ix.name))?;
             if ix.name.is_empty()
                 || ix.name.eq_ignore_ascii_case("PRIMARY")
                 || self.indexes[..i]
@@ -217,6 +270,9 @@ pub struct Secondary {
     pub index: Index,
     /// For each field of its records, the clustered field it copies.
     pub from_clustered: Vec<usize>,
+    /// For each field of its records, the bytes of the clustered field it
+    /// keeps, when it keeps only a prefix.
+    pub prefix: Vec<Option<usize>>,
     /// The transaction whose commit made the index usable (fast index
     /// creation; 0 for an index as old as its table): a read view that
     /// does not see it may not read the index (InnoDB's `index->trx_id`).
@@ -277,6 +333,19 @@ fn key_kind(ty: &ColumnType) -> FieldKind {
     }
 }
 
+/// The field of a key that keeps the first `p` bytes of a column of type
+/// `ty`: of fixed length for CHAR (whose values are padded), of up to `p`
+/// bytes otherwise (`dict_index_add_col`).
+fn prefix_kind(ty: &ColumnType, p: u16) -> FieldKind {
+    match ty {
+        ColumnType::Char(n) => FieldKind::Fixed(p.min(*n)),
+        _ => FieldKind::Variable {
+            max_len: u32::from(p),
+            long: false,
+        },
+    }
+}
+
 impl Table {
     /// The longest clustered record the table stores, its long columns
     /// moved off page until it fits: half a page's record space, or, for a
@@ -300,40 +369,31 @@ impl Table {
         let mut col_field = vec![usize::MAX; def.columns.len()];
         if def.primary_key.is_empty() {
             fields.push(ClusteredField::RowId);
-            layout.push(FieldDef {
-                kind: FieldKind::Fixed(ROW_ID_LEN),
-                nullable: false,
-            });
+            layout.push(FieldDef::not_null(FieldKind::Fixed(ROW_ID_LEN)));
         } else {
             for &c in &def.primary_key {
                 col_field[c] = fields.len();
                 fields.push(ClusteredField::Column(c));
-                layout.push(FieldDef {
-                    kind: key_kind(&def.columns[c].ty),
-                    nullable: false,
-                });
+                let col = &def.columns[c];
+                layout.push(FieldDef::not_null(key_kind(&col.ty)).collated(col.collation));
             }
         }
         let n_key = fields.len();
         let trx_id_field = fields.len();
         fields.push(ClusteredField::TrxId);
-        layout.push(FieldDef {
-            kind: FieldKind::Fixed(TRX_ID_LEN),
-            nullable: false,
-        });
+        layout.push(FieldDef::not_null(FieldKind::Fixed(TRX_ID_LEN)));
         let roll_ptr_field = fields.len();
         fields.push(ClusteredField::RollPtr);
-        layout.push(FieldDef {
-            kind: FieldKind::Fixed(crate::trx::undo::ROLL_PTR_LEN as u16),
-            nullable: false,
-        });
+        layout.push(FieldDef::not_null(FieldKind::Fixed(
+            crate::trx::undo::ROLL_PTR_LEN as u16,
+        )));
         for (c, col) in def.columns.iter().enumerate() {
             if col_field[c] != usize::MAX {
                 continue;
             }
             col_field[c] = fields.len();
             fields.push(ClusteredField::Column(c));
-            layout.push(FieldDef::of(&col.ty, col.nullable));
+            layout.push(FieldDef::of(&col.ty, col.nullable).collated(col.collation));
         }
         let clustered = Index::new(
             st.clustered.0,
@@ -346,20 +406,32 @@ impl Table {
         let mut secondary = Vec::new();
         for (ix, &(id, root)) in def.indexes.iter().zip(st.secondary.iter()) {
             let mut from = Vec::new();
+            let mut prefix = Vec::new();
             let mut sl = Vec::new();
-            for &c in &ix.columns {
+            for (i, &c) in ix.columns.iter().enumerate() {
+                let col = &def.columns[c];
+                let p = ix.prefix(i);
                 from.push(col_field[c]);
-                sl.push(FieldDef {
-                    kind: key_kind(&def.columns[c].ty),
-                    nullable: def.columns[c].nullable,
-                });
+                prefix.push(p.map(usize::from));
+                let kind = match p {
+                    Some(p) => prefix_kind(&col.ty, p),
+                    None => key_kind(&col.ty),
+                };
+                sl.push(FieldDef::new(kind, col.nullable).collated(col.collation));
             }
-            for (f, def) in layout.iter().enumerate().take(n_key) {
-                if !from.contains(&f) {
+            for (f, fd) in layout.iter().enumerate().take(n_key) {
+                // A primary key column is in the entry once, whole, unless
+                // the index holds all of it already.
+                let whole = from
+                    .iter()
+                    .zip(&prefix)
+                    .any(|(&g, p)| g == f && p.is_none());
+                if !whole {
                     from.push(f);
+                    prefix.push(None);
                     sl.push(FieldDef {
-                        kind: def.kind,
                         nullable: false,
+                        ..*fd
                     });
                 }
             }
@@ -368,6 +440,7 @@ impl Table {
                 def: ix.clone(),
                 index: Index::new(id, &ix.name, st.space, root, RecordLayout::new(fmt, sl), n),
                 from_clustered: from,
+                prefix,
                 created_by: 0,
             });
         }
@@ -414,16 +487,19 @@ pub fn sys_tables_def() -> TableDef {
                 name: "ID".into(),
                 ty: ColumnType::BIGINT_UNSIGNED,
                 nullable: false,
+                collation: Default::default(),
             },
             ColumnDef {
                 name: "NAME".into(),
                 ty: ColumnType::VarChar(192),
                 nullable: false,
+                collation: Default::default(),
             },
             ColumnDef {
                 name: "DEF".into(),
                 ty: ColumnType::LONGBLOB,
                 nullable: false,
+                collation: Default::default(),
             },
         ],
         primary_key: vec![0],
@@ -462,11 +538,23 @@ fn format_code(f: RowFormat) -> u8 {
 
 /// Serializes a definition and its storage for SYS_TABLES.
 ///
-/// Version 1 has no server definition; version 2 ends with one. A table
-/// without one is written as version 1, so the engine's own tables keep
-/// the bytes (and page counts) they had before version 2.
+/// Version 1 has no server definition; version 2 ends with one; version 3
+/// adds each column's collation number after its nullability and each
+/// index's prefix lengths after its columns, and ends with a server
+/// definition of any length. A table is written in the lowest version that
+/// holds it, so the engine's own tables keep the bytes (and page counts)
+/// they had before the later versions.
 pub fn encode_def(def: &TableDef, st: &TableStorage) -> Vec<u8> {
-    let mut out = vec![if def.server.is_empty() { 1u8 } else { 2 }];
+    let v3 = def.columns.iter().any(|c| c.collation != Collation::Binary)
+        || def.indexes.iter().any(|ix| !ix.prefixes.is_empty());
+    let version = if v3 {
+        3u8
+    } else if def.server.is_empty() {
+        1
+    } else {
+        2
+    };
+    let mut out = vec![version];
     put_str(&mut out, &def.name);
     out.push(format_code(def.row_format));
     if let RowFormat::Compressed { key_block_size } = def.row_format {
@@ -479,6 +567,9 @@ pub fn encode_def(def: &TableDef, st: &TableStorage) -> Vec<u8> {
         out.push(code);
         put_varint(&mut out, p);
         out.push(c.nullable as u8);
+        if v3 {
+            put_varint(&mut out, u64::from(c.collation.id()));
+        }
     }
     put_varint(&mut out, def.primary_key.len() as u64);
     for &c in &def.primary_key {
@@ -492,6 +583,12 @@ pub fn encode_def(def: &TableDef, st: &TableStorage) -> Vec<u8> {
         for &c in &ix.columns {
             put_varint(&mut out, c as u64);
         }
+        if v3 {
+            put_varint(&mut out, ix.prefixes.len() as u64);
+            for &p in &ix.prefixes {
+                put_varint(&mut out, u64::from(p));
+            }
+        }
     }
     put_varint(&mut out, st.id);
     put_varint(&mut out, st.space as u64);
@@ -502,7 +599,7 @@ pub fn encode_def(def: &TableDef, st: &TableStorage) -> Vec<u8> {
         put_varint(&mut out, id);
         put_varint(&mut out, root as u64);
     }
-    if !def.server.is_empty() {
+    if version >= 2 {
         put_varint(&mut out, def.server.len() as u64);
         out.extend_from_slice(&def.server);
     }
@@ -563,7 +660,7 @@ impl Rd<'_> {
 pub fn decode_def(b: &[u8]) -> Result<(TableDef, TableStorage)> {
     let mut r = Rd { b, pos: 0 };
     let version = r.byte()?;
-    if version != 1 && version != 2 {
+    if !(1..=3).contains(&version) {
         return Err(Rd::err());
     }
     let name = r.string()?;
@@ -598,7 +695,18 @@ pub fn decode_def(b: &[u8]) -> Result<(TableDef, TableStorage)> {
             _ => return Err(Rd::err()),
         };
         let nullable = r.byte()? != 0;
-        columns.push(ColumnDef { name, ty, nullable });
+        let collation = if version == 3 {
+            let id = u16::try_from(r.varint()?).map_err(|_| Rd::err())?;
+            Collation::from_id(id).ok_or_else(Rd::err)?
+        } else {
+            Collation::Binary
+        };
+        columns.push(ColumnDef {
+            name,
+            ty,
+            nullable,
+            collation,
+        });
     }
     let npk = r.small(16)?;
     let mut primary_key = Vec::new();
@@ -615,10 +723,17 @@ pub fn decode_def(b: &[u8]) -> Result<(TableDef, TableStorage)> {
         for _ in 0..nc {
             cols.push(r.small(n as u64)?);
         }
+        let mut prefixes = Vec::new();
+        if version == 3 {
+            for _ in 0..r.small(16)? {
+                prefixes.push(u16::try_from(r.varint()?).map_err(|_| Rd::err())?);
+            }
+        }
         indexes.push(IndexDef {
             name,
             columns: cols,
             unique,
+            prefixes,
         });
     }
     let id = r.varint()?;
@@ -632,10 +747,10 @@ pub fn decode_def(b: &[u8]) -> Result<(TableDef, TableStorage)> {
         let sroot = r.small(u32::MAX as u64)? as u32;
         secondary.push((sid, sroot));
     }
-    let server = if version == 2 {
+    let server = if version >= 2 {
         let n = r.small(MAX_SERVER_DEF_BYTES as u64)?;
         let end = r.pos + n;
-        if n == 0 || end > b.len() {
+        if (n == 0 && version == 2) || end > b.len() {
             return Err(Rd::err());
         }
         let v = b[r.pos..end].to_vec();
@@ -680,21 +795,25 @@ mod tests {
                     name: "id".into(),
                     ty: ColumnType::INT_UNSIGNED,
                     nullable: false,
+                    collation: Default::default(),
                 },
                 ColumnDef {
                     name: "k".into(),
                     ty: ColumnType::INT,
                     nullable: false,
+                    collation: Default::default(),
                 },
                 ColumnDef {
                     name: "c".into(),
                     ty: ColumnType::Char(120),
                     nullable: false,
+                    collation: Default::default(),
                 },
                 ColumnDef {
                     name: "pad".into(),
                     ty: ColumnType::Char(60),
                     nullable: true,
+                    collation: Default::default(),
                 },
             ],
             primary_key: vec![0],
@@ -702,6 +821,7 @@ mod tests {
                 name: "k".into(),
                 columns: vec![1],
                 unique: false,
+                prefixes: Vec::new(),
             }],
             row_format: RowFormat::Dynamic,
             server: Vec::new(),

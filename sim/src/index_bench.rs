@@ -55,6 +55,7 @@ fn sbtest(with_k: bool) -> TableDef {
         name: name.into(),
         ty,
         nullable: false,
+        collation: Default::default(),
     };
     TableDef {
         name: "sbtest".into(),
@@ -76,6 +77,7 @@ fn k_index() -> IndexDef {
         name: "k".into(),
         columns: vec![1],
         unique: false,
+        prefixes: Vec::new(),
     }
 }
 

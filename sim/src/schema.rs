@@ -122,6 +122,7 @@ impl TableSpec {
                     name: c.name.clone(),
                     ty: column_type(&c.ty).expect("validated"),
                     nullable: c.nullable,
+                    collation: Default::default(),
                 })
                 .collect(),
             primary_key: self.primary_key.clone(),
@@ -132,6 +133,7 @@ impl TableSpec {
                     name: i.name.clone(),
                     columns: i.columns.clone(),
                     unique: i.unique,
+                    prefixes: Vec::new(),
                 })
                 .collect(),
             row_format: format_of(&self.row_format).expect("validated"),

@@ -53,6 +53,40 @@ pub fn key_refs(key: &[Option<Vec<u8>>]) -> Vec<Option<&[u8]>> {
     key.iter().map(|f| f.as_deref()).collect()
 }
 
+/// The name a lock on the record with key `key` of `index` is kept under:
+/// the key with each field of a non-binary collation in its canonical form,
+/// so that keys equal in the index's collation ('a', 'A', 'a ' under
+/// latin1_swedish_ci) name the one record they all find. InnoDB's locks sit
+/// on the physical record, which makes this automatic there.
+pub fn lock_key(index: &Index, key: Key) -> Key {
+    let fields = index.leaf.fields();
+    if key.len() <= index.leaf.binary_prefix {
+        return key;
+    }
+    key.into_iter()
+        .zip(fields)
+        .map(|(f, def)| match f {
+            Some(b) if def.collation != record::Collation::Binary => {
+                Some(def.collation.canonical(&b))
+            }
+            f => f,
+        })
+        .collect()
+}
+
+/// Whether two keys of `index` (or prefixes of them, compared as far as
+/// the shorter goes) are equal in the index's collations: the equality of
+/// duplicate checks, where bytes may differ ('a', 'A').
+pub fn keys_equal(index: &Index, a: &[Option<Vec<u8>>], b: &[Option<Vec<u8>>]) -> bool {
+    a.iter()
+        .zip(b)
+        .zip(index.leaf.fields())
+        .all(|((x, y), def)| match (x, y) {
+            (Some(x), Some(y)) => def.collation.compare(x, y) == Ordering::Equal,
+            (x, y) => x == y,
+        })
+}
+
 /// The in-memory descriptor of one B-tree.
 #[derive(Debug, Clone)]
 pub struct Index {
@@ -83,10 +117,7 @@ impl Index {
         n_key: usize,
     ) -> Self {
         let mut fields: Vec<FieldDef> = leaf.fields()[..n_key].to_vec();
-        fields.push(FieldDef {
-            kind: FieldKind::Fixed(4),
-            nullable: false,
-        });
+        fields.push(FieldDef::not_null(FieldKind::CHILD_PAGE_NO));
         let node = RecordLayout::new(leaf.format(), fields);
         Index {
             id,
@@ -537,7 +568,8 @@ pub fn insert_with_hint(
 }
 
 /// Inserts a record, or, if one with the same full key is there, clears its
-/// delete mark (secondary entries coming back). One search either way.
+/// delete mark (secondary entries coming back), taking `rec`'s bytes where
+/// the key is equal only in its collation. One search either way.
 pub fn insert_or_unmark(pager: &mut Pager, index: &Index, rec: &[u8]) -> Result<()> {
     insert_inner(pager, index, rec, true, None)
 }
@@ -584,9 +616,16 @@ fn insert_inner(
         let prev = index::rec(pager.page(f), slot - 1);
         match record::compare_key(&index.leaf, prev, &key) {
             Ok(Ordering::Equal) => {
+                let mut r = prev.to_vec();
+                record::set_deleted(&mut r, false);
+                if record::is_deleted(prev) && r != rec {
+                    // Equal in the collation but not in bytes ('a' over a
+                    // delete-marked 'A'): the entry takes the new bytes, as
+                    // row_ins_sec_index_entry_by_modify rewrites it.
+                    mtr.release(pager);
+                    return update(pager, index, rec);
+                }
                 if record::is_deleted(prev) {
-                    let mut r = prev.to_vec();
-                    record::set_deleted(&mut r, false);
                     mtr.page_op(
                         pager,
                         f,

@@ -236,7 +236,7 @@ impl Engine {
                 // goes in, delete-marked, as the other indexes keep theirs.
                 let deleted = record::is_deleted(&rec);
                 for (sec, sorter) in new.iter().zip(&mut sorters) {
-                    let mut e = row::sec_entry(table, sec, &rec)?;
+                    let mut e = row::sec_entry(&mut self.pager, table, sec, &rec)?;
                     record::set_deleted(&mut e, deleted);
                     sorter.add(self.pager.fil.storage(), e)?;
                 }
@@ -439,7 +439,11 @@ fn unique_clash(sec: &dict::Secondary, a: &[u8], b: &[u8], n_unique: usize) -> R
         return Ok(false);
     }
     let kb = btree::key_of(&sec.index, 0, b)?;
-    Ok(ka[..n_unique] == kb[..n_unique])
+    Ok(btree::keys_equal(
+        &sec.index,
+        &ka[..n_unique],
+        &kb[..n_unique],
+    ))
 }
 
 /// 1062 for an entry of a unique index being built.

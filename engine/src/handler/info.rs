@@ -287,6 +287,31 @@ impl Engine {
         }
     }
 
+    /// The key of the record a lock key names, as the record stores it
+    /// (the lock key itself if the record is gone).
+    fn record_key(&mut self, table: u64, index: u64, key: &RecKey) -> Result<RecKey> {
+        let RecKey::Key(k) = key else {
+            return Ok(key.clone());
+        };
+        let Some(t) = self.tables.get(&table) else {
+            return Ok(key.clone());
+        };
+        let ix = if t.clustered.id == index {
+            &t.clustered
+        } else {
+            match t.secondary.iter().find(|s| s.index.id == index) {
+                Some(s) => &s.index,
+                None => return Ok(key.clone()),
+            }
+        };
+        Ok(
+            match btree::get(&mut self.pager, ix, &btree::key_refs(k))? {
+                Some(found) => RecKey::Key(btree::key_of(ix, 0, &found.rec)?),
+                None => key.clone(),
+            },
+        )
+    }
+
     fn lock_id_text(&mut self, lock: &Lock) -> Result<String> {
         Ok(match self.lock_position(lock)? {
             Some((space, page, heap)) => format!("{}:{space}:{page}:{heap}", hex(lock.trx)),
@@ -305,7 +330,11 @@ impl Engine {
         let (index_name, data) = match &lock.target {
             Target::Table(_) => (None, None),
             Target::Record { index, key, .. } => {
-                let (name, data) = index_and_data(&self.tables[&table_id], *index, key);
+                // A lock names its record by the key's canonical form (see
+                // btree::lock_key); lock_data shows the record's own bytes,
+                // as InnoDB prints the locked record.
+                let shown = self.record_key(table_id, *index, key)?;
+                let (name, data) = index_and_data(&self.tables[&table_id], *index, &shown);
                 (Some(name), Some(data))
             }
         };

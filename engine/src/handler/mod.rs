@@ -649,7 +649,7 @@ impl Engine {
             targets.push(Target::Record {
                 table: id,
                 index: t.clustered.id,
-                key: crate::lock::RecKey::Key(pk.clone()),
+                key: crate::lock::RecKey::Key(crate::btree::lock_key(&t.clustered, pk.clone())),
             });
             for sec in &t.secondary {
                 let mut key: Vec<Option<Vec<u8>>> =
@@ -665,7 +665,7 @@ impl Engine {
                 targets.push(Target::Record {
                     table: id,
                     index: sec.index.id,
-                    key: crate::lock::RecKey::Key(key),
+                    key: crate::lock::RecKey::Key(crate::btree::lock_key(&sec.index, key)),
                 });
             }
         }
@@ -1357,29 +1357,45 @@ impl Engine {
             .collect()
     }
 
-    fn bound_stored(table: &Table, cols: &[usize], b: &RangeBound) -> Result<Bound> {
-        let conv = |vals: &Vec<Value>| -> Result<Key> {
+    /// A range bound as stored key fields of an index whose key columns are
+    /// `cols` (each with its prefix length, if the index keeps a prefix).
+    /// A value longer than its column's prefix is cut to it, and the bound
+    /// then ends there and includes its end: the range covers every row
+    /// whose prefix is in range, a superset of the rows asked for, which
+    /// the caller filters (as MySQL rechecks a prefix key's condition).
+    fn bound_stored(table: &Table, cols: &[(usize, Option<u16>)], b: &RangeBound) -> Result<Bound> {
+        let conv = |vals: &Vec<Value>| -> Result<(Key, bool)> {
             if vals.len() > cols.len() {
                 return Err(Error::InvalidArgument(
                     "range bound has more values than the index has columns".into(),
                 ));
             }
-            vals.iter()
-                .zip(cols)
-                .map(|(v, &c)| {
-                    let col = &table.def.columns[c];
-                    if v.is_null() {
-                        Ok(None)
-                    } else {
-                        record::to_stored(&col.ty, v, &col.name).map(Some)
-                    }
-                })
-                .collect()
+            let mut key = Key::new();
+            for (v, &(c, prefix)) in vals.iter().zip(cols) {
+                let col = &table.def.columns[c];
+                if v.is_null() {
+                    key.push(None);
+                    continue;
+                }
+                let mut stored = record::to_stored(&col.ty, v, &col.name)?;
+                let cut = prefix.is_some_and(|p| stored.len() > usize::from(p));
+                if let Some(p) = prefix {
+                    stored.truncate(usize::from(p));
+                }
+                key.push(Some(stored));
+                if cut {
+                    return Ok((key, true));
+                }
+            }
+            Ok((key, false))
         };
         Ok(match b {
             RangeBound::Unbounded => Bound::Unbounded,
-            RangeBound::Included(v) => Bound::Included(conv(v)?),
-            RangeBound::Excluded(v) => Bound::Excluded(conv(v)?),
+            RangeBound::Included(v) => Bound::Included(conv(v)?.0),
+            RangeBound::Excluded(v) => match conv(v)? {
+                (k, true) => Bound::Included(k),
+                (k, false) => Bound::Excluded(k),
+            },
         })
     }
 
@@ -1623,9 +1639,9 @@ impl Engine {
         index: Option<&str>,
         low: &RangeBound,
         high: &RangeBound,
-    ) -> Result<(Option<usize>, Vec<usize>)> {
+    ) -> Result<(Option<usize>, Vec<(usize, Option<u16>)>)> {
         let (ix, cols) = match index {
-            None => (None, t.def.primary_key.clone()),
+            None => (None, t.def.primary_key.iter().map(|&c| (c, None)).collect()),
             Some(name) => {
                 let i = t
                     .secondary
@@ -1635,7 +1651,11 @@ impl Engine {
                         index: name.to_string(),
                         table: t.name().to_string(),
                     })?;
-                (Some(i), t.secondary[i].def.columns.clone())
+                let def = &t.secondary[i].def;
+                let cols: Vec<_> = (def.columns.iter().enumerate())
+                    .map(|(k, &c)| (c, def.prefix(k)))
+                    .collect();
+                (Some(i), cols)
             }
         };
         if ix.is_none()

@@ -52,6 +52,22 @@ impl Collation {
         }
     }
 
+    /// The form all strings equal to `s` in this collation share, so that
+    /// equal strings can be told equal by their bytes: each byte's weight,
+    /// trailing spaces dropped (`s` itself for binary). Used where equality
+    /// is all that matters, as in naming the record a lock is on.
+    pub fn canonical(self, s: &[u8]) -> Vec<u8> {
+        if self == Collation::Binary {
+            return s.to_vec();
+        }
+        let space = self.weight(b' ');
+        let mut out: Vec<u8> = s.iter().map(|&c| self.weight(c)).collect();
+        while out.last() == Some(&space) {
+            out.pop();
+        }
+        out
+    }
+
     /// One byte's weight (the byte itself for the binary collations).
     pub fn weight(self, c: u8) -> u8 {
         match self {

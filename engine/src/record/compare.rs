@@ -2,9 +2,14 @@
 //! every B-tree search. Mirrors InnoDB's `rem0cmp.cc` (`cmp_dtuple_rec`,
 //! `cmp_rec_rec`).
 //!
-//! Fields compare as bytes (stored forms are memcomparable, see `types.rs`),
-//! field by field, with NULL before every value and equal to NULL: exactly
-//! the order of `Option<&[u8]>`.
+//! Fields compare field by field, with NULL before every value and equal to
+//! NULL. A field of a binary collation compares as bytes (stored forms are
+//! memcomparable, see `types.rs`): exactly the order of `Option<&[u8]>`. A
+//! string field of a character set compares in its collation, as
+//! `cmp_data_data` hands such fields to MySQL's `strnncollsp`: under
+//! latin1_swedish_ci 'a' equals 'A' and 'a ' in index order and in
+//! uniqueness alike. The fast paths (fixed offsets, integer compares) are
+//! taken only while the compared fields are binary.
 //!
 //! Where a field's data starts is known only once the header has ended. In
 //! REDUNDANT the header's size follows from n_fields; in COMPACT it depends
@@ -25,7 +30,7 @@ use super::format::{Entry, HeaderWalk};
 /// How many leading fields' header entries a COMPACT comparison keeps
 /// from its one walk of the header.
 const KEPT: usize = 8;
-use super::{corrupt, RecordLayout, RowFormat};
+use super::{corrupt, Collation, RecordLayout, RowFormat};
 
 /// Reads the first fields of a record as key fields, for comparisons.
 struct KeyReader<'l, 'r> {
@@ -81,7 +86,8 @@ fn key_field<'r>(
 
 /// Compares the first `key.len()` fields of `rec` with a key tuple, field by
 /// field: NULL (`None`) sorts before every value and equals NULL; values
-/// compare as bytes, a proper prefix first. Equal when those fields are
+/// compare in the field's collation (as bytes, a proper prefix first, for
+/// a binary one). Equal when those fields are
 /// equal, whatever follows them in the record.
 ///
 /// The hot path of every B-tree search: it allocates nothing and reads only
@@ -91,7 +97,9 @@ fn key_field<'r>(
 pub fn compare_key(layout: &RecordLayout, rec: &[u8], key: &[Option<&[u8]>]) -> Result<Ordering> {
     check_prefix_len(layout, key.len())?;
     if let Some(start) = layout.const_data_start {
-        if key.len() <= layout.fixed_prefix.len() && rec.len() == layout.const_len {
+        if key.len() <= layout.fixed_prefix.len().min(layout.binary_prefix)
+            && rec.len() == layout.const_len
+        {
             // Fast path: the compared fields sit at fixed offsets.
             for (k, &(off, len)) in key.iter().zip(&layout.fixed_prefix) {
                 let field = fixed_field(rec, start + off, len)?;
@@ -110,8 +118,8 @@ pub fn compare_key(layout: &RecordLayout, rec: &[u8], key: &[Option<&[u8]>]) -> 
         return compare_compact(layout, rec, key);
     }
     let mut fields = KeyReader::new(layout, rec)?;
-    for k in key {
-        let ord = fields.next()?.cmp(k);
+    for (k, def) in key.iter().zip(layout.fields()) {
+        let ord = cmp_field(def.collation, fields.next()?, *k);
         if ord != Ordering::Equal {
             return Ok(ord);
         }
@@ -137,8 +145,8 @@ fn compare_compact(layout: &RecordLayout, rec: &[u8], key: &[Option<&[u8]>]) -> 
         }
     }
     let mut data_pos = walk.finish()?;
-    for (i, (k, &e)) in key.iter().zip(&kept).enumerate() {
-        let ord = key_field(rec, i, e, &mut data_pos)?.cmp(k);
+    for (i, ((k, &e), def)) in key.iter().zip(&kept).zip(layout.fields()).enumerate() {
+        let ord = cmp_field(def.collation, key_field(rec, i, e, &mut data_pos)?, *k);
         if ord != Ordering::Equal {
             return Ok(ord);
         }
@@ -156,7 +164,7 @@ pub fn compare_records(
 ) -> Result<Ordering> {
     check_prefix_len(layout, n_fields)?;
     if let Some(start) = layout.const_data_start {
-        if n_fields <= layout.fixed_prefix.len()
+        if n_fields <= layout.fixed_prefix.len().min(layout.binary_prefix)
             && a.len() == layout.const_len
             && b.len() == layout.const_len
         {
@@ -174,8 +182,8 @@ pub fn compare_records(
     }
     let mut fa = KeyReader::new(layout, a)?;
     let mut fb = KeyReader::new(layout, b)?;
-    for _ in 0..n_fields {
-        let ord = fa.next()?.cmp(&fb.next()?);
+    for def in &layout.fields()[..n_fields] {
+        let ord = cmp_field(def.collation, fa.next()?, fb.next()?);
         if ord != Ordering::Equal {
             return Ok(ord);
         }
@@ -195,6 +203,15 @@ pub fn fixed_field_fast<'r>(layout: &RecordLayout, rec: &'r [u8], i: usize) -> O
         return None;
     }
     rec.get(start + off..start + off + len)
+}
+
+/// Two values of a field (`None` for NULL, first), in its collation.
+#[inline]
+fn cmp_field(collation: Collation, a: Option<&[u8]>, b: Option<&[u8]>) -> Ordering {
+    match (a, b) {
+        (Some(a), Some(b)) if collation != Collation::Binary => collation.compare(a, b),
+        _ => a.cmp(&b),
+    }
 }
 
 /// Byte-wise comparison, with the common 4- and 8-byte keys (INT, BIGINT:

@@ -121,6 +121,7 @@ mod types;
 #[cfg(test)]
 mod tests;
 
+pub use collation::Collation;
 pub use compare::{compare_key, compare_records, fixed_field_fast as fixed_field};
 pub use external::{
     place_long_fields, record_len_with, ExternalRef, Placement, COMPACT_PREFIX_LEN,
@@ -282,35 +283,43 @@ impl FieldKind {
     }
 }
 
-/// One field of a record: its shape and whether it may be NULL.
+/// One field of a record: its shape, whether it may be NULL, and how its
+/// values compare (InnoDB keeps the last in the column's `prtype`, the
+/// charset-collation number `cmp_data_data` looks up).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct FieldDef {
     /// The physical shape.
     pub kind: FieldKind,
     /// Whether the field may be NULL.
     pub nullable: bool,
+    /// How two values of the field compare. [`Collation::Binary`] for
+    /// everything but strings of a character set.
+    pub collation: Collation,
 }
 
 impl FieldDef {
-    /// A field definition.
+    /// A field definition, comparing as bytes.
     pub const fn new(kind: FieldKind, nullable: bool) -> Self {
-        FieldDef { kind, nullable }
-    }
-
-    /// A NOT NULL field.
-    pub const fn not_null(kind: FieldKind) -> Self {
         FieldDef {
             kind,
-            nullable: false,
+            nullable,
+            collation: Collation::Binary,
         }
     }
 
-    /// The field storing a column of type `ty`.
+    /// A NOT NULL field, comparing as bytes.
+    pub const fn not_null(kind: FieldKind) -> Self {
+        FieldDef::new(kind, false)
+    }
+
+    /// The field storing a column of type `ty`, comparing as bytes.
     pub fn of(ty: &ColumnType, nullable: bool) -> Self {
-        FieldDef {
-            kind: FieldKind::of(ty),
-            nullable,
-        }
+        FieldDef::new(FieldKind::of(ty), nullable)
+    }
+
+    /// The same field, its values compared in `collation`.
+    pub const fn collated(self, collation: Collation) -> Self {
+        FieldDef { collation, ..self }
     }
 }
 
@@ -332,6 +341,9 @@ pub struct RecordLayout {
     /// Offsets (from the data start) and lengths of the leading fields that
     /// are Fixed and NOT NULL: those sit at fixed positions.
     pub(crate) fixed_prefix: Vec<(usize, usize)>,
+    /// How many leading fields compare as bytes: a comparison of no more
+    /// fields than this (and than `fixed_prefix`) takes the fast path.
+    pub(crate) binary_prefix: usize,
 }
 
 impl RecordLayout {
@@ -394,8 +406,13 @@ impl RecordLayout {
                 _ => break,
             }
         }
+        let binary_prefix = fields
+            .iter()
+            .take_while(|f| f.collation == Collation::Binary)
+            .count();
         Ok(RecordLayout {
             format,
+            binary_prefix,
             fields,
             n_nullable,
             null_bitmap_len: n_nullable.div_ceil(8),

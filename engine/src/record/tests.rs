@@ -353,7 +353,7 @@ fn arb_def() -> impl Strategy<Value = FieldDef> {
                 long: long || max_len > 255
             }),
     ];
-    (kind, any::<bool>()).prop_map(|(kind, nullable)| FieldDef { kind, nullable })
+    (kind, any::<bool>()).prop_map(|(kind, nullable)| FieldDef::new(kind, nullable))
 }
 
 fn arb_layout(max_fields: usize) -> impl Strategy<Value = RecordLayout> {

@@ -185,7 +185,10 @@ pub fn successor(pager: &mut Pager, index: &Index, key: &Key) -> Result<RecKey> 
         Direction::Forward,
     );
     match cur.next(pager, index)? {
-        Some(rec) => Ok(RecKey::Key(btree::key_of(index, 0, &rec)?)),
+        Some(rec) => Ok(RecKey::Key(btree::lock_key(
+            index,
+            btree::key_of(index, 0, &rec)?,
+        ))),
         None => Ok(RecKey::Supremum),
     }
 }

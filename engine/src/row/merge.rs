@@ -262,10 +262,7 @@ mod tests {
     fn layout() -> RecordLayout {
         RecordLayout::new(
             RowFormat::Compact,
-            vec![FieldDef {
-                kind: FieldKind::Fixed(8),
-                nullable: false,
-            }],
+            vec![FieldDef::not_null(FieldKind::Fixed(8))],
         )
     }
 

@@ -164,12 +164,42 @@ pub fn row_id_of(table: &Table, rec: &[u8]) -> Result<u64> {
 }
 
 /// The secondary entry a clustered record implies for index `sec`.
-pub fn sec_entry(table: &Table, sec: &Secondary, rec: &[u8]) -> Result<Vec<u8>> {
+pub fn sec_entry(pager: &mut Pager, table: &Table, sec: &Secondary, rec: &[u8]) -> Result<Vec<u8>> {
     let view = RecordView::parse(&table.clustered.leaf, rec)?;
-    let fields: Vec<FieldValue> = sec.from_clustered.iter().map(|&f| view.field(f)).collect();
-    if fields.iter().any(|f| f.is_external()) {
-        return Err(corrupt(table, "indexed column stored off page"));
+    // Columns the index keeps a prefix of may be off page; their prefix is
+    // read from the record or, past its local part, from the chain (as
+    // InnoDB's row_ext caches the prefixes of indexed off-page columns).
+    let mut fetched: Vec<Option<Vec<u8>>> = Vec::new();
+    for (i, &f) in sec.from_clustered.iter().enumerate() {
+        let field = view.field(f);
+        match (field, sec.prefix[i]) {
+            (FieldValue::External { .. }, None) => {
+                return Err(corrupt(table, "indexed column stored off page"));
+            }
+            (FieldValue::External { prefix, reference }, Some(p)) if prefix.len() < p => {
+                let mut whole = blob::read(pager, &reference)?;
+                whole.truncate(p);
+                fetched.resize(i + 1, None);
+                fetched[i] = Some(whole);
+            }
+            _ => {}
+        }
     }
+    let fields: Vec<FieldValue> = sec
+        .from_clustered
+        .iter()
+        .enumerate()
+        .map(|(i, &f)| {
+            if let Some(Some(bytes)) = fetched.get(i) {
+                return FieldValue::Inline(bytes);
+            }
+            match (view.field(f), sec.prefix[i]) {
+                (FieldValue::Inline(b), Some(p)) => FieldValue::Inline(&b[..b.len().min(p)]),
+                (FieldValue::External { prefix, .. }, Some(p)) => FieldValue::Inline(&prefix[..p]),
+                (v, _) => v,
+            }
+        })
+        .collect();
     let mut out = Vec::new();
     record::encode(&sec.index.leaf, &fields, false, &mut out);
     Ok(out)
@@ -367,7 +397,7 @@ pub fn entry_needed(
     for _ in 0..1_000_000 {
         let Some(rec) = cur else { return Ok(false) };
         if !record::is_deleted(&rec) {
-            let e = sec_entry(table, sec, &rec)?;
+            let e = sec_entry(pager, table, sec, &rec)?;
             if record::compare_records(&sec.index.leaf, &e, entry, n)? == std::cmp::Ordering::Equal
             {
                 return Ok(true);
@@ -435,7 +465,7 @@ pub fn sec_implicit_holder(
             // then meets the inserter at the clustered record.
             return Ok(None);
         }
-        let implied = sec_entry(table, sec, &prev)?;
+        let implied = sec_entry(pager, table, sec, &prev)?;
         let same = record::compare_records(&sec.index.leaf, &implied, srec, n)?
             == std::cmp::Ordering::Equal;
         if (same && rec_del != vers_del) || (!same && !rec_del) {
@@ -521,7 +551,7 @@ pub fn sec_remove_if_unneeded(
     removed.push(locking::Removed {
         table: table.id,
         index: sec.index.id,
-        key,
+        key: btree::lock_key(&sec.index, key),
     });
     Ok(())
 }

@@ -117,7 +117,7 @@ fn purge_record(
             return Ok(());
         }
         for sec in &table.secondary {
-            let e = sec_entry(table, sec, &cur)?;
+            let e = sec_entry(pager, table, sec, &cur)?;
             sec_remove_if_unneeded(pager, table, sec, &e, None, view, true, &mut stats.removed)?;
         }
         let chains: Vec<ExternalRef> = reps_of(&table.clustered.leaf, &cur)?
@@ -133,13 +133,13 @@ fn purge_record(
         stats.removed.push(super::locking::Removed {
             table: table.id,
             index: table.clustered.id,
-            key,
+            key: btree::lock_key(&table.clustered, key),
         });
         stats.rows_removed += 1;
         return Ok(());
     }
     for sec in &table.secondary {
-        let old_e = sec_entry(table, sec, &u.old_rec)?;
+        let old_e = sec_entry(pager, table, sec, &u.old_rec)?;
         sec_remove_if_unneeded(
             pager,
             table,
@@ -208,7 +208,7 @@ fn clean_secondary_early(
             let refs = btree::key_refs(&key);
             let cur = btree::get(pager, &table.clustered, &refs)?.map(|f| f.rec);
             for sec in &table.secondary {
-                let old_e = sec_entry(table, sec, &u.old_rec)?;
+                let old_e = sec_entry(pager, table, sec, &u.old_rec)?;
                 let start = cur.clone();
                 sec_remove_if_unneeded(
                     pager,

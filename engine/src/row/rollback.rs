@@ -98,13 +98,13 @@ pub fn undo_record(
     let cur_reps = reps_of(&table.clustered.leaf, &cur)?;
     if u.kind == UndoKind::Insert {
         for sec in &table.secondary {
-            let e = sec_entry(table, sec, &cur)?;
+            let e = sec_entry(pager, table, sec, &cur)?;
             let k = btree::key_of(&sec.index, 0, &e)?;
             btree::delete(pager, &sec.index, &btree::key_refs(&k))?;
             removed.push(Removed {
                 table: table.id,
                 index: sec.index.id,
-                key: k,
+                key: btree::lock_key(&sec.index, k),
             });
         }
         let chains: Vec<ExternalRef> = cur_reps.iter().filter_map(|r| r.external()).collect();
@@ -117,15 +117,15 @@ pub fn undo_record(
         removed.push(Removed {
             table: table.id,
             index: table.clustered.id,
-            key,
+            key: btree::lock_key(&table.clustered, key),
         });
         return Ok(());
     }
     let old = &u.old_rec;
     let view = sys.purge_view();
     for sec in &table.secondary {
-        let old_e = sec_entry(table, sec, old)?;
-        let cur_e = sec_entry(table, sec, &cur)?;
+        let old_e = sec_entry(pager, table, sec, old)?;
+        let cur_e = sec_entry(pager, table, sec, &cur)?;
         match u.kind {
             UndoKind::DelMark => sec_ensure(pager, sec, &old_e, false)?,
             UndoKind::UpdExist | UndoKind::UpdDel => {

@@ -112,7 +112,7 @@ pub fn scan(
                 let Some(v) = version(pager, table, found.rec, mode)? else {
                     continue;
                 };
-                let implied = sec_entry(table, sec, &v)?;
+                let implied = sec_entry(pager, table, sec, &v)?;
                 if record::compare_records(&sec.index.leaf, &implied, &entry, sec.index.n_key)?
                     != Ordering::Equal
                 {
@@ -157,7 +157,7 @@ pub fn get_locking(
         pager,
         table,
         &table.clustered,
-        RecKey::Key(key.clone()),
+        RecKey::Key(btree::lock_key(&table.clustered, key.clone())),
         mode,
         kind,
         Some(&found.rec),
@@ -197,7 +197,10 @@ fn first_beyond(
     };
     let mut cur = Cursor::new(low, high, dir);
     match cur.next(pager, index)? {
-        Some(rec) => Ok(Some(RecKey::Key(btree::key_of(index, 0, &rec)?))),
+        Some(rec) => Ok(Some(RecKey::Key(btree::lock_key(
+            index,
+            btree::key_of(index, 0, &rec)?,
+        )))),
         None if dir == Direction::Forward => Ok(Some(RecKey::Supremum)),
         None => Ok(None),
     }
@@ -266,7 +269,7 @@ pub fn scan_locking(
             pager,
             table,
             ix,
-            RecKey::Key(k),
+            RecKey::Key(btree::lock_key(ix, k)),
             mode,
             this_kind,
             Some(&rec[..]),
@@ -300,7 +303,7 @@ pub fn scan_locking(
                     pager,
                     table,
                     &table.clustered,
-                    RecKey::Key(ck),
+                    RecKey::Key(btree::lock_key(&table.clustered, ck)),
                     mode,
                     RecKind::RecNotGap,
                     Some(&found.rec),
@@ -311,7 +314,7 @@ pub fn scan_locking(
                     continue;
                 }
                 // A stale entry (another version of the row) reads nothing.
-                let implied = sec_entry(table, sec, &found.rec)?;
+                let implied = sec_entry(pager, table, sec, &found.rec)?;
                 if record::is_deleted(&rec)
                     || record::compare_records(&sec.index.leaf, &implied, &rec, sec.index.n_key)?
                         != Ordering::Equal

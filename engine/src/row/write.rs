@@ -116,7 +116,15 @@ fn check_unique(
     ctx: &mut LockCtx<'_>,
 ) -> Result<Option<LockId>> {
     for sec in table.secondary.iter().filter(|s| s.def.unique) {
-        let mut prefix: Key = sec.def.columns.iter().map(|&c| cols[c].clone()).collect();
+        let mut prefix: Key = (sec.def.columns.iter().enumerate())
+            .map(|(i, &c)| {
+                let mut v = cols[c].clone();
+                if let (Some(v), Some(p)) = (&mut v, sec.def.prefix(i)) {
+                    v.truncate(usize::from(p));
+                }
+                v
+            })
+            .collect();
         if prefix.iter().any(|f| f.is_none()) {
             continue; // NULLs never collide
         }
@@ -131,7 +139,7 @@ fn check_unique(
         );
         while let Some(entry) = cur.next(pager, &sec.index)? {
             let ck = clustered_key_of_entry(table, sec, &entry)?;
-            if Some(&ck) == own_key {
+            if own_key.is_some_and(|k| btree::keys_equal(&table.clustered, &ck, k)) {
                 continue;
             }
             let entry_key = btree::key_of(&sec.index, 0, &entry)?;
@@ -139,7 +147,7 @@ fn check_unique(
                 pager,
                 table,
                 &sec.index,
-                RecKey::Key(entry_key),
+                RecKey::Key(btree::lock_key(&sec.index, entry_key)),
                 RecMode::S,
                 RecKind::NextKey,
                 None,
@@ -153,7 +161,7 @@ fn check_unique(
                 pager,
                 table,
                 &table.clustered,
-                RecKey::Key(ck),
+                RecKey::Key(btree::lock_key(&table.clustered, ck)),
                 RecMode::S,
                 RecKind::RecNotGap,
                 Some(&found.rec),
@@ -161,9 +169,9 @@ fn check_unique(
                 return Ok(Some(w));
             }
             if !record::is_deleted(&found.rec) {
-                let e = sec_entry(table, sec, &found.rec)?;
+                let e = sec_entry(pager, table, sec, &found.rec)?;
                 let ek = btree::key_of(&sec.index, 0, &e)?;
-                if ek[..prefix.len()] == prefix[..] {
+                if btree::keys_equal(&sec.index, &ek[..prefix.len()], &prefix) {
                     return Err(Error::DuplicateKey {
                         key: format_values(table, &sec.def.columns, cols),
                         index: sec.def.name.clone(),
@@ -198,7 +206,7 @@ fn sec_insert_locked(
             pager,
             table,
             &sec.index,
-            RecKey::Key(key),
+            RecKey::Key(btree::lock_key(&sec.index, key)),
             RecMode::X,
             RecKind::RecNotGap,
             None,
@@ -214,8 +222,13 @@ fn sec_insert_locked(
     }
     sec_insert(pager, sec, entry)?;
     if let Some(next) = &next {
-        ctx.locks
-            .inherit_gap_on_insert(table.id, sec.index.id, &key, next, ctx.now_us);
+        ctx.locks.inherit_gap_on_insert(
+            table.id,
+            sec.index.id,
+            &btree::lock_key(&sec.index, key),
+            next,
+            ctx.now_us,
+        );
     }
     Ok(None)
 }
@@ -229,10 +242,10 @@ pub fn clustered_key_of_entry(
     let k = btree::key_of(&sec.index, 0, entry)?;
     let mut out = Vec::with_capacity(table.clustered.n_key);
     for f in 0..table.clustered.n_key {
-        let j = sec
-            .from_clustered
-            .iter()
-            .position(|&x| x == f)
+        // The whole field: a prefix of a key column is followed by the
+        // column itself.
+        let j = (sec.from_clustered.iter().zip(&sec.prefix))
+            .position(|(&x, p)| x == f && p.is_none())
             .ok_or_else(|| Error::Corrupt {
                 file: table.name().to_string(),
                 reason: "secondary index lacks a primary key field".into(),
@@ -266,7 +279,7 @@ pub fn insert(
                 pager,
                 table,
                 &table.clustered,
-                RecKey::Key(key.clone()),
+                RecKey::Key(btree::lock_key(&table.clustered, key.clone())),
                 mode,
                 RecKind::RecNotGap,
                 Some(&found.rec),
@@ -341,11 +354,16 @@ pub fn insert(
     // inserter's implicit X lock, made explicit only if another
     // transaction asks for it (LockCtx::record).
     if let Some(next) = &successor {
-        ctx.locks
-            .inherit_gap_on_insert(table.id, table.clustered.id, &key, next, ctx.now_us);
+        ctx.locks.inherit_gap_on_insert(
+            table.id,
+            table.clustered.id,
+            &btree::lock_key(&table.clustered, key.clone()),
+            next,
+            ctx.now_us,
+        );
     }
     for sec in &table.secondary {
-        let e = sec_entry(table, sec, &rec)?;
+        let e = sec_entry(pager, table, sec, &rec)?;
         pager.free_check()?;
         if let Some(w) = sec_insert_locked(pager, table, sec, &e, ctx)? {
             return Ok(Outcome::Wait(w));
@@ -426,8 +444,8 @@ fn update_record(
         return Err(e);
     }
     for sec in &table.secondary {
-        let old_e = sec_entry(table, sec, old_rec)?;
-        let new_e = sec_entry(table, sec, &new_rec)?;
+        let old_e = sec_entry(pager, table, sec, old_rec)?;
+        let new_e = sec_entry(pager, table, sec, &new_rec)?;
         if old_e != new_e && kind == UndoKind::UpdExist {
             if let Some(w) = sec_mark_locked(pager, table, sec, &old_e, ctx)? {
                 return Ok(Outcome::Wait(w));
@@ -559,7 +577,7 @@ fn lock_for_change(
         pager,
         table,
         &table.clustered,
-        RecKey::Key(key.clone()),
+        RecKey::Key(btree::lock_key(&table.clustered, key.clone())),
         RecMode::X,
         kind,
         Some(&found.rec),
@@ -630,7 +648,7 @@ pub fn delete(
     let new_rec = super::encode(&table.clustered.leaf, &reps, true);
     btree::set_delete_mark(pager, &table.clustered, &refs, true, Some(&new_rec))?;
     for sec in &table.secondary {
-        let e = sec_entry(table, sec, &found.rec)?;
+        let e = sec_entry(pager, table, sec, &found.rec)?;
         if let Some(w) = sec_mark_locked(pager, table, sec, &e, ctx)? {
             return Ok(Outcome::Wait(w));
         }
@@ -656,7 +674,7 @@ fn sec_mark_locked(
     let target = crate::lock::Target::Record {
         table: table.id,
         index: sec.index.id,
-        key: RecKey::Key(key.clone()),
+        key: RecKey::Key(btree::lock_key(&sec.index, key.clone())),
     };
     let x = crate::lock::Mode::Record(RecMode::X, RecKind::RecNotGap);
     if ctx.locks.would_wait(ctx.trx, &target, x) {
@@ -664,7 +682,7 @@ fn sec_mark_locked(
             pager,
             table,
             &sec.index,
-            RecKey::Key(key),
+            RecKey::Key(btree::lock_key(&sec.index, key)),
             RecMode::X,
             RecKind::RecNotGap,
             None,

@@ -1,6 +1,7 @@
 //! The statements innosim's server understands, as the parser leaves them.
 
 use super::value::Datum;
+use crate::record::Collation;
 
 /// A table name, maybe qualified by its database.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,6 +51,9 @@ pub struct ColumnSpec {
     pub primary: bool,
     /// UNIQUE [KEY] written on the column.
     pub unique: bool,
+    /// CHARACTER SET / COLLATE written on the column: its collation, where
+    /// the table's default would otherwise be taken.
+    pub collation: Option<Collation>,
 }
 
 /// An index in CREATE TABLE or ALTER TABLE.
@@ -76,6 +80,9 @@ pub struct TableOptions {
     pub key_block_size: Option<u32>,
     /// [DEFAULT] CHARSET= / CHARACTER SET=.
     pub charset: Option<String>,
+    /// [DEFAULT] COLLATE=: the table's default collation, with or instead
+    /// of a character set.
+    pub collate: Option<Collation>,
     /// AUTO_INCREMENT=.
     pub auto_increment: Option<u64>,
 }

@@ -52,6 +52,11 @@ fn derive(e: &Expr, cols: &Columns<'_>) -> (Collation, Coercibility) {
     }
 }
 
+/// The collation an expression's strings sort and group in.
+pub fn collation_of(e: &Expr, cols: &Columns<'_>) -> Collation {
+    derive(e, cols).0
+}
+
 /// The collation two operands compare in: the one that holds more
 /// strongly (the left's on a tie).
 fn pair(a: &Expr, b: &Expr, cols: &Columns<'_>) -> Collation {

@@ -603,7 +603,8 @@ impl Server {
                     }
                     keyed.push((k, r));
                 }
-                let cmp = |a: &[Datum], b: &[Datum]| cmp_keys(a, b, &sel.group_by);
+                let spec = self.sort_spec(&sel.group_by, &sel.items, &gcols)?;
+                let cmp = |a: &[Datum], b: &[Datum]| cmp_keys(a, b, &spec);
                 // A stable sort keeps each group's rows in the order they
                 // were read, so its first row is the first one read.
                 keyed.sort_by(|a, b| cmp(&a.0, &b.0));
@@ -648,7 +649,8 @@ impl Server {
                 keys.push(k);
             }
             if !sel.order_by.is_empty() {
-                rows = sort_by_keys(rows, &keys, &sel.order_by);
+                let spec = self.sort_spec(&sel.order_by, &sel.items, &ocols)?;
+                rows = sort_by_keys(rows, &keys, &spec);
             }
             rows
         } else {
@@ -669,7 +671,9 @@ impl Server {
                     }
                     keys.push(k);
                 }
-                kept = sort_by_keys(kept, &keys, &sel.order_by);
+                let spec =
+                    self.sort_spec(&sel.order_by, &sel.items, &cols.in_clause("order clause"))?;
+                kept = sort_by_keys(kept, &keys, &spec);
             }
             let mut out = Vec::with_capacity(kept.len());
             for r in &kept {
@@ -692,13 +696,23 @@ impl Server {
             out
         };
         if sel.distinct {
+            // Values equal in their collation are one ('a' and 'A' under
+            // latin1_swedish_ci); the first read is kept.
+            let mut colls = Vec::new();
+            for item in &sel.items {
+                match item {
+                    SelectItem::Star => colls.extend(cols.collations.into_iter().flatten()),
+                    SelectItem::Expr { expr, .. } => colls.push(eval::collation_of(expr, &cols)),
+                }
+            }
             let mut seen: Vec<Vec<Datum>> = Vec::new();
             out.retain(|r| {
                 let dup = seen.iter().any(|s| {
                     s.len() == r.len()
-                        && s.iter()
-                            .zip(r)
-                            .all(|(a, b)| a.sort_cmp(b) == Ordering::Equal)
+                        && s.iter().zip(r).enumerate().all(|(i, (a, b))| {
+                            let coll = colls.get(i).copied().unwrap_or(eval::CONNECTION_COLLATION);
+                            a.sort_cmp_in(b, coll) == Ordering::Equal
+                        })
                 });
                 if !dup {
                     seen.push(r.clone());
@@ -716,6 +730,18 @@ impl Server {
             rows: out,
             warnings: 0,
         })
+    }
+
+    /// The collation and direction of each ORDER BY or GROUP BY key.
+    fn sort_spec(
+        &self,
+        by: &[(Expr, bool)],
+        items: &[SelectItem],
+        cols: &eval::Columns<'_>,
+    ) -> R<Vec<(Collation, bool)>> {
+        by.iter()
+            .map(|(e, desc)| Ok((eval::collation_of(self.order_expr(e, items)?, cols), *desc)))
+            .collect()
     }
 
     fn order_expr<'a>(&self, e: &'a Expr, items: &'a [SelectItem]) -> R<&'a Expr> {
@@ -2006,6 +2032,7 @@ impl Server {
             name,
             columns: cols,
             unique: ix.unique,
+            prefixes: Vec::new(),
         })
     }
 
@@ -2350,6 +2377,8 @@ fn find_range(
     vars: &dyn eval::Vars,
 ) -> (Edge, Edge) {
     let ty = meta.columns[col].ty.engine_type();
+    // Bounds compare as the index orders them: in the column's collation.
+    let coll = meta.columns[col].collation.unwrap_or(Collation::Binary);
     let key = |v: &Value| crate::record::to_stored(&ty, v, "").ok();
     let mut lo: Edge = None;
     let mut hi: Edge = None;
@@ -2358,7 +2387,7 @@ fn find_range(
             None => true,
             Some((cur, cur_incl)) => match (key(&v), key(cur)) {
                 (Some(a), Some(b)) => {
-                    let o = a.cmp(&b);
+                    let o = coll.compare(&a, &b);
                     (if lower {
                         o == Ordering::Greater
                     } else {
@@ -2409,7 +2438,7 @@ fn find_range(
                         .into_iter()
                         .filter_map(|v| key(&v).map(|k| (k, v)))
                         .collect();
-                    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+                    keyed.sort_by(|a, b| coll.compare(&a.0, &b.0));
                     if let (Some(first), Some(last)) =
                         (keyed.first().cloned(), keyed.last().cloned())
                     {
@@ -2435,21 +2464,15 @@ fn post_for(sel: Select, meta: &TableMeta, table: &str) -> SelectPost {
             .iter()
             .map(|c| matches!(c.ty, SqlType::Char(_)))
             .collect(),
-        collations: Some(meta.columns.iter().map(|_| TABLE_COLLATION).collect()),
+        collations: Some(meta.collations()),
     }
 }
 
-/// How a table's string columns compare: bytes, trailing spaces ignored,
-/// as the engine orders them today (its keys compare as bytes; columns
-/// take latin1_swedish_ci once records compare by collation).
-pub(super) const TABLE_COLLATION: Collation = Collation::Latin1Bin;
-
-/// Engine rows as data, CHAR values without their padding (as MySQL
-/// returns them).
-/// Compares two sort keys by `spec`'s directions (ORDER BY, GROUP BY).
-fn cmp_keys(a: &[Datum], b: &[Datum], spec: &[(Expr, bool)]) -> Ordering {
-    for (i, (_, desc)) in spec.iter().enumerate() {
-        let o = a[i].sort_cmp(&b[i]);
+/// Compares two sort keys by `spec`'s collations and directions (ORDER
+/// BY, GROUP BY).
+fn cmp_keys(a: &[Datum], b: &[Datum], spec: &[(Collation, bool)]) -> Ordering {
+    for (i, (coll, desc)) in spec.iter().enumerate() {
+        let o = a[i].sort_cmp_in(&b[i], *coll);
         let o = if *desc { o.reverse() } else { o };
         if o != Ordering::Equal {
             return o;
@@ -2463,7 +2486,7 @@ fn cmp_keys(a: &[Datum], b: &[Datum], spec: &[(Expr, bool)]) -> Ordering {
 fn sort_by_keys(
     rows: Vec<Vec<Datum>>,
     keys: &[Vec<Datum>],
-    spec: &[(Expr, bool)],
+    spec: &[(Collation, bool)],
 ) -> Vec<Vec<Datum>> {
     let mut idx: Vec<usize> = (0..rows.len()).collect();
     idx.sort_by(|&a, &b| cmp_keys(&keys[a], &keys[b], spec));

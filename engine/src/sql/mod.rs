@@ -404,6 +404,7 @@ impl Server {
                 name: "db".into(),
                 ty: crate::record::ColumnType::INT,
                 nullable: true,
+                collation: Default::default(),
             }],
             primary_key: vec![],
             indexes: vec![],

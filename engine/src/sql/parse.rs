@@ -14,6 +14,7 @@ use super::ast::*;
 use super::error::SqlError;
 use super::lex::{tokenize, Tok, Token};
 use super::value::Datum;
+use crate::record::Collation;
 use crate::trx::Isolation;
 
 /// Words that are never identifiers unless backquoted (MySQL's reserved
@@ -520,10 +521,11 @@ impl Parser<'_> {
 
     fn column_def(&mut self) -> R<ColumnSpec> {
         let name = self.ident()?;
-        let ty = self.data_type()?;
+        let (ty, collation) = self.data_type()?;
         let mut c = ColumnSpec {
             name,
             ty,
+            collation,
             not_null: false,
             default: None,
             auto_increment: false,
@@ -551,7 +553,8 @@ impl Parser<'_> {
             } else if self.eat_kw("COMMENT") {
                 self.string()?;
             } else if self.is_kw("CHARACTER") || self.is_kw("CHARSET") || self.is_kw("COLLATE") {
-                self.charset_clause()?;
+                let coll = self.charset_clause(c.collation)?;
+                c.collation = Some(coll);
             } else {
                 return Ok(c);
             }
@@ -584,25 +587,38 @@ impl Parser<'_> {
         Ok(d)
     }
 
-    /// `CHARACTER SET x`, `CHARSET x`, `COLLATE x`; only latin1 exists.
-    fn charset_clause(&mut self) -> R<()> {
+    /// `CHARACTER SET x`, `CHARSET x` (the set's default collation) or
+    /// `COLLATE x`, after `before` (an earlier clause's collation): the
+    /// collation they give. A COLLATE of another set than the one named
+    /// is MySQL's 1253; a set innosim lacks is refused as unsupported.
+    fn charset_clause(&mut self, before: Option<Collation>) -> R<Collation> {
         if self.eat_kw("CHARACTER") {
             self.expect_kw("SET")?;
         } else if !self.eat_kw("CHARSET") {
             self.expect_kw("COLLATE")?;
+            self.eat_op("=");
             let c = self.ident_or_string()?;
-            if !c.eq_ignore_ascii_case("latin1_swedish_ci") && !c.eq_ignore_ascii_case("latin1_bin")
-            {
-                return Err(SqlError::new(1273, format!("Unknown collation: '{c}'")));
+            let coll = Collation::by_name(&c)
+                .ok_or_else(|| SqlError::new(1273, format!("Unknown collation: '{c}'")))?;
+            if let Some(b) = before.filter(|b| b.charset() != coll.charset()) {
+                return Err(SqlError::new(
+                    1253,
+                    format!(
+                        "COLLATION '{}' is not valid for CHARACTER SET '{}'",
+                        coll.name(),
+                        b.charset()
+                    ),
+                ));
             }
-            return Ok(());
+            return Ok(coll);
         }
         self.eat_op("=");
         let c = self.ident_or_string()?;
-        if !c.eq_ignore_ascii_case("latin1") && !c.eq_ignore_ascii_case("binary") {
-            return Err(SqlError::unsupported(&format!("character set {c}")));
+        if c.eq_ignore_ascii_case("default") {
+            return Ok(Collation::Latin1SwedishCi);
         }
-        Ok(())
+        Collation::default_of_charset(&c)
+            .ok_or_else(|| SqlError::unsupported(&format!("character set {c}")))
     }
 
     fn paren_number(&mut self) -> R<Option<u64>> {
@@ -614,7 +630,8 @@ impl Parser<'_> {
         Ok(None)
     }
 
-    fn data_type(&mut self) -> R<SqlType> {
+    /// A column type and the collation written with it.
+    fn data_type(&mut self) -> R<(SqlType, Option<Collation>)> {
         let Some(Tok::Word {
             text,
             quoted: false,
@@ -703,13 +720,14 @@ impl Parser<'_> {
                 return Err(self.err());
             }
         };
+        let mut collation = None;
         while self.is_kw("CHARACTER") || self.is_kw("CHARSET") || self.is_kw("COLLATE") {
-            self.charset_clause()?;
+            collation = Some(self.charset_clause(collation)?);
         }
         if self.eat_kw("BINARY") {
             return Err(SqlError::unsupported("BINARY string columns"));
         }
-        Ok(ty)
+        Ok((ty, collation))
     }
 
     fn column_name_before(&self, type_pos: usize) -> String {
@@ -731,9 +749,14 @@ impl Parser<'_> {
             self.eat_kw("DEFAULT");
             if self.is_kw("CHARACTER") || self.is_kw("CHARSET") || self.is_kw("COLLATE") {
                 let charset = self.is_kw("CHARACTER") || self.is_kw("CHARSET");
-                self.charset_clause()?;
+                let coll = self.charset_clause(o.collate)?;
                 if charset {
-                    o.charset = Some("latin1".into());
+                    o.charset = Some(coll.charset().into());
+                    if o.collate.is_some_and(|c| c.charset() != coll.charset()) {
+                        o.collate = None;
+                    }
+                } else {
+                    o.collate = Some(coll);
                 }
             } else if self.pos != save {
                 self.pos = save;

@@ -13,7 +13,7 @@ use super::ast::{ColumnSpec, CreateTable, IndexSpec, SqlType, TableOptions};
 use super::error::{SqlError, Warning};
 use super::value::Datum;
 use crate::dict::{ColumnDef, IndexDef, TableDef};
-use crate::record::{ColumnType, RowFormat};
+use crate::record::{Collation, ColumnType, RowFormat};
 
 /// A table as the server knows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,6 +22,44 @@ pub struct TableMeta {
     pub columns: Vec<ColumnSpec>,
     /// The options as the user wrote them.
     pub options: TableOptions,
+}
+
+impl TableOptions {
+    /// The table's default collation: its COLLATE=, else its character
+    /// set's default, else the server's (latin1_swedish_ci).
+    pub fn default_collation(&self) -> Collation {
+        self.collate
+            .or_else(|| {
+                self.charset
+                    .as_deref()
+                    .and_then(Collation::default_of_charset)
+            })
+            .unwrap_or(Collation::Latin1SwedishCi)
+    }
+}
+
+impl TableMeta {
+    /// Each column's collation, as the engine compares it.
+    pub fn collations(&self) -> Vec<Collation> {
+        self.columns
+            .iter()
+            .map(|c| c.collation.unwrap_or(Collation::Binary))
+            .collect()
+    }
+}
+
+/// Gives every string column of a table its collation (the one it was
+/// declared with, or the table's default) and every other column none.
+fn resolve_collations(columns: &mut [ColumnSpec], options: &TableOptions) {
+    let default = options.default_collation();
+    for c in columns {
+        c.collation = match c.ty {
+            SqlType::Char(_) | SqlType::VarChar(_) | SqlType::Text(_) => {
+                Some(c.collation.unwrap_or(default))
+            }
+            _ => None,
+        };
+    }
 }
 
 impl SqlType {
@@ -292,6 +330,7 @@ pub fn build(
     row_format: RowFormat,
 ) -> Result<(TableDef, TableMeta), SqlError> {
     let mut columns: Vec<ColumnSpec> = ct.columns.clone();
+    resolve_collations(&mut columns, &ct.options);
     let mut primary: Option<Vec<String>> = None;
     let mut indexes: Vec<IndexSpec> = Vec::new();
     let mut set_primary = |cols: Vec<String>| -> Result<(), SqlError> {
@@ -367,6 +406,7 @@ pub fn build(
             name,
             columns: cols,
             unique: ix.unique,
+            prefixes: Vec::new(),
         });
     }
     check_columns(&columns, &pk, &defs)?;
@@ -387,6 +427,7 @@ pub fn build(
                 name: c.name.clone(),
                 ty: c.ty.engine_type(),
                 nullable: !c.not_null,
+                collation: c.collation.unwrap_or(Collation::Binary),
             })
             .collect(),
         primary_key: pk,
@@ -593,8 +634,22 @@ pub fn show_create(
     auto_increment: Option<u64>,
 ) -> String {
     let mut lines = Vec::new();
+    let table_collation = meta.options.default_collation();
     for c in &meta.columns {
         let mut l = format!("  {} {}", quote(&c.name), c.ty.render());
+        // As MySQL writes a column's character set when it is not the
+        // table's; its collation when it is not the table's either (MySQL:
+        // not its set's default), so that the text gives it back.
+        if let Some(coll) = c.collation.filter(|&k| k != table_collation) {
+            if coll.charset() != table_collation.charset() {
+                l.push_str(&format!(" CHARACTER SET {}", coll.charset()));
+            }
+            if Collation::default_of_charset(coll.charset()) != Some(coll)
+                || coll.charset() == table_collation.charset()
+            {
+                l.push_str(&format!(" COLLATE {}", coll.name()));
+            }
+        }
         if c.not_null {
             l.push_str(" NOT NULL");
         }
@@ -638,7 +693,10 @@ pub fn show_create(
     if let Some(n) = auto_increment.filter(|&n| n > 1) {
         s.push_str(&format!(" AUTO_INCREMENT={n}"));
     }
-    s.push_str(" DEFAULT CHARSET=latin1");
+    s.push_str(&format!(" DEFAULT CHARSET={}", table_collation.charset()));
+    if Collation::default_of_charset(table_collation.charset()) != Some(table_collation) {
+        s.push_str(&format!(" COLLATE={}", table_collation.name()));
+    }
     if let Some(r) = &meta.options.row_format {
         s.push_str(&format!(" ROW_FORMAT={r}"));
     }
@@ -667,6 +725,7 @@ pub fn load(server: &[u8]) -> Result<TableMeta, SqlError> {
     match super::parse::parse(text)? {
         super::ast::Stmt::CreateTable(ct) => {
             let mut columns = ct.columns;
+            resolve_collations(&mut columns, &ct.options);
             // PRIMARY KEY columns are NOT NULL in the text already.
             for c in &mut columns {
                 c.primary = false;

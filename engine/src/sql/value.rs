@@ -117,11 +117,17 @@ impl Datum {
 
     /// The ordering ORDER BY and DISTINCT use: NULL first.
     pub fn sort_cmp(&self, other: &Datum) -> Ordering {
+        self.sort_cmp_in(other, Collation::Latin1Bin)
+    }
+
+    /// [`Datum::sort_cmp`] with strings compared by `coll`: the order of
+    /// ORDER BY, GROUP BY and DISTINCT on an expression of that collation.
+    pub fn sort_cmp_in(&self, other: &Datum, coll: Collation) -> Ordering {
         match (self.is_null(), other.is_null()) {
             (true, true) => Ordering::Equal,
             (true, false) => Ordering::Less,
             (false, true) => Ordering::Greater,
-            _ => self.compare(other).unwrap_or(Ordering::Equal),
+            _ => self.compare_in(other, coll).unwrap_or(Ordering::Equal),
         }
     }
 

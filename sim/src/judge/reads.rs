@@ -762,6 +762,7 @@ mod tests {
             name: name.into(),
             ty: ColumnType::INT,
             nullable,
+            collation: Default::default(),
         };
         let schema = Schema::of(&[TableDef {
             name: "t".into(),
@@ -771,6 +772,7 @@ mod tests {
                 name: "c".into(),
                 columns: vec![2],
                 unique: true,
+                prefixes: Vec::new(),
             }],
             row_format: RowFormat::Compact,
             server: Vec::new(),
@@ -929,12 +931,14 @@ mod tests {
                 name: "a".into(),
                 ty: ColumnType::INT,
                 nullable: false,
+                collation: Default::default(),
             }],
             primary_key: vec![],
             indexes: vec![IndexDef {
                 name: "a".into(),
                 columns: vec![0],
                 unique: false,
+                prefixes: Vec::new(),
             }],
             row_format: RowFormat::Compact,
             server: Vec::new(),

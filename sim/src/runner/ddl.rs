@@ -291,6 +291,7 @@ fn call(e: &mut Engine, s: engine::SessionId, st: &PlannedStmt) -> engine::Resul
                 name: index.name.clone(),
                 columns: index.columns.clone(),
                 unique: index.unique,
+                prefixes: Vec::new(),
             };
             e.create_indexes(s, table, &[def], Vec::new()).map(unit)
         }
