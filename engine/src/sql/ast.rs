@@ -63,6 +63,8 @@ pub struct IndexSpec {
     pub name: Option<String>,
     /// Column names.
     pub columns: Vec<String>,
+    /// The prefix length written after each column (`c(10)`), if any.
+    pub prefixes: Vec<Option<u16>>,
     /// UNIQUE.
     pub unique: bool,
     /// PRIMARY KEY.

@@ -600,6 +600,25 @@ fn function(name: &str, a: &[Datum]) -> Result<Datum, SqlError> {
                 }
             }
         }
+        "left" | "right" => {
+            argc(2)?;
+            if a[0].is_null() || a[1].is_null() {
+                Datum::Null
+            } else {
+                let s = match &a[0] {
+                    Datum::Str(b) => b.clone(),
+                    d => d.render().into_bytes(),
+                };
+                let n = usize::try_from(a[1].as_i128().unwrap_or(0).max(0))
+                    .unwrap_or(usize::MAX)
+                    .min(s.len());
+                Datum::Str(if name == "left" {
+                    s[..n].to_vec()
+                } else {
+                    s[s.len() - n..].to_vec()
+                })
+            }
+        }
         "version" => {
             argc(0)?;
             Datum::str("5.1.30-innosim")

@@ -1651,7 +1651,8 @@ impl Server {
                     }
                 };
                 let name = engine_name(&db, &ct.name.name);
-                let (def, meta) = schema::build(&ct, &name, format)?;
+                let mut warnings = warnings;
+                let (def, meta) = schema::build(&ct, &name, format, &mut warnings)?;
                 self.engine
                     .create_table(def)
                     .map_err(|e| self.engine_err(c, &e))?;
@@ -1909,7 +1910,7 @@ impl Server {
                 return Err(SqlError::new(1286, format!("Unknown table engine '{e}'")));
             }
         }
-        let warnings;
+        let mut warnings;
         // The copy is a new table made from the table's options (and the
         // changed ones), so ha_innobase::create's checks run again under
         // the file format and innodb_file_per_table of now.
@@ -1970,7 +1971,10 @@ impl Server {
                     if !def.primary_key.is_empty() {
                         return Err(SqlError::new(1068, "Multiple primary key defined"));
                     }
-                    let cols = self.key_positions(&meta, &ix.columns)?;
+                    let (cols, prefixes) = self.key_positions(&meta, &ix, &mut warnings)?;
+                    if !prefixes.is_empty() {
+                        return Err(SqlError::unsupported("a column prefix in a PRIMARY KEY"));
+                    }
                     // The columns of a primary key are NOT NULL.
                     for &col in &cols {
                         meta.columns[col].not_null = true;
@@ -1982,7 +1986,7 @@ impl Server {
             }
         }
         for ix in &adds {
-            let d = self.new_index_def(&meta, &def, ix)?;
+            let d = self.new_index_def(&meta, &def, ix, &mut warnings)?;
             def.indexes.push(d);
         }
         let (_, t) = split_name(&name).expect("a server table");
@@ -1990,11 +1994,15 @@ impl Server {
         Ok((name, def, meta, warnings))
     }
 
-    /// Column positions of an index's columns (1072 for an unknown one),
-    /// checked as MySQL checks key columns.
-    fn key_positions(&self, meta: &TableMeta, columns: &[String]) -> R<Vec<usize>> {
-        let cols = columns
-            .iter()
+    /// Column positions of an index's columns (1072 for an unknown one)
+    /// and their prefix lengths, checked as MySQL checks key parts.
+    fn key_positions(
+        &self,
+        meta: &TableMeta,
+        ix: &IndexSpec,
+        warnings: &mut Vec<Warning>,
+    ) -> R<(Vec<usize>, Vec<u16>)> {
+        let cols = (ix.columns.iter())
             .map(|col| {
                 meta.columns
                     .iter()
@@ -2004,8 +2012,8 @@ impl Server {
                     })
             })
             .collect::<R<Vec<usize>>>()?;
-        schema::check_key_columns(&meta.columns, &cols)?;
-        Ok(cols)
+        let prefixes = schema::key_parts(&meta.columns, &cols, &ix.prefixes, ix.unique, warnings)?;
+        Ok((cols, prefixes))
     }
 
     /// The engine definition of an index an ALTER adds to `def`: its name
@@ -2015,8 +2023,9 @@ impl Server {
         meta: &TableMeta,
         def: &crate::dict::TableDef,
         ix: &IndexSpec,
+        warnings: &mut Vec<Warning>,
     ) -> R<crate::dict::IndexDef> {
-        let cols = self.key_positions(meta, &ix.columns)?;
+        let (cols, prefixes) = self.key_positions(meta, ix, warnings)?;
         let taken: Vec<String> = def.indexes.iter().map(|x| x.name.clone()).collect();
         let name = match &ix.name {
             Some(n) if taken.iter().any(|t| t.eq_ignore_ascii_case(n)) => {
@@ -2032,7 +2041,7 @@ impl Server {
             name,
             columns: cols,
             unique: ix.unique,
-            prefixes: Vec::new(),
+            prefixes,
         })
     }
 
@@ -2071,10 +2080,14 @@ impl Server {
             }
         }
         let mut new = Vec::new();
+        let mut warnings = Vec::new();
         for ix in &adds {
-            let d = self.new_index_def(&meta, &def, ix)?;
+            let d = self.new_index_def(&meta, &def, ix, &mut warnings)?;
             def.indexes.push(d.clone());
             new.push(d);
+        }
+        for w in warnings {
+            self.warn(c, w);
         }
         let (_, t) = split_name(&name).expect("a server table");
         let t = t.to_string();

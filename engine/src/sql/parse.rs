@@ -356,13 +356,14 @@ impl Parser<'_> {
             let name = self.ident()?;
             self.expect_kw("ON")?;
             let table = self.table_name()?;
-            let columns = self.column_list()?;
+            let (columns, prefixes) = self.column_list()?;
             self.index_tail()?;
             return Ok(Stmt::CreateIndex {
                 table,
                 index: IndexSpec {
                     name: Some(name),
                     columns,
+                    prefixes,
                     unique,
                     primary: false,
                 },
@@ -452,16 +453,27 @@ impl Parser<'_> {
         }
     }
 
-    /// `(a, b)`; a prefix length (`a(10)`) is refused: the engine indexes
-    /// whole columns only.
-    fn column_list(&mut self) -> R<Vec<String>> {
+    /// `(a, b(10))`: the key's columns and the prefix length written after
+    /// each, if any.
+    fn column_list(&mut self) -> R<(Vec<String>, Vec<Option<u16>>)> {
         self.expect_op("(")?;
         let mut cols = Vec::new();
+        let mut prefixes = Vec::new();
         loop {
             cols.push(self.ident()?);
-            if self.is_op("(") {
-                return Err(SqlError::unsupported("column prefix indexes"));
-            }
+            let p = self.paren_number()?;
+            prefixes.push(match p {
+                None => None,
+                Some(n) if (1..=u64::from(u16::MAX)).contains(&n) => Some(n as u16),
+                Some(_) => {
+                    return Err(SqlError::new(
+                        1089,
+                        "Incorrect prefix key; the used key part isn't a string, the used \
+                         length is longer than the key part, or the storage engine doesn't \
+                         support unique prefix keys",
+                    ))
+                }
+            });
             if !self.eat_kw("ASC") {
                 self.eat_kw("DESC");
             }
@@ -470,7 +482,7 @@ impl Parser<'_> {
             }
         }
         self.expect_op(")")?;
-        Ok(cols)
+        Ok((cols, prefixes))
     }
 
     /// An index definition inside CREATE TABLE or after ADD, if one starts
@@ -488,11 +500,12 @@ impl Parser<'_> {
         if self.eat_kw("PRIMARY") {
             self.expect_kw("KEY")?;
             self.index_tail()?;
-            let columns = self.column_list()?;
+            let (columns, prefixes) = self.column_list()?;
             self.index_tail()?;
             return Ok(Some(IndexSpec {
                 name: None,
                 columns,
+                prefixes,
                 unique: true,
                 primary: true,
             }));
@@ -509,11 +522,12 @@ impl Parser<'_> {
             Some(self.ident()?)
         };
         self.index_tail()?;
-        let columns = self.column_list()?;
+        let (columns, prefixes) = self.column_list()?;
         self.index_tail()?;
         Ok(Some(IndexSpec {
             name,
             columns,
+            prefixes,
             unique,
             primary: false,
         }))

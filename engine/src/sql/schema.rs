@@ -328,12 +328,13 @@ pub fn build(
     ct: &CreateTable,
     engine_name: &str,
     row_format: RowFormat,
+    warnings: &mut Vec<Warning>,
 ) -> Result<(TableDef, TableMeta), SqlError> {
     let mut columns: Vec<ColumnSpec> = ct.columns.clone();
     resolve_collations(&mut columns, &ct.options);
-    let mut primary: Option<Vec<String>> = None;
+    let mut primary: Option<(Vec<String>, Vec<Option<u16>>)> = None;
     let mut indexes: Vec<IndexSpec> = Vec::new();
-    let mut set_primary = |cols: Vec<String>| -> Result<(), SqlError> {
+    let mut set_primary = |cols: (Vec<String>, Vec<Option<u16>>)| -> Result<(), SqlError> {
         if primary.is_some() {
             return Err(SqlError::new(1068, "Multiple primary key defined"));
         }
@@ -342,12 +343,12 @@ pub fn build(
     };
     for c in &ct.columns {
         if c.primary {
-            set_primary(vec![c.name.clone()])?;
+            set_primary((vec![c.name.clone()], vec![None]))?;
         }
     }
     for ix in &ct.indexes {
         if ix.primary {
-            set_primary(ix.columns.clone())?;
+            set_primary((ix.columns.clone(), ix.prefixes.clone()))?;
         } else {
             indexes.push(ix.clone());
         }
@@ -357,6 +358,7 @@ pub fn build(
             indexes.push(IndexSpec {
                 name: Some(c.name.clone()),
                 columns: vec![c.name.clone()],
+                prefixes: vec![None],
                 unique: true,
                 primary: false,
             });
@@ -372,9 +374,10 @@ pub fn build(
     }
     let pos = |name: &str| position(&ct.columns, name);
     let pk: Vec<usize> = match &primary {
-        Some(cols) => cols.iter().map(|c| pos(c)).collect::<Result<_, _>>()?,
+        Some((cols, _)) => cols.iter().map(|c| pos(c)).collect::<Result<_, _>>()?,
         None => Vec::new(),
     };
+    let pk_prefixes = primary.as_ref().map(|p| p.1.clone()).unwrap_or_default();
     // Columns of the primary key are NOT NULL, as MySQL makes them.
     for &c in &pk {
         columns[c].not_null = true;
@@ -410,6 +413,12 @@ pub fn build(
         });
     }
     check_columns(&columns, &pk, &defs)?;
+    for (d, ix) in defs.iter_mut().zip(&indexes) {
+        d.prefixes = key_parts(&columns, &d.columns, &ix.prefixes, ix.unique, warnings)?;
+    }
+    if !key_parts(&columns, &pk, &pk_prefixes, true, warnings)?.is_empty() {
+        return Err(SqlError::unsupported("a column prefix in a PRIMARY KEY"));
+    }
     for c in &mut columns {
         if c.default == Some(Datum::Null) {
             c.default = None;
@@ -507,40 +516,78 @@ fn check_columns(
              BLOBs, is 65535. You have to change some columns to TEXT or BLOBs",
         ));
     }
-    for ix in indexes
-        .iter()
-        .map(|x| &x.columns)
-        .chain(std::iter::once(&pk.to_vec()))
-    {
-        check_key_columns(columns, ix)?;
-    }
     Ok(())
 }
 
-/// MySQL's checks of an index's columns: no BLOB or TEXT without a
-/// prefix length (1170), no column longer than InnoDB's 767 bytes (1071).
-pub fn check_key_columns(columns: &[ColumnSpec], key: &[usize]) -> Result<(), SqlError> {
-    for &c in key {
+/// What MySQL makes of an index's key parts (`mysql_prepare_create_table`),
+/// as InnoDB keeps them (`create_index` in ha_innodb.cc): each column's
+/// prefix length, `0` for the whole column, or an empty list when no part
+/// is a prefix. A BLOB or TEXT without a prefix is 1170; a prefix of a
+/// column that is not a string, or longer than a CHAR or VARCHAR, is 1089;
+/// a prefix as long as its CHAR or VARCHAR is the whole column. A part
+/// longer than InnoDB's 767 bytes is cut to 767 with warning 1071 in a
+/// plain index and refused with 1071 in a unique one.
+pub fn key_parts(
+    columns: &[ColumnSpec],
+    key: &[usize],
+    written: &[Option<u16>],
+    unique: bool,
+    warnings: &mut Vec<Warning>,
+) -> Result<Vec<u16>, SqlError> {
+    let max = crate::dict::MAX_KEY_COLUMN_BYTES;
+    let too_long = || {
+        SqlError::new(
+            1071,
+            format!("Specified key was too long; max key length is {max} bytes"),
+        )
+    };
+    let mut out = Vec::with_capacity(key.len());
+    for (i, &c) in key.iter().enumerate() {
         let col = &columns[c];
-        if col.ty.is_lob() {
-            return Err(SqlError::new(
-                1170,
-                format!(
-                    "BLOB/TEXT column '{}' used in key specification without a key length",
-                    col.name
-                ),
-            ));
-        }
-        if let SqlType::VarChar(n) | SqlType::Char(n) = col.ty {
-            if u32::from(n) > crate::dict::MAX_KEY_COLUMN_BYTES {
+        let prefix = written.get(i).copied().flatten();
+        let (len, part) = match (col.ty, prefix) {
+            (SqlType::Text(_) | SqlType::Blob(_), None) => {
                 return Err(SqlError::new(
-                    1071,
-                    "Specified key was too long; max key length is 767 bytes",
-                ));
+                    1170,
+                    format!(
+                        "BLOB/TEXT column '{}' used in key specification without a key length",
+                        col.name
+                    ),
+                ))
             }
-        }
+            (SqlType::Text(_) | SqlType::Blob(_), Some(p)) => (u32::from(p), u32::from(p)),
+            (SqlType::Char(n) | SqlType::VarChar(n), None) => (u32::from(n), 0),
+            (SqlType::Char(n) | SqlType::VarChar(n), Some(p)) if p <= n => {
+                (u32::from(p), if p < n { u32::from(p) } else { 0 })
+            }
+            (_, None) => (0, 0),
+            (_, Some(_)) => {
+                return Err(SqlError::new(
+                    1089,
+                    "Incorrect prefix key; the used key part isn't a string, the used length \
+                     is longer than the key part, or the storage engine doesn't support \
+                     unique prefix keys",
+                ))
+            }
+        };
+        let part = if len > max {
+            if unique {
+                return Err(too_long());
+            }
+            warnings.push(Warning::warn(
+                1071,
+                format!("Specified key was too long; max key length is {max} bytes"),
+            ));
+            max
+        } else {
+            part
+        };
+        out.push(part as u16);
     }
-    Ok(())
+    if out.iter().all(|&p| p == 0) {
+        out.clear();
+    }
+    Ok(out)
 }
 
 /// The name MySQL gives an index written without one: its first
@@ -668,21 +715,25 @@ pub fn show_create(
         }
         lines.push(l);
     }
-    let cols = |ix: &[usize]| {
+    let cols = |ix: &[usize], prefixes: &[u16]| {
         ix.iter()
-            .map(|&c| quote(&def.columns[c].name))
+            .enumerate()
+            .map(|(i, &c)| match prefixes.get(i).filter(|&&p| p != 0) {
+                Some(p) => format!("{}({p})", quote(&def.columns[c].name)),
+                None => quote(&def.columns[c].name),
+            })
             .collect::<Vec<_>>()
             .join(",")
     };
     if !def.primary_key.is_empty() {
-        lines.push(format!("  PRIMARY KEY ({})", cols(&def.primary_key)));
+        lines.push(format!("  PRIMARY KEY ({})", cols(&def.primary_key, &[])));
     }
     for ix in &def.indexes {
         lines.push(format!(
             "  {}KEY {} ({})",
             if ix.unique { "UNIQUE " } else { "" },
             quote(&ix.name),
-            cols(&ix.columns)
+            cols(&ix.columns, &ix.prefixes)
         ));
     }
     let mut s = format!(

@@ -593,8 +593,12 @@ impl Server {
                     .def
                     .clone();
                 let mut rows = Vec::new();
-                let mut push = |key: &str, unique: bool, cols: &[usize]| {
+                let mut push = |key: &str, unique: bool, cols: &[usize], prefixes: &[u16]| {
                     for (i, &col) in cols.iter().enumerate() {
+                        let sub_part = match prefixes.get(i) {
+                            Some(&p) if p != 0 => int(u64::from(p)),
+                            _ => Datum::Null,
+                        };
                         let column = &def.columns[col];
                         rows.push(vec![
                             Datum::str(&t.name),
@@ -604,7 +608,7 @@ impl Server {
                             Datum::str(&column.name),
                             Datum::str("A"),
                             Datum::Null,
-                            Datum::Null,
+                            sub_part,
                             Datum::Null,
                             Datum::str(if column.nullable { "YES" } else { "" }),
                             Datum::str("BTREE"),
@@ -613,10 +617,10 @@ impl Server {
                     }
                 };
                 if !def.primary_key.is_empty() {
-                    push("PRIMARY", true, &def.primary_key);
+                    push("PRIMARY", true, &def.primary_key, &[]);
                 }
                 for ix in &def.indexes {
-                    push(&ix.name, ix.unique, &ix.columns);
+                    push(&ix.name, ix.unique, &ix.columns, &ix.prefixes);
                 }
                 Ok(Self::rows(
                     &[
