@@ -1,0 +1,689 @@
+//! INSERT, UPDATE and DELETE: the statement's read, the writes its rows
+//! call for, driven one engine request at a time so that a lock wait
+//! suspends the statement where it is.
+
+use super::*;
+
+impl Server {
+    pub(super) fn insert(
+        &mut self,
+        c: ConnId,
+        table: TableName,
+        columns: Option<Vec<String>>,
+        source: InsertSource,
+    ) -> R<Outcome> {
+        let (name, meta) = self.resolve(c, &table)?;
+        match source {
+            InsertSource::Values(rows) => {
+                let mut queue = VecDeque::new();
+                for (i, r) in rows.iter().enumerate() {
+                    let vars = self.vars(c);
+                    let no_cols = Columns {
+                        names: &[],
+                        collations: None,
+                        table: None,
+                        clause: "field list",
+                    };
+                    let vals = r
+                        .iter()
+                        .map(|e| match e {
+                            Expr::Call { name, args, .. }
+                                if name == "default" && args.is_empty() =>
+                            {
+                                Ok(None)
+                            }
+                            e => eval::eval(e, None, &no_cols, &vars).map(Some),
+                        })
+                        .collect::<R<Vec<_>>>()?;
+                    let row = self.build_row(&name, &meta, columns.as_deref(), vals, i + 1)?;
+                    queue.push_back(Request::Insert {
+                        table: name.clone(),
+                        row,
+                    });
+                }
+                let n = queue.len() as u64;
+                Ok(self.start_change(
+                    c,
+                    Change {
+                        table: name,
+                        read: None,
+                        plan: ChangePlan::Insert,
+                        relock: VecDeque::new(),
+                        queue,
+                        awaiting: Awaiting::Read,
+                        affected: 0,
+                        matched: 0,
+                        records: n,
+                        kind: ChangeKind::Insert,
+                        lock_mark: 0,
+                    },
+                ))
+            }
+            InsertSource::Select(sel) => {
+                let from = sel
+                    .from
+                    .clone()
+                    .ok_or_else(|| SqlError::unsupported("INSERT ... SELECT without FROM"))?;
+                let (src, src_meta) = self.resolve(c, &from)?;
+                let post = post_for(*sel, &src_meta, &from.name);
+                let access = self.access(c, &src, &src_meta, post.sel.filter.as_ref())?;
+                // InnoDB reads INSERT ... SELECT's source with shared
+                // next-key locks (innodb_locks_unsafe_for_binlog off).
+                let read = Request::Locking {
+                    read: Box::new(access.request(&src, None)),
+                    exclusive: false,
+                };
+                Ok(self.start_change(
+                    c,
+                    Change {
+                        table: name.clone(),
+                        read: Some(read),
+                        plan: ChangePlan::InsertSelect {
+                            target: name,
+                            columns,
+                            post: Box::new(post),
+                        },
+                        relock: VecDeque::new(),
+                        queue: VecDeque::new(),
+                        awaiting: Awaiting::Read,
+                        affected: 0,
+                        matched: 0,
+                        records: 0,
+                        kind: ChangeKind::Insert,
+                        lock_mark: 0,
+                    },
+                ))
+            }
+        }
+    }
+
+    /// One row for the engine: values for the named columns (`None`: the
+    /// DEFAULT keyword), defaults and AUTO_INCREMENT for the others.
+    pub(super) fn build_row(
+        &mut self,
+        name: &str,
+        meta: &TableMeta,
+        columns: Option<&[String]>,
+        vals: Vec<Option<Datum>>,
+        n: usize,
+    ) -> R<Vec<Value>> {
+        let positions: Vec<usize> = match columns {
+            Some(cols) => cols
+                .iter()
+                .map(|c| {
+                    meta.columns
+                        .iter()
+                        .position(|m| m.name.eq_ignore_ascii_case(c))
+                        .ok_or_else(|| SqlError::bad_field(c, "field list"))
+                })
+                .collect::<R<_>>()?,
+            None => (0..meta.columns.len()).collect(),
+        };
+        if positions.len() != vals.len() {
+            return Err(SqlError::new(
+                1136,
+                format!("Column count doesn't match value count at row {n}"),
+            ));
+        }
+        let mut given: Vec<Option<Option<Datum>>> = vec![None; meta.columns.len()];
+        for (p, v) in positions.into_iter().zip(vals) {
+            given[p] = Some(v);
+        }
+        let mut row = Vec::with_capacity(meta.columns.len());
+        for (i, col) in meta.columns.iter().enumerate() {
+            let v = match given[i].take() {
+                Some(Some(v)) => Some(v),
+                Some(None) | None => None,
+            };
+            let v = if col.auto_increment
+                && v.as_ref()
+                    .is_none_or(|v| v.is_null() || v.as_i128() == Some(0))
+            {
+                let next = self.autoinc.entry(name.to_string()).or_insert(1);
+                let v = *next;
+                let (_, hi) = col.ty.int_range().expect("an integer column");
+                if i128::from(v) > hi {
+                    return Err(SqlError::new(
+                        1467,
+                        "Failed to read auto-increment value from storage engine",
+                    ));
+                }
+                *next += 1;
+                Datum::UInt(v)
+            } else {
+                match v {
+                    Some(v) => v,
+                    None => match &col.default {
+                        Some(d) => d.clone(),
+                        None if !col.not_null => Datum::Null,
+                        None => {
+                            return Err(SqlError::new(
+                                1364,
+                                format!("Field '{}' doesn't have a default value", col.name),
+                            ))
+                        }
+                    },
+                }
+            };
+            if v.is_null() && col.not_null {
+                return Err(SqlError::new(
+                    1048,
+                    format!("Column '{}' cannot be null", col.name),
+                ));
+            }
+            let v = schema::coerce(col.ty, &v, &col.name)?;
+            if col.auto_increment {
+                if let Some(x) = v.as_i128().and_then(|x| u64::try_from(x).ok()) {
+                    let next = self.autoinc.entry(name.to_string()).or_insert(1);
+                    if x >= *next {
+                        *next = x.saturating_add(1);
+                    }
+                }
+            }
+            row.push(v.to_value());
+        }
+        Ok(row)
+    }
+
+    pub(super) fn update(
+        &mut self,
+        c: ConnId,
+        table: TableName,
+        set: Vec<(String, Expr)>,
+        filter: Option<Expr>,
+        order_by: Vec<(Expr, bool)>,
+        limit: Option<u64>,
+    ) -> R<Outcome> {
+        let (name, meta) = self.resolve(c, &table)?;
+        let set = set
+            .into_iter()
+            .map(|(col, e)| {
+                meta.columns
+                    .iter()
+                    .position(|m| m.name.eq_ignore_ascii_case(&col))
+                    .map(|p| (p, e))
+                    .ok_or_else(|| SqlError::bad_field(&col, "field list"))
+            })
+            .collect::<R<Vec<_>>>()?;
+        self.row_change(c, &table, name, meta, filter, order_by, limit, Some(set))
+    }
+
+    pub(super) fn delete(
+        &mut self,
+        c: ConnId,
+        table: TableName,
+        filter: Option<Expr>,
+        order_by: Vec<(Expr, bool)>,
+        limit: Option<u64>,
+    ) -> R<Outcome> {
+        let (name, meta) = self.resolve(c, &table)?;
+        self.row_change(c, &table, name, meta, filter, order_by, limit, None)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn row_change(
+        &mut self,
+        c: ConnId,
+        table: &TableName,
+        name: String,
+        meta: TableMeta,
+        filter: Option<Expr>,
+        order_by: Vec<(Expr, bool)>,
+        limit: Option<u64>,
+        set: Option<Vec<(usize, Expr)>>,
+    ) -> R<Outcome> {
+        let sel = Select {
+            distinct: false,
+            items: vec![SelectItem::Star],
+            from: Some(table.clone()),
+            filter,
+            group_by: Vec::new(),
+            having: None,
+            order_by,
+            limit: limit.map(|n| (0, n)),
+            lock: LockClause::Update,
+            wait: Wait::Wait,
+        };
+        let post = post_for(sel, &meta, &table.name);
+        // Check the WHERE's and SET's columns before anything runs.
+        let cols = Columns {
+            names: &post.names,
+            collations: post.collations.as_deref(),
+            table: Some(&table.name),
+            clause: "where clause",
+        };
+        if let Some(f) = &post.sel.filter {
+            eval::check_names(f, &cols)?;
+        }
+        for (_, e) in set.iter().flatten() {
+            eval::check_names(e, &cols.in_clause("field list"))?;
+        }
+        let access = self.access(c, &name, &meta, post.sel.filter.as_ref())?;
+        let inner = access.request(&name, None);
+        // An UPDATE without LIMIT that scans the clustered index reads
+        // semi-consistently (the engine does so under READ COMMITTED and
+        // READ UNCOMMITTED only): rows others have locked are not waited
+        // for unless their last committed version matches the WHERE.
+        let read = if set.is_some()
+            && limit.is_none()
+            && matches!(inner, Request::Scan { index: None, .. })
+        {
+            Request::SemiConsistent {
+                read: Box::new(inner),
+            }
+        } else {
+            Request::Locking {
+                read: Box::new(inner),
+                exclusive: true,
+            }
+        };
+        let (plan, kind) = match set {
+            Some(set) => (
+                ChangePlan::Update {
+                    set,
+                    post: Box::new(post),
+                },
+                ChangeKind::Update,
+            ),
+            None => (
+                ChangePlan::Delete {
+                    post: Box::new(post),
+                },
+                ChangeKind::Delete,
+            ),
+        };
+        Ok(self.start_change(
+            c,
+            Change {
+                table: name,
+                read: Some(read),
+                plan,
+                relock: VecDeque::new(),
+                queue: VecDeque::new(),
+                awaiting: Awaiting::Read,
+                affected: 0,
+                matched: 0,
+                records: 0,
+                kind,
+                lock_mark: 0,
+            },
+        ))
+    }
+
+    pub(super) fn start_change(&mut self, c: ConnId, mut ch: Change) -> Outcome {
+        let s = self.conn(c).session;
+        if let Err(e) = self.engine.begin_statement(s) {
+            return Outcome::Done(Reply::Error(self.engine_err(c, &e)));
+        }
+        ch.lock_mark = self.engine.lock_mark();
+        self.drive_change(c, Box::new(ch), None)
+    }
+
+    pub(super) fn drive_change(
+        &mut self,
+        c: ConnId,
+        mut ch: Box<Change>,
+        mut pending: Option<crate::Result<Step>>,
+    ) -> Outcome {
+        let s = self.conn(c).session;
+        loop {
+            if let Some(step) = pending.take() {
+                match step {
+                    Ok(Step::Waiting) => {
+                        self.conn_mut(c).running = Some(Running {
+                            prog: Prog::Change(ch),
+                        });
+                        return Outcome::Blocked;
+                    }
+                    Err(e) => {
+                        let err = self.engine_err(c, &e);
+                        return self.fail_change(c, &ch, err);
+                    }
+                    Ok(Step::Done(resp)) => match ch.awaiting {
+                        Awaiting::Read => {
+                            let rows = match resp {
+                                Response::Rows(r) => r,
+                                Response::Row(r) => r.into_iter().collect(),
+                                _ => Vec::new(),
+                            };
+                            if let Err(e) = self.plan_writes(c, &mut ch, rows) {
+                                return self.fail_change(c, &ch, e);
+                            }
+                        }
+                        Awaiting::Relock => {
+                            let row = match resp {
+                                Response::Row(r) => r,
+                                _ => None,
+                            };
+                            if let Err(e) = self.relocked(c, &mut ch, row) {
+                                return self.fail_change(c, &ch, e);
+                            }
+                        }
+                        Awaiting::Write => {
+                            if let Response::Affected(n) = resp {
+                                ch.affected += n;
+                            }
+                        }
+                        Awaiting::End => {
+                            let info = match ch.kind {
+                                ChangeKind::Insert
+                                    if ch.records > 1
+                                        || ch.read.is_none()
+                                            && matches!(
+                                                ch.plan,
+                                                ChangePlan::InsertSelect { .. }
+                                            ) =>
+                                {
+                                    Some(format!(
+                                        "Records: {}  Duplicates: 0  Warnings: {{warnings}}",
+                                        ch.records
+                                    ))
+                                }
+                                ChangeKind::Update => Some(format!(
+                                    "Rows matched: {}  Changed: {}  Warnings: {{warnings}}",
+                                    ch.matched, ch.affected
+                                )),
+                                _ => None,
+                            };
+                            return Outcome::Done(Reply::Ok {
+                                affected: ch.affected,
+                                info,
+                                warnings: 0,
+                            });
+                        }
+                    },
+                }
+            }
+            if let Some(read) = ch.read.take() {
+                ch.awaiting = Awaiting::Read;
+                pending = Some(self.engine.execute(s, read));
+            } else if let Some(r) = ch.relock.pop_front() {
+                ch.awaiting = Awaiting::Relock;
+                pending = Some(self.engine.execute(s, r));
+            } else if let Some(w) = ch.queue.pop_front() {
+                ch.awaiting = Awaiting::Write;
+                pending = Some(self.engine.execute(s, w));
+            } else {
+                ch.awaiting = Awaiting::End;
+                pending = Some(self.engine.end_statement(s, true));
+            }
+        }
+    }
+
+    pub(super) fn fail_change(&mut self, c: ConnId, ch: &Change, e: SqlError) -> Outcome {
+        let s = self.conn(c).session;
+        if ch.awaiting != Awaiting::End {
+            // Undo the statement; if that fails too the engine has
+            // stopped, and the first error is the one to report.
+            let _ = self.engine.end_statement(s, false);
+        }
+        Outcome::Done(Reply::Error(e))
+    }
+
+    /// The writes a read's rows call for.
+    pub(super) fn plan_writes(
+        &mut self,
+        c: ConnId,
+        ch: &mut Change,
+        rows: Vec<Vec<Value>>,
+    ) -> R<()> {
+        let table = ch.table.clone();
+        match &ch.plan {
+            ChangePlan::Insert => {}
+            ChangePlan::InsertSelect {
+                target,
+                columns,
+                post,
+            } => {
+                let (target, columns, post) = (target.clone(), columns.clone(), post.clone());
+                let rows = to_datums(&post.char_cols, rows);
+                let Reply::Rows { rows, .. } = self.finish_select(c, &post, rows)? else {
+                    unreachable!("a select gives rows")
+                };
+                let meta = self.metas[&target].clone();
+                for (i, r) in rows.into_iter().enumerate() {
+                    let row = self.build_row(
+                        &target,
+                        &meta,
+                        columns.as_deref(),
+                        r.into_iter().map(Some).collect(),
+                        i + 1,
+                    )?;
+                    ch.queue.push_back(Request::Insert {
+                        table: target.clone(),
+                        row,
+                    });
+                }
+                ch.records = ch.queue.len() as u64;
+            }
+            ChangePlan::Update { post, .. } | ChangePlan::Delete { post } => {
+                let post = post.clone();
+                let s = self.conn(c).session;
+                // A semi-consistent read's unlocked rows (their last
+                // committed versions): those the WHERE matches are locked
+                // and read again before they change; the others are left
+                // alone, never locked (row_search_for_mysql's
+                // did_semi_consistent_read, which MySQL's UPDATE answers by
+                // reading the row again with its lock).
+                let semi = self.engine.semi_consistent_rows(s).to_vec();
+                // A table without a primary key: each row carries its
+                // row id after its columns from here on, the key its
+                // change, relock or unlock addresses it by.
+                let rows = self.with_row_refs(c, &table, rows)?;
+                let mut locked = Vec::with_capacity(rows.len());
+                for (i, v) in rows.into_iter().enumerate() {
+                    if semi.binary_search(&i).is_err() {
+                        locked.push(v);
+                        continue;
+                    }
+                    let d = to_datums(&post.char_cols, vec![v.clone()]).remove(0);
+                    if self.row_matches(c, &post, &d)? {
+                        let key = self.primary_key_of(c, &table, &v)?;
+                        ch.relock.push_back(Request::Locking {
+                            read: Box::new(Request::Get {
+                                table: table.clone(),
+                                key,
+                            }),
+                            exclusive: true,
+                        });
+                    }
+                }
+                let rows = locked;
+                let src = to_datums(&post.char_cols, rows.clone());
+                // READ COMMITTED lets go of the rows the WHERE rejects
+                // (the engine does nothing under the stronger levels).
+                let mut rejected = Vec::new();
+                for (d, v) in src.iter().zip(&rows) {
+                    if !self.row_matches(c, &post, d)? {
+                        rejected.push(v.clone());
+                    }
+                }
+                if !rejected.is_empty() {
+                    self.unlock(c, &table, rejected, ch.lock_mark)?;
+                }
+                // Filter and order the rows as a SELECT * would.
+                let Reply::Rows { rows: matched, .. } = self.finish_select(c, &post, src)? else {
+                    unreachable!("a select gives rows")
+                };
+                ch.matched = matched.len() as u64;
+                for r in matched {
+                    self.queue_row_change(c, ch, r)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether a row (as a SELECT * of the statement's table reads it)
+    /// passes the statement's WHERE.
+    pub(super) fn row_matches(&self, c: ConnId, post: &SelectPost, row: &[Datum]) -> R<bool> {
+        let Some(f) = &post.sel.filter else {
+            return Ok(true);
+        };
+        let vars = self.vars(c);
+        let cols = Columns {
+            names: &post.names,
+            collations: post.collations.as_deref(),
+            table: post.table.as_deref(),
+            clause: "where clause",
+        };
+        Ok(eval::eval(f, Some(row), &cols, &vars)?.truth() == Some(true))
+    }
+
+    /// The key the engine addresses a row by: its primary key values, or
+    /// for a table without one the row id the row carries after its
+    /// columns ([`with_row_refs`](Self::with_row_refs)).
+    pub(super) fn primary_key_of(&self, c: ConnId, table: &str, row: &[Value]) -> R<Vec<Value>> {
+        let t = self
+            .engine
+            .table(table)
+            .map_err(|e| self.engine_err(c, &e))?;
+        if t.def.primary_key.is_empty() {
+            return match row.get(t.def.columns.len()) {
+                Some(id @ Value::UInt(_)) => Ok(vec![id.clone()]),
+                _ => Err(SqlError::new(
+                    1030,
+                    format!("Got error from storage engine: a row of '{table}' without its row id"),
+                )),
+            };
+        }
+        Ok(t.def.primary_key.iter().map(|&i| row[i].clone()).collect())
+    }
+
+    /// The rows the session's last read returned, each with its row id
+    /// after its columns when `table` has no primary key (as the engine
+    /// reports them, [`Engine::row_refs`]); unchanged otherwise.
+    pub(super) fn with_row_refs(
+        &self,
+        c: ConnId,
+        table: &str,
+        mut rows: Vec<Vec<Value>>,
+    ) -> R<Vec<Vec<Value>>> {
+        let t = self
+            .engine
+            .table(table)
+            .map_err(|e| self.engine_err(c, &e))?;
+        if !t.def.primary_key.is_empty() {
+            return Ok(rows);
+        }
+        let refs = self.engine.row_refs(self.conn(c).session);
+        if refs.len() != rows.len() {
+            return Err(SqlError::new(
+                1030,
+                format!(
+                    "Got error from storage engine: {} rows of '{table}' but {} row ids",
+                    rows.len(),
+                    refs.len()
+                ),
+            ));
+        }
+        for (r, &id) in rows.iter_mut().zip(refs) {
+            r.push(Value::UInt(id));
+        }
+        Ok(rows)
+    }
+
+    /// Lets go of the locks of rows a READ COMMITTED statement read and
+    /// rejected (rows as [`with_row_refs`](Self::with_row_refs) gives).
+    pub(super) fn unlock(
+        &mut self,
+        c: ConnId,
+        table: &str,
+        mut rows: Vec<Vec<Value>>,
+        mark: crate::lock::LockId,
+    ) -> R<()> {
+        let n = self
+            .engine
+            .table(table)
+            .map_err(|e| self.engine_err(c, &e))?
+            .def
+            .columns
+            .len();
+        let mut ids = Vec::new();
+        for r in &mut rows {
+            if r.len() > n {
+                if let Some(Value::UInt(id)) = r.pop() {
+                    ids.push(id);
+                }
+            }
+        }
+        let s = self.conn(c).session;
+        self.engine
+            .unlock_rows(s, table, &rows, &ids, mark)
+            .map_err(|e| self.engine_err(c, &e))
+    }
+
+    /// The row a semi-consistent read left unlocked, read again with its
+    /// lock (`row`: its newest version, or `None` if it is gone): changed
+    /// if the WHERE still matches it, otherwise let go again.
+    pub(super) fn relocked(
+        &mut self,
+        c: ConnId,
+        ch: &mut Change,
+        row: Option<Vec<Value>>,
+    ) -> R<()> {
+        let Some(v) = row else {
+            return Ok(());
+        };
+        let table = ch.table.clone();
+        let v = self.with_row_refs(c, &table, vec![v])?.remove(0);
+        let (ChangePlan::Update { post, .. } | ChangePlan::Delete { post }) = &ch.plan else {
+            return Ok(());
+        };
+        let post = post.clone();
+        let d = to_datums(&post.char_cols, vec![v.clone()]).remove(0);
+        if self.row_matches(c, &post, &d)? {
+            ch.matched += 1;
+            return self.queue_row_change(c, ch, d);
+        }
+        self.unlock(c, &table, vec![v], ch.lock_mark)
+    }
+
+    /// Queues the write an UPDATE or DELETE makes of a row it matched.
+    pub(super) fn queue_row_change(&mut self, c: ConnId, ch: &mut Change, r: Vec<Datum>) -> R<()> {
+        let table = ch.table.clone();
+        let (set, post) = match &ch.plan {
+            ChangePlan::Update { set, post } => (Some(set.clone()), post.clone()),
+            ChangePlan::Delete { post } => (None, post.clone()),
+            _ => return Ok(()),
+        };
+        let meta = self.metas[&table].clone();
+        let row: Vec<Value> = r.iter().map(Datum::to_value).collect();
+        let key = self.primary_key_of(c, &table, &row)?;
+        let Some(set) = set else {
+            ch.queue.push_back(Request::Delete { table, key });
+            return Ok(());
+        };
+        let vars = self.vars(c);
+        let cols = Columns {
+            names: &post.names,
+            collations: post.collations.as_deref(),
+            table: post.table.as_deref(),
+            clause: "field list",
+        };
+        let mut changes = Vec::new();
+        for (i, e) in &set {
+            let col = &meta.columns[*i];
+            let v = match e {
+                Expr::Call { name, args, .. } if name == "default" && args.is_empty() => {
+                    col.default.clone().unwrap_or(Datum::Null)
+                }
+                e => eval::eval(e, Some(&r), &cols, &vars)?,
+            };
+            if v.is_null() && col.not_null {
+                return Err(SqlError::new(
+                    1048,
+                    format!("Column '{}' cannot be null", col.name),
+                ));
+            }
+            let v = schema::coerce(col.ty, &v, &col.name)?;
+            changes.push((col.name.clone(), v.to_value()));
+        }
+        ch.queue.push_back(Request::Update {
+            table,
+            key,
+            set: changes,
+        });
+        Ok(())
+    }
+}

@@ -1,0 +1,437 @@
+//! Running statements: planning them onto the engine's requests and
+//! driving those requests one at a time, so a lock wait suspends the
+//! statement where it is.
+//!
+//! ```text
+//!   mod.rs     dispatch (run), a blocked statement's continuation, DDL
+//!              under its table lock, name resolution
+//!   select.rs  SELECT: the read, then filter, group, order, distinct, limit
+//!   plan.rs    the access path: index and key range from the WHERE
+//!   change.rs  INSERT, REPLACE, UPDATE, DELETE: read, then write row by row
+//!   ddl.rs     CREATE, DROP, TRUNCATE, RENAME, OPTIMIZE
+//!   alter.rs   ALTER TABLE by copy, or by fast index creation
+//! ```
+
+use super::ast::*;
+use super::error::{SqlError, Warning};
+use super::eval::{self, Columns};
+use super::schema::{self, TableMeta};
+use super::value::Datum;
+use super::{engine_name, split_name, ConnId, Outcome, Reply, Server};
+use crate::handler::{RangeBound, Request, Response, Step};
+use crate::record::collation::Collation;
+use crate::record::{ColumnType, Value};
+use std::cmp::Ordering;
+use std::collections::VecDeque;
+
+mod alter;
+mod change;
+mod ddl;
+mod plan;
+mod select;
+
+use select::*;
+
+/// A statement that is blocked in the engine.
+#[derive(Debug)]
+pub(super) struct Running {
+    prog: Prog,
+}
+
+enum Prog {
+    /// One request; `then` makes its response the reply.
+    Single { then: Then },
+    /// A row-changing statement inside a statement scope.
+    Change(Box<Change>),
+    /// A DDL statement waiting for its table lock: the rest of it.
+    Ddl(DdlWork),
+}
+
+impl std::fmt::Debug for Prog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Prog::Single { then } => f.debug_struct("Single").field("then", then).finish(),
+            Prog::Change(ch) => f.debug_tuple("Change").field(ch).finish(),
+            Prog::Ddl(_) => f.write_str("Ddl"),
+        }
+    }
+}
+
+/// The rest of a DDL statement once its table lock request is over:
+/// given `Ok` when the connection's transaction holds the lock, or the
+/// request's error (1205, 1213, 1146), which the statement reports in its
+/// own way (OPTIMIZE makes a row of it).
+type DdlWork = Box<dyn FnOnce(&mut Server, ConnId, R<()>) -> R<Outcome>>;
+
+/// What a statement of several DDL steps does with one step's result
+/// (OPTIMIZE makes a row of it, then goes on to the next table).
+type DdlThen = Box<dyn FnOnce(&mut Server, ConnId, R<Outcome>) -> R<Outcome>>;
+
+/// The reply a statement of several DDL steps makes after its last one.
+type DdlFinish = Box<dyn FnOnce(&mut Server, ConnId) -> R<Outcome>>;
+
+#[derive(Debug)]
+enum Then {
+    Ok,
+    Select(Box<SelectPost>),
+}
+
+/// What a row-changing statement does with the rows its read returned.
+#[derive(Debug)]
+enum ChangePlan {
+    /// The inserts are queued already.
+    Insert,
+    /// INSERT ... SELECT: the read's rows, selected, go into `target`.
+    InsertSelect {
+        target: String,
+        columns: Option<Vec<String>>,
+        post: Box<SelectPost>,
+    },
+    /// UPDATE.
+    Update {
+        set: Vec<(usize, Expr)>,
+        post: Box<SelectPost>,
+    },
+    /// DELETE.
+    Delete { post: Box<SelectPost> },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Awaiting {
+    Read,
+    /// A row a semi-consistent read left unlocked, read again with its
+    /// lock.
+    Relock,
+    Write,
+    End,
+}
+
+#[derive(Debug)]
+struct Change {
+    table: String,
+    read: Option<Request>,
+    plan: ChangePlan,
+    /// Locking reads of the rows a semi-consistent read matched unlocked,
+    /// made before the writes.
+    relock: VecDeque<Request>,
+    queue: VecDeque<Request>,
+    awaiting: Awaiting,
+    affected: u64,
+    matched: u64,
+    records: u64,
+    kind: ChangeKind,
+    /// The engine's lock id when the statement began: READ COMMITTED
+    /// releases the locks it took since on rows its WHERE rejects.
+    lock_mark: crate::lock::LockId,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ChangeKind {
+    Insert,
+    Update,
+    Delete,
+}
+
+/// A SELECT's work after the engine's read: filter, aggregate or project,
+/// order, distinct, limit.
+#[derive(Debug, Clone)]
+pub(super) struct SelectPost {
+    pub sel: Select,
+    /// The source's column names.
+    pub names: Vec<String>,
+    /// The name a qualified column must use.
+    pub table: Option<String>,
+    /// Source columns whose trailing spaces are removed (CHAR).
+    pub char_cols: Vec<bool>,
+    /// The source columns' collations; `None` for the server's own rows.
+    pub collations: Option<Vec<Collation>>,
+}
+
+type R<T> = Result<T, SqlError>;
+
+impl Server {
+    /// The database a connection's statement means.
+    pub(super) fn db_of(&self, c: ConnId, t: &TableName) -> R<String> {
+        match &t.db {
+            Some(d) => Ok(d.clone()),
+            None => self
+                .conn(c)
+                .db
+                .clone()
+                .ok_or_else(|| SqlError::new(1046, "No database selected")),
+        }
+    }
+
+    /// The engine name and meta of an existing table.
+    pub(super) fn resolve(&self, c: ConnId, t: &TableName) -> R<(String, TableMeta)> {
+        let db = self.db_of(c, t)?;
+        let name = self.find_table(&db, &t.name);
+        match name.and_then(|n| self.metas.get(&n).map(|m| (n, m.clone()))) {
+            Some(x) => Ok(x),
+            None => Err(SqlError::no_such_table(&db, &t.name)),
+        }
+    }
+
+    /// The engine name of `db`.`table`, matched without regard to case.
+    pub(super) fn find_table(&self, db: &str, table: &str) -> Option<String> {
+        let want = engine_name(db, table);
+        self.metas
+            .keys()
+            .find(|k| k.eq_ignore_ascii_case(&want))
+            .cloned()
+    }
+
+    fn engine_err(&self, c: ConnId, e: &crate::Error) -> SqlError {
+        let db = self
+            .conn(c)
+            .db
+            .clone()
+            .unwrap_or_else(|| crate::sql::DEFAULT_DB.into());
+        let mut err = SqlError::from_engine(e, &db);
+        // Engine names carry the database: show them as MySQL would.
+        if let crate::Error::NoSuchTable(n) | crate::Error::TableExists(n) = e {
+            if let Some((d, t)) = split_name(n) {
+                err = if matches!(e, crate::Error::NoSuchTable(_)) {
+                    SqlError::no_such_table(d, t)
+                } else {
+                    SqlError::new(1050, format!("Table '{t}' already exists"))
+                };
+            }
+        }
+        err
+    }
+
+    pub(super) fn run(&mut self, c: ConnId, stmt: Stmt) -> Outcome {
+        match self.run_inner(c, stmt) {
+            Ok(o) => o,
+            Err(e) => Outcome::Done(Reply::Error(e)),
+        }
+    }
+
+    fn run_inner(&mut self, c: ConnId, stmt: Stmt) -> R<Outcome> {
+        let ok = || {
+            Outcome::Done(Reply::Ok {
+                affected: 0,
+                info: None,
+                warnings: 0,
+            })
+        };
+        match stmt {
+            Stmt::Begin => Ok(self.single(c, Request::Begin, Then::Ok)),
+            Stmt::Commit => Ok(self.single(c, Request::Commit, Then::Ok)),
+            Stmt::Rollback => Ok(self.single(c, Request::Rollback, Then::Ok)),
+            Stmt::Savepoint(n) => Ok(self.single(c, Request::Savepoint(n), Then::Ok)),
+            Stmt::RollbackTo(n) => Ok(self.single(c, Request::RollbackToSavepoint(n), Then::Ok)),
+            Stmt::Release(n) => Ok(self.single(c, Request::ReleaseSavepoint(n), Then::Ok)),
+            Stmt::SetIsolation(scope, iso) => {
+                if scope == Some(Scope::Global) {
+                    self.globals.isolation = iso;
+                    return Ok(ok());
+                }
+                Ok(self.single(c, Request::SetIsolation(iso), Then::Ok))
+            }
+            Stmt::Set(items) => {
+                for (scope, name, value) in items {
+                    self.set_variable(c, scope, &name, &value)?;
+                }
+                Ok(ok())
+            }
+            Stmt::Use(db) => {
+                if !self.database_exists(&db) {
+                    return Err(SqlError::new(1049, format!("Unknown database '{db}'")));
+                }
+                let canon = self.canonical_db(&db);
+                self.conn_mut(c).db = Some(canon);
+                Ok(ok())
+            }
+            Stmt::Show(s) => Ok(Outcome::Done(self.show(c, s)?)),
+            Stmt::Select(sel) => self.select(c, sel),
+            Stmt::Insert {
+                table,
+                columns,
+                source,
+            } => self.insert(c, table, columns, source),
+            Stmt::Update {
+                table,
+                set,
+                filter,
+                order_by,
+                limit,
+            } => self.update(c, table, set, filter, order_by, limit),
+            Stmt::Delete {
+                table,
+                filter,
+                order_by,
+                limit,
+            } => self.delete(c, table, filter, order_by, limit),
+            ddl => {
+                self.implicit_commit(c)?;
+                self.ddl(c, ddl)
+            }
+        }
+    }
+
+    /// The name a database was created with.
+    fn canonical_db(&self, db: &str) -> String {
+        self.engine
+            .table_names()
+            .iter()
+            .filter_map(|n| split_name(n))
+            .find(|(d, t)| t.is_empty() && d.eq_ignore_ascii_case(db))
+            .map_or(db.to_string(), |(d, _)| d.to_string())
+    }
+
+    /// DDL commits the open transaction first, as MySQL does.
+    pub(super) fn implicit_commit(&mut self, c: ConnId) -> R<()> {
+        let s = self.conn(c).session;
+        if !self.engine.in_transaction(s) {
+            return Ok(());
+        }
+        let mut step = self.engine.execute(s, Request::Commit);
+        // Under group commit the commit waits for a sync, which the next
+        // resume makes.
+        while let Ok(Step::Waiting) = step {
+            step = self.engine.resume(s);
+        }
+        step.map(|_| ()).map_err(|e| self.engine_err(c, &e))
+    }
+
+    fn single(&mut self, c: ConnId, req: Request, then: Then) -> Outcome {
+        let s = self.conn(c).session;
+        let step = self.engine.execute(s, req);
+        self.single_result(c, step, then)
+    }
+
+    fn single_result(&mut self, c: ConnId, step: crate::Result<Step>, then: Then) -> Outcome {
+        match step {
+            Err(e) => Outcome::Done(Reply::Error(self.engine_err(c, &e))),
+            Ok(Step::Waiting) => {
+                if matches!(&then, Then::Select(p) if p.sel.wait == Wait::NoWait) {
+                    let s = self.conn(c).session;
+                    return Outcome::Done(Reply::Error(match self.engine.cancel_wait(s) {
+                        Ok(()) => SqlError::new(
+                            3572,
+                            "Statement aborted because lock(s) could not be acquired immediately and NOWAIT is set.",
+                        ),
+                        Err(e) => self.engine_err(c, &e),
+                    }));
+                }
+                self.conn_mut(c).running = Some(Running {
+                    prog: Prog::Single { then },
+                });
+                Outcome::Blocked
+            }
+            Ok(Step::Done(resp)) => match then {
+                Then::Ok => Outcome::Done(Reply::Ok {
+                    affected: match resp {
+                        Response::Affected(n) => n,
+                        _ => 0,
+                    },
+                    info: None,
+                    warnings: 0,
+                }),
+                Then::Select(post) => {
+                    let rows = match resp {
+                        Response::Row(r) => r.into_iter().collect(),
+                        Response::Rows(r) => r,
+                        _ => Vec::new(),
+                    };
+                    let rows = to_datums(&post.char_cols, rows);
+                    match self.finish_select(c, &post, rows) {
+                        Ok(r) => Outcome::Done(r),
+                        Err(e) => Outcome::Done(Reply::Error(e)),
+                    }
+                }
+            },
+        }
+    }
+
+    pub(super) fn continue_running(&mut self, c: ConnId, running: Running) -> Outcome {
+        let s = self.conn(c).session;
+        let step = self.engine.resume(s);
+        match running.prog {
+            Prog::Single { then } => self.single_result(c, step, then),
+            Prog::Change(ch) => self.drive_change(c, ch, Some(step)),
+            Prog::Ddl(work) => {
+                let out = match step {
+                    Ok(Step::Waiting) => {
+                        self.conn_mut(c).running = Some(Running {
+                            prog: Prog::Ddl(work),
+                        });
+                        return Outcome::Blocked;
+                    }
+                    Ok(Step::Done(_)) => self.ddl_work(c, work, Ok(())),
+                    Err(e) => {
+                        let e = self.engine_err(c, &e);
+                        self.ddl_work(c, work, Err(e))
+                    }
+                };
+                out.unwrap_or_else(|e| Outcome::Done(Reply::Error(e)))
+            }
+        }
+    }
+
+    /// Runs `work`, the rest of a DDL statement, under the table lock of
+    /// `table` (X if `exclusive`, else S) in the connection's transaction,
+    /// as InnoDB's DDL takes it before it changes the table
+    /// (`row_merge_lock_table`): at once if the lock can be had, else
+    /// once the lock wait is over (the statement blocked until then, like
+    /// a row statement waiting for a row lock, and INNODB_LOCK_WAITS shows
+    /// the wait).
+    pub(super) fn under_table_lock(
+        &mut self,
+        c: ConnId,
+        table: &str,
+        exclusive: bool,
+        work: DdlWork,
+    ) -> R<Outcome> {
+        let s = self.conn(c).session;
+        let req = Request::LockTable {
+            table: table.to_string(),
+            exclusive,
+        };
+        match self.engine.execute(s, req) {
+            Ok(Step::Done(_)) => self.ddl_work(c, work, Ok(())),
+            Ok(Step::Waiting) => {
+                self.conn_mut(c).running = Some(Running {
+                    prog: Prog::Ddl(work),
+                });
+                Ok(Outcome::Blocked)
+            }
+            Err(e) => {
+                let e = self.engine_err(c, &e);
+                // Nothing is held: a failed request ends the transaction
+                // it began.
+                self.ddl_work(c, work, Err(e))
+            }
+        }
+    }
+
+    /// Runs `ddl`, one of the engine's DDL functions, on `table` in the
+    /// connection's session, whose transaction holds the table lock
+    /// ([`Server::under_table_lock`]): it runs at once.
+    fn locked_ddl<T>(
+        &mut self,
+        c: ConnId,
+        table: &str,
+        ddl: impl FnOnce(&mut crate::Engine, crate::SessionId) -> crate::Result<crate::DdlStep<T>>,
+    ) -> R<T> {
+        let s = self.conn(c).session;
+        let r = ddl(&mut self.engine, s).and_then(|step| step.done(table));
+        r.map_err(|e| self.engine_err(c, &e))
+    }
+
+    /// Runs the rest of a DDL statement, then commits the transaction that
+    /// held its lock (MySQL commits at the end of every DDL), unless the
+    /// rest is blocked in turn (a statement of several tables waiting for
+    /// the next one's lock).
+    fn ddl_work(&mut self, c: ConnId, work: DdlWork, locked: R<()>) -> R<Outcome> {
+        let out = work(self, c, locked);
+        if matches!(out, Ok(Outcome::Blocked)) {
+            return out;
+        }
+        let ended = self.implicit_commit(c);
+        let out = out?;
+        ended.map(|_| out)
+    }
+}

@@ -1,0 +1,299 @@
+//! The access planner: which index a statement reads, and the key range
+//! its WHERE puts on that index's leading columns (the rows found are
+//! filtered by the whole WHERE again).
+
+use super::*;
+
+impl Server {
+    /// MySQL's choice of index for a WHERE: the primary key if the
+    /// condition bounds its first column, else the first secondary index
+    /// whose first column it bounds, else a scan of the clustered index.
+    pub(super) fn access(
+        &self,
+        c: ConnId,
+        name: &str,
+        meta: &TableMeta,
+        filter: Option<&Expr>,
+    ) -> R<Access> {
+        let t = self
+            .engine
+            .table(name)
+            .map_err(|e| self.engine_err(c, &e))?;
+        let def = &t.def;
+        let mut conj = Vec::new();
+        if let Some(f) = filter {
+            conjuncts(f, &mut conj);
+        }
+        let vars = self.vars(c);
+        let names: Vec<String> = meta.columns.iter().map(|c| c.name.clone()).collect();
+        let mut candidates: Vec<(Option<String>, Vec<usize>)> = Vec::new();
+        if !def.primary_key.is_empty() {
+            candidates.push((None, def.primary_key.clone()));
+        }
+        for ix in &def.indexes {
+            candidates.push((Some(ix.name.clone()), ix.columns.clone()));
+        }
+        for (index, cols) in candidates {
+            let mut eq = Vec::new();
+            for &col in &cols {
+                match find_eq(&conj, &names, col, meta, &vars) {
+                    Some(v) => eq.push(v),
+                    None => break,
+                }
+            }
+            if index.is_none() && eq.len() == cols.len() {
+                return Ok(Access::Point(eq));
+            }
+            let (lo, hi) = if eq.len() < cols.len() {
+                find_range(&conj, &names, cols[eq.len()], meta, &vars)
+            } else {
+                (None, None)
+            };
+            if eq.is_empty() && lo.is_none() && hi.is_none() {
+                continue;
+            }
+            let bound = |b: Option<(Value, bool)>, eq: &Vec<Value>| match b {
+                Some((v, incl)) => {
+                    let mut k = eq.clone();
+                    k.push(v);
+                    if incl {
+                        RangeBound::Included(k)
+                    } else {
+                        RangeBound::Excluded(k)
+                    }
+                }
+                None if eq.is_empty() => RangeBound::Unbounded,
+                None => RangeBound::Included(eq.clone()),
+            };
+            return Ok(Access::Range {
+                index,
+                low: bound(lo, &eq),
+                high: bound(hi, &eq),
+            });
+        }
+        Ok(Access::Range {
+            index: None,
+            low: RangeBound::Unbounded,
+            high: RangeBound::Unbounded,
+        })
+    }
+
+    // ---- INSERT, UPDATE, DELETE ----
+}
+
+/// An access path.
+#[derive(Debug)]
+pub(super) enum Access {
+    /// The whole primary key by equality.
+    Point(Vec<Value>),
+    /// A range of an index (`None`: the clustered index).
+    Range {
+        index: Option<String>,
+        low: RangeBound,
+        high: RangeBound,
+    },
+}
+
+impl Access {
+    pub(super) fn request(&self, table: &str, limit: Option<usize>) -> Request {
+        match self {
+            Access::Point(key) => Request::Get {
+                table: table.to_string(),
+                key: key.clone(),
+            },
+            Access::Range { index, low, high } => Request::Scan {
+                table: table.to_string(),
+                index: index.clone(),
+                low: low.clone(),
+                high: high.clone(),
+                reverse: false,
+                limit,
+            },
+        }
+    }
+}
+
+pub(super) fn conjuncts<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
+    match e {
+        Expr::Binary(BinOp::And, a, b) => {
+            conjuncts(a, out);
+            conjuncts(b, out);
+        }
+        e => out.push(e),
+    }
+}
+
+/// The column position an expression names, if it is a bare column.
+pub(super) fn column_of(e: &Expr, names: &[String]) -> Option<usize> {
+    match e {
+        Expr::Column { name, .. } => names.iter().position(|n| n.eq_ignore_ascii_case(name)),
+        _ => None,
+    }
+}
+
+/// A constant side, converted to the column's engine value exactly (a
+/// value that would round or does not fit is no bound: the rows are found
+/// by the filter instead).
+pub(super) fn const_for(
+    e: &Expr,
+    col: usize,
+    meta: &TableMeta,
+    vars: &dyn eval::Vars,
+) -> Option<Value> {
+    if !is_const(e) {
+        return None;
+    }
+    let no_cols = Columns {
+        names: &[],
+        collations: None,
+        table: None,
+        clause: "",
+    };
+    let d = eval::eval(e, None, &no_cols, vars).ok()?;
+    if d.is_null() {
+        return None;
+    }
+    let ty = meta.columns[col].ty;
+    match (ty.engine_type(), &d) {
+        (ColumnType::Int { .. } | ColumnType::BigInt { .. }, Datum::Int(_) | Datum::UInt(_)) => {}
+        (ColumnType::Char(_) | ColumnType::VarChar(_), Datum::Str(_)) => {}
+        _ => return None,
+    }
+    schema::coerce(ty, &d, "").ok().map(|d| d.to_value())
+}
+
+pub(super) fn is_const(e: &Expr) -> bool {
+    match e {
+        Expr::Lit(_) | Expr::Var { .. } => true,
+        Expr::Unary(_, x) => is_const(x),
+        Expr::Binary(_, a, b) => is_const(a) && is_const(b),
+        _ => false,
+    }
+}
+
+pub(super) fn flip(op: BinOp) -> BinOp {
+    match op {
+        BinOp::Lt => BinOp::Gt,
+        BinOp::Le => BinOp::Ge,
+        BinOp::Gt => BinOp::Lt,
+        BinOp::Ge => BinOp::Le,
+        o => o,
+    }
+}
+
+/// `col = const` among the conjuncts.
+pub(super) fn find_eq(
+    conj: &[&Expr],
+    names: &[String],
+    col: usize,
+    meta: &TableMeta,
+    vars: &dyn eval::Vars,
+) -> Option<Value> {
+    for e in conj {
+        if let Expr::Binary(BinOp::Eq, a, b) = e {
+            for (x, y) in [(a, b), (b, a)] {
+                if column_of(x, names) == Some(col) {
+                    if let Some(v) = const_for(y, col, meta, vars) {
+                        return Some(v);
+                    }
+                }
+            }
+        }
+        if let Expr::In(x, list, false) = e {
+            if list.len() == 1 && column_of(x, names) == Some(col) {
+                if let Some(v) = const_for(&list[0], col, meta, vars) {
+                    return Some(v);
+                }
+            }
+        }
+    }
+    None
+}
+
+pub(super) type Edge = Option<(Value, bool)>;
+
+/// The tightest range the conjuncts put on `col` (bounds and whether
+/// each is inclusive). Values compare as the column's stored forms do.
+pub(super) fn find_range(
+    conj: &[&Expr],
+    names: &[String],
+    col: usize,
+    meta: &TableMeta,
+    vars: &dyn eval::Vars,
+) -> (Edge, Edge) {
+    let ty = meta.columns[col].ty.engine_type();
+    // Bounds compare as the index orders them: in the column's collation.
+    let coll = meta.columns[col].collation.unwrap_or(Collation::Binary);
+    let key = |v: &Value| crate::record::to_stored(&ty, v, "").ok();
+    let mut lo: Edge = None;
+    let mut hi: Edge = None;
+    let tighten = |edge: &mut Edge, v: Value, incl: bool, lower: bool| {
+        let better = match edge {
+            None => true,
+            Some((cur, cur_incl)) => match (key(&v), key(cur)) {
+                (Some(a), Some(b)) => {
+                    let o = coll.compare(&a, &b);
+                    (if lower {
+                        o == Ordering::Greater
+                    } else {
+                        o == Ordering::Less
+                    }) || (o == Ordering::Equal && *cur_incl && !incl)
+                }
+                _ => false,
+            },
+        };
+        if better {
+            *edge = Some((v, incl));
+        }
+    };
+    for e in conj {
+        match e {
+            Expr::Binary(op @ (BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge), a, b) => {
+                let (op, other) = if column_of(a, names) == Some(col) {
+                    (*op, b)
+                } else if column_of(b, names) == Some(col) {
+                    (flip(*op), a)
+                } else {
+                    continue;
+                };
+                let Some(v) = const_for(other, col, meta, vars) else {
+                    continue;
+                };
+                match op {
+                    BinOp::Gt => tighten(&mut lo, v, false, true),
+                    BinOp::Ge => tighten(&mut lo, v, true, true),
+                    BinOp::Lt => tighten(&mut hi, v, false, false),
+                    _ => tighten(&mut hi, v, true, false),
+                }
+            }
+            Expr::Between(x, a, b, false) if column_of(x, names) == Some(col) => {
+                if let Some(v) = const_for(a, col, meta, vars) {
+                    tighten(&mut lo, v, true, true);
+                }
+                if let Some(v) = const_for(b, col, meta, vars) {
+                    tighten(&mut hi, v, true, false);
+                }
+            }
+            Expr::In(x, list, false) if column_of(x, names) == Some(col) => {
+                // The span of the list; the filter picks the members.
+                let vals: Option<Vec<Value>> =
+                    list.iter().map(|e| const_for(e, col, meta, vars)).collect();
+                if let Some(vals) = vals {
+                    let mut keyed: Vec<(Vec<u8>, Value)> = vals
+                        .into_iter()
+                        .filter_map(|v| key(&v).map(|k| (k, v)))
+                        .collect();
+                    keyed.sort_by(|a, b| coll.compare(&a.0, &b.0));
+                    if let (Some(first), Some(last)) =
+                        (keyed.first().cloned(), keyed.last().cloned())
+                    {
+                        tighten(&mut lo, first.1, true, true);
+                        tighten(&mut hi, last.1, true, false);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    (lo, hi)
+}

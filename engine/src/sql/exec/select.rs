@@ -1,0 +1,477 @@
+//! SELECT: the engine read a statement plans, then the server's work on
+//! its rows (filter, group, aggregate, order, distinct, limit).
+
+use super::*;
+
+impl Server {
+    pub(super) fn select(&mut self, c: ConnId, sel: Select) -> R<Outcome> {
+        let Some(from) = sel.from.clone() else {
+            // SELECT without FROM: one row of constants.
+            let post = SelectPost {
+                sel,
+                names: Vec::new(),
+                table: None,
+                char_cols: Vec::new(),
+                collations: None,
+            };
+            return Ok(Outcome::Done(self.finish_select(
+                c,
+                &post,
+                vec![Vec::new()],
+            )?));
+        };
+        if from
+            .db
+            .as_deref()
+            .is_some_and(|d| d.eq_ignore_ascii_case("information_schema"))
+        {
+            let (names, rows) = self.information_schema(c, &from.name)?;
+            let post = SelectPost {
+                sel,
+                names,
+                table: Some(from.name.clone()),
+                char_cols: Vec::new(),
+                collations: None,
+            };
+            return Ok(Outcome::Done(self.finish_select(c, &post, rows)?));
+        }
+        let (name, meta) = self.resolve(c, &from)?;
+        let post = post_for(sel, &meta, &from.name);
+        let access = self.access(c, &name, &meta, post.sel.filter.as_ref())?;
+        let sel = &post.sel;
+        // The engine may stop early only when nothing after it drops or
+        // reorders rows.
+        let limit = match (
+            &sel.filter,
+            sel.order_by.is_empty(),
+            sel.distinct,
+            &sel.limit,
+        ) {
+            (None, true, false, Some((off, n)))
+                if !sel.items.iter().any(
+                    |i| matches!(i, SelectItem::Expr { expr, .. } if eval::has_aggregate(expr)),
+                ) =>
+            {
+                usize::try_from(off.saturating_add(*n)).ok()
+            }
+            _ => None,
+        };
+        let read = access.request(&name, limit);
+        let req = match sel.lock {
+            LockClause::None => read,
+            l if sel.wait == Wait::SkipLocked => {
+                // SKIP LOCKED reads a range: a point read becomes the range
+                // of its one key.
+                let read = match read {
+                    Request::Get { table, key } => Request::Scan {
+                        table,
+                        index: None,
+                        low: RangeBound::Included(key.clone()),
+                        high: RangeBound::Included(key),
+                        reverse: false,
+                        limit: None,
+                    },
+                    r => r,
+                };
+                Request::SkipLocked {
+                    read: Box::new(read),
+                    exclusive: l == LockClause::Update,
+                }
+            }
+            l => Request::Locking {
+                read: Box::new(read),
+                exclusive: l == LockClause::Update,
+            },
+        };
+        Ok(self.single(c, req, Then::Select(Box::new(post))))
+    }
+
+    /// Filter, aggregate or project, order, distinct and limit.
+    pub(in crate::sql) fn finish_select(
+        &self,
+        c: ConnId,
+        post: &SelectPost,
+        rows: Vec<Vec<Datum>>,
+    ) -> R<Reply> {
+        let sel = &post.sel;
+        let vars = self.vars(c);
+        let cols = Columns {
+            names: &post.names,
+            collations: post.collations.as_deref(),
+            table: post.table.as_deref(),
+            clause: "where clause",
+        };
+        if let Some(f) = &sel.filter {
+            eval::check_names(f, &cols)?;
+        }
+        {
+            let fcols = cols.in_clause("field list");
+            for item in &sel.items {
+                if let SelectItem::Expr { expr, .. } = item {
+                    eval::check_names(expr, &fcols)?;
+                }
+            }
+            let ocols = cols.in_clause("order clause");
+            for (e, _) in &sel.order_by {
+                eval::check_names(self.order_expr(e, &sel.items)?, &ocols)?;
+            }
+            let gcols = cols.in_clause("group statement");
+            for (e, _) in &sel.group_by {
+                let e = self.order_expr(e, &sel.items)?;
+                if eval::has_aggregate(e) {
+                    return Err(SqlError::new(
+                        1056,
+                        format!("Can't group on '{}'", expr_text(e, &sel.items)),
+                    ));
+                }
+                eval::check_names(e, &gcols)?;
+            }
+            if let Some(h) = &sel.having {
+                eval::check_names(
+                    &with_aliases(h, &sel.items),
+                    &cols.in_clause("having clause"),
+                )?;
+            }
+        }
+        let mut kept = Vec::with_capacity(rows.len());
+        for r in rows {
+            let keep = match &sel.filter {
+                None => true,
+                Some(f) => eval::eval(f, Some(&r), &cols, &vars)?.truth() == Some(true),
+            };
+            if keep {
+                kept.push(r);
+            }
+        }
+        let cols = cols.in_clause("field list");
+        let mut names = Vec::new();
+        for item in &sel.items {
+            match item {
+                SelectItem::Star => {
+                    if post.table.is_none() {
+                        return Err(SqlError::new(1096, "No tables used"));
+                    }
+                    names.extend(post.names.iter().cloned())
+                }
+                SelectItem::Expr { alias, text, .. } => {
+                    names.push(alias.clone().unwrap_or_else(|| text.clone()))
+                }
+            }
+        }
+        let aggregate = sel
+            .items
+            .iter()
+            .any(|i| matches!(i, SelectItem::Expr { expr, .. } if eval::has_aggregate(expr)));
+        let grouped = aggregate || !sel.group_by.is_empty() || sel.having.is_some();
+        let mut out: Vec<Vec<Datum>> = if grouped {
+            // GROUP BY: the rows in groups of equal keys, in the keys'
+            // order (MySQL 5.1 sorts by the GROUP BY list, each ASC or
+            // DESC, unless ORDER BY says otherwise); without it, one group
+            // of every row, which gives a row even when there are none.
+            // Each select item, HAVING and ORDER BY is evaluated over the
+            // group: aggregates over its rows, other columns from its
+            // first row, as MySQL does without ONLY_FULL_GROUP_BY.
+            let groups: Vec<Vec<Vec<Datum>>> = if sel.group_by.is_empty() {
+                vec![kept]
+            } else {
+                let gcols = cols.in_clause("group statement");
+                let mut keyed = Vec::with_capacity(kept.len());
+                for r in kept {
+                    let mut k = Vec::with_capacity(sel.group_by.len());
+                    for (e, _) in &sel.group_by {
+                        k.push(eval::eval(
+                            self.order_expr(e, &sel.items)?,
+                            Some(&r),
+                            &gcols,
+                            &vars,
+                        )?);
+                    }
+                    keyed.push((k, r));
+                }
+                let spec = self.sort_spec(&sel.group_by, &sel.items, &gcols)?;
+                let cmp = |a: &[Datum], b: &[Datum]| cmp_keys(a, b, &spec);
+                // A stable sort keeps each group's rows in the order they
+                // were read, so its first row is the first one read.
+                keyed.sort_by(|a, b| cmp(&a.0, &b.0));
+                let mut groups: Vec<(Vec<Datum>, Vec<Vec<Datum>>)> = Vec::new();
+                for (k, r) in keyed {
+                    match groups.last_mut() {
+                        Some((gk, rows)) if cmp(gk, &k) == Ordering::Equal => rows.push(r),
+                        _ => groups.push((k, vec![r])),
+                    }
+                }
+                groups.into_iter().map(|(_, rows)| rows).collect()
+            };
+            let having = sel.having.as_ref().map(|h| with_aliases(h, &sel.items));
+            let hcols = cols.in_clause("having clause");
+            let ocols = cols.in_clause("order clause");
+            let mut rows = Vec::with_capacity(groups.len());
+            let mut keys = Vec::with_capacity(groups.len());
+            for g in &groups {
+                if let Some(h) = &having {
+                    if eval::eval_aggregate(h, g, &hcols, &vars)?.truth() != Some(true) {
+                        continue;
+                    }
+                }
+                let mut row = Vec::new();
+                for item in &sel.items {
+                    match item {
+                        SelectItem::Star if sel.group_by.is_empty() => return Err(SqlError::new(1140, "Mixing of GROUP columns (MIN(),MAX(),COUNT(),...) with no GROUP columns is illegal if there is no GROUP BY clause")),
+                        SelectItem::Star => row.extend(g[0].iter().cloned()),
+                        SelectItem::Expr { expr, .. } => row.push(eval::eval_aggregate(expr, g, &cols, &vars)?),
+                    }
+                }
+                let mut k = Vec::with_capacity(sel.order_by.len());
+                for (e, _) in &sel.order_by {
+                    k.push(eval::eval_aggregate(
+                        self.order_expr(e, &sel.items)?,
+                        g,
+                        &ocols,
+                        &vars,
+                    )?);
+                }
+                rows.push(row);
+                keys.push(k);
+            }
+            if !sel.order_by.is_empty() {
+                let spec = self.sort_spec(&sel.order_by, &sel.items, &ocols)?;
+                rows = sort_by_keys(rows, &keys, &spec);
+            }
+            rows
+        } else {
+            // ORDER BY over the source rows, by expression, select-list
+            // alias or position.
+            if !sel.order_by.is_empty() {
+                let mut keys = Vec::with_capacity(kept.len());
+                for r in &kept {
+                    let mut k = Vec::new();
+                    for (e, _) in &sel.order_by {
+                        let e = self.order_expr(e, &sel.items)?;
+                        k.push(eval::eval(
+                            e,
+                            Some(r),
+                            &cols.in_clause("order clause"),
+                            &vars,
+                        )?);
+                    }
+                    keys.push(k);
+                }
+                let spec =
+                    self.sort_spec(&sel.order_by, &sel.items, &cols.in_clause("order clause"))?;
+                kept = sort_by_keys(kept, &keys, &spec);
+            }
+            let mut out = Vec::with_capacity(kept.len());
+            for r in &kept {
+                let mut row = Vec::new();
+                for item in &sel.items {
+                    match item {
+                        SelectItem::Star => row.extend(r.iter().cloned()),
+                        SelectItem::Expr { expr, .. } => {
+                            let src = if post.table.is_some() {
+                                Some(r.as_slice())
+                            } else {
+                                None
+                            };
+                            row.push(eval::eval(expr, src, &cols, &vars)?)
+                        }
+                    }
+                }
+                out.push(row);
+            }
+            out
+        };
+        if sel.distinct {
+            // Values equal in their collation are one ('a' and 'A' under
+            // latin1_swedish_ci); the first read is kept.
+            let mut colls = Vec::new();
+            for item in &sel.items {
+                match item {
+                    SelectItem::Star => colls.extend(cols.collations.into_iter().flatten()),
+                    SelectItem::Expr { expr, .. } => colls.push(eval::collation_of(expr, &cols)),
+                }
+            }
+            let mut seen: Vec<Vec<Datum>> = Vec::new();
+            out.retain(|r| {
+                let dup = seen.iter().any(|s| {
+                    s.len() == r.len()
+                        && s.iter().zip(r).enumerate().all(|(i, (a, b))| {
+                            let coll = colls.get(i).copied().unwrap_or(eval::CONNECTION_COLLATION);
+                            a.sort_cmp_in(b, coll) == Ordering::Equal
+                        })
+                });
+                if !dup {
+                    seen.push(r.clone());
+                }
+                !dup
+            });
+        }
+        if let Some((off, n)) = sel.limit {
+            let off = usize::try_from(off).unwrap_or(usize::MAX);
+            let n = usize::try_from(n).unwrap_or(usize::MAX);
+            out = out.into_iter().skip(off).take(n).collect();
+        }
+        Ok(Reply::Rows {
+            columns: names,
+            rows: out,
+            warnings: 0,
+        })
+    }
+
+    /// The collation and direction of each ORDER BY or GROUP BY key.
+    pub(super) fn sort_spec(
+        &self,
+        by: &[(Expr, bool)],
+        items: &[SelectItem],
+        cols: &eval::Columns<'_>,
+    ) -> R<Vec<(Collation, bool)>> {
+        by.iter()
+            .map(|(e, desc)| Ok((eval::collation_of(self.order_expr(e, items)?, cols), *desc)))
+            .collect()
+    }
+
+    pub(super) fn order_expr<'a>(&self, e: &'a Expr, items: &'a [SelectItem]) -> R<&'a Expr> {
+        if let Expr::Lit(Datum::Int(n)) = e {
+            let i = usize::try_from(*n)
+                .ok()
+                .filter(|&i| i >= 1 && i <= items.len());
+            return match i.map(|i| &items[i - 1]) {
+                Some(SelectItem::Expr { expr, .. }) => Ok(expr),
+                _ => Err(SqlError::bad_field(&n.to_string(), "order clause")),
+            };
+        }
+        if let Expr::Column { table: None, name } = e {
+            for item in items {
+                if let SelectItem::Expr {
+                    expr,
+                    alias: Some(a),
+                    ..
+                } = item
+                {
+                    if a.eq_ignore_ascii_case(name) {
+                        return Ok(expr);
+                    }
+                }
+            }
+        }
+        Ok(e)
+    }
+
+    // ---- access paths ----
+}
+
+/// The post-processing of a SELECT over a table.
+pub(super) fn post_for(sel: Select, meta: &TableMeta, table: &str) -> SelectPost {
+    SelectPost {
+        sel,
+        names: meta.columns.iter().map(|c| c.name.clone()).collect(),
+        table: Some(table.to_string()),
+        char_cols: meta
+            .columns
+            .iter()
+            .map(|c| matches!(c.ty, SqlType::Char(_)))
+            .collect(),
+        collations: Some(meta.collations()),
+    }
+}
+
+/// Compares two sort keys by `spec`'s collations and directions (ORDER
+/// BY, GROUP BY).
+pub(super) fn cmp_keys(a: &[Datum], b: &[Datum], spec: &[(Collation, bool)]) -> Ordering {
+    for (i, (coll, desc)) in spec.iter().enumerate() {
+        let o = a[i].sort_cmp_in(&b[i], *coll);
+        let o = if *desc { o.reverse() } else { o };
+        if o != Ordering::Equal {
+            return o;
+        }
+    }
+    Ordering::Equal
+}
+
+/// `rows` in the order of their `keys` (one per row) under `spec`; a
+/// stable sort, so equal keys keep their order.
+pub(super) fn sort_by_keys(
+    rows: Vec<Vec<Datum>>,
+    keys: &[Vec<Datum>],
+    spec: &[(Collation, bool)],
+) -> Vec<Vec<Datum>> {
+    let mut idx: Vec<usize> = (0..rows.len()).collect();
+    idx.sort_by(|&a, &b| cmp_keys(&keys[a], &keys[b], spec));
+    let mut taken: Vec<Option<Vec<Datum>>> = rows.into_iter().map(Some).collect();
+    idx.into_iter()
+        .map(|i| taken[i].take().expect("each once"))
+        .collect()
+}
+
+/// `e` with each bare column name that is a select-list alias replaced by
+/// the aliased expression (HAVING may name aliases, as MySQL allows).
+pub(super) fn with_aliases(e: &Expr, items: &[SelectItem]) -> Expr {
+    let alias_of = |name: &str| {
+        items.iter().find_map(|i| match i {
+            SelectItem::Expr {
+                expr,
+                alias: Some(a),
+                ..
+            } if a.eq_ignore_ascii_case(name) => Some(expr.clone()),
+            _ => None,
+        })
+    };
+    let go = |x: &Expr| Box::new(with_aliases(x, items));
+    match e {
+        Expr::Column { table: None, name } => alias_of(name).unwrap_or_else(|| e.clone()),
+        Expr::Column { .. } | Expr::Lit(_) | Expr::Var { .. } => e.clone(),
+        Expr::Unary(op, x) => Expr::Unary(*op, go(x)),
+        Expr::IsNull(x, not) => Expr::IsNull(go(x), *not),
+        Expr::Binary(op, a, b) => Expr::Binary(*op, go(a), go(b)),
+        Expr::Like(a, b, not) => Expr::Like(go(a), go(b), *not),
+        Expr::Between(a, b, c, not) => Expr::Between(go(a), go(b), go(c), *not),
+        Expr::In(a, l, not) => Expr::In(
+            go(a),
+            l.iter().map(|x| with_aliases(x, items)).collect(),
+            *not,
+        ),
+        Expr::Call {
+            name,
+            args,
+            star,
+            distinct,
+        } => Expr::Call {
+            name: name.clone(),
+            args: args.iter().map(|x| with_aliases(x, items)).collect(),
+            star: *star,
+            distinct: *distinct,
+        },
+    }
+}
+
+/// How a GROUP BY item is named in an error: its select-list alias or
+/// text when it is one of the items, else a placeholder.
+pub(super) fn expr_text(e: &Expr, items: &[SelectItem]) -> String {
+    items
+        .iter()
+        .find_map(|i| match i {
+            SelectItem::Expr { expr, text, alias } if expr == e => {
+                Some(alias.clone().unwrap_or_else(|| text.clone()))
+            }
+            _ => None,
+        })
+        .unwrap_or_else(|| "group function".into())
+}
+
+pub(super) fn to_datums(char_cols: &[bool], rows: Vec<Vec<Value>>) -> Vec<Vec<Datum>> {
+    rows.into_iter()
+        .map(|r| {
+            r.into_iter()
+                .enumerate()
+                .map(|(i, v)| match Datum::from_value(v) {
+                    Datum::Str(mut b) if char_cols.get(i) == Some(&true) => {
+                        while b.last() == Some(&b' ') {
+                            b.pop();
+                        }
+                        Datum::Str(b)
+                    }
+                    d => d,
+                })
+                .collect()
+        })
+        .collect()
+}
