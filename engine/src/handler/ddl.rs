@@ -561,6 +561,7 @@ impl Engine {
                     skipped: false,
                     semi: None,
                     semi_rows: Vec::new(),
+                    duplicates: false,
                 };
                 self.pager.free_check()?;
                 if let Outcome::Wait(_) = write::insert(
@@ -629,6 +630,7 @@ impl Engine {
             skipped: false,
             semi: None,
             semi_rows: Vec::new(),
+            duplicates: false,
         };
         let missing = |id: u64| Error::Corrupt {
             file: "ibdata1".into(),

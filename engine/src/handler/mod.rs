@@ -238,6 +238,11 @@ struct Session {
 struct StatementScope {
     /// The transaction's undo number when the statement began.
     undo_no: u64,
+    /// The statement replaces, updates or ignores the rows its writes
+    /// collide with (REPLACE, INSERT ... ON DUPLICATE KEY UPDATE, INSERT
+    /// IGNORE): its duplicate checks take X locks (InnoDB's
+    /// `trx->duplicates`, set by `ha_innobase::extra`).
+    duplicates: bool,
 }
 
 /// Counters an engine keeps about itself.
@@ -450,7 +455,29 @@ impl Engine {
             self.guard(r)?;
         }
         let undo_no = self.session_mut(s).trx.as_ref().map_or(0, |t| t.undo_no());
-        self.session_mut(s).statement = Some(StatementScope { undo_no });
+        self.session_mut(s).statement = Some(StatementScope {
+            undo_no,
+            duplicates: false,
+        });
+        Ok(())
+    }
+
+    /// Marks the open statement as one that replaces, updates or ignores
+    /// the rows its writes collide with: from now until it ends, the
+    /// duplicates its inserts and updates find are locked X, not S, as
+    /// InnoDB does when MySQL calls `extra(HA_EXTRA_IGNORE_DUP_KEY)`, so
+    /// that the row it goes on to change is not first shared with another
+    /// transaction doing the same.
+    pub fn set_statement_duplicates(&mut self, s: SessionId) -> Result<()> {
+        let sess = self
+            .sessions
+            .get_mut(&s)
+            .ok_or(Error::SessionState(s, "no such session"))?;
+        let scope = sess
+            .statement
+            .as_mut()
+            .ok_or(Error::SessionState(s, "no statement is open"))?;
+        scope.duplicates = true;
         Ok(())
     }
 
@@ -1453,7 +1480,9 @@ impl Engine {
                 if let Some(w) = table_lock(&mut self.locks, trx.id, id, TableMode::IX, now) {
                     return Ok(DmlResult::Wait(w));
                 }
+                let duplicates = sess.statement.as_ref().is_some_and(|st| st.duplicates);
                 let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys);
+                ctx.duplicates = duplicates;
                 match write::insert(
                     &mut self.pager,
                     &mut self.sys,
@@ -1495,7 +1524,9 @@ impl Engine {
                 if let Some(w) = table_lock(&mut self.locks, trx.id, id, TableMode::IX, now) {
                     return Ok(DmlResult::Wait(w));
                 }
+                let duplicates = sess.statement.as_ref().is_some_and(|st| st.duplicates);
                 let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys);
+                ctx.duplicates = duplicates;
                 match write::update(
                     &mut self.pager,
                     &mut self.sys,
@@ -1891,5 +1922,6 @@ fn lock_ctx<'a>(locks: &'a mut LockSys, trx: &Trx, now_us: u64, sys: &TrxSys) ->
         skipped: false,
         semi: None,
         semi_rows: Vec::new(),
+        duplicates: false,
     }
 }

@@ -36,6 +36,10 @@ pub struct LockCtx<'a> {
     /// (`skip_locked` is set with it), for the caller to test against its
     /// WHERE and lock for real only if it matches.
     pub semi: Option<crate::trx::ReadView>,
+    /// Duplicate checks lock X rather than S: the statement goes on to
+    /// replace or update the row it collides with
+    /// (`row_ins_set_exclusive_rec_lock` under `trx->duplicates`).
+    pub duplicates: bool,
     /// The positions, in a semi-consistent read's rows, of those read so.
     pub semi_rows: Vec<usize>,
 }

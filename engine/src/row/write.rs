@@ -148,7 +148,11 @@ fn check_unique(
                 table,
                 &sec.index,
                 RecKey::Key(btree::lock_key(&sec.index, entry_key)),
-                RecMode::S,
+                if ctx.duplicates {
+                    RecMode::X
+                } else {
+                    RecMode::S
+                },
                 RecKind::NextKey,
                 None,
             )? {
@@ -162,7 +166,11 @@ fn check_unique(
                 table,
                 &table.clustered,
                 RecKey::Key(btree::lock_key(&table.clustered, ck)),
-                RecMode::S,
+                if ctx.duplicates {
+                    RecMode::X
+                } else {
+                    RecMode::S
+                },
                 RecKind::RecNotGap,
                 Some(&found.rec),
             )? {
@@ -274,7 +282,11 @@ pub fn insert(
             // The duplicate check locks the record it finds (S, record
             // only); a delete-marked one is taken over in place (X).
             let deleted = record::is_deleted(&found.rec);
-            let mode = if deleted { RecMode::X } else { RecMode::S };
+            let mode = if deleted || ctx.duplicates {
+                RecMode::X
+            } else {
+                RecMode::S
+            };
             if let Some(w) = ctx.record(
                 pager,
                 table,

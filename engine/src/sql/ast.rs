@@ -283,6 +283,22 @@ pub struct Select {
     pub wait: Wait,
 }
 
+/// What an inserted row that collides with a row already there (in the
+/// primary key or a unique index) does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OnDuplicate {
+    /// INSERT: the statement fails with 1062.
+    Error,
+    /// INSERT IGNORE: the row is not inserted, and a warning says why.
+    Ignore,
+    /// REPLACE: the rows in the way are deleted (or the one in the way of
+    /// the last unique key updated) and the row is inserted.
+    Replace,
+    /// INSERT ... ON DUPLICATE KEY UPDATE: the first row in the way gets
+    /// these assignments (`VALUES(c)` is the inserted row's `c`).
+    Update(Vec<(String, Expr)>),
+}
+
 /// Rows an INSERT takes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InsertSource {
@@ -400,7 +416,7 @@ pub enum Stmt {
     Optimize(Vec<TableName>),
     /// CHECK TABLE t, ... [options]
     Check(Vec<TableName>),
-    /// INSERT.
+    /// INSERT, and REPLACE.
     Insert {
         /// The table.
         table: TableName,
@@ -408,6 +424,8 @@ pub enum Stmt {
         columns: Option<Vec<String>>,
         /// The rows.
         source: InsertSource,
+        /// What a row that collides with one already there does.
+        on_duplicate: OnDuplicate,
     },
     /// UPDATE.
     Update {

@@ -258,7 +258,8 @@ impl Parser<'_> {
                 self.pos -= 1;
                 Ok(Stmt::Select(self.select()?))
             }
-            "INSERT" => self.insert(),
+            "INSERT" => self.insert(false),
+            "REPLACE" => self.insert(true),
             "UPDATE" => self.update(),
             "DELETE" => self.delete(),
             "CREATE" => self.create(),
@@ -899,10 +900,16 @@ impl Parser<'_> {
 
     // ---- DML ----
 
-    fn insert(&mut self) -> R<Stmt> {
-        if self.is_kw("IGNORE") || self.is_kw("LOW_PRIORITY") || self.is_kw("DELAYED") {
-            return Err(SqlError::unsupported("INSERT modifiers"));
+    /// INSERT, or REPLACE (`replace`).
+    fn insert(&mut self, replace: bool) -> R<Stmt> {
+        if self.is_kw("DELAYED") {
+            // InnoDB has no delayed inserts (MySQL's 1616 names the table).
+            return Err(SqlError::unsupported("INSERT DELAYED"));
         }
+        if !self.eat_kw("LOW_PRIORITY") {
+            self.eat_kw("HIGH_PRIORITY");
+        }
+        let ignore = self.eat_kw("IGNORE");
         self.eat_kw("INTO");
         let table = self.table_name()?;
         let mut columns = None;
@@ -966,13 +973,38 @@ impl Parser<'_> {
         } else {
             return Err(self.err());
         };
-        if self.is_kw("ON") {
-            return Err(SqlError::unsupported("ON DUPLICATE KEY UPDATE"));
+        let mut on_duplicate = if replace {
+            OnDuplicate::Replace
+        } else if ignore {
+            OnDuplicate::Ignore
+        } else {
+            OnDuplicate::Error
+        };
+        if !replace && self.eat_kw("ON") {
+            self.expect_kw("DUPLICATE")?;
+            self.expect_kw("KEY")?;
+            self.expect_kw("UPDATE")?;
+            let mut set = Vec::new();
+            loop {
+                let mut col = self.ident()?;
+                if self.eat_op(".") {
+                    col = self.ident()?;
+                }
+                self.expect_op("=")?;
+                set.push((col, self.expr()?));
+                if !self.eat_op(",") {
+                    break;
+                }
+            }
+            // INSERT IGNORE ... ON DUPLICATE KEY UPDATE updates; IGNORE
+            // then only quiets errors of the update.
+            on_duplicate = OnDuplicate::Update(set);
         }
         Ok(Stmt::Insert {
             table,
             columns,
             source,
+            on_duplicate,
         })
     }
 

@@ -11,6 +11,7 @@ impl Server {
         table: TableName,
         columns: Option<Vec<String>>,
         source: InsertSource,
+        on_duplicate: OnDuplicate,
     ) -> R<Outcome> {
         let (name, meta) = self.resolve(c, &table)?;
         match source {
@@ -56,6 +57,10 @@ impl Server {
                         records: n,
                         kind: ChangeKind::Insert,
                         lock_mark: 0,
+                        on_duplicate: on_duplicate.clone(),
+                        inserting: None,
+                        collided: None,
+                        duplicates: 0,
                     },
                 ))
             }
@@ -68,10 +73,18 @@ impl Server {
                 let post = post_for(*sel, &src_meta, &from.name);
                 let access = self.access(c, &src, &src_meta, post.sel.filter.as_ref())?;
                 // InnoDB reads INSERT ... SELECT's source with shared
-                // next-key locks (innodb_locks_unsafe_for_binlog off).
-                let read = Request::Locking {
-                    read: Box::new(access.request(&src, None)),
-                    exclusive: false,
+                // next-key locks (innodb_locks_unsafe_for_binlog off),
+                // except under READ COMMITTED, where it is a consistent
+                // read (ha_innobase::store_lock).
+                let plain = access.request(&src, None);
+                let s = self.conn(c).session;
+                let read = if self.engine.isolation(s) == crate::trx::Isolation::ReadCommitted {
+                    plain
+                } else {
+                    Request::Locking {
+                        read: Box::new(plain),
+                        exclusive: false,
+                    }
                 };
                 Ok(self.start_change(
                     c,
@@ -91,6 +104,10 @@ impl Server {
                         records: 0,
                         kind: ChangeKind::Insert,
                         lock_mark: 0,
+                        on_duplicate: on_duplicate.clone(),
+                        inserting: None,
+                        collided: None,
+                        duplicates: 0,
                     },
                 ))
             }
@@ -306,6 +323,10 @@ impl Server {
                 records: 0,
                 kind,
                 lock_mark: 0,
+                on_duplicate: OnDuplicate::Error,
+                inserting: None,
+                collided: None,
+                duplicates: 0,
             },
         ))
     }
@@ -314,6 +335,12 @@ impl Server {
         let s = self.conn(c).session;
         if let Err(e) = self.engine.begin_statement(s) {
             return Outcome::Done(Reply::Error(self.engine_err(c, &e)));
+        }
+        if ch.on_duplicate != OnDuplicate::Error {
+            if let Err(e) = self.engine.set_statement_duplicates(s) {
+                let err = self.engine_err(c, &e);
+                return self.fail_change(c, &ch, err);
+            }
         }
         ch.lock_mark = self.engine.lock_mark();
         self.drive_change(c, Box::new(ch), None)
@@ -335,11 +362,43 @@ impl Server {
                         });
                         return Outcome::Blocked;
                     }
+                    Err(crate::Error::DuplicateKey { key, index })
+                        if ch.awaiting == Awaiting::Write
+                            && ch.inserting.is_some()
+                            && ch.on_duplicate != OnDuplicate::Error =>
+                    {
+                        if ch.on_duplicate == OnDuplicate::Ignore {
+                            // INSERT IGNORE: the row stays out, silently
+                            // in MySQL 5.1 (its write_record pushes no
+                            // warning; 5.5 added one).
+                            let _ = key;
+                            ch.duplicates += 1;
+                            continue;
+                        }
+                        let lookup = match self.collision_lookup(c, &ch, &index) {
+                            Ok(r) => r,
+                            Err(e) => return self.fail_change(c, &ch, e),
+                        };
+                        ch.collided = Some(index);
+                        ch.awaiting = Awaiting::Duplicate;
+                        pending = Some(self.engine.execute(s, lookup));
+                        continue;
+                    }
                     Err(e) => {
                         let err = self.engine_err(c, &e);
                         return self.fail_change(c, &ch, err);
                     }
                     Ok(Step::Done(resp)) => match ch.awaiting {
+                        Awaiting::Duplicate => {
+                            let rows = match resp {
+                                Response::Rows(r) => r,
+                                Response::Row(r) => r.into_iter().collect(),
+                                _ => Vec::new(),
+                            };
+                            if let Err(e) = self.collided(c, &mut ch, rows) {
+                                return self.fail_change(c, &ch, e);
+                            }
+                        }
                         Awaiting::Read => {
                             let rows = match resp {
                                 Response::Rows(r) => r,
@@ -375,8 +434,8 @@ impl Server {
                                             ) =>
                                 {
                                     Some(format!(
-                                        "Records: {}  Duplicates: 0  Warnings: {{warnings}}",
-                                        ch.records
+                                        "Records: {}  Duplicates: {}  Warnings: {{warnings}}",
+                                        ch.records, ch.duplicates
                                     ))
                                 }
                                 ChangeKind::Update => Some(format!(
@@ -402,6 +461,9 @@ impl Server {
                 pending = Some(self.engine.execute(s, r));
             } else if let Some(w) = ch.queue.pop_front() {
                 ch.awaiting = Awaiting::Write;
+                ch.inserting = (ch.on_duplicate != OnDuplicate::Error
+                    && matches!(w, Request::Insert { .. }))
+                .then(|| w.clone());
                 pending = Some(self.engine.execute(s, w));
             } else {
                 ch.awaiting = Awaiting::End;
@@ -685,5 +747,196 @@ impl Server {
             set: changes,
         });
         Ok(())
+    }
+
+    /// The locking read of the row an insert collided with in `index`
+    /// (`PRIMARY` or a unique index): an exact search of that key, X
+    /// locked, as MySQL's write_record reads the row in the way
+    /// (index_read_idx_map) under the statement's X lock.
+    pub(super) fn collision_lookup(&self, c: ConnId, ch: &Change, index: &str) -> R<Request> {
+        let Some(Request::Insert { table, row }) = &ch.inserting else {
+            unreachable!("a collision is an insert's")
+        };
+        let t = self
+            .engine
+            .table(table)
+            .map_err(|e| self.engine_err(c, &e))?;
+        let read = if index == "PRIMARY" {
+            Request::Get {
+                table: table.clone(),
+                key: t.def.primary_key.iter().map(|&i| row[i].clone()).collect(),
+            }
+        } else {
+            let ix = (t.def.indexes.iter())
+                .find(|x| x.name == index)
+                .ok_or_else(|| SqlError::new(1030, format!("no unique index '{index}'")))?;
+            let vals: Vec<Value> = ix.columns.iter().map(|&i| row[i].clone()).collect();
+            Request::Scan {
+                table: table.clone(),
+                index: Some(ix.name.clone()),
+                low: RangeBound::Included(vals.clone()),
+                high: RangeBound::Included(vals),
+                reverse: false,
+                limit: Some(1),
+            }
+        };
+        Ok(Request::Locking {
+            read: Box::new(read),
+            exclusive: true,
+        })
+    }
+
+    /// What a collision does with the row in the way (`rows`, the first of
+    /// them; none if it went away): MySQL's write_record. REPLACE deletes
+    /// it and inserts again, or updates it in place when the key collided
+    /// is the table's last unique one; ON DUPLICATE KEY UPDATE assigns to
+    /// it. The affected rows count as MySQL counts them: 2 for a row
+    /// replaced or updated, 1 for one replaced by an identical row, 0 for
+    /// an update that changes nothing.
+    pub(super) fn collided(&mut self, c: ConnId, ch: &mut Change, rows: Vec<Vec<Value>>) -> R<()> {
+        let Some(insert) = ch.inserting.take() else {
+            unreachable!("a collision is an insert's")
+        };
+        let Request::Insert { table, row } = &insert else {
+            unreachable!("a collision is an insert's")
+        };
+        let (table, row) = (table.clone(), row.clone());
+        let rows = self.with_row_refs(c, &table, rows)?;
+        let Some(found) = rows.into_iter().next() else {
+            // The row in the way is gone: insert again.
+            ch.queue.push_front(insert);
+            return Ok(());
+        };
+        let key = self.primary_key_of(c, &table, &found)?;
+        let meta = self.metas[&table].clone();
+        let names: Vec<String> = meta.columns.iter().map(|m| m.name.clone()).collect();
+        let n = meta.columns.len();
+        let changed = |new: &[Value]| new.iter().zip(&found[..n]).any(|(a, b)| a != b);
+        match ch.on_duplicate.clone() {
+            OnDuplicate::Replace => {
+                let t = self
+                    .engine
+                    .table(&table)
+                    .map_err(|e| self.engine_err(c, &e))?;
+                let last_unique = match t.def.indexes.iter().rev().find(|x| x.unique) {
+                    Some(ix) => ch.collided.as_deref() == Some(ix.name.as_str()),
+                    None => true,
+                };
+                if last_unique && !t.def.primary_key.is_empty() {
+                    ch.affected += 1;
+                    if changed(&row) {
+                        ch.duplicates += 1;
+                        let set = names.iter().cloned().zip(row.iter().cloned()).collect();
+                        ch.queue.push_front(Request::Update { table, key, set });
+                    }
+                } else {
+                    ch.duplicates += 1;
+                    ch.queue.push_front(insert);
+                    ch.queue.push_front(Request::Delete { table, key });
+                }
+            }
+            OnDuplicate::Update(assignments) => {
+                let inserted = to_datums(&vec![false; n], vec![row.clone()]).remove(0);
+                let char_cols: Vec<bool> = meta
+                    .columns
+                    .iter()
+                    .map(|m| matches!(m.ty, SqlType::Char(_)))
+                    .collect();
+                let current = to_datums(&char_cols, vec![found[..n].to_vec()]).remove(0);
+                let collations = meta.collations();
+                let cols = Columns {
+                    names: &names,
+                    collations: Some(&collations),
+                    table: split_name(&table).map(|(_, t)| t),
+                    clause: "field list",
+                };
+                let vars = self.vars(c);
+                let mut new = current.clone();
+                for (col, e) in &assignments {
+                    let i = names
+                        .iter()
+                        .position(|m| m.eq_ignore_ascii_case(col))
+                        .ok_or_else(|| {
+                            SqlError::new(1054, format!("Unknown column '{col}' in 'field list'"))
+                        })?;
+                    let e = with_values(e, &names, &inserted);
+                    // Each assignment sees the ones before it, as MySQL's.
+                    new[i] = eval::eval(&e, Some(&new), &cols, &vars)?;
+                }
+                drop(vars);
+                let mut set = Vec::new();
+                for (i, (a, b)) in new.iter().zip(&current).enumerate() {
+                    if a != b {
+                        let col = &meta.columns[i];
+                        if a.is_null() && col.not_null {
+                            return Err(SqlError::new(
+                                1048,
+                                format!("Column '{}' cannot be null", col.name),
+                            ));
+                        }
+                        let v = schema::coerce(col.ty, a, &col.name)?.to_value();
+                        set.push((names[i].clone(), v));
+                    }
+                }
+                let set: Vec<(String, Value)> = set;
+                let new_row: Vec<Value> = (0..n)
+                    .map(|i| {
+                        set.iter()
+                            .find(|(c, _)| *c == names[i])
+                            .map_or(found[i].clone(), |s| s.1.clone())
+                    })
+                    .collect();
+                if !set.is_empty() && changed(&new_row) {
+                    ch.affected += 1;
+                    ch.duplicates += 1;
+                    ch.queue.push_front(Request::Update { table, key, set });
+                }
+            }
+            OnDuplicate::Error | OnDuplicate::Ignore => unreachable!("no lookup for these"),
+        }
+        Ok(())
+    }
+}
+
+/// `e` with each `VALUES(col)` replaced by the inserted row's value of
+/// `col` (ON DUPLICATE KEY UPDATE's view of the row it did not insert).
+fn with_values(e: &Expr, names: &[String], inserted: &[Datum]) -> Expr {
+    let w = |x: &Expr| Box::new(with_values(x, names, inserted));
+    match e {
+        Expr::Call { name, args, .. } if name == "values" && args.len() == 1 => {
+            if let Expr::Column { name: col, .. } = &args[0] {
+                if let Some(i) = names.iter().position(|n| n.eq_ignore_ascii_case(col)) {
+                    return Expr::Lit(inserted[i].clone());
+                }
+            }
+            e.clone()
+        }
+        Expr::Call {
+            name,
+            args,
+            star,
+            distinct,
+        } => Expr::Call {
+            name: name.clone(),
+            args: args
+                .iter()
+                .map(|a| with_values(a, names, inserted))
+                .collect(),
+            star: *star,
+            distinct: *distinct,
+        },
+        Expr::Unary(op, x) => Expr::Unary(*op, w(x)),
+        Expr::Binary(op, a, b) => Expr::Binary(*op, w(a), w(b)),
+        Expr::IsNull(x, not) => Expr::IsNull(w(x), *not),
+        Expr::Between(x, a, b, not) => Expr::Between(w(x), w(a), w(b), *not),
+        Expr::In(x, list, not) => Expr::In(
+            w(x),
+            list.iter()
+                .map(|a| with_values(a, names, inserted))
+                .collect(),
+            *not,
+        ),
+        Expr::Like(x, p, not) => Expr::Like(w(x), w(p), *not),
+        Expr::Lit(_) | Expr::Column { .. } | Expr::Var { .. } => e.clone(),
     }
 }

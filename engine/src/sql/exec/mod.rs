@@ -103,6 +103,9 @@ enum Awaiting {
     /// lock.
     Relock,
     Write,
+    /// The row an insert collided with, read with an X lock (REPLACE, ON
+    /// DUPLICATE KEY UPDATE).
+    Duplicate,
     End,
 }
 
@@ -123,6 +126,17 @@ struct Change {
     /// The engine's lock id when the statement began: READ COMMITTED
     /// releases the locks it took since on rows its WHERE rejects.
     lock_mark: crate::lock::LockId,
+    /// What an insert that collides does.
+    on_duplicate: OnDuplicate,
+    /// The insert being written, kept while `on_duplicate` may have to
+    /// write it again.
+    inserting: Option<Request>,
+    /// The unique index the insert collided with.
+    collided: Option<String>,
+    /// Rows not inserted for a collision (IGNORE), or deleted or updated
+    /// for one (REPLACE, ON DUPLICATE KEY UPDATE): the info line's
+    /// `Duplicates`.
+    duplicates: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -250,7 +264,8 @@ impl Server {
                 table,
                 columns,
                 source,
-            } => self.insert(c, table, columns, source),
+                on_duplicate,
+            } => self.insert(c, table, columns, source, on_duplicate),
             Stmt::Update {
                 table,
                 set,
