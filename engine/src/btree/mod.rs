@@ -30,6 +30,7 @@
 //! (`None` for NULL), compared field by field.
 
 pub mod cursor;
+pub mod stats;
 #[cfg(test)]
 mod zip_tests;
 

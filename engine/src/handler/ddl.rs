@@ -781,7 +781,66 @@ pub struct TableStatus {
     pub file_size: u64,
 }
 
+/// A table's statistics: per index (the clustered one first, as
+/// `PRIMARY`), what its sample found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableStats {
+    /// The estimated number of rows (InnoDB's `stat_n_rows`: the clustered
+    /// index's distinct keys).
+    pub rows: u64,
+    /// Per index, its name and statistics.
+    pub indexes: Vec<(String, crate::btree::stats::IndexStats)>,
+}
+
 impl Engine {
+    /// ANALYZE TABLE: each index's distinct key prefixes estimated from
+    /// `sample_pages` leaf pages (`innodb_stats_sample_pages`), as
+    /// `dict_update_statistics` does, and kept for [`Engine::table_stats`].
+    pub fn analyze_table(&mut self, name: &str, sample_pages: u64) -> Result<TableStats> {
+        self.check_running()?;
+        let id = self.table_id(name)?;
+        let t = self.tables[&id].clone();
+        let r = (|| -> Result<TableStats> {
+            let mut indexes = Vec::new();
+            let est = crate::btree::stats::estimate(
+                &mut self.pager,
+                &t.clustered,
+                t.clustered.n_key,
+                sample_pages,
+            )?;
+            let rows = est.n_diff.last().copied().unwrap_or(0);
+            indexes.push(("PRIMARY".to_string(), est));
+            for sec in &t.secondary {
+                // A unique index's values are told apart by its own
+                // columns; a plain one's only with the primary key after
+                // them (dict_index_get_n_unique).
+                let n_uniq = if sec.def.unique {
+                    sec.def.columns.len()
+                } else {
+                    sec.index.n_key
+                };
+                let est = crate::btree::stats::estimate(
+                    &mut self.pager,
+                    &sec.index,
+                    n_uniq,
+                    sample_pages,
+                )?;
+                indexes.push((sec.def.name.clone(), est));
+            }
+            Ok(TableStats { rows, indexes })
+        })();
+        let stats = self.guard(r)?;
+        self.index_stats.insert(id, stats.clone());
+        Ok(stats)
+    }
+
+    /// The statistics of the last ANALYZE TABLE of `name`, if any since the
+    /// engine opened (and since the table was last rebuilt).
+    pub fn table_stats(&self, name: &str) -> Option<&TableStats> {
+        let id = self.names.get(name)?;
+        self.index_stats.get(id)
+    }
+
     /// CHECK TABLE.
     pub fn check_table(&mut self, name: &str) -> Result<crate::check::CheckReport> {
         self.check_running()?;

@@ -25,7 +25,7 @@ mod info;
 mod recovery;
 
 pub use config::{Config, FlushAtCommit};
-pub use ddl::TableStatus;
+pub use ddl::{TableStats, TableStatus};
 pub use index::{DdlStep, IndexBuild};
 pub use info::{
     statement_text, DeadlockTrx, InnodbCmp, InnodbCmpMem, InnodbLock, InnodbLockWait, InnodbTrx,
@@ -289,6 +289,10 @@ pub struct Engine {
     last_commit_lsn: u64,
     /// The latest deadlock found, for SHOW ENGINE INNODB STATUS.
     latest_deadlock: Option<info::LatestDeadlock>,
+    /// Each table's statistics from its last ANALYZE TABLE, by table id
+    /// (in memory, as InnoDB Plugin 1.0 keeps them in its dictionary
+    /// cache).
+    index_stats: BTreeMap<u64, TableStats>,
     /// Counters.
     pub stats: EngineStats,
 }

@@ -166,6 +166,7 @@ impl Engine {
             resumed_wait_since_us: None,
             last_commit_lsn: 0,
             latest_deadlock: None,
+            index_stats: Default::default(),
             stats: EngineStats::default(),
         })
     }

@@ -416,6 +416,8 @@ pub enum Stmt {
     Optimize(Vec<TableName>),
     /// CHECK TABLE t, ... [options]
     Check(Vec<TableName>),
+    /// ANALYZE [NO_WRITE_TO_BINLOG | LOCAL] TABLE t, ...
+    Analyze(Vec<TableName>),
     /// INSERT, and REPLACE.
     Insert {
         /// The table.

@@ -92,6 +92,8 @@ struct Globals {
     autocommit: bool,
     isolation: Isolation,
     lock_wait_timeout: u64,
+    /// innodb_stats_sample_pages: leaf pages ANALYZE TABLE samples.
+    stats_sample_pages: u64,
 }
 
 /// A connection.
@@ -162,6 +164,7 @@ impl Server {
             autocommit: true,
             isolation: Isolation::RepeatableRead,
             lock_wait_timeout: engine.config().lock_wait_timeout_us / 1_000_000,
+            stats_sample_pages: 8,
         };
         let mut s = Server {
             engine,

@@ -269,6 +269,17 @@ impl Parser<'_> {
                 self.eat_kw("TABLE");
                 Ok(Stmt::Truncate(self.table_name()?))
             }
+            "ANALYZE" => {
+                if !self.eat_kw("NO_WRITE_TO_BINLOG") {
+                    self.eat_kw("LOCAL");
+                }
+                self.expect_kw("TABLE")?;
+                let mut names = vec![self.table_name()?];
+                while self.eat_op(",") {
+                    names.push(self.table_name()?);
+                }
+                Ok(Stmt::Analyze(names))
+            }
             "OPTIMIZE" => {
                 if !self.eat_kw("NO_WRITE_TO_BINLOG") {
                     self.eat_kw("LOCAL");
