@@ -892,7 +892,7 @@ mod tests {
         else {
             panic!()
         };
-        let (def, meta) = build(&ct, "test$sbtest", RowFormat::Compact).unwrap();
+        let (def, meta) = build(&ct, "test$sbtest", RowFormat::Compact, &mut Vec::new()).unwrap();
         let text = String::from_utf8(def.server.clone()).unwrap();
         assert_eq!(
             text,
