@@ -502,15 +502,27 @@ pub fn sec_delete_mark(
     }
 }
 
-/// Ensures a secondary entry exists with the given delete mark.
+/// Ensures a secondary entry exists with the given delete mark and bytes.
 pub fn sec_ensure(pager: &mut Pager, sec: &Secondary, entry: &[u8], deleted: bool) -> Result<()> {
     let key = btree::key_of(&sec.index, 0, entry)?;
     let refs = btree::key_refs(&key);
     match btree::get(pager, &sec.index, &refs)? {
-        Some(found) if record::is_deleted(&found.rec) != deleted => {
-            btree::set_delete_mark(pager, &sec.index, &refs, deleted, None)
+        Some(found) => {
+            let mut want = entry.to_vec();
+            record::set_deleted(&mut want, deleted);
+            let mut have = found.rec.clone();
+            record::set_deleted(&mut have, deleted);
+            if have != want {
+                // Equal in the collation, not in bytes (a rollback of 'a'
+                // to 'A'): the entry takes the bytes back, as
+                // row_undo_mod_del_unmark_sec_and_undo_update does.
+                btree::update(pager, &sec.index, &want)
+            } else if record::is_deleted(&found.rec) != deleted {
+                btree::set_delete_mark(pager, &sec.index, &refs, deleted, None)
+            } else {
+                Ok(())
+            }
         }
-        Some(_) => Ok(()),
         None => {
             let mut e = entry.to_vec();
             record::set_deleted(&mut e, deleted);
