@@ -374,7 +374,7 @@ impl Engine {
         // tablespace, where InnoDB truncates in place and the space stays
         // with InnoDB.
         let system = old.space == SYSTEM_SPACE;
-        self.swap_in_new_space(&old, def, table_id, false, system)
+        self.swap_in_new_space(&old, def, table_id, false, system, None)
             .map(|_| ())
     }
 
@@ -420,9 +420,75 @@ impl Engine {
             let table_id = self.next_sys_id(TRX_SYS_NEXT_TABLE, true)?;
             // A rebuilt table goes where innodb_file_per_table says now.
             let system = !self.config.file_per_table;
-            self.swap_in_new_space(&old, def, table_id, true, system)
+            self.swap_in_new_space(&old, def, table_id, true, system, None)
         })();
         self.guard(r).map(DdlStep::Done)
+    }
+
+    /// [`rebuild_table`](Self::rebuild_table) into a definition whose
+    /// columns differ (ALTER TABLE ADD, DROP, CHANGE, MODIFY COLUMN): each
+    /// old row goes through `map`, which gives the new row (one value per
+    /// new column) or the error that stops the rebuild, which then leaves
+    /// the table as it was. The same crash safety: the new table is in a
+    /// file no committed definition names until the one dictionary
+    /// transaction that swaps them.
+    pub fn rebuild_table_mapped(
+        &mut self,
+        s: SessionId,
+        name: &str,
+        def: TableDef,
+        map: RowMap<'_>,
+    ) -> Result<DdlStep<u64>> {
+        self.check_running()?;
+        let id = self.table_id(name)?;
+        def.validate()?;
+        let old = self.tables[&id].clone();
+        if def.name != old.def.name {
+            return Err(Error::InvalidArgument(
+                "a rebuild keeps the table's name".into(),
+            ));
+        }
+        if !self.ddl_lock(s, name, TableMode::X)? {
+            return Ok(DdlStep::Waiting);
+        }
+        let r = (|| {
+            self.pager.free_check()?;
+            let table_id = self.next_sys_id(TRX_SYS_NEXT_TABLE, true)?;
+            let system = !self.config.file_per_table;
+            self.swap_in_new_space(&old, def, table_id, true, system, Some(map))
+        })();
+        self.guard(r).map(DdlStep::Done)
+    }
+
+    /// Replaces the server layer's definition of a table and nothing else
+    /// (one dictionary transaction, under an X lock on the table): what
+    /// MySQL 5.1 does for an ALTER TABLE it judges to change only its
+    /// `.frm`, such as renaming a column with InnoDB Plugin 1.0.6, which
+    /// then does not rename the column in its own dictionary (MySQL bug
+    /// 44571, fixed in 1.0.7 by refusing the fast path for a rename).
+    pub fn set_server_definition(
+        &mut self,
+        s: SessionId,
+        name: &str,
+        server: Vec<u8>,
+    ) -> Result<DdlStep<()>> {
+        self.check_running()?;
+        let id = self.table_id(name)?;
+        let old = self.tables[&id].clone();
+        let mut def = old.def.clone();
+        def.server = server;
+        def.validate()?;
+        if !self.ddl_lock(s, name, TableMode::X)? {
+            return Ok(DdlStep::Waiting);
+        }
+        let st = old.storage();
+        let r = self.dict_transaction(&[DictChange::Update(id, dict::encode_def(&def, &st))]);
+        self.guard(r)?;
+        self.replace_table(id, def, &st);
+        if let Some(t) = self.tables.get_mut(&id) {
+            t.next_row_id = old.next_row_id;
+        }
+        Ok(DdlStep::Done(()))
     }
 
     /// The new table of a TRUNCATE or a copying rebuild: built in a new
@@ -437,9 +503,10 @@ impl Engine {
         table_id: u64,
         copy: bool,
         system: bool,
+        map: Option<RowMap<'_>>,
     ) -> Result<u64> {
         if system {
-            return self.swap_in_system(old, def, table_id, copy);
+            return self.swap_in_system(old, def, table_id, copy, map);
         }
         let file = format!("{}.ibd", def.name);
         let name = def.name.clone();
@@ -448,7 +515,7 @@ impl Engine {
         let row = DictChange::Insert(table_id, def.name.clone(), dict::encode_def(&def, &st));
         let copied = if copy {
             let new = Table::new(def.clone(), &st);
-            self.copy_rows(old, &new)
+            self.copy_rows(old, &new, map)
         } else {
             Ok((0, 0))
         };
@@ -489,12 +556,13 @@ impl Engine {
         def: TableDef,
         table_id: u64,
         copy: bool,
+        map: Option<RowMap<'_>>,
     ) -> Result<u64> {
         let st = self.build_in_system(&def, table_id)?;
         let row = DictChange::Insert(table_id, def.name.clone(), dict::encode_def(&def, &st));
         let new = Table::new(def.clone(), &st);
         let copied = if copy {
-            self.copy_rows(old, &new)
+            self.copy_rows(old, &new, map)
         } else {
             Ok((0, 0))
         };
@@ -521,7 +589,12 @@ impl Engine {
     /// Copies every row of `old` into `new` (not yet in the dictionary),
     /// in transactions of 10,000 rows. Returns the rows copied and the next
     /// hidden row id of `new`.
-    fn copy_rows(&mut self, old: &Table, new: &Table) -> Result<(u64, u64)> {
+    fn copy_rows(
+        &mut self,
+        old: &Table,
+        new: &Table,
+        mut map: Option<RowMap<'_>>,
+    ) -> Result<(u64, u64)> {
         const ROWS_PER_COMMIT: u64 = 10_000;
         let mut cur = btree::Cursor::new(
             btree::Bound::Unbounded,
@@ -537,7 +610,10 @@ impl Engine {
                 if crate::record::is_deleted(&rec) {
                     continue;
                 }
-                let values = crate::row::decode_row(&mut self.pager, old, &rec)?;
+                let mut values = crate::row::decode_row(&mut self.pager, old, &rec)?;
+                if let Some(map) = map.as_mut() {
+                    values = map(values)?;
+                }
                 let cols = crate::row::stored_columns(new, &values)?;
                 if trx.is_none() {
                     let now = self.pager.now_us();
@@ -753,6 +829,10 @@ pub(crate) enum DictChange {
     /// Replace table `id`'s encoded definition.
     Update(u64, Vec<u8>),
 }
+
+/// What a rebuild that changes columns does with each old row: the new
+/// row, one value per new column, or the error that stops the rebuild.
+pub type RowMap<'a> = &'a mut dyn FnMut(Vec<Value>) -> Result<Vec<Value>>;
 
 /// The name a TRUNCATE builds the new file under before it takes the
 /// table's name (`#` is in no table name, so no table owns it).

@@ -25,7 +25,7 @@ mod info;
 mod recovery;
 
 pub use config::{Config, FlushAtCommit};
-pub use ddl::{TableStats, TableStatus};
+pub use ddl::{RowMap, TableStats, TableStatus};
 pub use index::{DdlStep, IndexBuild};
 pub use info::{
     statement_text, DeadlockTrx, InnodbCmp, InnodbCmpMem, InnodbLock, InnodbLockWait, InnodbTrx,

@@ -113,6 +113,31 @@ pub enum AlterOp {
     DropIndex(String),
     /// DROP PRIMARY KEY.
     DropPrimary,
+    /// ADD [COLUMN] definition [FIRST | AFTER c].
+    AddColumn(ColumnSpec, ColumnPlace),
+    /// DROP [COLUMN] c.
+    DropColumn(String),
+    /// CHANGE [COLUMN] old definition, or MODIFY [COLUMN] definition (the
+    /// old name the definition's), [FIRST | AFTER c].
+    ChangeColumn {
+        /// The column changed.
+        old: String,
+        /// What it becomes.
+        spec: ColumnSpec,
+        /// Where it goes.
+        place: ColumnPlace,
+    },
+}
+
+/// Where ADD, CHANGE or MODIFY COLUMN puts the column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ColumnPlace {
+    /// Where it is (CHANGE, MODIFY), or last (ADD).
+    Default,
+    /// FIRST.
+    First,
+    /// AFTER the named column.
+    After(String),
 }
 
 /// ALGORITHM= of ALTER TABLE.

@@ -871,18 +871,52 @@ impl Parser<'_> {
         let mut algorithm = None;
         loop {
             if self.eat_kw("ADD") {
-                match self.index_def()? {
-                    Some(ix) => ops.push(AlterOp::AddIndex(ix)),
-                    None => return Err(SqlError::unsupported("ALTER TABLE ... ADD COLUMN")),
+                if let Some(ix) = self.index_def()? {
+                    ops.push(AlterOp::AddIndex(ix));
+                } else {
+                    self.eat_kw("COLUMN");
+                    if self.eat_op("(") {
+                        loop {
+                            let spec = self.column_def()?;
+                            ops.extend(column_keys(&spec));
+                            ops.push(AlterOp::AddColumn(spec, ColumnPlace::Default));
+                            if !self.eat_op(",") {
+                                break;
+                            }
+                        }
+                        self.expect_op(")")?;
+                    } else {
+                        let spec = self.column_def()?;
+                        let place = self.column_place()?;
+                        let keys = column_keys(&spec);
+                        ops.push(AlterOp::AddColumn(spec, place));
+                        ops.extend(keys);
+                    }
                 }
+            } else if self.eat_kw("CHANGE") || self.eat_kw("MODIFY") {
+                let modify = self.prev_is_kw("MODIFY");
+                self.eat_kw("COLUMN");
+                let old = if modify { None } else { Some(self.ident()?) };
+                let spec = self.column_def()?;
+                let place = self.column_place()?;
+                let keys = column_keys(&spec);
+                ops.push(AlterOp::ChangeColumn {
+                    old: old.unwrap_or_else(|| spec.name.clone()),
+                    spec,
+                    place,
+                });
+                ops.extend(keys);
             } else if self.eat_kw("DROP") {
                 if self.eat_kw("PRIMARY") {
                     self.expect_kw("KEY")?;
                     ops.push(AlterOp::DropPrimary);
                 } else if self.eat_kw("INDEX") || self.eat_kw("KEY") {
                     ops.push(AlterOp::DropIndex(self.ident()?));
+                } else if self.is_kw("FOREIGN") {
+                    return Err(SqlError::unsupported("FOREIGN KEY constraints"));
                 } else {
-                    return Err(SqlError::unsupported("ALTER TABLE ... DROP COLUMN"));
+                    self.eat_kw("COLUMN");
+                    ops.push(AlterOp::DropColumn(self.ident()?));
                 }
             } else if self.eat_kw("ALGORITHM") {
                 self.eat_op("=");
@@ -906,6 +940,17 @@ impl Parser<'_> {
             ops,
             options,
             algorithm,
+        })
+    }
+
+    /// `FIRST`, `AFTER c`, or nothing.
+    fn column_place(&mut self) -> R<ColumnPlace> {
+        Ok(if self.eat_kw("FIRST") {
+            ColumnPlace::First
+        } else if self.eat_kw("AFTER") {
+            ColumnPlace::After(self.ident()?)
+        } else {
+            ColumnPlace::Default
         })
     }
 
@@ -1855,4 +1900,26 @@ mod tests {
         let t = format!("select {}1", "-".repeat(5000));
         assert!(parse(&t).is_err());
     }
+}
+
+/// The keys a column definition of ALTER TABLE declares on itself
+/// (`ADD COLUMN c INT PRIMARY KEY`, `... UNIQUE`), as index additions.
+fn column_keys(spec: &ColumnSpec) -> Vec<AlterOp> {
+    let key = |primary: bool| {
+        AlterOp::AddIndex(IndexSpec {
+            name: (!primary).then(|| spec.name.clone()),
+            columns: vec![spec.name.clone()],
+            prefixes: vec![None],
+            unique: true,
+            primary,
+        })
+    };
+    let mut out = Vec::new();
+    if spec.primary {
+        out.push(key(true));
+    }
+    if spec.unique {
+        out.push(key(false));
+    }
+    out
 }

@@ -50,7 +50,7 @@ impl TableMeta {
 
 /// Gives every string column of a table its collation (the one it was
 /// declared with, or the table's default) and every other column none.
-fn resolve_collations(columns: &mut [ColumnSpec], options: &TableOptions) {
+pub(crate) fn resolve_collations(columns: &mut [ColumnSpec], options: &TableOptions) {
     let default = options.default_collation();
     for c in columns {
         c.collation = match c.ty {
@@ -614,6 +614,15 @@ pub fn default_fits(ty: SqlType, d: &Datum) -> Result<Datum, SqlError> {
     coerce(ty, d, "")
 }
 
+/// The value MySQL gives a NOT NULL column that gets no value: 0 for
+/// numbers, the empty string for strings.
+pub fn implicit_default(ty: SqlType) -> Datum {
+    match ty {
+        SqlType::Integer { .. } => Datum::Int(0),
+        _ => Datum::Str(Vec::new()),
+    }
+}
+
 /// Converts a value for a column, with MySQL's strict-mode errors: 1264
 /// for an integer out of range, 1406 for a string too long, 1366 for a
 /// string that is not a number.
@@ -719,8 +728,10 @@ pub fn show_create(
         ix.iter()
             .enumerate()
             .map(|(i, &c)| match prefixes.get(i).filter(|&&p| p != 0) {
-                Some(p) => format!("{}({p})", quote(&def.columns[c].name)),
-                None => quote(&def.columns[c].name),
+                // The server's names: after a column rename InnoDB 1.0.6
+                // left its own (see Engine::set_server_definition).
+                Some(p) => format!("{}({p})", quote(&meta.columns[c].name)),
+                None => quote(&meta.columns[c].name),
             })
             .collect::<Vec<_>>()
             .join(",")

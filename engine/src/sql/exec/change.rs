@@ -739,7 +739,7 @@ impl Server {
                 ));
             }
             let v = schema::coerce(col.ty, &v, &col.name)?;
-            changes.push((col.name.clone(), v.to_value()));
+            changes.push((self.engine_column(c, &table, *i)?, v.to_value()));
         }
         ch.queue.push_back(Request::Update {
             table,
@@ -826,7 +826,9 @@ impl Server {
                     ch.affected += 1;
                     if changed(&row) {
                         ch.duplicates += 1;
-                        let set = names.iter().cloned().zip(row.iter().cloned()).collect();
+                        let set = (0..n)
+                            .map(|i| Ok((self.engine_column(c, &table, i)?, row[i].clone())))
+                            .collect::<R<Vec<_>>>()?;
                         ch.queue.push_front(Request::Update { table, key, set });
                     }
                 } else {
@@ -875,26 +877,44 @@ impl Server {
                             ));
                         }
                         let v = schema::coerce(col.ty, a, &col.name)?.to_value();
-                        set.push((names[i].clone(), v));
+                        set.push((i, v));
                     }
                 }
-                let set: Vec<(String, Value)> = set;
                 let new_row: Vec<Value> = (0..n)
                     .map(|i| {
                         set.iter()
-                            .find(|(c, _)| *c == names[i])
+                            .find(|(k, _)| *k == i)
                             .map_or(found[i].clone(), |s| s.1.clone())
                     })
                     .collect();
                 if !set.is_empty() && changed(&new_row) {
                     ch.affected += 1;
                     ch.duplicates += 1;
+                    let set = set
+                        .into_iter()
+                        .map(|(i, v)| Ok((self.engine_column(c, &table, i)?, v)))
+                        .collect::<R<Vec<_>>>()?;
                     ch.queue.push_front(Request::Update { table, key, set });
                 }
             }
             OnDuplicate::Error | OnDuplicate::Ignore => unreachable!("no lookup for these"),
         }
         Ok(())
+    }
+
+    /// The engine's name of column `i` of `table`, which an UPDATE request
+    /// names: the server's columns and the engine's match by position (the
+    /// names differ after a rename InnoDB 1.0.6 never saw).
+    pub(super) fn engine_column(&self, c: ConnId, table: &str, i: usize) -> R<String> {
+        let t = self
+            .engine
+            .table(table)
+            .map_err(|e| self.engine_err(c, &e))?;
+        t.def
+            .columns
+            .get(i)
+            .map(|col| col.name.clone())
+            .ok_or_else(|| SqlError::new(1054, format!("Unknown column {i} in 'field list'")))
     }
 }
 

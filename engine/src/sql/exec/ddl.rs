@@ -232,9 +232,25 @@ impl Server {
                     matches!(op, AlterOp::DropPrimary)
                         || matches!(op, AlterOp::AddIndex(ix) if ix.primary)
                 });
+                let columns = ops.iter().any(|op| {
+                    matches!(
+                        op,
+                        AlterOp::AddColumn(..)
+                            | AlterOp::DropColumn(_)
+                            | AlterOp::ChangeColumn { .. }
+                    )
+                });
+                if columns
+                    && algorithm != Some(Algorithm::Copy)
+                    && options == TableOptions::default()
+                    && self.renames_only(c, &table, &ops)?
+                {
+                    return self.alter_rename_columns(c, &table, ops);
+                }
                 let copy = algorithm == Some(Algorithm::Copy)
                     || options != TableOptions::default()
-                    || primary;
+                    || primary
+                    || columns;
                 if copy {
                     if algorithm == Some(Algorithm::Inplace) {
                         return Err(SqlError::new(
@@ -250,7 +266,12 @@ impl Server {
                     match op {
                         AlterOp::AddIndex(ix) => adds.push(ix),
                         AlterOp::DropIndex(n) => drops.push(n),
-                        AlterOp::DropPrimary => unreachable!("a primary key change copies"),
+                        AlterOp::DropPrimary
+                        | AlterOp::AddColumn(..)
+                        | AlterOp::DropColumn(_)
+                        | AlterOp::ChangeColumn { .. } => {
+                            unreachable!("a primary key or column change copies")
+                        }
                     }
                 }
                 self.alter_indexes(c, &table, adds, drops)
