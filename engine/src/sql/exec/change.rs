@@ -724,13 +724,16 @@ impl Server {
             clause: "field list",
         };
         let mut changes = Vec::new();
+        // MySQL evaluates a single-table UPDATE's assignments left to
+        // right, each seeing the ones before it (SET a = a + 1, b = a).
+        let mut cur = r.clone();
         for (i, e) in &set {
             let col = &meta.columns[*i];
             let v = match e {
                 Expr::Call { name, args, .. } if name == "default" && args.is_empty() => {
                     col.default.clone().unwrap_or(Datum::Null)
                 }
-                e => eval::eval(e, Some(&r), &cols, &vars)?,
+                e => eval::eval(e, Some(&cur), &cols, &vars)?,
             };
             if v.is_null() && col.not_null {
                 return Err(SqlError::new(
@@ -739,6 +742,9 @@ impl Server {
                 ));
             }
             let v = schema::coerce(col.ty, &v, &col.name)?;
+            if let Some(slot) = cur.get_mut(*i) {
+                *slot = v.clone();
+            }
             changes.push((self.engine_column(c, &table, *i)?, v.to_value()));
         }
         ch.queue.push_back(Request::Update {
