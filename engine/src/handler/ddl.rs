@@ -412,6 +412,19 @@ impl Engine {
                 "a rebuild keeps the table's name and columns (NULL may change)".into(),
             ));
         }
+        self.rebuild(s, name, &old, def, None)
+    }
+
+    /// A rebuild's work once its definition is checked: the X lock, then
+    /// the copy into a new placement and the swap.
+    fn rebuild(
+        &mut self,
+        s: SessionId,
+        name: &str,
+        old: &Table,
+        def: TableDef,
+        map: Option<RowMap<'_>>,
+    ) -> Result<DdlStep<u64>> {
         if !self.ddl_lock(s, name, TableMode::X)? {
             return Ok(DdlStep::Waiting);
         }
@@ -420,7 +433,7 @@ impl Engine {
             let table_id = self.next_sys_id(TRX_SYS_NEXT_TABLE, true)?;
             // A rebuilt table goes where innodb_file_per_table says now.
             let system = !self.config.file_per_table;
-            self.swap_in_new_space(&old, def, table_id, true, system, None)
+            self.swap_in_new_space(old, def, table_id, true, system, map)
         })();
         self.guard(r).map(DdlStep::Done)
     }
@@ -448,16 +461,7 @@ impl Engine {
                 "a rebuild keeps the table's name".into(),
             ));
         }
-        if !self.ddl_lock(s, name, TableMode::X)? {
-            return Ok(DdlStep::Waiting);
-        }
-        let r = (|| {
-            self.pager.free_check()?;
-            let table_id = self.next_sys_id(TRX_SYS_NEXT_TABLE, true)?;
-            let system = !self.config.file_per_table;
-            self.swap_in_new_space(&old, def, table_id, true, system, Some(map))
-        })();
-        self.guard(r).map(DdlStep::Done)
+        self.rebuild(s, name, &old, def, Some(map))
     }
 
     /// Replaces the server layer's definition of a table and nothing else

@@ -196,6 +196,51 @@ pub enum Expr {
     },
 }
 
+impl Expr {
+    /// The expression with each node `f` replaces (`Some`) replaced, and
+    /// the others rebuilt from their rewritten children; `f` sees a node
+    /// before its children, and a replacement is not searched again.
+    pub fn rewrite<E>(
+        &self,
+        f: &mut dyn FnMut(&Expr) -> Result<Option<Expr>, E>,
+    ) -> Result<Expr, E> {
+        if let Some(r) = f(self)? {
+            return Ok(r);
+        }
+        let mut go = |x: &Expr| x.rewrite(f).map(Box::new);
+        Ok(match self {
+            Expr::Lit(_) | Expr::Column { .. } | Expr::Var { .. } => self.clone(),
+            Expr::Unary(op, x) => Expr::Unary(*op, go(x)?),
+            Expr::Binary(op, a, b) => Expr::Binary(*op, go(a)?, go(b)?),
+            Expr::IsNull(x, not) => Expr::IsNull(go(x)?, *not),
+            Expr::Between(x, a, b, not) => Expr::Between(go(x)?, go(a)?, go(b)?, *not),
+            Expr::In(x, list, not) => {
+                let x = go(x)?;
+                let list = list
+                    .iter()
+                    .map(|e| e.rewrite(f))
+                    .collect::<Result<_, _>>()?;
+                Expr::In(x, list, *not)
+            }
+            Expr::Like(x, p, not) => Expr::Like(go(x)?, go(p)?, *not),
+            Expr::Call {
+                name,
+                args,
+                star,
+                distinct,
+            } => Expr::Call {
+                name: name.clone(),
+                args: args
+                    .iter()
+                    .map(|a| a.rewrite(f))
+                    .collect::<Result<_, _>>()?,
+                star: *star,
+                distinct: *distinct,
+            },
+        })
+    }
+}
+
 /// Unary operators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UnOp {

@@ -443,38 +443,11 @@ fn fold_aggregates(
     cols: &Columns<'_>,
     vars: &dyn Vars,
 ) -> Result<Expr, SqlError> {
-    let f = |x: &Expr| fold_aggregates(x, rows, cols, vars).map(Box::new);
-    Ok(match e {
+    e.rewrite(&mut |x| match x {
         Expr::Call { name, .. } if is_aggregate(name) => {
-            Expr::Lit(eval_aggregate(e, rows, cols, vars)?)
+            Ok(Some(Expr::Lit(eval_aggregate(x, rows, cols, vars)?)))
         }
-        Expr::Call {
-            name,
-            args,
-            star,
-            distinct,
-        } => Expr::Call {
-            name: name.clone(),
-            args: args
-                .iter()
-                .map(|a| fold_aggregates(a, rows, cols, vars))
-                .collect::<Result<_, _>>()?,
-            star: *star,
-            distinct: *distinct,
-        },
-        Expr::Unary(op, x) => Expr::Unary(*op, f(x)?),
-        Expr::Binary(op, a, b) => Expr::Binary(*op, f(a)?, f(b)?),
-        Expr::IsNull(x, n) => Expr::IsNull(f(x)?, *n),
-        Expr::Between(a, b, c, n) => Expr::Between(f(a)?, f(b)?, f(c)?, *n),
-        Expr::In(a, l, n) => Expr::In(
-            f(a)?,
-            l.iter()
-                .map(|x| fold_aggregates(x, rows, cols, vars))
-                .collect::<Result<_, _>>()?,
-            *n,
-        ),
-        Expr::Like(a, b, n) => Expr::Like(f(a)?, f(b)?, *n),
-        Expr::Lit(_) | Expr::Column { .. } | Expr::Var { .. } => e.clone(),
+        _ => Ok(None),
     })
 }
 

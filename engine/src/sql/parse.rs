@@ -269,28 +269,8 @@ impl Parser<'_> {
                 self.eat_kw("TABLE");
                 Ok(Stmt::Truncate(self.table_name()?))
             }
-            "ANALYZE" => {
-                if !self.eat_kw("NO_WRITE_TO_BINLOG") {
-                    self.eat_kw("LOCAL");
-                }
-                self.expect_kw("TABLE")?;
-                let mut names = vec![self.table_name()?];
-                while self.eat_op(",") {
-                    names.push(self.table_name()?);
-                }
-                Ok(Stmt::Analyze(names))
-            }
-            "OPTIMIZE" => {
-                if !self.eat_kw("NO_WRITE_TO_BINLOG") {
-                    self.eat_kw("LOCAL");
-                }
-                self.expect_kw("TABLE")?;
-                let mut names = vec![self.table_name()?];
-                while self.eat_op(",") {
-                    names.push(self.table_name()?);
-                }
-                Ok(Stmt::Optimize(names))
-            }
+            "ANALYZE" => Ok(Stmt::Analyze(self.admin_tables()?)),
+            "OPTIMIZE" => Ok(Stmt::Optimize(self.admin_tables()?)),
             "CHECK" => {
                 self.expect_kw("TABLE")?;
                 let mut names = vec![self.table_name()?];
@@ -943,6 +923,20 @@ impl Parser<'_> {
         })
     }
 
+    /// `[NO_WRITE_TO_BINLOG | LOCAL] TABLE t, ...` of ANALYZE and
+    /// OPTIMIZE.
+    fn admin_tables(&mut self) -> R<Vec<TableName>> {
+        if !self.eat_kw("NO_WRITE_TO_BINLOG") {
+            self.eat_kw("LOCAL");
+        }
+        self.expect_kw("TABLE")?;
+        let mut names = vec![self.table_name()?];
+        while self.eat_op(",") {
+            names.push(self.table_name()?);
+        }
+        Ok(names)
+    }
+
     /// `FIRST`, `AFTER c`, or nothing.
     fn column_place(&mut self) -> R<ColumnPlace> {
         Ok(if self.eat_kw("FIRST") {
@@ -1040,18 +1034,7 @@ impl Parser<'_> {
             self.expect_kw("DUPLICATE")?;
             self.expect_kw("KEY")?;
             self.expect_kw("UPDATE")?;
-            let mut set = Vec::new();
-            loop {
-                let mut col = self.ident()?;
-                if self.eat_op(".") {
-                    col = self.ident()?;
-                }
-                self.expect_op("=")?;
-                set.push((col, self.expr()?));
-                if !self.eat_op(",") {
-                    break;
-                }
-            }
+            let set = self.assignments()?;
             // INSERT IGNORE ... ON DUPLICATE KEY UPDATE updates; IGNORE
             // then only quiets errors of the update.
             on_duplicate = OnDuplicate::Update(set);
@@ -1064,9 +1047,9 @@ impl Parser<'_> {
         })
     }
 
-    fn update(&mut self) -> R<Stmt> {
-        let table = self.table_name()?;
-        self.expect_kw("SET")?;
+    /// `col = expr, ...` (a column maybe qualified), as UPDATE and ON
+    /// DUPLICATE KEY UPDATE write them.
+    fn assignments(&mut self) -> R<Vec<(String, Expr)>> {
         let mut set = Vec::new();
         loop {
             let mut col = self.ident()?;
@@ -1076,9 +1059,15 @@ impl Parser<'_> {
             self.expect_op("=")?;
             set.push((col, self.expr()?));
             if !self.eat_op(",") {
-                break;
+                return Ok(set);
             }
         }
+    }
+
+    fn update(&mut self) -> R<Stmt> {
+        let table = self.table_name()?;
+        self.expect_kw("SET")?;
+        let set = self.assignments()?;
         let filter = self.where_clause()?;
         let order_by = self.order_by()?;
         let limit = if self.eat_kw("LIMIT") {

@@ -390,22 +390,12 @@ impl Server {
                     }
                     Ok(Step::Done(resp)) => match ch.awaiting {
                         Awaiting::Duplicate => {
-                            let rows = match resp {
-                                Response::Rows(r) => r,
-                                Response::Row(r) => r.into_iter().collect(),
-                                _ => Vec::new(),
-                            };
-                            if let Err(e) = self.collided(c, &mut ch, rows) {
+                            if let Err(e) = self.collided(c, &mut ch, rows_of(resp)) {
                                 return self.fail_change(c, &ch, e);
                             }
                         }
                         Awaiting::Read => {
-                            let rows = match resp {
-                                Response::Rows(r) => r,
-                                Response::Row(r) => r.into_iter().collect(),
-                                _ => Vec::new(),
-                            };
-                            if let Err(e) = self.plan_writes(c, &mut ch, rows) {
+                            if let Err(e) = self.plan_writes(c, &mut ch, rows_of(resp)) {
                                 return self.fail_change(c, &ch, e);
                             }
                         }
@@ -924,45 +914,34 @@ impl Server {
     }
 }
 
+/// The rows a read answered with (none for any other answer).
+fn rows_of(resp: Response) -> Vec<Vec<Value>> {
+    match resp {
+        Response::Rows(r) => r,
+        Response::Row(r) => r.into_iter().collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// `e` with each `VALUES(col)` replaced by the inserted row's value of
 /// `col` (ON DUPLICATE KEY UPDATE's view of the row it did not insert).
 fn with_values(e: &Expr, names: &[String], inserted: &[Datum]) -> Expr {
-    let w = |x: &Expr| Box::new(with_values(x, names, inserted));
-    match e {
-        Expr::Call { name, args, .. } if name == "values" && args.len() == 1 => {
-            if let Expr::Column { name: col, .. } = &args[0] {
-                if let Some(i) = names.iter().position(|n| n.eq_ignore_ascii_case(col)) {
-                    return Expr::Lit(inserted[i].clone());
+    let done: Result<Expr, std::convert::Infallible> = e.rewrite(&mut |x| {
+        Ok(match x {
+            Expr::Call { name, args, .. } if name == "values" && args.len() == 1 => {
+                match &args[0] {
+                    Expr::Column { name: col, .. } => names
+                        .iter()
+                        .position(|n| n.eq_ignore_ascii_case(col))
+                        .map(|i| Expr::Lit(inserted[i].clone())),
+                    _ => None,
                 }
             }
-            e.clone()
-        }
-        Expr::Call {
-            name,
-            args,
-            star,
-            distinct,
-        } => Expr::Call {
-            name: name.clone(),
-            args: args
-                .iter()
-                .map(|a| with_values(a, names, inserted))
-                .collect(),
-            star: *star,
-            distinct: *distinct,
-        },
-        Expr::Unary(op, x) => Expr::Unary(*op, w(x)),
-        Expr::Binary(op, a, b) => Expr::Binary(*op, w(a), w(b)),
-        Expr::IsNull(x, not) => Expr::IsNull(w(x), *not),
-        Expr::Between(x, a, b, not) => Expr::Between(w(x), w(a), w(b), *not),
-        Expr::In(x, list, not) => Expr::In(
-            w(x),
-            list.iter()
-                .map(|a| with_values(a, names, inserted))
-                .collect(),
-            *not,
-        ),
-        Expr::Like(x, p, not) => Expr::Like(w(x), w(p), *not),
-        Expr::Lit(_) | Expr::Column { .. } | Expr::Var { .. } => e.clone(),
+            _ => None,
+        })
+    });
+    match done {
+        Ok(e) => e,
+        Err(never) => match never {},
     }
 }

@@ -39,17 +39,6 @@ impl Server {
     // ---- DDL ----
 
     pub(super) fn ddl(&mut self, c: ConnId, stmt: Stmt) -> R<Outcome> {
-        let ok = |warnings: Vec<Warning>, me: &mut Server| {
-            let n = warnings.len();
-            for w in warnings {
-                me.warn(c, w);
-            }
-            Outcome::Done(Reply::Ok {
-                affected: 0,
-                info: None,
-                warnings: n,
-            })
-        };
         match stmt {
             Stmt::CreateDatabase {
                 name,
@@ -65,7 +54,7 @@ impl Server {
                 }
                 check_name(&name, 1102, "Incorrect database name")?;
                 self.create_database_marker(&name)?;
-                Ok(ok(vec![], self))
+                Ok(self.ok_with(c, vec![]))
             }
             Stmt::DropDatabase { name, if_exists } => {
                 if !self.database_exists(&name) {
@@ -152,7 +141,7 @@ impl Server {
                 if self.metas[&name].columns.iter().any(|c| c.auto_increment) {
                     self.autoinc.insert(name, start);
                 }
-                Ok(ok(warnings, self))
+                Ok(self.ok_with(c, warnings))
             }
             Stmt::CreateTableLike {
                 name,
@@ -190,7 +179,7 @@ impl Server {
                     self.autoinc.insert(new.clone(), 1);
                 }
                 self.metas.insert(new, meta);
-                Ok(ok(vec![], self))
+                Ok(self.ok_with(c, vec![]))
             }
             Stmt::DropTable { names, if_exists } => {
                 let mut missing = Vec::new();

@@ -415,31 +415,15 @@ pub(super) fn with_aliases(e: &Expr, items: &[SelectItem]) -> Expr {
             _ => None,
         })
     };
-    let go = |x: &Expr| Box::new(with_aliases(x, items));
-    match e {
-        Expr::Column { table: None, name } => alias_of(name).unwrap_or_else(|| e.clone()),
-        Expr::Column { .. } | Expr::Lit(_) | Expr::Var { .. } => e.clone(),
-        Expr::Unary(op, x) => Expr::Unary(*op, go(x)),
-        Expr::IsNull(x, not) => Expr::IsNull(go(x), *not),
-        Expr::Binary(op, a, b) => Expr::Binary(*op, go(a), go(b)),
-        Expr::Like(a, b, not) => Expr::Like(go(a), go(b), *not),
-        Expr::Between(a, b, c, not) => Expr::Between(go(a), go(b), go(c), *not),
-        Expr::In(a, l, not) => Expr::In(
-            go(a),
-            l.iter().map(|x| with_aliases(x, items)).collect(),
-            *not,
-        ),
-        Expr::Call {
-            name,
-            args,
-            star,
-            distinct,
-        } => Expr::Call {
-            name: name.clone(),
-            args: args.iter().map(|x| with_aliases(x, items)).collect(),
-            star: *star,
-            distinct: *distinct,
-        },
+    let done: Result<Expr, std::convert::Infallible> = e.rewrite(&mut |x| {
+        Ok(match x {
+            Expr::Column { table: None, name } => alias_of(name),
+            _ => None,
+        })
+    });
+    match done {
+        Ok(e) => e,
+        Err(never) => match never {},
     }
 }
 
