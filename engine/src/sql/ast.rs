@@ -82,7 +82,7 @@ pub struct TableOptions {
     pub key_block_size: Option<u32>,
     /// [DEFAULT] CHARSET= / CHARACTER SET=.
     pub charset: Option<String>,
-    /// [DEFAULT] COLLATE=: the table's default collation, with or instead
+    /// \[DEFAULT\] COLLATE=: the table's default collation, with or instead
     /// of a character set.
     pub collate: Option<Collation>,
     /// AUTO_INCREMENT=.

@@ -1,0 +1,504 @@
+//! INSERT, UPDATE, DELETE and the reads that serve them: a request run
+//! against the row layer, its lock waits suspended and resumed.
+
+use super::*;
+
+impl Engine {
+    pub(super) fn run_dml(&mut self, s: SessionId, request: Request) -> Result<Step> {
+        let sess = self.session_mut(s);
+        let scoped = sess.statement.is_some();
+        if scoped && sess.trx.is_none() {
+            // A deadlock rolled the statement's transaction back: the rest
+            // of the statement must not run in a new one.
+            return Err(Error::SessionState(
+                s,
+                "the statement's transaction was rolled back",
+            ));
+        }
+        if sess.trx.is_none()
+            && !scoped
+            && !sess.autocommit_off
+            && matches!(request, Request::Get { .. } | Request::Scan { .. })
+        {
+            // An autocommit SELECT is a consistent read of its own (at every
+            // isolation level, SERIALIZABLE included, as in MySQL). It
+            // changes nothing and purge cannot run while it reads, so it
+            // needs neither a transaction id nor a registered view.
+            let view = match sess.isolation {
+                Isolation::ReadUncommitted => None,
+                _ => Some(self.sys.snapshot()),
+            };
+            self.statement_view = Some(view);
+            let r = self.dml(s, &request);
+            self.statement_view = None;
+            return match r? {
+                DmlResult::Done(resp) => Ok(Step::Done(resp)),
+                DmlResult::Wait(_) => unreachable!("a consistent read never waits"),
+            };
+        }
+        let started_here = self.session_mut(s).trx.is_none();
+        if started_here {
+            let implicit = !self.session_mut(s).autocommit_off;
+            self.begin_trx(s, implicit)?;
+        }
+        let undo_no = self
+            .session_mut(s)
+            .trx
+            .as_ref()
+            .expect("transaction open")
+            .undo_no();
+        let result = self.dml(s, &request);
+        match result {
+            Ok(DmlResult::Done(resp)) => {
+                if !scoped
+                    && self.session_mut(s).implicit
+                    && self.commit_trx_maybe_grouped(s, true)?
+                {
+                    self.session_mut(s).commit_wait_response = Some(resp);
+                    return Ok(Step::Waiting);
+                }
+                Ok(Step::Done(resp))
+            }
+            Ok(DmlResult::Wait(lock)) => {
+                self.rollback_statement(s, undo_no)?;
+                self.suspend(s, request, lock)
+            }
+            Err(e) => {
+                if e.stops_engine() {
+                    return Err(e);
+                }
+                self.rollback_statement(s, undo_no)?;
+                if !scoped && self.session_mut(s).implicit {
+                    self.rollback_trx(s)?;
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// A request of session `s` that queued `lock` and must wait for it:
+    /// the deadlock search runs (a victim is rolled back at once), and the
+    /// request is kept to run again when [`Engine::resume`] finds the wait
+    /// over (`lock_wait_suspend_thread`).
+    pub(super) fn suspend(
+        &mut self,
+        s: SessionId,
+        request: Request,
+        lock: crate::lock::LockId,
+    ) -> Result<Step> {
+        self.stats.waits += 1;
+        let me = self
+            .trx_id(s)
+            .expect("a waiting statement has a transaction");
+        debug_assert_eq!(
+            self.locks.waiting_for(me).map(|l| l.id),
+            Some(lock),
+            "the statement waits for the lock its transaction waits for"
+        );
+        let undo = self.sessions[&s].trx.as_ref().map_or(0, |t| t.undo_no());
+        self.locks.note_weight(me, undo, self.pager.now_us());
+        loop {
+            let weights: BTreeMap<u64, u64> = self
+                .sessions
+                .values()
+                .filter_map(|x| x.trx.as_ref().map(|t| (t.id, t.undo_no())))
+                .collect();
+            let verdict = if self.config.deadlock_detect {
+                self.locks
+                    .deadlock_check(me, &|t| weights.get(&t).copied().unwrap_or(0))
+            } else {
+                Deadlock::None
+            };
+            let now = self.pager.now_us();
+            match verdict {
+                Deadlock::None => break,
+                Deadlock::Requester => {
+                    self.stats.deadlocks += 1;
+                    self.note_deadlock(me, me);
+                    self.locks.cancel_wait(me, EventKind::Victim, now);
+                    self.rollback_trx(s)?;
+                    return Err(Error::Deadlock);
+                }
+                Deadlock::Other(victim) => {
+                    self.stats.deadlocks += 1;
+                    self.note_deadlock(me, victim);
+                    let vs = self
+                        .sessions
+                        .iter()
+                        .find(|(_, x)| x.trx.as_ref().map(|t| t.id) == Some(victim))
+                        .map(|(&id, _)| id)
+                        .expect("a waiting transaction belongs to a session");
+                    self.locks.cancel_wait(victim, EventKind::Victim, now);
+                    // Rolled back now, releasing its locks; its
+                    // waiting statement reports 1213 when resumed.
+                    let pending = self.session_mut(vs).pending.take();
+                    self.rollback_trx(vs)?;
+                    let sess = self.session_mut(vs);
+                    sess.pending = pending;
+                    sess.victim = true;
+                    if self.locks.waiting_for(me).is_none() {
+                        // The victim's locks were what we waited for.
+                        return self.run(s, request);
+                    }
+                }
+            }
+        }
+        let now = self.pager.now_us();
+        // Each wait is timed from its own start, as
+        // lock_wait_suspend_thread does; the planted bug keeps the
+        // start of the statement's first wait.
+        let since_us = match self.resumed_wait_since_us {
+            Some(first)
+                if self
+                    .config
+                    .canaries
+                    .has(crate::Canary::DeadlineFromFirstWait) =>
+            {
+                first
+            }
+            _ => now,
+        };
+        self.session_mut(s).pending = Some(Pending { request, since_us });
+        Ok(Step::Waiting)
+    }
+
+    pub(super) fn key_stored(table: &Table, key: &[Value]) -> Result<Key> {
+        if table.def.primary_key.is_empty() {
+            // A table without a primary key: its rows are addressed by
+            // their DB_ROW_ID ([`Engine::row_refs`]).
+            let id = match key {
+                [Value::UInt(u)] => Some(*u),
+                [Value::Int(i)] => u64::try_from(*i).ok(),
+                _ => None,
+            };
+            return match id {
+                Some(id) if id < 1 << 48 => Ok(vec![Some(write::row_id_bytes(id))]),
+                _ => Err(Error::InvalidArgument(format!(
+                    "table '{}' has no primary key: its rows are addressed by one row id \
+                     below 2^48, got {key:?}",
+                    table.name()
+                ))),
+            };
+        }
+        if key.len() != table.def.primary_key.len() {
+            return Err(Error::InvalidArgument(format!(
+                "the primary key of '{}' has {} columns, got {} values",
+                table.name(),
+                table.def.primary_key.len(),
+                key.len()
+            )));
+        }
+        table
+            .def
+            .primary_key
+            .iter()
+            .zip(key)
+            .map(|(&c, v)| {
+                let col = &table.def.columns[c];
+                if v.is_null() {
+                    Ok(None)
+                } else {
+                    record::to_stored(&col.ty, v, &col.name).map(Some)
+                }
+            })
+            .collect()
+    }
+
+    /// A range bound as stored key fields of an index whose key columns are
+    /// `cols` (each with its prefix length, if the index keeps a prefix).
+    /// A value longer than its column's prefix is cut to it, and the bound
+    /// then ends there and includes its end: the range covers every row
+    /// whose prefix is in range, a superset of the rows asked for, which
+    /// the caller filters (as MySQL rechecks a prefix key's condition).
+    pub(super) fn bound_stored(
+        table: &Table,
+        cols: &[(usize, Option<u16>)],
+        b: &RangeBound,
+    ) -> Result<Bound> {
+        let conv = |vals: &Vec<Value>| -> Result<(Key, bool)> {
+            if vals.len() > cols.len() {
+                return Err(Error::InvalidArgument(
+                    "range bound has more values than the index has columns".into(),
+                ));
+            }
+            let mut key = Key::new();
+            for (v, &(c, prefix)) in vals.iter().zip(cols) {
+                let col = &table.def.columns[c];
+                if v.is_null() {
+                    key.push(None);
+                    continue;
+                }
+                let mut stored = record::to_stored(&col.ty, v, &col.name)?;
+                let cut = prefix.is_some_and(|p| stored.len() > usize::from(p));
+                if let Some(p) = prefix {
+                    stored.truncate(usize::from(p));
+                }
+                key.push(Some(stored));
+                if cut {
+                    return Ok((key, true));
+                }
+            }
+            Ok((key, false))
+        };
+        Ok(match b {
+            RangeBound::Unbounded => Bound::Unbounded,
+            RangeBound::Included(v) => Bound::Included(conv(v)?.0),
+            RangeBound::Excluded(v) => match conv(v)? {
+                (k, true) => Bound::Included(k),
+                (k, false) => Bound::Excluded(k),
+            },
+        })
+    }
+
+    pub(super) fn dml(&mut self, s: SessionId, request: &Request) -> Result<DmlResult> {
+        match request {
+            Request::Insert { table, row } => {
+                let id = self.table_id(table)?;
+                let t = &self.tables[&id];
+                let cols = row::stored_columns(t, row)?;
+                let row_id = if t.def.primary_key.is_empty() {
+                    let t = self.tables.get_mut(&id).expect("table exists");
+                    let r = t.next_row_id;
+                    t.next_row_id += 1;
+                    Some(r)
+                } else {
+                    None
+                };
+                let now = self.pager.now_us();
+                let sess = self.sessions.get_mut(&s).expect("session exists");
+                let trx = sess.trx.as_mut().expect("transaction open");
+                if let Some(w) = table_lock(&mut self.locks, trx.id, id, TableMode::IX, now) {
+                    return Ok(DmlResult::Wait(w));
+                }
+                let duplicates = sess.statement.as_ref().is_some_and(|st| st.duplicates);
+                let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys);
+                ctx.duplicates = duplicates;
+                match write::insert(
+                    &mut self.pager,
+                    &mut self.sys,
+                    &self.tables[&id],
+                    trx,
+                    &cols,
+                    row_id,
+                    &mut ctx,
+                )? {
+                    Outcome::Done(n) => Ok(DmlResult::Done(Response::Affected(n))),
+                    Outcome::Wait(t) => Ok(DmlResult::Wait(t)),
+                }
+            }
+            Request::Update { table, key, set } => {
+                let id = self.table_id(table)?;
+                let t = &self.tables[&id];
+                let key = Self::key_stored(t, key)?;
+                let mut changes = Vec::with_capacity(set.len());
+                for (name, v) in set {
+                    let c = t.def.column(name).ok_or_else(|| {
+                        Error::InvalidArgument(format!("Unknown column '{name}' in 'field list'"))
+                    })?;
+                    let col = &t.def.columns[c];
+                    let stored = if v.is_null() {
+                        if !col.nullable {
+                            return Err(Error::NotNull {
+                                column: col.name.clone(),
+                            });
+                        }
+                        None
+                    } else {
+                        Some(record::to_stored(&col.ty, v, &col.name)?)
+                    };
+                    changes.push((c, stored));
+                }
+                let now = self.pager.now_us();
+                let sess = self.sessions.get_mut(&s).expect("session exists");
+                let trx = sess.trx.as_mut().expect("transaction open");
+                if let Some(w) = table_lock(&mut self.locks, trx.id, id, TableMode::IX, now) {
+                    return Ok(DmlResult::Wait(w));
+                }
+                let duplicates = sess.statement.as_ref().is_some_and(|st| st.duplicates);
+                let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys);
+                ctx.duplicates = duplicates;
+                match write::update(
+                    &mut self.pager,
+                    &mut self.sys,
+                    &self.tables[&id],
+                    trx,
+                    &key,
+                    &changes,
+                    &mut ctx,
+                )? {
+                    Outcome::Done(n) => Ok(DmlResult::Done(Response::Affected(n))),
+                    Outcome::Wait(t) => Ok(DmlResult::Wait(t)),
+                }
+            }
+            Request::Delete { table, key } => {
+                let id = self.table_id(table)?;
+                let key = Self::key_stored(&self.tables[&id], key)?;
+                let now = self.pager.now_us();
+                let sess = self.sessions.get_mut(&s).expect("session exists");
+                let trx = sess.trx.as_mut().expect("transaction open");
+                if let Some(w) = table_lock(&mut self.locks, trx.id, id, TableMode::IX, now) {
+                    return Ok(DmlResult::Wait(w));
+                }
+                let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys);
+                match write::delete(
+                    &mut self.pager,
+                    &mut self.sys,
+                    &self.tables[&id],
+                    trx,
+                    &key,
+                    &mut ctx,
+                )? {
+                    Outcome::Done(n) => Ok(DmlResult::Done(Response::Affected(n))),
+                    Outcome::Wait(t) => Ok(DmlResult::Wait(t)),
+                }
+            }
+            Request::Locking { read, exclusive } => {
+                self.locking_read(s, read, *exclusive, ReadWait::Wait)
+            }
+            Request::SkipLocked { read, exclusive } => {
+                if !matches!(**read, Request::Scan { .. }) {
+                    return Err(Error::InvalidArgument(
+                        "SKIP LOCKED applies to a range read".into(),
+                    ));
+                }
+                self.locking_read(s, read, *exclusive, ReadWait::Skip)
+            }
+            Request::SemiConsistent { read } => {
+                let semi = match &**read {
+                    Request::Scan { index: None, .. } => {
+                        self.sessions[&s].trx.as_ref().is_some_and(|t| {
+                            matches!(
+                                t.isolation,
+                                Isolation::ReadCommitted | Isolation::ReadUncommitted
+                            )
+                        })
+                    }
+                    Request::Scan { .. } => false,
+                    _ => {
+                        return Err(Error::InvalidArgument(
+                            "a semi-consistent read is a range read".into(),
+                        ))
+                    }
+                };
+                let wait = if semi { ReadWait::Semi } else { ReadWait::Wait };
+                self.locking_read(s, read, true, wait)
+            }
+            Request::Get { .. } | Request::Scan { .. }
+                if self.statement_view.is_none()
+                    && self.sessions[&s]
+                        .trx
+                        .as_ref()
+                        .is_some_and(|t| t.isolation == Isolation::Serializable) =>
+            {
+                // SERIALIZABLE: plain reads in a transaction lock like
+                // LOCK IN SHARE MODE.
+                self.locking_read(s, request, false, ReadWait::Wait)
+            }
+            Request::Get { table, key } => {
+                let id = self.table_id(table)?;
+                let key = Self::key_stored(&self.tables[&id], key)?;
+                let view = self.read_mode_view(s);
+                let mode = match &view {
+                    Some(v) => ReadMode::Consistent(v),
+                    None => ReadMode::Latest,
+                };
+                let row = select::get(&mut self.pager, &self.tables[&id], &key, mode)?;
+                let row = self.take_row_ref(s, id, row);
+                Ok(DmlResult::Done(Response::Row(row)))
+            }
+            Request::Scan {
+                table,
+                index,
+                low,
+                high,
+                reverse,
+                limit,
+            } => {
+                let id = self.table_id(table)?;
+                let t = &self.tables[&id];
+                let (ix, cols) = Self::scan_index(t, index.as_deref(), low, high)?;
+                let low = Self::bound_stored(t, &cols, low)?;
+                let high = Self::bound_stored(t, &cols, high)?;
+                let dir = if *reverse {
+                    Direction::Backward
+                } else {
+                    Direction::Forward
+                };
+                let view = self.read_mode_view(s);
+                if !self
+                    .config
+                    .canaries
+                    .has(crate::Canary::OldViewsReadNewIndex)
+                {
+                    index_usable(&self.tables[&id], ix, view.as_ref())?;
+                }
+                let mode = match &view {
+                    Some(v) => ReadMode::Consistent(v),
+                    None => ReadMode::Latest,
+                };
+                let mut rows = select::scan(
+                    &mut self.pager,
+                    &self.tables[&id],
+                    ix,
+                    low,
+                    high,
+                    dir,
+                    limit.unwrap_or(usize::MAX),
+                    mode,
+                )?;
+                self.take_row_refs(s, id, &mut rows);
+                Ok(DmlResult::Done(Response::Rows(rows)))
+            }
+            _ => unreachable!("not a row statement"),
+        }
+    }
+}
+
+pub(super) enum DmlResult {
+    Done(Response),
+    Wait(crate::lock::LockId),
+}
+
+/// Requests a table lock; `Some(lock)` if it must wait.
+pub(super) fn table_lock(
+    locks: &mut LockSys,
+    trx: u64,
+    table: u64,
+    mode: TableMode,
+    now_us: u64,
+) -> Option<crate::lock::LockId> {
+    match locks.request(trx, Target::Table(table), Mode::Table(mode), now_us) {
+        crate::lock::Request::Granted => None,
+        crate::lock::Request::Waiting(w) => Some(w),
+    }
+}
+
+/// The lock context of a statement of `trx`.
+pub(super) fn lock_ctx<'a>(
+    locks: &'a mut LockSys,
+    trx: &Trx,
+    now_us: u64,
+    sys: &TrxSys,
+) -> LockCtx<'a> {
+    if matches!(
+        trx.isolation,
+        Isolation::ReadCommitted | Isolation::ReadUncommitted
+    ) {
+        locks.set_gapless(trx.id);
+    }
+    LockCtx {
+        locks,
+        trx: trx.id,
+        now_us,
+        active: sys.active_ids(),
+        gaps: matches!(
+            trx.isolation,
+            Isolation::RepeatableRead | Isolation::Serializable
+        ),
+        skip_locked: false,
+        skipped: false,
+        semi: None,
+        semi_rows: Vec::new(),
+        duplicates: false,
+    }
+}

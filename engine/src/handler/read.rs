@@ -1,0 +1,227 @@
+//! Reads: the read view a consistent read uses, the index a scan takes,
+//! and locking reads (FOR UPDATE, LOCK IN SHARE MODE, SKIP LOCKED,
+//! semi-consistent).
+
+use super::*;
+
+impl Engine {
+    /// The read mode of a consistent read in `s`, opening a view if needed.
+    pub(super) fn read_mode_view(&mut self, s: SessionId) -> Option<crate::trx::ReadView> {
+        if let Some(v) = &self.statement_view {
+            return v.clone();
+        }
+        let sess = self.sessions.get_mut(&s).expect("session exists");
+        let trx = sess.trx.as_mut().expect("transaction open");
+        match trx.isolation {
+            Isolation::ReadUncommitted => None,
+            Isolation::ReadCommitted => {
+                self.sys.open_view(trx);
+                trx.view.clone()
+            }
+            Isolation::RepeatableRead | Isolation::Serializable => {
+                if trx.view.is_none()
+                    || self
+                        .config
+                        .canaries
+                        .has(crate::Canary::SnapshotPerStatement)
+                {
+                    self.sys.open_view(trx);
+                }
+                trx.view.clone()
+            }
+        }
+    }
+
+    /// The index a scan uses (`None`: the clustered index) and its key
+    /// columns.
+    pub(super) fn scan_index(
+        t: &Table,
+        index: Option<&str>,
+        low: &RangeBound,
+        high: &RangeBound,
+    ) -> Result<(Option<usize>, Vec<(usize, Option<u16>)>)> {
+        let (ix, cols) = match index {
+            None => (None, t.def.primary_key.iter().map(|&c| (c, None)).collect()),
+            Some(name) => {
+                let i = t
+                    .secondary
+                    .iter()
+                    .position(|x| x.def.name.eq_ignore_ascii_case(name))
+                    .ok_or_else(|| Error::NoSuchIndex {
+                        index: name.to_string(),
+                        table: t.name().to_string(),
+                    })?;
+                let def = &t.secondary[i].def;
+                let cols: Vec<_> = (def.columns.iter().enumerate())
+                    .map(|(k, &c)| (c, def.prefix(k)))
+                    .collect();
+                (Some(i), cols)
+            }
+        };
+        if ix.is_none()
+            && cols.is_empty()
+            && (*low != RangeBound::Unbounded || *high != RangeBound::Unbounded)
+        {
+            return Err(Error::InvalidArgument(format!(
+                "table '{}' has no primary key to range over",
+                t.name()
+            )));
+        }
+        Ok((ix, cols))
+    }
+
+    /// A locking read: an intention lock on the table, then the records.
+    pub(super) fn locking_read(
+        &mut self,
+        s: SessionId,
+        read: &Request,
+        exclusive: bool,
+        wait: ReadWait,
+    ) -> Result<DmlResult> {
+        if let Some(sess) = self.sessions.get_mut(&s) {
+            sess.semi_rows.clear();
+        }
+        let (table, mode, table_mode) = match read {
+            Request::Get { table, .. } | Request::Scan { table, .. } => (
+                table,
+                if exclusive { RecMode::X } else { RecMode::S },
+                if exclusive {
+                    TableMode::IX
+                } else {
+                    TableMode::IS
+                },
+            ),
+            _ => {
+                return Err(Error::InvalidArgument(
+                    "FOR UPDATE and LOCK IN SHARE MODE apply to a SELECT".into(),
+                ))
+            }
+        };
+        let id = self.table_id(table)?;
+        let t = &self.tables[&id];
+        let scan_args = match read {
+            Request::Scan {
+                index,
+                low,
+                high,
+                reverse,
+                limit,
+                ..
+            } => {
+                let (ix, cols) = Self::scan_index(t, index.as_deref(), low, high)?;
+                Some((
+                    ix,
+                    Self::bound_stored(t, &cols, low)?,
+                    Self::bound_stored(t, &cols, high)?,
+                    if *reverse {
+                        Direction::Backward
+                    } else {
+                        Direction::Forward
+                    },
+                    limit.unwrap_or(usize::MAX),
+                ))
+            }
+            _ => None,
+        };
+        let key = match read {
+            Request::Get { key, .. } => Some(Self::key_stored(t, key)?),
+            _ => None,
+        };
+        if let Some((ix, ..)) = &scan_args {
+            let view = self.sessions[&s].trx.as_ref().and_then(|t| t.view.as_ref());
+            if !self
+                .config
+                .canaries
+                .has(crate::Canary::OldViewsReadNewIndex)
+            {
+                index_usable(t, *ix, view)?;
+            }
+        }
+        let now = self.pager.now_us();
+        let sess = self.sessions.get_mut(&s).expect("session exists");
+        let trx = sess.trx.as_mut().expect("transaction open");
+        if let Some(w) = table_lock(&mut self.locks, trx.id, id, table_mode, now) {
+            return Ok(DmlResult::Wait(w));
+        }
+        let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys);
+        ctx.skip_locked = wait != ReadWait::Wait;
+        if wait == ReadWait::Semi {
+            ctx.semi = Some(self.sys.snapshot());
+        }
+        let table = &self.tables[&id];
+        Ok(match (key, scan_args) {
+            (Some(key), _) => {
+                match select::get_locking(&mut self.pager, table, &key, mode, &mut ctx)? {
+                    Ok(row) => {
+                        drop(ctx);
+                        let row = self.take_row_ref(s, id, row);
+                        DmlResult::Done(Response::Row(row))
+                    }
+                    Err(w) => DmlResult::Wait(w),
+                }
+            }
+            (None, Some((ix, low, high, dir, limit))) => {
+                if self
+                    .config
+                    .canaries
+                    .has(crate::Canary::LockingScanSkipsGaps)
+                {
+                    // The planted bug: the range's records are locked, the
+                    // gaps between them are not, so inserts into the range
+                    // go ahead (phantoms) under REPEATABLE READ.
+                    ctx.gaps = false;
+                }
+                match select::scan_locking(
+                    &mut self.pager,
+                    table,
+                    ix,
+                    low,
+                    high,
+                    dir,
+                    limit,
+                    mode,
+                    &mut ctx,
+                )? {
+                    Ok(mut rows) => {
+                        let semi = std::mem::take(&mut ctx.semi_rows);
+                        drop(ctx);
+                        if let Some(sess) = self.sessions.get_mut(&s) {
+                            sess.semi_rows = semi;
+                        }
+                        self.take_row_refs(s, id, &mut rows);
+                        DmlResult::Done(Response::Rows(rows))
+                    }
+                    Err(w) => DmlResult::Wait(w),
+                }
+            }
+            (None, None) => unreachable!("a Get has a key, a Scan its bounds"),
+        })
+    }
+}
+
+/// What a locking read does about a lock it would wait for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ReadWait {
+    /// Waits.
+    Wait,
+    /// SKIP LOCKED: leaves the row out.
+    Skip,
+    /// Semi-consistent: reads the row's last committed version, unlocked.
+    Semi,
+}
+
+/// 1412 if `view` is older than the commit that made secondary index `ix`
+/// usable (InnoDB's `row_merge_is_index_usable`).
+pub(super) fn index_usable(
+    t: &Table,
+    ix: Option<usize>,
+    view: Option<&crate::trx::ReadView>,
+) -> Result<()> {
+    let Some(i) = ix else {
+        return Ok(());
+    };
+    match view {
+        Some(v) if !v.sees(t.secondary[i].created_by) => Err(Error::TableDefChanged),
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,150 @@
+//! The requests a session makes of the engine and what it gets back.
+
+use crate::record::Value;
+use crate::trx::Isolation;
+
+/// One end of a key range, as values of the index's leading columns.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum RangeBound {
+    /// No limit.
+    Unbounded,
+    /// Inclusive.
+    Included(Vec<Value>),
+    /// Exclusive.
+    Excluded(Vec<Value>),
+}
+
+/// A statement.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Request {
+    /// START TRANSACTION (commits any open transaction first, as MySQL).
+    Begin,
+    /// COMMIT.
+    Commit,
+    /// ROLLBACK.
+    Rollback,
+    /// SAVEPOINT name.
+    Savepoint(String),
+    /// ROLLBACK TO SAVEPOINT name.
+    RollbackToSavepoint(String),
+    /// RELEASE SAVEPOINT name.
+    ReleaseSavepoint(String),
+    /// SET SESSION TRANSACTION ISOLATION LEVEL.
+    SetIsolation(Isolation),
+    /// SET autocommit.
+    SetAutocommit(bool),
+    /// SET SESSION innodb_lock_wait_timeout = seconds (1 to 1073741824).
+    SetLockWaitTimeout(u64),
+    /// The table lock a DDL statement takes before it changes the table
+    /// (`row_merge_lock_table`, `row_lock_table_for_mysql`): S, or X
+    /// (`exclusive`), in the session's transaction, begun for it if none
+    /// is open. It waits like any lock (the lock wait timeout, deadlock
+    /// detection, INNODB_LOCK_WAITS) and is held until the transaction
+    /// ends: never autocommitted, since the DDL runs under it. The DDL
+    /// functions ([`Engine::create_indexes`](super::Engine::create_indexes) and the others) make this
+    /// request themselves when their session does not hold the lock yet.
+    LockTable {
+        /// Table name.
+        table: String,
+        /// X rather than S.
+        exclusive: bool,
+    },
+    /// INSERT INTO table VALUES (row).
+    Insert {
+        /// Table name.
+        table: String,
+        /// One value per column.
+        row: Vec<Value>,
+    },
+    /// UPDATE table SET ... WHERE primary key = key.
+    Update {
+        /// Table name.
+        table: String,
+        /// Primary key values.
+        key: Vec<Value>,
+        /// Column names and new values.
+        set: Vec<(String, Value)>,
+    },
+    /// DELETE FROM table WHERE primary key = key.
+    Delete {
+        /// Table name.
+        table: String,
+        /// Primary key values.
+        key: Vec<Value>,
+    },
+    /// SELECT * FROM table WHERE primary key = key.
+    Get {
+        /// Table name.
+        table: String,
+        /// Primary key values.
+        key: Vec<Value>,
+    },
+    /// A locking read: `read` (a [`Request::Get`] or [`Request::Scan`])
+    /// with FOR UPDATE (`exclusive`) or LOCK IN SHARE MODE. It reads the
+    /// newest committed-or-own version and locks what it reads.
+    Locking {
+        /// The read.
+        read: Box<Request>,
+        /// FOR UPDATE rather than LOCK IN SHARE MODE.
+        exclusive: bool,
+    },
+    /// A locking read that skips the rows other transactions hold locks
+    /// on instead of waiting (FOR UPDATE / FOR SHARE ... SKIP LOCKED, as
+    /// MySQL 8.0 has it): `read` is a [`Request::Scan`].
+    SkipLocked {
+        /// The scan.
+        read: Box<Request>,
+        /// FOR UPDATE rather than FOR SHARE.
+        exclusive: bool,
+    },
+    /// UPDATE's read under READ COMMITTED and READ UNCOMMITTED, InnoDB's
+    /// semi-consistent read: an X-locking [`Request::Scan`] of the
+    /// clustered index that, where a row's lock would wait, returns the
+    /// row's last committed version without locking it
+    /// ([`Engine::semi_consistent_rows`](super::Engine::semi_consistent_rows) says which); the caller locks
+    /// those rows its WHERE matches with a locking read of their key,
+    /// which waits. Under REPEATABLE READ and SERIALIZABLE, or through a
+    /// secondary index, it is [`Request::Locking`] FOR UPDATE.
+    SemiConsistent {
+        /// The scan.
+        read: Box<Request>,
+    },
+    /// SELECT * FROM table [FORCE INDEX (index)] WHERE key range
+    /// ORDER BY key \[DESC\] LIMIT n.
+    Scan {
+        /// Table name.
+        table: String,
+        /// A secondary index name, or `None` for the primary key.
+        index: Option<String>,
+        /// Lower end.
+        low: RangeBound,
+        /// Upper end.
+        high: RangeBound,
+        /// Descending order.
+        reverse: bool,
+        /// At most this many rows.
+        limit: Option<usize>,
+    },
+}
+
+/// A statement's result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Response {
+    /// Done, nothing to report.
+    Ok,
+    /// Rows changed.
+    Affected(u64),
+    /// A point read.
+    Row(Option<Vec<Value>>),
+    /// A range read.
+    Rows(Vec<Vec<Value>>),
+}
+
+/// The result of submitting a statement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// Finished.
+    Done(Response),
+    /// Waiting for another transaction; call [`Engine::resume`](super::Engine::resume).
+    Waiting,
+}
