@@ -15,6 +15,22 @@ impl Server {
         meta: &TableMeta,
         filter: Option<&Expr>,
     ) -> R<Access> {
+        self.access_exact(c, name, meta, filter).map(|(a, _)| a)
+    }
+
+    /// [`Server::access`], and whether the key range it reads is exactly
+    /// the rows the WHERE matches (every conjunct an equality on a leading
+    /// key column or a bound on the next one, none on a column the index
+    /// keeps a prefix of): then a LIMIT may stop the engine's read, as
+    /// MySQL stops pulling rows (and InnoDB locking them) once it has
+    /// enough.
+    pub(super) fn access_exact(
+        &self,
+        c: ConnId,
+        name: &str,
+        meta: &TableMeta,
+        filter: Option<&Expr>,
+    ) -> R<(Access, bool)> {
         let t = self
             .engine
             .table(name)
@@ -26,14 +42,18 @@ impl Server {
         }
         let vars = self.vars(c);
         let names: Vec<String> = meta.columns.iter().map(|c| c.name.clone()).collect();
-        let mut candidates: Vec<(Option<String>, Vec<usize>)> = Vec::new();
+        let mut candidates: Vec<(Option<String>, Vec<usize>, bool)> = Vec::new();
         if !def.primary_key.is_empty() {
-            candidates.push((None, def.primary_key.clone()));
+            candidates.push((None, def.primary_key.clone(), false));
         }
         for ix in &def.indexes {
-            candidates.push((Some(ix.name.clone()), ix.columns.clone()));
+            candidates.push((
+                Some(ix.name.clone()),
+                ix.columns.clone(),
+                !ix.prefixes.is_empty(),
+            ));
         }
-        for (index, cols) in candidates {
+        for (index, cols, prefixed) in candidates {
             let mut eq = Vec::new();
             for &col in &cols {
                 match find_eq(&conj, &names, col, meta, &vars) {
@@ -41,8 +61,28 @@ impl Server {
                     None => break,
                 }
             }
+            let exact = |used_range: bool| {
+                !prefixed
+                    && conj.iter().all(|e| {
+                        implied(
+                            e,
+                            &names,
+                            &cols[..eq.len()],
+                            used_range.then(|| cols[eq.len()]),
+                            meta,
+                            &vars,
+                        )
+                    })
+                    && (0..eq.len()).all(|k| {
+                        conj.iter()
+                            .filter(|e| eq_column(e, &names) == Some(cols[k]))
+                            .count()
+                            == 1
+                    })
+            };
             if index.is_none() && eq.len() == cols.len() {
-                return Ok(Access::Point(eq));
+                let exact = exact(false);
+                return Ok((Access::Point(eq), exact));
             }
             let (lo, hi) = if eq.len() < cols.len() {
                 find_range(&conj, &names, cols[eq.len()], meta, &vars)
@@ -65,17 +105,24 @@ impl Server {
                 None if eq.is_empty() => RangeBound::Unbounded,
                 None => RangeBound::Included(eq.clone()),
             };
-            return Ok(Access::Range {
-                index,
-                low: bound(lo, &eq),
-                high: bound(hi, &eq),
-            });
+            let exact = exact(eq.len() < cols.len() && (lo.is_some() || hi.is_some()));
+            return Ok((
+                Access::Range {
+                    index,
+                    low: bound(lo, &eq),
+                    high: bound(hi, &eq),
+                },
+                exact,
+            ));
         }
-        Ok(Access::Range {
-            index: None,
-            low: RangeBound::Unbounded,
-            high: RangeBound::Unbounded,
-        })
+        Ok((
+            Access::Range {
+                index: None,
+                low: RangeBound::Unbounded,
+                high: RangeBound::Unbounded,
+            },
+            conj.is_empty(),
+        ))
     }
 
     // ---- INSERT, UPDATE, DELETE ----
@@ -178,6 +225,60 @@ pub(super) fn flip(op: BinOp) -> BinOp {
         BinOp::Gt => BinOp::Lt,
         BinOp::Ge => BinOp::Le,
         o => o,
+    }
+}
+
+/// The column a conjunct sets equal to a constant (`col = c`, `c = col`,
+/// `col IN (c)`), if it is one.
+fn eq_column(e: &Expr, names: &[String]) -> Option<usize> {
+    match e {
+        Expr::Binary(BinOp::Eq, a, b) => match (column_of(a, names), column_of(b, names)) {
+            (Some(c), None) if is_const(b) => Some(c),
+            (None, Some(c)) if is_const(a) => Some(c),
+            _ => None,
+        },
+        Expr::In(x, list, false) if list.len() == 1 && is_const(&list[0]) => column_of(x, names),
+        _ => None,
+    }
+}
+
+/// Whether a conjunct holds for every row of the range that sets the
+/// `eq` columns equal (to the constants the conjuncts give) and bounds
+/// `range` (by the conjuncts' bounds): it is one of those equalities or
+/// bounds, its constant converting exactly to the column's type.
+fn implied(
+    e: &Expr,
+    names: &[String],
+    eq: &[usize],
+    range: Option<usize>,
+    meta: &TableMeta,
+    vars: &dyn eval::Vars,
+) -> bool {
+    let exact = |col: usize, other: &Expr| const_for(other, col, meta, vars).is_some();
+    match e {
+        Expr::Binary(BinOp::Eq, a, b)
+        | Expr::Binary(BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge, a, b) => {
+            let is_eq = matches!(e, Expr::Binary(BinOp::Eq, ..));
+            let (col, other) = match (column_of(a, names), column_of(b, names)) {
+                (Some(c), None) => (c, b),
+                (None, Some(c)) => (c, a),
+                _ => return false,
+            };
+            if is_eq {
+                eq.contains(&col) && exact(col, other)
+            } else {
+                range == Some(col) && exact(col, other)
+            }
+        }
+        Expr::Between(x, a, b, false) => match column_of(x, names) {
+            Some(col) => range == Some(col) && exact(col, a) && exact(col, b),
+            None => false,
+        },
+        Expr::In(x, list, false) if list.len() == 1 => match column_of(x, names) {
+            Some(col) => eq.contains(&col) && exact(col, &list[0]),
+            None => false,
+        },
+        _ => false,
     }
 }
 

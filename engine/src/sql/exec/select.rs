@@ -37,17 +37,14 @@ impl Server {
         }
         let (name, meta) = self.resolve(c, &from)?;
         let post = post_for(sel, &meta, &from.name);
-        let access = self.access(c, &name, &meta, post.sel.filter.as_ref())?;
+        let (access, exact) = self.access_exact(c, &name, &meta, post.sel.filter.as_ref())?;
         let sel = &post.sel;
         // The engine may stop early only when nothing after it drops or
-        // reorders rows.
-        let limit = match (
-            &sel.filter,
-            sel.order_by.is_empty(),
-            sel.distinct,
-            &sel.limit,
-        ) {
-            (None, true, false, Some((off, n)))
+        // reorders rows: no WHERE beyond the range it reads, no ORDER BY,
+        // DISTINCT or aggregate. A locking read then locks only the rows
+        // the LIMIT takes, as InnoDB does.
+        let limit = match (exact, sel.order_by.is_empty(), sel.distinct, &sel.limit) {
+            (true, true, false, Some((off, n)))
                 if !sel.items.iter().any(
                     |i| matches!(i, SelectItem::Expr { expr, .. } if eval::has_aggregate(expr)),
                 ) =>
