@@ -275,8 +275,14 @@ impl Server {
         for (_, e) in set.iter().flatten() {
             eval::check_names(e, &cols.in_clause("field list"))?;
         }
-        let access = self.access(c, &name, &meta, post.sel.filter.as_ref())?;
-        let inner = access.request(&name, None);
+        let (access, exact) = self.access_exact(c, &name, &meta, post.sel.filter.as_ref())?;
+        // UPDATE and DELETE ... LIMIT stop where MySQL stops pulling rows
+        // when the WHERE is exactly the range read (see select).
+        let pushed = match (exact && post.sel.order_by.is_empty(), limit) {
+            (true, Some(n)) => usize::try_from(n).ok(),
+            _ => None,
+        };
+        let inner = access.request(&name, pushed);
         // An UPDATE without LIMIT that scans the clustered index reads
         // semi-consistently (the engine does so under READ COMMITTED and
         // READ UNCOMMITTED only): rows others have locked are not waited
