@@ -271,8 +271,7 @@ impl Engine {
                     return Ok(DmlResult::Wait(w));
                 }
                 let duplicates = sess.statement.as_ref().is_some_and(|st| st.duplicates);
-                let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys);
-                ctx.duplicates = duplicates;
+                let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys, duplicates);
                 match write::insert(
                     &mut self.pager,
                     &mut self.sys,
@@ -315,8 +314,7 @@ impl Engine {
                     return Ok(DmlResult::Wait(w));
                 }
                 let duplicates = sess.statement.as_ref().is_some_and(|st| st.duplicates);
-                let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys);
-                ctx.duplicates = duplicates;
+                let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys, duplicates);
                 match write::update(
                     &mut self.pager,
                     &mut self.sys,
@@ -339,7 +337,7 @@ impl Engine {
                 if let Some(w) = table_lock(&mut self.locks, trx.id, id, TableMode::IX, now) {
                     return Ok(DmlResult::Wait(w));
                 }
-                let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys);
+                let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys, false);
                 match write::delete(
                     &mut self.pager,
                     &mut self.sys,
@@ -473,12 +471,14 @@ pub(super) fn table_lock(
     }
 }
 
-/// The lock context of a statement of `trx`.
+/// The lock context of a statement of `trx` (`duplicates`: its
+/// duplicate checks lock X, see `Engine::set_statement_duplicates`).
 pub(super) fn lock_ctx<'a>(
     locks: &'a mut LockSys,
     trx: &Trx,
     now_us: u64,
     sys: &TrxSys,
+    duplicates: bool,
 ) -> LockCtx<'a> {
     if matches!(
         trx.isolation,
@@ -499,6 +499,6 @@ pub(super) fn lock_ctx<'a>(
         skipped: false,
         semi: None,
         semi_rows: Vec::new(),
-        duplicates: false,
+        duplicates,
     }
 }

@@ -143,7 +143,7 @@ impl Engine {
         if let Some(w) = table_lock(&mut self.locks, trx.id, id, table_mode, now) {
             return Ok(DmlResult::Wait(w));
         }
-        let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys);
+        let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys, false);
         ctx.skip_locked = wait != ReadWait::Wait;
         if wait == ReadWait::Semi {
             ctx.semi = Some(self.sys.snapshot());

@@ -46,21 +46,15 @@ impl Server {
                 Ok(self.start_change(
                     c,
                     Change {
-                        table: name,
-                        read: None,
-                        plan: ChangePlan::Insert,
-                        relock: VecDeque::new(),
                         queue,
-                        awaiting: Awaiting::Read,
-                        affected: 0,
-                        matched: 0,
                         records: n,
-                        kind: ChangeKind::Insert,
-                        lock_mark: 0,
-                        on_duplicate: on_duplicate.clone(),
-                        inserting: None,
-                        collided: None,
-                        duplicates: 0,
+                        ..Change::new(
+                            name,
+                            None,
+                            ChangePlan::Insert,
+                            ChangeKind::Insert,
+                            on_duplicate.clone(),
+                        )
                     },
                 ))
             }
@@ -88,27 +82,17 @@ impl Server {
                 };
                 Ok(self.start_change(
                     c,
-                    Change {
-                        table: name.clone(),
-                        read: Some(read),
-                        plan: ChangePlan::InsertSelect {
+                    Change::new(
+                        name.clone(),
+                        Some(read),
+                        ChangePlan::InsertSelect {
                             target: name,
                             columns,
                             post: Box::new(post),
                         },
-                        relock: VecDeque::new(),
-                        queue: VecDeque::new(),
-                        awaiting: Awaiting::Read,
-                        affected: 0,
-                        matched: 0,
-                        records: 0,
-                        kind: ChangeKind::Insert,
-                        lock_mark: 0,
-                        on_duplicate: on_duplicate.clone(),
-                        inserting: None,
-                        collided: None,
-                        duplicates: 0,
-                    },
+                        ChangeKind::Insert,
+                        on_duplicate.clone(),
+                    ),
                 ))
             }
         }
@@ -317,23 +301,7 @@ impl Server {
         };
         Ok(self.start_change(
             c,
-            Change {
-                table: name,
-                read: Some(read),
-                plan,
-                relock: VecDeque::new(),
-                queue: VecDeque::new(),
-                awaiting: Awaiting::Read,
-                affected: 0,
-                matched: 0,
-                records: 0,
-                kind,
-                lock_mark: 0,
-                on_duplicate: OnDuplicate::Error,
-                inserting: None,
-                collided: None,
-                duplicates: 0,
-            },
+            Change::new(name, Some(read), plan, kind, OnDuplicate::Error),
         ))
     }
 
@@ -368,7 +336,7 @@ impl Server {
                         });
                         return Outcome::Blocked;
                     }
-                    Err(crate::Error::DuplicateKey { key, index })
+                    Err(crate::Error::DuplicateKey { index, .. })
                         if ch.awaiting == Awaiting::Write
                             && ch.inserting.is_some()
                             && ch.on_duplicate != OnDuplicate::Error =>
@@ -377,7 +345,6 @@ impl Server {
                             // INSERT IGNORE: the row stays out, silently
                             // in MySQL 5.1 (its write_record pushes no
                             // warning; 5.5 added one).
-                            let _ = key;
                             ch.duplicates += 1;
                             continue;
                         }
@@ -813,7 +780,14 @@ impl Server {
         let meta = self.metas[&table].clone();
         let names: Vec<String> = meta.columns.iter().map(|m| m.name.clone()).collect();
         let n = meta.columns.len();
-        let changed = |new: &[Value]| new.iter().zip(&found[..n]).any(|(a, b)| a != b);
+        // The row as the server sees it (CHAR without its padding), for
+        // MySQL's compare_record: a change of bytes is a change.
+        let char_cols: Vec<bool> = meta
+            .columns
+            .iter()
+            .map(|m| matches!(m.ty, SqlType::Char(_)))
+            .collect();
+        let current = to_datums(&char_cols, vec![found[..n].to_vec()]).remove(0);
         match ch.on_duplicate.clone() {
             OnDuplicate::Replace => {
                 let t = self
@@ -826,7 +800,7 @@ impl Server {
                 };
                 if last_unique && !t.def.primary_key.is_empty() {
                     ch.affected += 1;
-                    if changed(&row) {
+                    if to_datums(&char_cols, vec![row.clone()]).remove(0) != current {
                         ch.duplicates += 1;
                         let set = (0..n)
                             .map(|i| Ok((self.engine_column(c, &table, i)?, row[i].clone())))
@@ -840,13 +814,7 @@ impl Server {
                 }
             }
             OnDuplicate::Update(assignments) => {
-                let inserted = to_datums(&vec![false; n], vec![row.clone()]).remove(0);
-                let char_cols: Vec<bool> = meta
-                    .columns
-                    .iter()
-                    .map(|m| matches!(m.ty, SqlType::Char(_)))
-                    .collect();
-                let current = to_datums(&char_cols, vec![found[..n].to_vec()]).remove(0);
+                let inserted = to_datums(&char_cols, vec![row.clone()]).remove(0);
                 let collations = meta.collations();
                 let cols = Columns {
                     names: &names,
@@ -870,26 +838,21 @@ impl Server {
                 drop(vars);
                 let mut set = Vec::new();
                 for (i, (a, b)) in new.iter().zip(&current).enumerate() {
-                    if a != b {
-                        let col = &meta.columns[i];
-                        if a.is_null() && col.not_null {
-                            return Err(SqlError::new(
-                                1048,
-                                format!("Column '{}' cannot be null", col.name),
-                            ));
-                        }
-                        let v = schema::coerce(col.ty, a, &col.name)?.to_value();
-                        set.push((i, v));
+                    let col = &meta.columns[i];
+                    if a.is_null() && col.not_null {
+                        return Err(SqlError::new(
+                            1048,
+                            format!("Column '{}' cannot be null", col.name),
+                        ));
+                    }
+                    // Compared as the column stores them (5 and 5.0 into
+                    // an INT are the same value).
+                    let v = schema::coerce(col.ty, a, &col.name)?;
+                    if v != schema::coerce(col.ty, b, &col.name)? {
+                        set.push((i, v.to_value()));
                     }
                 }
-                let new_row: Vec<Value> = (0..n)
-                    .map(|i| {
-                        set.iter()
-                            .find(|(k, _)| *k == i)
-                            .map_or(found[i].clone(), |s| s.1.clone())
-                    })
-                    .collect();
-                if !set.is_empty() && changed(&new_row) {
+                if !set.is_empty() {
                     ch.affected += 1;
                     ch.duplicates += 1;
                     let set = set

@@ -139,6 +139,36 @@ struct Change {
     duplicates: u64,
 }
 
+impl Change {
+    /// A change of `table` that starts with `read` (none for INSERT ...
+    /// VALUES, whose rows are queued already), nothing written yet.
+    fn new(
+        table: String,
+        read: Option<Request>,
+        plan: ChangePlan,
+        kind: ChangeKind,
+        on_duplicate: OnDuplicate,
+    ) -> Change {
+        Change {
+            table,
+            read,
+            plan,
+            relock: VecDeque::new(),
+            queue: VecDeque::new(),
+            awaiting: Awaiting::Read,
+            affected: 0,
+            matched: 0,
+            records: 0,
+            kind,
+            lock_mark: 0,
+            on_duplicate,
+            inserting: None,
+            collided: None,
+            duplicates: 0,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum ChangeKind {
     Insert,
