@@ -1,17 +1,19 @@
 //! Collations agree everywhere they are used: the engine's index order and
-//! uniqueness, its lock names, and the SQL layer's comparisons all follow
-//! `Collation::compare` for random latin1 strings (case, accents as
-//! latin1_swedish_ci folds them, trailing spaces and the control bytes
-//! that sort below a space).
+//! uniqueness, its lock names, the SQL layer's comparisons and the
+//! fuzzer's models all give the same answers for random latin1 strings
+//! (case, accents as latin1_swedish_ci folds them, trailing spaces and the
+//! control bytes that sort below a space).
 //!
-//! The model is a list of the values accepted so far and `compare` itself:
-//! an insert must succeed exactly when no accepted value is equal to it in
-//! the column's collation, a scan of the unique index must come back in
-//! `compare` order, and a point read must find the one value equal to the
-//! key. What these catch is plumbing (a field compared as bytes, a fast
-//! path taken for a collated field, a duplicate check or lock name that
-//! compares bytes); the weights themselves are checked against MySQL's
-//! table by the unit tests in `record::collation`.
+//! The judge is the models' collation (`models::Collation`, which restates
+//! latin1_swedish_ci from its rules rather than copying the engine's
+//! weight table): first its weights and comparisons against the engine's
+//! for every byte and for random strings, then the engine and the SQL
+//! layer against it. An insert must succeed exactly when no accepted value
+//! is equal to it in the column's collation, a scan of the unique index
+//! must come back in the collation's order, and a point read must find
+//! the one value equal to the key. Besides wrong weights, these catch
+//! plumbing: a field compared as bytes, a fast path taken for a collated
+//! field, a duplicate check or lock name that compares bytes.
 
 use engine::record::Collation;
 use engine::sql::{Outcome, Reply, Server};
@@ -30,6 +32,30 @@ const ALPHABET: &[u8] = b"aAeEbz \t\xe9\xc9\xc4";
 
 fn value() -> impl Strategy<Value = Vec<u8>> {
     proptest::collection::vec(proptest::sample::select(ALPHABET), 0..5)
+}
+
+/// The models' collation of the engine's.
+fn model(c: Collation) -> models::Collation {
+    models::Collation::by_name(c.name()).expect("the models know every collation the engine has")
+}
+
+/// Every Latin-1 byte weighs the same in the engine's table and in the
+/// models' restatement of latin1_swedish_ci, and every pair of bytes
+/// compares the same.
+#[test]
+fn the_engine_and_the_models_weigh_every_byte_alike() {
+    for coll in Collation::ALL {
+        let m = model(coll);
+        for a in 0..=255u8 {
+            for b in 0..=255u8 {
+                assert_eq!(
+                    coll.compare(&[a], &[b]),
+                    m.compare(&[a], &[b]),
+                    "{coll:?}: {a:#04x} against {b:#04x}"
+                );
+            }
+        }
+    }
 }
 
 fn def(name: &str, collation: Collation, format: RowFormat) -> TableDef {
@@ -118,16 +144,28 @@ fn bytes(v: &Value) -> Vec<u8> {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
-    /// The canonical form lock names use is equal exactly when `compare`
-    /// says equal.
+    /// The canonical form lock names use is equal exactly when the
+    /// models say equal, and the engine orders as the models do, for
+    /// strings over the folding alphabet and over every byte; the models'
+    /// key of a lock name (a canonical form) is the key of the value.
     #[test]
-    fn canonical_forms_are_equal_exactly_when_values_are(a in value(), b in value()) {
+    fn the_engine_compares_and_names_as_the_models_do(
+        a in value(),
+        b in value(),
+        x in proptest::collection::vec(any::<u8>(), 0..6),
+        y in proptest::collection::vec(any::<u8>(), 0..6),
+    ) {
         for coll in Collation::ALL {
-            prop_assert_eq!(
-                coll.canonical(&a) == coll.canonical(&b),
-                coll.compare(&a, &b) == Ordering::Equal,
-                "{:?} {:?} {:?}", coll, a, b
-            );
+            let m = model(coll);
+            for (a, b) in [(&a, &b), (&x, &y), (&a, &x)] {
+                prop_assert_eq!(
+                    coll.canonical(a) == coll.canonical(b),
+                    m.compare(a, b) == Ordering::Equal,
+                    "{:?} {:?} {:?}", coll, a, b
+                );
+                prop_assert_eq!(coll.compare(a, b), m.compare(a, b), "{:?} {:?} {:?}", coll, a, b);
+                prop_assert_eq!(m.compare(&coll.canonical(a), a), Ordering::Equal);
+            }
         }
     }
 
@@ -141,6 +179,7 @@ proptest! {
         compact in any::<bool>(),
     ) {
         let coll = if ci { Collation::Latin1SwedishCi } else { Collation::Latin1Bin };
+        let m = model(coll);
         let format = if compact { RowFormat::Compact } else { RowFormat::Redundant };
         let storage = SimStorage::new();
         let clock = SimClock::new();
@@ -151,7 +190,7 @@ proptest! {
         let mut accepted: Vec<(i64, Vec<u8>)> = Vec::new();
         for (i, v) in values.iter().enumerate() {
             let id = i as i64;
-            let clash = accepted.iter().any(|(_, a)| coll.compare(a, v) == Ordering::Equal);
+            let clash = accepted.iter().any(|(_, a)| m.compare(a, v) == Ordering::Equal);
             let r = run(&mut e, s, Request::Insert {
                 table: "t".into(),
                 row: vec![Value::Int(id), Value::Bytes(v.clone()), Value::Bytes(v.clone())],
@@ -210,8 +249,23 @@ proptest! {
         prop_assert_eq!(rows.len(), accepted.len());
         let got: Vec<Vec<u8>> = rows.iter().map(|r| bytes(&r[1])).collect();
         for w in got.windows(2) {
-            prop_assert_eq!(coll.compare(&w[0], &w[1]), Ordering::Less, "index order: {:?}", got);
+            prop_assert_eq!(m.compare(&w[0], &w[1]), Ordering::Less, "index order: {:?}", got);
         }
+        // The fuzzer's models key rows by `ModelValue::Collated`: their
+        // order is the index's.
+        let mut keys: Vec<models::ModelValue> = accepted
+            .iter()
+            .map(|(_, v)| models::ModelValue::Bytes(v.as_slice().into()).keyed(m))
+            .collect();
+        keys.sort();
+        let key_bytes: Vec<Vec<u8>> = keys
+            .iter()
+            .map(|k| match k {
+                models::ModelValue::Collated(b, _) => b.to_vec(),
+                other => panic!("a collated key, not {other:?}"),
+            })
+            .collect();
+        prop_assert_eq!(&key_bytes, &got, "the models' key order");
         for (id, v) in &accepted {
             // The stored bytes are the ones written last, whatever the
             // case of the key that finds them.
@@ -222,7 +276,7 @@ proptest! {
             );
             let want: Vec<i64> = accepted
                 .iter()
-                .filter(|(_, a)| coll.compare(a, &v.to_ascii_uppercase()) == Ordering::Equal)
+                .filter(|(_, a)| m.compare(a, &v.to_ascii_uppercase()) == Ordering::Equal)
                 .map(|(i, _)| *i)
                 .collect();
             let ids: Vec<i64> = found.iter().map(|r| match r[0] { Value::Int(i) => i, _ => -1 }).collect();
@@ -237,7 +291,7 @@ proptest! {
         let rows = scan(&mut e, s, "c", RangeBound::Unbounded, RangeBound::Unbounded);
         let got: Vec<Vec<u8>> = rows.iter().map(|r| bytes(&r[2])).collect();
         for w in got.windows(2) {
-            prop_assert_ne!(coll.compare(&w[0], &w[1]), Ordering::Greater, "CHAR index order: {:?}", got);
+            prop_assert_ne!(m.compare(&w[0], &w[1]), Ordering::Greater, "CHAR index order: {:?}", got);
         }
         let report = e.check_table("t").expect("CHECK TABLE runs");
         prop_assert!(report.is_ok(), "{:?}", report.problems);
@@ -248,7 +302,7 @@ proptest! {
     /// spaces (latin1_swedish_ci, the default).
     #[test]
     fn sql_comparisons_agree_with_the_index(values in proptest::collection::vec("[aAbB ]{0,4}", 1..16)) {
-        let coll = Collation::Latin1SwedishCi;
+        let coll = models::Collation::Latin1SwedishCi;
         let st = SimStorage::new();
         let clock = SimClock::new();
         let (mut srv, _) = Server::open(Box::new(st), Box::new(clock), sim::script::script_config())

@@ -168,6 +168,10 @@ fn canary_cases() -> Vec<(&'static str, &'static str, u64, &'static [&'static st
             // Needs a seed table with a composite unique index and two
             // rows that share its first column: first at seed 4.
             UniqueCheckFirstColumn => ("default", 60, &["the model expected"]),
+            // Needs a seed table with a unique index on a latin1 column
+            // and two values its collation takes as equal ('aac ' after
+            // 'AAC'): first at seed 4.
+            UniqueCheckBinary => ("default", 60, &["the model expected"]),
             // Needs a scratch table created, a checkpoint past its
             // FILE_CREATE, and a power loss that drops the unsynced name:
             // first at seed 113 (40 before the workloads built indexes,

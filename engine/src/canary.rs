@@ -88,6 +88,11 @@ pub enum Canary {
     /// index's first column: a row that differs from another only in a
     /// later column of a composite unique index is refused with 1062.
     UniqueCheckFirstColumn,
+    /// The duplicate check of a unique secondary index compares bytes, not
+    /// the column's collation: under latin1_swedish_ci a unique index takes
+    /// both 'ab' and 'AB ', which InnoDB refuses with 1062
+    /// (`row_ins_dupl_error_with_rec` compares with `cmp_dtuple_rec`).
+    UniqueCheckBinary,
     /// A tablespace file is created without syncing the directory: once a
     /// checkpoint passes the table's FILE_CREATE record, a power loss that
     /// drops the unsynced name loses a committed table.
@@ -148,7 +153,7 @@ pub enum Canary {
 
 impl Canary {
     /// Every canary.
-    pub const ALL: [Canary; 36] = [
+    pub const ALL: [Canary; 37] = [
         Canary::SkipDoublewrite,
         Canary::AckBeforeSync,
         Canary::IgnorePageLsn,
@@ -173,6 +178,7 @@ impl Canary {
         Canary::InheritToSupremum,
         Canary::TrustPageId,
         Canary::UniqueCheckFirstColumn,
+        Canary::UniqueCheckBinary,
         Canary::SkipDirectorySync,
         Canary::ImplicitLockOfRowChanger,
         Canary::RowIdFromSmallest,
@@ -225,6 +231,7 @@ impl Canary {
             Canary::InheritToSupremum => "inherit-to-supremum",
             Canary::TrustPageId => "trust-page-id",
             Canary::UniqueCheckFirstColumn => "unique-check-first-column",
+            Canary::UniqueCheckBinary => "unique-check-binary",
             Canary::SkipDirectorySync => "skip-directory-sync",
             Canary::ImplicitLockOfRowChanger => "implicit-lock-of-row-changer",
             Canary::RowIdFromSmallest => "row-id-from-smallest",

@@ -203,6 +203,8 @@ pub struct Pager {
     pub early_checkpoint: bool,
     /// The `unique-check-first-column` canary (see [`crate::Canary`]).
     pub unique_first_column: bool,
+    /// The `unique-check-binary` canary.
+    pub unique_binary: bool,
     /// The `implicit-lock-of-row-changer` canary (see [`crate::Canary`]).
     pub implicit_by_row_changer: bool,
     /// Compression's level, clock and counters.
@@ -237,6 +239,7 @@ impl Pager {
             batch_pages: (DBLWR_PAGES as usize).min(pool_pages / 2).max(1),
             early_checkpoint: false,
             unique_first_column: false,
+            unique_binary: false,
             implicit_by_row_changer: false,
             compression: Compression::new(Box::new(clock)),
             zip_skip_mod_log: false,

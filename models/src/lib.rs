@@ -7,9 +7,11 @@
 
 #![warn(missing_docs)]
 
+pub mod collation;
 pub mod lock;
 pub mod recovery;
 pub mod value;
 
+pub use collation::Collation;
 pub use recovery::{CommitHistory, Durability, RecoveryVerdict, TxnEffects, Write};
 pub use value::{Db, ModelValue, Row, TableState};

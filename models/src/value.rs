@@ -1,12 +1,16 @@
 //! Model values, rows and database states.
 
+use crate::collation::Collation;
+use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 /// A column value as the model sees it. Ordered: NULL first, then
-/// integers, then byte strings.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// integers, then byte strings, then strings of a collation (each
+/// collation's apart, though a column never mixes them).
+#[derive(Debug, Clone)]
 pub enum ModelValue {
     /// SQL NULL.
     Null,
@@ -16,6 +20,86 @@ pub enum ModelValue {
     /// transaction write sets copy rows often, and long values run to tens
     /// of kilobytes.
     Bytes(Arc<[u8]>),
+    /// A string as a key of a column with a collation: equal to, and
+    /// ordered among, other strings of the collation as it compares them
+    /// ('a' equals 'A ' in latin1_swedish_ci). Keys only: a row keeps its
+    /// value's bytes as [`ModelValue::Bytes`], so that what a read returns
+    /// or recovery restores is compared byte for byte.
+    Collated(Arc<[u8]>, Collation),
+}
+
+impl ModelValue {
+    /// This value as a key of a column of `collation`: a string becomes
+    /// [`ModelValue::Collated`] (binary strings stay bytes).
+    pub fn keyed(self, collation: Collation) -> ModelValue {
+        match self {
+            ModelValue::Bytes(b) if collation != Collation::Binary => {
+                ModelValue::Collated(b, collation)
+            }
+            v => v,
+        }
+    }
+
+    fn rank(&self) -> u8 {
+        match self {
+            ModelValue::Null => 0,
+            ModelValue::Int(_) => 1,
+            ModelValue::Bytes(_) => 2,
+            ModelValue::Collated(..) => 3,
+        }
+    }
+}
+
+impl PartialEq for ModelValue {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (ModelValue::Null, ModelValue::Null) => true,
+            (ModelValue::Int(a), ModelValue::Int(b)) => a == b,
+            (ModelValue::Bytes(a), ModelValue::Bytes(b)) => a == b,
+            (ModelValue::Collated(a, x), ModelValue::Collated(b, y)) => {
+                x == y && x.key(a).eq(x.key(b))
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Eq for ModelValue {}
+
+impl PartialOrd for ModelValue {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for ModelValue {
+    fn cmp(&self, other: &Self) -> Ordering {
+        match (self, other) {
+            (ModelValue::Int(a), ModelValue::Int(b)) => a.cmp(b),
+            (ModelValue::Bytes(a), ModelValue::Bytes(b)) => a.cmp(b),
+            (ModelValue::Collated(a, x), ModelValue::Collated(b, y)) => {
+                x.cmp(y).then_with(|| x.compare(a, b))
+            }
+            _ => self.rank().cmp(&other.rank()),
+        }
+    }
+}
+
+impl Hash for ModelValue {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.rank().hash(state);
+        match self {
+            ModelValue::Null => {}
+            ModelValue::Int(i) => i.hash(state),
+            ModelValue::Bytes(b) => b.hash(state),
+            ModelValue::Collated(b, c) => {
+                c.hash(state);
+                for w in c.key(b) {
+                    w.hash(state);
+                }
+            }
+        }
+    }
 }
 
 impl fmt::Display for ModelValue {
@@ -23,13 +107,15 @@ impl fmt::Display for ModelValue {
         match self {
             ModelValue::Null => write!(f, "NULL"),
             ModelValue::Int(i) => write!(f, "{i}"),
-            ModelValue::Bytes(b) if b.len() > 24 => write!(
+            ModelValue::Bytes(b) | ModelValue::Collated(b, _) if b.len() > 24 => write!(
                 f,
                 "'{}...'({} bytes)",
                 String::from_utf8_lossy(&b[..16]),
                 b.len()
             ),
-            ModelValue::Bytes(b) => write!(f, "'{}'", String::from_utf8_lossy(b)),
+            ModelValue::Bytes(b) | ModelValue::Collated(b, _) => {
+                write!(f, "'{}'", String::from_utf8_lossy(b))
+            }
         }
     }
 }

@@ -9,8 +9,9 @@
 use crate::judge::reads::to_model;
 use crate::plan::{format_of, PValue};
 use engine::{ColumnDef, ColumnType, IndexDef, TableDef};
-use models::{ModelValue, Row};
+use models::{Collation, ModelValue, Row};
 use rand::Rng;
+use std::cmp::Ordering;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
@@ -43,6 +44,10 @@ pub struct ColumnSpec {
     /// NULL allowed.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub nullable: bool,
+    /// A CHAR or VARCHAR column's collation, by MySQL's name
+    /// (`latin1_swedish_ci`, `latin1_bin`); none is binary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collation: Option<String>,
 }
 
 /// A secondary index of a [`TableSpec`].
@@ -89,8 +94,17 @@ impl TableSpec {
             return bad("needs columns".into());
         }
         for c in &self.columns {
-            if column_type(&c.ty).is_none() {
+            let Some(ty) = column_type(&c.ty) else {
                 return bad(format!("column '{}' has unknown type '{}'", c.name, c.ty));
+            };
+            if let Some(name) = &c.collation {
+                let text = matches!(ty, ColumnType::Char(_) | ColumnType::VarChar(_));
+                if !text || models::Collation::by_name(name).is_none() {
+                    return bad(format!(
+                        "column '{}' ({}) cannot have the collation '{name}'",
+                        c.name, c.ty
+                    ));
+                }
             }
         }
         for &c in &self.primary_key {
@@ -122,7 +136,11 @@ impl TableSpec {
                     name: c.name.clone(),
                     ty: column_type(&c.ty).expect("validated"),
                     nullable: c.nullable,
-                    collation: Default::default(),
+                    collation: c
+                        .collation
+                        .as_deref()
+                        .and_then(engine::record::Collation::by_name)
+                        .unwrap_or_default(),
                 })
                 .collect(),
             primary_key: self.primary_key.clone(),
@@ -172,6 +190,7 @@ impl TableSpec {
                 name: format!("p{i}"),
                 ty: KEY_TYPES[rng.gen_range(0..KEY_TYPES.len())].into(),
                 nullable: false,
+                collation: None,
             })
             .collect();
         for i in 0..rng.gen_range(2..=4) {
@@ -186,6 +205,7 @@ impl TableSpec {
                 name: format!("c{i}"),
                 ty: types[rng.gen_range(0..types.len())].into(),
                 nullable: rng.gen_bool(0.4),
+                collation: None,
             });
         }
         // The primary key's columns, sometimes out of column order.
@@ -256,10 +276,30 @@ impl TableSpec {
         t
     }
 
+    /// Gives some CHAR and VARCHAR columns a collation: about half
+    /// latin1_swedish_ci (MySQL's default), a few latin1_bin, the rest
+    /// binary. Drawn from a generator of its own, after the table, so
+    /// that no other draw of a plan moves.
+    pub fn draw_collations(&mut self, rng: &mut ChaCha8Rng) {
+        for c in &mut self.columns {
+            if !matches!(column_type(&c.ty), Some(ColumnType::Char(_) | ColumnType::VarChar(_))) {
+                continue;
+            }
+            c.collation = match rng.gen_range(0..20) {
+                0..=9 => Some("latin1_swedish_ci".into()),
+                10..=12 => Some("latin1_bin".into()),
+                _ => None,
+            };
+        }
+    }
+
     /// A value for column `c`: NULL now and then where allowed; integers
     /// from `0..domain` (negative too where signed); strings of letters
     /// from an alphabet of four, so short ones repeat; large objects up to
-    /// a few kilobytes (some off page).
+    /// a few kilobytes (some off page). A string of a column with a
+    /// collation has some capitals, and in a VARCHAR now and then trailing
+    /// spaces, so that values its collation takes as equal ('ab', 'aB ')
+    /// meet in its keys.
     pub fn value(&self, rng: &mut ChaCha8Rng, c: usize, domain: u64) -> PValue {
         let col = &self.columns[c];
         if col.nullable && rng.gen_bool(0.15) {
@@ -289,7 +329,21 @@ impl TableSpec {
                 } else {
                     rng.gen_range(0..=n.min(4))
                 };
-                letters(rng, len)
+                let v = letters(rng, len);
+                match (v, &col.collation) {
+                    (PValue::Text(s), Some(_)) => {
+                        let mut s: String = s
+                            .chars()
+                            .map(|ch| if rng.gen_bool(0.3) { ch.to_ascii_uppercase() } else { ch })
+                            .collect();
+                        let var = matches!(column_type(&col.ty), Some(ColumnType::VarChar(_)));
+                        if var && s.len() < n && rng.gen_bool(0.15) {
+                            s.push(' ');
+                        }
+                        PValue::Text(s)
+                    }
+                    (v, _) => v,
+                }
             }
             ColumnType::Text { .. } | ColumnType::Blob { .. } => {
                 if rng.gen_bool(0.3) {
@@ -346,6 +400,9 @@ pub struct TableShape {
     pub hidden: bool,
     /// Its physical page size when it is compressed.
     pub zip_size: Option<usize>,
+    /// Each column's collation, as its definition declares it: a key of
+    /// a column with one compares in it ([`ModelValue::Collated`]).
+    pub collations: Vec<Collation>,
 }
 
 impl TableShape {
@@ -361,6 +418,11 @@ impl TableShape {
             },
             hidden,
             zip_size: def.row_format.zip_size().ok().flatten(),
+            collations: def
+                .columns
+                .iter()
+                .map(|c| Collation::by_name(c.collation.name()).unwrap_or_default())
+                .collect(),
             online: Vec::new(),
             indexes: def
                 .indexes
@@ -374,9 +436,72 @@ impl TableShape {
         }
     }
 
+    /// Column `c`'s collation (binary for the model's hidden key).
+    pub fn collation(&self, c: usize) -> Collation {
+        self.collations.get(c).copied().unwrap_or_default()
+    }
+
+    /// A value of column `c` as a key holds it: compared in the column's
+    /// collation.
+    pub fn keyed(&self, c: usize, v: &ModelValue) -> ModelValue {
+        v.clone().keyed(self.collation(c))
+    }
+
+    /// Whether two values of column `c` are the same key: equal in its
+    /// collation.
+    pub fn same_key(&self, c: usize, a: &ModelValue, b: &ModelValue) -> bool {
+        match (self.collation(c), a, b) {
+            (Collation::Binary, ..) => a == b,
+            (coll, ModelValue::Bytes(x), ModelValue::Bytes(y)) => coll.key(x).eq(coll.key(y)),
+            _ => a == b,
+        }
+    }
+
+    /// Compares two values of column `c` as its keys compare them (either
+    /// may be a row's value or a key's), without building keys.
+    pub fn cmp_key_values(&self, c: usize, a: &ModelValue, b: &ModelValue) -> Ordering {
+        match self.collation(c) {
+            Collation::Binary => a.cmp(b),
+            coll => match (a, b) {
+                (
+                    ModelValue::Bytes(x) | ModelValue::Collated(x, _),
+                    ModelValue::Bytes(y) | ModelValue::Collated(y, _),
+                ) => coll.compare(x, y),
+                _ => a.cmp(b),
+            },
+        }
+    }
+
+    /// Compares a row's key in the columns `cols` with another key, whose
+    /// `j`-th field `other(j)` gives (`None`: the other key is shorter),
+    /// field by field as the columns' keys compare.
+    pub fn cmp_row_key<'v>(
+        &self,
+        cols: &[usize],
+        row: &Row,
+        other: impl Fn(usize) -> Option<&'v ModelValue>,
+    ) -> Ordering {
+        for (j, &c) in cols.iter().enumerate() {
+            let Some(b) = other(j) else {
+                return Ordering::Greater;
+            };
+            let Some(a) = row.get(c) else {
+                return Ordering::Less;
+            };
+            match self.cmp_key_values(c, a, b) {
+                Ordering::Equal => {}
+                o => return o,
+            }
+        }
+        Ordering::Equal
+    }
+
     /// A row's primary key.
     pub fn key_of(&self, row: &[ModelValue]) -> Vec<ModelValue> {
-        self.primary_key.iter().map(|&c| row[c].clone()).collect()
+        self.primary_key
+            .iter()
+            .map(|&c| self.keyed(c, &row[c]))
+            .collect()
     }
 
     /// A row's primary key, from engine values (not for a table with a
@@ -384,7 +509,33 @@ impl TableShape {
     pub fn key_of_values(&self, row: &[engine::Value]) -> Vec<ModelValue> {
         self.primary_key
             .iter()
-            .map(|&c| to_model(&row[c]))
+            .map(|&c| self.keyed(c, &to_model(&row[c])))
+            .collect()
+    }
+
+    /// The columns of an index's keys, in key order (`None`: the
+    /// clustered index): the indexed columns, then the primary key's.
+    pub fn key_columns<'a>(
+        &'a self,
+        index: Option<&'a IndexShape>,
+    ) -> impl Iterator<Item = usize> + 'a {
+        index
+            .map_or(&[][..], |i| &i.columns[..])
+            .iter()
+            .chain(&self.primary_key)
+            .copied()
+    }
+
+    /// A key (or a prefix of one) of an index given as engine values, as
+    /// the model holds it: each value in its column's collation.
+    pub fn key_from_values(
+        &self,
+        index: Option<&IndexShape>,
+        values: &[engine::Value],
+    ) -> Vec<ModelValue> {
+        self.key_columns(index)
+            .zip(values)
+            .map(|(c, v)| self.keyed(c, &to_model(v)))
             .collect()
     }
 
@@ -410,15 +561,9 @@ impl TableShape {
     /// indexed columns, then the primary key (InnoDB appends the primary
     /// key's columns the index lacks; appending them all orders the same).
     pub fn index_key(&self, index: Option<&IndexShape>, row: &Row) -> Vec<ModelValue> {
-        match index {
-            None => self.key_of(row),
-            Some(i) => i
-                .columns
-                .iter()
-                .chain(&self.primary_key)
-                .map(|&c| row[c].clone())
-                .collect(),
-        }
+        self.key_columns(index)
+            .map(|c| self.keyed(c, &row[c]))
+            .collect()
     }
 }
 
@@ -480,6 +625,7 @@ mod tests {
         let mut composite = 0;
         let mut unique = 0;
         let mut nullable_indexed = 0;
+        let mut collated = 0;
         let mut types = std::collections::BTreeSet::new();
         for seed in 0..200 {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -496,7 +642,12 @@ mod tests {
             types.extend(t.columns.iter().map(|c| c.ty.clone()));
             let def = t.definition();
             assert_eq!(def.columns.len(), t.columns.len());
+            let mut t = t;
+            t.draw_collations(&mut rng);
+            t.validate().expect("collations go only on CHAR and VARCHAR");
+            collated += t.columns.iter().filter(|c| c.collation.is_some()).count();
         }
+        assert!(collated > 100, "{collated}");
         assert!(composite > 50, "{composite}");
         assert!(unique > 50, "{unique}");
         assert!(nullable_indexed > 30, "{nullable_indexed}");
@@ -528,6 +679,10 @@ mod tests {
     fn bad_specs_are_refused() {
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let good = TableSpec::draw(&mut rng, "t1", "DYNAMIC");
+        let mut t = good.clone();
+        t.columns[0].collation = Some("latin1_swedish_ci".into());
+        t.columns[0].ty = "INT".into();
+        assert!(t.validate().unwrap_err().contains("cannot have the collation"));
         let mut t = good.clone();
         t.columns[0].ty = "FLOAT".into();
         assert!(t.validate().unwrap_err().contains("unknown type"));

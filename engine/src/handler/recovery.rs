@@ -91,6 +91,7 @@ fn pager_for(fil: Fil, log: Log, clock: Box<dyn Clock>, config: &Config) -> Page
     );
     pager.early_checkpoint = config.canaries.has(crate::Canary::EarlyCheckpoint);
     pager.unique_first_column = config.canaries.has(crate::Canary::UniqueCheckFirstColumn);
+    pager.unique_binary = config.canaries.has(crate::Canary::UniqueCheckBinary);
     pager.implicit_by_row_changer = config.canaries.has(crate::Canary::ImplicitLockOfRowChanger);
     pager.compression.level = config.compression_level;
     pager.compression.count_failure_as_success = config

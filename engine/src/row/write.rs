@@ -143,6 +143,10 @@ fn check_unique(
                 continue;
             }
             let entry_key = btree::key_of(&sec.index, 0, &entry)?;
+            if pager.unique_binary && entry_key[..prefix.len()] != prefix[..] {
+                // The canary takes only a byte-equal entry as a duplicate.
+                continue;
+            }
             if let Some(w) = ctx.record(
                 pager,
                 table,

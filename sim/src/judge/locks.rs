@@ -4,6 +4,7 @@
 //! against the rows the runner knows.
 
 use crate::judge::reads::to_model;
+use crate::schema::{Schema, TableShape};
 use models::lock::{EarlyRelease, OEvent, OKind, OMode, OTarget, RKind, TMode};
 use models::{Db, ModelValue, Row, Write};
 
@@ -67,11 +68,15 @@ pub(crate) fn to_oracle(e: engine::lock::LockEvent, since_us: u64, now_us: u64) 
 }
 
 /// The columns and values of a key of one of `table`'s indexes, in the
-/// model's terms, with the index's name; `None` for a key the runner
-/// cannot read back (a hidden row id, an unknown index, a stored form that
-/// does not decode).
+/// model's terms (as keys: each in its column's collation), with the
+/// index's name; `None` for a key the runner cannot read back (a hidden
+/// row id, an unknown index, a stored form that does not decode). A lock
+/// names a string of a column with a collation by the form every string
+/// equal to it shares (its weights, without trailing spaces), which is
+/// taken as it is: the model compares it in the collation.
 fn key_columns(
     table: &engine::dict::Table,
+    shape: &TableShape,
     index_id: u64,
     key: &[Option<Vec<u8>>],
 ) -> Option<(String, Vec<(usize, ModelValue)>)> {
@@ -88,6 +93,9 @@ fn key_columns(
         };
         let v = match stored {
             None => ModelValue::Null,
+            Some(b) if shape.collation(c) != models::Collation::Binary => {
+                ModelValue::Collated(b.as_slice().into(), shape.collation(c))
+            }
             Some(b) => to_model(&engine::record::from_stored(&table.def.columns[c].ty, b).ok()?),
         };
         cols.push((c, v));
@@ -112,6 +120,7 @@ fn key_columns(
 /// Returns what is wrong, if anything.
 pub(crate) fn judge_conversion(
     engine: &engine::Engine,
+    schema: &Schema,
     committed: &Db,
     ev: &OEvent,
     writes: &[Write],
@@ -120,10 +129,11 @@ pub(crate) fn judge_conversion(
         return None;
     };
     let t = table_by_id(engine, *table_id)?;
+    let shape = schema.table(t.name())?;
     // The row: its primary key, read from the key itself or from the
     // primary-key columns a secondary entry carries (none for a hidden
     // row id, which the runner cannot read back).
-    let (index, cols) = key_columns(t, *index_id, key)?;
+    let (index, cols) = key_columns(t, shape, *index_id, key)?;
     let pk = t
         .def
         .primary_key
@@ -156,7 +166,7 @@ pub(crate) fn judge_conversion(
         row.is_some_and(|r| {
             cols[..n_index]
                 .iter()
-                .all(|(c, v)| r.get(*c).is_some_and(|x| x == v))
+                .all(|(c, v)| r.get(*c).is_some_and(|x| shape.keyed(*c, x) == *v))
         })
     };
     let before = committed.tables.get(&table).and_then(|rows| rows.get(&pk));
@@ -219,8 +229,13 @@ fn index_columns(table: &engine::dict::Table, index_id: u64) -> Option<Vec<Optio
 }
 
 /// A row's key in an index, in the model's terms.
-fn entry_of(cols: &[Option<usize>], row: &Row) -> Option<Vec<ModelValue>> {
-    cols.iter().map(|c| row.get((*c)?).cloned()).collect()
+fn entry_of(shape: &TableShape, cols: &[Option<usize>], row: &Row) -> Option<Vec<ModelValue>> {
+    cols.iter()
+        .map(|c| {
+            let c = (*c)?;
+            row.get(c).map(|v| shape.keyed(c, v))
+        })
+        .collect()
 }
 
 /// The smallest key above `entry` in an index that the runner knows is
@@ -231,18 +246,19 @@ fn entry_of(cols: &[Option<usize>], row: &Row) -> Option<Vec<ModelValue>> {
 fn next_known(
     committed: &Db,
     open: &[&[Write]],
-    table: &str,
+    shape: &TableShape,
     cols: &[Option<usize>],
     entry: &[ModelValue],
     primary: bool,
 ) -> Option<Vec<ModelValue>> {
+    let table = shape.name.as_str();
     let open_rows = open
         .iter()
         .flat_map(|w| w.iter())
         .filter(|w| w.table == table)
         .filter_map(|w| w.row.as_ref());
     let from_open = open_rows
-        .filter_map(|r| entry_of(cols, r))
+        .filter_map(|r| entry_of(shape, cols, r))
         .filter(|k| k.as_slice() > entry)
         .min();
     let rows = committed.tables.get(table);
@@ -257,18 +273,15 @@ fn next_known(
         })
     } else {
         // By reference: the committed rows are many, the entries short.
-        fn field<'r>(r: &'r Row, c: &Option<usize>) -> Option<&'r ModelValue> {
-            c.and_then(|c| r.get(c))
-        }
+        // Every key field is a column here (an entry exists only then).
+        let Some(cols) = cols.iter().copied().collect::<Option<Vec<usize>>>() else {
+            return from_open;
+        };
         let above = |r: &Row| {
-            cols.iter().map(|c| field(r, c)).cmp(entry.iter().map(Some))
-                == std::cmp::Ordering::Greater
+            shape.cmp_row_key(&cols, r, |j| entry.get(j)) == std::cmp::Ordering::Greater
         };
         let below = |a: &Row, b: &Row| {
-            cols.iter()
-                .map(|c| field(a, c))
-                .cmp(cols.iter().map(|c| field(b, c)))
-                == std::cmp::Ordering::Less
+            shape.cmp_row_key(&cols, a, |j| b.get(cols[j])) == std::cmp::Ordering::Less
         };
         let mut best: Option<&Row> = None;
         for r in rows.into_iter().flat_map(|t| t.values()) {
@@ -276,7 +289,7 @@ fn next_known(
                 best = Some(r);
             }
         }
-        best.and_then(|r| entry_of(cols, r))
+        best.map(|r| cols.iter().map(|&c| shape.keyed(c, &r[c])).collect())
     };
     match (from_committed, from_open) {
         (Some(a), Some(b)) => Some(a.min(b)),
@@ -290,6 +303,7 @@ fn next_known(
 /// index cannot be judged; otherwise what is wrong.
 fn successor_error(
     table: &engine::dict::Table,
+    shape: &TableShape,
     committed: &Db,
     open: &[&[Write]],
     entry: &[ModelValue],
@@ -300,7 +314,7 @@ fn successor_error(
     };
     let cols = index_columns(table, *index)?;
     let primary = *index == table.clustered.id;
-    let next = next_known(committed, open, table.name(), &cols, entry, primary);
+    let next = next_known(committed, open, shape, &cols, entry, primary);
     let shown = |k: &[ModelValue]| models::value::fmt_key(k);
     match (pos_key, next) {
         (None, None) => None,
@@ -310,7 +324,7 @@ fn successor_error(
             shown(entry)
         )),
         (Some(p), next) => {
-            let (_, p) = key_columns(table, *index, p)?;
+            let (_, p) = key_columns(table, shape, *index, p)?;
             let p: Vec<ModelValue> = p.into_iter().map(|(_, v)| v).collect();
             if p.as_slice() <= entry {
                 Some(format!("{}, not above {}", shown(&p), shown(entry)))
@@ -330,10 +344,10 @@ fn successor_error(
 
 /// Judges an insert of `row` into `table_name` by `trx` that succeeded in
 /// the step whose lock events are `events`, in the clustered index and in
-/// every secondary index (the model orders keys as the engine does: NULL
-/// first, integers by value, strings byte by byte, the engine's binary
-/// collation; the workloads' strings are letters, so CHAR's padding
-/// changes no order). In each, it
+/// every secondary index (the model orders keys as InnoDB does: NULL
+/// first, integers by value, strings in their column's collation, byte by
+/// byte for binary ones; the workloads' strings are letters, so CHAR's
+/// padding changes no order). In each, it
 /// must have checked the gap its entry went into, unless no other
 /// transaction locked any gap of the index (the engine may skip the check
 /// then, as InnoDB skips `lock_rec_insert_check_and_lock` when no lock is
@@ -347,6 +361,7 @@ fn successor_error(
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn judge_insert(
     engine: &engine::Engine,
+    schema: &Schema,
     oracle: &models::lock::LockOracle,
     events: &[OEvent],
     trx: u64,
@@ -356,6 +371,7 @@ pub(crate) fn judge_insert(
     known: &[&[Write]],
 ) -> Option<String> {
     let table = engine.table(table_name).ok()?;
+    let shape = schema.table(table_name)?;
     let tid = table.id;
     let mut indexes = vec![(table.clustered.id, "PRIMARY")];
     for sec in &table.secondary {
@@ -368,6 +384,7 @@ pub(crate) fn judge_insert(
         if table.def.primary_key.is_empty() {
             let ctx = KeylessInsert {
                 table,
+                shape,
                 oracle,
                 events,
                 trx,
@@ -379,7 +396,7 @@ pub(crate) fn judge_insert(
             }
             continue;
         }
-        let Some(entry) = entry_of(&cols, row) else {
+        let Some(entry) = entry_of(shape, &cols, row) else {
             continue;
         };
         let in_index =
@@ -395,7 +412,7 @@ pub(crate) fn judge_insert(
         // statement (and, in autocommit mode, released with its commit in
         // this call).
         let on_entry = |t: &OTarget| match t {
-            OTarget::Record(a, b, Some(k)) if *a == tid && *b == iid => key_columns(table, iid, k)
+            OTarget::Record(a, b, Some(k)) if *a == tid && *b == iid => key_columns(table, shape, iid, k)
                 .is_some_and(|(_, kv)| kv.iter().map(|(_, v)| v).eq(entry.iter())),
             _ => false,
         };
@@ -414,7 +431,7 @@ pub(crate) fn judge_insert(
             ));
         }
         for e in checks {
-            if let Some(v) = successor_error(table, committed, known, &entry, &e.target) {
+            if let Some(v) = successor_error(table, shape, committed, known, &entry, &e.target) {
                 return Some(format!(
                     "gap locking: trx {trx}'s insert of {} into {table_name}.{iname} checked the gap before {v}",
                     shown()
@@ -434,6 +451,7 @@ pub(crate) fn judge_insert(
 /// before the first entry whose columns are greater (or the supremum).
 struct KeylessInsert<'a> {
     table: &'a engine::dict::Table,
+    shape: &'a TableShape,
     oracle: &'a models::lock::LockOracle,
     events: &'a [OEvent],
     trx: u64,
@@ -452,6 +470,9 @@ impl KeylessInsert<'_> {
             .filter_map(|(c, stored)| c.map(|c| (c, stored)))
             .map(|(c, stored)| match stored {
                 None => Some(ModelValue::Null),
+                Some(b) if self.shape.collation(c) != models::Collation::Binary => Some(
+                    ModelValue::Collated(b.as_slice().into(), self.shape.collation(c)),
+                ),
                 Some(b) => engine::record::from_stored(&self.table.def.columns[c].ty, b)
                     .ok()
                     .map(|v| to_model(&v)),
@@ -462,15 +483,11 @@ impl KeylessInsert<'_> {
     fn judge(&self, row: &Row, committed: &Db, known: &[&[Write]]) -> Option<String> {
         let (tid, (iid, iname)) = (self.table.id, self.index);
         let name = self.table.name();
-        // A row's columns of this index, without the row id.
-        fn key_of<'r>(
-            cols: &'r [Option<usize>],
-            r: &'r Row,
-        ) -> impl Iterator<Item = &'r ModelValue> + 'r {
-            cols.iter().filter_map(move |c| c.and_then(|c| r.get(c)))
-        }
-        let key_of = |r| key_of(self.cols, r);
-        let project = |r| -> Vec<ModelValue> { key_of(r).cloned().collect() };
+        // A row's columns of this index, without the row id, as keys.
+        let cols: Vec<usize> = self.cols.iter().filter_map(|c| *c).collect();
+        let shape = self.shape;
+        let project =
+            |r: &Row| -> Vec<ModelValue> { cols.iter().map(|&c| shape.keyed(c, &r[c])).collect() };
         let entry = project(row);
         let checks: Vec<&OEvent> = self
             .events
@@ -509,13 +526,15 @@ impl KeylessInsert<'_> {
         // Compared in place: projecting every row would allocate per row.
         let mut nearest: Option<&Row> = None;
         for r in rows.chain(written) {
-            if key_of(r).cmp(entry.iter()) == std::cmp::Ordering::Greater
-                && nearest.is_none_or(|n| key_of(r).cmp(key_of(n)) == std::cmp::Ordering::Less)
+            if shape.cmp_row_key(&cols, r, |j| entry.get(j)) == std::cmp::Ordering::Greater
+                && nearest.is_none_or(|n| {
+                    shape.cmp_row_key(&cols, r, |j| n.get(cols[j])) == std::cmp::Ordering::Less
+                })
             {
                 nearest = Some(r);
             }
         }
-        let next = nearest.map(project);
+        let next = nearest.map(|r| project(r));
         for e in checks {
             let OTarget::Record(_, _, pos) = &e.target else {
                 continue;
@@ -594,6 +613,7 @@ fn inherited_after(events: &[OEvent], trx: u64) -> Vec<u64> {
 /// Returns what is wrong, if anything.
 pub(crate) fn early_release(
     engine: &engine::Engine,
+    schema: &Schema,
     committed: &Db,
     open: &[&[Write]],
     r: &EarlyRelease,
@@ -614,7 +634,8 @@ pub(crate) fn early_release(
         OTarget::Record(t, i, Some(k)) => (*t, *i, k),
     };
     let table = table_by_id(engine, table_id)?;
-    let (index_name, cols) = key_columns(table, index_id, key)?;
+    let shape = schema.table(table.name())?;
+    let (index_name, cols) = key_columns(table, shape, index_id, key)?;
     let pk: Vec<ModelValue> = table
         .def
         .primary_key
@@ -622,7 +643,10 @@ pub(crate) fn early_release(
         .map(|p| cols.iter().find(|(c, _)| c == p).map(|(_, v)| v.clone()))
         .collect::<Option<_>>()?;
     let name = table.name();
-    let has = |row: &Row| cols.iter().all(|(c, v)| row.get(*c) == Some(v));
+    let has = |row: &Row| {
+        cols.iter()
+            .all(|(c, v)| row.get(*c).is_some_and(|x| shape.cmp_key_values(*c, x, v).is_eq()))
+    };
     let committed_row = committed.tables.get(name).and_then(|t| t.get(&pk));
     let open_row = open.iter().find_map(|writes| {
         writes
@@ -640,7 +664,7 @@ pub(crate) fn early_release(
         // The record may have left: its locks go to the record after it.
         let heir = r.heir.as_ref()?;
         let entry: Vec<ModelValue> = cols.iter().map(|(_, v)| v.clone()).collect();
-        let v = successor_error(table, committed, open, &entry, heir)?;
+        let v = successor_error(table, shape, committed, open, &entry, heir)?;
         return Some(format!(
             "gap locking: trx {}'s lock on {name}.{index_name} {} was inherited by {v}",
             r.trx,

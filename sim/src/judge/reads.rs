@@ -63,7 +63,8 @@ fn scan_index<'s>(
 }
 
 /// Whether a visible row other than the one at `own` holds `row`'s values
-/// in a unique index (NULLs never collide).
+/// in a unique index, as the columns' collations compare them (NULLs never
+/// collide).
 fn unique_taken(
     t: &TableShape,
     committed: &Db,
@@ -82,7 +83,7 @@ fn unique_taken(
     let clash = |other: &Row| {
         unique
             .iter()
-            .any(|i| i.columns.iter().all(|&c| other[c] == row[c]))
+            .any(|i| i.columns.iter().all(|&c| t.same_key(c, &other[c], &row[c])))
     };
     let mut rows: BTreeMap<&[ModelValue], Option<&Row>> = committed
         .tables
@@ -109,7 +110,6 @@ pub(crate) fn expected(
     seq: u64,
 ) -> Option<(Result<Response, u16>, Vec<Write>)> {
     let visible = |table: &str, key: &[ModelValue]| visible(committed, writes, table, key);
-    let key_of = |k: &[Value]| k.iter().map(to_model).collect::<Vec<_>>();
     match req {
         Request::Insert { table, row: values } => {
             let t = schema.table(table)?;
@@ -135,7 +135,7 @@ pub(crate) fn expected(
         }
         Request::Update { table, key, set } => {
             let t = schema.table(table).filter(|t| !t.hidden)?;
-            let key = key_of(key);
+            let key = t.key_from_values(None, key);
             let Some(mut row) = visible(table, &key) else {
                 return Some((Ok(Response::Affected(0)), vec![]));
             };
@@ -149,11 +149,15 @@ pub(crate) fn expected(
             if unique_taken(t, committed, writes, &key, &row) {
                 return Some((Err(1062), vec![]));
             }
-            let new_key = t.key_of(&row);
-            if new_key != key {
-                // A new primary key moves the row: a delete and an insert
-                // (two undo records), refused if the new key is taken.
-                if visible(table, &new_key).is_some() {
+            // A primary key whose bytes change moves the row, even to a
+            // key its collation takes as the same ('a' to 'A'), as
+            // `row_upd_changes_ord_field_binary` decides: a delete and an
+            // insert (two undo records), refused if another row has the
+            // new key.
+            let moved = t.primary_key.iter().any(|&c| row[c] != old[c]);
+            if moved {
+                let new_key = t.key_of(&row);
+                if new_key != key && visible(table, &new_key).is_some() {
                     return Some((Err(1062), vec![]));
                 }
                 return Some((
@@ -182,10 +186,8 @@ pub(crate) fn expected(
             ))
         }
         Request::Delete { table, key } => {
-            if schema.table(table).is_some_and(|t| t.hidden) {
-                return None;
-            }
-            let key = key_of(key);
+            let t = schema.table(table).filter(|t| !t.hidden)?;
+            let key = t.key_from_values(None, key);
             match visible(table, &key) {
                 Some(_) => Some((
                     Ok(Response::Affected(1)),
@@ -244,7 +246,7 @@ pub(crate) fn judge_uncommitted(
     };
     match (read, resp) {
         (Request::Get { table, key }, Response::Row(r)) => {
-            let key: Vec<ModelValue> = key.iter().map(to_model).collect();
+            let key = schema.table(table)?.key_from_values(None, key);
             let row = r.as_ref().map(|r| r.iter().map(to_model).collect::<Row>());
             (!allowed(table, &key, row.as_ref())).then(|| {
                 format!(
@@ -306,7 +308,7 @@ pub(crate) fn judge_uncommitted(
                         ));
                     }
                 }
-                if !inside_bounds(&order(r), low, high) {
+                if !inside_bounds(t, ix, &order(r), low, high) {
                     return Some(format!(
                         "{}: a ReadUncommitted read returned {r:?}, outside its range",
                         crate::runner::describe(read)
@@ -336,7 +338,7 @@ fn uncommitted_in_order(
     (low, high, reverse): (&RangeBound, &RangeBound, bool),
     rows: &[Row],
 ) -> Option<String> {
-    let (lo, hi) = (model_bound(low), model_bound(high));
+    let (lo, hi) = (model_bound(t, ix, low), model_bound(t, ix, high));
     let mut candidates: BTreeMap<Vec<ModelValue>, &Row> = BTreeMap::new();
     let committed_rows = committed
         .tables
@@ -371,17 +373,28 @@ fn uncommitted_in_order(
 
 /// Whether a key (a primary key, or an index key) lies within a scan's
 /// bounds.
-fn inside_bounds(key: &[ModelValue], low: &RangeBound, high: &RangeBound) -> bool {
-    in_interval(key, &model_bound(low), &model_bound(high))
+fn inside_bounds(
+    t: &TableShape,
+    ix: Option<&IndexShape>,
+    key: &[ModelValue],
+    low: &RangeBound,
+    high: &RangeBound,
+) -> bool {
+    in_interval(key, &model_bound(t, ix, low), &model_bound(t, ix, high))
 }
 
-/// A scan bound in the model's terms.
-fn model_bound(b: &RangeBound) -> std::ops::Bound<Vec<ModelValue>> {
+/// A scan bound of index `ix` of `t` in the model's terms (a prefix of
+/// the index's keys, each value in its column's collation).
+fn model_bound(
+    t: &TableShape,
+    ix: Option<&IndexShape>,
+    b: &RangeBound,
+) -> std::ops::Bound<Vec<ModelValue>> {
     use std::ops::Bound as B;
     match b {
         RangeBound::Unbounded => B::Unbounded,
-        RangeBound::Included(v) => B::Included(v.iter().map(to_model).collect()),
-        RangeBound::Excluded(v) => B::Excluded(v.iter().map(to_model).collect()),
+        RangeBound::Included(v) => B::Included(t.key_from_values(ix, v)),
+        RangeBound::Excluded(v) => B::Excluded(t.key_from_values(ix, v)),
     }
 }
 
@@ -415,10 +428,9 @@ pub(crate) fn locked_range(
     writes_mark: usize,
 ) -> Option<LockedRange> {
     use std::ops::Bound as B;
-    let bound = model_bound;
     let (table, index, lo, hi) = match read {
         Request::Get { table, key } => {
-            let k: Vec<ModelValue> = key.iter().map(to_model).collect();
+            let k = schema.table(table)?.key_from_values(None, key);
             (table, None, B::Included(k.clone()), B::Included(k))
         }
         Request::Scan {
@@ -430,6 +442,7 @@ pub(crate) fn locked_range(
             limit,
         } => {
             let (t, ix) = scan_index(schema, table, index)?;
+            let bound = |b| model_bound(t, ix, b);
             let full = limit.is_some_and(|l| rows.len() >= l);
             let last = rows.last().map(|r| t.index_key(ix, r));
             let (lo, hi) = match (reverse, full, last) {
@@ -564,11 +577,10 @@ pub(crate) fn read_expected(
     writes: &[Write],
     read: &Request,
 ) -> Option<Vec<Row>> {
-    let key_of = |k: &[Value]| k.iter().map(to_model).collect::<Vec<_>>();
     match read {
         Request::Get { table, .. } if schema.table(table).is_some_and(|t| t.hidden) => None,
         Request::Get { table, key } => {
-            let key = key_of(key);
+            let key = schema.table(table)?.key_from_values(None, key);
             let own = writes
                 .iter()
                 .rev()
@@ -603,7 +615,7 @@ pub(crate) fn read_expected(
             limit,
         } => {
             let (t, ix) = scan_index(schema, table, &Some(index.clone()))?;
-            let (lo, hi) = (model_bound(low), model_bound(high));
+            let (lo, hi) = (model_bound(t, ix, low), model_bound(t, ix, high));
             // The transaction's last write of a key stands for the
             // committed row (a few writes against a whole table: the
             // committed rows are not copied into a map of their own).
@@ -652,7 +664,8 @@ pub(crate) fn read_expected(
             reverse,
             limit,
         } => {
-            let (lo, hi) = (model_bound(low), model_bound(high));
+            let shape = schema.table(table)?;
+            let (lo, hi) = (model_bound(shape, None, low), model_bound(shape, None, high));
             let inside = |k: &[ModelValue]| in_interval(k, &lo, &hi);
             // Only as many committed rows as the limit can need (own
             // deletes may remove some): from the end the scan starts at.
@@ -661,7 +674,7 @@ pub(crate) fn read_expected(
             // A bound shorter than a composite key is a prefix, which the
             // map's range does not know: such an end is widened (every row
             // on that side is taken, and `inside` decides).
-            let key_len = schema.table(table).map_or(1, |t| t.primary_key.len());
+            let key_len = shape.primary_key.len();
             let (mut range_lo, mut range_hi) = (lo.clone(), hi.clone());
             for end in [&mut range_lo, &mut range_hi] {
                 if matches!(end, std::ops::Bound::Included(v) | std::ops::Bound::Excluded(v) if v.len() < key_len)
@@ -813,6 +826,66 @@ mod tests {
         assert_eq!(got, Ok(Response::Affected(1)));
         assert_eq!(moved.len(), 2, "a delete and an insert: {moved:?}");
         assert_eq!(moved[1].key, vec![ModelValue::Int(2), ModelValue::Int(9)]);
+    }
+
+    /// A latin1_swedish_ci primary key and unique index: the model takes
+    /// 'ab' and 'AB ' as one key, so the second insert is a duplicate, a
+    /// read by either finds the row with its own bytes, and a change of
+    /// the key's case moves the row (two writes, as the engine's delete and
+    /// insert) without colliding with itself.
+    #[test]
+    fn collated_keys_are_equal_in_their_collation() {
+        use engine::record::Collation;
+        use engine::{ColumnDef, ColumnType, IndexDef, RowFormat, TableDef};
+        let col = |name: &str| ColumnDef {
+            name: name.into(),
+            ty: ColumnType::VarChar(8),
+            nullable: false,
+            collation: Collation::Latin1SwedishCi,
+        };
+        let schema = Schema::of(&[TableDef {
+            name: "t".into(),
+            columns: vec![col("p"), col("u")],
+            primary_key: vec![0],
+            indexes: vec![IndexDef {
+                name: "u".into(),
+                columns: vec![1],
+                unique: true,
+                prefixes: Vec::new(),
+            }],
+            row_format: RowFormat::Compact,
+            server: Vec::new(),
+        }]);
+        let b = |s: &str| Value::Bytes(s.as_bytes().to_vec());
+        let insert = |p: &str, u: &str| Request::Insert {
+            table: "t".into(),
+            row: vec![b(p), b(u)],
+        };
+        let db = Db::with_tables(["t"]);
+        let (got, own) = expected(&schema, &db, &[], &insert("ab", "x"), 0).expect("judged");
+        assert_eq!(got, Ok(Response::Affected(1)));
+        let judged = |req: &Request| expected(&schema, &db, &own, req, 0).expect("judged");
+        assert_eq!(judged(&insert("AB ", "y")).0, Err(1062), "the same primary key");
+        assert_eq!(judged(&insert("cd", "X")).0, Err(1062), "the same unique value");
+        assert_eq!(judged(&insert("cd", "xy")).0, Ok(Response::Affected(1)));
+        let get = Request::Get {
+            table: "t".into(),
+            key: vec![b("aB")],
+        };
+        let rows = read_expected(&schema, &db, &own, &get).expect("judged");
+        assert_eq!(rows, vec![vec![
+            ModelValue::Bytes(b"ab"[..].into()),
+            ModelValue::Bytes(b"x"[..].into()),
+        ]]);
+        let update = |p: &str| Request::Update {
+            table: "t".into(),
+            key: vec![b("ab")],
+            set: vec![("p".into(), b(p))],
+        };
+        let (got, moved) = judged(&update("AB"));
+        assert_eq!(got, Ok(Response::Affected(1)));
+        assert_eq!(moved.len(), 2, "a delete and an insert: {moved:?}");
+        assert_eq!(judged(&update("ab")).0, Ok(Response::Affected(0)), "no change");
     }
 
     /// The allocation-free comparison agrees with converting the response

@@ -295,7 +295,8 @@ impl Plan {
         // transactions, one to three each, at drawn places.
         if profile.shape == Shape::Mixed && apart.gen_bool(0.5) {
             let format = format_name(formats[apart.gen_range(0..3)]);
-            let spec = crate::schema::TableSpec::draw(&mut apart, "t1", format);
+            let mut spec = crate::schema::TableSpec::draw(&mut apart, "t1", format);
+            spec.draw_collations(&mut ChaCha8Rng::seed_from_u64(seed ^ 0xC011_A7E0_0000_0011));
             let domain = (profile.key_space / 8).max(8);
             plan.scatter(&mut apart, |rng| {
                 seed_table_stmt(rng, profile, &spec, domain)
@@ -446,7 +447,8 @@ impl Plan {
         let mut bare = ChaCha8Rng::seed_from_u64(seed ^ 0x0B0D_0000_0000_0009);
         if profile.shape == Shape::Mixed && bare.gen_bool(0.35) {
             let format = format_name(formats[bare.gen_range(0..3)]);
-            let spec = crate::schema::TableSpec::draw_without_key(&mut bare, "t2", format);
+            let mut spec = crate::schema::TableSpec::draw_without_key(&mut bare, "t2", format);
+            spec.draw_collations(&mut ChaCha8Rng::seed_from_u64(seed ^ 0xC011_A7E0_0000_0012));
             let domain = (profile.key_space / 8).max(8);
             plan.scatter(&mut bare, |rng| {
                 keyless_table_stmt(rng, profile, &spec, domain)

@@ -1200,7 +1200,13 @@ fn judge_early_releases(world: &mut World, sessions: &[Sess], stepped: (usize, u
         })
         .collect();
     for r in &early {
-        if let Some(v) = crate::judge::locks::early_release(engine, &world.committed, &open, r) {
+        if let Some(v) = crate::judge::locks::early_release(
+            engine,
+            &world.schema,
+            &world.committed,
+            &open,
+            r,
+        ) {
             world.violations.push(format!("lock oracle: {v}"));
         }
     }
@@ -1228,7 +1234,13 @@ fn judge_conversions(world: &mut World, sessions: &[Sess]) {
             .and_then(|s| s.txn.as_ref());
         if let Some(txn) = holder {
             if let Some(v) =
-                crate::judge::locks::judge_conversion(engine, &world.committed, ev, &txn.writes)
+                crate::judge::locks::judge_conversion(
+                    engine,
+                    &world.schema,
+                    &world.committed,
+                    ev,
+                    &txn.writes,
+                )
             {
                 world.violations.push(format!("lock oracle: {v}"));
             }

@@ -516,6 +516,7 @@ fn judge_insert_gap(world: &mut World, trx: u64, table: &str, write: &Write, own
     };
     if let Some(v) = crate::judge::locks::judge_insert(
         engine,
+        &world.schema,
         &world.locks,
         &world.step_events,
         trx,
