@@ -93,8 +93,9 @@ pub struct TableDef {
 }
 
 /// The longest table name: the server layer names a table `db$table`,
-/// each part up to MySQL's 64 bytes.
-pub const MAX_TABLE_NAME_BYTES: usize = 64 + 1 + 64;
+/// each part up to MySQL's 64 characters in the filename encoding, which
+/// writes a character as at most five bytes (`@0060`).
+pub const MAX_TABLE_NAME_BYTES: usize = 5 * 64 + 1 + 5 * 64;
 
 /// The longest server-layer definition a table may carry.
 pub const MAX_SERVER_DEF_BYTES: usize = 64 * 1024;
@@ -117,7 +118,7 @@ impl TableDef {
             || !self
                 .name
                 .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '@'))
         {
             return Err(Error::InvalidArgument(format!(
                 "Incorrect table name '{}'",

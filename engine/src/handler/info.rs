@@ -338,10 +338,26 @@ impl Engine {
                 (Some(name), Some(data))
             }
         };
+        // A lock on the supremum is shown without GAP: InnoDB clears the
+        // gap bits of every lock it makes there (`lock_rec_create`), all
+        // of them being gap locks by their place.
+        let on_supremum = matches!(
+            lock.target,
+            Target::Record {
+                key: RecKey::Supremum,
+                ..
+            }
+        );
+        let lock_mode = match lock.mode {
+            Mode::Record(m, _) if on_supremum => {
+                Mode::Record(m, crate::lock::RecKind::NextKey).name()
+            }
+            m => m.name(),
+        };
         Ok(InnodbLock {
             lock_id: self.lock_id_text(lock)?,
             lock_trx_id: hex(lock.trx),
-            lock_mode: lock.mode.name(),
+            lock_mode,
             lock_type: match lock.mode {
                 Mode::Table(_) => "TABLE",
                 Mode::Record(..) => "RECORD",
@@ -513,7 +529,7 @@ fn key_text(t: &Table, index: u64, key: &btree::Key) -> String {
                 match record::from_stored(&t.def.columns[*c].ty, b) {
                     Ok(Value::Int(i)) => i.to_string(),
                     Ok(Value::UInt(u)) => u.to_string(),
-                    Ok(Value::Bytes(b)) => format!("'{}'", String::from_utf8_lossy(&b)),
+                    Ok(Value::Bytes(b)) => sql_format(&b),
                     _ => "?".into(),
                 }
             }
@@ -524,6 +540,25 @@ fn key_text(t: &Table, index: u64, key: &btree::Key) -> String {
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// A string as lock_data shows it (`ut_str_sql_format`): in single
+/// quotes, a quote or backslash doubled, NUL as `\0`.
+fn sql_format(b: &[u8]) -> String {
+    let mut out = String::with_capacity(b.len() + 2);
+    out.push('\'');
+    for ch in String::from_utf8_lossy(b).chars() {
+        match ch {
+            '\0' => out.push_str("\\0"),
+            '\'' | '\\' => {
+                out.push(ch);
+                out.push(ch);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
 }
 
 /// A statement as SQL-ish text, for trx_query.

@@ -486,7 +486,28 @@ fn function(name: &str, a: &[Datum]) -> Result<Datum, SqlError> {
             if a[0].is_null() {
                 Datum::Null
             } else {
-                Datum::Int(a[0].render().len() as i64)
+                Datum::Int(a[0].to_bytes().len() as i64)
+            }
+        }
+        "hex" => {
+            argc(1)?;
+            match &a[0] {
+                Datum::Null => Datum::Null,
+                // A string's bytes; a number's value (MySQL: HEX(255) is
+                // 'FF'), a fraction rounded first.
+                Datum::Str(b) | Datum::Hex(b) => {
+                    Datum::Str(b.iter().flat_map(|x| format!("{x:02X}").into_bytes()).collect())
+                }
+                d => {
+                    let v = d.to_value();
+                    let n: i128 = match v {
+                        crate::Value::Int(i) => i128::from(i),
+                        crate::Value::UInt(u) => i128::from(u),
+                        _ => d.as_i128().unwrap_or(0),
+                    };
+                    // A negative number is its 64-bit two's complement.
+                    Datum::str(&format!("{:X}", n as i64 as u64))
+                }
             }
         }
         "upper" | "ucase" | "lower" | "lcase" => {
@@ -507,7 +528,7 @@ fn function(name: &str, a: &[Datum]) -> Result<Datum, SqlError> {
             if a.iter().any(Datum::is_null) {
                 Datum::Null
             } else {
-                Datum::Str(a.iter().flat_map(|d| d.render().into_bytes()).collect())
+                Datum::Str(a.iter().flat_map(Datum::to_bytes).collect())
             }
         }
         "ifnull" => {
@@ -578,10 +599,7 @@ fn function(name: &str, a: &[Datum]) -> Result<Datum, SqlError> {
             if a[0].is_null() || a[1].is_null() {
                 Datum::Null
             } else {
-                let s = match &a[0] {
-                    Datum::Str(b) => b.clone(),
-                    d => d.render().into_bytes(),
-                };
+                let s = a[0].to_bytes();
                 let n = usize::try_from(a[1].as_i128().unwrap_or(0).max(0))
                     .unwrap_or(usize::MAX)
                     .min(s.len());

@@ -25,6 +25,8 @@ pub enum Tok {
     Int(String),
     /// A decimal literal (`1.5`, `.5`).
     Decimal(String),
+    /// A hexadecimal literal's bytes (`0x6162`, `X'6162'`).
+    Hex(Vec<u8>),
     /// Punctuation or an operator.
     Op(&'static str),
 }
@@ -48,6 +50,12 @@ const OPS: [&str; 22] = [
 /// Splits `text` into tokens. An unterminated string, identifier or
 /// comment is a syntax error near where it starts.
 pub fn tokenize(text: &str) -> Result<Vec<Token>, SqlError> {
+    tokenize_in(text, false)
+}
+
+/// [`tokenize`], with `"` quoting identifiers as `` ` `` does when
+/// `ansi_quotes` (sql_mode ANSI_QUOTES) rather than strings.
+pub fn tokenize_in(text: &str, ansi_quotes: bool) -> Result<Vec<Token>, SqlError> {
     let b = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -98,7 +106,39 @@ pub fn tokenize(text: &str) -> Result<Vec<Token>, SqlError> {
             continue;
         }
         let start = i;
-        if c == b'\'' || c == b'"' {
+        // X'6162' (an even count of digits) and 0x6162 (an odd count
+        // takes a leading 0); `0x` followed by anything but hex digits
+        // and word ends is a word, as in MySQL.
+        if (c == b'x' || c == b'X') && b.get(i + 1) == Some(&b'\'') {
+            let digits_end = (i + 2..b.len()).find(|&j| b[j] == b'\'').ok_or_else(|| SqlError::syntax(text, start))?;
+            let digits = &b[i + 2..digits_end];
+            if digits.len() % 2 != 0 || !digits.iter().all(u8::is_ascii_hexdigit) {
+                return Err(SqlError::syntax(text, start));
+            }
+            out.push(Token {
+                tok: Tok::Hex(hex_bytes(digits)),
+                start,
+                end: digits_end + 1,
+            });
+            i = digits_end + 1;
+            continue;
+        }
+        if c == b'0' && b.get(i + 1) == Some(&b'x') {
+            let mut j = i + 2;
+            while j < b.len() && b[j].is_ascii_hexdigit() {
+                j += 1;
+            }
+            if j > i + 2 && (j == b.len() || !is_word(b[j])) {
+                out.push(Token {
+                    tok: Tok::Hex(hex_bytes(&b[i + 2..j])),
+                    start,
+                    end: j,
+                });
+                i = j;
+                continue;
+            }
+        }
+        if c == b'\'' || (c == b'"' && !ansi_quotes) {
             let (s, end) = string(b, i).ok_or_else(|| SqlError::syntax(text, start))?;
             out.push(Token {
                 tok: Tok::Str(s),
@@ -108,17 +148,18 @@ pub fn tokenize(text: &str) -> Result<Vec<Token>, SqlError> {
             i = end;
             continue;
         }
-        if c == b'`' {
+        if c == b'`' || c == b'"' {
+            // A quoted identifier; its quote doubled stands for itself.
             let mut s = Vec::new();
             i += 1;
             loop {
                 match b.get(i) {
                     None => return Err(SqlError::syntax(text, start)),
-                    Some(b'`') if b.get(i + 1) == Some(&b'`') => {
-                        s.push(b'`');
+                    Some(&q) if q == c && b.get(i + 1) == Some(&c) => {
+                        s.push(c);
                         i += 2;
                     }
-                    Some(b'`') => {
+                    Some(&q) if q == c => {
                         i += 1;
                         break;
                     }
@@ -215,6 +256,25 @@ pub fn tokenize(text: &str) -> Result<Vec<Token>, SqlError> {
         }
     }
     Ok(out)
+}
+
+/// The bytes hex digits spell, an odd count with a leading 0.
+fn hex_bytes(digits: &[u8]) -> Vec<u8> {
+    let value = |d: u8| match d {
+        b'0'..=b'9' => d - b'0',
+        b'a'..=b'f' => d - b'a' + 10,
+        _ => d - b'A' + 10,
+    };
+    let mut out = Vec::with_capacity(digits.len() / 2 + 1);
+    let mut rest = digits;
+    if rest.len() % 2 == 1 {
+        out.push(value(rest[0]));
+        rest = &rest[1..];
+    }
+    for pair in rest.chunks(2) {
+        out.push(value(pair[0]) << 4 | value(pair[1]));
+    }
+    out
 }
 
 /// The unquoted word `text[start..end]`.

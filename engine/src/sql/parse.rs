@@ -12,7 +12,7 @@
 
 use super::ast::*;
 use super::error::SqlError;
-use super::lex::{tokenize, Tok, Token};
+use super::lex::{Tok, Token};
 use super::value::Datum;
 use crate::record::Collation;
 use crate::trx::Isolation;
@@ -96,7 +96,13 @@ const RESERVED: &[&str] = &[
 
 /// Parses one statement (an optional trailing `;` allowed).
 pub fn parse(text: &str) -> Result<Stmt, SqlError> {
-    let toks = tokenize(text)?;
+    parse_in(text, false)
+}
+
+/// [`parse`], with `"` quoting identifiers when `ansi_quotes` (sql_mode
+/// ANSI_QUOTES).
+pub fn parse_in(text: &str, ansi_quotes: bool) -> Result<Stmt, SqlError> {
+    let toks = super::lex::tokenize_in(text, ansi_quotes)?;
     if toks.is_empty() {
         return Err(SqlError::new(1065, "Query was empty"));
     }
@@ -572,6 +578,7 @@ impl Parser<'_> {
         let neg = self.eat_op("-");
         let d = match self.peek() {
             Some(Tok::Str(s)) if !neg => Datum::Str(s.clone()),
+            Some(Tok::Hex(b)) if !neg => Datum::Hex(b.clone()),
             Some(Tok::Int(_)) | Some(Tok::Decimal(_)) => {
                 let Expr::Lit(d) = self.primary()? else {
                     unreachable!("a number is a literal")
@@ -1158,7 +1165,13 @@ impl Parser<'_> {
                 let start = self.toks.get(self.pos).map_or(self.text.len(), |t| t.start);
                 let expr = self.expr()?;
                 let end = self.toks[self.pos - 1].end;
-                let text = self.text[start..end].to_string();
+                // MySQL names a column by its field's name and a string
+                // by its value; anything else by its text as written.
+                let text = match &expr {
+                    Expr::Column { name, .. } => name.clone(),
+                    Expr::Lit(Datum::Str(s)) => String::from_utf8_lossy(s).into_owned(),
+                    _ => self.text[start..end].to_string(),
+                };
                 let alias = if self.eat_kw("AS") {
                     Some(self.ident_or_string()?)
                 } else if matches!(self.peek(), Some(Tok::Word { .. }) | Some(Tok::Str(_)))
@@ -1675,6 +1688,10 @@ impl Parser<'_> {
             Tok::Str(s) => {
                 self.pos += 1;
                 Ok(Expr::Lit(Datum::Str(s)))
+            }
+            Tok::Hex(b) => {
+                self.pos += 1;
+                Ok(Expr::Lit(Datum::Hex(b)))
             }
             Tok::Op("(") => {
                 self.pos += 1;

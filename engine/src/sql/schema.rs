@@ -659,7 +659,7 @@ pub fn coerce(ty: SqlType, d: &Datum, column: &str) -> Result<Datum, SqlError> {
             Ok(super::value::int_datum(v).expect("in range"))
         }
         SqlType::Char(n) | SqlType::VarChar(n) => {
-            let b = d.render().into_bytes();
+            let b = d.to_bytes();
             if b.len() > usize::from(n) {
                 return Err(SqlError::new(
                     1406,
@@ -669,7 +669,7 @@ pub fn coerce(ty: SqlType, d: &Datum, column: &str) -> Result<Datum, SqlError> {
             Ok(Datum::Str(b))
         }
         SqlType::Text(m) | SqlType::Blob(m) => {
-            let b = d.render().into_bytes();
+            let b = d.to_bytes();
             if b.len() as u64 > u64::from(m) {
                 return Err(SqlError::new(
                     1406,

@@ -45,6 +45,7 @@ const VARIABLES: &[(&str, VarScope)] = &[
     ("innodb_strict_mode", VarScope::Both),
     ("innodb_use_sys_malloc", VarScope::ReadOnly),
     ("innodb_version", VarScope::ReadOnly),
+    ("sql_mode", VarScope::Both),
     ("storage_engine", VarScope::Both),
     ("tx_isolation", VarScope::Both),
     ("unique_checks", VarScope::Both),
@@ -199,6 +200,12 @@ impl Server {
             // innosim allocates through Rust's allocator, the system's.
             "innodb_use_sys_malloc" => on_off(true),
             "storage_engine" => Datum::str("InnoDB"),
+            "sql_mode" => Datum::str(&if session {
+                conn.sql_mode
+            } else {
+                self.globals.sql_mode
+            }
+            .render()),
             "innodb_flush_log_at_trx_commit" => int(u64::from(cfg.flush_at_commit.setting())),
             "innodb_lock_wait_timeout" => int(if session {
                 self.engine.lock_wait_timeout_secs(conn.session)
@@ -240,6 +247,7 @@ impl Server {
             "innodb_stats_sample_pages" => Datum::Int(8),
             "tx_isolation" => Datum::str("REPEATABLE-READ"),
             "storage_engine" => Datum::str("InnoDB"),
+            "sql_mode" => Datum::str(""),
             _ => Datum::str("DEFAULT"),
         }
     }
@@ -350,6 +358,21 @@ impl Server {
                     return Err(wrong_arguments());
                 };
                 self.globals.format_check = f;
+            }
+            "sql_mode" => {
+                let text = v.render();
+                let mode = match super::SqlMode::parse(&text) {
+                    Ok(Ok(m)) => m,
+                    Ok(Err(unsupported)) => {
+                        return Err(SqlError::unsupported(&format!("sql_mode {unsupported}")))
+                    }
+                    Err(_) => return Err(SqlError::wrong_value(name, &text)),
+                };
+                if global {
+                    self.globals.sql_mode = mode;
+                } else {
+                    self.conn_mut(c).sql_mode = mode;
+                }
             }
             "storage_engine" => {
                 if !v.render().eq_ignore_ascii_case("innodb") {
@@ -878,6 +901,9 @@ impl Server {
                 )
             }
             "innodb_locks" => {
+                // Names are quoted as the connection quotes identifiers
+                // (`innobase_convert_identifier`: `"` under ANSI_QUOTES).
+                let q = if self.conn(c).sql_mode.ansi_quotes { '"' } else { '`' };
                 let rows = self
                     .engine
                     .innodb_locks()
@@ -889,8 +915,10 @@ impl Server {
                             Datum::str(&l.lock_trx_id),
                             Datum::str(&l.lock_mode),
                             Datum::str(&l.lock_type),
-                            Datum::str(&display_table(&l.lock_table)),
-                            opt_str(&l.lock_index),
+                            Datum::str(&display_table(&l.lock_table, q)),
+                            l.lock_index.as_deref().map_or(Datum::Null, |i| {
+                                Datum::str(&quote_in(unquoted(i), q))
+                            }),
                             opt_int(l.lock_space.map(u64::from)),
                             opt_int(l.lock_page.map(u64::from)),
                             opt_int(l.lock_rec.map(u64::from)),
@@ -1192,11 +1220,25 @@ const STATUS_COLUMNS: [&str; 18] = [
     "Comment",
 ];
 
-/// An engine table name as `db`.`table`.
-fn display_table(t: &str) -> String {
-    let inner = t.trim_matches('`');
+/// An engine table name (in backquotes, as the engine shows it) as
+/// `db`.`table`, quoted with `q`.
+fn display_table(t: &str, q: char) -> String {
+    let inner = unquoted(t);
     match split_name(inner) {
-        Some((d, n)) => format!("`{d}`.`{n}`"),
-        None => t.to_string(),
+        Some((d, n)) => format!("{}.{}", quote_in(&d, q), quote_in(&n, q)),
+        None => quote_in(inner, q),
     }
+}
+
+/// A name the engine shows in backquotes, without them.
+fn unquoted(name: &str) -> &str {
+    name.strip_prefix('`')
+        .and_then(|n| n.strip_suffix('`'))
+        .unwrap_or(name)
+}
+
+/// A name quoted with `q`, which doubles inside it.
+fn quote_in(name: &str, q: char) -> String {
+    let doubled: String = [q, q].iter().collect();
+    format!("{q}{}{q}", name.replace(q, &doubled))
 }

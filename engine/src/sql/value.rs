@@ -24,6 +24,11 @@ pub enum Datum {
     Dec(i128, u8),
     /// A string.
     Str(Vec<u8>),
+    /// A hexadecimal literal (`0x616263`, `X'616263'`): a binary string,
+    /// which in a numeric context (arithmetic, an integer column, a
+    /// comparison with a number) reads as the unsigned integer its last
+    /// eight bytes spell, big-endian (`Item_hex_string::val_int`).
+    Hex(Vec<u8>),
 }
 
 impl Datum {
@@ -54,7 +59,16 @@ impl Datum {
             Datum::Int(i) => i.to_string(),
             Datum::UInt(u) => u.to_string(),
             Datum::Dec(v, s) => render_dec(*v, *s),
-            Datum::Str(b) => String::from_utf8_lossy(b).into_owned(),
+            Datum::Str(b) | Datum::Hex(b) => String::from_utf8_lossy(b).into_owned(),
+        }
+    }
+
+    /// The bytes a string column stores for this value: a string's own
+    /// bytes, a number's digits.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        match self {
+            Datum::Str(b) | Datum::Hex(b) => b.clone(),
+            other => other.render().into_bytes(),
         }
     }
 
@@ -67,6 +81,7 @@ impl Datum {
             Datum::UInt(u) => (*u as i128, 0),
             Datum::Dec(v, s) => (*v, *s),
             Datum::Str(b) => parse_number_prefix(b),
+            Datum::Hex(b) => (hex_number(b), 0),
         };
         Some(rescale(v, s, scale))
     }
@@ -99,6 +114,10 @@ impl Datum {
         match (self, other) {
             (Datum::Null, _) | (_, Datum::Null) => None,
             (Datum::Str(a), Datum::Str(b)) => Some(cmp_pad_space(a, b)),
+            // A hex literal beside a string is a (binary) string.
+            (Datum::Hex(a), Datum::Str(b) | Datum::Hex(b)) | (Datum::Str(a), Datum::Hex(b)) => {
+                Some(a.cmp(b))
+            }
             _ => {
                 let s = self.scale().max(other.scale());
                 Some(self.as_scaled(s)?.cmp(&other.as_scaled(s)?))
@@ -110,7 +129,11 @@ impl Datum {
     /// either side is NULL.
     pub fn compare_in(&self, other: &Datum, coll: Collation) -> Option<Ordering> {
         match (self, other) {
-            (Datum::Str(a), Datum::Str(b)) => Some(coll.compare(a, b)),
+            // A literal yields to the column's collation (MySQL's
+            // coercibility: a literal 4, a column 2).
+            (Datum::Str(a) | Datum::Hex(a), Datum::Str(b) | Datum::Hex(b)) => {
+                Some(coll.compare(a, b))
+            }
             _ => self.compare(other),
         }
     }
@@ -148,9 +171,16 @@ impl Datum {
                     _ => unreachable!("int_datum gives integers"),
                 })
             }
-            Datum::Str(b) => Value::Bytes(b.clone()),
+            Datum::Str(b) | Datum::Hex(b) => Value::Bytes(b.clone()),
         }
     }
+}
+
+/// The unsigned integer a hex literal spells: its last eight bytes,
+/// big-endian.
+fn hex_number(b: &[u8]) -> i128 {
+    let tail = &b[b.len().saturating_sub(8)..];
+    i128::from(tail.iter().fold(0u64, |v, &x| (v << 8) | u64::from(x)))
 }
 
 /// An integer result as a datum, or `None` outside BIGINT [UNSIGNED].

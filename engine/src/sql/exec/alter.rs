@@ -190,7 +190,7 @@ impl Server {
             def.indexes.push(d);
         }
         let (_, t) = split_name(&name).expect("a server table");
-        def.server = schema::show_create(t, &def, &meta, None).into_bytes();
+        def.server = schema::show_create(&t, &def, &meta, None).into_bytes();
         Ok((name, def, meta, warnings, sources))
     }
 
@@ -374,7 +374,7 @@ impl Server {
                 .eq_ignore_ascii_case(&meta.columns[col].name)
         };
         if fast && cols.iter().any(renamed) {
-            let table = split_name(&def.name).map_or(def.name.as_str(), |(_, t)| t);
+            let table = split_name(&def.name).map_or(def.name.clone(), |(_, t)| t);
             return Err(SqlError::new(
                 1034,
                 format!("Incorrect key file for table '{table}'; try to repair it"),
@@ -551,7 +551,7 @@ impl Server {
             .def
             .clone();
         let (_, t) = split_name(&name).expect("a server table");
-        let text = schema::show_create(t, &def, &meta, None).into_bytes();
+        let text = schema::show_create(&t, &def, &meta, None).into_bytes();
         self.under_table_lock(
             c,
             &name.clone(),

@@ -816,10 +816,11 @@ impl Server {
             OnDuplicate::Update(assignments) => {
                 let inserted = to_datums(&char_cols, vec![row.clone()]).remove(0);
                 let collations = meta.collations();
+                let short = split_name(&table).map(|(_, t)| t);
                 let cols = Columns {
                     names: &names,
                     collations: Some(&collations),
-                    table: split_name(&table).map(|(_, t)| t),
+                    table: short.as_deref(),
                     clause: "field list",
                 };
                 let vars = self.vars(c);

@@ -74,7 +74,7 @@ impl Server {
                     .collect();
                 let affected = tables.len() as u64;
                 // Then the database's own dictionary row.
-                tables.push_back(format!("{canon}$"));
+                tables.push_back(engine_name(&canon, ""));
                 self.drop_tables(
                     c,
                     tables,
@@ -492,13 +492,16 @@ impl Server {
 /// (Letters, digits and `_` only: the engine's names allow `$`, which
 /// the server keeps for its `db$table` names.)
 pub(super) fn check_name(name: &str, code: u16, what: &str) -> R<()> {
-    if name.len() > 64 {
+    if name.chars().count() > 64 {
         return Err(SqlError::new(
             1059,
             format!("Identifier name '{name}' is too long"),
         ));
     }
-    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+    // MySQL 5.1's `check_table_name` and `check_db_name`: any character
+    // the filename encoding can write (the Basic Multilingual Plane), but
+    // not an empty name or one that ends in a space.
+    if name.is_empty() || name.ends_with(' ') || name.chars().any(|c| u32::from(c) > 0xFFFF) {
         return Err(SqlError::new(code, format!("{what} '{name}'")));
     }
     Ok(())

@@ -236,7 +236,7 @@ impl Server {
         if let crate::Error::NoSuchTable(n) | crate::Error::TableExists(n) = e {
             if let Some((d, t)) = split_name(n) {
                 err = if matches!(e, crate::Error::NoSuchTable(_)) {
-                    SqlError::no_such_table(d, t)
+                    SqlError::no_such_table(&d, &t)
                 } else {
                     SqlError::new(1050, format!("Table '{t}' already exists"))
                 };

@@ -202,8 +202,11 @@ pub(super) fn const_for(
     }
     let ty = meta.columns[col].ty;
     match (ty.engine_type(), &d) {
-        (ColumnType::Int { .. } | ColumnType::BigInt { .. }, Datum::Int(_) | Datum::UInt(_)) => {}
-        (ColumnType::Char(_) | ColumnType::VarChar(_), Datum::Str(_)) => {}
+        (
+            ColumnType::Int { .. } | ColumnType::BigInt { .. },
+            Datum::Int(_) | Datum::UInt(_) | Datum::Hex(_),
+        ) => {}
+        (ColumnType::Char(_) | ColumnType::VarChar(_), Datum::Str(_) | Datum::Hex(_)) => {}
         _ => return None,
     }
     schema::coerce(ty, &d, "").ok().map(|d| d.to_value())
