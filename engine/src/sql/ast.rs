@@ -334,8 +334,12 @@ pub struct Select {
     pub distinct: bool,
     /// The select list.
     pub items: Vec<SelectItem>,
-    /// FROM (one table), if any.
+    /// FROM: its first table, if any.
     pub from: Option<TableName>,
+    /// The first table's alias.
+    pub alias: Option<String>,
+    /// The tables joined to it, in order.
+    pub joins: Vec<Join>,
     /// WHERE.
     pub filter: Option<Expr>,
     /// GROUP BY: expressions (select-list aliases and positions allowed)
@@ -351,6 +355,25 @@ pub struct Select {
     pub lock: LockClause,
     /// NOWAIT / SKIP LOCKED.
     pub wait: Wait,
+}
+
+/// A table joined in FROM: `, t`, `[INNER | CROSS] JOIN t [ON e | USING
+/// (c, ...)]`, `NATURAL JOIN t`, `LEFT [OUTER] JOIN t ON e | USING (...)`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Join {
+    /// The table.
+    pub table: TableName,
+    /// Its alias.
+    pub alias: Option<String>,
+    /// LEFT: a row of the tables before it with no match here still
+    /// comes out, this table's columns NULL.
+    pub left: bool,
+    /// NATURAL: USING every column name the two sides share.
+    pub natural: bool,
+    /// ON.
+    pub on: Option<Expr>,
+    /// USING's columns.
+    pub using: Vec<String>,
 }
 
 /// What an inserted row that collides with a row already there (in the

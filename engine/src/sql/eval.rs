@@ -82,6 +82,18 @@ pub struct Columns<'a> {
     pub table: Option<&'a str>,
     /// The clause named in a 1054 error.
     pub clause: &'a str,
+    /// For the rows of a join: which table each column comes from.
+    pub join: Option<&'a JoinColumns>,
+}
+
+/// The columns of a join's rows, each table's after the one before.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JoinColumns {
+    /// The table (its alias, if it has one) each column comes from.
+    pub tables: Vec<String>,
+    /// The columns an unqualified name does not find: the right side's
+    /// copy of a USING or NATURAL column, which is the left side's.
+    pub merged: Vec<bool>,
 }
 
 impl<'a> Columns<'a> {
@@ -96,6 +108,23 @@ impl<'a> Columns<'a> {
             Some(t) => format!("{t}.{name}"),
             None => name.to_string(),
         };
+        if let Some(j) = self.join {
+            let mut found = (0..self.names.len()).filter(|&i| {
+                self.names[i].eq_ignore_ascii_case(name)
+                    && match table {
+                        Some(t) => j.tables[i].eq_ignore_ascii_case(t),
+                        None => !j.merged[i],
+                    }
+            });
+            let first = found.next().ok_or_else(|| SqlError::bad_field(&shown(), self.clause))?;
+            if found.next().is_some() {
+                return Err(SqlError::new(
+                    1052,
+                    format!("Column '{}' in {} is ambiguous", shown(), self.clause),
+                ));
+            }
+            return Ok(first);
+        }
         if let (Some(t), Some(mine)) = (table, self.table) {
             if !t.eq_ignore_ascii_case(mine) {
                 return Err(SqlError::bad_field(&shown(), self.clause));

@@ -1187,16 +1187,62 @@ impl Parser<'_> {
                 break;
             }
         }
+        let mut alias = None;
+        let mut joins = Vec::new();
         let from = if self.eat_kw("FROM") {
             let t = self.table_name()?;
-            if self.is_op(",") || self.is_kw("JOIN") || self.is_kw("LEFT") || self.is_kw("INNER") {
-                return Err(SqlError::unsupported("joins"));
-            }
-            // An alias for the one table.
-            if self.eat_kw("AS")
-                || (matches!(self.peek(), Some(Tok::Word { .. })) && !self.is_reserved_here())
-            {
-                self.ident()?;
+            alias = self.table_alias()?;
+            loop {
+                let (left, natural) = if self.eat_op(",") {
+                    (false, false)
+                } else if self.eat_kw("NATURAL") {
+                    let left = self.eat_kw("LEFT");
+                    if left {
+                        self.eat_kw("OUTER");
+                    }
+                    self.expect_kw("JOIN")?;
+                    (left, true)
+                } else if self.eat_kw("LEFT") {
+                    self.eat_kw("OUTER");
+                    self.expect_kw("JOIN")?;
+                    (true, false)
+                } else if self.is_kw("RIGHT") {
+                    return Err(SqlError::unsupported("RIGHT JOIN"));
+                } else if self.eat_kw("INNER") || self.eat_kw("CROSS") {
+                    self.expect_kw("JOIN")?;
+                    (false, false)
+                } else if self.eat_kw("JOIN") {
+                    (false, false)
+                } else {
+                    break;
+                };
+                let table = self.table_name()?;
+                let alias = self.table_alias()?;
+                let mut on = None;
+                let mut using = Vec::new();
+                if !natural && self.eat_kw("ON") {
+                    on = Some(self.expr()?);
+                } else if !natural && self.eat_kw("USING") {
+                    self.expect_op("(")?;
+                    loop {
+                        using.push(self.ident()?);
+                        if !self.eat_op(",") {
+                            break;
+                        }
+                    }
+                    self.expect_op(")")?;
+                } else if left && !natural {
+                    // LEFT JOIN needs its condition.
+                    return Err(self.err());
+                }
+                joins.push(Join {
+                    table,
+                    alias,
+                    left,
+                    natural,
+                    on,
+                    using,
+                });
             }
             if self.eat_kw("FORCE") || self.eat_kw("USE") || self.eat_kw("IGNORE") {
                 return Err(SqlError::unsupported("index hints"));
@@ -1256,6 +1302,8 @@ impl Parser<'_> {
             distinct,
             items,
             from,
+            alias,
+            joins,
             filter,
             group_by,
             having,
@@ -1266,6 +1314,16 @@ impl Parser<'_> {
         })
     }
 
+    /// A table's alias after its name, if one is written (`AS a` or `a`).
+    fn table_alias(&mut self) -> R<Option<String>> {
+        if self.eat_kw("AS")
+            || (matches!(self.peek(), Some(Tok::Word { .. })) && !self.is_reserved_here())
+        {
+            return self.ident().map(Some);
+        }
+        Ok(None)
+    }
+
     fn is_reserved_here(&self) -> bool {
         match self.peek() {
             Some(Tok::Word {
@@ -1273,7 +1331,10 @@ impl Parser<'_> {
                 quoted: false,
             }) => {
                 RESERVED.iter().any(|r| r.eq_ignore_ascii_case(text))
-                    || ["FORCE", "USE", "IGNORE", "LIMIT", "JOIN", "LEFT", "INNER"]
+                    || [
+                        "FORCE", "USE", "IGNORE", "LIMIT", "JOIN", "LEFT", "RIGHT", "INNER",
+                        "CROSS", "NATURAL", "ON", "USING", "STRAIGHT_JOIN",
+                    ]
                         .iter()
                         .any(|r| r.eq_ignore_ascii_case(text))
             }

@@ -260,6 +260,7 @@ impl Server {
                 collations: None,
                 table: None,
                 clause: "field list",
+                join: None,
             };
             let v = eval::eval(e, None, &no_cols, &self.vars(c))?;
             self.conn_mut(c).user_vars.insert(name.to_string(), v);
@@ -301,6 +302,7 @@ impl Server {
                     collations: None,
                     table: None,
                     clause: "field list",
+                    join: None,
                 };
                 eval::eval(e, None, &no_cols, &self.vars(c))?
             }
@@ -514,6 +516,7 @@ impl Server {
             collations: None,
             table: None,
             clause: "where clause",
+            join: None,
         };
         let vars = self.vars(c);
         let mut out = Vec::new();

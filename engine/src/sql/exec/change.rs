@@ -24,6 +24,7 @@ impl Server {
                         collations: None,
                         table: None,
                         clause: "field list",
+                        join: None,
                     };
                     let vals = r
                         .iter()
@@ -237,6 +238,8 @@ impl Server {
             distinct: false,
             items: vec![SelectItem::Star],
             from: Some(table.clone()),
+            alias: None,
+            joins: Vec::new(),
             filter,
             group_by: Vec::new(),
             having: None,
@@ -252,6 +255,7 @@ impl Server {
             collations: post.collations.as_deref(),
             table: Some(&table.name),
             clause: "where clause",
+            join: None,
         };
         if let Some(f) = &post.sel.filter {
             eval::check_names(f, &cols)?;
@@ -551,6 +555,7 @@ impl Server {
             collations: post.collations.as_deref(),
             table: post.table.as_deref(),
             clause: "where clause",
+            join: None,
         };
         Ok(eval::eval(f, Some(row), &cols, &vars)?.truth() == Some(true))
     }
@@ -685,6 +690,7 @@ impl Server {
             collations: post.collations.as_deref(),
             table: post.table.as_deref(),
             clause: "field list",
+            join: None,
         };
         let mut changes = Vec::new();
         // MySQL evaluates a single-table UPDATE's assignments left to
@@ -822,6 +828,7 @@ impl Server {
                     collations: Some(&collations),
                     table: short.as_deref(),
                     clause: "field list",
+                    join: None,
                 };
                 let vars = self.vars(c);
                 let mut new = current.clone();

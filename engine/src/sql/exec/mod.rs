@@ -189,6 +189,10 @@ pub(super) struct SelectPost {
     pub char_cols: Vec<bool>,
     /// The source columns' collations; `None` for the server's own rows.
     pub collations: Option<Vec<Collation>>,
+    /// A join's columns: the table of each.
+    pub join: Option<eval::JoinColumns>,
+    /// The columns `*` stands for, in order (`None`: every column).
+    pub star: Option<Vec<usize>>,
 }
 
 type R<T> = Result<T, SqlError>;

@@ -195,6 +195,7 @@ pub(super) fn const_for(
         collations: None,
         table: None,
         clause: "",
+        join: None,
     };
     let d = eval::eval(e, None, &no_cols, vars).ok()?;
     if d.is_null() {

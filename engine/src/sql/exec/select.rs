@@ -13,6 +13,8 @@ impl Server {
                 table: None,
                 char_cols: Vec::new(),
                 collations: None,
+                join: None,
+                star: None,
             };
             return Ok(Outcome::Done(self.finish_select(
                 c,
@@ -32,11 +34,17 @@ impl Server {
                 table: Some(from.name.clone()),
                 char_cols: Vec::new(),
                 collations: None,
+                join: None,
+                star: None,
             };
             return Ok(Outcome::Done(self.finish_select(c, &post, rows)?));
         }
+        if !sel.joins.is_empty() {
+            return self.select_join(c, sel);
+        }
         let (name, meta) = self.resolve(c, &from)?;
-        let post = post_for(sel, &meta, &from.name);
+        let qualifier = sel.alias.clone().unwrap_or_else(|| from.name.clone());
+        let post = post_for(sel, &meta, &qualifier);
         let (access, exact) = self.access_exact(c, &name, &meta, post.sel.filter.as_ref())?;
         let sel = &post.sel;
         // The engine may stop early only when nothing after it drops or
@@ -83,6 +91,194 @@ impl Server {
         Ok(self.single(c, req, Then::Select(Box::new(post))))
     }
 
+    /// A SELECT over joined tables, as a nested loop in the order written:
+    /// each table read whole by a consistent read of the statement's view,
+    /// each row of the tables before it combined with each row here that
+    /// meets the join's condition (ON, or equality of the USING or NATURAL
+    /// columns, compared in their collations), a LEFT JOIN's unmatched
+    /// rows with this table's columns NULL; then WHERE and the rest as for
+    /// one table. `*` lists a USING column once, first, as MySQL does.
+    /// Locking reads of joins, and plain reads of them in a SERIALIZABLE
+    /// transaction (which lock), are refused: MySQL would read the inner tables
+    /// through their indexes and lock only what those lookups touch, which
+    /// this nested loop over whole tables does not reproduce.
+    fn select_join(&mut self, c: ConnId, sel: Select) -> R<Outcome> {
+        if sel.lock != LockClause::None {
+            return Err(SqlError::unsupported("locking reads of joins"));
+        }
+        let session = self.conn(c).session;
+        if self.engine.isolation(session) == crate::trx::Isolation::Serializable
+            && !self.engine.autocommit(session)
+        {
+            return Err(SqlError::unsupported("joins under SERIALIZABLE"));
+        }
+        let from = sel.from.clone().expect("a join has a first table");
+        let mut sources = vec![(from.clone(), sel.alias.clone(), None)];
+        for j in &sel.joins {
+            sources.push((j.table.clone(), j.alias.clone(), Some(j.clone())));
+        }
+        // Resolve every table first: an unknown one fails before any read.
+        let mut metas = Vec::with_capacity(sources.len());
+        for (t, alias, _) in &sources {
+            let (name, meta) = self.resolve(c, t)?;
+            let shown = alias.clone().unwrap_or_else(|| t.name.clone());
+            if metas.iter().any(|(_, _, s): &(String, TableMeta, String)| s.eq_ignore_ascii_case(&shown)) {
+                return Err(SqlError::new(1066, format!("Not unique table/alias: '{shown}'")));
+            }
+            metas.push((name, meta, shown));
+        }
+        let mut names: Vec<String> = Vec::new();
+        let mut cols = eval::JoinColumns {
+            tables: Vec::new(),
+            merged: Vec::new(),
+        };
+        let mut char_cols = Vec::new();
+        let mut collations = Vec::new();
+        let mut rows: Vec<Vec<Datum>> = vec![Vec::new()];
+        let mut star: Vec<usize> = Vec::new();
+        // The reads share what they see: nothing commits between two
+        // requests of one statement, so each consistent read (a
+        // transaction's view, or an autocommit read's own snapshot) sees
+        // the same state.
+        for (k, (name, meta, shown)) in metas.iter().enumerate() {
+            let read = Request::Scan {
+                table: name.clone(),
+                index: None,
+                low: RangeBound::Unbounded,
+                high: RangeBound::Unbounded,
+                reverse: false,
+                limit: None,
+            };
+            let resp = match self.engine.execute(session, read) {
+                Ok(Step::Done(resp)) => resp,
+                Ok(Step::Waiting) => {
+                    // A consistent read never waits; should it, give the
+                    // wait up rather than leave it hanging.
+                    let _ = self.engine.cancel_wait(session);
+                    return Err(SqlError::unsupported("a join whose read waits for a lock"));
+                }
+                Err(e) => return Err(self.engine_err(c, &e)),
+            };
+            let here_chars: Vec<bool> = meta
+                .columns
+                .iter()
+                .map(|col| matches!(col.ty, SqlType::Char(_)))
+                .collect();
+            let here = to_datums(
+                &here_chars,
+                match resp {
+                    Response::Rows(r) => r,
+                    Response::Row(r) => r.into_iter().collect(),
+                    _ => Vec::new(),
+                },
+            );
+            let base = names.len();
+            let here_names: Vec<String> = meta.columns.iter().map(|c| c.name.clone()).collect();
+            let here_colls = meta.collations();
+            // The USING columns: each named on both sides (1054 if not).
+            let join = sources[k].2.as_ref();
+            let using: Vec<String> = match join {
+                Some(j) if j.natural => here_names
+                    .iter()
+                    .filter(|n| {
+                        (0..base).any(|i| !cols.merged[i] && names[i].eq_ignore_ascii_case(n))
+                    })
+                    .cloned()
+                    .collect(),
+                Some(j) => j.using.clone(),
+                None => Vec::new(),
+            };
+            let mut pairs = Vec::new();
+            for u in &using {
+                let left = (0..base)
+                    .filter(|&i| !cols.merged[i] && names[i].eq_ignore_ascii_case(u))
+                    .collect::<Vec<_>>();
+                let right = here_names.iter().position(|n| n.eq_ignore_ascii_case(u));
+                match (left.as_slice(), right) {
+                    ([l], Some(r)) => pairs.push((*l, base + r)),
+                    ([_, _, ..], Some(_)) => {
+                        return Err(SqlError::new(
+                            1052,
+                            format!("Column '{u}' in from clause is ambiguous"),
+                        ))
+                    }
+                    _ => {
+                        return Err(SqlError::new(
+                            1054,
+                            format!("Unknown column '{u}' in 'from clause'"),
+                        ))
+                    }
+                }
+            }
+            names.extend(here_names.iter().cloned());
+            cols.tables.extend(std::iter::repeat_n(shown.clone(), here_names.len()));
+            cols.merged.extend((0..here_names.len()).map(|i| pairs.iter().any(|&(_, r)| r == base + i)));
+            char_cols.extend(here_chars);
+            collations.extend(here_colls.iter().copied());
+            // `*`: the USING columns first (once), then the rest in order.
+            if !pairs.is_empty() {
+                let firsts: Vec<usize> = pairs.iter().map(|&(l, _)| l).collect();
+                star.retain(|i| !firsts.contains(i));
+                let mut front = firsts;
+                front.extend(star.iter().copied());
+                star = front;
+            }
+            star.extend((0..here_names.len()).map(|i| base + i).filter(|i| !pairs.iter().any(|&(_, r)| r == *i)));
+            let on = join.and_then(|j| j.on.clone());
+            let left = join.is_some_and(|j| j.left);
+            let ecols = Columns {
+                names: &names,
+                collations: Some(&collations),
+                table: None,
+                clause: "on clause",
+                join: Some(&cols),
+            };
+            if let Some(e) = &on {
+                eval::check_names(e, &ecols)?;
+            }
+            let mut next = Vec::new();
+            for r in &rows {
+                let mut matched = false;
+                for h in &here {
+                    let mut combined = r.clone();
+                    combined.extend(h.iter().cloned());
+                    let mut keep = pairs.iter().all(|&(l, rr)| {
+                        combined[l].compare_in(&combined[rr], collations[l]) == Some(Ordering::Equal)
+                    });
+                    if keep {
+                        if let Some(e) = &on {
+                            keep = eval::eval(e, Some(&combined), &ecols, &self.vars(c))?.truth()
+                                == Some(true);
+                        }
+                    }
+                    if keep {
+                        matched = true;
+                        next.push(combined);
+                    }
+                }
+                if left && !matched {
+                    let mut combined = r.clone();
+                    combined.extend(std::iter::repeat_n(Datum::Null, here_names.len()));
+                    next.push(combined);
+                }
+            }
+            rows = next;
+        }
+        let mut sel = sel;
+        sel.joins.clear();
+        let post = SelectPost {
+            sel,
+            names,
+            // Any qualifier the join's columns know.
+            table: Some(String::new()),
+            char_cols,
+            collations: Some(collations),
+            join: Some(cols),
+            star: Some(star),
+        };
+        Ok(Outcome::Done(self.finish_select(c, &post, rows)?))
+    }
+
     /// Filter, aggregate or project, order, distinct and limit.
     pub(in crate::sql) fn finish_select(
         &self,
@@ -97,6 +293,7 @@ impl Server {
             collations: post.collations.as_deref(),
             table: post.table.as_deref(),
             clause: "where clause",
+            join: post.join.as_ref(),
         };
         if let Some(f) = &sel.filter {
             eval::check_names(f, &cols)?;
@@ -148,7 +345,10 @@ impl Server {
                     if post.table.is_none() {
                         return Err(SqlError::new(1096, "No tables used"));
                     }
-                    names.extend(post.names.iter().cloned())
+                    match &post.star {
+                        Some(cols) => names.extend(cols.iter().map(|&i| post.names[i].clone())),
+                        None => names.extend(post.names.iter().cloned()),
+                    }
                 }
                 SelectItem::Expr { alias, text, .. } => {
                     names.push(alias.clone().unwrap_or_else(|| text.clone()))
@@ -214,7 +414,10 @@ impl Server {
                 for item in &sel.items {
                     match item {
                         SelectItem::Star if sel.group_by.is_empty() => return Err(SqlError::new(1140, "Mixing of GROUP columns (MIN(),MAX(),COUNT(),...) with no GROUP columns is illegal if there is no GROUP BY clause")),
-                        SelectItem::Star => row.extend(g[0].iter().cloned()),
+                        SelectItem::Star => match &post.star {
+                            Some(cols) => row.extend(cols.iter().map(|&i| g[0][i].clone())),
+                            None => row.extend(g[0].iter().cloned()),
+                        },
                         SelectItem::Expr { expr, .. } => row.push(eval::eval_aggregate(expr, g, &cols, &vars)?),
                     }
                 }
@@ -262,7 +465,10 @@ impl Server {
                 let mut row = Vec::new();
                 for item in &sel.items {
                     match item {
-                        SelectItem::Star => row.extend(r.iter().cloned()),
+                        SelectItem::Star => match &post.star {
+                            Some(cols) => row.extend(cols.iter().map(|&i| r[i].clone())),
+                            None => row.extend(r.iter().cloned()),
+                        },
                         SelectItem::Expr { expr, .. } => {
                             let src = if post.table.is_some() {
                                 Some(r.as_slice())
@@ -368,6 +574,8 @@ pub(super) fn post_for(sel: Select, meta: &TableMeta, table: &str) -> SelectPost
             .map(|c| matches!(c.ty, SqlType::Char(_)))
             .collect(),
         collations: Some(meta.collations()),
+        join: None,
+        star: None,
     }
 }
 
