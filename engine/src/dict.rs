@@ -519,6 +519,7 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
 
 fn type_code(ty: &ColumnType) -> (u8, u64) {
     match *ty {
+        ColumnType::ShortInt { len, unsigned } => (7, u64::from(len) | (unsigned as u64) << 8),
         ColumnType::Int { unsigned } => (1, unsigned as u64),
         ColumnType::BigInt { unsigned } => (2, unsigned as u64),
         ColumnType::Char(n) => (3, n as u64),
@@ -683,6 +684,13 @@ pub fn decode_def(b: &[u8]) -> Result<(TableDef, TableStorage)> {
         let code = r.byte()?;
         let p = r.varint()?;
         let ty = match code {
+            7 => ColumnType::ShortInt {
+                len: u8::try_from(p & 0xFF)
+                    .ok()
+                    .filter(|l| (1..=3).contains(l))
+                    .ok_or_else(Rd::err)?,
+                unsigned: p >> 8 != 0,
+            },
             1 => ColumnType::Int { unsigned: p != 0 },
             2 => ColumnType::BigInt { unsigned: p != 0 },
             3 => ColumnType::Char(u16::try_from(p).map_err(|_| Rd::err())?),
@@ -816,6 +824,15 @@ mod tests {
                     nullable: true,
                     collation: Default::default(),
                 },
+                ColumnDef {
+                    name: "tiny".into(),
+                    ty: ColumnType::ShortInt {
+                        len: 3,
+                        unsigned: true,
+                    },
+                    nullable: true,
+                    collation: Default::default(),
+                },
             ],
             primary_key: vec![0],
             indexes: vec![IndexDef {
@@ -851,7 +868,7 @@ mod tests {
             assert!(decode_def(&enc2[..cut]).is_err());
         }
         let t = Table::new(def, &st);
-        assert_eq!(t.fields.len(), 6);
+        assert_eq!(t.fields.len(), 7);
         assert_eq!(t.secondary[0].from_clustered, vec![t.col_field[1], 0]);
     }
 }

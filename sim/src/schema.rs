@@ -38,7 +38,8 @@ pub struct TableSpec {
 pub struct ColumnSpec {
     /// Its name.
     pub name: String,
-    /// Its SQL type: `INT`, `INT UNSIGNED`, `BIGINT`, `BIGINT UNSIGNED`,
+    /// Its SQL type: `TINYINT`, `SMALLINT`, `MEDIUMINT UNSIGNED`, `INT`,
+    /// `INT UNSIGNED`, `BIGINT`, `BIGINT UNSIGNED`,
     /// `CHAR(n)`, `VARCHAR(n)`, `TEXT` or `BLOB`.
     pub ty: String,
     /// NULL allowed.
@@ -73,6 +74,12 @@ pub fn column_type(name: &str) -> Option<ColumnType> {
             .filter(|n| (1..=255).contains(n))
     };
     Some(match name {
+        "TINYINT" => ColumnType::TINYINT,
+        "SMALLINT" => ColumnType::SMALLINT,
+        "MEDIUMINT UNSIGNED" => ColumnType::ShortInt {
+            len: 3,
+            unsigned: true,
+        },
         "INT" => ColumnType::INT,
         "INT UNSIGNED" => ColumnType::INT_UNSIGNED,
         "BIGINT" => ColumnType::BIGINT,
@@ -314,6 +321,17 @@ impl TableSpec {
         };
         let domain = domain.max(2);
         match column_type(&col.ty).expect("validated") {
+            // Within the type's range: 0..=127 (signed) or 0..=255 for a
+            // TINYINT, and so on.
+            ColumnType::ShortInt { len, unsigned } => {
+                let bits = 8 * u32::from(len) - u32::from(!unsigned);
+                let d = domain.min(1 << bits) as i64;
+                if unsigned {
+                    PValue::UInt(rng.gen_range(0..d as u64))
+                } else {
+                    PValue::Int(rng.gen_range(-d / 4..d))
+                }
+            }
             ColumnType::Int { unsigned: true } | ColumnType::BigInt { unsigned: true } => {
                 PValue::UInt(rng.gen_range(0..domain))
             }

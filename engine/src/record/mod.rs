@@ -249,6 +249,7 @@ impl FieldKind {
     /// The field that stores a column of type `ty`.
     pub fn of(ty: &ColumnType) -> FieldKind {
         match *ty {
+            ColumnType::ShortInt { len, .. } => FieldKind::Fixed(u16::from(len)),
             ColumnType::Int { .. } => FieldKind::Fixed(4),
             ColumnType::BigInt { .. } => FieldKind::Fixed(8),
             ColumnType::Char(n) => FieldKind::Fixed(n),

@@ -9,6 +9,7 @@
 //! ```text
 //! type               stored form                                   bytes
 //! ----               -----------                                   -----
+//! TINYINT .. MEDIUMINT  like INT, in 1, 2 or 3 bytes                1..=3
 //! INT                (v as i32 as u32 ^ 0x8000_0000), big-endian    4
 //! INT UNSIGNED       v as u32, big-endian                          4
 //! BIGINT             (v as u64 ^ 0x8000_0000_0000_0000), big-endian 8
@@ -37,6 +38,14 @@ use super::corrupt;
 /// The type of a column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ColumnType {
+    /// TINYINT, SMALLINT or MEDIUMINT: an integer of 1, 2 or 3 bytes
+    /// (InnoDB's DATA_INT of that length).
+    ShortInt {
+        /// Its bytes: 1, 2 or 3.
+        len: u8,
+        /// UNSIGNED.
+        unsigned: bool,
+    },
     /// A 32-bit integer.
     Int {
         /// Whether it is `INT UNSIGNED`.
@@ -72,6 +81,21 @@ impl ColumnType {
     pub const BIGINT: ColumnType = ColumnType::BigInt { unsigned: false };
     /// `BIGINT UNSIGNED`.
     pub const BIGINT_UNSIGNED: ColumnType = ColumnType::BigInt { unsigned: true };
+    /// `TINYINT`.
+    pub const TINYINT: ColumnType = ColumnType::ShortInt {
+        len: 1,
+        unsigned: false,
+    };
+    /// `SMALLINT`.
+    pub const SMALLINT: ColumnType = ColumnType::ShortInt {
+        len: 2,
+        unsigned: false,
+    };
+    /// `MEDIUMINT`.
+    pub const MEDIUMINT: ColumnType = ColumnType::ShortInt {
+        len: 3,
+        unsigned: false,
+    };
     /// `TINYTEXT`: up to 255 bytes.
     pub const TINYTEXT: ColumnType = ColumnType::Text { max_len: 255 };
     /// `TEXT`: up to 65535 bytes.
@@ -107,6 +131,15 @@ impl ColumnType {
             }
         }
         match *self {
+            ColumnType::ShortInt { len, unsigned } => format!(
+                "{}int{}",
+                match len {
+                    1 => "tiny",
+                    2 => "small",
+                    _ => "medium",
+                },
+                if unsigned { " unsigned" } else { "" }
+            ),
             ColumnType::Int { unsigned: false } => "int".to_string(),
             ColumnType::Int { unsigned: true } => "int unsigned".to_string(),
             ColumnType::BigInt { unsigned: false } => "bigint".to_string(),
@@ -120,12 +153,16 @@ impl ColumnType {
 
     /// Whether this is an integer type.
     pub fn is_integer(&self) -> bool {
-        matches!(self, ColumnType::Int { .. } | ColumnType::BigInt { .. })
+        matches!(
+            self,
+            ColumnType::ShortInt { .. } | ColumnType::Int { .. } | ColumnType::BigInt { .. }
+        )
     }
 
     /// The length of every stored form, for the types that have one.
     pub fn fixed_len(&self) -> Option<u16> {
         match *self {
+            ColumnType::ShortInt { len, .. } => Some(u16::from(len)),
             ColumnType::Int { .. } => Some(4),
             ColumnType::BigInt { .. } => Some(8),
             ColumnType::Char(n) => Some(n),
@@ -136,6 +173,7 @@ impl ColumnType {
     /// The longest stored form, in bytes.
     pub fn max_stored_len(&self) -> u64 {
         match *self {
+            ColumnType::ShortInt { len, .. } => u64::from(len),
             ColumnType::Int { .. } => 4,
             ColumnType::BigInt { .. } => 8,
             ColumnType::Char(n) | ColumnType::VarChar(n) => u64::from(n),
@@ -147,6 +185,7 @@ impl ColumnType {
     /// and BLOB of at least 1. `column` names the column in the error.
     pub fn validate(&self, column: &str) -> Result<()> {
         let ok = match *self {
+            ColumnType::ShortInt { len, .. } => (1..=3).contains(&len),
             ColumnType::Int { .. } | ColumnType::BigInt { .. } => true,
             ColumnType::Char(n) => (1..=255).contains(&n),
             ColumnType::VarChar(n) => n >= 1,
@@ -276,6 +315,23 @@ pub fn to_stored(ty: &ColumnType, v: &Value, column: &str) -> Result<Vec<u8>> {
 /// [`to_stored`] appending to `out`, which is left unchanged on error.
 pub fn write_stored(ty: &ColumnType, v: &Value, column: &str, out: &mut Vec<u8>) -> Result<()> {
     match *ty {
+        ColumnType::ShortInt { len, unsigned } => {
+            let bits = 8 * u32::from(len);
+            let (min, max) = if unsigned {
+                (0, (1i128 << bits) - 1)
+            } else {
+                (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+            };
+            let i = integer_in(ty, v, column, min, max)?;
+            // The low `len` bytes, big-endian; a signed value's top bit
+            // flipped, as row_mysql_store_col_in_innobase_format does.
+            let be = (i as i64 as u64).to_be_bytes();
+            let start = out.len();
+            out.extend_from_slice(&be[8 - usize::from(len)..]);
+            if !unsigned {
+                out[start] ^= 0x80;
+            }
+        }
         ColumnType::Int { unsigned: false } => {
             let i = integer_in(ty, v, column, i128::from(i32::MIN), i128::from(i32::MAX))?;
             // In range, so the casts are exact; the XOR moves the sign bit
@@ -358,6 +414,21 @@ pub fn from_stored(ty: &ColumnType, bytes: &[u8]) -> Result<Value> {
         ))
     };
     Ok(match *ty {
+        ColumnType::ShortInt { len, unsigned } => {
+            if bytes.len() != usize::from(len) {
+                return Err(bad_len());
+            }
+            let raw = bytes.iter().fold(0u64, |v, &b| (v << 8) | u64::from(b));
+            if unsigned {
+                Value::UInt(raw)
+            } else {
+                let bits = 8 * u32::from(len);
+                let biased = raw ^ (1 << (bits - 1));
+                // Sign-extend from the type's width.
+                let shift = 64 - bits;
+                Value::Int(((biased << shift) as i64) >> shift)
+            }
+        }
         ColumnType::Int { unsigned } => {
             let raw = u32::from_be_bytes(bytes.try_into().map_err(|_| bad_len())?);
             if unsigned {
@@ -429,6 +500,26 @@ mod tests {
         assert_eq!(err.to_string(), "Data too long for column 'name' at row 1");
     }
 
+    /// InnoDB's stored form of the short integers: big-endian in the
+    /// type's bytes, a signed one's top bit flipped (-128 is 0x00, -1 is
+    /// 0x7F, 0 is 0x80 in a TINYINT).
+    #[test]
+    fn short_integers_store_as_innodb_does() {
+        let st = |ty: ColumnType, v: i64| to_stored(&ty, &Value::Int(v), "c").unwrap();
+        assert_eq!(st(ColumnType::TINYINT, -128), vec![0x00]);
+        assert_eq!(st(ColumnType::TINYINT, -1), vec![0x7F]);
+        assert_eq!(st(ColumnType::TINYINT, 0), vec![0x80]);
+        assert_eq!(st(ColumnType::TINYINT, 127), vec![0xFF]);
+        assert_eq!(st(ColumnType::SMALLINT, 1), vec![0x80, 0x01]);
+        assert_eq!(st(ColumnType::MEDIUMINT, -2), vec![0x7F, 0xFF, 0xFE]);
+        let u = ColumnType::ShortInt { len: 3, unsigned: true };
+        assert_eq!(st(u, 0x0A0B0C), vec![0x0A, 0x0B, 0x0C]);
+        assert!(from_stored(&ColumnType::SMALLINT, &[1]).is_err(), "a wrong length is corrupt");
+        assert_eq!(ColumnType::SMALLINT.sql_name(), "smallint");
+        assert_eq!(u.sql_name(), "mediumint unsigned");
+        assert!(ColumnType::ShortInt { len: 4, unsigned: false }.validate("c").is_err());
+    }
+
     #[test]
     fn out_of_range_is_1264() {
         let cases: &[(ColumnType, Value)] = &[
@@ -439,6 +530,11 @@ mod tests {
             (ColumnType::INT_UNSIGNED, Value::Int(1 << 32)),
             (ColumnType::BIGINT_UNSIGNED, Value::Int(-1)),
             (ColumnType::BIGINT, Value::UInt(1 << 63)),
+            (ColumnType::TINYINT, Value::Int(128)),
+            (ColumnType::TINYINT, Value::Int(-129)),
+            (ColumnType::ShortInt { len: 1, unsigned: true }, Value::Int(256)),
+            (ColumnType::SMALLINT, Value::Int(1 << 15)),
+            (ColumnType::MEDIUMINT, Value::Int(-(1 << 23) - 1)),
         ];
         for (ty, v) in cases {
             assert_eq!(code(to_stored(ty, v, "c")), Some(1264), "{v:?} into {ty}");
@@ -499,6 +595,11 @@ mod tests {
 
     fn int_type() -> impl Strategy<Value = (ColumnType, i128, i128)> {
         prop_oneof![
+            Just((ColumnType::TINYINT, -128, 127)),
+            Just((ColumnType::ShortInt { len: 1, unsigned: true }, 0, 255)),
+            Just((ColumnType::SMALLINT, -32_768, 32_767)),
+            Just((ColumnType::MEDIUMINT, -8_388_608, 8_388_607)),
+            Just((ColumnType::ShortInt { len: 3, unsigned: true }, 0, 16_777_215)),
             Just((ColumnType::INT, i32::MIN.into(), i32::MAX.into())),
             Just((ColumnType::INT_UNSIGNED, 0, u32::MAX.into())),
             Just((ColumnType::BIGINT, i64::MIN.into(), i64::MAX.into())),

@@ -69,6 +69,11 @@ impl SqlType {
             SqlType::Integer {
                 bytes: 8, unsigned, ..
             } => ColumnType::BigInt { unsigned },
+            SqlType::Integer {
+                bytes: len @ 1..=3,
+                unsigned,
+                ..
+            } => ColumnType::ShortInt { len, unsigned },
             SqlType::Integer { unsigned, .. } => ColumnType::Int { unsigned },
             SqlType::Char(n) => ColumnType::Char(n),
             SqlType::VarChar(n) => ColumnType::VarChar(n),

@@ -204,7 +204,7 @@ pub(super) fn const_for(
     let ty = meta.columns[col].ty;
     match (ty.engine_type(), &d) {
         (
-            ColumnType::Int { .. } | ColumnType::BigInt { .. },
+            ColumnType::ShortInt { .. } | ColumnType::Int { .. } | ColumnType::BigInt { .. },
             Datum::Int(_) | Datum::UInt(_) | Datum::Hex(_),
         ) => {}
         (ColumnType::Char(_) | ColumnType::VarChar(_), Datum::Str(_) | Datum::Hex(_)) => {}
