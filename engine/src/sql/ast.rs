@@ -290,8 +290,8 @@ pub enum BinOp {
 /// An item of a SELECT list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SelectItem {
-    /// `*` or `t.*`.
-    Star,
+    /// `*`, or `t.*` (the table or alias named).
+    Star(Option<String>),
     /// An expression and its alias.
     Expr {
         /// The expression.

@@ -1154,13 +1154,14 @@ impl Parser<'_> {
         let mut items = Vec::new();
         loop {
             if self.eat_op("*") {
-                items.push(SelectItem::Star);
+                items.push(SelectItem::Star(None));
             } else if matches!(self.peek(), Some(Tok::Word { .. }))
                 && matches!(self.peek_at(1), Some(Tok::Op(".")))
                 && matches!(self.peek_at(2), Some(Tok::Op("*")))
             {
-                self.pos += 3;
-                items.push(SelectItem::Star);
+                let table = self.ident()?;
+                self.pos += 2;
+                items.push(SelectItem::Star(Some(table)));
             } else {
                 let start = self.toks.get(self.pos).map_or(self.text.len(), |t| t.start);
                 let expr = self.expr()?;

@@ -236,7 +236,7 @@ impl Server {
     ) -> R<Outcome> {
         let sel = Select {
             distinct: false,
-            items: vec![SelectItem::Star],
+            items: vec![SelectItem::Star(None)],
             from: Some(table.clone()),
             alias: None,
             joins: Vec::new(),

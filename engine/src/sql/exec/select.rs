@@ -338,17 +338,32 @@ impl Server {
             }
         }
         let cols = cols.in_clause("field list");
+        // The columns each `*` of the select list stands for.
+        let mut stars: Vec<Option<Vec<usize>>> = Vec::new();
+        for item in &sel.items {
+            if let SelectItem::Star(q) = item {
+                stars.push(star_columns(post, q.as_deref())?);
+            }
+        }
+        // `None`: the whole source row, as it came (an UPDATE's rows carry
+        // the hidden row id past the named columns).
+        let star_of = |k: usize| -> Option<&[usize]> { stars[k].as_deref() };
+        let pick = |k: usize, r: &[Datum]| -> Vec<Datum> {
+            match star_of(k) {
+                Some(cols) => cols.iter().map(|&i| r[i].clone()).collect(),
+                None => r.to_vec(),
+            }
+        };
         let mut names = Vec::new();
+        let mut k = 0;
         for item in &sel.items {
             match item {
-                SelectItem::Star => {
-                    if post.table.is_none() {
-                        return Err(SqlError::new(1096, "No tables used"));
-                    }
-                    match &post.star {
+                SelectItem::Star(_) => {
+                    match star_of(k) {
                         Some(cols) => names.extend(cols.iter().map(|&i| post.names[i].clone())),
                         None => names.extend(post.names.iter().cloned()),
                     }
+                    k += 1;
                 }
                 SelectItem::Expr { alias, text, .. } => {
                     names.push(alias.clone().unwrap_or_else(|| text.clone()))
@@ -411,13 +426,14 @@ impl Server {
                     }
                 }
                 let mut row = Vec::new();
+                let mut k = 0;
                 for item in &sel.items {
                     match item {
-                        SelectItem::Star if sel.group_by.is_empty() => return Err(SqlError::new(1140, "Mixing of GROUP columns (MIN(),MAX(),COUNT(),...) with no GROUP columns is illegal if there is no GROUP BY clause")),
-                        SelectItem::Star => match &post.star {
-                            Some(cols) => row.extend(cols.iter().map(|&i| g[0][i].clone())),
-                            None => row.extend(g[0].iter().cloned()),
-                        },
+                        SelectItem::Star(_) if sel.group_by.is_empty() => return Err(SqlError::new(1140, "Mixing of GROUP columns (MIN(),MAX(),COUNT(),...) with no GROUP columns is illegal if there is no GROUP BY clause")),
+                        SelectItem::Star(_) => {
+                            row.extend(pick(k, &g[0]));
+                            k += 1;
+                        }
                         SelectItem::Expr { expr, .. } => row.push(eval::eval_aggregate(expr, g, &cols, &vars)?),
                     }
                 }
@@ -463,12 +479,13 @@ impl Server {
             let mut out = Vec::with_capacity(kept.len());
             for r in &kept {
                 let mut row = Vec::new();
+                let mut k = 0;
                 for item in &sel.items {
                     match item {
-                        SelectItem::Star => match &post.star {
-                            Some(cols) => row.extend(cols.iter().map(|&i| r[i].clone())),
-                            None => row.extend(r.iter().cloned()),
-                        },
+                        SelectItem::Star(_) => {
+                            row.extend(pick(k, r));
+                            k += 1;
+                        }
                         SelectItem::Expr { expr, .. } => {
                             let src = if post.table.is_some() {
                                 Some(r.as_slice())
@@ -487,9 +504,17 @@ impl Server {
             // Values equal in their collation are one ('a' and 'A' under
             // latin1_swedish_ci); the first read is kept.
             let mut colls = Vec::new();
+            let mut k = 0;
             for item in &sel.items {
                 match item {
-                    SelectItem::Star => colls.extend(cols.collations.into_iter().flatten()),
+                    SelectItem::Star(_) => {
+                        let all = cols.collations.unwrap_or(&[]);
+                        match star_of(k) {
+                            Some(cs) => colls.extend(cs.iter().filter_map(|&i| all.get(i).copied())),
+                            None => colls.extend(all.iter().copied()),
+                        }
+                        k += 1;
+                    }
                     SelectItem::Expr { expr, .. } => colls.push(eval::collation_of(expr, &cols)),
                 }
             }
@@ -560,6 +585,35 @@ impl Server {
     }
 
     // ---- access paths ----
+}
+
+/// The columns a `*` (`q`: `q.*`) of the select list stands for: every
+/// column in the order `*` lists them (`None`: the source row as it is),
+/// or those of table `q` (1051 for a table the statement does not read;
+/// 1096 with no table at all).
+fn star_columns(post: &SelectPost, q: Option<&str>) -> R<Option<Vec<usize>>> {
+    let Some(table) = &post.table else {
+        return Err(SqlError::new(1096, "No tables used"));
+    };
+    let all = post.star.clone();
+    let Some(q) = q else {
+        return Ok(all);
+    };
+    let unknown = || SqlError::new(1051, format!("Unknown table '{q}'"));
+    match &post.join {
+        Some(j) => {
+            let mine: Vec<usize> = (0..post.names.len())
+                .filter(|&i| j.tables[i].eq_ignore_ascii_case(q))
+                .collect();
+            if mine.is_empty() {
+                Err(unknown())
+            } else {
+                Ok(Some(mine))
+            }
+        }
+        None if table.eq_ignore_ascii_case(q) => Ok(all),
+        None => Err(unknown()),
+    }
 }
 
 /// The post-processing of a SELECT over a table.
