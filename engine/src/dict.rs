@@ -347,6 +347,124 @@ fn prefix_kind(ty: &ColumnType, p: u16) -> FieldKind {
     }
 }
 
+/// One field of an index as [`too_big_for_tree`] sizes it: its fixed
+/// length, or its longest value; whether it may be NULL.
+struct SizedField {
+    fixed: Option<usize>,
+    max: usize,
+    nullable: bool,
+}
+
+/// `dict_index_too_big_for_tree` (dict0dict.c, InnoDB Plugin 1.0.6): the
+/// first index of `def` (clustered first) whose longest possible record
+/// would not fit its pages: on a compressed page, an empty page's room
+/// for one record (`page_zip_empty_size`) less a byte, and half that for a
+/// node pointer; on an uncompressed page, half an empty page. In the
+/// clustered index a variable-length column longer than 40 bytes counts
+/// as 40 (the most that stays on the page once it goes off); prefixes
+/// count their length. InnoDB checks this in strict mode and for every
+/// table of the Barracuda format (`dict_create_index_step`); the engine,
+/// which has no strict mode of its own, for the Barracuda formats.
+/// Returns the index's name and MySQL's figure for the message.
+pub fn too_big_for_tree(def: &TableDef) -> Option<(String, usize)> {
+    let comp = def.row_format.is_compact_layout();
+    let zip = def.row_format.zip_size().ok().flatten();
+    // page_get_free_space_of_empty: the page less its header, infimum,
+    // supremum, trailer and two directory slots.
+    let empty_free = if comp { 16_384 - 120 - 8 - 4 } else { 16_384 - 125 - 8 - 4 };
+    let column = |c: usize, prefix: Option<u16>| -> SizedField {
+        let col = &def.columns[c];
+        let fixed = match (col.ty.fixed_len(), prefix) {
+            (Some(n), Some(p)) => Some(usize::from(n.min(p))),
+            (Some(n), None) => Some(usize::from(n)),
+            _ => None,
+        };
+        let full = usize::try_from(col.ty.max_stored_len()).unwrap_or(usize::MAX);
+        SizedField {
+            fixed,
+            max: prefix.map_or(full, |p| full.min(usize::from(p))),
+            nullable: col.nullable,
+        }
+    };
+    let sys = |n: usize| SizedField {
+        fixed: Some(n),
+        max: n,
+        nullable: false,
+    };
+    // The clustered index: its key, DB_TRX_ID and DB_ROLL_PTR, the rest.
+    let mut clust: Vec<(SizedField, bool)> = Vec::new();
+    if def.primary_key.is_empty() {
+        clust.push((sys(ROW_ID_LEN as usize), false));
+    }
+    for &c in &def.primary_key {
+        clust.push((column(c, None), false));
+    }
+    let n_uniq = clust.len();
+    clust.push((sys(6), false));
+    clust.push((sys(7), false));
+    for c in (0..def.columns.len()).filter(|c| !def.primary_key.contains(c)) {
+        // Off-page eligible: not a key field.
+        clust.push((column(c, None), true));
+    }
+    let mut indexes = vec![("PRIMARY".to_string(), clust, n_uniq, true)];
+    for ix in &def.indexes {
+        let mut fields: Vec<(SizedField, bool)> = ix
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| (column(c, ix.prefix(i).filter(|&p| p > 0)), false))
+            .collect();
+        if def.primary_key.is_empty() {
+            fields.push((sys(ROW_ID_LEN as usize), false));
+        }
+        for &c in def.primary_key.iter().filter(|c| !ix.columns.contains(c)) {
+            fields.push((column(c, None), false));
+        }
+        let n = fields.len();
+        indexes.push((ix.name.clone(), fields, n, false));
+    }
+    for (name, fields, n_unique, clustered) in indexes {
+        let (page_rec_max, page_ptr_max, mut rec) = match zip.filter(|&z| z < 16_384) {
+            Some(z) => {
+                let rec_max = crate::page::zip::empty_size(fields.len(), z).saturating_sub(1);
+                (rec_max, rec_max / 2, 2)
+            }
+            None => (empty_free / 2, empty_free / 2, if comp { 5 } else { 6 }),
+        };
+        if comp {
+            rec += fields.iter().filter(|(f, _)| f.nullable).count().div_ceil(8);
+        } else {
+            rec += 2 * fields.len();
+        }
+        for (i, (f, offpage)) in fields.iter().enumerate() {
+            let size = match f.fixed {
+                Some(n) => n,
+                None => {
+                    let mut max = f.max;
+                    let mut ext = if max < 256 { 1 } else { 2 };
+                    if clustered && *offpage && max > 2 * 20 {
+                        max = 2 * 20;
+                        ext = 1;
+                    }
+                    if comp {
+                        rec += ext;
+                    }
+                    max
+                }
+            };
+            rec = rec.saturating_add(size);
+            if rec >= page_rec_max {
+                return Some((name, empty_free / 2));
+            }
+            // The node pointer: the unique fields and a child page number.
+            if i + 1 == n_unique && rec + 4 >= page_ptr_max {
+                return Some((name, empty_free / 2));
+            }
+        }
+    }
+    None
+}
+
 impl Table {
     /// The longest clustered record the table stores, its long columns
     /// moved off page until it fits: half a page's record space, or, for a
@@ -870,5 +988,52 @@ mod tests {
         let t = Table::new(def, &st);
         assert_eq!(t.fields.len(), 7);
         assert_eq!(t.secondary[0].from_clustered, vec![t.col_field[1], 0]);
+    }
+
+    /// `dict_index_too_big_for_tree`'s arithmetic at KEY_BLOCK_SIZE=1: a
+    /// secondary index on a TEXT prefix and an INT key has an empty-page
+    /// room of 1024 - 106 - compressBound(6) = 899 bytes, a byte less for
+    /// a record and half that, 449, for a node pointer, whose size is 2
+    /// (directory slot) + 1 (null bits) + 2 + p (the prefix and its
+    /// length) + 4 (the key) + 4 (the child page): so a prefix of 435
+    /// fits and 436 does not; at 2 KiB both fit.
+    #[test]
+    fn too_big_for_tree_follows_innodb_arithmetic() {
+        let def = |p: u16, kbs: u32| TableDef {
+            name: "t".into(),
+            columns: vec![
+                ColumnDef {
+                    name: "id".into(),
+                    ty: ColumnType::INT,
+                    nullable: false,
+                    collation: Default::default(),
+                },
+                ColumnDef {
+                    name: "c".into(),
+                    ty: ColumnType::TEXT,
+                    nullable: true,
+                    collation: Default::default(),
+                },
+            ],
+            primary_key: vec![0],
+            indexes: vec![IndexDef {
+                name: "c".into(),
+                columns: vec![1],
+                unique: false,
+                prefixes: vec![p],
+            }],
+            row_format: RowFormat::Compressed {
+                key_block_size: kbs,
+            },
+            server: Vec::new(),
+        };
+        assert_eq!(crate::page::zip::empty_size(2, 1024), 899);
+        assert_eq!(too_big_for_tree(&def(435, 1)), None);
+        assert_eq!(too_big_for_tree(&def(436, 1)), Some(("c".into(), 8126)));
+        assert_eq!(too_big_for_tree(&def(436, 2)), None);
+        // The whole TEXT in the clustered index counts as 40 bytes.
+        let mut wide = def(10, 1);
+        wide.indexes.clear();
+        assert_eq!(too_big_for_tree(&wide), None);
     }
 }

@@ -76,6 +76,16 @@ pub enum Error {
         /// The column.
         column: String,
     },
+    /// An index whose records could be too big for its pages
+    /// (`dict_index_too_big_for_tree`), refused at CREATE TABLE or CREATE
+    /// INDEX. MySQL 1118.
+    #[error("Row size too large. The maximum row size for the used table type, not counting BLOBs, is {half_page}. You have to change some columns to TEXT or BLOBs")]
+    IndexTooBig {
+        /// The index.
+        index: String,
+        /// Half the free space of an empty page, as MySQL's message says.
+        half_page: usize,
+    },
     /// A row is larger than a page can hold even with long columns stored
     /// off page. MySQL 1118.
     #[error("Row size too large ({size} > {max}). Changing some columns to TEXT or BLOB may help")]
@@ -174,7 +184,7 @@ impl Error {
             Error::DataTooLong { .. } => 1406,
             Error::OutOfRange { .. } => 1264,
             Error::NotNull { .. } => 1048,
-            Error::RowTooBig { .. } => 1118,
+            Error::RowTooBig { .. } | Error::IndexTooBig { .. } => 1118,
             Error::NoSuchTable(_) => 1146,
             Error::TableExists(_) => 1050,
             Error::CantCreateTable { .. } => 1005,

@@ -135,6 +135,7 @@ impl Engine {
         }
         final_def.server = server;
         final_def.validate()?;
+        Self::check_record_size(&final_def)?;
         let skip_lock = self
             .config
             .canaries

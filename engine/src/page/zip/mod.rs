@@ -89,6 +89,21 @@ pub const ZIP_N_EXT: usize = ZIP_STREAM_LEN + 2;
 pub const ZIP_STORED: usize = ZIP_N_EXT + 2;
 /// Where the zlib stream starts.
 pub const ZIP_DATA: usize = ZIP_STORED + 2;
+
+/// `page_zip_empty_size` (page0zip.ic): the room an empty compressed page
+/// of `zip_size` bytes has for records of an index of `n_fields` fields,
+/// in InnoDB's accounting: the page less its header (PAGE_DATA, 94), the
+/// uncompressed part one record needs (a 2-byte directory slot, DB_TRX_ID
+/// and DB_ROLL_PTR, its heap number and the end of the modification log,
+/// less the 5 header bytes a compressed record omits), and the zlib bound
+/// (`compressBound`) of the encoded fields descriptor.
+pub fn empty_size(n_fields: usize, zip_size: usize) -> usize {
+    let compress_bound = |n: usize| n + (n >> 12) + (n >> 14) + (n >> 25) + 13;
+    let fixed = 94 + 2 + 6 + 7 + 1 + 1 - 5;
+    zip_size
+        .saturating_sub(fixed)
+        .saturating_sub(compress_bound(2 * (n_fields + 1)))
+}
 /// A directory entry's delete mark.
 const DIR_DELETED: u16 = 0x8000;
 /// A directory entry's heap offset (every offset is below 2^14).
