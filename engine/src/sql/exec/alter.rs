@@ -35,6 +35,9 @@ impl Server {
                 Ok(p) => p,
                 Err(e) => return then(self, c, Err(e)),
             };
+        if let Err(e) = self.strict_record_size(c, &def) {
+            return then(self, c, Err(e));
+        }
         self.under_table_lock(
             c,
             &name.clone(),
@@ -466,6 +469,7 @@ impl Server {
                 if !new.is_empty() {
                     let mut with_adds = current(srv)?;
                     with_adds.indexes.extend(new.iter().cloned());
+                    srv.strict_record_size(c, &with_adds)?;
                     let server = text(&with_adds);
                     srv.locked_ddl(c, &name, |e, s| e.create_indexes(s, &name, &new, server))?;
                 }

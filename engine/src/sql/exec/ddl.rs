@@ -133,6 +133,7 @@ impl Server {
                 let name = engine_name(&db, &ct.name.name);
                 let mut warnings = warnings;
                 let (def, meta) = schema::build(&ct, &name, format, &mut warnings)?;
+                self.strict_record_size(c, &def)?;
                 self.engine
                     .create_table(def)
                     .map_err(|e| self.engine_err(c, &e))?;
@@ -491,6 +492,30 @@ impl Server {
 /// MySQL's identifier rules for names that become file names.
 /// (Letters, digits and `_` only: the engine's names allow `$`, which
 /// the server keeps for its `db$table` names.)
+impl Server {
+    /// In strict mode, the record-size rule InnoDB applies to every table
+    /// (`dict_index_too_big_for_tree`, which `dict_create_index_step`
+    /// runs when the transaction is strict or the table Barracuda; the
+    /// engine checks the Barracuda tables itself): 1118 for a COMPACT or
+    /// REDUNDANT table with an index whose records could pass half a page.
+    pub(super) fn strict_record_size(&self, c: ConnId, def: &crate::dict::TableDef) -> R<()> {
+        if !self.conn(c).strict_mode {
+            return Ok(());
+        }
+        match crate::dict::too_big_for_tree(def) {
+            Some((_, half_page)) => Err(SqlError::new(
+                1118,
+                format!(
+                    "Row size too large. The maximum row size for the used table type, not \
+                     counting BLOBs, is {half_page}. You have to change some columns to TEXT or \
+                     BLOBs"
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
 pub(super) fn check_name(name: &str, code: u16, what: &str) -> R<()> {
     if name.chars().count() > 64 {
         return Err(SqlError::new(
