@@ -59,7 +59,7 @@ impl Engine {
     pub fn create_table(&mut self, def: TableDef) -> Result<()> {
         self.check_running()?;
         def.validate()?;
-        Self::check_record_size(&def)?;
+        Self::check_record_size(&def, 0)?;
         if self.names.keys().any(|n| n.eq_ignore_ascii_case(&def.name)) {
             return Err(Error::TableExists(def.name.clone()));
         }
@@ -68,13 +68,13 @@ impl Engine {
     }
 
     /// Refuses a Barracuda table with an index whose records could be too
-    /// big for its pages ([`dict::too_big_for_tree`]).
-    pub(crate) fn check_record_size(def: &TableDef) -> Result<()> {
+    /// big for its pages ([`dict::too_big_for_tree`]; `skip` as there).
+    pub(crate) fn check_record_size(def: &TableDef, skip: usize) -> Result<()> {
         let barracuda = matches!(
             def.row_format,
             crate::RowFormat::Dynamic | crate::RowFormat::Compressed { .. }
         );
-        match dict::too_big_for_tree(def).filter(|_| barracuda) {
+        match dict::too_big_for_tree(def, skip).filter(|_| barracuda) {
             Some((index, half_page)) => Err(Error::IndexTooBig { index, half_page }),
             None => Ok(()),
         }
@@ -414,7 +414,7 @@ impl Engine {
         self.check_running()?;
         let id = self.table_id(name)?;
         def.validate()?;
-        Self::check_record_size(&def)?;
+        Self::check_record_size(&def, 0)?;
         let old = self.tables[&id].clone();
         let same_columns = def.columns.len() == old.def.columns.len()
             && def
@@ -470,7 +470,7 @@ impl Engine {
         self.check_running()?;
         let id = self.table_id(name)?;
         def.validate()?;
-        Self::check_record_size(&def)?;
+        Self::check_record_size(&def, 0)?;
         let old = self.tables[&id].clone();
         if def.name != old.def.name {
             return Err(Error::InvalidArgument(

@@ -135,7 +135,8 @@ impl Engine {
         }
         final_def.server = server;
         final_def.validate()?;
-        Self::check_record_size(&final_def)?;
+        // The new indexes only, as InnoDB checks the index it adds.
+        Self::check_record_size(&final_def, 1 + old.def.indexes.len())?;
         let skip_lock = self
             .config
             .canaries

@@ -35,7 +35,7 @@ impl Server {
                 Ok(p) => p,
                 Err(e) => return then(self, c, Err(e)),
             };
-        if let Err(e) = self.strict_record_size(c, &def) {
+        if let Err(e) = self.strict_record_size(c, &def, 0) {
             return then(self, c, Err(e));
         }
         self.under_table_lock(
@@ -468,8 +468,9 @@ impl Server {
                 };
                 if !new.is_empty() {
                     let mut with_adds = current(srv)?;
+                    let existing = 1 + with_adds.indexes.len();
                     with_adds.indexes.extend(new.iter().cloned());
-                    srv.strict_record_size(c, &with_adds)?;
+                    srv.strict_record_size(c, &with_adds, existing)?;
                     let server = text(&with_adds);
                     srv.locked_ddl(c, &name, |e, s| e.create_indexes(s, &name, &new, server))?;
                 }

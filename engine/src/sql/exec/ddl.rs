@@ -133,7 +133,7 @@ impl Server {
                 let name = engine_name(&db, &ct.name.name);
                 let mut warnings = warnings;
                 let (def, meta) = schema::build(&ct, &name, format, &mut warnings)?;
-                self.strict_record_size(c, &def)?;
+                self.strict_record_size(c, &def, 0)?;
                 self.engine
                     .create_table(def)
                     .map_err(|e| self.engine_err(c, &e))?;
@@ -498,11 +498,18 @@ impl Server {
     /// runs when the transaction is strict or the table Barracuda; the
     /// engine checks the Barracuda tables itself): 1118 for a COMPACT or
     /// REDUNDANT table with an index whose records could pass half a page.
-    pub(super) fn strict_record_size(&self, c: ConnId, def: &crate::dict::TableDef) -> R<()> {
+    /// `skip`: the indexes not checked, as [`crate::dict::too_big_for_tree`]
+    /// takes it.
+    pub(super) fn strict_record_size(
+        &self,
+        c: ConnId,
+        def: &crate::dict::TableDef,
+        skip: usize,
+    ) -> R<()> {
         if !self.conn(c).strict_mode {
             return Ok(());
         }
-        match crate::dict::too_big_for_tree(def) {
+        match crate::dict::too_big_for_tree(def, skip) {
             Some((_, half_page)) => Err(SqlError::new(
                 1118,
                 format!(
