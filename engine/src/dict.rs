@@ -374,7 +374,11 @@ pub fn too_big_for_tree(def: &TableDef, skip: usize) -> Option<(String, usize)> 
     let zip = def.row_format.zip_size().ok().flatten();
     // page_get_free_space_of_empty: the page less its header, infimum,
     // supremum, trailer and two directory slots.
-    let empty_free = if comp { 16_384 - 120 - 8 - 4 } else { 16_384 - 125 - 8 - 4 };
+    let empty_free = if comp {
+        16_384 - 120 - 8 - 4
+    } else {
+        16_384 - 125 - 8 - 4
+    };
     let column = |c: usize, prefix: Option<u16>| -> SizedField {
         let col = &def.columns[c];
         let fixed = match (col.ty.fixed_len(), prefix) {
@@ -435,7 +439,11 @@ pub fn too_big_for_tree(def: &TableDef, skip: usize) -> Option<(String, usize)> 
             None => (empty_free / 2, empty_free / 2, if comp { 5 } else { 6 }),
         };
         if comp {
-            rec += fields.iter().filter(|(f, _)| f.nullable).count().div_ceil(8);
+            rec += fields
+                .iter()
+                .filter(|(f, _)| f.nullable)
+                .count()
+                .div_ceil(8);
         } else {
             rec += 2 * fields.len();
         }
@@ -1033,7 +1041,11 @@ mod tests {
         assert_eq!(crate::page::zip::empty_size(2, 1024), 899);
         assert_eq!(too_big_for_tree(&def(435, 1), 0), None);
         assert_eq!(too_big_for_tree(&def(436, 1), 0), Some(("c".into(), 8126)));
-        assert_eq!(too_big_for_tree(&def(436, 1), 2), None, "only the indexes checked");
+        assert_eq!(
+            too_big_for_tree(&def(436, 1), 2),
+            None,
+            "only the indexes checked"
+        );
         assert_eq!(too_big_for_tree(&def(436, 2), 0), None);
         // The whole TEXT in the clustered index counts as 40 bytes.
         let mut wide = def(10, 1);

@@ -149,10 +149,19 @@ mod tests {
 
     #[test]
     fn equal_strings_share_their_key() {
-        let all: Vec<Vec<u8>> = [&b""[..], b" ", b"a", b"A ", b"a\x01", b"ab", b"AB  ", &[0xE4]]
-            .iter()
-            .map(|s| s.to_vec())
-            .collect();
+        let all: Vec<Vec<u8>> = [
+            &b""[..],
+            b" ",
+            b"a",
+            b"A ",
+            b"a\x01",
+            b"ab",
+            b"AB  ",
+            &[0xE4],
+        ]
+        .iter()
+        .map(|s| s.to_vec())
+        .collect();
         for c in [
             Collation::Binary,
             Collation::Latin1Bin,

@@ -11,9 +11,9 @@ use crate::plan::{format_of, PValue};
 use engine::{ColumnDef, ColumnType, IndexDef, TableDef};
 use models::{Collation, ModelValue, Row};
 use rand::Rng;
-use std::cmp::Ordering;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
+use std::cmp::Ordering;
 
 /// A table a seed drew, as plain data in its plan.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -289,7 +289,10 @@ impl TableSpec {
     /// that no other draw of a plan moves.
     pub fn draw_collations(&mut self, rng: &mut ChaCha8Rng) {
         for c in &mut self.columns {
-            if !matches!(column_type(&c.ty), Some(ColumnType::Char(_) | ColumnType::VarChar(_))) {
+            if !matches!(
+                column_type(&c.ty),
+                Some(ColumnType::Char(_) | ColumnType::VarChar(_))
+            ) {
                 continue;
             }
             c.collation = match rng.gen_range(0..20) {
@@ -352,7 +355,13 @@ impl TableSpec {
                     (PValue::Text(s), Some(_)) => {
                         let mut s: String = s
                             .chars()
-                            .map(|ch| if rng.gen_bool(0.3) { ch.to_ascii_uppercase() } else { ch })
+                            .map(|ch| {
+                                if rng.gen_bool(0.3) {
+                                    ch.to_ascii_uppercase()
+                                } else {
+                                    ch
+                                }
+                            })
                             .collect();
                         let var = matches!(column_type(&col.ty), Some(ColumnType::VarChar(_)));
                         if var && s.len() < n && rng.gen_bool(0.15) {
@@ -662,7 +671,8 @@ mod tests {
             assert_eq!(def.columns.len(), t.columns.len());
             let mut t = t;
             t.draw_collations(&mut rng);
-            t.validate().expect("collations go only on CHAR and VARCHAR");
+            t.validate()
+                .expect("collations go only on CHAR and VARCHAR");
             collated += t.columns.iter().filter(|c| c.collation.is_some()).count();
         }
         assert!(collated > 100, "{collated}");
@@ -700,7 +710,10 @@ mod tests {
         let mut t = good.clone();
         t.columns[0].collation = Some("latin1_swedish_ci".into());
         t.columns[0].ty = "INT".into();
-        assert!(t.validate().unwrap_err().contains("cannot have the collation"));
+        assert!(t
+            .validate()
+            .unwrap_err()
+            .contains("cannot have the collation"));
         let mut t = good.clone();
         t.columns[0].ty = "FLOAT".into();
         assert!(t.validate().unwrap_err().contains("unknown type"));

@@ -512,12 +512,23 @@ mod tests {
         assert_eq!(st(ColumnType::TINYINT, 127), vec![0xFF]);
         assert_eq!(st(ColumnType::SMALLINT, 1), vec![0x80, 0x01]);
         assert_eq!(st(ColumnType::MEDIUMINT, -2), vec![0x7F, 0xFF, 0xFE]);
-        let u = ColumnType::ShortInt { len: 3, unsigned: true };
+        let u = ColumnType::ShortInt {
+            len: 3,
+            unsigned: true,
+        };
         assert_eq!(st(u, 0x0A0B0C), vec![0x0A, 0x0B, 0x0C]);
-        assert!(from_stored(&ColumnType::SMALLINT, &[1]).is_err(), "a wrong length is corrupt");
+        assert!(
+            from_stored(&ColumnType::SMALLINT, &[1]).is_err(),
+            "a wrong length is corrupt"
+        );
         assert_eq!(ColumnType::SMALLINT.sql_name(), "smallint");
         assert_eq!(u.sql_name(), "mediumint unsigned");
-        assert!(ColumnType::ShortInt { len: 4, unsigned: false }.validate("c").is_err());
+        assert!(ColumnType::ShortInt {
+            len: 4,
+            unsigned: false
+        }
+        .validate("c")
+        .is_err());
     }
 
     #[test]
@@ -532,7 +543,13 @@ mod tests {
             (ColumnType::BIGINT, Value::UInt(1 << 63)),
             (ColumnType::TINYINT, Value::Int(128)),
             (ColumnType::TINYINT, Value::Int(-129)),
-            (ColumnType::ShortInt { len: 1, unsigned: true }, Value::Int(256)),
+            (
+                ColumnType::ShortInt {
+                    len: 1,
+                    unsigned: true,
+                },
+                Value::Int(256),
+            ),
             (ColumnType::SMALLINT, Value::Int(1 << 15)),
             (ColumnType::MEDIUMINT, Value::Int(-(1 << 23) - 1)),
         ];
@@ -596,10 +613,24 @@ mod tests {
     fn int_type() -> impl Strategy<Value = (ColumnType, i128, i128)> {
         prop_oneof![
             Just((ColumnType::TINYINT, -128, 127)),
-            Just((ColumnType::ShortInt { len: 1, unsigned: true }, 0, 255)),
+            Just((
+                ColumnType::ShortInt {
+                    len: 1,
+                    unsigned: true
+                },
+                0,
+                255
+            )),
             Just((ColumnType::SMALLINT, -32_768, 32_767)),
             Just((ColumnType::MEDIUMINT, -8_388_608, 8_388_607)),
-            Just((ColumnType::ShortInt { len: 3, unsigned: true }, 0, 16_777_215)),
+            Just((
+                ColumnType::ShortInt {
+                    len: 3,
+                    unsigned: true
+                },
+                0,
+                16_777_215
+            )),
             Just((ColumnType::INT, i32::MIN.into(), i32::MAX.into())),
             Just((ColumnType::INT_UNSIGNED, 0, u32::MAX.into())),
             Just((ColumnType::BIGINT, i64::MIN.into(), i64::MAX.into())),

@@ -116,7 +116,9 @@ impl<'a> Columns<'a> {
                         None => !j.merged[i],
                     }
             });
-            let first = found.next().ok_or_else(|| SqlError::bad_field(&shown(), self.clause))?;
+            let first = found
+                .next()
+                .ok_or_else(|| SqlError::bad_field(&shown(), self.clause))?;
             if found.next().is_some() {
                 return Err(SqlError::new(
                     1052,
@@ -524,9 +526,11 @@ fn function(name: &str, a: &[Datum]) -> Result<Datum, SqlError> {
                 Datum::Null => Datum::Null,
                 // A string's bytes; a number's value (MySQL: HEX(255) is
                 // 'FF'), a fraction rounded first.
-                Datum::Str(b) | Datum::Hex(b) => {
-                    Datum::Str(b.iter().flat_map(|x| format!("{x:02X}").into_bytes()).collect())
-                }
+                Datum::Str(b) | Datum::Hex(b) => Datum::Str(
+                    b.iter()
+                        .flat_map(|x| format!("{x:02X}").into_bytes())
+                        .collect(),
+                ),
                 d => {
                     let v = d.to_value();
                     let n: i128 = match v {

@@ -34,7 +34,8 @@ pub fn boxed(columns: &[String], rows: &[Vec<super::Datum>]) -> String {
     let numeric: Vec<bool> = (0..columns.len())
         .map(|i| {
             let vals = || rows.iter().filter_map(|r| r.get(i));
-            vals().any(|d| !matches!(d, Datum::Null)) && vals().all(|d| !matches!(d, Datum::Str(_) | Datum::Hex(_)))
+            vals().any(|d| !matches!(d, Datum::Null))
+                && vals().all(|d| !matches!(d, Datum::Str(_) | Datum::Hex(_)))
         })
         .collect();
     let cells: Vec<Vec<String>> = rows

@@ -110,7 +110,9 @@ pub fn tokenize_in(text: &str, ansi_quotes: bool) -> Result<Vec<Token>, SqlError
         // takes a leading 0); `0x` followed by anything but hex digits
         // and word ends is a word, as in MySQL.
         if (c == b'x' || c == b'X') && b.get(i + 1) == Some(&b'\'') {
-            let digits_end = (i + 2..b.len()).find(|&j| b[j] == b'\'').ok_or_else(|| SqlError::syntax(text, start))?;
+            let digits_end = (i + 2..b.len())
+                .find(|&j| b[j] == b'\'')
+                .ok_or_else(|| SqlError::syntax(text, start))?;
             let digits = &b[i + 2..digits_end];
             if digits.len() % 2 != 0 || !digits.iter().all(u8::is_ascii_hexdigit) {
                 return Err(SqlError::syntax(text, start));

@@ -1333,11 +1333,22 @@ impl Parser<'_> {
             }) => {
                 RESERVED.iter().any(|r| r.eq_ignore_ascii_case(text))
                     || [
-                        "FORCE", "USE", "IGNORE", "LIMIT", "JOIN", "LEFT", "RIGHT", "INNER",
-                        "CROSS", "NATURAL", "ON", "USING", "STRAIGHT_JOIN",
+                        "FORCE",
+                        "USE",
+                        "IGNORE",
+                        "LIMIT",
+                        "JOIN",
+                        "LEFT",
+                        "RIGHT",
+                        "INNER",
+                        "CROSS",
+                        "NATURAL",
+                        "ON",
+                        "USING",
+                        "STRAIGHT_JOIN",
                     ]
-                        .iter()
-                        .any(|r| r.eq_ignore_ascii_case(text))
+                    .iter()
+                    .any(|r| r.eq_ignore_ascii_case(text))
             }
             _ => false,
         }

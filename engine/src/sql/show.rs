@@ -200,12 +200,14 @@ impl Server {
             // innosim allocates through Rust's allocator, the system's.
             "innodb_use_sys_malloc" => on_off(true),
             "storage_engine" => Datum::str("InnoDB"),
-            "sql_mode" => Datum::str(&if session {
-                conn.sql_mode
-            } else {
-                self.globals.sql_mode
-            }
-            .render()),
+            "sql_mode" => Datum::str(
+                &if session {
+                    conn.sql_mode
+                } else {
+                    self.globals.sql_mode
+                }
+                .render(),
+            ),
             "innodb_flush_log_at_trx_commit" => int(u64::from(cfg.flush_at_commit.setting())),
             "innodb_lock_wait_timeout" => int(if session {
                 self.engine.lock_wait_timeout_secs(conn.session)
@@ -906,7 +908,11 @@ impl Server {
             "innodb_locks" => {
                 // Names are quoted as the connection quotes identifiers
                 // (`innobase_convert_identifier`: `"` under ANSI_QUOTES).
-                let q = if self.conn(c).sql_mode.ansi_quotes { '"' } else { '`' };
+                let q = if self.conn(c).sql_mode.ansi_quotes {
+                    '"'
+                } else {
+                    '`'
+                };
                 let rows = self
                     .engine
                     .innodb_locks()
@@ -919,9 +925,9 @@ impl Server {
                             Datum::str(&l.lock_mode),
                             Datum::str(&l.lock_type),
                             Datum::str(&display_table(&l.lock_table, q)),
-                            l.lock_index.as_deref().map_or(Datum::Null, |i| {
-                                Datum::str(&quote_in(unquoted(i), q))
-                            }),
+                            l.lock_index
+                                .as_deref()
+                                .map_or(Datum::Null, |i| Datum::str(&quote_in(unquoted(i), q))),
                             opt_int(l.lock_space.map(u64::from)),
                             opt_int(l.lock_page.map(u64::from)),
                             opt_int(l.lock_rec.map(u64::from)),

@@ -277,9 +277,8 @@ fn next_known(
         let Some(cols) = cols.iter().copied().collect::<Option<Vec<usize>>>() else {
             return from_open;
         };
-        let above = |r: &Row| {
-            shape.cmp_row_key(&cols, r, |j| entry.get(j)) == std::cmp::Ordering::Greater
-        };
+        let above =
+            |r: &Row| shape.cmp_row_key(&cols, r, |j| entry.get(j)) == std::cmp::Ordering::Greater;
         let below = |a: &Row, b: &Row| {
             shape.cmp_row_key(&cols, a, |j| b.get(cols[j])) == std::cmp::Ordering::Less
         };
@@ -412,8 +411,10 @@ pub(crate) fn judge_insert(
         // statement (and, in autocommit mode, released with its commit in
         // this call).
         let on_entry = |t: &OTarget| match t {
-            OTarget::Record(a, b, Some(k)) if *a == tid && *b == iid => key_columns(table, shape, iid, k)
-                .is_some_and(|(_, kv)| kv.iter().map(|(_, v)| v).eq(entry.iter())),
+            OTarget::Record(a, b, Some(k)) if *a == tid && *b == iid => {
+                key_columns(table, shape, iid, k)
+                    .is_some_and(|(_, kv)| kv.iter().map(|(_, v)| v).eq(entry.iter()))
+            }
             _ => false,
         };
         let took_over = || {
@@ -644,8 +645,10 @@ pub(crate) fn early_release(
         .collect::<Option<_>>()?;
     let name = table.name();
     let has = |row: &Row| {
-        cols.iter()
-            .all(|(c, v)| row.get(*c).is_some_and(|x| shape.cmp_key_values(*c, x, v).is_eq()))
+        cols.iter().all(|(c, v)| {
+            row.get(*c)
+                .is_some_and(|x| shape.cmp_key_values(*c, x, v).is_eq())
+        })
     };
     let committed_row = committed.tables.get(name).and_then(|t| t.get(&pk));
     let open_row = open.iter().find_map(|writes| {

@@ -665,7 +665,10 @@ pub(crate) fn read_expected(
             limit,
         } => {
             let shape = schema.table(table)?;
-            let (lo, hi) = (model_bound(shape, None, low), model_bound(shape, None, high));
+            let (lo, hi) = (
+                model_bound(shape, None, low),
+                model_bound(shape, None, high),
+            );
             let inside = |k: &[ModelValue]| in_interval(k, &lo, &hi);
             // Only as many committed rows as the limit can need (own
             // deletes may remove some): from the end the scan starts at.
@@ -865,18 +868,29 @@ mod tests {
         let (got, own) = expected(&schema, &db, &[], &insert("ab", "x"), 0).expect("judged");
         assert_eq!(got, Ok(Response::Affected(1)));
         let judged = |req: &Request| expected(&schema, &db, &own, req, 0).expect("judged");
-        assert_eq!(judged(&insert("AB ", "y")).0, Err(1062), "the same primary key");
-        assert_eq!(judged(&insert("cd", "X")).0, Err(1062), "the same unique value");
+        assert_eq!(
+            judged(&insert("AB ", "y")).0,
+            Err(1062),
+            "the same primary key"
+        );
+        assert_eq!(
+            judged(&insert("cd", "X")).0,
+            Err(1062),
+            "the same unique value"
+        );
         assert_eq!(judged(&insert("cd", "xy")).0, Ok(Response::Affected(1)));
         let get = Request::Get {
             table: "t".into(),
             key: vec![b("aB")],
         };
         let rows = read_expected(&schema, &db, &own, &get).expect("judged");
-        assert_eq!(rows, vec![vec![
-            ModelValue::Bytes(b"ab"[..].into()),
-            ModelValue::Bytes(b"x"[..].into()),
-        ]]);
+        assert_eq!(
+            rows,
+            vec![vec![
+                ModelValue::Bytes(b"ab"[..].into()),
+                ModelValue::Bytes(b"x"[..].into()),
+            ]]
+        );
         let update = |p: &str| Request::Update {
             table: "t".into(),
             key: vec![b("ab")],
@@ -885,7 +899,11 @@ mod tests {
         let (got, moved) = judged(&update("AB"));
         assert_eq!(got, Ok(Response::Affected(1)));
         assert_eq!(moved.len(), 2, "a delete and an insert: {moved:?}");
-        assert_eq!(judged(&update("ab")).0, Ok(Response::Affected(0)), "no change");
+        assert_eq!(
+            judged(&update("ab")).0,
+            Ok(Response::Affected(0)),
+            "no change"
+        );
     }
 
     /// The allocation-free comparison agrees with converting the response

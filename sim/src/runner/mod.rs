@@ -1200,13 +1200,9 @@ fn judge_early_releases(world: &mut World, sessions: &[Sess], stepped: (usize, u
         })
         .collect();
     for r in &early {
-        if let Some(v) = crate::judge::locks::early_release(
-            engine,
-            &world.schema,
-            &world.committed,
-            &open,
-            r,
-        ) {
+        if let Some(v) =
+            crate::judge::locks::early_release(engine, &world.schema, &world.committed, &open, r)
+        {
             world.violations.push(format!("lock oracle: {v}"));
         }
     }
@@ -1233,15 +1229,13 @@ fn judge_conversions(world: &mut World, sessions: &[Sess]) {
             .find(|s| s.trx == Some(ev.trx))
             .and_then(|s| s.txn.as_ref());
         if let Some(txn) = holder {
-            if let Some(v) =
-                crate::judge::locks::judge_conversion(
-                    engine,
-                    &world.schema,
-                    &world.committed,
-                    ev,
-                    &txn.writes,
-                )
-            {
+            if let Some(v) = crate::judge::locks::judge_conversion(
+                engine,
+                &world.schema,
+                &world.committed,
+                ev,
+                &txn.writes,
+            ) {
                 world.violations.push(format!("lock oracle: {v}"));
             }
         }

@@ -122,8 +122,14 @@ impl Server {
         for (t, alias, _) in &sources {
             let (name, meta) = self.resolve(c, t)?;
             let shown = alias.clone().unwrap_or_else(|| t.name.clone());
-            if metas.iter().any(|(_, _, s): &(String, TableMeta, String)| s.eq_ignore_ascii_case(&shown)) {
-                return Err(SqlError::new(1066, format!("Not unique table/alias: '{shown}'")));
+            if metas
+                .iter()
+                .any(|(_, _, s): &(String, TableMeta, String)| s.eq_ignore_ascii_case(&shown))
+            {
+                return Err(SqlError::new(
+                    1066,
+                    format!("Not unique table/alias: '{shown}'"),
+                ));
             }
             metas.push((name, meta, shown));
         }
@@ -211,8 +217,10 @@ impl Server {
                 }
             }
             names.extend(here_names.iter().cloned());
-            cols.tables.extend(std::iter::repeat_n(shown.clone(), here_names.len()));
-            cols.merged.extend((0..here_names.len()).map(|i| pairs.iter().any(|&(_, r)| r == base + i)));
+            cols.tables
+                .extend(std::iter::repeat_n(shown.clone(), here_names.len()));
+            cols.merged
+                .extend((0..here_names.len()).map(|i| pairs.iter().any(|&(_, r)| r == base + i)));
             char_cols.extend(here_chars);
             collations.extend(here_colls.iter().copied());
             // `*`: the USING columns first (once), then the rest in order.
@@ -223,7 +231,11 @@ impl Server {
                 front.extend(star.iter().copied());
                 star = front;
             }
-            star.extend((0..here_names.len()).map(|i| base + i).filter(|i| !pairs.iter().any(|&(_, r)| r == *i)));
+            star.extend(
+                (0..here_names.len())
+                    .map(|i| base + i)
+                    .filter(|i| !pairs.iter().any(|&(_, r)| r == *i)),
+            );
             let on = join.and_then(|j| j.on.clone());
             let left = join.is_some_and(|j| j.left);
             let ecols = Columns {
@@ -243,7 +255,8 @@ impl Server {
                     let mut combined = r.clone();
                     combined.extend(h.iter().cloned());
                     let mut keep = pairs.iter().all(|&(l, rr)| {
-                        combined[l].compare_in(&combined[rr], collations[l]) == Some(Ordering::Equal)
+                        combined[l].compare_in(&combined[rr], collations[l])
+                            == Some(Ordering::Equal)
                     });
                     if keep {
                         if let Some(e) = &on {
@@ -510,7 +523,9 @@ impl Server {
                     SelectItem::Star(_) => {
                         let all = cols.collations.unwrap_or(&[]);
                         match star_of(k) {
-                            Some(cs) => colls.extend(cs.iter().filter_map(|&i| all.get(i).copied())),
+                            Some(cs) => {
+                                colls.extend(cs.iter().filter_map(|&i| all.get(i).copied()))
+                            }
                             None => colls.extend(all.iter().copied()),
                         }
                         k += 1;
