@@ -174,8 +174,24 @@ fn quote_str(b: &[u8]) -> String {
 
 /// InnoDB's decision for a new table's format: the row format it gets and
 /// the warnings it leaves, or (strict mode) the warnings and the refusal.
+/// A CREATE TABLE: the ROW_FORMAT is the statement's own when it has one.
 pub fn decide_format(
     o: &TableOptions,
+    barracuda: bool,
+    file_per_table: bool,
+    strict: bool,
+) -> Result<(RowFormat, Vec<Warning>), Vec<Warning>> {
+    decide_format_given(o, o.row_format.is_some(), barracuda, file_per_table, strict)
+}
+
+/// [`decide_format`] where `row_given` says whether the statement itself
+/// names the ROW_FORMAT (MySQL's `HA_CREATE_USED_ROW_FORMAT`): a copying
+/// ALTER carries the table's old ROW_FORMAT in `o` without naming it, and
+/// `create_options_are_valid` and `ha_innobase::create` judge a ROW_FORMAT
+/// beside KEY_BLOCK_SIZE only when the statement names it.
+pub fn decide_format_given(
+    o: &TableOptions,
+    row_given: bool,
     barracuda: bool,
     file_per_table: bool,
     strict: bool,
@@ -212,6 +228,7 @@ pub fn decide_format(
             }
         }
         match row {
+            _ if !row_given => {}
             "COMPRESSED" | "DYNAMIC" => {
                 if !file_per_table {
                     warn(
@@ -279,7 +296,7 @@ pub fn decide_format(
     }
     let mut row = row.to_string();
     if let Some(k) = zip {
-        if o.row_format.is_none() {
+        if !row_given {
             row = "COMPRESSED".into();
         } else if row != "COMPRESSED" {
             warn(
@@ -889,6 +906,22 @@ mod tests {
         assert_eq!(
             texts(&w),
             ["InnoDB: cannot specify ROW_FORMAT = DYNAMIC with KEY_BLOCK_SIZE."]
+        );
+        // Strict mode: KEY_BLOCK_SIZE alone compresses; a named DEFAULT is
+        // refused beside it; an ALTER's carried ROW_FORMAT is not judged.
+        let strict =
+            |row, kbs, given| decide_format_given(&opts(row, kbs), given, true, true, true);
+        assert_eq!(
+            strict(None, Some(2), false).unwrap().0,
+            RowFormat::Compressed { key_block_size: 2 }
+        );
+        assert_eq!(
+            texts(&strict(Some("DEFAULT"), Some(2), true).unwrap_err()),
+            ["InnoDB: cannot specify ROW_FORMAT = DEFAULT with KEY_BLOCK_SIZE."]
+        );
+        assert_eq!(
+            strict(Some("COMPACT"), Some(1), false).unwrap().0,
+            RowFormat::Compressed { key_block_size: 1 }
         );
         let (f, w) = decide_format(&opts(Some("COMPRESSED"), None), true, false, false).unwrap();
         assert_eq!(f, RowFormat::Compact);

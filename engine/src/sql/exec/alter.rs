@@ -107,13 +107,23 @@ impl Server {
             if let Some(r) = &options.row_format {
                 meta.options.row_format = Some(r.clone());
             }
+            // ha_innobase::create judges a KEY_BLOCK_SIZE the statement
+            // gives, 0 included (its "ignoring KEY_BLOCK_SIZE=0."), and the
+            // new definition keeps none for 0.
+            let mut given = meta.options.clone();
             if let Some(k) = options.key_block_size {
-                // KEY_BLOCK_SIZE=0 takes the option away.
+                given.key_block_size = Some(k);
                 meta.options.key_block_size = (k != 0).then_some(k);
             }
             let strict = self.conn(c).strict_mode;
             let per_table = self.engine.config().file_per_table;
-            match schema::decide_format(&meta.options, self.globals.barracuda, per_table, strict) {
+            match schema::decide_format_given(
+                &given,
+                options.row_format.is_some(),
+                self.globals.barracuda,
+                per_table,
+                strict,
+            ) {
                 Ok((f, w)) => {
                     def.row_format = f;
                     warnings = w;
