@@ -82,6 +82,7 @@ fn def(name: &str, collation: Collation, format: RowFormat) -> TableDef {
             },
         ],
         primary_key: vec![0],
+        primary_prefixes: Vec::new(),
         indexes: vec![
             IndexDef {
                 name: "s".into(),

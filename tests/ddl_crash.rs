@@ -90,6 +90,7 @@ fn def() -> TableDef {
             },
         ],
         primary_key: vec![0],
+        primary_prefixes: Vec::new(),
         indexes: vec![IndexDef {
             name: "v".into(),
             columns: vec![1],

@@ -46,6 +46,7 @@ fn def(row_format: RowFormat) -> TableDef {
             },
         ],
         primary_key: Vec::new(),
+        primary_prefixes: Vec::new(),
         indexes: vec![IndexDef {
             name: "ka".into(),
             columns: vec![0],

@@ -34,6 +34,7 @@ fn def() -> TableDef {
             },
         ],
         primary_key: vec![0],
+        primary_prefixes: Vec::new(),
         indexes: Vec::new(),
         row_format: RowFormat::Compact,
         server: Vec::new(),

@@ -400,6 +400,7 @@ mod tests {
             name: "t".into(),
             columns: vec![col("id"), col("k")],
             primary_key: vec![0],
+            primary_prefixes: Vec::new(),
             indexes: vec![IndexDef {
                 name: "k".into(),
                 columns: vec![1],

@@ -70,6 +70,13 @@ impl IndexDef {
     pub fn prefix(&self, i: usize) -> Option<u16> {
         self.prefixes.get(i).copied().filter(|&p| p != 0)
     }
+
+    /// Whether the index holds column `c` whole, not only a prefix of it:
+    /// then its entries need no primary key field of `c` besides
+    /// (`dict_index_build_internal_non_clust`).
+    pub fn holds_whole(&self, c: usize) -> bool {
+        (self.columns.iter().enumerate()).any(|(i, &k)| k == c && self.prefix(i).is_none())
+    }
 }
 
 /// A table definition as given to CREATE TABLE.
@@ -81,6 +88,13 @@ pub struct TableDef {
     pub columns: Vec<ColumnDef>,
     /// Primary key column positions; empty for a hidden DB_ROW_ID key.
     pub primary_key: Vec<usize>,
+    /// The primary key's column prefix lengths in bytes, one per key
+    /// column (`0`: the whole column), or empty when none is a prefix:
+    /// `PRIMARY KEY (c(10))` orders and identifies rows by the first 10
+    /// bytes of `c`, and the clustered record holds those bytes as a key
+    /// field and the whole column among the others
+    /// (`dict_index_build_internal_clust`).
+    pub primary_prefixes: Vec<u16>,
     /// Secondary indexes.
     pub indexes: Vec<IndexDef>,
     /// Row format.
@@ -205,8 +219,17 @@ impl TableDef {
             }
             Ok(())
         };
+        if !self.primary_prefixes.is_empty()
+            && self.primary_prefixes.len() != self.primary_key.len()
+        {
+            return Err(bad(format!(
+                "the primary key has {} prefix lengths for {} columns",
+                self.primary_prefixes.len(),
+                self.primary_key.len()
+            )));
+        }
         if !self.primary_key.is_empty() {
-            key_ok(&self.primary_key, &[], "the primary key")?;
+            key_ok(&self.primary_key, &self.primary_prefixes, "the primary key")?;
             for &c in &self.primary_key {
                 if self.columns[c].nullable {
                     return Err(Error::InvalidArgument(format!(
@@ -241,6 +264,17 @@ impl TableDef {
         Ok(())
     }
 
+    /// The prefix length of primary key column `i`, if it is a prefix.
+    pub fn primary_prefix(&self, i: usize) -> Option<u16> {
+        self.primary_prefixes.get(i).copied().filter(|&p| p != 0)
+    }
+
+    /// Whether column `c` is a whole (not a prefix) primary key column.
+    pub fn in_primary_whole(&self, c: usize) -> bool {
+        (self.primary_key.iter().enumerate())
+            .any(|(i, &k)| k == c && self.primary_prefix(i).is_none())
+    }
+
     /// Position of a column by name (case-insensitive, as MySQL).
     pub fn column(&self, name: &str) -> Option<usize> {
         self.columns
@@ -254,6 +288,14 @@ impl TableDef {
 pub enum ClusteredField {
     /// A table column.
     Column(usize),
+    /// The first `len` bytes of a table column: a primary key field on a
+    /// column prefix. The column itself is also in the record, whole.
+    Prefix {
+        /// The column.
+        column: usize,
+        /// The bytes kept.
+        len: usize,
+    },
     /// The hidden row id (tables without a primary key).
     RowId,
     /// DB_TRX_ID.
@@ -403,13 +445,13 @@ pub fn too_big_for_tree(def: &TableDef, skip: usize) -> Option<(String, usize)> 
     if def.primary_key.is_empty() {
         clust.push((sys(ROW_ID_LEN as usize), false));
     }
-    for &c in &def.primary_key {
-        clust.push((column(c, None), false));
+    for (i, &c) in def.primary_key.iter().enumerate() {
+        clust.push((column(c, def.primary_prefix(i)), false));
     }
     let n_uniq = clust.len();
     clust.push((sys(6), false));
     clust.push((sys(7), false));
-    for c in (0..def.columns.len()).filter(|c| !def.primary_key.contains(c)) {
+    for c in (0..def.columns.len()).filter(|&c| !def.in_primary_whole(c)) {
         // Off-page eligible: not a key field.
         clust.push((column(c, None), true));
     }
@@ -424,8 +466,10 @@ pub fn too_big_for_tree(def: &TableDef, skip: usize) -> Option<(String, usize)> 
         if def.primary_key.is_empty() {
             fields.push((sys(ROW_ID_LEN as usize), false));
         }
-        for &c in def.primary_key.iter().filter(|c| !ix.columns.contains(c)) {
-            fields.push((column(c, None), false));
+        for (i, &c) in def.primary_key.iter().enumerate() {
+            if !ix.holds_whole(c) {
+                fields.push((column(c, def.primary_prefix(i)), false));
+            }
         }
         let n = fields.len();
         indexes.push((ix.name.clone(), fields, n, false));
@@ -501,11 +545,23 @@ impl Table {
             fields.push(ClusteredField::RowId);
             layout.push(FieldDef::not_null(FieldKind::Fixed(ROW_ID_LEN)));
         } else {
-            for &c in &def.primary_key {
-                col_field[c] = fields.len();
-                fields.push(ClusteredField::Column(c));
+            for (i, &c) in def.primary_key.iter().enumerate() {
                 let col = &def.columns[c];
-                layout.push(FieldDef::not_null(key_kind(&col.ty)).collated(col.collation));
+                let kind = match def.primary_prefix(i) {
+                    Some(p) => {
+                        fields.push(ClusteredField::Prefix {
+                            column: c,
+                            len: usize::from(p),
+                        });
+                        prefix_kind(&col.ty, p)
+                    }
+                    None => {
+                        col_field[c] = fields.len();
+                        fields.push(ClusteredField::Column(c));
+                        key_kind(&col.ty)
+                    }
+                };
+                layout.push(FieldDef::not_null(kind).collated(col.collation));
             }
         }
         let n_key = fields.len();
@@ -550,12 +606,15 @@ impl Table {
                 sl.push(FieldDef::new(kind, col.nullable).collated(col.collation));
             }
             for (f, fd) in layout.iter().enumerate().take(n_key) {
-                // A primary key column is in the entry once, whole, unless
-                // the index holds all of it already.
-                let whole = from
-                    .iter()
-                    .zip(&prefix)
-                    .any(|(&g, p)| g == f && p.is_none());
+                // A primary key field is in the entry once, as the
+                // clustered key has it (a prefix, if it is one), unless the
+                // index holds its column whole already.
+                let whole = match fields[f] {
+                    ClusteredField::Column(c) | ClusteredField::Prefix { column: c, .. } => {
+                        ix.holds_whole(c)
+                    }
+                    _ => false,
+                };
                 if !whole {
                     from.push(f);
                     prefix.push(None);
@@ -633,6 +692,7 @@ pub fn sys_tables_def() -> TableDef {
             },
         ],
         primary_key: vec![0],
+        primary_prefixes: Vec::new(),
         indexes: vec![],
         row_format: RowFormat::Compact,
         server: Vec::new(),
@@ -672,14 +732,19 @@ fn format_code(f: RowFormat) -> u8 {
 /// Version 1 has no server definition; version 2 ends with one; version 3
 /// adds each column's collation number after its nullability and each
 /// index's prefix lengths after its columns, and ends with a server
-/// definition of any length. A table is written in the lowest version that
+/// definition of any length; version 4 adds the primary key's prefix
+/// lengths after its columns. A table is written in the lowest version that
 /// holds it, so the engine's own tables keep the bytes (and page counts)
 /// they had before the later versions.
 pub fn encode_def(def: &TableDef, st: &TableStorage) -> Vec<u8> {
-    let v3 = def.columns.iter().any(|c| c.collation != Collation::Binary)
+    let v4 = !def.primary_prefixes.is_empty();
+    let v3 = v4
+        || def.columns.iter().any(|c| c.collation != Collation::Binary)
         || def.indexes.iter().any(|ix| !ix.prefixes.is_empty());
-    let version = if v3 {
-        3u8
+    let version = if v4 {
+        4u8
+    } else if v3 {
+        3
     } else if def.server.is_empty() {
         1
     } else {
@@ -705,6 +770,11 @@ pub fn encode_def(def: &TableDef, st: &TableStorage) -> Vec<u8> {
     put_varint(&mut out, def.primary_key.len() as u64);
     for &c in &def.primary_key {
         put_varint(&mut out, c as u64);
+    }
+    if v4 {
+        for &p in &def.primary_prefixes {
+            put_varint(&mut out, u64::from(p));
+        }
     }
     put_varint(&mut out, def.indexes.len() as u64);
     for ix in &def.indexes {
@@ -791,7 +861,7 @@ impl Rd<'_> {
 pub fn decode_def(b: &[u8]) -> Result<(TableDef, TableStorage)> {
     let mut r = Rd { b, pos: 0 };
     let version = r.byte()?;
-    if !(1..=3).contains(&version) {
+    if !(1..=4).contains(&version) {
         return Err(Rd::err());
     }
     let name = r.string()?;
@@ -833,7 +903,7 @@ pub fn decode_def(b: &[u8]) -> Result<(TableDef, TableStorage)> {
             _ => return Err(Rd::err()),
         };
         let nullable = r.byte()? != 0;
-        let collation = if version == 3 {
+        let collation = if version >= 3 {
             let id = u16::try_from(r.varint()?).map_err(|_| Rd::err())?;
             Collation::from_id(id).ok_or_else(Rd::err)?
         } else {
@@ -851,6 +921,12 @@ pub fn decode_def(b: &[u8]) -> Result<(TableDef, TableStorage)> {
     for _ in 0..npk {
         primary_key.push(r.small(n as u64)?);
     }
+    let mut primary_prefixes = Vec::new();
+    if version >= 4 {
+        for _ in 0..npk {
+            primary_prefixes.push(u16::try_from(r.varint()?).map_err(|_| Rd::err())?);
+        }
+    }
     let nix = r.small(64)?;
     let mut indexes = Vec::new();
     for _ in 0..nix {
@@ -862,7 +938,7 @@ pub fn decode_def(b: &[u8]) -> Result<(TableDef, TableStorage)> {
             cols.push(r.small(n as u64)?);
         }
         let mut prefixes = Vec::new();
-        if version == 3 {
+        if version >= 3 {
             for _ in 0..r.small(16)? {
                 prefixes.push(u16::try_from(r.varint()?).map_err(|_| Rd::err())?);
             }
@@ -904,6 +980,7 @@ pub fn decode_def(b: &[u8]) -> Result<(TableDef, TableStorage)> {
         name,
         columns,
         primary_key,
+        primary_prefixes,
         indexes,
         row_format,
         server,
@@ -964,6 +1041,7 @@ mod tests {
                 },
             ],
             primary_key: vec![0],
+            primary_prefixes: Vec::new(),
             indexes: vec![IndexDef {
                 name: "k".into(),
                 columns: vec![1],
@@ -1027,6 +1105,7 @@ mod tests {
                 },
             ],
             primary_key: vec![0],
+            primary_prefixes: Vec::new(),
             indexes: vec![IndexDef {
                 name: "c".into(),
                 columns: vec![1],

@@ -6,7 +6,9 @@
 //! that Swedish sorts Å, Ä (with Æ) and Ö after Z, in that order, and
 //! takes Ü for Y; a string compares as if padded with spaces (`PAD SPACE`),
 //! so trailing spaces never matter. latin1_bin compares bytes, padded the
-//! same way. binary compares bytes, unpadded.
+//! same way. binary compares bytes, unpadded. ascii_general_ci folds the
+//! 26 ASCII letters to capitals and nothing else; ascii_bin compares
+//! bytes; both pad with spaces.
 //!
 //! The engine has its own table (`engine/src/record/collation.rs`, from
 //! MySQL's `sort_order_latin1`); the collation property test holds the two
@@ -24,6 +26,10 @@ pub enum Collation {
     Latin1Bin,
     /// Case- and accent-folding as Swedish has it, padded with spaces.
     Latin1SwedishCi,
+    /// ASCII letters without case, padded with spaces.
+    AsciiGeneralCi,
+    /// Bytes of ASCII, padded with spaces.
+    AsciiBin,
 }
 
 impl Collation {
@@ -33,6 +39,8 @@ impl Collation {
             "binary" => Some(Collation::Binary),
             "latin1_bin" => Some(Collation::Latin1Bin),
             "latin1_swedish_ci" => Some(Collation::Latin1SwedishCi),
+            "ascii_general_ci" => Some(Collation::AsciiGeneralCi),
+            "ascii_bin" => Some(Collation::AsciiBin),
             _ => None,
         }
     }
@@ -43,14 +51,18 @@ impl Collation {
             Collation::Binary => "binary",
             Collation::Latin1Bin => "latin1_bin",
             Collation::Latin1SwedishCi => "latin1_swedish_ci",
+            Collation::AsciiGeneralCi => "ascii_general_ci",
+            Collation::AsciiBin => "ascii_bin",
         }
     }
 
     /// The weight one Latin-1 byte sorts by.
     pub fn weight(self, c: u8) -> u8 {
         match self {
-            Collation::Binary | Collation::Latin1Bin => c,
+            Collation::Binary | Collation::Latin1Bin | Collation::AsciiBin => c,
             Collation::Latin1SwedishCi => swedish(c),
+            Collation::AsciiGeneralCi if c.is_ascii_lowercase() => c - 32,
+            Collation::AsciiGeneralCi => c,
         }
     }
 
@@ -166,6 +178,8 @@ mod tests {
             Collation::Binary,
             Collation::Latin1Bin,
             Collation::Latin1SwedishCi,
+            Collation::AsciiGeneralCi,
+            Collation::AsciiBin,
         ] {
             for a in &all {
                 for b in &all {

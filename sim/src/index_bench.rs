@@ -66,6 +66,7 @@ fn sbtest(with_k: bool) -> TableDef {
             col("pad", ColumnType::Char(60)),
         ],
         primary_key: vec![0],
+        primary_prefixes: Vec::new(),
         indexes: if with_k { vec![k_index()] } else { vec![] },
         row_format: RowFormat::Compact,
         server: Vec::new(),

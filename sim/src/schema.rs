@@ -151,6 +151,7 @@ impl TableSpec {
                 })
                 .collect(),
             primary_key: self.primary_key.clone(),
+            primary_prefixes: Vec::new(),
             indexes: self
                 .indexes
                 .iter()

@@ -36,6 +36,7 @@ pub fn sbtest(name: &str, fmt: RowFormat) -> TableDef {
             },
         ],
         primary_key: vec![0],
+        primary_prefixes: Vec::new(),
         indexes: vec![IndexDef {
             name: "k".into(),
             columns: vec![1],
@@ -73,6 +74,7 @@ pub fn docs(name: &str, fmt: RowFormat) -> TableDef {
             },
         ],
         primary_key: vec![0],
+        primary_prefixes: Vec::new(),
         indexes: vec![IndexDef {
             name: "v".into(),
             columns: vec![1],
@@ -105,6 +107,7 @@ pub fn scratch(name: &str, fmt: RowFormat) -> TableDef {
             },
         ],
         primary_key: vec![0],
+        primary_prefixes: Vec::new(),
         indexes: vec![IndexDef {
             name: "v".into(),
             columns: vec![1],

@@ -188,17 +188,17 @@ impl Engine {
                 key.len()
             )));
         }
-        table
-            .def
-            .primary_key
-            .iter()
+        // A key on a column prefix is addressed by the whole value, and
+        // identifies the row by its prefix.
+        (table.def.primary_key.iter().enumerate())
             .zip(key)
-            .map(|(&c, v)| {
+            .map(|((i, &c), v)| {
                 let col = &table.def.columns[c];
                 if v.is_null() {
                     Ok(None)
                 } else {
-                    record::to_stored(&col.ty, v, &col.name).map(Some)
+                    let v = record::to_stored(&col.ty, v, &col.name).map(Some)?;
+                    Ok(write::cut(&v, table.def.primary_prefix(i)))
                 }
             })
             .collect()

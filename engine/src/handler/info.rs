@@ -525,14 +525,15 @@ fn key_text(t: &Table, index: u64, key: &btree::Key) -> String {
         .zip(fields)
         .map(|(v, f)| match (v, t.fields.get(f)) {
             (None, _) => "NULL".to_string(),
-            (Some(b), Some(ClusteredField::Column(c))) => {
-                match record::from_stored(&t.def.columns[*c].ty, b) {
-                    Ok(Value::Int(i)) => i.to_string(),
-                    Ok(Value::UInt(u)) => u.to_string(),
-                    Ok(Value::Bytes(b)) => sql_format(&b),
-                    _ => "?".into(),
-                }
-            }
+            (
+                Some(b),
+                Some(ClusteredField::Column(c) | ClusteredField::Prefix { column: c, .. }),
+            ) => match record::from_stored(&t.def.columns[*c].ty, b) {
+                Ok(Value::Int(i)) => i.to_string(),
+                Ok(Value::UInt(u)) => u.to_string(),
+                Ok(Value::Bytes(b)) => sql_format(&b),
+                _ => "?".into(),
+            },
             (Some(b), _) => format!(
                 "0x{}",
                 b.iter().map(|x| format!("{x:02X}")).collect::<String>()

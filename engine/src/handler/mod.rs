@@ -459,16 +459,7 @@ impl Engine {
                 key: crate::lock::RecKey::Key(crate::btree::lock_key(&t.clustered, pk.clone())),
             });
             for sec in &t.secondary {
-                let mut key: Vec<Option<Vec<u8>>> =
-                    sec.def.columns.iter().map(|&c| cols[c].clone()).collect();
-                for &c in &t.def.primary_key {
-                    if !sec.def.columns.contains(&c) {
-                        key.push(cols[c].clone());
-                    }
-                }
-                if keyless {
-                    key.extend(pk.iter().cloned());
-                }
+                let key = write::sec_key_of_columns(t, sec, &cols, keyless.then(|| row_ids[i]));
                 targets.push(Target::Record {
                     table: id,
                     index: sec.index.id,

@@ -41,7 +41,12 @@ impl Engine {
         high: &RangeBound,
     ) -> Result<(Option<usize>, Vec<(usize, Option<u16>)>)> {
         let (ix, cols) = match index {
-            None => (None, t.def.primary_key.iter().map(|&c| (c, None)).collect()),
+            None => (
+                None,
+                (t.def.primary_key.iter().enumerate())
+                    .map(|(i, &c)| (c, t.def.primary_prefix(i)))
+                    .collect(),
+            ),
             Some(name) => {
                 let i = t
                     .secondary

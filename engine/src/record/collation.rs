@@ -20,6 +20,11 @@ pub enum Collation {
     Latin1SwedishCi,
     /// latin1_bin: bytes, trailing spaces ignored.
     Latin1Bin,
+    /// ascii_general_ci: ASCII letters folded to capitals
+    /// (`sort_order_ascii_general_ci`), trailing spaces ignored.
+    AsciiGeneralCi,
+    /// ascii_bin: bytes, trailing spaces ignored.
+    AsciiBin,
 }
 
 /// MySQL 5.1's `sort_order_latin1`.
@@ -47,7 +52,8 @@ impl Collation {
     pub fn compare(self, a: &[u8], b: &[u8]) -> Ordering {
         match self {
             Collation::Binary => a.cmp(b),
-            Collation::Latin1Bin => pad_space(a, b, |c| c),
+            Collation::Latin1Bin | Collation::AsciiBin => pad_space(a, b, |c| c),
+            Collation::AsciiGeneralCi => pad_space(a, b, |c| c.to_ascii_uppercase()),
             Collation::Latin1SwedishCi => pad_space(a, b, |c| LATIN1_SWEDISH_CI[usize::from(c)]),
         }
     }
@@ -72,6 +78,7 @@ impl Collation {
     pub fn weight(self, c: u8) -> u8 {
         match self {
             Collation::Latin1SwedishCi => LATIN1_SWEDISH_CI[usize::from(c)],
+            Collation::AsciiGeneralCi => c.to_ascii_uppercase(),
             _ => c,
         }
     }
@@ -82,6 +89,8 @@ impl Collation {
             Collation::Binary => "binary",
             Collation::Latin1SwedishCi => "latin1_swedish_ci",
             Collation::Latin1Bin => "latin1_bin",
+            Collation::AsciiGeneralCi => "ascii_general_ci",
+            Collation::AsciiBin => "ascii_bin",
         }
     }
 
@@ -90,6 +99,7 @@ impl Collation {
         match self {
             Collation::Binary => "binary",
             Collation::Latin1SwedishCi | Collation::Latin1Bin => "latin1",
+            Collation::AsciiGeneralCi | Collation::AsciiBin => "ascii",
         }
     }
 
@@ -99,6 +109,8 @@ impl Collation {
             Collation::Binary => 63,
             Collation::Latin1SwedishCi => 8,
             Collation::Latin1Bin => 47,
+            Collation::AsciiGeneralCi => 11,
+            Collation::AsciiBin => 65,
         }
     }
 
@@ -118,17 +130,29 @@ impl Collation {
     pub fn default_of_charset(charset: &str) -> Option<Collation> {
         match charset.to_ascii_lowercase().as_str() {
             "latin1" => Some(Collation::Latin1SwedishCi),
+            "ascii" => Some(Collation::AsciiGeneralCi),
             "binary" => Some(Collation::Binary),
             _ => None,
         }
     }
 
     /// Every collation innosim has.
-    pub const ALL: [Collation; 3] = [
+    pub const ALL: [Collation; 5] = [
         Collation::Latin1SwedishCi,
         Collation::Latin1Bin,
+        Collation::AsciiGeneralCi,
+        Collation::AsciiBin,
         Collation::Binary,
     ];
+
+    /// Whether a value's bytes are characters of this collation's set:
+    /// ASCII takes bytes below 128 only.
+    pub fn accepts(self, s: &[u8]) -> bool {
+        match self {
+            Collation::AsciiGeneralCi | Collation::AsciiBin => s.is_ascii(),
+            _ => true,
+        }
+    }
 }
 
 /// `my_strnncollsp_simple`: weights compared byte by byte; when one string

@@ -574,6 +574,8 @@ pub fn system_rep(field: ClusteredField, row_id: u64, trx_id: u64, roll_ptr: Rol
         ClusteredField::RowId => Rep::Inline(row_id.to_be_bytes()[2..].to_vec()),
         ClusteredField::TrxId => Rep::Inline(trx_id_bytes(trx_id)),
         ClusteredField::RollPtr => Rep::Inline(roll_ptr.encode().to_vec()),
-        ClusteredField::Column(_) => unreachable!("not a system field"),
+        ClusteredField::Column(_) | ClusteredField::Prefix { .. } => {
+            unreachable!("not a system field")
+        }
     }
 }

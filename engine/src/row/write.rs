@@ -88,19 +88,49 @@ pub fn row_id_bytes(id: u64) -> Vec<u8> {
     id.to_be_bytes()[2..].to_vec()
 }
 
-/// The clustered key a row's stored columns give (or its row id).
+/// The first `len` bytes of a stored value: what a key field on a column
+/// prefix keeps of it.
+pub fn cut(v: &Option<Vec<u8>>, len: Option<u16>) -> Option<Vec<u8>> {
+    v.as_ref()
+        .map(|b| b[..len.map_or(b.len(), |p| b.len().min(usize::from(p)))].to_vec())
+}
+
+/// The clustered key a row's stored columns give (or its row id): each
+/// key column whole, or its prefix where the key keeps one.
 pub fn key_of_columns(table: &Table, cols: &[Option<Vec<u8>>], row_id: Option<u64>) -> Key {
     if table.def.primary_key.is_empty() {
         let id = row_id.expect("a table without a primary key needs a row id");
         vec![Some(row_id_bytes(id))]
     } else {
-        table
-            .def
-            .primary_key
-            .iter()
-            .map(|&c| cols[c].clone())
+        (table.def.primary_key.iter().enumerate())
+            .map(|(i, &c)| cut(&cols[c], table.def.primary_prefix(i)))
             .collect()
     }
+}
+
+/// The key of secondary index `sec`'s entry for a row's stored columns
+/// (and its row id, for a table without a primary key): the fields
+/// [`Table::new`](crate::dict::Table::new) maps from the clustered record,
+/// each cut to the prefix the entry keeps.
+pub fn sec_key_of_columns(
+    table: &Table,
+    sec: &crate::dict::Secondary,
+    cols: &[Option<Vec<u8>>],
+    row_id: Option<u64>,
+) -> Key {
+    (sec.from_clustered.iter().zip(&sec.prefix))
+        .map(|(&f, p)| {
+            let whole = match table.fields[f] {
+                ClusteredField::Column(c) => cols[c].clone(),
+                ClusteredField::Prefix { column, len } => {
+                    cut(&cols[column], u16::try_from(len).ok())
+                }
+                ClusteredField::RowId => row_id.map(row_id_bytes),
+                ClusteredField::TrxId | ClusteredField::RollPtr => None,
+            };
+            cut(&whole, p.and_then(|p| u16::try_from(p).ok()))
+        })
+        .collect()
 }
 
 /// Checks unique secondary indexes for a new record image, locking what
@@ -245,6 +275,13 @@ fn sec_insert_locked(
     Ok(None)
 }
 
+fn lacks(table: &Table) -> Error {
+    Error::Corrupt {
+        file: table.name().to_string(),
+        reason: "secondary index lacks a primary key field".into(),
+    }
+}
+
 /// The clustered key stored in a secondary entry.
 pub fn clustered_key_of_entry(
     table: &Table,
@@ -255,14 +292,23 @@ pub fn clustered_key_of_entry(
     let mut out = Vec::with_capacity(table.clustered.n_key);
     for f in 0..table.clustered.n_key {
         // The whole field: a prefix of a key column is followed by the
-        // column itself.
-        let j = (sec.from_clustered.iter().zip(&sec.prefix))
-            .position(|(&x, p)| x == f && p.is_none())
-            .ok_or_else(|| Error::Corrupt {
-                file: table.name().to_string(),
-                reason: "secondary index lacks a primary key field".into(),
-            })?;
-        out.push(k[j].clone());
+        // column itself. A key field on a column prefix is cut from the
+        // column where the index holds it whole instead.
+        let j =
+            (sec.from_clustered.iter().zip(&sec.prefix)).position(|(&x, p)| x == f && p.is_none());
+        let v = match (j, table.fields[f]) {
+            (Some(j), _) => k[j].clone(),
+            (None, ClusteredField::Prefix { column, len }) => {
+                let whole = (sec.from_clustered.iter().zip(&sec.prefix))
+                    .position(|(&x, p)| x == table.col_field[column] && p.is_none());
+                match whole {
+                    Some(j) => cut(&k[j], u16::try_from(len).ok()),
+                    None => return Err(lacks(table)),
+                }
+            }
+            _ => return Err(lacks(table)),
+        };
+        out.push(v);
     }
     Ok(out)
 }
@@ -303,8 +349,17 @@ pub fn insert(
                 return Ok(Outcome::Wait(w));
             }
             if !deleted {
+                let prefixes = &table.def.primary_prefixes;
+                let shown: Vec<Option<Vec<u8>>> = (0..cols.len())
+                    .map(
+                        |c| match table.def.primary_key.iter().position(|&k| k == c) {
+                            Some(i) => cut(&cols[c], prefixes.get(i).copied().filter(|&p| p != 0)),
+                            None => cols[c].clone(),
+                        },
+                    )
+                    .collect();
                 return Err(Error::DuplicateKey {
-                    key: format_values(table, &table.def.primary_key, cols),
+                    key: format_values(table, &table.def.primary_key, &shown),
                     index: "PRIMARY".into(),
                 });
             }
@@ -401,6 +456,7 @@ fn new_sources(
         .iter()
         .map(|f| match *f {
             ClusteredField::Column(c) => cols[c].clone(),
+            ClusteredField::Prefix { column, len } => cut(&cols[column], u16::try_from(len).ok()),
             ClusteredField::RowId => Some(row_id.unwrap_or(0).to_be_bytes()[2..].to_vec()),
             ClusteredField::TrxId => Some(super::trx_id_bytes(trx_id)),
             ClusteredField::RollPtr => Some(vec![0u8; undo::ROLL_PTR_LEN]),
@@ -518,15 +574,17 @@ pub fn update(
     if !any_change {
         return Ok(Outcome::Done(0));
     }
-    let pk_changes = changes.iter().any(|(c, v)| {
-        table.def.primary_key.contains(c)
-            && old_reps[table.col_field[*c]] != Rep::Inline(v.clone().unwrap_or_default())
-    });
     // Unique secondary indexes must still hold with the new values.
-    let mut new_cols = current_columns(pager, table, &found.rec)?;
+    let old_cols = current_columns(pager, table, &found.rec)?;
+    let mut new_cols = old_cols.clone();
     for (c, v) in changes {
         new_cols[*c] = v.clone();
     }
+    // A change of a key field's bytes moves the row, as
+    // row_upd_changes_ord_field_binary decides: for a key on a column
+    // prefix, a change of the prefix.
+    let pk_changes = !table.def.primary_key.is_empty()
+        && key_of_columns(table, &old_cols, None) != key_of_columns(table, &new_cols, None);
     if let Some(w) = check_unique(pager, table, &new_cols, Some(key), ctx)? {
         return Ok(Outcome::Wait(w));
     }

@@ -527,6 +527,7 @@ impl Server {
                 collation: Default::default(),
             }],
             primary_key: vec![],
+            primary_prefixes: Vec::new(),
             indexes: vec![],
             row_format: crate::record::RowFormat::Compact,
             server: b"DATABASE".to_vec(),

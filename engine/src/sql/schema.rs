@@ -438,9 +438,7 @@ pub fn build(
     for (d, ix) in defs.iter_mut().zip(&indexes) {
         d.prefixes = key_parts(&columns, &d.columns, &ix.prefixes, ix.unique, warnings)?;
     }
-    if !key_parts(&columns, &pk, &pk_prefixes, true, warnings)?.is_empty() {
-        return Err(SqlError::unsupported("a column prefix in a PRIMARY KEY"));
-    }
+    let primary_prefixes = key_parts(&columns, &pk, &pk_prefixes, true, warnings)?;
     for c in &mut columns {
         if c.default == Some(Datum::Null) {
             c.default = None;
@@ -462,6 +460,7 @@ pub fn build(
             })
             .collect(),
         primary_key: pk,
+        primary_prefixes,
         indexes: defs,
         row_format,
         server: Vec::new(),
@@ -645,6 +644,29 @@ pub fn implicit_default(ty: SqlType) -> Datum {
     }
 }
 
+/// [`coerce`] for a column, which also checks a string's characters are
+/// of the column's set (1366, as MySQL's strict mode refuses a string it
+/// cannot convert).
+pub fn coerce_column(col: &ColumnSpec, d: &Datum) -> Result<Datum, SqlError> {
+    let v = coerce(col.ty, d, &col.name)?;
+    if let (Datum::Str(b), Some(coll)) = (&v, col.collation) {
+        if !coll.accepts(b) {
+            let shown: String = (b.iter().take_while(|c| c.is_ascii()).count()..b.len())
+                .take(6)
+                .map(|i| format!("\\x{:02X}", b[i]))
+                .collect();
+            return Err(SqlError::new(
+                1366,
+                format!(
+                    "Incorrect string value: '{shown}' for column '{}' at row 1",
+                    col.name
+                ),
+            ));
+        }
+    }
+    Ok(v)
+}
+
 /// Converts a value for a column, with MySQL's strict-mode errors: 1264
 /// for an integer out of range, 1406 for a string too long, 1366 for a
 /// string that is not a number.
@@ -759,7 +781,10 @@ pub fn show_create(
             .join(",")
     };
     if !def.primary_key.is_empty() {
-        lines.push(format!("  PRIMARY KEY ({})", cols(&def.primary_key, &[])));
+        lines.push(format!(
+            "  PRIMARY KEY ({})",
+            cols(&def.primary_key, &def.primary_prefixes)
+        ));
     }
     for ix in &def.indexes {
         lines.push(format!(

@@ -676,7 +676,7 @@ impl Server {
                     }
                 };
                 if !def.primary_key.is_empty() {
-                    push("PRIMARY", true, &def.primary_key, &[]);
+                    push("PRIMARY", true, &def.primary_key, &def.primary_prefixes);
                 }
                 for ix in &def.indexes {
                     push(&ix.name, ix.unique, &ix.columns, &ix.prefixes);

@@ -77,6 +77,7 @@ pub fn counters_def() -> TableDef {
             },
         ],
         primary_key: vec![0],
+        primary_prefixes: Vec::new(),
         indexes: vec![],
         row_format: RowFormat::Compact,
         server: Vec::new(),

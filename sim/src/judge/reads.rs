@@ -784,6 +784,7 @@ mod tests {
             name: "t".into(),
             columns: vec![col("a", false), col("b", false), col("c", true)],
             primary_key: vec![1, 0],
+            primary_prefixes: Vec::new(),
             indexes: vec![IndexDef {
                 name: "c".into(),
                 columns: vec![2],
@@ -850,6 +851,7 @@ mod tests {
             name: "t".into(),
             columns: vec![col("p"), col("u")],
             primary_key: vec![0],
+            primary_prefixes: Vec::new(),
             indexes: vec![IndexDef {
                 name: "u".into(),
                 columns: vec![1],
@@ -1025,6 +1027,7 @@ mod tests {
                 collation: Default::default(),
             }],
             primary_key: vec![],
+            primary_prefixes: Vec::new(),
             indexes: vec![IndexDef {
                 name: "a".into(),
                 columns: vec![0],

@@ -179,21 +179,20 @@ impl Server {
                         ));
                     }
                     def.primary_key.clear();
+                    def.primary_prefixes.clear();
                 }
                 AlterOp::AddIndex(ix) if ix.primary => {
                     if !def.primary_key.is_empty() {
                         return Err(SqlError::new(1068, "Multiple primary key defined"));
                     }
                     let (cols, prefixes) = self.key_positions(&meta, &ix, &mut warnings)?;
-                    if !prefixes.is_empty() {
-                        return Err(SqlError::unsupported("a column prefix in a PRIMARY KEY"));
-                    }
                     // The columns of a primary key are NOT NULL.
                     for &col in &cols {
                         meta.columns[col].not_null = true;
                         def.columns[col].nullable = false;
                     }
                     def.primary_key = cols;
+                    def.primary_prefixes = prefixes;
                 }
                 AlterOp::AddIndex(ix) => adds.push(ix),
             }
@@ -316,7 +315,7 @@ impl Server {
             }
             (k, p)
         };
-        def.primary_key = remap(&def.primary_key, &[]).0;
+        (def.primary_key, def.primary_prefixes) = remap(&def.primary_key, &def.primary_prefixes);
         def.indexes = std::mem::take(&mut def.indexes)
             .into_iter()
             .filter_map(|mut ix| {
@@ -658,7 +657,7 @@ impl RowConversion {
             } else {
                 d
             };
-            match schema::coerce(spec.ty, &d, &spec.name) {
+            match schema::coerce_column(spec, &d) {
                 Ok(v) => out.push(v.to_value()),
                 Err(e) => {
                     let text = e.message.clone();

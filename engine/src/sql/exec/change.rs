@@ -173,7 +173,7 @@ impl Server {
                     format!("Column '{}' cannot be null", col.name),
                 ));
             }
-            let v = schema::coerce(col.ty, &v, &col.name)?;
+            let v = schema::coerce_column(col, &v)?;
             if col.auto_increment {
                 if let Some(x) = v.as_i128().and_then(|x| u64::try_from(x).ok()) {
                     let next = self.autoinc.entry(name.to_string()).or_insert(1);
@@ -710,7 +710,7 @@ impl Server {
                     format!("Column '{}' cannot be null", col.name),
                 ));
             }
-            let v = schema::coerce(col.ty, &v, &col.name)?;
+            let v = schema::coerce_column(col, &v)?;
             if let Some(slot) = cur.get_mut(*i) {
                 *slot = v.clone();
             }

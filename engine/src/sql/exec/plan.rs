@@ -44,7 +44,11 @@ impl Server {
         let names: Vec<String> = meta.columns.iter().map(|c| c.name.clone()).collect();
         let mut candidates: Vec<(Option<String>, Vec<usize>, bool)> = Vec::new();
         if !def.primary_key.is_empty() {
-            candidates.push((None, def.primary_key.clone(), false));
+            candidates.push((
+                None,
+                def.primary_key.clone(),
+                !def.primary_prefixes.is_empty(),
+            ));
         }
         for ix in &def.indexes {
             candidates.push((
