@@ -523,14 +523,18 @@ pub fn too_big_for_tree(def: &TableDef, skip: usize) -> Option<(String, usize)> 
 impl Table {
     /// The longest clustered record the table stores, its long columns
     /// moved off page until it fits: half a page's record space, or, for a
-    /// compressed table, about half of what an empty compressed page holds
-    /// (InnoDB bounds it by `page_zip_empty_size`), so that two records
-    /// always share a page.
+    /// compressed table, what an empty compressed page holds of one record
+    /// (`page_zip_empty_size`), so that a record may fill a compressed page
+    /// alone, as in InnoDB (a split then leaves it a page of its own).
     pub fn max_rec_len(&self) -> usize {
         match self.def.row_format.zip_size() {
-            Ok(Some(size)) => {
-                ((size - crate::page::zip::ZIP_DATA - 64) / 2).min(crate::page::index::MAX_REC_LEN)
-            }
+            // page_zip_rec_needs_ext: a record of `rec_size` bytes needs its
+            // long columns off page once rec_size - (REC_N_NEW_EXTRA_BYTES
+            // - 2) >= page_zip_empty_size(n_fields, zip_size) - 1, or once
+            // it takes half an uncompressed page.
+            Ok(Some(size)) => (crate::page::zip::empty_size(self.clustered.leaf.n_fields(), size)
+                + 1)
+            .min(crate::page::index::MAX_REC_LEN),
             _ => crate::page::index::MAX_REC_LEN,
         }
     }

@@ -62,6 +62,10 @@ pub struct PagerStats {
     /// Page splits of compressed pages whose 16 KiB frame had room for the
     /// record: the split was forced by the compressed size.
     pub zip_splits_after_failure: u64,
+    /// Leaf splits of a compressed index whose new record compressed with
+    /// neither neighbour, so the page split between them first and the
+    /// record went in by a second split.
+    pub zip_splits_in_three: u64,
 }
 
 /// INNODB_CMP's counters for one compressed page size (InnoDB's

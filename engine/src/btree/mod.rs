@@ -669,7 +669,7 @@ fn insert_inner(
         debug_assert_eq!(l, leaf);
         path = p;
     }
-    fsp::reserve(pager, index.space, path.len() as u32 + 2)?;
+    fsp::reserve(pager, index.space, split_reserve(pager, index, path.len()))?;
     let mut mtr = Mtr::new();
     split_and_insert(&mut mtr, pager, index, &path, leaf, slot, rec)?;
     mtr.commit(pager)?;
@@ -723,7 +723,7 @@ pub fn update_with(
     }
     mtr.release(pager);
     fits_compressed_alone(pager, index, new_rec)?;
-    fsp::reserve(pager, index.space, path.len() as u32 + 2)?;
+    fsp::reserve(pager, index.space, split_reserve(pager, index, path.len()))?;
     let mut mtr = Mtr::new();
     let f = mtr.fix(pager, PageId::new(index.space, leaf))?;
     mtr.page_op(pager, f, PageOp::IndexDelete { slot: slot as u16 })?;
@@ -838,6 +838,19 @@ fn needs_compress(page: &[u8]) -> bool {
     index::used_space(page) < index::EMPTY_PAGE_SPACE / 2
 }
 
+/// The pages a split of a leaf `depth` levels below the root may allocate:
+/// a page on each level and a new root; on a compressed index twice that
+/// and one more, for a split in three (a split, a root raise, and a second
+/// split one level deeper).
+fn split_reserve(pager: &Pager, index: &Index, depth: usize) -> u32 {
+    let one = depth as u32 + 2;
+    if pager.fil.zip_size(index.space).is_some() {
+        2 * one + 1
+    } else {
+        one
+    }
+}
+
 /// Splits page `page_no` (whose parent path is `path`) and inserts `rec` at
 /// `slot`, inserting the new page's node pointer into the parent (and
 /// splitting it in turn if needed).
@@ -917,9 +930,70 @@ fn split_and_insert(
         pager.stats.zip_splits_after_failure += 1;
     }
     let k = if compressed {
-        zip_split_point(pager, index, f, level, slot, rec, &sizes, k)?
+        match zip_split_point(pager, index, f, level, slot, rec, &sizes, k)? {
+            Some(k) => k,
+            None if level == 0 && slot > 0 && slot < n => {
+                // The record compresses with neither neighbour: split the
+                // page between them first, then insert it again, at the end
+                // of the left page, searching from the root, as
+                // btr_page_split_and_insert retries a split of a compressed
+                // page that the insert still does not fit.
+                pager.stats.zip_splits_in_three += 1;
+                split_page(mtr, pager, index, path, page_no, f, slot, None)?;
+                let key = key_of(index, 0, rec)?;
+                let key = key_refs(&key);
+                let (path, leaf) = descend(pager, index, &key, Mode::UpperBound)?;
+                let lf = mtr.fix(pager, PageId::new(index.space, leaf))?;
+                let slot = search_page(index, pager.page(lf), &key, Mode::UpperBound)?;
+                return split_and_insert(mtr, pager, index, &path, leaf, slot, rec);
+            }
+            None => {
+                return Err(Error::Corrupt {
+                    file: index.name.clone(),
+                    reason: format!(
+                        "no split point of page {page_no} compresses with a record of {} bytes",
+                        rec.len()
+                    ),
+                })
+            }
+        }
     } else {
         k
+    };
+    split_page(mtr, pager, index, path, page_no, f, k, Some((slot, rec)))
+}
+
+/// Splits page `page_no` (fixed in `f`, its parent path `path`) so that its
+/// first `k` records stay, with `ins` (a record and its slot among the
+/// page's records) inserted where it belongs (`k` counts it), and puts
+/// the new page's node pointer into the parent.
+#[allow(clippy::too_many_arguments)]
+fn split_page(
+    mtr: &mut Mtr,
+    pager: &mut Pager,
+    index: &Index,
+    path: &[PathStep],
+    page_no: u32,
+    f: crate::buf::FrameId,
+    k: usize,
+    ins: Option<(usize, &[u8])>,
+) -> Result<()> {
+    let page = pager.page(f);
+    let level = index::level(page);
+    let n = index::n_recs(page);
+    let old_next = page::next(page);
+    let compressed = pager.fil.zip_size(index.space).is_some();
+    let mut sizes: Vec<usize> = (0..n)
+        .map(|s| index::rec(page, s).len() + index::PER_RECORD_OVERHEAD)
+        .collect();
+    // Without a record to insert, `slot` is past every record: nothing is
+    // inserted, and the first `k` records stay.
+    let (slot, rec): (usize, &[u8]) = match ins {
+        Some((slot, rec)) => {
+            sizes.insert(slot, rec.len() + index::PER_RECORD_OVERHEAD);
+            (slot, rec)
+        }
+        None => (usize::MAX, &[]),
     };
     let left: usize = sizes[..k].iter().sum();
     let right: usize = sizes[k..].iter().sum();
@@ -1249,9 +1323,8 @@ fn lift_root(mtr: &mut Mtr, pager: &mut Pager, index: &Index) -> Result<()> {
 /// both compress into the page size, as InnoDB retries a split of a
 /// compressed page at another point (`btr_page_split_and_insert`). The
 /// record was checked to compress alone on an empty page; when it still
-/// compresses with none of its neighbours, a split in three would be
-/// needed, which this implementation does not make: an engine-stopping
-/// error, since the mini-transaction may already hold changes.
+/// compresses with none of its neighbours, `None`: the page must be split
+/// between them first.
 #[allow(clippy::too_many_arguments)]
 fn zip_split_point(
     pager: &mut Pager,
@@ -1262,7 +1335,7 @@ fn zip_split_point(
     rec: &[u8],
     sizes: &[usize],
     k: usize,
-) -> Result<usize> {
+) -> Result<Option<usize>> {
     let page = &pager.page(f).to_vec();
     let n = index::n_recs(page);
     let mut order: Vec<usize> = (1..=n).collect();
@@ -1285,17 +1358,10 @@ fn zip_split_point(
         }
         let right = fresh_page(index, level, &moved);
         if compresses(pager, index, level, &left)? && compresses(pager, index, level, &right)? {
-            return Ok(c);
+            return Ok(Some(c));
         }
     }
-    Err(Error::Corrupt {
-        file: index.name.clone(),
-        reason: format!(
-            "no split point of page {} compresses with a record of {} bytes",
-            pager.pool.frame(f).id,
-            rec.len()
-        ),
-    })
+    Ok(None)
 }
 
 /// Frees every page of a tree (DROP INDEX, DROP TABLE of a table in the

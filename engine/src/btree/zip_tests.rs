@@ -193,3 +193,37 @@ fn a_row_too_big_for_a_compressed_page_is_refused() {
     check::check_tree(&mut pager, &index, &mut problems).unwrap();
     assert!(problems.is_empty(), "{problems:?}");
 }
+
+/// A record that compresses alone on a page but with neither of its
+/// neighbours: the page splits between them first and the record goes in
+/// by a second split, onto a page of its own (btr_page_split_and_insert's
+/// retry), where one split point per insert would find no way.
+#[test]
+fn a_record_that_compresses_with_neither_neighbour_splits_in_three() {
+    let mut pager = pager_with(1024, 32);
+    let index = clustered(&mut pager);
+    // Compressible neighbours on one page: keys 1..=3 and 5..=7.
+    for key in [1, 2, 3, 5, 6, 7] {
+        insert(&mut pager, &index, &row(&index, key, 0, 60)).unwrap();
+    }
+    // Noise (key % 4 == 0) that fills a 1 KiB page nearly alone.
+    let big = row(&index, 4, 0, 860);
+    insert(&mut pager, &index, &big).unwrap();
+    assert!(pager.stats.zip_splits_in_three >= 1, "{:?}", pager.stats);
+    let mut problems = Vec::new();
+    check::check_tree(&mut pager, &index, &mut problems).unwrap();
+    assert!(problems.is_empty(), "{problems:?}");
+    for key in [1u32, 2, 3, 4, 5, 6, 7] {
+        let kb = key.to_be_bytes();
+        let found = get(&mut pager, &index, &[Some(&kb[..])]).unwrap();
+        assert!(found.is_some(), "key {key}");
+    }
+    let kb = 4u32.to_be_bytes();
+    assert_eq!(
+        get(&mut pager, &index, &[Some(&kb[..])])
+            .unwrap()
+            .unwrap()
+            .rec,
+        big
+    );
+}

@@ -119,6 +119,15 @@ impl SqlError {
                 1005,
                 format!("Can't create table '{db}.{table}' ({reason})"),
             ),
+            // MySQL 5.1 prints a duplicate key through
+            // ER_DUP_ENTRY_WITH_KEY_NAME's "%-.64s": 64 characters of it.
+            Error::DuplicateKey { key, index } => SqlError::new(
+                1062,
+                format!(
+                    "Duplicate entry '{}' for key '{index}'",
+                    key.chars().take(64).collect::<String>()
+                ),
+            ),
             Error::Halted(_) | Error::Io { .. } => {
                 SqlError::new(1030, format!("Got error from storage engine: {e}"))
             }
