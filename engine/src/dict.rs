@@ -75,8 +75,14 @@ impl IndexDef {
     /// then its entries need no primary key field of `c` besides
     /// (`dict_index_build_internal_non_clust`).
     pub fn holds_whole(&self, c: usize) -> bool {
-        (self.columns.iter().enumerate()).any(|(i, &k)| k == c && self.prefix(i).is_none())
+        holds_whole(&self.columns, &self.prefixes, c)
     }
+}
+
+/// Whether a key of `columns` with prefix lengths `prefixes` (empty, or
+/// one per column with `0` for a whole column) holds column `c` whole.
+fn holds_whole(columns: &[usize], prefixes: &[u16], c: usize) -> bool {
+    (columns.iter().enumerate()).any(|(i, &k)| k == c && prefixes.get(i).is_none_or(|&p| p == 0))
 }
 
 /// A table definition as given to CREATE TABLE.
@@ -271,8 +277,7 @@ impl TableDef {
 
     /// Whether column `c` is a whole (not a prefix) primary key column.
     pub fn in_primary_whole(&self, c: usize) -> bool {
-        (self.primary_key.iter().enumerate())
-            .any(|(i, &k)| k == c && self.primary_prefix(i).is_none())
+        holds_whole(&self.primary_key, &self.primary_prefixes, c)
     }
 
     /// Position of a column by name (case-insensitive, as MySQL).

@@ -932,7 +932,11 @@ fn split_and_insert(
     let k = if compressed {
         match zip_split_point(pager, index, f, level, slot, rec, &sizes, k)? {
             Some(k) => k,
-            None if level == 0 && slot > 0 && slot < n => {
+            None if level == 0
+                && slot > 0
+                && slot < n
+                && halves_compress(pager, index, &pager.page(f).to_vec(), 0, slot, None)? =>
+            {
                 // The record compresses with neither neighbour: split the
                 // page between them first, then insert it again, at the end
                 // of the left page, searching from the root, as
@@ -1346,22 +1350,42 @@ fn zip_split_point(
         {
             continue;
         }
-        let (first_moved, rec_left) = if slot < c { (c - 1, true) } else { (c, false) };
-        let mut left = page.to_vec();
-        index::truncate(&mut left, first_moved);
-        if rec_left {
-            index::insert(&mut left, slot, rec);
-        }
-        let mut moved: Vec<&[u8]> = (first_moved..n).map(|s| index::rec(page, s)).collect();
-        if !rec_left {
-            moved.insert(slot - first_moved, rec);
-        }
-        let right = fresh_page(index, level, &moved);
-        if compresses(pager, index, level, &left)? && compresses(pager, index, level, &right)? {
+        if halves_compress(pager, index, page, level, c, Some((slot, rec)))? {
             return Ok(Some(c));
         }
     }
     Ok(None)
+}
+
+/// Whether both pages of a split of `page` at `k` compress (the trial
+/// [`split_page`] relies on): with `ins` (a slot and a record, counted in
+/// `k`) inserted where it belongs, or without a record, the first `k`
+/// records staying.
+fn halves_compress(
+    pager: &mut Pager,
+    index: &Index,
+    page: &[u8],
+    level: u16,
+    k: usize,
+    ins: Option<(usize, &[u8])>,
+) -> Result<bool> {
+    let n = index::n_recs(page);
+    let (first_moved, rec_left) = match ins {
+        Some((slot, _)) if slot < k => (k - 1, true),
+        _ => (k, false),
+    };
+    let mut left = page.to_vec();
+    index::truncate(&mut left, first_moved);
+    let mut moved: Vec<&[u8]> = (first_moved..n).map(|s| index::rec(page, s)).collect();
+    if let Some((slot, rec)) = ins {
+        if rec_left {
+            index::insert(&mut left, slot, rec);
+        } else {
+            moved.insert(slot - first_moved, rec);
+        }
+    }
+    let right = fresh_page(index, level, &moved);
+    Ok(compresses(pager, index, level, &left)? && compresses(pager, index, level, &right)?)
 }
 
 /// Frees every page of a tree (DROP INDEX, DROP TABLE of a table in the

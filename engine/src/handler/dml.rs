@@ -198,7 +198,7 @@ impl Engine {
                     Ok(None)
                 } else {
                     let v = record::to_stored(&col.ty, v, &col.name).map(Some)?;
-                    Ok(write::cut(&v, table.def.primary_prefix(i)))
+                    Ok(write::cut(&v, table.def.primary_prefix(i).map(usize::from)))
                 }
             })
             .collect()

@@ -90,9 +90,19 @@ pub fn row_id_bytes(id: u64) -> Vec<u8> {
 
 /// The first `len` bytes of a stored value: what a key field on a column
 /// prefix keeps of it.
-pub fn cut(v: &Option<Vec<u8>>, len: Option<u16>) -> Option<Vec<u8>> {
+pub fn cut(v: &Option<Vec<u8>>, len: Option<usize>) -> Option<Vec<u8>> {
     v.as_ref()
-        .map(|b| b[..len.map_or(b.len(), |p| b.len().min(usize::from(p)))].to_vec())
+        .map(|b| b[..len.map_or(b.len(), |p| b.len().min(p))].to_vec())
+}
+
+/// The stored value of clustered field `f` for a row's stored columns: a
+/// column, or a key field's prefix of one; `None` for a system field.
+fn column_field(table: &Table, f: usize, cols: &[Option<Vec<u8>>]) -> Option<Vec<u8>> {
+    match table.fields[f] {
+        ClusteredField::Column(c) => cols[c].clone(),
+        ClusteredField::Prefix { column, len } => cut(&cols[column], Some(len)),
+        ClusteredField::RowId | ClusteredField::TrxId | ClusteredField::RollPtr => None,
+    }
 }
 
 /// The clustered key a row's stored columns give (or its row id): each
@@ -103,7 +113,7 @@ pub fn key_of_columns(table: &Table, cols: &[Option<Vec<u8>>], row_id: Option<u6
         vec![Some(row_id_bytes(id))]
     } else {
         (table.def.primary_key.iter().enumerate())
-            .map(|(i, &c)| cut(&cols[c], table.def.primary_prefix(i)))
+            .map(|(i, &c)| cut(&cols[c], table.def.primary_prefix(i).map(usize::from)))
             .collect()
     }
 }
@@ -119,16 +129,12 @@ pub fn sec_key_of_columns(
     row_id: Option<u64>,
 ) -> Key {
     (sec.from_clustered.iter().zip(&sec.prefix))
-        .map(|(&f, p)| {
+        .map(|(&f, &p)| {
             let whole = match table.fields[f] {
-                ClusteredField::Column(c) => cols[c].clone(),
-                ClusteredField::Prefix { column, len } => {
-                    cut(&cols[column], u16::try_from(len).ok())
-                }
                 ClusteredField::RowId => row_id.map(row_id_bytes),
-                ClusteredField::TrxId | ClusteredField::RollPtr => None,
+                _ => column_field(table, f, cols),
             };
-            cut(&whole, p.and_then(|p| u16::try_from(p).ok()))
+            cut(&whole, p)
         })
         .collect()
 }
@@ -302,7 +308,7 @@ pub fn clustered_key_of_entry(
                 let whole = (sec.from_clustered.iter().zip(&sec.prefix))
                     .position(|(&x, p)| x == table.col_field[column] && p.is_none());
                 match whole {
-                    Some(j) => cut(&k[j], u16::try_from(len).ok()),
+                    Some(j) => cut(&k[j], Some(len)),
                     None => return Err(lacks(table)),
                 }
             }
@@ -349,15 +355,11 @@ pub fn insert(
                 return Ok(Outcome::Wait(w));
             }
             if !deleted {
-                let prefixes = &table.def.primary_prefixes;
-                let shown: Vec<Option<Vec<u8>>> = (0..cols.len())
-                    .map(
-                        |c| match table.def.primary_key.iter().position(|&k| k == c) {
-                            Some(i) => cut(&cols[c], prefixes.get(i).copied().filter(|&p| p != 0)),
-                            None => cols[c].clone(),
-                        },
-                    )
-                    .collect();
+                // The key as the index holds it: prefixes cut.
+                let mut shown = cols.to_vec();
+                for (&c, k) in table.def.primary_key.iter().zip(&key) {
+                    shown[c] = k.clone();
+                }
                 return Err(Error::DuplicateKey {
                     key: format_values(table, &table.def.primary_key, &shown),
                     index: "PRIMARY".into(),
@@ -454,9 +456,11 @@ fn new_sources(
     table
         .fields
         .iter()
-        .map(|f| match *f {
-            ClusteredField::Column(c) => cols[c].clone(),
-            ClusteredField::Prefix { column, len } => cut(&cols[column], u16::try_from(len).ok()),
+        .enumerate()
+        .map(|(i, f)| match *f {
+            ClusteredField::Column(_) | ClusteredField::Prefix { .. } => {
+                column_field(table, i, cols)
+            }
             ClusteredField::RowId => Some(row_id.unwrap_or(0).to_be_bytes()[2..].to_vec()),
             ClusteredField::TrxId => Some(super::trx_id_bytes(trx_id)),
             ClusteredField::RollPtr => Some(vec![0u8; undo::ROLL_PTR_LEN]),

@@ -38,6 +38,7 @@ impl Server {
         if let Err(e) = self.strict_record_size(c, &def, 0) {
             return then(self, c, Err(e));
         }
+        let format = def.row_format;
         self.under_table_lock(
             c,
             &name.clone(),
@@ -59,6 +60,7 @@ impl Server {
                             done?
                         }
                     };
+                    srv.tag_file_format(format);
                     srv.metas.insert(name, meta);
                     let n = warnings.len();
                     for w in warnings {

@@ -134,16 +134,11 @@ impl Server {
                 let mut warnings = warnings;
                 let (def, meta) = schema::build(&ct, &name, format, &mut warnings)?;
                 self.strict_record_size(c, &def, 0)?;
-                let barracuda_table = matches!(
-                    def.row_format,
-                    crate::RowFormat::Dynamic | crate::RowFormat::Compressed { .. }
-                );
+                let format = def.row_format;
                 self.engine
                     .create_table(def)
                     .map_err(|e| self.engine_err(c, &e))?;
-                // ha_innobase::create raises the tablespace's file format
-                // tag to the new table's (trx_sys_file_format_max_upgrade).
-                self.globals.format_check |= barracuda_table;
+                self.tag_file_format(format);
                 self.metas.insert(name.clone(), meta);
                 let start = ct.options.auto_increment.unwrap_or(1).max(1);
                 if self.metas[&name].columns.iter().any(|c| c.auto_increment) {
@@ -180,9 +175,11 @@ impl Server {
                 let mut def = def;
                 def.name = new.clone();
                 def.server = schema::show_create(&name.name, &def, &meta, None).into_bytes();
+                let format = def.row_format;
                 self.engine
                     .create_table(def)
                     .map_err(|e| self.engine_err(c, &e))?;
+                self.tag_file_format(format);
                 if meta.columns.iter().any(|c| c.auto_increment) {
                     self.autoinc.insert(new.clone(), 1);
                 }

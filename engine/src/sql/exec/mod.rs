@@ -220,6 +220,19 @@ impl Server {
         }
     }
 
+    /// What `ha_innobase::create` does after making a table: raises the
+    /// tablespace's file format tag (innodb_file_format_check) to the new
+    /// table's format (`trx_sys_file_format_max_upgrade`). CREATE TABLE,
+    /// CREATE TABLE ... LIKE and a copying ALTER's new table all pass here.
+    pub(super) fn tag_file_format(&mut self, format: crate::RowFormat) {
+        if matches!(
+            format,
+            crate::RowFormat::Dynamic | crate::RowFormat::Compressed { .. }
+        ) {
+            self.globals.format_check = true;
+        }
+    }
+
     /// The engine name of `db`.`table`, matched without regard to case.
     pub(super) fn find_table(&self, db: &str, table: &str) -> Option<String> {
         let want = engine_name(db, table);
