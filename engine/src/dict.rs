@@ -724,6 +724,7 @@ fn type_code(ty: &ColumnType) -> (u8, u64) {
         ColumnType::VarChar(n) => (4, n as u64),
         ColumnType::Text { max_len } => (5, max_len as u64),
         ColumnType::Blob { max_len } => (6, max_len as u64),
+        ColumnType::FixBinary(n) => (8, n as u64),
     }
 }
 
@@ -909,6 +910,7 @@ pub fn decode_def(b: &[u8]) -> Result<(TableDef, TableStorage)> {
             6 => ColumnType::Blob {
                 max_len: u32::try_from(p).map_err(|_| Rd::err())?,
             },
+            8 => ColumnType::FixBinary(u16::try_from(p).map_err(|_| Rd::err())?),
             _ => return Err(Rd::err()),
         };
         let nullable = r.byte()? != 0;

@@ -252,7 +252,7 @@ impl FieldKind {
             ColumnType::ShortInt { len, .. } => FieldKind::Fixed(u16::from(len)),
             ColumnType::Int { .. } => FieldKind::Fixed(4),
             ColumnType::BigInt { .. } => FieldKind::Fixed(8),
-            ColumnType::Char(n) => FieldKind::Fixed(n),
+            ColumnType::Char(n) | ColumnType::FixBinary(n) => FieldKind::Fixed(n),
             ColumnType::VarChar(n) => FieldKind::Variable {
                 max_len: u32::from(n),
                 long: n > 255,

@@ -70,6 +70,11 @@ pub enum ColumnType {
         /// The longest value, in bytes.
         max_len: u32,
     },
+    /// Exactly `n` bytes (1..=255), kept and given back as they are:
+    /// InnoDB's DATA_FIXBINARY, which holds MySQL's DECIMAL in its
+    /// memcomparable `decimal2bin` form, and the server's FLOAT and DOUBLE
+    /// (see `sql/field.rs`).
+    FixBinary(u16),
 }
 
 impl ColumnType {
@@ -148,6 +153,7 @@ impl ColumnType {
             ColumnType::VarChar(n) => format!("varchar({n})"),
             ColumnType::Text { max_len } => format!("{}text", lob_size(max_len)),
             ColumnType::Blob { max_len } => format!("{}blob", lob_size(max_len)),
+            ColumnType::FixBinary(n) => format!("binary({n})"),
         }
     }
 
@@ -165,7 +171,7 @@ impl ColumnType {
             ColumnType::ShortInt { len, .. } => Some(u16::from(len)),
             ColumnType::Int { .. } => Some(4),
             ColumnType::BigInt { .. } => Some(8),
-            ColumnType::Char(n) => Some(n),
+            ColumnType::Char(n) | ColumnType::FixBinary(n) => Some(n),
             _ => None,
         }
     }
@@ -176,7 +182,7 @@ impl ColumnType {
             ColumnType::ShortInt { len, .. } => u64::from(len),
             ColumnType::Int { .. } => 4,
             ColumnType::BigInt { .. } => 8,
-            ColumnType::Char(n) | ColumnType::VarChar(n) => u64::from(n),
+            ColumnType::Char(n) | ColumnType::VarChar(n) | ColumnType::FixBinary(n) => u64::from(n),
             ColumnType::Text { max_len } | ColumnType::Blob { max_len } => u64::from(max_len),
         }
     }
@@ -187,7 +193,7 @@ impl ColumnType {
         let ok = match *self {
             ColumnType::ShortInt { len, .. } => (1..=3).contains(&len),
             ColumnType::Int { .. } | ColumnType::BigInt { .. } => true,
-            ColumnType::Char(n) => (1..=255).contains(&n),
+            ColumnType::Char(n) | ColumnType::FixBinary(n) => (1..=255).contains(&n),
             ColumnType::VarChar(n) => n >= 1,
             ColumnType::Text { max_len } | ColumnType::Blob { max_len } => max_len >= 1,
         };
@@ -358,6 +364,17 @@ pub fn write_stored(ty: &ColumnType, v: &Value, column: &str, out: &mut Vec<u8>)
         ColumnType::VarChar(_) | ColumnType::Text { .. } | ColumnType::Blob { .. } => {
             out.extend_from_slice(string_in(ty, v, column, ty.max_stored_len())?);
         }
+        ColumnType::FixBinary(n) => {
+            let b = string_in(ty, v, column, u64::from(n))?;
+            if b.len() != usize::from(n) {
+                return Err(Error::InvalidArgument(format!(
+                    "column '{column}' ({}): {} bytes given",
+                    ty.sql_name(),
+                    b.len()
+                )));
+            }
+            out.extend_from_slice(b);
+        }
     }
     Ok(())
 }
@@ -454,6 +471,12 @@ pub fn from_stored(ty: &ColumnType, bytes: &[u8]) -> Result<Value> {
         }
         ColumnType::VarChar(_) | ColumnType::Text { .. } | ColumnType::Blob { .. } => {
             if bytes.len() as u64 > ty.max_stored_len() {
+                return Err(bad_len());
+            }
+            Value::Bytes(bytes.to_vec())
+        }
+        ColumnType::FixBinary(n) => {
+            if bytes.len() != usize::from(n) {
                 return Err(bad_len());
             }
             Value::Bytes(bytes.to_vec())

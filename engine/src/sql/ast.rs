@@ -32,6 +32,34 @@ pub enum SqlType {
     Text(u32),
     /// TINYBLOB, BLOB, MEDIUMBLOB, LONGBLOB by their longest value.
     Blob(u32),
+    /// DECIMAL(M,D) (NUMERIC): M digits, D of them after the point.
+    Decimal {
+        /// M: 1..=65.
+        precision: u8,
+        /// D: 0..=30, at most M.
+        scale: u8,
+    },
+    /// FLOAT, DOUBLE (REAL, DOUBLE PRECISION), maybe with (M,D).
+    Float {
+        /// DOUBLE rather than FLOAT.
+        double: bool,
+        /// (M,D), if written.
+        digits: Option<(u8, u8)>,
+    },
+    /// DATE.
+    Date,
+    /// TIME.
+    Time,
+    /// DATETIME.
+    DateTime,
+    /// TIMESTAMP.
+    Timestamp,
+    /// YEAR (YEAR(4)).
+    Year,
+    /// ENUM of this many members ([`ColumnSpec::members`]).
+    Enum(u16),
+    /// SET of this many members (at most 64).
+    Set(u8),
 }
 
 /// A column definition.
@@ -54,6 +82,12 @@ pub struct ColumnSpec {
     /// CHARACTER SET / COLLATE written on the column: its collation, where
     /// the table's default would otherwise be taken.
     pub collation: Option<Collation>,
+    /// An ENUM's or SET's members, in order.
+    pub members: Vec<Vec<u8>>,
+    /// A TIMESTAMP's DEFAULT CURRENT_TIMESTAMP.
+    pub default_now: bool,
+    /// A TIMESTAMP's ON UPDATE CURRENT_TIMESTAMP.
+    pub update_now: bool,
 }
 
 /// An index in CREATE TABLE or ALTER TABLE.

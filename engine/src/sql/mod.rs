@@ -25,6 +25,7 @@ pub mod ast;
 pub mod errmsg;
 pub mod error;
 pub mod eval;
+pub mod field;
 pub mod format;
 pub mod lex;
 pub mod parse;

@@ -533,7 +533,7 @@ impl Parser<'_> {
 
     fn column_def(&mut self) -> R<ColumnSpec> {
         let name = self.ident()?;
-        let (ty, collation) = self.data_type()?;
+        let (ty, collation, members) = self.data_type()?;
         let mut c = ColumnSpec {
             name,
             ty,
@@ -543,15 +543,32 @@ impl Parser<'_> {
             auto_increment: false,
             primary: false,
             unique: false,
+            members,
+            default_now: false,
+            update_now: false,
         };
+        let mut explicit_null = false;
         loop {
             if self.eat_kw("NOT") {
                 self.expect_kw("NULL")?;
                 c.not_null = true;
             } else if self.eat_kw("NULL") {
                 c.not_null = false;
+                explicit_null = true;
             } else if self.eat_kw("DEFAULT") {
-                c.default = Some(self.constant()?);
+                if self.current_timestamp()? {
+                    c.default_now = true;
+                    c.default = None;
+                } else {
+                    c.default = Some(self.constant()?);
+                    c.default_now = false;
+                }
+            } else if self.eat_kw("ON") {
+                self.expect_kw("UPDATE")?;
+                if !self.current_timestamp()? {
+                    return Err(self.err());
+                }
+                c.update_now = true;
             } else if self.eat_kw("AUTO_INCREMENT") {
                 c.auto_increment = true;
             } else if self.eat_kw("PRIMARY") {
@@ -568,9 +585,28 @@ impl Parser<'_> {
                 let coll = self.charset_clause(c.collation)?;
                 c.collation = Some(coll);
             } else {
+                // A TIMESTAMP is NOT NULL unless NULL is written.
+                if c.ty == SqlType::Timestamp && !explicit_null {
+                    c.not_null = true;
+                }
                 return Ok(c);
             }
         }
+    }
+
+    /// CURRENT_TIMESTAMP, NOW() or their synonyms, if next.
+    fn current_timestamp(&mut self) -> R<bool> {
+        for kw in ["CURRENT_TIMESTAMP", "NOW", "LOCALTIME", "LOCALTIMESTAMP"] {
+            if self.eat_kw(kw) {
+                if self.eat_op("(") {
+                    self.expect_op(")")?;
+                } else if kw == "NOW" {
+                    return Err(self.err());
+                }
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// A constant for DEFAULT: a literal, maybe negative, or NULL.
@@ -643,8 +679,47 @@ impl Parser<'_> {
         Ok(None)
     }
 
-    /// A column type and the collation written with it.
-    fn data_type(&mut self) -> R<(SqlType, Option<Collation>)> {
+    /// `(M)` or `(M,D)` after a number type.
+    fn paren_digits(&mut self) -> R<Option<(u64, Option<u64>)>> {
+        if !self.eat_op("(") {
+            return Ok(None);
+        }
+        let m = self.number()?;
+        let d = if self.eat_op(",") {
+            Some(self.number()?)
+        } else {
+            None
+        };
+        self.expect_op(")")?;
+        Ok(Some((m, d)))
+    }
+
+    /// An ENUM's or SET's member list: `('a','b',...)`.
+    fn members(&mut self) -> R<Vec<Vec<u8>>> {
+        self.expect_op("(")?;
+        let mut out = Vec::new();
+        loop {
+            let Some(Tok::Str(s)) = self.peek() else {
+                return Err(self.err());
+            };
+            // Trailing spaces are not part of a member (MySQL strips them).
+            let mut m = s.clone();
+            while m.last() == Some(&b' ') {
+                m.pop();
+            }
+            out.push(m);
+            self.pos += 1;
+            if !self.eat_op(",") {
+                break;
+            }
+        }
+        self.expect_op(")")?;
+        Ok(out)
+    }
+
+    /// A column type, the collation written with it, and an ENUM's or
+    /// SET's members.
+    fn data_type(&mut self) -> R<(SqlType, Option<Collation>, Vec<Vec<u8>>)> {
         let Some(Tok::Word {
             text,
             quoted: false,
@@ -724,8 +799,126 @@ impl Parser<'_> {
             }
             "MEDIUMBLOB" => SqlType::Blob(16_777_215),
             "LONGBLOB" => SqlType::Blob(u32::MAX),
-            "FLOAT" | "DOUBLE" | "REAL" | "DECIMAL" | "NUMERIC" | "DATE" | "DATETIME"
-            | "TIMESTAMP" | "TIME" | "YEAR" | "ENUM" | "SET" | "BIT" | "BINARY" | "VARBINARY" => {
+            "BOOL" | "BOOLEAN" => SqlType::Integer {
+                bytes: 1,
+                unsigned: false,
+                width: Some(1),
+            },
+            "DECIMAL" | "NUMERIC" | "DEC" | "FIXED" => {
+                let (m, d) = match self.paren_digits()? {
+                    None => (10, 0),
+                    Some((m, d)) => (m, d.unwrap_or(0)),
+                };
+                let name = self.column_name_before(start);
+                if m > 65 {
+                    return Err(SqlError::new(
+                        1426,
+                        format!(
+                            "Too big precision {m} specified for column '{name}'. Maximum is 65."
+                        ),
+                    ));
+                }
+                if d > 30 {
+                    return Err(SqlError::new(
+                        1425,
+                        format!("Too big scale {d} specified for column '{name}'. Maximum is 30."),
+                    ));
+                }
+                if d > m {
+                    return Err(SqlError::new(
+                        1427,
+                        format!("For float(M,D), double(M,D) or decimal(M,D), M must be >= D (column '{name}')."),
+                    ));
+                }
+                SqlType::Decimal {
+                    precision: m.max(1) as u8,
+                    scale: d as u8,
+                }
+            }
+            "FLOAT" | "DOUBLE" | "REAL" => {
+                if kw == "DOUBLE" {
+                    self.eat_kw("PRECISION");
+                }
+                let digits = self.paren_digits()?;
+                let name = self.column_name_before(start);
+                let (double, digits) = match (kw.as_str(), digits) {
+                    // FLOAT(p): a FLOAT up to 24 bits of precision, else
+                    // a DOUBLE.
+                    ("FLOAT", Some((p, None))) if p <= 24 => (false, None),
+                    ("FLOAT", Some((p, None))) if p <= 53 => (true, None),
+                    (_, Some((_, None))) => return Err(self.err()),
+                    (_, Some((m, Some(d)))) => {
+                        if d > 30 || d > m || m > 255 {
+                            return Err(SqlError::new(
+                                1427,
+                                format!("For float(M,D), double(M,D) or decimal(M,D), M must be >= D (column '{name}')."),
+                            ));
+                        }
+                        (kw != "FLOAT", Some((m as u8, d as u8)))
+                    }
+                    (_, None) => (kw != "FLOAT", None),
+                };
+                SqlType::Float { double, digits }
+            }
+            "DATE" => SqlType::Date,
+            "TIME" => SqlType::Time,
+            "DATETIME" => SqlType::DateTime,
+            "TIMESTAMP" => {
+                self.paren_number()?;
+                SqlType::Timestamp
+            }
+            "YEAR" => {
+                if let Some(w) = self.paren_number()? {
+                    if w != 4 {
+                        return Err(SqlError::unsupported("YEAR(2)"));
+                    }
+                }
+                SqlType::Year
+            }
+            "ENUM" | "SET" => {
+                let members = self.members()?;
+                let name = self.column_name_before(start);
+                let mut seen: Vec<&Vec<u8>> = Vec::new();
+                for m in &members {
+                    if seen.iter().any(|s| {
+                        crate::record::Collation::Latin1SwedishCi
+                            .compare(s, m)
+                            .is_eq()
+                    }) {
+                        return Err(SqlError::new(
+                            1291,
+                            format!(
+                                "Column '{name}' has duplicated value '{}' in {kw}",
+                                String::from_utf8_lossy(m)
+                            ),
+                        ));
+                    }
+                    seen.push(m);
+                }
+                let ty = if kw == "ENUM" {
+                    if members.len() > 65_535 {
+                        return Err(SqlError::new(
+                            1097,
+                            format!("Too many strings for column {name} and SET"),
+                        ));
+                    }
+                    SqlType::Enum(members.len() as u16)
+                } else {
+                    if members.len() > 64 {
+                        return Err(SqlError::new(
+                            1097,
+                            format!("Too many strings for column {name} and SET"),
+                        ));
+                    }
+                    SqlType::Set(members.len() as u8)
+                };
+                let mut collation = None;
+                while self.is_kw("CHARACTER") || self.is_kw("CHARSET") || self.is_kw("COLLATE") {
+                    collation = Some(self.charset_clause(collation)?);
+                }
+                return Ok((ty, collation, members));
+            }
+            "BIT" | "BINARY" | "VARBINARY" => {
                 return Err(SqlError::unsupported(&format!("the {kw} type")))
             }
             _ => {
@@ -740,7 +933,14 @@ impl Parser<'_> {
         if self.eat_kw("BINARY") {
             return Err(SqlError::unsupported("BINARY string columns"));
         }
-        Ok((ty, collation))
+        if matches!(ty, SqlType::Decimal { .. } | SqlType::Float { .. }) {
+            if self.eat_kw("UNSIGNED") || self.eat_kw("ZEROFILL") {
+                return Err(SqlError::unsupported(
+                    "UNSIGNED or ZEROFILL on DECIMAL, FLOAT and DOUBLE",
+                ));
+            }
+        }
+        Ok((ty, collation, Vec::new()))
     }
 
     fn column_name_before(&self, type_pos: usize) -> String {

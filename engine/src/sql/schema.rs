@@ -48,17 +48,51 @@ impl TableMeta {
     }
 }
 
+/// MySQL 5.1's TIMESTAMP defaults: the first TIMESTAMP column of a table,
+/// NOT NULL with neither DEFAULT nor ON UPDATE written, is DEFAULT
+/// CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP; any other TIMESTAMP NOT
+/// NULL without a DEFAULT has the zero one.
+fn resolve_timestamps(columns: &mut [ColumnSpec]) {
+    let first = columns.iter().position(|c| c.ty == SqlType::Timestamp);
+    for (i, c) in columns.iter_mut().enumerate() {
+        if c.ty != SqlType::Timestamp || !c.not_null || c.default.is_some() || c.default_now {
+            continue;
+        }
+        if Some(i) == first && !c.update_now {
+            c.default_now = true;
+            c.update_now = true;
+        } else {
+            c.default = Some(Datum::str("0000-00-00 00:00:00"));
+        }
+    }
+}
+
 /// Gives every string column of a table its collation (the one it was
 /// declared with, or the table's default) and every other column none.
+/// An ENUM or SET has one too, which its members compare in (the engine
+/// orders it by number: [`ColumnSpec::engine_collation`]).
 pub(crate) fn resolve_collations(columns: &mut [ColumnSpec], options: &TableOptions) {
+    resolve_timestamps(columns);
     let default = options.default_collation();
     for c in columns {
         c.collation = match c.ty {
-            SqlType::Char(_) | SqlType::VarChar(_) | SqlType::Text(_) => {
-                Some(c.collation.unwrap_or(default))
-            }
+            SqlType::Char(_)
+            | SqlType::VarChar(_)
+            | SqlType::Text(_)
+            | SqlType::Enum(_)
+            | SqlType::Set(_) => Some(c.collation.unwrap_or(default)),
             _ => None,
         };
+    }
+}
+
+impl ColumnSpec {
+    /// The collation the engine compares the column's stored values in.
+    pub fn engine_collation(&self) -> Collation {
+        match self.ty {
+            SqlType::Enum(_) | SqlType::Set(_) => Collation::Binary,
+            _ => self.collation.unwrap_or(Collation::Binary),
+        }
     }
 }
 
@@ -79,6 +113,7 @@ impl SqlType {
             SqlType::VarChar(n) => ColumnType::VarChar(n),
             SqlType::Text(max_len) => ColumnType::Text { max_len },
             SqlType::Blob(max_len) => ColumnType::Blob { max_len },
+            other => super::field::engine_type(other),
         }
     }
 
@@ -132,6 +167,7 @@ impl SqlType {
                 16_777_215 => "mediumblob".into(),
                 _ => "longblob".into(),
             },
+            other => super::field::render(other, &[]),
         }
     }
 
@@ -147,6 +183,7 @@ impl SqlType {
             SqlType::VarChar(n) => u64::from(n) + if n > 255 { 2 } else { 1 },
             // A LOB counts its pointer: 9 to 12 bytes in MySQL.
             SqlType::Text(_) | SqlType::Blob(_) => 10,
+            other => super::field::row_bytes(other),
         }
     }
 }
@@ -459,7 +496,7 @@ pub fn build(
                 name: c.name.clone(),
                 ty: c.ty.engine_type(),
                 nullable: !c.not_null,
-                collation: c.collation.unwrap_or(Collation::Binary),
+                collation: c.engine_collation(),
             })
             .collect(),
         primary_key: pk,
@@ -508,7 +545,7 @@ fn check_columns(
                     format!("Invalid default value for '{}'", c.name),
                 ))
             }
-            Some(d) if !d.is_null() && default_fits(c.ty, d).is_err() => {
+            Some(d) if !d.is_null() && default_fits(c, d).is_err() => {
                 return Err(SqlError::new(
                     1067,
                     format!("Invalid default value for '{}'", c.name),
@@ -633,16 +670,89 @@ fn auto_key_error() -> SqlError {
     )
 }
 
-/// Whether a constant fits a column type (for DEFAULT and stored values).
-pub fn default_fits(ty: SqlType, d: &Datum) -> Result<Datum, SqlError> {
-    coerce(ty, d, "")
+impl ColumnSpec {
+    /// The type as SHOW CREATE TABLE writes it.
+    pub fn render_type(&self) -> String {
+        if super::field::is_field_type(self.ty) {
+            super::field::render(self.ty, &self.members)
+        } else {
+            self.ty.render()
+        }
+    }
+}
+
+/// How a column's engine value reads back as the server's value.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Shape {
+    /// As the engine gives it.
+    #[default]
+    Plain,
+    /// A CHAR: its padding dropped, as MySQL returns it.
+    Char,
+    /// One of [`super::field`]'s types, with its members.
+    Field(SqlType, Vec<Vec<u8>>),
+}
+
+impl Shape {
+    /// The shape of a column.
+    pub fn of(c: &ColumnSpec) -> Shape {
+        match c.ty {
+            SqlType::Char(_) => Shape::Char,
+            t if super::field::is_field_type(t) => Shape::Field(t, c.members.clone()),
+            _ => Shape::Plain,
+        }
+    }
+
+    /// The shapes of a table's columns.
+    pub fn of_all(meta: &TableMeta) -> Vec<Shape> {
+        meta.columns.iter().map(Shape::of).collect()
+    }
+
+    /// An engine value as the server's.
+    pub fn read(&self, v: crate::record::Value) -> Datum {
+        match self {
+            Shape::Plain => Datum::from_value(v),
+            Shape::Char => match Datum::from_value(v) {
+                Datum::Str(mut b) => {
+                    while b.last() == Some(&b' ') {
+                        b.pop();
+                    }
+                    Datum::Str(b)
+                }
+                d => d,
+            },
+            Shape::Field(t, members) => super::field::read(*t, members, v),
+        }
+    }
+
+    /// A value in the engine's form (as [`coerce_column`] gives it) as
+    /// the server's.
+    pub fn show(&self, d: &Datum) -> Datum {
+        match self {
+            Shape::Field(..) => self.read(d.to_value()),
+            _ => d.clone(),
+        }
+    }
+}
+
+/// Whether a constant fits a column (for DEFAULT).
+pub fn default_fits(col: &ColumnSpec, d: &Datum) -> Result<Datum, SqlError> {
+    coerce_column(col, d)
 }
 
 /// The value MySQL gives a NOT NULL column that gets no value: 0 for
 /// numbers, the empty string for strings.
 pub fn implicit_default(ty: SqlType) -> Datum {
     match ty {
-        SqlType::Integer { .. } => Datum::Int(0),
+        SqlType::Integer { .. }
+        | SqlType::Decimal { .. }
+        | SqlType::Float { .. }
+        | SqlType::Year => Datum::Int(0),
+        SqlType::Date => Datum::str("0000-00-00"),
+        SqlType::Time => Datum::str("00:00:00"),
+        SqlType::DateTime | SqlType::Timestamp => Datum::str("0000-00-00 00:00:00"),
+        // An ENUM's first member.
+        SqlType::Enum(_) => Datum::Int(1),
         _ => Datum::Str(Vec::new()),
     }
 }
@@ -651,7 +761,54 @@ pub fn implicit_default(ty: SqlType) -> Datum {
 /// of the column's set (1366, as MySQL's strict mode refuses a string it
 /// cannot convert).
 pub fn coerce_column(col: &ColumnSpec, d: &Datum) -> Result<Datum, SqlError> {
-    let v = coerce(col.ty, d, &col.name)?;
+    coerce_column_in(col, d, false, &mut Vec::new())
+}
+
+/// [`coerce_column`], or with `lenient` (INSERT IGNORE, UPDATE IGNORE)
+/// the value MySQL stores instead of failing, with its warning in
+/// `warnings`: a number clipped to the type's range (1264), a string cut
+/// to the column (1265), the number a string starts with (1366).
+pub fn coerce_column_in(
+    col: &ColumnSpec,
+    d: &Datum,
+    lenient: bool,
+    warnings: &mut Vec<Warning>,
+) -> Result<Datum, SqlError> {
+    if super::field::is_field_type(col.ty) {
+        return super::field::store(col.ty, &col.members, d, &col.name, lenient, warnings);
+    }
+    let v = match coerce(col.ty, d, &col.name) {
+        Err(e) if lenient => {
+            let instead = match (col.ty, e.code) {
+                (SqlType::Integer { .. }, 1264) => {
+                    let (lo, hi) = col.ty.int_range().expect("an integer type");
+                    let v = d.as_i128().unwrap_or(0).clamp(lo, hi);
+                    super::value::int_datum(v).expect("in range")
+                }
+                (SqlType::Integer { .. }, _) => {
+                    let (lo, hi) = col.ty.int_range().expect("an integer type");
+                    let v = d.as_i128().unwrap_or(0).clamp(lo, hi);
+                    super::value::int_datum(v).expect("in range")
+                }
+                (SqlType::Char(n) | SqlType::VarChar(n), _) => {
+                    Datum::Str(d.to_bytes().into_iter().take(usize::from(n)).collect())
+                }
+                (SqlType::Text(m) | SqlType::Blob(m), _) => {
+                    Datum::Str(d.to_bytes().into_iter().take(m as usize).collect())
+                }
+                _ => return Err(e),
+            };
+            let code = if e.code == 1406 { 1265 } else { e.code };
+            let message = if e.code == 1406 {
+                format!("Data truncated for column '{}' at row 1", col.name)
+            } else {
+                e.message
+            };
+            warnings.push(Warning::warn(code, message));
+            instead
+        }
+        r => r?,
+    };
     if let (Datum::Str(b), Some(coll)) = (&v, col.collation) {
         if !coll.accepts(b) {
             let shown: String = (b.iter().take_while(|c| c.is_ascii()).count()..b.len())
@@ -725,6 +882,7 @@ pub fn coerce(ty: SqlType, d: &Datum, column: &str) -> Result<Datum, SqlError> {
             }
             Ok(Datum::Str(b))
         }
+        t => super::field::store(t, &[], d, column, false, &mut Vec::new()),
     }
 }
 
@@ -739,7 +897,7 @@ pub fn show_create(
     let mut lines = Vec::new();
     let table_collation = meta.options.default_collation();
     for c in &meta.columns {
-        let mut l = format!("  {} {}", quote(&c.name), c.ty.render());
+        let mut l = format!("  {} {}", quote(&c.name), c.render_type());
         // As MySQL writes a column's character set when it is not the
         // table's; its collation when it is not the table's either (MySQL:
         // not its set's default), so that the text gives it back.
@@ -757,14 +915,23 @@ pub fn show_create(
             l.push_str(" NOT NULL");
         }
         match &c.default {
+            _ if c.default_now => l.push_str(" DEFAULT CURRENT_TIMESTAMP"),
             Some(Datum::Null) | None if !c.not_null && !c.ty.is_lob() => {
                 l.push_str(" DEFAULT NULL")
             }
             Some(d) if !d.is_null() => {
+                // As the column holds it ('0000-00-00' for a DATE's 0).
+                let shown = match coerce_column(c, d) {
+                    Ok(v) if super::field::is_field_type(c.ty) => Shape::of(c).show(&v),
+                    _ => d.clone(),
+                };
                 l.push_str(" DEFAULT ");
-                l.push_str(&quote_str(d.render().as_bytes()));
+                l.push_str(&quote_str(shown.render().as_bytes()));
             }
             _ => {}
+        }
+        if c.update_now {
+            l.push_str(" ON UPDATE CURRENT_TIMESTAMP");
         }
         if c.auto_increment {
             l.push_str(" AUTO_INCREMENT");

@@ -723,7 +723,7 @@ impl Server {
                         };
                         vec![
                             Datum::str(&col.name),
-                            Datum::str(&col.ty.render()),
+                            Datum::str(&col.render_type()),
                             Datum::str(if col.not_null { "NO" } else { "YES" }),
                             Datum::str(key),
                             col.default.clone().unwrap_or(Datum::Null),

@@ -24,6 +24,9 @@ pub enum Datum {
     Dec(i128, u8),
     /// A string.
     Str(Vec<u8>),
+    /// A FLOAT's or DOUBLE's value, as its double's bits, and how MySQL
+    /// prints it. It compares as a number.
+    Real(u64, RealFmt),
     /// A hexadecimal literal (`0x616263`, `X'616263'`): a binary string,
     /// which in a numeric context (arithmetic, an integer column, a
     /// comparison with a number) reads as the unsigned integer its last
@@ -31,7 +34,23 @@ pub enum Datum {
     Hex(Vec<u8>),
 }
 
+/// How a FLOAT or DOUBLE prints (`Field_float::val_str`,
+/// `Field_double::val_str`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RealFmt {
+    /// C's `%g` with this many significant digits: 6 for FLOAT
+    /// (FLT_DIG), 15 for DOUBLE (DBL_DIG).
+    G(u8),
+    /// This many digits after the point: FLOAT(M,D), DOUBLE(M,D).
+    Fixed(u8),
+}
+
 impl Datum {
+    /// A FLOAT's or DOUBLE's value.
+    pub fn real(x: f64, fmt: RealFmt) -> Datum {
+        Datum::Real(x.to_bits(), fmt)
+    }
+
     /// From an engine value.
     pub fn from_value(v: Value) -> Datum {
         match v {
@@ -59,6 +78,12 @@ impl Datum {
             Datum::Int(i) => i.to_string(),
             Datum::UInt(u) => u.to_string(),
             Datum::Dec(v, s) => render_dec(*v, *s),
+            Datum::Real(bits, RealFmt::G(p)) => {
+                super::field::format_g(f64::from_bits(*bits), usize::from(*p))
+            }
+            Datum::Real(bits, RealFmt::Fixed(d)) => {
+                format!("{:.*}", usize::from(*d), f64::from_bits(*bits))
+            }
             Datum::Str(b) | Datum::Hex(b) => String::from_utf8_lossy(b).into_owned(),
         }
     }
@@ -82,8 +107,41 @@ impl Datum {
             Datum::Dec(v, s) => (*v, *s),
             Datum::Str(b) => parse_number_prefix(b),
             Datum::Hex(b) => (hex_number(b), 0),
+            // Rounded half away from zero at the scale (the cast
+            // saturates beyond i128).
+            Datum::Real(bits, _) => {
+                let x = f64::from_bits(*bits) * 10f64.powi(i32::from(scale));
+                return Some(x.round() as i128);
+            }
         };
         Some(rescale(v, s, scale))
+    }
+
+    /// As a double, if it is a number or a string that starts with one.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Datum::Null => None,
+            Datum::Real(bits, _) => Some(f64::from_bits(*bits)),
+            Datum::Int(i) => Some(*i as f64),
+            Datum::UInt(u) => Some(*u as f64),
+            Datum::Dec(v, s) => Some(*v as f64 / 10f64.powi(i32::from(*s))),
+            Datum::Hex(b) => Some(hex_number(b) as f64),
+            Datum::Str(b) => {
+                let t = String::from_utf8_lossy(b);
+                let t = t.trim_start();
+                let end = (0..=t.len().min(64))
+                    .rev()
+                    .find(|&i| t.is_char_boundary(i) && t[..i].parse::<f64>().is_ok())
+                    .unwrap_or(0);
+                Some(
+                    t[..end]
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|x| x.is_finite())
+                        .unwrap_or(0.0),
+                )
+            }
+        }
     }
 
     /// The scale this value has as a number.
@@ -117,6 +175,10 @@ impl Datum {
             // A hex literal beside a string is a (binary) string.
             (Datum::Hex(a), Datum::Str(b) | Datum::Hex(b)) | (Datum::Str(a), Datum::Hex(b)) => {
                 Some(a.cmp(b))
+            }
+            // A FLOAT or DOUBLE beside anything compares as doubles.
+            (Datum::Real(..), _) | (_, Datum::Real(..)) => {
+                Some(self.as_f64()?.total_cmp(&other.as_f64()?))
             }
             _ => {
                 let s = self.scale().max(other.scale());
@@ -172,6 +234,7 @@ impl Datum {
                 })
             }
             Datum::Str(b) | Datum::Hex(b) => Value::Bytes(b.clone()),
+            Datum::Real(..) => Value::Bytes(self.render().into_bytes()),
         }
     }
 }
@@ -272,6 +335,27 @@ pub fn arith(op: super::ast::BinOp, a: &Datum, b: &Datum) -> Result<Datum, SqlEr
         return Ok(Datum::Null);
     }
     let out_of_range = || SqlError::new(1690, "BIGINT value is out of range");
+    if matches!(a, Datum::Real(..)) || matches!(b, Datum::Real(..)) {
+        // With a FLOAT or DOUBLE the arithmetic is a double's.
+        let (x, y) = (a.as_f64().unwrap_or(0.0), b.as_f64().unwrap_or(0.0));
+        let r = match op {
+            Add => x + y,
+            Sub => x - y,
+            Mul => x * y,
+            Div if y == 0.0 => return Ok(Datum::Null),
+            Div => x / y,
+            IntDiv if y == 0.0 => return Ok(Datum::Null),
+            IntDiv => return int_datum((x / y).trunc() as i128).ok_or_else(out_of_range),
+            Mod if y == 0.0 => return Ok(Datum::Null),
+            Mod => x % y,
+            _ => unreachable!("not an arithmetic operator"),
+        };
+        return if r.is_finite() {
+            Ok(Datum::real(r, RealFmt::G(15)))
+        } else {
+            Err(SqlError::new(1690, "DOUBLE value is out of range"))
+        };
+    }
     let s = a.scale().max(b.scale());
     let x = a.as_scaled(s).unwrap_or(0);
     let y = b.as_scaled(s).unwrap_or(0);

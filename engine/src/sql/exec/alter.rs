@@ -338,7 +338,7 @@ impl Server {
                 name: c.name.clone(),
                 ty: c.ty.engine_type(),
                 nullable: !c.not_null,
-                collation: c.collation.unwrap_or(Collation::Binary),
+                collation: c.engine_collation(),
             })
             .collect();
         meta.columns = specs;
@@ -602,7 +602,7 @@ pub(super) type AlterPlan = (
 /// copy_data_between_tables, Field::store), an added column's default (or
 /// the type's implicit one, or the next number of an AUTO_INCREMENT).
 pub(super) struct RowConversion {
-    old_char: Vec<bool>,
+    old_shapes: Vec<schema::Shape>,
     new: Vec<ColumnSpec>,
     sources: Vec<Option<usize>>,
     row: u64,
@@ -616,11 +616,7 @@ pub(super) struct RowConversion {
 impl RowConversion {
     pub(super) fn new(old: &TableMeta, new: &TableMeta, sources: &[Option<usize>]) -> Self {
         RowConversion {
-            old_char: old
-                .columns
-                .iter()
-                .map(|c| matches!(c.ty, SqlType::Char(_)))
-                .collect(),
+            old_shapes: schema::Shape::of_all(old),
             new: new.columns.clone(),
             sources: sources.to_vec(),
             row: 0,
@@ -632,7 +628,7 @@ impl RowConversion {
 
     pub(super) fn convert(&mut self, row: Vec<Value>) -> crate::Result<Vec<Value>> {
         self.row += 1;
-        let old = to_datums(&self.old_char, vec![row]).remove(0);
+        let old = to_datums(&self.old_shapes, vec![row]).remove(0);
         let mut out = Vec::with_capacity(self.new.len());
         for (spec, src) in self.new.iter().zip(&self.sources) {
             let d = match src {

@@ -37,7 +37,9 @@ impl Server {
                             e => eval::eval(e, None, &no_cols, &vars).map(Some),
                         })
                         .collect::<R<Vec<_>>>()?;
-                    let row = self.build_row(&name, &meta, columns.as_deref(), vals, i + 1)?;
+                    let lenient = on_duplicate == OnDuplicate::Ignore;
+                    let row =
+                        self.build_row(c, &name, &meta, columns.as_deref(), vals, i + 1, lenient)?;
                     queue.push_back(Request::Insert {
                         table: name.clone(),
                         row,
@@ -100,14 +102,19 @@ impl Server {
     }
 
     /// One row for the engine: values for the named columns (`None`: the
-    /// DEFAULT keyword), defaults and AUTO_INCREMENT for the others.
+    /// DEFAULT keyword), defaults and AUTO_INCREMENT for the others; a
+    /// TIMESTAMP's CURRENT_TIMESTAMP. `lenient` (INSERT IGNORE): a value a
+    /// column cannot take is stored as MySQL adjusts it, with a warning.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn build_row(
         &mut self,
+        c: ConnId,
         name: &str,
         meta: &TableMeta,
         columns: Option<&[String]>,
         vals: Vec<Option<Datum>>,
         n: usize,
+        lenient: bool,
     ) -> R<Vec<Value>> {
         let positions: Vec<usize> = match columns {
             Some(cols) => cols
@@ -152,12 +159,25 @@ impl Server {
                 }
                 *next += 1;
                 Datum::UInt(v)
+            } else if col.ty == SqlType::Timestamp
+                && (if v.is_some() {
+                    v.as_ref().is_some_and(|v| v.is_null()) && col.not_null
+                } else {
+                    col.default_now
+                })
+            {
+                // No value for a DEFAULT CURRENT_TIMESTAMP column, or NULL
+                // for a TIMESTAMP NOT NULL: the current time (MySQL's
+                // Field_timestamp::set_time).
+                field::timestamp_now(self.engine.now_us())
             } else {
                 match v {
                     Some(v) => v,
                     None => match &col.default {
                         Some(d) => d.clone(),
                         None if !col.not_null => Datum::Null,
+                        // An ENUM NOT NULL's default is its first member.
+                        None if matches!(col.ty, SqlType::Enum(_)) => Datum::Int(1),
                         None => {
                             return Err(SqlError::new(
                                 1364,
@@ -173,7 +193,23 @@ impl Server {
                     format!("Column '{}' cannot be null", col.name),
                 ));
             }
-            let v = schema::coerce_column(col, &v)?;
+            // The conversions name row 1; this is row `n` of the statement.
+            let at_row = |m: String| match m.strip_suffix(" at row 1") {
+                Some(head) => format!("{head} at row {n}"),
+                None => m,
+            };
+            let mut warnings = Vec::new();
+            let v = schema::coerce_column_in(col, &v, lenient, &mut warnings)
+                .map_err(|e| SqlError::new(e.code, at_row(e.message)))?;
+            for w in warnings {
+                self.warn(
+                    c,
+                    Warning {
+                        message: at_row(w.message),
+                        ..w
+                    },
+                );
+            }
             if col.auto_increment {
                 if let Some(x) = v.as_i128().and_then(|x| u64::try_from(x).ok()) {
                     let next = self.autoinc.entry(name.to_string()).or_insert(1);
@@ -465,18 +501,21 @@ impl Server {
                 post,
             } => {
                 let (target, columns, post) = (target.clone(), columns.clone(), post.clone());
-                let rows = to_datums(&post.char_cols, rows);
+                let rows = to_datums(&post.shapes, rows);
                 let Reply::Rows { rows, .. } = self.finish_select(c, &post, rows)? else {
                     unreachable!("a select gives rows")
                 };
                 let meta = self.metas[&target].clone();
                 for (i, r) in rows.into_iter().enumerate() {
+                    let lenient = ch.on_duplicate == OnDuplicate::Ignore;
                     let row = self.build_row(
+                        c,
                         &target,
                         &meta,
                         columns.as_deref(),
                         r.into_iter().map(Some).collect(),
                         i + 1,
+                        lenient,
                     )?;
                     ch.queue.push_back(Request::Insert {
                         table: target.clone(),
@@ -505,7 +544,7 @@ impl Server {
                         locked.push(v);
                         continue;
                     }
-                    let d = to_datums(&post.char_cols, vec![v.clone()]).remove(0);
+                    let d = to_datums(&post.shapes, vec![v.clone()]).remove(0);
                     if self.row_matches(c, &post, &d)? {
                         let key = self.primary_key_of(c, &table, &v)?;
                         ch.relock.push_back(Request::Locking {
@@ -518,7 +557,7 @@ impl Server {
                     }
                 }
                 let rows = locked;
-                let src = to_datums(&post.char_cols, rows.clone());
+                let src = to_datums(&post.shapes, rows.clone());
                 // READ COMMITTED lets go of the rows the WHERE rejects
                 // (the engine does nothing under the stronger levels).
                 let mut rejected = Vec::new();
@@ -661,7 +700,7 @@ impl Server {
             return Ok(());
         };
         let post = post.clone();
-        let d = to_datums(&post.char_cols, vec![v.clone()]).remove(0);
+        let d = to_datums(&post.shapes, vec![v.clone()]).remove(0);
         if self.row_matches(c, &post, &d)? {
             ch.matched += 1;
             return self.queue_row_change(c, ch, d);
@@ -678,7 +717,17 @@ impl Server {
             _ => return Ok(()),
         };
         let meta = self.metas[&table].clone();
-        let row: Vec<Value> = r.iter().map(Datum::to_value).collect();
+        // Back in the engine's form: a DATE's text is its packed number.
+        let row: Vec<Value> = r
+            .iter()
+            .enumerate()
+            .map(|(i, d)| match meta.columns.get(i) {
+                Some(col) if field::is_field_type(col.ty) => schema::coerce_column(col, d)
+                    .map(|v| v.to_value())
+                    .unwrap_or_else(|_| d.to_value()),
+                _ => d.to_value(),
+            })
+            .collect();
         let key = self.primary_key_of(c, &table, &row)?;
         let Some(set) = set else {
             ch.queue.push_back(Request::Delete { table, key });
@@ -704,6 +753,11 @@ impl Server {
                 }
                 e => eval::eval(e, Some(&cur), &cols, &vars)?,
             };
+            let v = if v.is_null() && col.not_null && col.ty == SqlType::Timestamp {
+                field::timestamp_now(self.engine.now_us())
+            } else {
+                v
+            };
             if v.is_null() && col.not_null {
                 return Err(SqlError::new(
                     1048,
@@ -712,9 +766,21 @@ impl Server {
             }
             let v = schema::coerce_column(col, &v)?;
             if let Some(slot) = cur.get_mut(*i) {
-                *slot = v.clone();
+                *slot = schema::Shape::of(col).show(&v);
             }
             changes.push((self.engine_column(c, &table, *i)?, v.to_value()));
+        }
+        // ON UPDATE CURRENT_TIMESTAMP: a column the statement does not
+        // set takes the time when the row changes (MySQL compares the
+        // record before and after, compare_record).
+        if cur != r {
+            for (i, col) in meta.columns.iter().enumerate() {
+                if col.update_now && !set.iter().any(|(j, _)| *j == i) {
+                    let v =
+                        schema::coerce_column(col, &field::timestamp_now(self.engine.now_us()))?;
+                    changes.push((self.engine_column(c, &table, i)?, v.to_value()));
+                }
+            }
         }
         ch.queue.push_back(Request::Update {
             table,
@@ -788,12 +854,8 @@ impl Server {
         let n = meta.columns.len();
         // The row as the server sees it (CHAR without its padding), for
         // MySQL's compare_record: a change of bytes is a change.
-        let char_cols: Vec<bool> = meta
-            .columns
-            .iter()
-            .map(|m| matches!(m.ty, SqlType::Char(_)))
-            .collect();
-        let current = to_datums(&char_cols, vec![found[..n].to_vec()]).remove(0);
+        let shapes = schema::Shape::of_all(&meta);
+        let current = to_datums(&shapes, vec![found[..n].to_vec()]).remove(0);
         match ch.on_duplicate.clone() {
             OnDuplicate::Replace => {
                 let t = self
@@ -806,7 +868,7 @@ impl Server {
                 };
                 if last_unique && !t.def.primary_key.is_empty() {
                     ch.affected += 1;
-                    if to_datums(&char_cols, vec![row.clone()]).remove(0) != current {
+                    if to_datums(&shapes, vec![row.clone()]).remove(0) != current {
                         ch.duplicates += 1;
                         let set = (0..n)
                             .map(|i| Ok((self.engine_column(c, &table, i)?, row[i].clone())))
@@ -820,7 +882,7 @@ impl Server {
                 }
             }
             OnDuplicate::Update(assignments) => {
-                let inserted = to_datums(&char_cols, vec![row.clone()]).remove(0);
+                let inserted = to_datums(&shapes, vec![row.clone()]).remove(0);
                 let collations = meta.collations();
                 let short = split_name(&table).map(|(_, t)| t);
                 let cols = Columns {
@@ -855,8 +917,8 @@ impl Server {
                     }
                     // Compared as the column stores them (5 and 5.0 into
                     // an INT are the same value).
-                    let v = schema::coerce(col.ty, a, &col.name)?;
-                    if v != schema::coerce(col.ty, b, &col.name)? {
+                    let v = schema::coerce_column(col, a)?;
+                    if v != schema::coerce_column(col, b)? {
                         set.push((i, v.to_value()));
                     }
                 }

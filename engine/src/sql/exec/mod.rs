@@ -15,6 +15,7 @@
 use super::ast::*;
 use super::error::{SqlError, Warning};
 use super::eval::{self, Columns};
+use super::field;
 use super::schema::{self, TableMeta};
 use super::value::Datum;
 use super::{engine_name, split_name, ConnId, Outcome, Reply, Server};
@@ -185,8 +186,9 @@ pub(super) struct SelectPost {
     pub names: Vec<String>,
     /// The name a qualified column must use.
     pub table: Option<String>,
-    /// Source columns whose trailing spaces are removed (CHAR).
-    pub char_cols: Vec<bool>,
+    /// How each source column's engine value reads (CHAR without its
+    /// padding, a DATE as its text, ...).
+    pub shapes: Vec<schema::Shape>,
     /// The source columns' collations; `None` for the server's own rows.
     pub collations: Option<Vec<Collation>>,
     /// A join's columns: the table of each.
@@ -398,7 +400,7 @@ impl Server {
                         Response::Rows(r) => r,
                         _ => Vec::new(),
                     };
-                    let rows = to_datums(&post.char_cols, rows);
+                    let rows = to_datums(&post.shapes, rows);
                     match self.finish_select(c, &post, rows) {
                         Ok(r) => Outcome::Done(r),
                         Err(e) => Outcome::Done(Reply::Error(e)),

@@ -11,7 +11,7 @@ impl Server {
                 sel,
                 names: Vec::new(),
                 table: None,
-                char_cols: Vec::new(),
+                shapes: Vec::new(),
                 collations: None,
                 join: None,
                 star: None,
@@ -32,7 +32,7 @@ impl Server {
                 sel,
                 names,
                 table: Some(from.name.clone()),
-                char_cols: Vec::new(),
+                shapes: Vec::new(),
                 collations: None,
                 join: None,
                 star: None,
@@ -138,7 +138,7 @@ impl Server {
             tables: Vec::new(),
             merged: Vec::new(),
         };
-        let mut char_cols = Vec::new();
+        let mut shapes = Vec::new();
         let mut collations = Vec::new();
         let mut rows: Vec<Vec<Datum>> = vec![Vec::new()];
         let mut star: Vec<usize> = Vec::new();
@@ -165,13 +165,9 @@ impl Server {
                 }
                 Err(e) => return Err(self.engine_err(c, &e)),
             };
-            let here_chars: Vec<bool> = meta
-                .columns
-                .iter()
-                .map(|col| matches!(col.ty, SqlType::Char(_)))
-                .collect();
+            let here_shapes = schema::Shape::of_all(&meta);
             let here = to_datums(
-                &here_chars,
+                &here_shapes,
                 match resp {
                     Response::Rows(r) => r,
                     Response::Row(r) => r.into_iter().collect(),
@@ -221,7 +217,7 @@ impl Server {
                 .extend(std::iter::repeat_n(shown.clone(), here_names.len()));
             cols.merged
                 .extend((0..here_names.len()).map(|i| pairs.iter().any(|&(_, r)| r == base + i)));
-            char_cols.extend(here_chars);
+            shapes.extend(here_shapes);
             collations.extend(here_colls.iter().copied());
             // `*`: the USING columns first (once), then the rest in order.
             if !pairs.is_empty() {
@@ -284,7 +280,7 @@ impl Server {
             names,
             // Any qualifier the join's columns know.
             table: Some(String::new()),
-            char_cols,
+            shapes,
             collations: Some(collations),
             join: Some(cols),
             star: Some(star),
@@ -637,11 +633,7 @@ pub(super) fn post_for(sel: Select, meta: &TableMeta, table: &str) -> SelectPost
         sel,
         names: meta.columns.iter().map(|c| c.name.clone()).collect(),
         table: Some(table.to_string()),
-        char_cols: meta
-            .columns
-            .iter()
-            .map(|c| matches!(c.ty, SqlType::Char(_)))
-            .collect(),
+        shapes: schema::Shape::of_all(meta),
         collations: Some(meta.collations()),
         join: None,
         star: None,
@@ -715,19 +707,14 @@ pub(super) fn expr_text(e: &Expr, items: &[SelectItem]) -> String {
         .unwrap_or_else(|| "group function".into())
 }
 
-pub(super) fn to_datums(char_cols: &[bool], rows: Vec<Vec<Value>>) -> Vec<Vec<Datum>> {
+pub(super) fn to_datums(shapes: &[schema::Shape], rows: Vec<Vec<Value>>) -> Vec<Vec<Datum>> {
     rows.into_iter()
         .map(|r| {
             r.into_iter()
                 .enumerate()
-                .map(|(i, v)| match Datum::from_value(v) {
-                    Datum::Str(mut b) if char_cols.get(i) == Some(&true) => {
-                        while b.last() == Some(&b' ') {
-                            b.pop();
-                        }
-                        Datum::Str(b)
-                    }
-                    d => d,
+                .map(|(i, v)| match shapes.get(i) {
+                    Some(shape) => shape.read(v),
+                    None => Datum::from_value(v),
                 })
                 .collect()
         })
