@@ -274,12 +274,14 @@ fn transfers_wait_deadlock_and_crash_and_the_total_check_can_fail() {
         "deadlock victims and timeouts roll back ({rollbacks})"
     );
     // Without the rollback of unfinished transactions at recovery, a
-    // half-done transfer survives a crash and the total changes: seed 9.
+    // half-done transfer survives a crash and the total changes: seed 6
+    // (seed 9 did until plans drew the system tablespace; it is caught
+    // there by the recovery oracle first).
     let opts = RunOptions {
         canary: Some("skip-recovery-rollback".into()),
         ..RunOptions::default()
     };
-    let o = run(9, &p, &opts).expect("valid");
+    let o = run(6, &p, &opts).expect("valid");
     assert!(
         o.violations
             .iter()

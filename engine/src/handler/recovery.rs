@@ -404,7 +404,15 @@ impl Engine {
                 continue;
             }
             let mut table = Table::new(def, &st);
-            table.next_row_id = next_row_id(&mut self.pager, &table, self.config.canaries)?;
+            // A delete-marked definition is a dropped table's, kept only
+            // so that the rollback that follows knows its id: a committed
+            // DROP of a table in the system tablespace has freed its
+            // trees, whose pages other indexes may hold by now, so they
+            // are not read (the second pass, of live rows only, counts
+            // row ids).
+            if !record::is_deleted(&rec) {
+                table.next_row_id = next_row_id(&mut self.pager, &table, self.config.canaries)?;
+            }
             names.insert(table.name().to_string(), table.id);
             tables.insert(table.id, table);
         }

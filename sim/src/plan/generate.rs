@@ -65,6 +65,7 @@ impl Plan {
             fsync_failures_at_statements: Vec::new(),
             fsync_failures_in_recovery: Vec::new(),
             schedule: None,
+            system_tables: false,
         };
         if let Some((lo, hi)) = profile.sessions_range {
             plan.sessions = rng.gen_range(lo..=hi);
@@ -493,6 +494,16 @@ impl Plan {
             }
         }
         online_index(&mut plan, profile, seed);
+        // Last, from a generator of its own: a quarter of the plans with
+        // no compressed table keep every table in the system tablespace
+        // (innodb_file_per_table OFF, MySQL 5.1's default).
+        let mut system = ChaCha8Rng::seed_from_u64(seed ^ 0x5157_0000_0000_0017);
+        let compressed = plan
+            .row_formats
+            .iter()
+            .chain(plan.tables.iter().map(|t| &t.row_format))
+            .any(|f| format_of(f).is_some_and(|f| f.zip_size().ok().flatten().is_some()));
+        plan.system_tables = !compressed && system.gen_bool(0.25);
         plan
     }
 }

@@ -546,6 +546,11 @@ pub struct Plan {
     /// draws, see [`crate::schedule`]); a generated plan has none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<crate::schedule::Schedule>,
+    /// innodb_file_per_table OFF: every table's trees in the system
+    /// tablespace, where a dropped table's pages go back to the space's
+    /// free lists and the next table takes them.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub system_tables: bool,
 }
 
 /// A failing fsync anchored to a recovery (see
@@ -654,7 +659,17 @@ impl Plan {
             );
         }
         for f in &self.row_formats {
-            format_of(f).ok_or_else(|| format!("unknown row format '{f}'"))?;
+            let f = format_of(f).ok_or_else(|| format!("unknown row format '{f}'"))?;
+            if self.system_tables && f.zip_size().ok().flatten().is_some() {
+                return Err("a compressed table needs innodb_file_per_table".into());
+            }
+        }
+        if self.system_tables
+            && self.tables.iter().any(|t| {
+                format_of(&t.row_format).is_some_and(|f| f.zip_size().ok().flatten().is_some())
+            })
+        {
+            return Err("a compressed table needs innodb_file_per_table".into());
         }
         if self
             .crash_after_checkpoints
@@ -1022,5 +1037,46 @@ mod keyless_tests {
             open: false,
         })
         .contains("no primary key"));
+    }
+}
+
+#[cfg(test)]
+mod system_tablespace_tests {
+    use super::*;
+    use crate::profile::Profile;
+
+    /// About a quarter of the plans without a compressed table keep their
+    /// tables in the system tablespace, and among them some drop and
+    /// create scratch tables there; a plan that asks for both a compressed
+    /// table and the system tablespace is refused.
+    #[test]
+    fn some_plans_keep_their_tables_in_the_system_tablespace() {
+        let profile = Profile::named("default").expect("known");
+        let plans: Vec<Plan> = (0..200)
+            .map(|seed| Plan::generate(seed, &profile, None, None))
+            .filter(|p| p.system_tables)
+            .collect();
+        assert!(plans.len() >= 20, "{} of 200 plans", plans.len());
+        for p in &plans {
+            p.validate().expect("a generated plan is valid");
+        }
+        let dropping = plans
+            .iter()
+            .filter(|p| {
+                p.transactions
+                    .iter()
+                    .flat_map(|t| &t.statements)
+                    .any(|s| matches!(s, PlannedStmt::DropTable { .. }))
+            })
+            .count();
+        assert!(dropping > 0, "no system-tablespace plan drops a table");
+        let mut bad = plans[0].clone();
+        bad.row_formats[0] = "COMPRESSED-4".into();
+        assert!(bad.validate().is_err());
+        let zip = Profile::named("compressed").expect("known");
+        assert!((0..50)
+            .map(|seed| Plan::generate(seed, &zip, None, None))
+            .filter(|p| p.system_tables)
+            .all(|p| p.validate().is_ok()));
     }
 }

@@ -695,6 +695,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         lock_wait_timeout_us: plan.lock_wait_timeout_s * 1_000_000,
         group_commit: plan.group_commit,
         canaries,
+        file_per_table: !plan.system_tables,
         ..Config::default()
     };
     let storage = SimStorage::new();

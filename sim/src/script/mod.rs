@@ -120,10 +120,14 @@ pub struct Options {
     pub startup: Vec<String>,
 }
 
-/// The engine settings scripts start with.
+/// The engine settings scripts start with: MySQL 5.1.45's defaults where
+/// they differ from the engine's own (`innodb_file_per_table` is OFF in
+/// 5.1; the simulator's worlds default to ON so that every table has its
+/// own file to tear).
 pub fn script_config() -> Config {
     Config {
         buffer_pool_pages: 256,
+        file_per_table: false,
         ..Config::default()
     }
 }
