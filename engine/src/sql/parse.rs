@@ -933,12 +933,12 @@ impl Parser<'_> {
         if self.eat_kw("BINARY") {
             return Err(SqlError::unsupported("BINARY string columns"));
         }
-        if matches!(ty, SqlType::Decimal { .. } | SqlType::Float { .. }) {
-            if self.eat_kw("UNSIGNED") || self.eat_kw("ZEROFILL") {
-                return Err(SqlError::unsupported(
-                    "UNSIGNED or ZEROFILL on DECIMAL, FLOAT and DOUBLE",
-                ));
-            }
+        if matches!(ty, SqlType::Decimal { .. } | SqlType::Float { .. })
+            && (self.eat_kw("UNSIGNED") || self.eat_kw("ZEROFILL"))
+        {
+            return Err(SqlError::unsupported(
+                "UNSIGNED or ZEROFILL on DECIMAL, FLOAT and DOUBLE",
+            ));
         }
         Ok((ty, collation, Vec::new()))
     }

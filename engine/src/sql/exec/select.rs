@@ -165,7 +165,7 @@ impl Server {
                 }
                 Err(e) => return Err(self.engine_err(c, &e)),
             };
-            let here_shapes = schema::Shape::of_all(&meta);
+            let here_shapes = schema::Shape::of_all(meta);
             let here = to_datums(
                 &here_shapes,
                 match resp {
