@@ -204,6 +204,9 @@ pub struct Server {
     autoinc: BTreeMap<String, u64>,
     /// A session for the server's own reads (AUTO_INCREMENT's start).
     internal: SessionId,
+    /// The table cache: each table a statement has opened, by engine
+    /// name, with the table id it had then (see `open_table`).
+    open_tables: BTreeMap<String, u64>,
 }
 
 /// A table's engine name: `db$table`, each part in MySQL's filename
@@ -291,6 +294,7 @@ impl Server {
             metas: BTreeMap::new(),
             autoinc: BTreeMap::new(),
             internal,
+            open_tables: BTreeMap::new(),
         };
         for name in s.engine.table_names() {
             let Some((_, t)) = split_name(&name) else {

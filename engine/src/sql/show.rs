@@ -626,6 +626,10 @@ impl Server {
                     .ok_or_else(|| SqlError::new(1046, "No database selected"))?;
                 let mut rows = Vec::new();
                 for t in self.tables_of(&db) {
+                    // SHOW TABLE STATUS opens every table it lists.
+                    if let Some(name) = self.find_table(&db, &t) {
+                        self.open_table(&name);
+                    }
                     rows.push(self.status_row(&db, &t)?);
                 }
                 self.filtered(c, &STATUS_COLUMNS, rows, like.as_deref(), filter.as_ref())

@@ -503,7 +503,12 @@ impl Server {
     /// Whether every change of an ALTER TABLE is a column renamed in place
     /// with its definition unchanged: what MySQL 5.1 does by rewriting the
     /// `.frm` alone with InnoDB Plugin 1.0.6.
-    pub(super) fn renames_only(&self, c: ConnId, table: &TableName, ops: &[AlterOp]) -> R<bool> {
+    pub(super) fn renames_only(
+        &mut self,
+        c: ConnId,
+        table: &TableName,
+        ops: &[AlterOp],
+    ) -> R<bool> {
         let (_, meta) = self.resolve(c, table)?;
         let default = meta.options.default_collation();
         Ok(ops.iter().all(|op| match op {

@@ -213,12 +213,32 @@ impl Server {
     }
 
     /// The engine name and meta of an existing table.
-    pub(super) fn resolve(&self, c: ConnId, t: &TableName) -> R<(String, TableMeta)> {
+    pub(super) fn resolve(&mut self, c: ConnId, t: &TableName) -> R<(String, TableMeta)> {
         let db = self.db_of(c, t)?;
         let name = self.find_table(&db, &t.name);
         match name.and_then(|n| self.metas.get(&n).map(|m| (n, m.clone()))) {
-            Some(x) => Ok(x),
+            Some(x) => {
+                self.open_table(&x.0);
+                Ok(x)
+            }
             None => Err(SqlError::no_such_table(&db, &t.name)),
+        }
+    }
+
+    /// What `ha_innobase::open` does when a statement opens a table the
+    /// server's table cache does not hold: raises the tablespace's file
+    /// format tag to the table's format, as a CREATE does (5.1's
+    /// table_open_cache keeps it open until the table is dropped or
+    /// rebuilt, which gives it a new table id here). The cache holds
+    /// every table: innosim's tables are far fewer than its 64.
+    pub(super) fn open_table(&mut self, name: &str) {
+        let Ok(t) = self.engine.table(name) else {
+            return;
+        };
+        let (id, format) = (t.id, t.def.row_format);
+        if self.open_tables.get(name) != Some(&id) {
+            self.open_tables.insert(name.to_string(), id);
+            self.tag_file_format(format);
         }
     }
 
