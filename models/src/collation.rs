@@ -10,6 +10,14 @@
 //! 26 ASCII letters to capitals and nothing else; ascii_bin compares
 //! bytes; both pad with spaces.
 //!
+//! utf8 (MySQL 5.1's: characters of the Basic Multilingual Plane in one
+//! to three bytes) compares character by character. utf8_general_ci
+//! folds case, and folds a Latin letter with a diacritic to its base
+//! letter (ß to S; Æ, Ð, Ø and Þ are letters of their own), and from a
+//! byte that starts no character on compares the rest of both strings as
+//! bytes; utf8_bin compares bytes (UTF-8's byte order is its code
+//! points'); both pad with spaces.
+//!
 //! The engine has its own table (`engine/src/record/collation.rs`, from
 //! MySQL's `sort_order_latin1`); the collation property test holds the two
 //! to the same answers, so a wrong weight in either is found.
@@ -30,6 +38,10 @@ pub enum Collation {
     AsciiGeneralCi,
     /// Bytes of ASCII, padded with spaces.
     AsciiBin,
+    /// utf8 characters without case or accents, padded with spaces.
+    Utf8GeneralCi,
+    /// utf8 characters by code point, padded with spaces.
+    Utf8Bin,
 }
 
 impl Collation {
@@ -41,6 +53,8 @@ impl Collation {
             "latin1_swedish_ci" => Some(Collation::Latin1SwedishCi),
             "ascii_general_ci" => Some(Collation::AsciiGeneralCi),
             "ascii_bin" => Some(Collation::AsciiBin),
+            "utf8_general_ci" => Some(Collation::Utf8GeneralCi),
+            "utf8_bin" => Some(Collation::Utf8Bin),
             _ => None,
         }
     }
@@ -53,6 +67,8 @@ impl Collation {
             Collation::Latin1SwedishCi => "latin1_swedish_ci",
             Collation::AsciiGeneralCi => "ascii_general_ci",
             Collation::AsciiBin => "ascii_bin",
+            Collation::Utf8GeneralCi => "utf8_general_ci",
+            Collation::Utf8Bin => "utf8_bin",
         }
     }
 
@@ -61,9 +77,17 @@ impl Collation {
         match self {
             Collation::Binary | Collation::Latin1Bin | Collation::AsciiBin => c,
             Collation::Latin1SwedishCi => swedish(c),
-            Collation::AsciiGeneralCi if c.is_ascii_lowercase() => c - 32,
-            Collation::AsciiGeneralCi => c,
+            Collation::AsciiGeneralCi | Collation::Utf8GeneralCi if c.is_ascii_lowercase() => {
+                c - 32
+            }
+            Collation::AsciiGeneralCi | Collation::Utf8GeneralCi | Collation::Utf8Bin => c,
         }
+    }
+
+    /// Whether it compares utf8 characters rather than bytes (utf8_bin
+    /// compares bytes, which order UTF-8 as its code points).
+    fn is_utf8(self) -> bool {
+        self == Collation::Utf8GeneralCi
     }
 
     /// Whether strings compare as if padded with spaces.
@@ -76,6 +100,9 @@ impl Collation {
         if !self.pads() {
             return a.cmp(b);
         }
+        if self.is_utf8() {
+            return self.compare_utf8(a, b);
+        }
         let space = self.weight(b' ');
         let n = a.len().max(b.len());
         // Past its end a string reads as spaces.
@@ -86,15 +113,133 @@ impl Collation {
             .unwrap_or(Ordering::Equal)
     }
 
+    /// utf8: characters in turn; past its end a string reads as spaces;
+    /// where either holds a byte that starts no character, the rests as
+    /// bytes.
+    fn compare_utf8(self, a: &[u8], b: &[u8]) -> Ordering {
+        let (mut x, mut y) = (a, b);
+        loop {
+            let cx = if x.is_empty() {
+                Some((' ', 0))
+            } else {
+                first_char(x)
+            };
+            let cy = if y.is_empty() {
+                Some((' ', 0))
+            } else {
+                first_char(y)
+            };
+            if x.is_empty() && y.is_empty() {
+                return Ordering::Equal;
+            }
+            let (Some((cx, nx)), Some((cy, ny))) = (cx, cy) else {
+                // A string that ended reads as spaces against the bytes.
+                if x.is_empty() {
+                    return Ordering::Less;
+                }
+                if y.is_empty() {
+                    return Ordering::Greater;
+                }
+                return x.cmp(y);
+            };
+            let o = self.char_weight(cx).cmp(&self.char_weight(cy));
+            if o.is_ne() {
+                return o;
+            }
+            x = &x[nx..];
+            y = &y[ny..];
+        }
+    }
+
+    /// A utf8 character's weight in utf8_general_ci.
+    fn char_weight(self, c: char) -> u32 {
+        general_ci(c) as u32
+    }
+
     /// The weights of `s` with trailing spaces dropped: two strings are
     /// equal in the collation exactly when these are.
-    pub fn key(self, s: &[u8]) -> impl Iterator<Item = u8> + '_ {
+    pub fn key(self, s: &[u8]) -> Key<'_> {
+        if self.is_utf8() {
+            // Each character as the character of its weight; from a byte
+            // that starts no character on, the bytes themselves.
+            let mut out = Vec::with_capacity(s.len());
+            let mut rest = s;
+            while let Some((c, n)) = (!rest.is_empty()).then(|| first_char(rest)).flatten() {
+                let w = char::from_u32(self.char_weight(c)).unwrap_or(c);
+                out.extend_from_slice(w.to_string().as_bytes());
+                rest = &rest[n..];
+            }
+            if rest.is_empty() {
+                while out.last() == Some(&b' ') {
+                    out.pop();
+                }
+            } else {
+                out.extend_from_slice(rest);
+            }
+            return Key::Owned(out.into_iter());
+        }
         let end = if self.pads() {
             s.iter().rposition(|&c| c != b' ').map_or(0, |p| p + 1)
         } else {
             s.len()
         };
-        s[..end].iter().map(move |&c| self.weight(c))
+        Key::Bytes(self, s[..end].iter())
+    }
+}
+
+/// The weights [`Collation::key`] gives.
+#[derive(Debug, Clone)]
+pub enum Key<'a> {
+    /// A single-byte set's: each byte's weight.
+    Bytes(Collation, std::slice::Iter<'a, u8>),
+    /// utf8's, worked out.
+    Owned(std::vec::IntoIter<u8>),
+}
+
+impl Iterator for Key<'_> {
+    type Item = u8;
+    fn next(&mut self) -> Option<u8> {
+        match self {
+            Key::Bytes(c, it) => it.next().map(|&b| c.weight(b)),
+            Key::Owned(it) => it.next(),
+        }
+    }
+}
+
+/// The first character of `s`, if it starts with one of the Basic
+/// Multilingual Plane in well-formed UTF-8, and its length.
+fn first_char(s: &[u8]) -> Option<(char, usize)> {
+    (1..=3.min(s.len())).find_map(|n| {
+        let c = std::str::from_utf8(&s[..n]).ok()?.chars().next()?;
+        (c.len_utf8() == n).then_some((c, n))
+    })
+}
+
+/// utf8_general_ci's weight of a character: a Latin letter with a
+/// diacritic as its base letter, in capitals; ß as S; every other letter
+/// as its capital where it has one of a single character; anything else
+/// as itself.
+fn general_ci(c: char) -> char {
+    let base = match c {
+        'À'..='Å' | 'à'..='å' => 'A',
+        'Ç' | 'ç' => 'C',
+        'È'..='Ë' | 'è'..='ë' => 'E',
+        'Ì'..='Ï' | 'ì'..='ï' => 'I',
+        'Ñ' | 'ñ' => 'N',
+        'Ò'..='Ö' | 'ò'..='ö' => 'O',
+        'Ù'..='Ü' | 'ù'..='ü' => 'U',
+        'Ý' | 'ý' | 'ÿ' => 'Y',
+        'ß' => 'S',
+        'æ' => 'Æ',
+        'ð' => 'Ð',
+        'ø' => 'Ø',
+        'þ' => 'Þ',
+        _ => c,
+    };
+    let mut up = base.to_uppercase();
+    match (up.next(), up.next()) {
+        (Some(u), None) => u,
+        _ => base,
     }
 }
 

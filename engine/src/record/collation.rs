@@ -6,6 +6,12 @@
 //!
 //! latin1_swedish_ci is MySQL's default: 'a' = 'A', 'e' = 'é' = 'É',
 //! 'abc' = 'abc  ', and 'Ä' sorts after 'Z' as in Swedish.
+//!
+//! utf8 (MySQL 5.1's: the Basic Multilingual Plane, one to three bytes a
+//! character) compares by character in utf8_general_ci, each weighing
+//! its `my_unicase_default` sort weight (`my_strnncollsp_utf8`), and by
+//! bytes with trailing spaces ignored in utf8_bin (`my_strnncollsp_mb_bin`,
+//! whose byte order is the code points' order).
 
 use std::cmp::Ordering;
 
@@ -25,6 +31,11 @@ pub enum Collation {
     AsciiGeneralCi,
     /// ascii_bin: bytes, trailing spaces ignored.
     AsciiBin,
+    /// utf8_general_ci: characters by their weights (case and most
+    /// accents folded), trailing spaces ignored.
+    Utf8GeneralCi,
+    /// utf8_bin: bytes, trailing spaces ignored.
+    Utf8Bin,
 }
 
 /// MySQL 5.1's `sort_order_latin1`.
@@ -52,7 +63,10 @@ impl Collation {
     pub fn compare(self, a: &[u8], b: &[u8]) -> Ordering {
         match self {
             Collation::Binary => a.cmp(b),
-            Collation::Latin1Bin | Collation::AsciiBin => pad_space(a, b, |c| c),
+            Collation::Latin1Bin | Collation::AsciiBin | Collation::Utf8Bin => {
+                pad_space(a, b, |c| c)
+            }
+            Collation::Utf8GeneralCi => utf8_general_ci(a, b),
             Collation::AsciiGeneralCi => pad_space(a, b, |c| c.to_ascii_uppercase()),
             Collation::Latin1SwedishCi => pad_space(a, b, |c| LATIN1_SWEDISH_CI[usize::from(c)]),
         }
@@ -66,6 +80,28 @@ impl Collation {
         if self == Collation::Binary {
             return s.to_vec();
         }
+        if self == Collation::Utf8GeneralCi {
+            // Each character as the character of its weight (a weight
+            // weighs itself), trailing spaces dropped; from a byte that
+            // starts no character on, the bytes as they are, since the
+            // comparison compares them so.
+            let mut out = Vec::with_capacity(s.len());
+            let mut rest = s;
+            while let Some((c, n)) = decode_utf8(rest) {
+                let w = char::from_u32(u32::from(utf8_weight(c))).unwrap_or('\u{FFFD}');
+                let mut buf = [0u8; 4];
+                out.extend_from_slice(w.encode_utf8(&mut buf).as_bytes());
+                rest = &rest[n..];
+            }
+            if rest.is_empty() {
+                while out.last() == Some(&b' ') {
+                    out.pop();
+                }
+            } else {
+                out.extend_from_slice(rest);
+            }
+            return out;
+        }
         let space = self.weight(b' ');
         let mut out: Vec<u8> = s.iter().map(|&c| self.weight(c)).collect();
         while out.last() == Some(&space) {
@@ -78,7 +114,7 @@ impl Collation {
     pub fn weight(self, c: u8) -> u8 {
         match self {
             Collation::Latin1SwedishCi => LATIN1_SWEDISH_CI[usize::from(c)],
-            Collation::AsciiGeneralCi => c.to_ascii_uppercase(),
+            Collation::AsciiGeneralCi | Collation::Utf8GeneralCi => c.to_ascii_uppercase(),
             _ => c,
         }
     }
@@ -91,6 +127,8 @@ impl Collation {
             Collation::Latin1Bin => "latin1_bin",
             Collation::AsciiGeneralCi => "ascii_general_ci",
             Collation::AsciiBin => "ascii_bin",
+            Collation::Utf8GeneralCi => "utf8_general_ci",
+            Collation::Utf8Bin => "utf8_bin",
         }
     }
 
@@ -100,6 +138,7 @@ impl Collation {
             Collation::Binary => "binary",
             Collation::Latin1SwedishCi | Collation::Latin1Bin => "latin1",
             Collation::AsciiGeneralCi | Collation::AsciiBin => "ascii",
+            Collation::Utf8GeneralCi | Collation::Utf8Bin => "utf8",
         }
     }
 
@@ -111,6 +150,8 @@ impl Collation {
             Collation::Latin1Bin => 47,
             Collation::AsciiGeneralCi => 11,
             Collation::AsciiBin => 65,
+            Collation::Utf8GeneralCi => 33,
+            Collation::Utf8Bin => 83,
         }
     }
 
@@ -131,28 +172,116 @@ impl Collation {
         match charset.to_ascii_lowercase().as_str() {
             "latin1" => Some(Collation::Latin1SwedishCi),
             "ascii" => Some(Collation::AsciiGeneralCi),
+            "utf8" => Some(Collation::Utf8GeneralCi),
             "binary" => Some(Collation::Binary),
             _ => None,
         }
     }
 
     /// Every collation innosim has.
-    pub const ALL: [Collation; 5] = [
+    pub const ALL: [Collation; 7] = [
         Collation::Latin1SwedishCi,
         Collation::Latin1Bin,
         Collation::AsciiGeneralCi,
         Collation::AsciiBin,
+        Collation::Utf8GeneralCi,
+        Collation::Utf8Bin,
         Collation::Binary,
     ];
+
+    /// The most bytes a character of its set takes (`mbmaxlen`).
+    pub fn max_char_bytes(self) -> u32 {
+        match self {
+            Collation::Utf8GeneralCi | Collation::Utf8Bin => 3,
+            _ => 1,
+        }
+    }
+
+    /// How many characters a value holds (its bytes in a single-byte set).
+    pub fn chars(self, s: &[u8]) -> usize {
+        if self.max_char_bytes() == 1 {
+            return s.len();
+        }
+        s.iter().filter(|&&b| b & 0xC0 != 0x80).count()
+    }
 
     /// Whether a value's bytes are characters of this collation's set:
     /// ASCII takes bytes below 128 only.
     pub fn accepts(self, s: &[u8]) -> bool {
         match self {
             Collation::AsciiGeneralCi | Collation::AsciiBin => s.is_ascii(),
+            // MySQL 5.1's utf8 holds the Basic Multilingual Plane only.
+            Collation::Utf8GeneralCi | Collation::Utf8Bin => {
+                std::str::from_utf8(s).is_ok_and(|t| t.chars().all(|c| (c as u32) < 0x1_0000))
+            }
             _ => true,
         }
     }
+}
+
+/// A BMP character's code point and byte length, if `s` starts with one
+/// in well-formed UTF-8 of at most three bytes (`my_utf8_uni`).
+fn decode_utf8(s: &[u8]) -> Option<(u32, usize)> {
+    let b0 = *s.first()?;
+    let cont = |i: usize| {
+        s.get(i)
+            .copied()
+            .filter(|b| b & 0xC0 == 0x80)
+            .map(|b| u32::from(b & 0x3F))
+    };
+    match b0 {
+        0x00..=0x7F => Some((u32::from(b0), 1)),
+        0xC2..=0xDF => Some(((u32::from(b0 & 0x1F) << 6) | cont(1)?, 2)),
+        0xE0..=0xEF => {
+            // Surrogates are no characters (MySQL 5.1's my_utf8_uni let
+            // them by; its strict-mode check of a string does not).
+            let c = (u32::from(b0 & 0x0F) << 12) | (cont(1)? << 6) | cont(2)?;
+            (c >= 0x800 && !(0xD800..=0xDFFF).contains(&c)).then_some((c, 3))
+        }
+        _ => None,
+    }
+}
+
+/// A character's utf8_general_ci weight.
+fn utf8_weight(c: u32) -> u16 {
+    let c = c as u16;
+    match super::utf8_general_ci::SORT.binary_search_by_key(&c, |&(k, _)| k) {
+        Ok(i) => super::utf8_general_ci::SORT[i].1,
+        Err(_) => c,
+    }
+}
+
+/// `my_strnncollsp_utf8`: character weights compared in turn; the longer
+/// string's rest against spaces; from a byte that starts no character on,
+/// the rest of both compared as bytes.
+fn utf8_general_ci(a: &[u8], b: &[u8]) -> Ordering {
+    let (mut x, mut y) = (a, b);
+    while !x.is_empty() && !y.is_empty() {
+        let (Some((cx, nx)), Some((cy, ny))) = (decode_utf8(x), decode_utf8(y)) else {
+            return x.cmp(y);
+        };
+        match utf8_weight(cx).cmp(&utf8_weight(cy)) {
+            Ordering::Equal => {}
+            o => return o,
+        }
+        x = &x[nx..];
+        y = &y[ny..];
+    }
+    let (rest, flip) = if x.is_empty() { (y, true) } else { (x, false) };
+    let mut r = rest;
+    while !r.is_empty() {
+        let o = match decode_utf8(r) {
+            Some((c, n)) => {
+                r = &r[n..];
+                utf8_weight(c).cmp(&u16::from(b' '))
+            }
+            None => Ordering::Greater,
+        };
+        if o != Ordering::Equal {
+            return if flip { o.reverse() } else { o };
+        }
+    }
+    Ordering::Equal
 }
 
 /// `my_strnncollsp_simple`: weights compared byte by byte; when one string
@@ -184,6 +313,27 @@ fn pad_space(a: &[u8], b: &[u8], w: impl Fn(u8) -> u8) -> Ordering {
 mod tests {
     use super::*;
     use Ordering::*;
+
+    #[test]
+    fn utf8_general_ci_folds_case_and_accents_by_mysqls_planes() {
+        let ci = Collation::Utf8GeneralCi;
+        assert_eq!(ci.compare(b"abc", b"ABC  "), Equal);
+        assert_eq!(ci.compare("é".as_bytes(), b"E"), Equal);
+        assert_eq!(ci.compare("ß".as_bytes(), b"s"), Equal);
+        // Fullwidth D (U+FF24) and d (U+FF44) are one letter; neither is D.
+        assert_eq!(ci.compare("Ｄ".as_bytes(), "ｄ".as_bytes()), Equal);
+        assert_eq!(ci.compare("Ｄ".as_bytes(), b"D"), Greater);
+        assert_eq!(ci.compare(b"a", "Ä".as_bytes()), Equal);
+        assert_eq!(ci.compare(b"z", "ж".as_bytes()), Less);
+        assert_eq!(ci.canonical(b"Ab "), ci.canonical(b"aB"));
+        assert_eq!(Collation::Utf8Bin.compare(b"a", b"A"), Greater);
+        assert!(ci.accepts("ＤＤＤ".as_bytes()));
+        assert!(!ci.accepts(&[0xC3]));
+        assert!(!ci.accepts("😀".as_bytes()));
+        assert_eq!(ci.chars("ＤＤＤ".as_bytes()), 3);
+        assert_eq!(Collation::by_name("UTF8_GENERAL_CI"), Some(ci));
+        assert_eq!(Collation::from_id(33), Some(ci));
+    }
 
     #[test]
     fn swedish_ci_folds_case_accents_and_trailing_spaces() {

@@ -117,6 +117,7 @@ mod compare;
 mod external;
 mod format;
 mod types;
+mod utf8_general_ci;
 
 #[cfg(test)]
 mod tests;

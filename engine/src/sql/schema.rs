@@ -87,6 +87,37 @@ pub(crate) fn resolve_collations(columns: &mut [ColumnSpec], options: &TableOpti
 }
 
 impl ColumnSpec {
+    /// The most bytes one character of the column takes (3 in utf8).
+    pub fn char_bytes(&self) -> u16 {
+        self.collation.map_or(1, |c| c.max_char_bytes() as u16)
+    }
+
+    /// The engine's column type. A CHAR or VARCHAR of n characters in a
+    /// multi-byte set holds up to n * mbmaxlen bytes, and a CHAR there is
+    /// of variable length, as InnoDB keeps it in COMPACT (a character's
+    /// bytes vary; InnoDB's REDUNDANT pads it to the longest instead).
+    pub fn engine_type(&self) -> ColumnType {
+        let w = self.char_bytes();
+        match self.ty {
+            SqlType::Char(n) | SqlType::VarChar(n) if w > 1 => {
+                ColumnType::VarChar(n.saturating_mul(w))
+            }
+            t => t.engine_type(),
+        }
+    }
+
+    /// Bytes the column counts toward MySQL's 65535-byte row.
+    fn row_bytes(&self) -> u64 {
+        match self.ty {
+            SqlType::Char(n) => u64::from(n) * u64::from(self.char_bytes()),
+            SqlType::VarChar(n) => {
+                let b = u64::from(n) * u64::from(self.char_bytes());
+                b + if b > 255 { 2 } else { 1 }
+            }
+            t => t.row_bytes(),
+        }
+    }
+
     /// The collation the engine compares the column's stored values in.
     pub fn engine_collation(&self) -> Collation {
         match self.ty {
@@ -494,7 +525,7 @@ pub fn build(
             .iter()
             .map(|c| ColumnDef {
                 name: c.name.clone(),
-                ty: c.ty.engine_type(),
+                ty: c.engine_type(),
                 nullable: !c.not_null,
                 collation: c.engine_collation(),
             })
@@ -568,7 +599,7 @@ fn check_columns(
                 return Err(auto_key_error());
             }
         }
-        row += c.ty.row_bytes() + u64::from(!c.not_null);
+        row += c.row_bytes() + u64::from(!c.not_null);
     }
     if row > 65_535 {
         return Err(SqlError::new(
@@ -606,6 +637,9 @@ pub fn key_parts(
     for (i, &c) in key.iter().enumerate() {
         let col = &columns[c];
         let prefix = written.get(i).copied().flatten();
+        // Prefixes count characters; InnoDB keeps bytes (3 a character
+        // in utf8).
+        let w = u32::from(col.char_bytes());
         let (len, part) = match (col.ty, prefix) {
             (SqlType::Text(_) | SqlType::Blob(_), None) => {
                 return Err(SqlError::new(
@@ -616,10 +650,10 @@ pub fn key_parts(
                     ),
                 ))
             }
-            (SqlType::Text(_) | SqlType::Blob(_), Some(p)) => (u32::from(p), u32::from(p)),
-            (SqlType::Char(n) | SqlType::VarChar(n), None) => (u32::from(n), 0),
+            (SqlType::Text(_) | SqlType::Blob(_), Some(p)) => (u32::from(p) * w, u32::from(p) * w),
+            (SqlType::Char(n) | SqlType::VarChar(n), None) => (u32::from(n) * w, 0),
             (SqlType::Char(n) | SqlType::VarChar(n), Some(p)) if p <= n => {
-                (u32::from(p), if p < n { u32::from(p) } else { 0 })
+                (u32::from(p) * w, if p < n { u32::from(p) * w } else { 0 })
             }
             (_, None) => (0, 0),
             (_, Some(_)) => {
@@ -777,6 +811,40 @@ pub fn coerce_column_in(
     if super::field::is_field_type(col.ty) {
         return super::field::store(col.ty, &col.members, d, &col.name, lenient, warnings);
     }
+    if let (SqlType::Char(n) | SqlType::VarChar(n), Some(coll)) = (col.ty, col.collation) {
+        if coll.max_char_bytes() > 1 && !d.is_null() {
+            // CHAR(n) and VARCHAR(n) count characters.
+            let b = d.to_bytes();
+            let chars = coll.chars(&b);
+            let b = if chars > usize::from(n) {
+                let e = SqlError::new(
+                    1406,
+                    format!("Data too long for column '{}' at row 1", col.name),
+                );
+                if !lenient {
+                    return Err(e);
+                }
+                warnings.push(Warning::warn(
+                    1265,
+                    format!("Data truncated for column '{}' at row 1", col.name),
+                ));
+                let mut seen = 0;
+                let end = b
+                    .iter()
+                    .position(|&x| {
+                        if x & 0xC0 != 0x80 {
+                            seen += 1;
+                        }
+                        seen > usize::from(n)
+                    })
+                    .unwrap_or(b.len());
+                b[..end].to_vec()
+            } else {
+                b
+            };
+            return check_charset(col, Datum::Str(b));
+        }
+    }
     let v = match coerce(col.ty, d, &col.name) {
         Err(e) if lenient => {
             let instead = match (col.ty, e.code) {
@@ -809,6 +877,11 @@ pub fn coerce_column_in(
         }
         r => r?,
     };
+    check_charset(col, v)
+}
+
+/// `v` if its bytes are characters of the column's set, else 1366.
+fn check_charset(col: &ColumnSpec, v: Datum) -> Result<Datum, SqlError> {
     if let (Datum::Str(b), Some(coll)) = (&v, col.collation) {
         if !coll.accepts(b) {
             let shown: String = (b.iter().take_while(|c| c.is_ascii()).count()..b.len())
@@ -944,7 +1017,12 @@ pub fn show_create(
             .map(|(i, &c)| match prefixes.get(i).filter(|&&p| p != 0) {
                 // The server's names: after a column rename InnoDB 1.0.6
                 // left its own (see Engine::set_server_definition).
-                Some(p) => format!("{}({p})", quote(&meta.columns[c].name)),
+                // In characters, as written (InnoDB keeps bytes).
+                Some(p) => format!(
+                    "{}({})",
+                    quote(&meta.columns[c].name),
+                    p / meta.columns[c].char_bytes()
+                ),
                 None => quote(&meta.columns[c].name),
             })
             .collect::<Vec<_>>()

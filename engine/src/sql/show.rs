@@ -635,7 +635,7 @@ impl Server {
                 self.filtered(c, &STATUS_COLUMNS, rows, like.as_deref(), filter.as_ref())
             }
             Show::Index(t) => {
-                let (name, _) = self.resolve(c, &t)?;
+                let (name, meta) = self.resolve(c, &t)?;
                 let def = self
                     .engine
                     .table(&name)
@@ -658,8 +658,10 @@ impl Server {
                             // Not analyzed since the server started.
                             None => Datum::Null,
                         };
+                        // In characters, as MySQL shows it.
+                        let w = meta.columns.get(col).map_or(1, |c| c.char_bytes());
                         let sub_part = match prefixes.get(i) {
-                            Some(&p) if p != 0 => int(u64::from(p)),
+                            Some(&p) if p != 0 => int(u64::from(p / w)),
                             _ => Datum::Null,
                         };
                         let column = &def.columns[col];

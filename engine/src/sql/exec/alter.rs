@@ -336,7 +336,7 @@ impl Server {
             .iter()
             .map(|c| crate::dict::ColumnDef {
                 name: c.name.clone(),
-                ty: c.ty.engine_type(),
+                ty: c.engine_type(),
                 nullable: !c.not_null,
                 collation: c.engine_collation(),
             })

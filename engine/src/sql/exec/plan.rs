@@ -205,8 +205,8 @@ pub(super) fn const_for(
     if d.is_null() {
         return None;
     }
-    let ty = meta.columns[col].ty;
-    match (ty.engine_type(), &d) {
+    let spec = &meta.columns[col];
+    match (spec.engine_type(), &d) {
         (
             ColumnType::ShortInt { .. } | ColumnType::Int { .. } | ColumnType::BigInt { .. },
             Datum::Int(_) | Datum::UInt(_) | Datum::Hex(_),
@@ -214,7 +214,7 @@ pub(super) fn const_for(
         (ColumnType::Char(_) | ColumnType::VarChar(_), Datum::Str(_) | Datum::Hex(_)) => {}
         _ => return None,
     }
-    schema::coerce(ty, &d, "").ok().map(|d| d.to_value())
+    schema::coerce_column(spec, &d).ok().map(|d| d.to_value())
 }
 
 pub(super) fn is_const(e: &Expr) -> bool {
@@ -330,7 +330,7 @@ pub(super) fn find_range(
     meta: &TableMeta,
     vars: &dyn eval::Vars,
 ) -> (Edge, Edge) {
-    let ty = meta.columns[col].ty.engine_type();
+    let ty = meta.columns[col].engine_type();
     // Bounds compare as the index orders them: in the column's collation.
     let coll = meta.columns[col].collation.unwrap_or(Collation::Binary);
     let key = |v: &Value| crate::record::to_stored(&ty, v, "").ok();
