@@ -487,10 +487,21 @@ impl Parser<'_> {
     /// here.
     fn index_def(&mut self) -> R<Option<IndexSpec>> {
         let save = self.pos;
+        let foreign = |p: &Self| {
+            // Refused whole rather than parsed and not kept: a constraint
+            // innosim would not enforce.
+            if p.is_kw("FOREIGN") {
+                Err(SqlError::unsupported("FOREIGN KEY constraints"))
+            } else {
+                Ok(())
+            }
+        };
+        foreign(self)?;
         if self.eat_kw("CONSTRAINT") {
-            if !self.is_kw("PRIMARY") && !self.is_kw("UNIQUE") {
+            if !self.is_kw("PRIMARY") && !self.is_kw("UNIQUE") && !self.is_kw("FOREIGN") {
                 self.ident()?;
             }
+            foreign(self)?;
             if !self.is_kw("PRIMARY") && !self.is_kw("UNIQUE") {
                 return Err(self.err());
             }

@@ -493,6 +493,7 @@ pub fn build(
                 if names.iter().any(|x| x.eq_ignore_ascii_case(n)) {
                     return Err(SqlError::new(1061, format!("Duplicate key name '{n}'")));
                 }
+                reserved_index(n, warnings)?;
                 n.clone()
             }
             None => unnamed_index_name(&columns[cols[0]].name, &names),
@@ -506,6 +507,9 @@ pub fn build(
         });
     }
     check_columns(&columns, &pk, &defs)?;
+    for c in &columns {
+        reserved_column(&c.name)?;
+    }
     for (d, ix) in defs.iter_mut().zip(&indexes) {
         d.prefixes = key_parts(&columns, &d.columns, &ix.prefixes, ix.unique, warnings)?;
     }
@@ -683,6 +687,38 @@ pub fn key_parts(
         out.clear();
     }
     Ok(out)
+}
+
+/// InnoDB's own column names (`dict_col_name_is_reserved`): a column may
+/// not take one, in any case; ha_innobase::create refuses the table with
+/// 1166 (`create_table_def`).
+pub fn reserved_column(name: &str) -> Result<(), SqlError> {
+    const RESERVED: [&str; 4] = ["DB_ROW_ID", "DB_TRX_ID", "DB_ROLL_PTR", "DB_MIX_ID"];
+    if RESERVED.iter().any(|r| r.eq_ignore_ascii_case(name)) {
+        return Err(SqlError::new(
+            1166,
+            format!("Incorrect column name '{name}'"),
+        ));
+    }
+    Ok(())
+}
+
+/// The name of the clustered index InnoDB makes for a table without a
+/// primary key (`innobase_index_name_is_reserved`): no index may take it,
+/// in any case; InnoDB warns and refuses with 1280.
+pub fn reserved_index(name: &str, warnings: &mut Vec<Warning>) -> Result<(), SqlError> {
+    if name.eq_ignore_ascii_case("GEN_CLUST_INDEX") {
+        warnings.push(Warning::warn(
+            1280,
+            "Cannot Create Index with name 'GEN_CLUST_INDEX'. The name is reserved for the \
+             system default primary index.",
+        ));
+        return Err(SqlError::new(
+            1280,
+            "Incorrect index name 'GEN_CLUST_INDEX'",
+        ));
+    }
+    Ok(())
 }
 
 /// The name MySQL gives an index written without one: its first

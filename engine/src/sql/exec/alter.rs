@@ -260,6 +260,7 @@ impl Server {
         for op in ops {
             match op {
                 AlterOp::AddColumn(spec, place) => {
+                    schema::reserved_column(&spec.name)?;
                     if find(&cols, &spec.name).is_some() {
                         return Err(SqlError::new(
                             1060,
@@ -286,6 +287,7 @@ impl Server {
                 }
                 AlterOp::ChangeColumn { old, spec, place } => {
                     let i = find(&cols, old).ok_or_else(|| unknown(old))?;
+                    schema::reserved_column(&spec.name)?;
                     if !spec.name.eq_ignore_ascii_case(old) && find(&cols, &spec.name).is_some() {
                         return Err(SqlError::new(
                             1060,
@@ -402,7 +404,10 @@ impl Server {
             Some(n) if n.eq_ignore_ascii_case("PRIMARY") => {
                 return Err(SqlError::new(1280, format!("Incorrect index name '{n}'")))
             }
-            Some(n) => n.clone(),
+            Some(n) => {
+                schema::reserved_index(n, warnings)?;
+                n.clone()
+            }
             None => schema::unnamed_index_name(&meta.columns[cols[0]].name, &taken),
         };
         Ok(crate::dict::IndexDef {

@@ -132,7 +132,16 @@ impl Server {
                 };
                 let name = engine_name(&db, &ct.name.name);
                 let mut warnings = warnings;
-                let (def, meta) = schema::build(&ct, &name, format, &mut warnings)?;
+                let (def, meta) = match schema::build(&ct, &name, format, &mut warnings) {
+                    Ok(x) => x,
+                    Err(e) => {
+                        // InnoDB's warnings stay for SHOW WARNINGS.
+                        for w in warnings {
+                            self.warn(c, w);
+                        }
+                        return Err(e);
+                    }
+                };
                 self.strict_record_size(c, &def, 0)?;
                 let format = def.row_format;
                 self.engine
