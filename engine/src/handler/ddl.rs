@@ -511,6 +511,53 @@ impl Engine {
         Ok(DdlStep::Done(()))
     }
 
+    /// RENAME TABLE, as `row_rename_table_for_mysql` does it, in session
+    /// `s` under an X lock on the table (see [`DdlStep`]): one dictionary
+    /// transaction gives the definition its new name (the same table id,
+    /// the same trees), committed and synced; that is the moment of the
+    /// rename. Then a table in its own file has the file take the name; a
+    /// crash between the two leaves the file under the old name, and
+    /// startup finishes the rename (`recovery::remove_orphans`), as after
+    /// a TRUNCATE. A name that is taken is [`Error::TableExists`].
+    pub fn rename_table(&mut self, s: SessionId, from: &str, to: &str) -> Result<DdlStep<()>> {
+        self.check_running()?;
+        let id = self.table_id(from)?;
+        if self.names.contains_key(to) {
+            return Err(Error::TableExists(to.to_string()));
+        }
+        let old = self.tables[&id].clone();
+        let mut def = old.def.clone();
+        def.name = to.to_string();
+        def.validate()?;
+        if !self.ddl_lock(s, from, TableMode::X)? {
+            return Ok(DdlStep::Waiting);
+        }
+        self.pager.free_check()?;
+        let st = old.storage();
+        let r = self.dict_transaction(&[DictChange::Rename(
+            id,
+            to.to_string(),
+            dict::encode_def(&def, &st),
+        )]);
+        self.guard(r)?;
+        self.names.remove(from);
+        self.replace_table(id, def, &st);
+        if let Some(t) = self.tables.get_mut(&id) {
+            t.next_row_id = old.next_row_id;
+        }
+        if old.space != SYSTEM_SPACE {
+            // Committed: a rename the disk refuses leaves the file under
+            // its old name until startup; only an error that stops the
+            // engine counts.
+            if let Err(e) = self.pager.fil.rename(old.space, &format!("{to}.ibd")) {
+                if e.stops_engine() {
+                    return Err(e);
+                }
+            }
+        }
+        Ok(DdlStep::Done(()))
+    }
+
     /// The new table of a TRUNCATE or a copying rebuild: built in a new
     /// space under a temporary name (filled from `old` if `copy`), swapped
     /// in by one dictionary transaction, then the old file deleted and the
@@ -766,6 +813,22 @@ impl Engine {
                         }
                         o
                     }
+                    DictChange::Rename(id, name, enc) => {
+                        let key = vec![Some(id.to_be_bytes().to_vec())];
+                        let o = write::update(
+                            &mut self.pager,
+                            &mut self.sys,
+                            &sys_table,
+                            &mut trx,
+                            &key,
+                            &[(1, Some(name.clone().into_bytes())), (2, Some(enc.clone()))],
+                            &mut ctx,
+                        )?;
+                        if o != Outcome::Done(1) {
+                            return Err(missing(*id));
+                        }
+                        o
+                    }
                     DictChange::Insert(id, name, enc) => {
                         let cols = crate::row::stored_columns(
                             &sys_table,
@@ -848,6 +911,8 @@ pub(crate) enum DictChange {
     Insert(u64, String, Vec<u8>),
     /// Replace table `id`'s encoded definition.
     Update(u64, Vec<u8>),
+    /// Give table `id` a new name and its encoded definition.
+    Rename(u64, String, Vec<u8>),
 }
 
 /// What a rebuild that changes columns does with each old row: the new

@@ -489,6 +489,8 @@ pub enum Stmt {
         /// IF NOT EXISTS.
         if_not_exists: bool,
     },
+    /// RENAME TABLE a TO b, ... (and ALTER TABLE a RENAME TO b).
+    RenameTable(Vec<(TableName, TableName)>),
     /// DROP TABLE.
     DropTable {
         /// Tables.

@@ -275,6 +275,19 @@ impl Parser<'_> {
                 self.eat_kw("TABLE");
                 Ok(Stmt::Truncate(self.table_name()?))
             }
+            "RENAME" => {
+                self.expect_kw("TABLE")?;
+                let mut pairs = Vec::new();
+                loop {
+                    let from = self.table_name()?;
+                    self.expect_kw("TO")?;
+                    pairs.push((from, self.table_name()?));
+                    if !self.eat_op(",") {
+                        break;
+                    }
+                }
+                Ok(Stmt::RenameTable(pairs))
+            }
             "ANALYZE" => Ok(Stmt::Analyze(self.admin_tables()?)),
             "OPTIMIZE" => Ok(Stmt::Optimize(self.admin_tables()?)),
             "CHECK" => {
@@ -1067,6 +1080,18 @@ impl Parser<'_> {
         let mut ops = Vec::new();
         let mut options = TableOptions::default();
         let mut algorithm = None;
+        if self.eat_kw("RENAME") {
+            if !self.eat_kw("TO") {
+                self.eat_kw("AS");
+            }
+            let to = self.table_name()?;
+            if self.is_op(",") {
+                return Err(SqlError::unsupported(
+                    "RENAME beside other changes in one ALTER TABLE",
+                ));
+            }
+            return Ok(Stmt::RenameTable(vec![(table, to)]));
+        }
         loop {
             if self.eat_kw("ADD") {
                 if let Some(ix) = self.index_def()? {

@@ -279,6 +279,40 @@ impl Server {
                 }
                 self.alter_indexes(c, &table, adds, drops)
             }
+            Stmt::RenameTable(pairs) => {
+                // Every pair judged first, in order, against the names the
+                // earlier pairs leave (MySQL's mysql_rename_tables: a, b
+                // TO b, c works), so that a refused pair renames nothing.
+                let mut names: std::collections::BTreeSet<String> =
+                    self.metas.keys().map(|k| k.to_ascii_lowercase()).collect();
+                let mut steps = VecDeque::new();
+                for (from, to) in pairs {
+                    let db = self.db_of(c, &from)?;
+                    let fname = engine_name(&db, &from.name);
+                    let real = self
+                        .metas
+                        .keys()
+                        .find(|k| k.eq_ignore_ascii_case(&fname))
+                        .cloned()
+                        .unwrap_or(fname.clone());
+                    if !names.remove(&fname.to_ascii_lowercase()) {
+                        return Err(SqlError::no_such_table(&db, &from.name));
+                    }
+                    let to_db = self.db_of(c, &to)?;
+                    if !self.database_exists(&to_db) {
+                        return Err(SqlError::new(1049, format!("Unknown database '{to_db}'")));
+                    }
+                    let tname = engine_name(&to_db, &to.name);
+                    if !names.insert(tname.to_ascii_lowercase()) {
+                        return Err(SqlError::new(
+                            1050,
+                            format!("Table '{}' already exists", to.name),
+                        ));
+                    }
+                    steps.push_back((real, tname));
+                }
+                self.rename_tables(c, steps)
+            }
             Stmt::Truncate(t) => {
                 let (name, meta) = self.resolve(c, &t)?;
                 let auto_increment = meta.columns.iter().any(|c| c.auto_increment);
@@ -406,6 +440,35 @@ impl Server {
     /// DROP TABLE of `rest` (engine names), one table at a time, each
     /// under its X lock and committed before the next is locked; then
     /// `finish` makes the reply.
+    /// The renames of a RENAME TABLE, one table at a time, each under its
+    /// X lock and committed by itself (MySQL commits each, and renames
+    /// them in order).
+    fn rename_tables(&mut self, c: ConnId, mut rest: VecDeque<(String, String)>) -> R<Outcome> {
+        let Some((from, to)) = rest.pop_front() else {
+            return Ok(self.ok_with(c, vec![]));
+        };
+        self.under_table_lock(
+            c,
+            &from.clone(),
+            true,
+            Box::new(move |srv, c, locked| {
+                locked?;
+                srv.locked_ddl(c, &from, |e, s| e.rename_table(s, &from, &to))?;
+                if let Some(meta) = srv.metas.remove(&from) {
+                    srv.metas.insert(to.clone(), meta);
+                }
+                if let Some(next) = srv.autoinc.remove(&from) {
+                    srv.autoinc.insert(to.clone(), next);
+                }
+                if let Some(id) = srv.open_tables.remove(&from) {
+                    srv.open_tables.insert(to, id);
+                }
+                srv.implicit_commit(c)?;
+                srv.rename_tables(c, rest)
+            }),
+        )
+    }
+
     pub(super) fn drop_tables(
         &mut self,
         c: ConnId,
