@@ -372,6 +372,8 @@ pub struct Select {
     pub from: Option<TableName>,
     /// The first table's alias.
     pub alias: Option<String>,
+    /// The first table's index hints (USE, FORCE, IGNORE INDEX).
+    pub hints: Vec<IndexHint>,
     /// The tables joined to it, in order.
     pub joins: Vec<Join>,
     /// WHERE.
@@ -389,6 +391,27 @@ pub struct Select {
     pub lock: LockClause,
     /// NOWAIT / SKIP LOCKED.
     pub wait: Wait,
+}
+
+/// An index hint after a table in FROM.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexHint {
+    /// USE, FORCE or IGNORE.
+    pub kind: HintKind,
+    /// The indexes named (`PRIMARY` for the primary key); USE INDEX ()
+    /// names none.
+    pub indexes: Vec<String>,
+}
+
+/// What an index hint asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HintKind {
+    /// USE INDEX: only these (or a table scan).
+    Use,
+    /// FORCE INDEX: only these, a table scan only when none can be used.
+    Force,
+    /// IGNORE INDEX: not these.
+    Ignore,
 }
 
 /// A table joined in FROM: `, t`, `[INNER | CROSS] JOIN t [ON e | USING

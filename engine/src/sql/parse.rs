@@ -1426,9 +1426,11 @@ impl Parser<'_> {
         }
         let mut alias = None;
         let mut joins = Vec::new();
+        let mut hints = Vec::new();
         let from = if self.eat_kw("FROM") {
             let t = self.table_name()?;
             alias = self.table_alias()?;
+            hints = self.index_hints()?;
             loop {
                 let (left, natural) = if self.eat_op(",") {
                     (false, false)
@@ -1481,8 +1483,9 @@ impl Parser<'_> {
                     using,
                 });
             }
-            if self.eat_kw("FORCE") || self.eat_kw("USE") || self.eat_kw("IGNORE") {
-                return Err(SqlError::unsupported("index hints"));
+            if self.is_kw("FORCE") || self.is_kw("USE") || self.is_kw("IGNORE") {
+                // innosim's joins read each joined table whole.
+                return Err(SqlError::unsupported("index hints on a joined table"));
             }
             Some(t)
         } else {
@@ -1540,6 +1543,7 @@ impl Parser<'_> {
             items,
             from,
             alias,
+            hints,
             joins,
             filter,
             group_by,
@@ -1552,6 +1556,55 @@ impl Parser<'_> {
     }
 
     /// A table's alias after its name, if one is written (`AS a` or `a`).
+    /// `{USE | FORCE | IGNORE} {INDEX | KEY} [FOR {JOIN | ORDER BY |
+    /// GROUP BY}] (name, ...)`, any number of them.
+    fn index_hints(&mut self) -> R<Vec<IndexHint>> {
+        let mut hints = Vec::new();
+        loop {
+            let kind = if self.eat_kw("USE") {
+                HintKind::Use
+            } else if self.eat_kw("FORCE") {
+                HintKind::Force
+            } else if self.eat_kw("IGNORE") {
+                HintKind::Ignore
+            } else {
+                return Ok(hints);
+            };
+            if !self.eat_kw("INDEX") {
+                self.expect_kw("KEY")?;
+            }
+            if self.eat_kw("FOR") {
+                if self.eat_kw("ORDER") || self.eat_kw("GROUP") {
+                    self.expect_kw("BY")?;
+                    // The planner picks an index for the WHERE alone.
+                    return Err(SqlError::unsupported(
+                        "index hints FOR ORDER BY or GROUP BY",
+                    ));
+                }
+                self.expect_kw("JOIN")?;
+            }
+            self.expect_op("(")?;
+            let mut indexes = Vec::new();
+            if !self.eat_op(")") {
+                loop {
+                    indexes.push(if self.eat_kw("PRIMARY") {
+                        "PRIMARY".to_string()
+                    } else {
+                        self.ident()?
+                    });
+                    if !self.eat_op(",") {
+                        break;
+                    }
+                }
+                self.expect_op(")")?;
+            }
+            if kind != HintKind::Use && indexes.is_empty() {
+                return Err(self.err());
+            }
+            hints.push(IndexHint { kind, indexes });
+        }
+    }
+
     fn table_alias(&mut self) -> R<Option<String>> {
         if self.eat_kw("AS")
             || (matches!(self.peek(), Some(Tok::Word { .. })) && !self.is_reserved_here())

@@ -68,7 +68,13 @@ impl Server {
                     .ok_or_else(|| SqlError::unsupported("INSERT ... SELECT without FROM"))?;
                 let (src, src_meta) = self.resolve(c, &from)?;
                 let post = post_for(*sel, &src_meta, &from.name);
-                let access = self.access(c, &src, &src_meta, post.sel.filter.as_ref())?;
+                let access = self.access(
+                    c,
+                    &src,
+                    &src_meta,
+                    post.sel.filter.as_ref(),
+                    &post.sel.hints,
+                )?;
                 // InnoDB reads INSERT ... SELECT's source with shared
                 // next-key locks (innodb_locks_unsafe_for_binlog off),
                 // except under READ COMMITTED, where it is a consistent
@@ -275,6 +281,7 @@ impl Server {
             items: vec![SelectItem::Star(None)],
             from: Some(table.clone()),
             alias: None,
+            hints: Vec::new(),
             joins: Vec::new(),
             filter,
             group_by: Vec::new(),
@@ -299,7 +306,8 @@ impl Server {
         for (_, e) in set.iter().flatten() {
             eval::check_names(e, &cols.in_clause("field list"))?;
         }
-        let (access, exact) = self.access_exact(c, &name, &meta, post.sel.filter.as_ref())?;
+        let (access, exact) =
+            self.access_exact(c, &name, &meta, post.sel.filter.as_ref(), &post.sel.hints)?;
         // UPDATE and DELETE ... LIMIT stop where MySQL stops pulling rows
         // when the WHERE is exactly the range read (see select).
         let pushed = match (exact && post.sel.order_by.is_empty(), limit) {

@@ -14,8 +14,10 @@ impl Server {
         name: &str,
         meta: &TableMeta,
         filter: Option<&Expr>,
+        hints: &[IndexHint],
     ) -> R<Access> {
-        self.access_exact(c, name, meta, filter).map(|(a, _)| a)
+        self.access_exact(c, name, meta, filter, hints)
+            .map(|(a, _)| a)
     }
 
     /// [`Server::access`], and whether the key range it reads is exactly
@@ -24,12 +26,20 @@ impl Server {
     /// keeps a prefix of): then a LIMIT may stop the engine's read, as
     /// MySQL stops pulling rows (and InnoDB locking them) once it has
     /// enough.
+    ///
+    /// Index hints narrow the candidates first (MySQL's
+    /// `TABLE_LIST::process_index_hints`): USE and FORCE INDEX keep only
+    /// the indexes they name (USE INDEX () none), IGNORE INDEX drops the
+    /// ones it names; a name the table lacks is 1176. With a rule-based
+    /// choice, USE and FORCE differ in nothing: either falls back to the
+    /// table scan only when the WHERE bounds none of the named indexes.
     pub(super) fn access_exact(
         &self,
         c: ConnId,
         name: &str,
         meta: &TableMeta,
         filter: Option<&Expr>,
+        hints: &[IndexHint],
     ) -> R<(Access, bool)> {
         let t = self
             .engine
@@ -56,6 +66,34 @@ impl Server {
                 ix.columns.clone(),
                 !ix.prefixes.is_empty(),
             ));
+        }
+        let named = |index: &Option<String>, list: &[String]| {
+            let n = index.as_deref().unwrap_or("PRIMARY");
+            list.iter().any(|x| x.eq_ignore_ascii_case(n))
+        };
+        for h in hints {
+            for x in &h.indexes {
+                let known = x.eq_ignore_ascii_case("PRIMARY") && !def.primary_key.is_empty()
+                    || def.indexes.iter().any(|ix| ix.name.eq_ignore_ascii_case(x));
+                if !known {
+                    let table = split_name(name).map_or(name.to_string(), |(_, t)| t);
+                    return Err(SqlError::new(
+                        1176,
+                        format!("Key '{x}' doesn't exist in table '{table}'"),
+                    ));
+                }
+            }
+        }
+        let only: Vec<&IndexHint> = hints
+            .iter()
+            .filter(|h| h.kind != HintKind::Ignore)
+            .collect();
+        if !only.is_empty() {
+            let allowed: Vec<String> = only.iter().flat_map(|h| h.indexes.clone()).collect();
+            candidates.retain(|(index, ..)| named(index, &allowed));
+        }
+        for h in hints.iter().filter(|h| h.kind == HintKind::Ignore) {
+            candidates.retain(|(index, ..)| !named(index, &h.indexes));
         }
         for (index, cols, prefixed) in candidates {
             let mut eq = Vec::new();

@@ -45,7 +45,8 @@ impl Server {
         let (name, meta) = self.resolve(c, &from)?;
         let qualifier = sel.alias.clone().unwrap_or_else(|| from.name.clone());
         let post = post_for(sel, &meta, &qualifier);
-        let (access, exact) = self.access_exact(c, &name, &meta, post.sel.filter.as_ref())?;
+        let (access, exact) =
+            self.access_exact(c, &name, &meta, post.sel.filter.as_ref(), &post.sel.hints)?;
         let sel = &post.sel;
         // The engine may stop early only when nothing after it drops or
         // reorders rows: no WHERE beyond the range it reads, no ORDER BY,
