@@ -194,7 +194,8 @@ impl ColumnType {
             ColumnType::ShortInt { len, .. } => (1..=3).contains(&len),
             ColumnType::Int { .. } | ColumnType::BigInt { .. } => true,
             ColumnType::Char(n) | ColumnType::FixBinary(n) => (1..=255).contains(&n),
-            ColumnType::VarChar(n) => n >= 1,
+            // VARCHAR(0), as MySQL allows it: '' or NULL.
+            ColumnType::VarChar(_) => true,
             ColumnType::Text { max_len } | ColumnType::Blob { max_len } => max_len >= 1,
         };
         if ok {

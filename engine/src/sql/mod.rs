@@ -104,6 +104,11 @@ pub struct SqlMode {
     /// ANSI_QUOTES: `"` quotes identifiers, not strings, and the server
     /// quotes the names it shows (INNODB_LOCKS.lock_table) with it.
     pub ansi_quotes: bool,
+    /// STRICT_TRANS_TABLES: a value a column cannot take fails the
+    /// statement (for InnoDB's tables, all transactional).
+    pub strict_trans_tables: bool,
+    /// STRICT_ALL_TABLES: the same, for every table.
+    pub strict_all_tables: bool,
 }
 
 impl SqlMode {
@@ -143,13 +148,25 @@ impl SqlMode {
         "NO_ENGINE_SUBSTITUTION",
     ];
 
-    /// The value as `@@sql_mode` shows it.
+    /// The value as `@@sql_mode` shows it: the names in MySQL's order.
     pub fn render(self) -> String {
-        if self.ansi_quotes {
-            "ANSI_QUOTES".into()
-        } else {
-            String::new()
-        }
+        [
+            (self.ansi_quotes, "ANSI_QUOTES"),
+            (self.strict_trans_tables, "STRICT_TRANS_TABLES"),
+            (self.strict_all_tables, "STRICT_ALL_TABLES"),
+        ]
+        .iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, n)| *n)
+        .collect::<Vec<_>>()
+        .join(",")
+    }
+
+    /// Whether a value a column cannot take fails the statement (either
+    /// strict mode: InnoDB's tables are transactional), rather than being
+    /// adjusted with a warning as MySQL 5.1's default ('') does.
+    pub fn strict(self) -> bool {
+        self.strict_trans_tables || self.strict_all_tables
     }
 
     /// The mode a value names: names separated by commas, any case
@@ -164,6 +181,8 @@ impl SqlMode {
             }
             match upper.as_str() {
                 "ANSI_QUOTES" => mode.ansi_quotes = true,
+                "STRICT_TRANS_TABLES" => mode.strict_trans_tables = true,
+                "STRICT_ALL_TABLES" => mode.strict_all_tables = true,
                 _ => return Ok(Err(upper)),
             }
         }

@@ -140,6 +140,8 @@ impl SqlType {
                 ..
             } => ColumnType::ShortInt { len, unsigned },
             SqlType::Integer { unsigned, .. } => ColumnType::Int { unsigned },
+            // CHAR(0) holds '' or NULL: no fixed field of no bytes.
+            SqlType::Char(0) => ColumnType::VarChar(0),
             SqlType::Char(n) => ColumnType::Char(n),
             SqlType::VarChar(n) => ColumnType::VarChar(n),
             SqlType::Text(max_len) => ColumnType::Text { max_len },

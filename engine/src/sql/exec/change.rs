@@ -109,8 +109,11 @@ impl Server {
 
     /// One row for the engine: values for the named columns (`None`: the
     /// DEFAULT keyword), defaults and AUTO_INCREMENT for the others; a
-    /// TIMESTAMP's CURRENT_TIMESTAMP. `lenient` (INSERT IGNORE): a value a
-    /// column cannot take is stored as MySQL adjusts it, with a warning.
+    /// TIMESTAMP's CURRENT_TIMESTAMP. With `ignore` (INSERT IGNORE), or
+    /// outside strict mode (MySQL 5.1's default sql_mode), a value a
+    /// column cannot take is stored as MySQL adjusts it, with a warning,
+    /// and a NOT NULL column with no value and no default takes its type's
+    /// implicit default (warning 1364).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn build_row(
         &mut self,
@@ -120,8 +123,9 @@ impl Server {
         columns: Option<&[String]>,
         vals: Vec<Option<Datum>>,
         n: usize,
-        lenient: bool,
+        ignore: bool,
     ) -> R<Vec<Value>> {
+        let lenient = ignore || !self.conn(c).sql_mode.strict();
         let positions: Vec<usize> = match columns {
             Some(cols) => cols
                 .iter()
@@ -185,10 +189,15 @@ impl Server {
                         // An ENUM NOT NULL's default is its first member.
                         None if matches!(col.ty, SqlType::Enum(_)) => Datum::Int(1),
                         None => {
-                            return Err(SqlError::new(
+                            let e = SqlError::new(
                                 1364,
                                 format!("Field '{}' doesn't have a default value", col.name),
-                            ))
+                            );
+                            if !lenient {
+                                return Err(e);
+                            }
+                            self.warn(c, Warning::warn(e.code, e.message));
+                            schema::implicit_default(col.ty)
                         }
                     },
                 }
@@ -750,6 +759,8 @@ impl Server {
             join: None,
         };
         let mut changes = Vec::new();
+        let mut pending_warnings = Vec::new();
+        ch.updated += 1;
         // MySQL evaluates a single-table UPDATE's assignments left to
         // right, each seeing the ones before it (SET a = a + 1, b = a).
         let mut cur = r.clone();
@@ -772,11 +783,27 @@ impl Server {
                     format!("Column '{}' cannot be null", col.name),
                 ));
             }
-            let v = schema::coerce_column(col, &v)?;
+            // Outside strict mode a value the column cannot take is
+            // adjusted, with a warning that names the row.
+            let lenient = !self.conn(c).sql_mode.strict();
+            let mut warnings = Vec::new();
+            let v = schema::coerce_column_in(col, &v, lenient, &mut warnings)?;
+            let row_no = ch.updated;
+            pending_warnings.extend(warnings.into_iter().map(|w| {
+                let message = match w.message.strip_suffix(" at row 1") {
+                    Some(head) => format!("{head} at row {row_no}"),
+                    None => w.message,
+                };
+                Warning { message, ..w }
+            }));
             if let Some(slot) = cur.get_mut(*i) {
                 *slot = schema::Shape::of(col).show(&v);
             }
             changes.push((self.engine_column(c, &table, *i)?, v.to_value()));
+        }
+        drop(vars);
+        for w in pending_warnings {
+            self.warn(c, w);
         }
         // ON UPDATE CURRENT_TIMESTAMP: a column the statement does not
         // set takes the time when the row changes (MySQL compares the

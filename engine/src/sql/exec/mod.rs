@@ -122,6 +122,8 @@ struct Change {
     awaiting: Awaiting,
     affected: u64,
     matched: u64,
+    /// Rows whose UPDATE has been queued: the row a warning names.
+    updated: u64,
     records: u64,
     kind: ChangeKind,
     /// The engine's lock id when the statement began: READ COMMITTED
@@ -159,6 +161,7 @@ impl Change {
             awaiting: Awaiting::Read,
             affected: 0,
             matched: 0,
+            updated: 0,
             records: 0,
             kind,
             lock_mark: 0,
