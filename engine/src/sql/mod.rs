@@ -96,6 +96,44 @@ struct Globals {
     /// innodb_stats_sample_pages: leaf pages ANALYZE TABLE samples.
     stats_sample_pages: u64,
     sql_mode: SqlMode,
+    autoinc_step: AutoincStep,
+    binlog_format: &'static str,
+}
+
+/// auto_increment_increment and auto_increment_offset: generated values
+/// are `offset + k * increment` (the offset ignored when above the
+/// increment), the least such above the table's counter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct AutoincStep {
+    pub(crate) increment: u64,
+    pub(crate) offset: u64,
+}
+
+impl Default for AutoincStep {
+    fn default() -> Self {
+        AutoincStep {
+            increment: 1,
+            offset: 1,
+        }
+    }
+}
+
+impl AutoincStep {
+    /// The first value of the series at or above `at`
+    /// (`innobase_next_autoinc`'s rule).
+    pub(crate) fn at_or_above(self, at: u64) -> u64 {
+        let inc = self.increment.max(1);
+        let off = if self.offset > inc {
+            1
+        } else {
+            self.offset.max(1)
+        };
+        if at <= off {
+            return off;
+        }
+        let k = (at - off).div_ceil(inc);
+        off.saturating_add(k.saturating_mul(inc))
+    }
 }
 
 /// The sql_mode flags the server layer has: each changes what it does.
@@ -199,6 +237,13 @@ struct Conn {
     sql_mode: SqlMode,
     unique_checks: bool,
     foreign_key_checks: bool,
+    /// auto_increment_increment and auto_increment_offset.
+    autoinc_step: AutoincStep,
+    /// insert_id: the value the next generated AUTO_INCREMENT takes.
+    insert_id: Option<u64>,
+    /// binlog_format, as the session would log (innosim writes no binary
+    /// log, as a server without --log-bin).
+    binlog_format: &'static str,
     warnings: Vec<Warning>,
     /// User variables (`@name`, names lowercased).
     user_vars: std::collections::BTreeMap<String, Datum>,
@@ -304,6 +349,8 @@ impl Server {
             lock_wait_timeout: engine.config().lock_wait_timeout_us / 1_000_000,
             stats_sample_pages: 8,
             sql_mode: SqlMode::default(),
+            autoinc_step: AutoincStep::default(),
+            binlog_format: "STATEMENT",
         };
         let mut s = Server {
             engine,
@@ -373,6 +420,9 @@ impl Server {
                 sql_mode: self.globals.sql_mode,
                 unique_checks: true,
                 foreign_key_checks: true,
+                autoinc_step: self.globals.autoinc_step,
+                insert_id: None,
+                binlog_format: self.globals.binlog_format,
                 warnings: Vec::new(),
                 user_vars: std::collections::BTreeMap::new(),
                 running: None,

@@ -23,11 +23,16 @@ enum VarScope {
     Global,
     /// Read only.
     ReadOnly,
+    /// Session only.
+    Session,
 }
 
 /// The variables innosim knows, with their scopes.
 const VARIABLES: &[(&str, VarScope)] = &[
+    ("auto_increment_increment", VarScope::Both),
+    ("auto_increment_offset", VarScope::Both),
     ("autocommit", VarScope::Both),
+    ("binlog_format", VarScope::Both),
     ("innodb_compression_level", VarScope::Global),
     ("innodb_io_capacity", VarScope::Global),
     ("innodb_max_dirty_pages_pct", VarScope::Global),
@@ -45,6 +50,7 @@ const VARIABLES: &[(&str, VarScope)] = &[
     ("innodb_strict_mode", VarScope::Both),
     ("innodb_use_sys_malloc", VarScope::ReadOnly),
     ("innodb_version", VarScope::ReadOnly),
+    ("insert_id", VarScope::Session),
     ("sql_mode", VarScope::Both),
     ("storage_engine", VarScope::Both),
     ("tx_isolation", VarScope::Both),
@@ -169,7 +175,7 @@ impl Server {
         };
         let scope = Self::scope_of(name)?;
         let conn = self.conn(c);
-        let session = !global && scope == VarScope::Both;
+        let session = !global && matches!(scope, VarScope::Both | VarScope::Session);
         let cfg = self.engine.config();
         Ok(match name {
             "autocommit" => Datum::Int(i64::from(if session {
@@ -178,6 +184,24 @@ impl Server {
                 self.globals.autocommit
             })),
             "foreign_key_checks" => Datum::Int(i64::from(!session || conn.foreign_key_checks)),
+            "auto_increment_increment" | "auto_increment_offset" => {
+                let step = if session {
+                    conn.autoinc_step
+                } else {
+                    self.globals.autoinc_step
+                };
+                int(if name == "auto_increment_increment" {
+                    step.increment
+                } else {
+                    step.offset
+                })
+            }
+            "binlog_format" => Datum::str(if session {
+                conn.binlog_format
+            } else {
+                self.globals.binlog_format
+            }),
+            "insert_id" => int(conn.insert_id.unwrap_or(0)),
             "unique_checks" => Datum::Int(i64::from(!session || conn.unique_checks)),
             "innodb_buffer_pool_size" => {
                 int(cfg.buffer_pool_pages as u64 * crate::page::PAGE_SIZE as u64)
@@ -237,6 +261,9 @@ impl Server {
     fn default_of(&self, name: &str) -> Datum {
         match name {
             "autocommit" | "foreign_key_checks" | "unique_checks" => Datum::Int(1),
+            "auto_increment_increment" | "auto_increment_offset" => Datum::Int(1),
+            "binlog_format" => Datum::str("STATEMENT"),
+            "insert_id" => Datum::Int(0),
             "innodb_file_format" => Datum::str("Antelope"),
             // The latest format this release supports.
             "innodb_file_format_check" => Datum::str("Barracuda"),
@@ -281,6 +308,14 @@ impl Server {
                     format!("Variable '{name}' is a read only variable"),
                 ))
             }
+            (VarScope::Session, Scope::Global) => {
+                return Err(SqlError::new(
+                    1228,
+                    format!(
+                        "Variable '{name}' is a SESSION variable and can't be used with SET GLOBAL"
+                    ),
+                ))
+            }
             (VarScope::Global, Scope::Session) => {
                 return Err(SqlError::new(
                     1229,
@@ -317,6 +352,53 @@ impl Server {
                     self.globals.autocommit = on;
                 } else {
                     self.session_request(c, Request::SetAutocommit(on))?;
+                }
+            }
+            "auto_increment_increment" | "auto_increment_offset" | "insert_id" => {
+                let n = match &v {
+                    Datum::Int(_) | Datum::UInt(_) => v.as_i128().unwrap_or(0),
+                    _ => {
+                        return Err(SqlError::new(
+                            1232,
+                            format!("Incorrect argument type to variable '{name}'"),
+                        ))
+                    }
+                };
+                if name == "insert_id" {
+                    self.conn_mut(c).insert_id = u64::try_from(n).ok().filter(|&n| n > 0);
+                } else {
+                    // MySQL clamps to 1..=65535 with a warning.
+                    let clamped = n.clamp(1, 65_535) as u64;
+                    if clamped as i128 != n {
+                        self.warn(
+                            c,
+                            Warning::warn(1292, format!("Truncated incorrect {name} value: '{n}'")),
+                        );
+                    }
+                    let step = if global {
+                        &mut self.globals.autoinc_step
+                    } else {
+                        &mut self.conn_mut(c).autoinc_step
+                    };
+                    if name == "auto_increment_increment" {
+                        step.increment = clamped;
+                    } else {
+                        step.offset = clamped;
+                    }
+                }
+            }
+            "binlog_format" => {
+                let text = v.render().to_ascii_uppercase();
+                let f = match text.as_str() {
+                    "ROW" | "2" => "ROW",
+                    "STATEMENT" | "1" => "STATEMENT",
+                    "MIXED" | "0" => "MIXED",
+                    _ => return Err(SqlError::wrong_value(name, &v.render())),
+                };
+                if global {
+                    self.globals.binlog_format = f;
+                } else {
+                    self.conn_mut(c).binlog_format = f;
                 }
             }
             "foreign_key_checks" | "unique_checks" => {

@@ -158,8 +158,12 @@ impl Server {
                 && v.as_ref()
                     .is_none_or(|v| v.is_null() || v.as_i128() == Some(0))
             {
+                // insert_id names the value once; else the series of
+                // auto_increment_increment and _offset from the counter.
+                let step = self.conn(c).autoinc_step;
+                let forced = self.conn_mut(c).insert_id.take();
                 let next = self.autoinc.entry(name.to_string()).or_insert(1);
-                let v = *next;
+                let v = forced.unwrap_or_else(|| step.at_or_above(*next));
                 let (_, hi) = col.ty.int_range().expect("an integer column");
                 if i128::from(v) > hi {
                     return Err(SqlError::new(
@@ -167,7 +171,7 @@ impl Server {
                         "Failed to read auto-increment value from storage engine",
                     ));
                 }
-                *next += 1;
+                *next = (*next).max(v.saturating_add(1));
                 Datum::UInt(v)
             } else if col.ty == SqlType::Timestamp
                 && (if v.is_some() {

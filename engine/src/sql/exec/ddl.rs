@@ -250,10 +250,29 @@ impl Server {
                 {
                     return self.alter_rename_columns(c, &table, ops);
                 }
+                // An index dropped and added again under its name (DROP
+                // INDEX b, ADD INDEX (b)): the engine builds a new index
+                // beside the old one, so the two names would meet; the
+                // table is copied instead, which swaps both at once.
+                let dropped: Vec<&String> = ops
+                    .iter()
+                    .filter_map(|op| match op {
+                        AlterOp::DropIndex(n) => Some(n),
+                        _ => None,
+                    })
+                    .collect();
+                let readded = ops.iter().any(|op| match op {
+                    AlterOp::AddIndex(ix) if !ix.primary => {
+                        let n = ix.name.as_ref().or(ix.columns.first());
+                        n.is_some_and(|n| dropped.iter().any(|d| d.eq_ignore_ascii_case(n)))
+                    }
+                    _ => false,
+                });
                 let copy = algorithm == Some(Algorithm::Copy)
                     || options != TableOptions::default()
                     || primary
-                    || columns;
+                    || columns
+                    || readded && algorithm != Some(Algorithm::Inplace);
                 if copy {
                     if algorithm == Some(Algorithm::Inplace) {
                         return Err(SqlError::new(
