@@ -797,7 +797,15 @@ impl Engine {
                         }
                         o
                     }
-                    DictChange::Update(id, enc) => {
+                    DictChange::Update(id, _) | DictChange::Rename(id, ..) => {
+                        // The definition, and with a rename the name too.
+                        let set: Vec<(usize, Option<Vec<u8>>)> = match change {
+                            DictChange::Rename(_, name, enc) => {
+                                vec![(1, Some(name.clone().into_bytes())), (2, Some(enc.clone()))]
+                            }
+                            DictChange::Update(_, enc) => vec![(2, Some(enc.clone()))],
+                            _ => unreachable!("matched above"),
+                        };
                         let key = vec![Some(id.to_be_bytes().to_vec())];
                         let o = write::update(
                             &mut self.pager,
@@ -805,23 +813,7 @@ impl Engine {
                             &sys_table,
                             &mut trx,
                             &key,
-                            &[(2, Some(enc.clone()))],
-                            &mut ctx,
-                        )?;
-                        if o != Outcome::Done(1) {
-                            return Err(missing(*id));
-                        }
-                        o
-                    }
-                    DictChange::Rename(id, name, enc) => {
-                        let key = vec![Some(id.to_be_bytes().to_vec())];
-                        let o = write::update(
-                            &mut self.pager,
-                            &mut self.sys,
-                            &sys_table,
-                            &mut trx,
-                            &key,
-                            &[(1, Some(name.clone().into_bytes())), (2, Some(enc.clone()))],
+                            &set,
                             &mut ctx,
                         )?;
                         if o != Outcome::Done(1) {

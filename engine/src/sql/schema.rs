@@ -885,21 +885,18 @@ pub fn coerce_column_in(
     }
     let v = match coerce(col.ty, d, &col.name) {
         Err(e) if lenient => {
-            let instead = match (col.ty, e.code) {
-                (SqlType::Integer { .. }, 1264) => {
+            // A number clipped to the range (out of range, 1264, or the
+            // number a string starts with, 1366); a string cut.
+            let instead = match col.ty {
+                SqlType::Integer { .. } => {
                     let (lo, hi) = col.ty.int_range().expect("an integer type");
                     let v = d.as_i128().unwrap_or(0).clamp(lo, hi);
                     super::value::int_datum(v).expect("in range")
                 }
-                (SqlType::Integer { .. }, _) => {
-                    let (lo, hi) = col.ty.int_range().expect("an integer type");
-                    let v = d.as_i128().unwrap_or(0).clamp(lo, hi);
-                    super::value::int_datum(v).expect("in range")
-                }
-                (SqlType::Char(n) | SqlType::VarChar(n), _) => {
+                SqlType::Char(n) | SqlType::VarChar(n) => {
                     Datum::Str(d.to_bytes().into_iter().take(usize::from(n)).collect())
                 }
-                (SqlType::Text(m) | SqlType::Blob(m), _) => {
+                SqlType::Text(m) | SqlType::Blob(m) => {
                     Datum::Str(d.to_bytes().into_iter().take(m as usize).collect())
                 }
                 _ => return Err(e),

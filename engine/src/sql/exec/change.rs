@@ -739,16 +739,18 @@ impl Server {
         };
         let meta = self.metas[&table].clone();
         // Back in the engine's form: a DATE's text is its packed number.
+        // Leniently, so that what was stored comes back as it was (an
+        // ENUM's '' is its 0, which strict mode would not store anew).
         let row: Vec<Value> = r
             .iter()
             .enumerate()
             .map(|(i, d)| match meta.columns.get(i) {
-                Some(col) if field::is_field_type(col.ty) => schema::coerce_column(col, d)
-                    .map(|v| v.to_value())
-                    .unwrap_or_else(|_| d.to_value()),
-                _ => d.to_value(),
+                Some(col) if field::is_field_type(col.ty) => {
+                    schema::coerce_column_in(col, d, true, &mut Vec::new()).map(|v| v.to_value())
+                }
+                _ => Ok(d.to_value()),
             })
-            .collect();
+            .collect::<R<_>>()?;
         let key = self.primary_key_of(c, &table, &row)?;
         let Some(set) = set else {
             ch.queue.push_back(Request::Delete { table, key });
