@@ -134,6 +134,7 @@ fn def(name: &str, collation: Collation, format: RowFormat) -> TableDef {
             },
         ],
         row_format: format,
+        foreign: Vec::new(),
         server: Vec::new(),
     }
 }

@@ -100,6 +100,7 @@ fn def() -> TableDef {
             prefixes: Vec::new(),
         }],
         row_format: RowFormat::Compact,
+        foreign: Vec::new(),
         server: Vec::new(),
     }
 }

@@ -54,6 +54,7 @@ fn def(row_format: RowFormat) -> TableDef {
             prefixes: Vec::new(),
         }],
         row_format,
+        foreign: Vec::new(),
         server: Vec::new(),
     }
 }

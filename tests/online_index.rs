@@ -37,6 +37,7 @@ fn def() -> TableDef {
         primary_prefixes: Vec::new(),
         indexes: Vec::new(),
         row_format: RowFormat::Compact,
+        foreign: Vec::new(),
         server: Vec::new(),
     }
 }

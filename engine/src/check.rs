@@ -408,6 +408,7 @@ mod tests {
                 prefixes: Vec::new(),
             }],
             row_format: RowFormat::Compact,
+            foreign: Vec::new(),
             server: Vec::new(),
         })?;
         let s = e.session();

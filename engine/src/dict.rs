@@ -85,6 +85,107 @@ fn holds_whole(columns: &[usize], prefixes: &[u16], c: usize) -> bool {
     (columns.iter().enumerate()).any(|(i, &k)| k == c && prefixes.get(i).is_none_or(|&p| p == 0))
 }
 
+/// What a foreign key does to the child rows of a parent row that is
+/// deleted or whose referenced columns change (InnoDB's
+/// `DICT_FOREIGN_ON_DELETE_*` and `DICT_FOREIGN_ON_UPDATE_*` flags).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FkAction {
+    /// Refuse the change while a child row refers to the parent row
+    /// (1451). InnoDB keeps no flag for it; SHOW CREATE TABLE prints no
+    /// clause.
+    #[default]
+    Restrict,
+    /// The same as RESTRICT in InnoDB (checked at once, not at the end of
+    /// the statement), printed as `NO ACTION`.
+    NoAction,
+    /// Delete the child rows, or give them the parent's new values.
+    Cascade,
+    /// Set the child rows' foreign key columns to NULL.
+    SetNull,
+}
+
+impl FkAction {
+    /// The clause SHOW CREATE TABLE and the error texts print, if any.
+    pub fn clause(self) -> Option<&'static str> {
+        match self {
+            FkAction::Restrict => None,
+            FkAction::NoAction => Some("NO ACTION"),
+            FkAction::Cascade => Some("CASCADE"),
+            FkAction::SetNull => Some("SET NULL"),
+        }
+    }
+
+    fn code(self) -> u8 {
+        match self {
+            FkAction::Restrict => 0,
+            FkAction::NoAction => 1,
+            FkAction::Cascade => 2,
+            FkAction::SetNull => 3,
+        }
+    }
+
+    fn from_code(c: u8) -> Option<FkAction> {
+        Some(match c {
+            0 => FkAction::Restrict,
+            1 => FkAction::NoAction,
+            2 => FkAction::Cascade,
+            3 => FkAction::SetNull,
+            _ => return None,
+        })
+    }
+}
+
+/// A FOREIGN KEY constraint of a table (the child): its columns must hold
+/// a value the parent's referenced columns hold, or a NULL. InnoDB keeps
+/// constraints in SYS_FOREIGN and SYS_FOREIGN_COLS; here they are part of
+/// the child's definition, so a DDL that adds, drops or carries one
+/// changes the dictionary in the same row, under the same transaction.
+/// The parent is named, not numbered: it may not exist yet (created with
+/// `foreign_key_checks=0`), and it may be rebuilt under its name by a
+/// copying ALTER, as InnoDB's `REF_NAME` names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForeignDef {
+    /// The constraint's name (`t2_ibfk_1` when none was given).
+    pub id: String,
+    /// The child's columns, by position.
+    pub columns: Vec<usize>,
+    /// The parent table's name.
+    pub parent: String,
+    /// The parent's referenced columns, by name, one per child column.
+    pub parent_columns: Vec<String>,
+    /// ON DELETE.
+    pub on_delete: FkAction,
+    /// ON UPDATE.
+    pub on_update: FkAction,
+}
+
+/// A constraint as SHOW CREATE TABLE and InnoDB's error texts print it
+/// (`dict_print_info_on_foreign_key_in_create_format`): ``CONSTRAINT `id`
+/// FOREIGN KEY (`a`) REFERENCES `t1` (`a`) ON DELETE CASCADE``, the
+/// parent's name as `parent` renders it (the server layer leaves out the
+/// database when it is the child's).
+pub fn foreign_text(fk: &ForeignDef, columns: &[String], parent: impl Fn(&str) -> String) -> String {
+    let list = |names: &mut dyn Iterator<Item = &String>| {
+        names.map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+    };
+    let mut out = format!(
+        "CONSTRAINT `{}` FOREIGN KEY ({}) REFERENCES {} ({})",
+        fk.id,
+        list(&mut columns.iter()),
+        parent(&fk.parent),
+        list(&mut fk.parent_columns.iter())
+    );
+    if let Some(c) = fk.on_delete.clause() {
+        out.push_str(" ON DELETE ");
+        out.push_str(c);
+    }
+    if let Some(c) = fk.on_update.clause() {
+        out.push_str(" ON UPDATE ");
+        out.push_str(c);
+    }
+    out
+}
+
 /// A table definition as given to CREATE TABLE.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TableDef {
@@ -105,6 +206,8 @@ pub struct TableDef {
     pub indexes: Vec<IndexDef>,
     /// Row format.
     pub row_format: RowFormat,
+    /// FOREIGN KEY constraints, in the order they were made.
+    pub foreign: Vec<ForeignDef>,
     /// The server layer's own definition of the table (what MySQL keeps in
     /// the `.frm` file: column defaults, display widths, the options the
     /// user wrote), opaque to the engine. Kept in the same dictionary row
@@ -267,7 +370,54 @@ impl TableDef {
                 )));
             }
         }
+        for (i, fk) in self.foreign.iter().enumerate() {
+            if fk.id.is_empty()
+                || fk.id.len() > 64
+                || self.foreign[..i].iter().any(|o| o.id.eq_ignore_ascii_case(&fk.id))
+            {
+                return Err(bad(format!("duplicate or invalid constraint name '{}'", fk.id)));
+            }
+            if fk.columns.is_empty()
+                || fk.columns.len() > 16
+                || fk.columns.len() != fk.parent_columns.len()
+                || fk.columns.iter().any(|&c| c >= self.columns.len())
+                || fk.parent.is_empty()
+                || fk.parent.len() > MAX_TABLE_NAME_BYTES
+            {
+                return Err(bad(format!("malformed foreign key '{}'", fk.id)));
+            }
+        }
         Ok(())
+    }
+
+    /// The foreign key whose columns lead index `ix` of this table
+    /// (`None`: the clustered index), if `cols` are its first columns, whole
+    /// (`dict_foreign_find_index`: the index InnoDB searches for a
+    /// constraint's child or parent rows). Types are checked by the caller.
+    pub fn index_leads(&self, ix: Option<usize>, cols: &[usize]) -> bool {
+        let (columns, prefixes): (&[usize], &[u16]) = match ix {
+            None => (&self.primary_key, &self.primary_prefixes),
+            Some(i) => (&self.indexes[i].columns, &self.indexes[i].prefixes),
+        };
+        columns.len() >= cols.len()
+            && cols.iter().enumerate().all(|(k, &c)| {
+                columns[k] == c && prefixes.get(k).is_none_or(|&p| p == 0)
+            })
+    }
+
+    /// The first index (`None`: the clustered one, tried first) whose
+    /// leading columns are `cols`, whole; the outer `None` when there is
+    /// none.
+    pub fn find_index(&self, cols: &[usize]) -> Option<Option<usize>> {
+        if !self.primary_key.is_empty() && self.index_leads(None, cols) {
+            return Some(None);
+        }
+        (0..self.indexes.len())
+            .find(|&i| {
+                !self.indexes[i].name.starts_with(BUILDING_PREFIX)
+                    && self.index_leads(Some(i), cols)
+            })
+            .map(Some)
     }
 
     /// The prefix length of primary key column `i`, if it is a prefix.
@@ -704,6 +854,7 @@ pub fn sys_tables_def() -> TableDef {
         primary_prefixes: Vec::new(),
         indexes: vec![],
         row_format: RowFormat::Compact,
+        foreign: Vec::new(),
         server: Vec::new(),
     }
 }
@@ -743,15 +894,18 @@ fn format_code(f: RowFormat) -> u8 {
 /// adds each column's collation number after its nullability and each
 /// index's prefix lengths after its columns, and ends with a server
 /// definition of any length; version 4 adds the primary key's prefix
-/// lengths after its columns. A table is written in the lowest version that
+/// lengths after its columns; version 5 ends with the foreign keys. A table is written in the lowest version that
 /// holds it, so the engine's own tables keep the bytes (and page counts)
 /// they had before the later versions.
 pub fn encode_def(def: &TableDef, st: &TableStorage) -> Vec<u8> {
-    let v4 = !def.primary_prefixes.is_empty();
+    let v5 = !def.foreign.is_empty();
+    let v4 = v5 || !def.primary_prefixes.is_empty();
     let v3 = v4
         || def.columns.iter().any(|c| c.collation != Collation::Binary)
         || def.indexes.iter().any(|ix| !ix.prefixes.is_empty());
-    let version = if v4 {
+    let version = if v5 {
+        5u8
+    } else if v4 {
         4u8
     } else if v3 {
         3
@@ -814,6 +968,20 @@ pub fn encode_def(def: &TableDef, st: &TableStorage) -> Vec<u8> {
         put_varint(&mut out, def.server.len() as u64);
         out.extend_from_slice(&def.server);
     }
+    if version >= 5 {
+        put_varint(&mut out, def.foreign.len() as u64);
+        for fk in &def.foreign {
+            put_str(&mut out, &fk.id);
+            put_str(&mut out, &fk.parent);
+            put_varint(&mut out, fk.columns.len() as u64);
+            for (&c, p) in fk.columns.iter().zip(&fk.parent_columns) {
+                put_varint(&mut out, c as u64);
+                put_str(&mut out, p);
+            }
+            out.push(fk.on_delete.code());
+            out.push(fk.on_update.code());
+        }
+    }
     out
 }
 
@@ -871,7 +1039,7 @@ impl Rd<'_> {
 pub fn decode_def(b: &[u8]) -> Result<(TableDef, TableStorage)> {
     let mut r = Rd { b, pos: 0 };
     let version = r.byte()?;
-    if !(1..=4).contains(&version) {
+    if !(1..=5).contains(&version) {
         return Err(Rd::err());
     }
     let name = r.string()?;
@@ -984,6 +1152,30 @@ pub fn decode_def(b: &[u8]) -> Result<(TableDef, TableStorage)> {
     } else {
         Vec::new()
     };
+    let mut foreign = Vec::new();
+    if version >= 5 {
+        for _ in 0..r.small(1024)? {
+            let id = r.string()?;
+            let parent = r.string()?;
+            let nc = r.small(16)?;
+            let mut columns = Vec::with_capacity(nc);
+            let mut parent_columns = Vec::with_capacity(nc);
+            for _ in 0..nc {
+                columns.push(r.small(n as u64)?);
+                parent_columns.push(r.string()?);
+            }
+            let on_delete = FkAction::from_code(r.byte()?).ok_or_else(Rd::err)?;
+            let on_update = FkAction::from_code(r.byte()?).ok_or_else(Rd::err)?;
+            foreign.push(ForeignDef {
+                id,
+                columns,
+                parent,
+                parent_columns,
+                on_delete,
+                on_update,
+            });
+        }
+    }
     if ns != nix || r.pos != b.len() {
         return Err(Rd::err());
     }
@@ -994,6 +1186,7 @@ pub fn decode_def(b: &[u8]) -> Result<(TableDef, TableStorage)> {
         primary_prefixes,
         indexes,
         row_format,
+        foreign,
         server,
     };
     def.validate().map_err(|_| Rd::err())?;
@@ -1060,6 +1253,7 @@ mod tests {
                 prefixes: Vec::new(),
             }],
             row_format: RowFormat::Dynamic,
+            foreign: Vec::new(),
             server: Vec::new(),
         };
         def.validate().unwrap();
@@ -1076,6 +1270,7 @@ mod tests {
             assert!(decode_def(&enc[..cut]).is_err());
         }
         let with_server = TableDef {
+            foreign: Vec::new(),
             server: b"CREATE TABLE `sbtest` (...)".to_vec(),
             ..def.clone()
         };
@@ -1126,6 +1321,7 @@ mod tests {
             row_format: RowFormat::Compressed {
                 key_block_size: kbs,
             },
+            foreign: Vec::new(),
             server: Vec::new(),
         };
         assert_eq!(crate::page::zip::empty_size(2, 1024), 899);

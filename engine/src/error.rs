@@ -151,6 +151,33 @@ pub enum Error {
     /// MySQL 1213.
     #[error("Deadlock found when trying to get lock; try restarting transaction")]
     Deadlock,
+    /// A FOREIGN KEY constraint fails: a child row whose parent row does
+    /// not exist (MySQL 1452), or a change of a parent row that child rows
+    /// refer to (1451; also a cascade InnoDB refuses: deeper than 15, or
+    /// updating a table an enclosing cascade updates).
+    #[error(
+        "Cannot {} row: a foreign key constraint fails ({}, {})",
+        if *referenced { "delete or update a parent" } else { "add or update a child" },
+        child,
+        crate::dict::foreign_text(fk, columns, |t| format!("`{t}`"))
+    )]
+    ForeignKey {
+        /// Whether the row is a parent (1451) rather than a child (1452).
+        referenced: bool,
+        /// The child table.
+        child: String,
+        /// The constraint.
+        fk: Box<crate::dict::ForeignDef>,
+        /// The names of the child's constraint columns.
+        columns: Vec<String>,
+    },
+    /// DROP TABLE of a table another table's constraint references, with
+    /// foreign_key_checks on. MySQL 1217.
+    #[error("Cannot delete or update a parent row: a foreign key constraint fails")]
+    ReferencedTable(String),
+    /// DROP INDEX of the index a constraint searches. MySQL 1553.
+    #[error("Cannot drop index '{0}': needed in a foreign key constraint")]
+    IndexNeededByForeignKey(String),
     /// A session already has a statement waiting, or has none to resume.
     #[error("session {0} is busy or idle: {1}")]
     SessionState(u32, &'static str),
@@ -194,6 +221,15 @@ impl Error {
             Error::DuplicateColumn(_) => 1060,
             Error::DuplicateKeyName(_) => 1061,
             Error::CantDropKey(_) => 1091,
+            Error::ForeignKey { referenced, .. } => {
+                if *referenced {
+                    1451
+                } else {
+                    1452
+                }
+            }
+            Error::ReferencedTable(_) => 1217,
+            Error::IndexNeededByForeignKey(_) => 1553,
             Error::LockWaitTimeout => 1205,
             Error::Deadlock => 1213,
             Error::CorruptPage { .. } | Error::Corrupt { .. } => 1877,

@@ -69,6 +69,7 @@ fn sbtest(with_k: bool) -> TableDef {
         primary_prefixes: Vec::new(),
         indexes: if with_k { vec![k_index()] } else { vec![] },
         row_format: RowFormat::Compact,
+        foreign: Vec::new(),
         server: Vec::new(),
     }
 }

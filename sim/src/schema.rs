@@ -163,6 +163,7 @@ impl TableSpec {
                 })
                 .collect(),
             row_format: format_of(&self.row_format).expect("validated"),
+            foreign: Vec::new(),
             server: Vec::new(),
         }
     }

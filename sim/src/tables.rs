@@ -44,6 +44,7 @@ pub fn sbtest(name: &str, fmt: RowFormat) -> TableDef {
             prefixes: Vec::new(),
         }],
         row_format: fmt,
+        foreign: Vec::new(),
         server: Vec::new(),
     }
 }
@@ -84,6 +85,7 @@ pub fn docs(name: &str, fmt: RowFormat) -> TableDef {
             prefixes: Vec::new(),
         }],
         row_format: fmt,
+        foreign: Vec::new(),
         server: Vec::new(),
     }
 }
@@ -120,6 +122,7 @@ pub fn scratch(name: &str, fmt: RowFormat) -> TableDef {
             prefixes: Vec::new(),
         }],
         row_format: fmt,
+        foreign: Vec::new(),
         server: Vec::new(),
     }
 }

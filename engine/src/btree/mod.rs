@@ -854,6 +854,9 @@ fn split_reserve(pager: &Pager, index: &Index, depth: usize) -> u32 {
 /// Splits page `page_no` (whose parent path is `path`) and inserts `rec` at
 /// `slot`, inserting the new page's node pointer into the parent (and
 /// splitting it in turn if needed).
+// The page is copied out because `halves_compress` needs the pager as well
+// (clippy's unnecessary_to_owned misses that borrow).
+#[allow(clippy::unnecessary_to_owned)]
 fn split_and_insert(
     mtr: &mut Mtr,
     pager: &mut Pager,

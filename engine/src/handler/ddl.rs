@@ -55,6 +55,16 @@ impl Engine {
         Ok(cur)
     }
 
+    /// CREATE TABLE of a definition with FOREIGN KEY constraints, checked
+    /// as InnoDB checks them (errno 150; `foreign_key_checks` off accepts a
+    /// parent that does not exist yet).
+    pub fn create_table_checked(&mut self, def: TableDef, foreign_key_checks: bool) -> Result<()> {
+        self.check_running()?;
+        def.validate()?;
+        self.check_foreign_defs(&def, foreign_key_checks)?;
+        self.create_table(def)
+    }
+
     /// CREATE TABLE.
     pub fn create_table(&mut self, def: TableDef) -> Result<()> {
         self.check_running()?;
@@ -319,6 +329,9 @@ impl Engine {
             return Ok(DdlStep::Waiting);
         }
         let id = self.table_id(name)?;
+        if self.foreign_key_checks(s) && self.referenced_by_other(id) {
+            return Err(Error::ReferencedTable(name.to_string()));
+        }
         let r = self.drop_table_inner(id);
         self.guard(r).map(DdlStep::Done)
     }
@@ -355,10 +368,15 @@ impl Engine {
     /// It runs in session `s` under an X lock on the table (see
     /// [`DdlStep`]).
     pub fn truncate_table(&mut self, s: SessionId, name: &str) -> Result<DdlStep<()>> {
+        let id = self.table_id(name)?;
+        if self.foreign_key_checks(s) && self.referenced_by_other(id) {
+            // InnoDB will not truncate a referenced table by recreating it;
+            // MySQL then deletes its rows one by one.
+            return Err(Error::ReferencedTable(name.to_string()));
+        }
         if !self.ddl_lock(s, name, TableMode::X)? {
             return Ok(DdlStep::Waiting);
         }
-        let id = self.table_id(name)?;
         let r = self.truncate_table_inner(id);
         self.guard(r).map(DdlStep::Done)
     }
@@ -440,8 +458,17 @@ impl Engine {
         def: TableDef,
         map: Option<RowMap<'_>>,
     ) -> Result<DdlStep<u64>> {
+        let checks = self.foreign_key_checks(s);
+        self.check_foreign_defs(&def, checks)?;
+        if checks {
+            self.check_referencing_defs(old.id, &def, checks)?;
+        }
         if !self.ddl_lock(s, name, TableMode::X)? {
             return Ok(DdlStep::Waiting);
+        }
+        if checks {
+            let r = self.check_new_constraints(old.id, &old.def, &def);
+            self.guard(r)?;
         }
         let r = (|| {
             self.pager.free_check()?;
@@ -534,12 +561,44 @@ impl Engine {
         }
         self.pager.free_check()?;
         let st = old.storage();
-        let r = self.dict_transaction(&[DictChange::Rename(
+        // The constraints that name the table as their parent follow it,
+        // in the same dictionary transaction (row_rename_table_for_mysql
+        // updates SYS_FOREIGN's REF_NAME).
+        for fk in &mut def.foreign {
+            if fk.parent == from {
+                fk.parent = to.to_string();
+            }
+        }
+        let mut changes = vec![DictChange::Rename(
             id,
             to.to_string(),
             dict::encode_def(&def, &st),
-        )]);
+        )];
+        let mut children = Vec::new();
+        for t in self.tables.values().filter(|t| t.id != id) {
+            if t.def.foreign.iter().any(|fk| fk.parent == from) {
+                let mut cdef = t.def.clone();
+                for fk in &mut cdef.foreign {
+                    if fk.parent == from {
+                        fk.parent = to.to_string();
+                    }
+                }
+                let cst = t.storage();
+                changes.push(DictChange::Update(t.id, dict::encode_def(&cdef, &cst)));
+                children.push((t.clone(), cdef, cst));
+            }
+        }
+        let r = self.dict_transaction(&changes);
         self.guard(r)?;
+        for (was, cdef, cst) in children {
+            self.replace_table(was.id, cdef, &cst);
+            if let Some(t) = self.tables.get_mut(&was.id) {
+                t.next_row_id = was.next_row_id;
+                for (new, old) in t.secondary.iter_mut().zip(&was.secondary) {
+                    new.created_by = old.created_by;
+                }
+            }
+        }
         self.names.remove(from);
         self.replace_table(id, def, &st);
         if let Some(t) = self.tables.get_mut(&id) {

@@ -281,7 +281,10 @@ impl Engine {
                     row_id,
                     &mut ctx,
                 )? {
-                    Outcome::Done(n) => Ok(DmlResult::Done(Response::Affected(n))),
+                    Outcome::Done(n) => match self.check_parents(s, id, &cols, None, None)? {
+                        Some(w) => Ok(DmlResult::Wait(w)),
+                        None => Ok(DmlResult::Done(Response::Affected(n))),
+                    },
                     Outcome::Wait(t) => Ok(DmlResult::Wait(t)),
                 }
             }
@@ -315,7 +318,8 @@ impl Engine {
                 }
                 let duplicates = sess.statement.as_ref().is_some_and(|st| st.duplicates);
                 let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys, duplicates);
-                match write::update(
+                let mut old = None;
+                match write::update_returning(
                     &mut self.pager,
                     &mut self.sys,
                     &self.tables[&id],
@@ -323,14 +327,25 @@ impl Engine {
                     &key,
                     &changes,
                     &mut ctx,
+                    &mut old,
                 )? {
-                    Outcome::Done(n) => Ok(DmlResult::Done(Response::Affected(n))),
+                    Outcome::Done(n) => match old.filter(|_| n > 0) {
+                        Some(old) => {
+                            let mut new = old.clone();
+                            for (c, v) in changes {
+                                new[c] = v;
+                            }
+                            Ok(self.after_change(s, id, &old, Some(&new), n)?)
+                        }
+                        None => Ok(DmlResult::Done(Response::Affected(n))),
+                    },
                     Outcome::Wait(t) => Ok(DmlResult::Wait(t)),
                 }
             }
             Request::Delete { table, key } => {
                 let id = self.table_id(table)?;
                 let key = Self::key_stored(&self.tables[&id], key)?;
+                let referenced = self.foreign_key_checks(s) && !self.referencing(id).is_empty();
                 let now = self.pager.now_us();
                 let sess = self.sessions.get_mut(&s).expect("session exists");
                 let trx = sess.trx.as_mut().expect("transaction open");
@@ -338,15 +353,22 @@ impl Engine {
                     return Ok(DmlResult::Wait(w));
                 }
                 let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys, false);
-                match write::delete(
+                let mut old = None;
+                // The deleted row's columns, for the constraints that
+                // reference the table.
+                match write::delete_returning(
                     &mut self.pager,
                     &mut self.sys,
                     &self.tables[&id],
                     trx,
                     &key,
                     &mut ctx,
+                    referenced.then_some(&mut old),
                 )? {
-                    Outcome::Done(n) => Ok(DmlResult::Done(Response::Affected(n))),
+                    Outcome::Done(n) => match old.filter(|_| n > 0) {
+                        Some(old) => Ok(self.after_change(s, id, &old, None, n)?),
+                        None => Ok(DmlResult::Done(Response::Affected(n))),
+                    },
                     Outcome::Wait(t) => Ok(DmlResult::Wait(t)),
                 }
             }
@@ -449,6 +471,31 @@ impl Engine {
             }
             _ => unreachable!("not a row statement"),
         }
+    }
+}
+
+impl Engine {
+    /// The constraints a change of a row of table `id` from `old` to `new`
+    /// (`None`: a delete) answers to: those that reference the table, then
+    /// the table's own.
+    fn after_change(
+        &mut self,
+        s: SessionId,
+        id: u64,
+        old: &write::Columns,
+        new: Option<&write::Columns>,
+        n: u64,
+    ) -> Result<DmlResult> {
+        let mut chain = Vec::new();
+        if let Some(w) = self.check_children(s, id, old, new, &mut chain)? {
+            return Ok(DmlResult::Wait(w));
+        }
+        if let Some(new) = new {
+            if let Some(w) = self.check_parents(s, id, new, Some(old), None)? {
+                return Ok(DmlResult::Wait(w));
+            }
+        }
+        Ok(DmlResult::Done(Response::Affected(n)))
     }
 }
 

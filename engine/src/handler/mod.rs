@@ -31,6 +31,7 @@ mod commit;
 mod config;
 mod ddl;
 mod dml;
+mod foreign;
 mod index;
 mod info;
 mod read;
@@ -101,6 +102,8 @@ struct Session {
     last_trx: Option<u64>,
     /// A statement of several requests is open ([`Engine::begin_statement`]).
     statement: Option<StatementScope>,
+    /// `foreign_key_checks=0`: no FOREIGN KEY check or action runs.
+    no_foreign_checks: bool,
 }
 
 /// Where a statement of several requests began.

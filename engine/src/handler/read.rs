@@ -4,6 +4,9 @@
 
 use super::*;
 
+/// An index's key columns, each with its prefix length if it keeps one.
+pub(super) type KeyColumns = Vec<(usize, Option<u16>)>;
+
 impl Engine {
     /// The read mode of a consistent read in `s`, opening a view if needed.
     pub(super) fn read_mode_view(&mut self, s: SessionId) -> Option<crate::trx::ReadView> {
@@ -39,7 +42,7 @@ impl Engine {
         index: Option<&str>,
         low: &RangeBound,
         high: &RangeBound,
-    ) -> Result<(Option<usize>, Vec<(usize, Option<u16>)>)> {
+    ) -> Result<(Option<usize>, KeyColumns)> {
         let (ix, cols) = match index {
             None => (
                 None,

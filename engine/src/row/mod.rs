@@ -15,6 +15,7 @@
 //! Delete-marked entries stay until purge proves no version of the row that
 //! any read view can see still needs them.
 
+pub mod foreign;
 pub mod locking;
 pub mod merge;
 pub mod purge;

@@ -537,6 +537,9 @@ fn update_record(
     Ok(Outcome::Done(1))
 }
 
+/// The stored form of a row's columns, one per column (`None`: NULL).
+pub type Columns = Vec<Option<Vec<u8>>>;
+
 /// Updates the row with clustered key `key`: `changes` are (column, new
 /// stored value). A change of the primary key is a delete and an insert.
 pub fn update(
@@ -547,6 +550,23 @@ pub fn update(
     key: &Key,
     changes: &[(usize, Option<Vec<u8>>)],
     ctx: &mut LockCtx<'_>,
+) -> Result<Outcome> {
+    update_returning(pager, sys, table, trx, key, changes, ctx, &mut None)
+}
+
+/// [`update`], leaving the row's columns as they were before in `old`
+/// when it changes the row (the foreign key checks that follow a change
+/// need them).
+#[allow(clippy::too_many_arguments)]
+pub fn update_returning(
+    pager: &mut Pager,
+    sys: &mut TrxSys,
+    table: &Table,
+    trx: &mut Trx,
+    key: &Key,
+    changes: &[(usize, Option<Vec<u8>>)],
+    ctx: &mut LockCtx<'_>,
+    old: &mut Option<Columns>,
 ) -> Result<Outcome> {
     let Some(found) = lock_for_change(pager, table, key, ctx)? else {
         return Ok(Outcome::Done(0));
@@ -580,6 +600,7 @@ pub fn update(
     }
     // Unique secondary indexes must still hold with the new values.
     let old_cols = current_columns(pager, table, &found.rec)?;
+    *old = Some(old_cols.clone());
     let mut new_cols = old_cols.clone();
     for (c, v) in changes {
         new_cols[*c] = v.clone();
@@ -700,12 +721,29 @@ pub fn delete(
     key: &Key,
     ctx: &mut LockCtx<'_>,
 ) -> Result<Outcome> {
+    delete_returning(pager, sys, table, trx, key, ctx, None)
+}
+
+/// [`delete`], leaving the deleted row's columns in `old` when it is
+/// given and the row is deleted.
+pub fn delete_returning(
+    pager: &mut Pager,
+    sys: &mut TrxSys,
+    table: &Table,
+    trx: &mut Trx,
+    key: &Key,
+    ctx: &mut LockCtx<'_>,
+    old: Option<&mut Option<Columns>>,
+) -> Result<Outcome> {
     let refs = btree::key_refs(key);
     let found = match lock_for_change(pager, table, key, ctx)? {
         None | Some(Locked::Deleted) => return Ok(Outcome::Done(0)),
         Some(Locked::Wait(w)) => return Ok(Outcome::Wait(w)),
         Some(Locked::Live(found)) => found,
     };
+    if let Some(old) = old {
+        *old = Some(current_columns(pager, table, &found.rec)?);
+    }
     let ptr = write_undo(
         pager,
         sys,

@@ -105,6 +105,26 @@ pub struct IndexSpec {
     pub primary: bool,
 }
 
+/// A FOREIGN KEY clause, as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForeignSpec {
+    /// CONSTRAINT name, if given.
+    pub constraint: Option<String>,
+    /// The index name written after FOREIGN KEY, if any (it names the key
+    /// MySQL makes for the constraint, not the constraint).
+    pub index: Option<String>,
+    /// The child's columns.
+    pub columns: Vec<String>,
+    /// The parent table.
+    pub parent: TableName,
+    /// The parent's columns.
+    pub parent_columns: Vec<String>,
+    /// ON DELETE.
+    pub on_delete: crate::dict::FkAction,
+    /// ON UPDATE.
+    pub on_update: crate::dict::FkAction,
+}
+
 /// Table options (CREATE TABLE and ALTER TABLE).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TableOptions {
@@ -134,6 +154,9 @@ pub struct CreateTable {
     pub columns: Vec<ColumnSpec>,
     /// Indexes written apart from the columns.
     pub indexes: Vec<IndexSpec>,
+    /// FOREIGN KEY clauses, each with the number of indexes written before
+    /// it (where the key MySQL makes for it goes).
+    pub foreign: Vec<(usize, ForeignSpec)>,
     /// Options.
     pub options: TableOptions,
 }
@@ -147,6 +170,10 @@ pub enum AlterOp {
     DropIndex(String),
     /// DROP PRIMARY KEY.
     DropPrimary,
+    /// ADD [CONSTRAINT [name]] FOREIGN KEY ...
+    AddForeign(ForeignSpec),
+    /// DROP FOREIGN KEY name.
+    DropForeign(String),
     /// ADD [COLUMN] definition [FIRST | AFTER c].
     AddColumn(ColumnSpec, ColumnPlace),
     /// DROP [COLUMN] c.

@@ -114,7 +114,7 @@ pub fn tokenize_in(text: &str, ansi_quotes: bool) -> Result<Vec<Token>, SqlError
                 .find(|&j| b[j] == b'\'')
                 .ok_or_else(|| SqlError::syntax(text, start))?;
             let digits = &b[i + 2..digits_end];
-            if digits.len() % 2 != 0 || !digits.iter().all(u8::is_ascii_hexdigit) {
+            if !digits.len().is_multiple_of(2) || !digits.iter().all(u8::is_ascii_hexdigit) {
                 return Err(SqlError::syntax(text, start));
             }
             out.push(Token {

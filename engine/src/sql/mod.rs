@@ -604,6 +604,7 @@ impl Server {
             primary_prefixes: Vec::new(),
             indexes: vec![],
             row_format: crate::record::RowFormat::Compact,
+            foreign: Vec::new(),
             server: b"DATABASE".to_vec(),
         };
         self.engine

@@ -540,6 +540,7 @@ pub fn build(
         primary_prefixes,
         indexes: defs,
         row_format,
+        foreign: Vec::new(),
         server: Vec::new(),
     };
     def.server = show_create(&ct.name.name, &def, &meta, None).into_bytes();
@@ -1075,6 +1076,24 @@ pub fn show_create(
             if ix.unique { "UNIQUE " } else { "" },
             quote(&ix.name),
             cols(&ix.columns, &ix.prefixes)
+        ));
+    }
+    // The constraints, as InnoDB gives them to SHOW CREATE TABLE
+    // (`dict_print_info_on_foreign_keys`); the parent without its database
+    // when it is the child's.
+    let db = super::split_name(&def.name).map(|(d, _)| d);
+    for fk in &def.foreign {
+        let names: Vec<String> = fk
+            .columns
+            .iter()
+            .map(|&c| meta.columns.get(c).map_or(def.columns[c].name.clone(), |m| m.name.clone()))
+            .collect();
+        lines.push(format!(
+            "  {}",
+            crate::dict::foreign_text(fk, &names, |p| match &db {
+                Some(d) => super::exec::parent_name(d, p),
+                None => format!("`{p}`"),
+            })
         ));
     }
     let mut s = format!(

@@ -80,6 +80,7 @@ pub fn counters_def() -> TableDef {
         primary_prefixes: Vec::new(),
         indexes: vec![],
         row_format: RowFormat::Compact,
+        foreign: Vec::new(),
         server: Vec::new(),
     }
 }

@@ -535,7 +535,7 @@ impl KeylessInsert<'_> {
                 nearest = Some(r);
             }
         }
-        let next = nearest.map(|r| project(r));
+        let next = nearest.map(project);
         for e in checks {
             let OTarget::Record(_, _, pos) = &e.target else {
                 continue;

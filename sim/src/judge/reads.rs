@@ -792,6 +792,7 @@ mod tests {
                 prefixes: Vec::new(),
             }],
             row_format: RowFormat::Compact,
+            foreign: Vec::new(),
             server: Vec::new(),
         }]);
         let v = |x: Option<i64>| x.map_or(Value::Null, Value::Int);
@@ -859,6 +860,7 @@ mod tests {
                 prefixes: Vec::new(),
             }],
             row_format: RowFormat::Compact,
+            foreign: Vec::new(),
             server: Vec::new(),
         }]);
         let b = |s: &str| Value::Bytes(s.as_bytes().to_vec());
@@ -1035,6 +1037,7 @@ mod tests {
                 prefixes: Vec::new(),
             }],
             row_format: RowFormat::Compact,
+            foreign: Vec::new(),
             server: Vec::new(),
         }]);
         let t = schema.table("h").expect("there");

@@ -155,9 +155,29 @@ impl Server {
             sources = Some((0..def.columns.len()).map(Some).collect());
         }
         let mut adds = Vec::new();
+        let mut foreign = Vec::new();
         for op in ops {
             match op {
                 AlterOp::AddColumn(..) | AlterOp::DropColumn(_) | AlterOp::ChangeColumn { .. } => {}
+                AlterOp::AddForeign(fk) => foreign.push(fk),
+                AlterOp::DropForeign(id) => {
+                    match def.foreign.iter().position(|f| f.id.eq_ignore_ascii_case(&id)) {
+                        Some(p) => {
+                            def.foreign.remove(p);
+                        }
+                        // InnoDB refuses the rename of the copy: errno 152.
+                        None => {
+                            let (d, t) = split_name(&name).expect("a server table");
+                            return Err(SqlError::new(
+                                1025,
+                                format!(
+                                    "Error on rename of './{d}/#sql-copy' to './{d}/{t}' \
+                                     (errno: 152)"
+                                ),
+                            ));
+                        }
+                    }
+                }
                 AlterOp::DropIndex(d) => match def
                     .indexes
                     .iter()
@@ -202,6 +222,12 @@ impl Server {
         for ix in &adds {
             let d = self.new_index_def(&meta, &def, ix, &mut warnings, false)?;
             def.indexes.push(d);
+        }
+        if !foreign.is_empty() {
+            let end = def.indexes.len();
+            let specs: Vec<(usize, ForeignSpec)> = foreign.into_iter().map(|f| (end, f)).collect();
+            let (_, t) = split_name(&name).expect("a server table");
+            self.add_foreign(&db, &t, &mut def, &meta, &specs)?;
         }
         let (_, t) = split_name(&name).expect("a server table");
         def.server = schema::show_create(&t, &def, &meta, None).into_bytes();
@@ -331,6 +357,21 @@ impl Server {
                 })
             })
             .collect();
+        // A constraint keeps its columns where they went; dropping one of
+        // them fails as InnoDB fails the rename of the copy (errno 150).
+        for fk in &mut def.foreign {
+            let cols: Option<Vec<usize>> = fk.columns.iter().map(|&c| new_pos(c)).collect();
+            match cols {
+                Some(cols) => fk.columns = cols,
+                None => {
+                    let (d, t) = split_name(name).expect("a server table");
+                    return Err(SqlError::new(
+                        1025,
+                        format!("Error on rename of './{d}/#sql-copy' to './{d}/{t}' (errno: 150)"),
+                    ));
+                }
+            }
+        }
         for &c in &def.primary_key {
             specs[c].not_null = true;
         }

@@ -807,7 +807,6 @@ impl Server {
             }
             changes.push((self.engine_column(c, &table, *i)?, v.to_value()));
         }
-        drop(vars);
         for w in pending_warnings {
             self.warn(c, w);
         }
@@ -946,7 +945,6 @@ impl Server {
                     // Each assignment sees the ones before it, as MySQL's.
                     new[i] = eval::eval(&e, Some(&new), &cols, &vars)?;
                 }
-                drop(vars);
                 let mut set = Vec::new();
                 for (i, (a, b)) in new.iter().zip(&current).enumerate() {
                     let col = &meta.columns[i];

@@ -142,10 +142,23 @@ impl Server {
                         return Err(e);
                     }
                 };
+                let mut def = def;
+                if !ct.foreign.is_empty() {
+                    // Where each clause stood among the secondary keys.
+                    let specs: Vec<(usize, ForeignSpec)> = (ct.foreign.iter())
+                        .map(|(at, fk)| {
+                            let before = ct.indexes[..*at].iter().filter(|ix| !ix.primary).count();
+                            (before, fk.clone())
+                        })
+                        .collect();
+                    self.add_foreign(&db, &ct.name.name, &mut def, &meta, &specs)?;
+                    def.server = schema::show_create(&ct.name.name, &def, &meta, None).into_bytes();
+                }
                 self.strict_record_size(c, &def, 0)?;
                 let format = def.row_format;
+                let checks = self.conn(c).foreign_key_checks;
                 self.engine
-                    .create_table(def)
+                    .create_table_checked(def, checks)
                     .map_err(|e| self.engine_err(c, &e))?;
                 self.tag_file_format(format);
                 self.metas.insert(name.clone(), meta);
@@ -231,9 +244,13 @@ impl Server {
                 options,
                 algorithm,
             } => {
+                // A constraint added or dropped copies the table in MySQL
+                // 5.1 with InnoDB Plugin 1.0.
                 let primary = ops.iter().any(|op| {
-                    matches!(op, AlterOp::DropPrimary)
-                        || matches!(op, AlterOp::AddIndex(ix) if ix.primary)
+                    matches!(
+                        op,
+                        AlterOp::DropPrimary | AlterOp::AddForeign(_) | AlterOp::DropForeign(_)
+                    ) || matches!(op, AlterOp::AddIndex(ix) if ix.primary)
                 });
                 let columns = ops.iter().any(|op| {
                     matches!(
@@ -289,10 +306,12 @@ impl Server {
                         AlterOp::AddIndex(ix) => adds.push(ix),
                         AlterOp::DropIndex(n) => drops.push(n),
                         AlterOp::DropPrimary
+                        | AlterOp::AddForeign(_)
+                        | AlterOp::DropForeign(_)
                         | AlterOp::AddColumn(..)
                         | AlterOp::DropColumn(_)
                         | AlterOp::ChangeColumn { .. } => {
-                            unreachable!("a primary key or column change copies")
+                            unreachable!("a primary key, constraint or column change copies")
                         }
                     }
                 }
@@ -334,6 +353,20 @@ impl Server {
             }
             Stmt::Truncate(t) => {
                 let (name, meta) = self.resolve(c, &t)?;
+                if self.conn(c).foreign_key_checks && self.engine.is_referenced(&name) {
+                    // InnoDB will not recreate a table another table's
+                    // constraint references; MySQL 5.1 then deletes its
+                    // rows one by one, through the constraints.
+                    return self.run_inner(
+                        c,
+                        Stmt::Delete {
+                            table: t,
+                            filter: None,
+                            order_by: Vec::new(),
+                            limit: None,
+                        },
+                    );
+                }
                 let auto_increment = meta.columns.iter().any(|c| c.auto_increment);
                 self.under_table_lock(
                     c,

@@ -10,6 +10,7 @@
 //!   change.rs  INSERT, REPLACE, UPDATE, DELETE: read, then write row by row
 //!   ddl.rs     CREATE, DROP, TRUNCATE, RENAME, OPTIMIZE
 //!   alter.rs   ALTER TABLE by copy, or by fast index creation
+//!   foreign.rs FOREIGN KEY clauses made into the engine's constraints
 //! ```
 
 use super::ast::*;
@@ -28,6 +29,7 @@ use std::collections::VecDeque;
 mod alter;
 mod change;
 mod ddl;
+mod foreign;
 mod plan;
 mod select;
 
@@ -275,6 +277,34 @@ impl Server {
             .unwrap_or_else(|| crate::sql::DEFAULT_DB.into());
         let mut err = SqlError::from_engine(e, &db);
         // Engine names carry the database: show them as MySQL would.
+        match e {
+            crate::Error::CantCreateTable { table, reason } => {
+                if let Some((d, t)) = split_name(table) {
+                    err = SqlError::new(1005, format!("Can't create table '{d}.{t}' ({reason})"));
+                }
+            }
+            crate::Error::ForeignKey {
+                referenced,
+                child,
+                fk,
+                columns,
+            } => {
+                let (cdb, ct) = split_name(child).unwrap_or((db.clone(), child.clone()));
+                let text = crate::dict::foreign_text(fk, columns, |p| parent_name(&cdb, p));
+                let what = if *referenced {
+                    "delete or update a parent"
+                } else {
+                    "add or update a child"
+                };
+                // MySQL's "%.192s" of InnoDB's text.
+                let detail: String = format!("`{cdb}`.`{ct}`, {text}").chars().take(192).collect();
+                err = SqlError::new(
+                    e.mysql_code().expect("a constraint's code"),
+                    format!("Cannot {what} row: a foreign key constraint fails ({detail})"),
+                );
+            }
+            _ => {}
+        }
         if let crate::Error::NoSuchTable(n) | crate::Error::TableExists(n) = e {
             if let Some((d, t)) = split_name(n) {
                 err = if matches!(e, crate::Error::NoSuchTable(_)) {
@@ -520,5 +550,15 @@ impl Server {
         let ended = self.implicit_commit(c);
         let out = out?;
         ended.map(|_| out)
+    }
+}
+
+/// A constraint's parent as MySQL prints it for a child in database `db`:
+/// `` `t1` ``, or `` `db2`.`t1` `` in another database.
+pub(crate) fn parent_name(db: &str, parent: &str) -> String {
+    match split_name(parent) {
+        Some((d, t)) if d == db => format!("`{t}`"),
+        Some((d, t)) => format!("`{d}`.`{t}`"),
+        None => format!("`{parent}`"),
     }
 }

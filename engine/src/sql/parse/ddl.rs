@@ -2,6 +2,7 @@
 //! definitions, the column types, table options, DROP and ALTER TABLE.
 
 use super::*;
+use crate::dict::FkAction;
 
 impl Parser<'_> {
     pub(super) fn create(&mut self) -> R<Stmt> {
@@ -60,8 +61,11 @@ impl Parser<'_> {
         self.expect_op("(")?;
         let mut columns = Vec::new();
         let mut indexes = Vec::new();
+        let mut foreign = Vec::new();
         loop {
-            if let Some(ix) = self.index_def()? {
+            if let Some(fk) = self.foreign_def()? {
+                foreign.push((indexes.len(), fk));
+            } else if let Some(ix) = self.index_def()? {
                 indexes.push(ix);
             } else {
                 columns.push(self.column_def()?);
@@ -81,8 +85,90 @@ impl Parser<'_> {
             if_not_exists,
             columns,
             indexes,
+            foreign,
             options,
         }))
+    }
+
+    /// `[CONSTRAINT [name]] FOREIGN KEY [index] (cols) REFERENCES t (cols)
+    /// [MATCH ...] [ON DELETE action] [ON UPDATE action]`, if one starts
+    /// here.
+    pub(super) fn foreign_def(&mut self) -> R<Option<ForeignSpec>> {
+        let save = self.pos;
+        let mut constraint = None;
+        if self.eat_kw("CONSTRAINT")
+            && !self.is_kw("FOREIGN")
+            && !self.is_kw("PRIMARY")
+            && !self.is_kw("UNIQUE")
+        {
+            constraint = Some(self.ident()?);
+        }
+        if !self.eat_kw("FOREIGN") {
+            self.pos = save;
+            return Ok(None);
+        }
+        self.expect_kw("KEY")?;
+        let index = if self.is_op("(") {
+            None
+        } else {
+            Some(self.ident()?)
+        };
+        let (columns, _) = self.column_list()?;
+        let (parent, parent_columns, on_delete, on_update) = self.references()?;
+        Ok(Some(ForeignSpec {
+            constraint,
+            index,
+            columns,
+            parent,
+            parent_columns,
+            on_delete,
+            on_update,
+        }))
+    }
+
+    /// `REFERENCES t (cols) [MATCH FULL | PARTIAL | SIMPLE] [ON DELETE
+    /// action] [ON UPDATE action]`.
+    pub(super) fn references(&mut self) -> R<(TableName, Vec<String>, FkAction, FkAction)> {
+        self.expect_kw("REFERENCES")?;
+        let parent = self.table_name()?;
+        let (parent_columns, _) = self.column_list()?;
+        let mut on_delete = FkAction::Restrict;
+        let mut on_update = FkAction::Restrict;
+        loop {
+            if self.eat_kw("MATCH") {
+                if !self.eat_kw("FULL") && !self.eat_kw("PARTIAL") {
+                    self.expect_kw("SIMPLE")?;
+                }
+            } else if self.eat_kw("ON") {
+                let delete = self.eat_kw("DELETE");
+                if !delete {
+                    self.expect_kw("UPDATE")?;
+                }
+                let action = if self.eat_kw("RESTRICT") {
+                    FkAction::Restrict
+                } else if self.eat_kw("CASCADE") {
+                    FkAction::Cascade
+                } else if self.eat_kw("NO") {
+                    self.expect_kw("ACTION")?;
+                    FkAction::NoAction
+                } else {
+                    self.expect_kw("SET")?;
+                    if self.is_kw("DEFAULT") {
+                        // MySQL parses it; InnoDB's own parser refuses it.
+                        return Err(SqlError::unsupported("SET DEFAULT in a FOREIGN KEY"));
+                    }
+                    self.expect_kw("NULL")?;
+                    FkAction::SetNull
+                };
+                if delete {
+                    on_delete = action;
+                } else {
+                    on_update = action;
+                }
+            } else {
+                return Ok((parent, parent_columns, on_delete, on_update));
+            }
+        }
     }
 
     pub(super) fn if_not_exists(&mut self) -> R<bool> {
@@ -153,21 +239,10 @@ impl Parser<'_> {
     /// here.
     pub(super) fn index_def(&mut self) -> R<Option<IndexSpec>> {
         let save = self.pos;
-        let foreign = |p: &Self| {
-            // Refused whole rather than parsed and not kept: a constraint
-            // innosim would not enforce.
-            if p.is_kw("FOREIGN") {
-                Err(SqlError::unsupported("FOREIGN KEY constraints"))
-            } else {
-                Ok(())
-            }
-        };
-        foreign(self)?;
         if self.eat_kw("CONSTRAINT") {
-            if !self.is_kw("PRIMARY") && !self.is_kw("UNIQUE") && !self.is_kw("FOREIGN") {
+            if !self.is_kw("PRIMARY") && !self.is_kw("UNIQUE") {
                 self.ident()?;
             }
-            foreign(self)?;
             if !self.is_kw("PRIMARY") && !self.is_kw("UNIQUE") {
                 return Err(self.err());
             }
@@ -258,6 +333,10 @@ impl Parser<'_> {
                 c.unique = true;
             } else if self.eat_kw("COMMENT") {
                 self.string()?;
+            } else if self.is_kw("REFERENCES") {
+                // MySQL parses a column's REFERENCES and ignores it: no
+                // constraint is made.
+                self.references()?;
             } else if self.is_kw("CHARACTER") || self.is_kw("CHARSET") || self.is_kw("COLLATE") {
                 let coll = self.charset_clause(c.collation)?;
                 c.collation = Some(coll);
@@ -747,7 +826,9 @@ impl Parser<'_> {
         }
         loop {
             if self.eat_kw("ADD") {
-                if let Some(ix) = self.index_def()? {
+                if let Some(fk) = self.foreign_def()? {
+                    ops.push(AlterOp::AddForeign(fk));
+                } else if let Some(ix) = self.index_def()? {
                     ops.push(AlterOp::AddIndex(ix));
                 } else {
                     self.eat_kw("COLUMN");
@@ -788,8 +869,9 @@ impl Parser<'_> {
                     ops.push(AlterOp::DropPrimary);
                 } else if self.eat_kw("INDEX") || self.eat_kw("KEY") {
                     ops.push(AlterOp::DropIndex(self.ident()?));
-                } else if self.is_kw("FOREIGN") {
-                    return Err(SqlError::unsupported("FOREIGN KEY constraints"));
+                } else if self.eat_kw("FOREIGN") {
+                    self.expect_kw("KEY")?;
+                    ops.push(AlterOp::DropForeign(self.ident()?));
                 } else {
                     self.eat_kw("COLUMN");
                     ops.push(AlterOp::DropColumn(self.ident()?));

@@ -194,7 +194,7 @@ impl Server {
                     .filter_map(|n| split_name(n).map(|(d, t)| (d.to_string(), t.to_string())))
                     .collect();
                 for (d, t) in dbs {
-                    let mut r = vec![Datum::str("def"), Datum::str(&d)];
+                    let mut r = vec![Datum::Null, Datum::str(&d)];
                     r.extend(self.status_row(&d, &t)?);
                     rows.push(r);
                 }
@@ -220,6 +220,173 @@ impl Server {
                     _ => "TABLE_COMMENT",
                 }));
                 (names(&cols), rows)
+            }
+            // The columns of each table's PRIMARY and UNIQUE keys and of
+            // its FOREIGN KEY constraints (sql_show.cc's
+            // get_schema_key_column_usage_record), the constraints' rows
+            // naming their parent columns.
+            "key_column_usage" => {
+                let mut rows = Vec::new();
+                let tables: Vec<String> = self.metas.keys().cloned().collect();
+                for name in tables {
+                    let Some((d, t)) = split_name(&name) else {
+                        continue;
+                    };
+                    let Ok(table) = self.engine.table(&name) else {
+                        continue;
+                    };
+                    let def = &table.def;
+                    let meta = &self.metas[&name];
+                    let col = |c: usize| {
+                        Datum::str(meta.columns.get(c).map_or(&def.columns[c].name, |m| &m.name))
+                    };
+                    let mut key = |cname: &str, cols: &[usize], refs: Option<(&str, &[String])>| {
+                        for (i, &c) in cols.iter().enumerate() {
+                            let (rs, rt, rc, pos) = match refs {
+                                Some((parent, pcols)) => {
+                                    let (pd, pt) = split_name(parent)
+                                        .unwrap_or((d.clone(), parent.to_string()));
+                                    (
+                                        Datum::str(&pd),
+                                        Datum::str(&pt),
+                                        Datum::str(&pcols[i]),
+                                        int(i as u64 + 1),
+                                    )
+                                }
+                                None => (Datum::Null, Datum::Null, Datum::Null, Datum::Null),
+                            };
+                            rows.push(vec![
+                                Datum::Null,
+                                Datum::str(&d),
+                                Datum::str(cname),
+                                Datum::Null,
+                                Datum::str(&d),
+                                Datum::str(&t),
+                                col(c),
+                                int(i as u64 + 1),
+                                pos,
+                                rs,
+                                rt,
+                                rc,
+                            ]);
+                        }
+                    };
+                    if !def.primary_key.is_empty() {
+                        key("PRIMARY", &def.primary_key, None);
+                    }
+                    for ix in def.indexes.iter().filter(|ix| ix.unique) {
+                        key(&ix.name, &ix.columns, None);
+                    }
+                    for fk in &def.foreign {
+                        key(&fk.id, &fk.columns, Some((&fk.parent, &fk.parent_columns)));
+                    }
+                }
+                (
+                    names(&[
+                        "CONSTRAINT_CATALOG",
+                        "CONSTRAINT_SCHEMA",
+                        "CONSTRAINT_NAME",
+                        "TABLE_CATALOG",
+                        "TABLE_SCHEMA",
+                        "TABLE_NAME",
+                        "COLUMN_NAME",
+                        "ORDINAL_POSITION",
+                        "POSITION_IN_UNIQUE_CONSTRAINT",
+                        "REFERENCED_TABLE_SCHEMA",
+                        "REFERENCED_TABLE_NAME",
+                        "REFERENCED_COLUMN_NAME",
+                    ]),
+                    rows,
+                )
+            }
+            // One row a constraint: its kind, rules and parent
+            // (get_schema_constraints_record, get_referential_constraints_record).
+            "table_constraints" | "referential_constraints" => {
+                let referential = lower == "referential_constraints";
+                let mut rows = Vec::new();
+                let tables: Vec<String> = self.metas.keys().cloned().collect();
+                for name in tables {
+                    let Some((d, t)) = split_name(&name) else {
+                        continue;
+                    };
+                    let Ok(table) = self.engine.table(&name) else {
+                        continue;
+                    };
+                    let def = &table.def;
+                    if !referential {
+                        let mut row = |cname: &str, kind: &str| {
+                            rows.push(vec![
+                                Datum::Null,
+                                Datum::str(&d),
+                                Datum::str(cname),
+                                Datum::str(&d),
+                                Datum::str(&t),
+                                Datum::str(kind),
+                            ])
+                        };
+                        if !def.primary_key.is_empty() {
+                            row("PRIMARY", "PRIMARY KEY");
+                        }
+                        for ix in def.indexes.iter().filter(|ix| ix.unique) {
+                            row(&ix.name, "UNIQUE");
+                        }
+                        for fk in &def.foreign {
+                            row(&fk.id, "FOREIGN KEY");
+                        }
+                        continue;
+                    }
+                    let rule = |a: crate::dict::FkAction| Datum::str(a.clause().unwrap_or("RESTRICT"));
+                    for fk in &def.foreign {
+                        let (pd, pt) = split_name(&fk.parent).unwrap_or((d.clone(), fk.parent.clone()));
+                        // The parent's key the constraint matches, if it has one.
+                        let unique = self.engine.table(&fk.parent).ok().and_then(|p| {
+                            let cols: Option<Vec<usize>> =
+                                fk.parent_columns.iter().map(|n| p.def.column(n)).collect();
+                            match p.def.find_index(&cols?)? {
+                                None => Some("PRIMARY".to_string()),
+                                Some(i) => Some(p.def.indexes[i].name.clone()),
+                            }
+                        });
+                        rows.push(vec![
+                            Datum::Null,
+                            Datum::str(&d),
+                            Datum::str(&fk.id),
+                            Datum::Null,
+                            Datum::str(&pd),
+                            unique.map_or(Datum::Null, |u| Datum::str(&u)),
+                            Datum::str("NONE"),
+                            rule(fk.on_update),
+                            rule(fk.on_delete),
+                            Datum::str(&t),
+                            Datum::str(&pt),
+                        ]);
+                    }
+                }
+                let cols: &[&str] = if referential {
+                    &[
+                        "CONSTRAINT_CATALOG",
+                        "CONSTRAINT_SCHEMA",
+                        "CONSTRAINT_NAME",
+                        "UNIQUE_CONSTRAINT_CATALOG",
+                        "UNIQUE_CONSTRAINT_SCHEMA",
+                        "UNIQUE_CONSTRAINT_NAME",
+                        "MATCH_OPTION",
+                        "UPDATE_RULE",
+                        "DELETE_RULE",
+                        "TABLE_NAME",
+                        "REFERENCED_TABLE_NAME",
+                    ]
+                } else {
+                    &[
+                        "CONSTRAINT_CATALOG",
+                        "CONSTRAINT_SCHEMA",
+                        "CONSTRAINT_NAME",
+                        "TABLE_SCHEMA",
+                        "TABLE_NAME",
+                        "CONSTRAINT_TYPE",
+                    ]
+                };
+                (names(cols), rows)
             }
             // The one storage engine there is.
             "engines" => (

@@ -25,7 +25,7 @@ use vars::*;
 /// table scans too much", at least 1), then rows over that
 /// (`ha_innobase::info`, `sql_show.cc`).
 fn cardinality(rows: u64, n_diff: u64) -> u64 {
-    let per_key = if n_diff == 0 { rows } else { rows / n_diff };
+    let per_key = rows.checked_div(n_diff).unwrap_or(rows);
     rows / (per_key / 2).max(1)
 }
 

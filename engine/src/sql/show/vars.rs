@@ -388,6 +388,8 @@ impl Server {
                         conn.unique_checks = on;
                     } else {
                         conn.foreign_key_checks = on;
+                        let session = conn.session;
+                        self.engine.set_foreign_key_checks(session, on);
                     }
                 }
             }
