@@ -82,6 +82,13 @@ fn every_canary_has_a_corpus_entry_of_a_few_statements() {
             20,
             "a page recompressed, then a crash",
         ),
+        // A row in each of three tables, each committed before the next
+        // names it, and the top one's delete: the shrinker stops at 11.
+        (
+            "cascade-skips-second-level",
+            11,
+            "a parent, a child and a grandchild row, then the parent's delete",
+        ),
     ];
     // Torn log blocks need tears below the disk's 512-byte sectors:
     // tests/canaries.rs plants that one.

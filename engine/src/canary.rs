@@ -149,11 +149,22 @@ pub enum Canary {
     /// transaction that holds IX on the table, reading rows that
     /// transaction has changed and may still roll back.
     IndexBuildSkipsTableLock,
+    /// A referential action changes the child rows but not theirs: a
+    /// cascade stops after its first level (row0ins.c's recursion through
+    /// `row_update_cascade_for_mysql` skipped), leaving grandchildren that
+    /// name a row that is gone.
+    CascadeSkipsSecondLevel,
+    /// A child row's FOREIGN KEY check reads the parent index without
+    /// locking what it finds (`row_ins_set_shared_rec_lock` skipped): a
+    /// parent row another transaction has delete-marked but not committed
+    /// counts as gone, and a parent found can be deleted before the child
+    /// commits.
+    ChildCheckSkipsParentLock,
 }
 
 impl Canary {
     /// Every canary.
-    pub const ALL: [Canary; 37] = [
+    pub const ALL: [Canary; 39] = [
         Canary::SkipDoublewrite,
         Canary::AckBeforeSync,
         Canary::IgnorePageLsn,
@@ -191,6 +202,8 @@ impl Canary {
         Canary::SkipIndexBuildRollback,
         Canary::OldViewsReadNewIndex,
         Canary::IndexBuildSkipsTableLock,
+        Canary::CascadeSkipsSecondLevel,
+        Canary::ChildCheckSkipsParentLock,
     ];
 
     /// The canaries of the lock manager, caught by the lock oracle under
@@ -244,6 +257,8 @@ impl Canary {
             Canary::SkipIndexBuildRollback => "skip-index-build-rollback",
             Canary::OldViewsReadNewIndex => "old-views-read-new-index",
             Canary::IndexBuildSkipsTableLock => "index-build-skips-table-lock",
+            Canary::CascadeSkipsSecondLevel => "cascade-skips-second-level",
+            Canary::ChildCheckSkipsParentLock => "child-check-skips-parent-lock",
         }
     }
 

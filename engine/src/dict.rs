@@ -936,8 +936,9 @@ pub fn encode_def(def: &TableDef, st: &TableStorage) -> Vec<u8> {
         put_varint(&mut out, c as u64);
     }
     if v4 {
-        for &p in &def.primary_prefixes {
-            put_varint(&mut out, u64::from(p));
+        // One per key column (0: whole), given or not.
+        for i in 0..def.primary_key.len() {
+            put_varint(&mut out, u64::from(def.primary_prefixes.get(i).copied().unwrap_or(0)));
         }
     }
     put_varint(&mut out, def.indexes.len() as u64);
@@ -1104,6 +1105,10 @@ pub fn decode_def(b: &[u8]) -> Result<(TableDef, TableStorage)> {
     if version >= 4 {
         for _ in 0..npk {
             primary_prefixes.push(u16::try_from(r.varint()?).map_err(|_| Rd::err())?);
+        }
+        // A key with no prefix column has no prefix lengths in memory.
+        if primary_prefixes.iter().all(|&p| p == 0) {
+            primary_prefixes.clear();
         }
     }
     let nix = r.small(64)?;
@@ -1279,6 +1284,24 @@ mod tests {
         assert_eq!(decode_def(&enc2).unwrap(), (with_server, st.clone()));
         for cut in 0..enc2.len() {
             assert!(decode_def(&enc2[..cut]).is_err());
+        }
+        // Version 5: the constraints, after the server definition.
+        let with_foreign = TableDef {
+            foreign: vec![ForeignDef {
+                id: "sbtest_ibfk_1".into(),
+                columns: vec![1],
+                parent: "parent".into(),
+                parent_columns: vec!["pk".into()],
+                on_delete: FkAction::Cascade,
+                on_update: FkAction::SetNull,
+            }],
+            ..def.clone()
+        };
+        let enc5 = encode_def(&with_foreign, &st);
+        assert_eq!(enc5[0], 5);
+        assert_eq!(decode_def(&enc5).unwrap(), (with_foreign, st.clone()));
+        for cut in 0..enc5.len() {
+            assert!(decode_def(&enc5[..cut]).is_err());
         }
         let t = Table::new(def, &st);
         assert_eq!(t.fields.len(), 7);

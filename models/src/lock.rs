@@ -508,8 +508,15 @@ impl LockOracle {
                 let held = self.locks.get(&e.lock).is_some_and(|l| !l.waiting);
                 if held && e.kind == OKind::Released {
                     let target = self.locks[&e.lock].target;
+                    // The inheritance just before the release, unless it
+                    // made this very lock: an insert that splits a locked
+                    // gap hands the new record the gap's lock, and when the
+                    // insert is undone in the same step (a FOREIGN KEY
+                    // check failing after it) that lock goes again, its
+                    // gap back to a lock the transaction already holds on
+                    // the successor, which no event repeats.
                     let heir = inherited_before
-                        .filter(|&(t, h)| t == e.trx && self.same_index(h, target))
+                        .filter(|&(t, h)| t == e.trx && h != target && self.same_index(h, target))
                         .map(|(_, h)| h);
                     self.step_released.push((e.trx, target, e.mode, heir));
                 }

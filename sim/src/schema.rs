@@ -30,6 +30,79 @@ pub struct TableSpec {
     pub indexes: Vec<IndexSpec>,
     /// `REDUNDANT`, `COMPACT` or `DYNAMIC`.
     pub row_format: String,
+    /// FOREIGN KEY constraints, each naming another table's whole primary
+    /// key (the child's columns need an index that starts with them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub foreign: Vec<ForeignKeySpec>,
+}
+
+/// A FOREIGN KEY constraint of a [`TableSpec`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ForeignKeySpec {
+    /// The parent table, whose primary key the columns name.
+    pub parent: String,
+    /// The child's columns, by position, one per parent key column.
+    pub columns: Vec<usize>,
+    /// The parent's primary key columns, by name, in key order.
+    pub parent_columns: Vec<String>,
+    /// `RESTRICT`, `CASCADE` or `SET NULL`.
+    pub on_delete: String,
+    /// `RESTRICT`, `CASCADE` or `SET NULL`.
+    pub on_update: String,
+}
+
+/// What a constraint does to the child rows of a changed parent row, as
+/// the model acts it out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// Refuse the change (1451); NO ACTION too.
+    Restrict,
+    /// Delete the child rows, or give them the new key.
+    Cascade,
+    /// Set the child rows' columns to NULL.
+    SetNull,
+}
+
+impl Action {
+    /// An action by its SQL name.
+    pub fn by_name(name: &str) -> Option<Action> {
+        Some(match name {
+            "RESTRICT" | "NO ACTION" => Action::Restrict,
+            "CASCADE" => Action::Cascade,
+            "SET NULL" => Action::SetNull,
+            _ => return None,
+        })
+    }
+
+    fn engine(self) -> engine::dict::FkAction {
+        match self {
+            Action::Restrict => engine::dict::FkAction::Restrict,
+            Action::Cascade => engine::dict::FkAction::Cascade,
+            Action::SetNull => engine::dict::FkAction::SetNull,
+        }
+    }
+
+    fn of_engine(a: engine::dict::FkAction) -> Action {
+        match a {
+            engine::dict::FkAction::Restrict | engine::dict::FkAction::NoAction => Action::Restrict,
+            engine::dict::FkAction::Cascade => Action::Cascade,
+            engine::dict::FkAction::SetNull => Action::SetNull,
+        }
+    }
+}
+
+/// A constraint as the model sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForeignShape {
+    /// The parent table: its primary key is what the columns name.
+    pub parent: String,
+    /// The child's columns, in the order of the parent's key.
+    pub columns: Vec<usize>,
+    /// ON DELETE.
+    pub on_delete: Action,
+    /// ON UPDATE.
+    pub on_update: Action,
 }
 
 /// A column of a [`TableSpec`].
@@ -127,6 +200,20 @@ impl TableSpec {
                 ));
             }
         }
+        for f in &self.foreign {
+            let actions = [&f.on_delete, &f.on_update];
+            if f.columns.is_empty()
+                || f.columns.len() != f.parent_columns.len()
+                || f.columns.iter().any(|&c| c >= n)
+                || actions.iter().any(|a| Action::by_name(a).is_none())
+                || !self.indexes.iter().any(|i| i.columns.starts_with(&f.columns))
+            {
+                return bad(format!(
+                    "a foreign key to '{}' names a missing column or action, or has no index",
+                    f.parent
+                ));
+            }
+        }
         format_of(&self.row_format)
             .map(|_| ())
             .ok_or_else(|| format!("unknown row format '{}'", self.row_format))
@@ -163,7 +250,19 @@ impl TableSpec {
                 })
                 .collect(),
             row_format: format_of(&self.row_format).expect("validated"),
-            foreign: Vec::new(),
+            foreign: self
+                .foreign
+                .iter()
+                .enumerate()
+                .map(|(k, f)| engine::dict::ForeignDef {
+                    id: format!("{}_ibfk_{}", self.name, k + 1),
+                    columns: f.columns.clone(),
+                    parent: f.parent.clone(),
+                    parent_columns: f.parent_columns.clone(),
+                    on_delete: Action::by_name(&f.on_delete).expect("validated").engine(),
+                    on_update: Action::by_name(&f.on_update).expect("validated").engine(),
+                })
+                .collect(),
             server: Vec::new(),
         }
     }
@@ -255,6 +354,7 @@ impl TableSpec {
             primary_key,
             indexes,
             row_format: row_format.into(),
+            foreign: Vec::new(),
         }
     }
 
@@ -283,6 +383,82 @@ impl TableSpec {
             }
         }
         t
+    }
+
+    /// Draws a child of `parent` (a table with a primary key): `id INT`
+    /// as its key, one column for each of the parent's key columns, of
+    /// its type and collation (mostly NULL-able), indexed, and a FOREIGN
+    /// KEY from them to the parent's key, with ON DELETE and ON UPDATE
+    /// each RESTRICT, CASCADE or SET NULL (the last only where the columns
+    /// take NULL), and a plain column `v`.
+    pub fn draw_child(
+        rng: &mut ChaCha8Rng,
+        name: &str,
+        parent: &TableSpec,
+        row_format: &str,
+    ) -> TableSpec {
+        let nullable = rng.gen_bool(0.8);
+        let mut columns = vec![ColumnSpec {
+            name: "id".into(),
+            ty: "INT".into(),
+            nullable: false,
+            collation: None,
+        }];
+        let mut fk_columns = Vec::new();
+        for (k, &pc) in parent.primary_key.iter().enumerate() {
+            let p = &parent.columns[pc];
+            fk_columns.push(columns.len());
+            columns.push(ColumnSpec {
+                name: format!("p{k}"),
+                ty: p.ty.clone(),
+                nullable,
+                collation: p.collation.clone(),
+            });
+        }
+        columns.push(ColumnSpec {
+            name: "v".into(),
+            ty: "INT".into(),
+            nullable: true,
+            collation: None,
+        });
+        let action = |rng: &mut ChaCha8Rng| {
+            match rng.gen_range(0..if nullable { 10 } else { 7 }) {
+                0..=2 => "RESTRICT",
+                3..=6 => "CASCADE",
+                _ => "SET NULL",
+            }
+            .to_string()
+        };
+        let on_delete = action(rng);
+        let on_update = action(rng);
+        let mut indexes = vec![IndexSpec {
+            name: "fk".into(),
+            columns: fk_columns.clone(),
+            unique: false,
+        }];
+        if rng.gen_bool(0.4) {
+            indexes.push(IndexSpec {
+                name: "iv".into(),
+                columns: vec![columns.len() - 1],
+                unique: false,
+            });
+        }
+        TableSpec {
+            name: name.into(),
+            columns,
+            primary_key: vec![0],
+            indexes,
+            row_format: row_format.into(),
+            foreign: vec![ForeignKeySpec {
+                parent: parent.name.clone(),
+                columns: fk_columns,
+                parent_columns: (parent.primary_key.iter())
+                    .map(|&c| parent.columns[c].name.clone())
+                    .collect(),
+                on_delete,
+                on_update,
+            }],
+        }
     }
 
     /// Gives some CHAR and VARCHAR columns a collation: about half
@@ -435,6 +611,10 @@ pub struct TableShape {
     /// Each column's collation, as its definition declares it: a key of
     /// a column with one compares in it ([`ModelValue::Collated`]).
     pub collations: Vec<Collation>,
+    /// Whether each column takes NULL.
+    pub nullable: Vec<bool>,
+    /// FOREIGN KEY constraints.
+    pub foreign: Vec<ForeignShape>,
 }
 
 impl TableShape {
@@ -456,6 +636,17 @@ impl TableShape {
                 .map(|c| Collation::by_name(c.collation.name()).unwrap_or_default())
                 .collect(),
             online: Vec::new(),
+            nullable: def.columns.iter().map(|c| c.nullable).collect(),
+            foreign: def
+                .foreign
+                .iter()
+                .map(|f| ForeignShape {
+                    parent: f.parent.clone(),
+                    columns: f.columns.clone(),
+                    on_delete: Action::of_engine(f.on_delete),
+                    on_update: Action::of_engine(f.on_update),
+                })
+                .collect(),
             indexes: def
                 .indexes
                 .iter()

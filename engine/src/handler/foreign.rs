@@ -146,6 +146,7 @@ impl Engine {
         ix: Option<usize>,
         values: &btree::Key,
         after: Option<&btree::Key>,
+        lockless: bool,
     ) -> Result<Probe> {
         let now = self.pager.now_us();
         let trx = self.sessions[&s].trx.as_ref().expect("transaction open");
@@ -157,6 +158,7 @@ impl Engine {
             values,
             after,
             &mut ctx,
+            lockless,
         )
     }
 
@@ -209,7 +211,11 @@ impl Engine {
                     return Ok(Some(w));
                 }
             }
-            match self.fk_probe(s, parent, pix, &values, None)? {
+            let lockless = self
+                .config
+                .canaries
+                .has(crate::Canary::ChildCheckSkipsParentLock);
+            match self.fk_probe(s, parent, pix, &values, None, lockless)? {
                 Probe::Wait(w) => return Ok(Some(w)),
                 Probe::Found { .. } => {}
                 Probe::Missing => return Err(self.fk_error(false, &link)),
@@ -275,7 +281,7 @@ impl Engine {
             let mut after: Option<btree::Key> = None;
             loop {
                 let (at, clustered) =
-                    match self.fk_probe(s, link.child, cix, &values, after.as_ref())? {
+                    match self.fk_probe(s, link.child, cix, &values, after.as_ref(), false)? {
                         Probe::Wait(w) => return Ok(Some(w)),
                         Probe::Missing => break,
                         Probe::Found { at, clustered } => (at, clustered),
@@ -415,6 +421,14 @@ impl Engine {
         let Some(old) = old else {
             return Ok(None);
         };
+        if self
+            .config
+            .canaries
+            .has(crate::Canary::CascadeSkipsSecondLevel)
+        {
+            // The planted bug: the child row changed, its own children not.
+            return Ok(None);
+        }
         if delete {
             return self.check_children(s, link.child, &old, None, chain);
         }

@@ -49,7 +49,10 @@ pub enum Probe {
 
 /// The next live record of index `ix` of `table` (`None`: the clustered
 /// index) after `after` (or from the start of the matches) whose first
-/// fields equal `values`, locking as described in the module header.
+/// fields equal `values`, locking as described in the module header
+/// (`lockless`: nothing locked, for the `child-check-skips-parent-lock`
+/// canary only).
+#[allow(clippy::too_many_arguments)]
 pub fn probe(
     pager: &mut Pager,
     table: &Table,
@@ -57,6 +60,7 @@ pub fn probe(
     values: &Key,
     after: Option<&Key>,
     ctx: &mut LockCtx<'_>,
+    lockless: bool,
 ) -> Result<Probe> {
     let index = match ix {
         None => &table.clustered,
@@ -76,7 +80,9 @@ pub fn probe(
         } else {
             RecKind::RecNotGap
         };
-        if let Some(w) = ctx.record(
+        if lockless {
+            // The planted bug: no lock, so nothing waits either.
+        } else if let Some(w) = ctx.record(
             pager,
             table,
             index,
@@ -95,6 +101,9 @@ pub fn probe(
             Some(i) => clustered_key_of_entry(table, &table.secondary[i], &rec)?,
         };
         return Ok(Probe::Found { at: k, clustered });
+    }
+    if lockless {
+        return Ok(Probe::Missing);
     }
     // Past the matches: the first record beyond them, or the supremum.
     let mut beyond = Cursor::new(

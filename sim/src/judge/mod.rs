@@ -5,9 +5,11 @@
 //! - [`durability`]: which commits a crash must keep, by flush setting,
 //!   from the client's acknowledgement instants and the disk's sync record;
 //! - [`reads`]: what each statement must return or change, by the model;
+//! - [`foreign`]: what FOREIGN KEY constraints add to a change, or refuse;
 //! - [`locks`]: the engine's lock events as the lock oracle states them,
 //!   timed by the runner (the oracle itself is [`models::lock`]).
 
 pub mod durability;
+pub mod foreign;
 pub mod locks;
 pub mod reads;

@@ -3,6 +3,7 @@
 //! it, plus the transaction's own writes), and whether the engine's answer
 //! is that.
 
+use crate::judge::foreign;
 use crate::schema::{IndexShape, Schema, TableShape};
 use engine::{RangeBound, Request, Response, Value};
 use models::{Db, ModelValue, Row, Write};
@@ -123,14 +124,21 @@ pub(crate) fn expected(
             if visible(table, &key).is_some() || unique_taken(t, committed, writes, &key, &row) {
                 Some((Err(1062), vec![]))
             } else {
-                Some((
-                    Ok(Response::Affected(1)),
-                    vec![Write {
-                        table: table.clone(),
-                        key,
-                        row: Some(row),
-                    }],
-                ))
+                let write = Write {
+                    table: table.clone(),
+                    key,
+                    row: Some(row.clone()),
+                };
+                if !t.foreign.is_empty() {
+                    let mut ws = writes.to_vec();
+                    ws.push(write.clone());
+                    if let Err(code) =
+                        foreign::check_parents(schema, committed, &ws, table, &row, None, None)
+                    {
+                        return Some((Err(code), vec![]));
+                    }
+                }
+                Some((Ok(Response::Affected(1)), vec![write]))
             }
         }
         Request::Update { table, key, set } => {
@@ -155,54 +163,82 @@ pub(crate) fn expected(
             // insert (two undo records), refused if another row has the
             // new key.
             let moved = t.primary_key.iter().any(|&c| row[c] != old[c]);
+            let mut own = Vec::new();
             if moved {
                 let new_key = t.key_of(&row);
                 if new_key != key && visible(table, &new_key).is_some() {
                     return Some((Err(1062), vec![]));
                 }
-                return Some((
-                    Ok(Response::Affected(1)),
-                    vec![
-                        Write {
-                            table: table.clone(),
-                            key,
-                            row: None,
-                        },
-                        Write {
-                            table: table.clone(),
-                            key: new_key,
-                            row: Some(row),
-                        },
-                    ],
-                ));
-            }
-            Some((
-                Ok(Response::Affected(1)),
-                vec![Write {
+                own.push(Write {
                     table: table.clone(),
                     key,
-                    row: Some(row),
-                }],
-            ))
+                    row: None,
+                });
+                own.push(Write {
+                    table: table.clone(),
+                    key: new_key,
+                    row: Some(row.clone()),
+                });
+            } else {
+                own.push(Write {
+                    table: table.clone(),
+                    key,
+                    row: Some(row.clone()),
+                });
+            }
+            // The constraints: the child rows of the old key first, then
+            // the row's own parents.
+            Some(match with_constraints(schema, committed, writes, own, table, &old, Some(&row)) {
+                Ok(all) => (Ok(Response::Affected(1)), all),
+                Err(code) => (Err(code), vec![]),
+            })
         }
         Request::Delete { table, key } => {
             let t = schema.table(table).filter(|t| !t.hidden)?;
             let key = t.key_from_values(None, key);
             match visible(table, &key) {
-                Some(_) => Some((
-                    Ok(Response::Affected(1)),
-                    vec![Write {
+                Some(old) => {
+                    let own = vec![Write {
                         table: table.clone(),
                         key,
                         row: None,
-                    }],
-                )),
+                    }];
+                    Some(match with_constraints(schema, committed, writes, own, table, &old, None) {
+                        Ok(all) => (Ok(Response::Affected(1)), all),
+                        Err(code) => (Err(code), vec![]),
+                    })
+                }
                 None => Some((Ok(Response::Affected(0)), vec![])),
             }
         }
         // Reads see a snapshot; the lock issue brings their oracle.
         _ => None,
     }
+}
+
+/// A change's own writes `own` (a row of `table` from `old` to `new`, or
+/// deleted) with what the FOREIGN KEY constraints add to them, or the
+/// error they end the statement with.
+fn with_constraints(
+    schema: &Schema,
+    committed: &Db,
+    writes: &[Write],
+    own: Vec<Write>,
+    table: &str,
+    old: &Row,
+    new: Option<&Row>,
+) -> Result<Vec<Write>, u16> {
+    if schema.tables.iter().all(|t| t.foreign.is_empty()) {
+        return Ok(own);
+    }
+    let mut ws = writes.to_vec();
+    let base = ws.len();
+    ws.extend(own);
+    foreign::check_children(schema, committed, &mut ws, table, old, new)?;
+    if let Some(new) = new {
+        foreign::check_parents(schema, committed, &ws, table, new, Some(old), None)?;
+    }
+    Ok(ws.split_off(base))
 }
 
 /// The row a transaction sees at `key`: its own latest write, else the

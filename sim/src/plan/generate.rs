@@ -474,6 +474,30 @@ impl Plan {
             }
             plan.tables.push(spec);
         }
+        // From a generator of its own: three in five plans with a drawn
+        // table `t1` give it a child `t3` with a FOREIGN KEY to its primary
+        // key, and half of those a grandchild `t4` of `t3`, so that
+        // cascades go two levels deep; their statements (inserts of rows
+        // whose key values come from the parent's domain, updates of those
+        // columns and of the key, deletes) go into a third of the
+        // transactions, one to three each, at drawn places.
+        let mut fk = ChaCha8Rng::seed_from_u64(seed ^ 0xF0E1_0000_0000_0019);
+        if let Some(t1) = plan.tables.iter().find(|t| t.name == "t1").cloned() {
+            if fk.gen_bool(0.6) {
+                let domain = (profile.key_space / 8).max(8);
+                let format = format_name(formats[fk.gen_range(0..3)]);
+                let t3 = crate::schema::TableSpec::draw_child(&mut fk, "t3", &t1, format);
+                let mut family = vec![t3.clone()];
+                if fk.gen_bool(0.5) {
+                    let format = format_name(formats[fk.gen_range(0..3)]);
+                    family.push(crate::schema::TableSpec::draw_child(&mut fk, "t4", &t3, format));
+                }
+                for spec in &family {
+                    plan.scatter(&mut fk, |rng| seed_table_stmt(rng, profile, spec, domain));
+                }
+                plan.tables.extend(family);
+            }
+        }
         // Last, from a generator of its own: ROW_FORMAT=COMPRESSED, for
         // each table of the plan with the profile's probability, at a
         // KEY_BLOCK_SIZE drawn from the profile's.

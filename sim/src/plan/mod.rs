@@ -724,8 +724,29 @@ impl Plan {
                 true,
             ),
         ];
-        for t in &self.tables {
+        for (i, t) in self.tables.iter().enumerate() {
             t.validate()?;
+            // A constraint names an earlier drawn table's whole primary
+            // key, with columns of its types and collations.
+            for f in &t.foreign {
+                let parent = self.tables[..i].iter().find(|p| p.name == f.parent);
+                let fits = parent.is_some_and(|p| {
+                    p.primary_key.len() == f.columns.len()
+                        && (p.primary_key.iter().zip(&f.columns).zip(&f.parent_columns)).all(
+                            |((&pc, &c), pn)| {
+                                let (a, b) = (&p.columns[pc], &t.columns[c]);
+                                a.name == *pn && a.ty == b.ty && a.collation == b.collation
+                            },
+                        )
+                });
+                if !fits {
+                    return Err(format!(
+                        "table '{}': its foreign key does not name the primary key of an \
+                         earlier table '{}'",
+                        t.name, f.parent
+                    ));
+                }
+            }
             let taken = tables.iter().any(|(n, _, _)| *n == t.name);
             if taken || SCRATCH_TABLES.contains(&t.name.as_str()) {
                 return Err(format!("table '{}' is defined twice", t.name));

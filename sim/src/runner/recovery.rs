@@ -237,6 +237,13 @@ pub(super) fn recover(
                     .violations
                     .push(format!("reading the recovered database failed: {err}")),
                 Ok(db) => match world.history.judge(&db, min_k, max_k) {
+                    _ if crate::judge::foreign::orphan(&world.schema, &db).is_some() => {
+                        let o = crate::judge::foreign::orphan(&world.schema, &db);
+                        world.violations.push(format!(
+                            "foreign keys: after recovery, {}",
+                            o.unwrap_or_default()
+                        ))
+                    }
                     _ if world
                         .transfer_total
                         .is_some_and(|t| balance_total(&db) != t) =>

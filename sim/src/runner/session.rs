@@ -16,10 +16,26 @@ pub(super) fn expected(
 ) -> Option<(Result<Response, u16>, Vec<Write>)> {
     let seq = world.row_seq;
     let Request::Insert { table, .. } = req else {
-        return crate::judge::reads::expected(&world.schema, &world.committed, writes, req, seq);
+        let r = crate::judge::reads::expected(&world.schema, &world.committed, writes, req, seq);
+        if let (Request::Update { table, .. } | Request::Delete { table, .. }, Some((want, ws))) =
+            (req, &r)
+        {
+            match want {
+                Err(1451) => world.stats.fk_parent_refused += 1,
+                Err(1452) => world.stats.fk_child_refused += 1,
+                Ok(_) => {
+                    world.stats.fk_cascaded += ws.iter().filter(|w| w.table != *table).count() as u64
+                }
+                _ => {}
+            }
+        }
+        return r;
     };
     world.row_seq += 1;
     let r = crate::judge::reads::expected(&world.schema, &world.committed, writes, req, seq);
+    if r.as_ref().is_some_and(|(want, _)| *want == Err(1452)) {
+        world.stats.fk_child_refused += 1;
+    }
     if r.as_ref().is_some_and(|(want, _)| want.is_ok())
         && world.schema.table(table).is_some_and(|t| t.hidden)
     {
@@ -514,6 +530,13 @@ fn judge_insert_gap(world: &mut World, trx: u64, table: &str, write: &Write, own
     let Some(engine) = world.engine.as_ref() else {
         return;
     };
+    if world.storage.crashed() {
+        // The step's lock events died with the disk (see `judge_locks`);
+        // an engine that swallows the failed fsyncs after a crash (the
+        // `ignore-fsync-failure` canary) may still answer, but what it
+        // locked is judged no further.
+        return;
+    }
     if let Some(v) = crate::judge::locks::judge_insert(
         engine,
         &world.schema,
@@ -648,12 +671,18 @@ pub(super) fn failed(world: &mut World, s: &mut Sess, req: &Request, e: Error) -
                 ));
             }
         }
-        Error::DuplicateKey { .. } => {
+        Error::DuplicateKey { .. } | Error::ForeignKey { .. } => {
+            let code = e.mysql_code().expect("a duplicate key or a constraint");
             if let Some(txn) = &s.txn {
                 if let Some((want, _)) = expected(world, &txn.writes, req) {
-                    if want != Err(1062) {
+                    if want != Err(code) {
+                        let what = if code == 1062 {
+                            "a duplicate key".to_string()
+                        } else {
+                            format!("a failed foreign key check ({code})")
+                        };
                         world.violations.push(format!(
-                            "{}: the engine reported a duplicate key, the model expected {want:?}",
+                            "{}: the engine reported {what}, the model expected {want:?}",
                             describe(req)
                         ));
                     }

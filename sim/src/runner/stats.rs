@@ -92,6 +92,13 @@ pub struct RunStats {
     /// judged against the model, its rows matched by order, where the
     /// model has an answer for its isolation level).
     pub keyless_reads: u64,
+    /// Child rows the model refused for a missing parent (1452).
+    pub fk_child_refused: u64,
+    /// Parent changes the model refused for their child rows (1451).
+    pub fk_parent_refused: u64,
+    /// Rows changed by referential actions (CASCADE, SET NULL) in
+    /// statements the model expected to succeed.
+    pub fk_cascaded: u64,
     /// Page compressions (INNODB_CMP's compress_ops, all sizes).
     pub zip_compress_ops: u64,
     /// Of those, the ones that fit (compress_ops_ok).
@@ -165,6 +172,9 @@ impl RunStats {
             namespace_ops_lost,
             keyless_inserts,
             keyless_reads,
+            fk_child_refused,
+            fk_parent_refused,
+            fk_cascaded,
             zip_compress_ops,
             zip_compress_ok,
             zip_uncompress_ops,
@@ -215,6 +225,9 @@ impl RunStats {
         self.namespace_ops_lost += namespace_ops_lost;
         self.keyless_inserts += keyless_inserts;
         self.keyless_reads += keyless_reads;
+        self.fk_child_refused += fk_child_refused;
+        self.fk_parent_refused += fk_parent_refused;
+        self.fk_cascaded += fk_cascaded;
         self.zip_compress_ops += zip_compress_ops;
         self.zip_compress_ok += zip_compress_ok;
         self.zip_uncompress_ops += zip_uncompress_ops;
@@ -276,6 +289,9 @@ impl RunStats {
             ("group commit waits", self.commit_waits),
             ("inserts without a primary key", self.keyless_inserts),
             ("reads of tables without a primary key", self.keyless_reads),
+            ("child rows refused for a missing parent", self.fk_child_refused),
+            ("parent changes refused for their children", self.fk_parent_refused),
+            ("rows changed by cascades", self.fk_cascaded),
             ("pages compressed", self.zip_compress_ops),
             (
                 "compressions that did not fit",
