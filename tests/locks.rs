@@ -1028,7 +1028,9 @@ fn k_range_for_update(low: u64, high: u64) -> Request {
 /// the first entry past the range) waits for the inserter, who is given
 /// the X lock its change stood for. An entry the row's active changer did
 /// not touch (it updated another column) carries no lock of its: the same
-/// read stops there without waiting.
+/// read locks that entry without converting anything, and waits only at
+/// the row's clustered record, which InnoDB locks too for the entry that
+/// ends a range (the server, not InnoDB 1.0, sees it is past the end).
 #[test]
 fn a_secondary_entry_is_locked_implicitly_only_by_the_transaction_that_made_it() -> Result<()> {
     // An uncommitted insert of k = 13, the first entry past 10..=12.
@@ -1071,12 +1073,18 @@ fn a_secondary_entry_is_locked_implicitly_only_by_the_transaction_that_made_it()
         },
     )?;
     ok(&mut e, t2, Request::Begin)?;
-    match ok(&mut e, t2, k_range_for_update(10, 12))? {
+    assert_eq!(record_locks_of(&e, t1), 1, "its own X lock on row 13");
+    waits(&mut e, t2, k_range_for_update(10, 12))?;
+    assert_eq!(
+        record_locks_of(&e, t1),
+        1,
+        "still only its X lock on row 13: the entry (13, 13) was not taken as its"
+    );
+    ok(&mut e, t1, Request::Commit)?;
+    match resumes(&mut e, t2)? {
         Response::Rows(rows) => assert_eq!(rows.len(), 3),
         other => panic!("rows 10 to 12, got {other:?}"),
     }
-    assert_eq!(record_locks_of(&e, t1), 1, "only its own X lock on row 13");
-    ok(&mut e, t1, Request::Commit)?;
     ok(&mut e, t2, Request::Commit)?;
     Ok(())
 }

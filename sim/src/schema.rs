@@ -423,8 +423,8 @@ impl TableSpec {
         });
         let action = |rng: &mut ChaCha8Rng| {
             match rng.gen_range(0..if nullable { 10 } else { 7 }) {
-                0..=2 => "RESTRICT",
-                3..=6 => "CASCADE",
+                0..=1 => "RESTRICT",
+                2..=6 => "CASCADE",
                 _ => "SET NULL",
             }
             .to_string()

@@ -27,6 +27,7 @@ impl Engine {
             let r = self.background().and_then(|_| self.begin_trx(s, implicit));
             self.guard(r)?;
         }
+        self.statement_isolation(s);
         let undo_no = self.session_mut(s).trx.as_ref().map_or(0, |t| t.undo_no());
         self.session_mut(s).statement = Some(StatementScope {
             undo_no,
@@ -97,6 +98,33 @@ impl Engine {
             })
         };
         self.guard(r).map(|_| Step::Done(Response::Ok))
+    }
+
+    /// A statement of session `s` begins: its transaction takes the
+    /// session's isolation level now, as InnoDB reads it at each
+    /// statement's start (`ha_innobase::start_stmt` and `external_lock`
+    /// set `trx->isolation_level` from the session's). Its locking follows
+    /// the new level at once; a consistent read under READ COMMITTED gets a
+    /// view of its own, and one under REPEATABLE READ after a READ
+    /// COMMITTED statement a new view it then keeps (InnoDB closes a READ
+    /// COMMITTED view when its statement ends).
+    pub(super) fn statement_isolation(&mut self, s: SessionId) {
+        let Some(sess) = self.sessions.get_mut(&s) else {
+            return;
+        };
+        let iso = sess.isolation;
+        let Some(trx) = sess.trx.as_mut() else {
+            return;
+        };
+        if trx.isolation == iso {
+            return;
+        }
+        let gapless = |i| matches!(i, Isolation::ReadCommitted | Isolation::ReadUncommitted);
+        if gapless(trx.isolation) && !gapless(iso) {
+            self.sys.close_view(trx);
+            self.locks.set_gapful(trx.id);
+        }
+        trx.isolation = iso;
     }
 
     pub(super) fn begin_trx(&mut self, s: SessionId, implicit: bool) -> Result<()> {

@@ -18,7 +18,10 @@ impl Engine {
         if sess.trx.is_none()
             && !scoped
             && !sess.autocommit_off
-            && matches!(request, Request::Get { .. } | Request::Scan { .. })
+            && matches!(
+                request,
+                Request::Get { .. } | Request::Scan { .. } | Request::Ranges { .. }
+            )
         {
             // An autocommit SELECT is a consistent read of its own (at every
             // isolation level, SERIALIZABLE included, as in MySQL). It
@@ -40,6 +43,8 @@ impl Engine {
         if started_here {
             let implicit = !self.session_mut(s).autocommit_off;
             self.begin_trx(s, implicit)?;
+        } else if !scoped {
+            self.statement_isolation(s);
         }
         let undo_no = self
             .session_mut(s)
@@ -372,6 +377,13 @@ impl Engine {
                     Outcome::Wait(t) => Ok(DmlResult::Wait(t)),
                 }
             }
+            Request::Locking { read, exclusive } if matches!(**read, Request::Ranges { .. }) => {
+                self.read_ranges(s, read, Some((*exclusive, ReadWait::Wait)))
+            }
+            Request::SkipLocked { read, exclusive } if matches!(**read, Request::Ranges { .. }) => {
+                self.read_ranges(s, read, Some((*exclusive, ReadWait::Skip)))
+            }
+            Request::Ranges { .. } => self.read_ranges(s, request, None),
             Request::Locking { read, exclusive } => {
                 self.locking_read(s, read, *exclusive, ReadWait::Wait)
             }
@@ -475,6 +487,60 @@ impl Engine {
 }
 
 impl Engine {
+    /// A [`Request::Ranges`] (locking FOR UPDATE or in share mode when
+    /// `locking` says so): each of its reads in turn, the rows in order;
+    /// a read that must wait makes the whole request wait (it runs again
+    /// from its first read once the lock is granted, the locks taken so far
+    /// kept, as any statement that waits).
+    fn read_ranges(
+        &mut self,
+        s: SessionId,
+        request: &Request,
+        locking: Option<(bool, ReadWait)>,
+    ) -> Result<DmlResult> {
+        let Request::Ranges {
+            table,
+            index,
+            ranges,
+        } = request
+        else {
+            unreachable!("a ranges read");
+        };
+        let id = self.table_id(table)?;
+        let pk_len = self.tables[&id].def.primary_key.len();
+        if pk_len == 0 {
+            return Err(Error::InvalidArgument(format!(
+                "table '{table}' has no primary key: read its ranges one by one"
+            )));
+        }
+        let mut out = Vec::new();
+        for sub in Request::range_reads(table, index, ranges, pk_len) {
+            let r = match (locking, sub) {
+                // SKIP LOCKED reads ranges: a point read is its key's range.
+                (Some((exclusive, ReadWait::Skip)), Request::Get { table, key }) => {
+                    let scan = Request::Scan {
+                        table,
+                        index: None,
+                        low: RangeBound::Included(key.clone()),
+                        high: RangeBound::Included(key),
+                        reverse: false,
+                        limit: None,
+                    };
+                    self.locking_read(s, &scan, exclusive, ReadWait::Skip)?
+                }
+                (Some((exclusive, wait)), sub) => self.locking_read(s, &sub, exclusive, wait)?,
+                (None, sub) => self.dml(s, &sub)?,
+            };
+            match r {
+                DmlResult::Wait(w) => return Ok(DmlResult::Wait(w)),
+                DmlResult::Done(Response::Row(row)) => out.extend(row),
+                DmlResult::Done(Response::Rows(rows)) => out.extend(rows),
+                DmlResult::Done(other) => unreachable!("a read answered {other:?}"),
+            }
+        }
+        Ok(DmlResult::Done(Response::Rows(out)))
+    }
+
     /// The constraints a change of a row of table `id` from `old` to `new`
     /// (`None`: a delete) answers to: those that reference the table, then
     /// the table's own.

@@ -382,7 +382,11 @@ impl Engine {
             if !self.pager.fil.is_open(st.space) {
                 let file = format!("{}.ibd", def.name);
                 if !all_versions {
-                    return Err(match unidentified.get(&file) {
+                    // The file may still have the name a TRUNCATE or a
+                    // rebuild gave it before the rename a crash cut short.
+                    let temporary = super::ddl::temporary_file(&def.name, st.space);
+                    let unreadable = unidentified.get(&file).or_else(|| unidentified.get(&temporary));
+                    return Err(match unreadable {
                         Some(Error::CorruptPage {
                             file,
                             page_no,

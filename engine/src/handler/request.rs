@@ -79,7 +79,8 @@ pub enum Request {
         /// Primary key values.
         key: Vec<Value>,
     },
-    /// A locking read: `read` (a [`Request::Get`] or [`Request::Scan`])
+    /// A locking read: `read` (a [`Request::Get`], [`Request::Scan`] or
+    /// [`Request::Ranges`])
     /// with FOR UPDATE (`exclusive`) or LOCK IN SHARE MODE. It reads the
     /// newest committed-or-own version and locks what it reads.
     Locking {
@@ -125,6 +126,46 @@ pub enum Request {
         /// At most this many rows.
         limit: Option<usize>,
     },
+    /// Several ranges of one index read one after the other, in the order
+    /// given, their rows in that order (MySQL's multi-range read of an IN
+    /// list): a range that is one whole primary key is a point read
+    /// ([`Request::Get`]), any other a [`Request::Scan`]; each locks as
+    /// that read would. For a table with a primary key.
+    Ranges {
+        /// Table name.
+        table: String,
+        /// A secondary index name, or `None` for the primary key.
+        index: Option<String>,
+        /// The ranges, low and high ends.
+        ranges: Vec<(RangeBound, RangeBound)>,
+    },
+}
+
+impl Request {
+    /// The reads of a [`Request::Ranges`], each a point read or a scan.
+    pub fn range_reads(table: &str, index: &Option<String>, ranges: &[(RangeBound, RangeBound)], pk_len: usize) -> Vec<Request> {
+        ranges
+            .iter()
+            .map(|(low, high)| match (index, low, high) {
+                (None, RangeBound::Included(a), RangeBound::Included(b))
+                    if a == b && a.len() == pk_len =>
+                {
+                    Request::Get {
+                        table: table.to_string(),
+                        key: a.clone(),
+                    }
+                }
+                _ => Request::Scan {
+                    table: table.to_string(),
+                    index: index.clone(),
+                    low: low.clone(),
+                    high: high.clone(),
+                    reverse: false,
+                    limit: None,
+                },
+            })
+            .collect()
+    }
 }
 
 /// A statement's result.

@@ -758,9 +758,15 @@ impl LockSys {
     }
 
     /// Marks `trx` as locking records without gaps (READ COMMITTED or
-    /// READ UNCOMMITTED) until it ends.
+    /// READ UNCOMMITTED) until it ends or [`LockSys::set_gapful`].
     pub fn set_gapless(&mut self, trx: TrxId) {
         self.gapless.insert(trx);
+    }
+
+    /// Marks `trx` as locking gaps again (its session went back to
+    /// REPEATABLE READ or SERIALIZABLE between statements).
+    pub fn set_gapful(&mut self, trx: TrxId) {
+        self.gapless.remove(&trx);
     }
 
     /// Releases every lock of `trx` (commit or rollback) and grants the

@@ -332,17 +332,106 @@ pub fn scan_locking(
             return Ok(Ok(out));
         }
     }
-    if ctx.gaps {
-        let end = match dir {
-            Direction::Forward => &high,
-            Direction::Backward => &low,
-        };
-        if let Some(stop) = first_beyond(pager, ix, end, dir)? {
-            if let Some(w) = ctx.record(pager, table, ix, stop, mode, RecKind::NextKey, None)? {
+    let end = match dir {
+        Direction::Forward => &high,
+        Direction::Backward => &low,
+    };
+    let exact = matches!((&low, &high), (Bound::Included(a), Bound::Included(b)) if a == b);
+    if exact {
+        // An equality on a key prefix (ROW_SEL_EXACT_PREFIX): the first
+        // record that does not match ends the search, its gap locked under
+        // REPEATABLE READ, nothing under READ COMMITTED.
+        if ctx.gaps {
+            if let Some(stop) = first_beyond(pager, ix, end, dir)? {
+                if let Some(w) = lock_gap_at(pager, table, ix, stop, mode, ctx)? {
+                    return Ok(Err(w));
+                }
+                ctx.skipped = false;
+            }
+        }
+        return Ok(Ok(out));
+    }
+    // A range: InnoDB 1.0 leaves its end to the server, so it reads on
+    // past it to the first record it would hand over, locking each one it
+    // passes as it locks those inside (delete-marked ones passed), and for
+    // a secondary entry the row's clustered record too; the server then
+    // sees the row is beyond the range. Those locks stay, under READ
+    // COMMITTED as well.
+    let Some(past) = beyond(end) else {
+        if dir == Direction::Forward && ctx.gaps {
+            if let Some(w) = ctx.record(pager, table, ix, RecKey::Supremum, mode, kind, None)? {
                 return Ok(Err(w));
             }
             ctx.skipped = false;
         }
+        return Ok(Ok(out));
+    };
+    let (lo2, hi2) = match dir {
+        Direction::Forward => (past, Bound::Unbounded),
+        Direction::Backward => (Bound::Unbounded, past),
+    };
+    let mut cur = Cursor::new(lo2, hi2, dir);
+    loop {
+        let Some(rec) = cur.next(pager, ix)? else {
+            if dir == Direction::Forward && ctx.gaps {
+                let sup = RecKey::Supremum;
+                if let Some(w) = ctx.record(pager, table, ix, sup, mode, kind, None)? {
+                    return Ok(Err(w));
+                }
+            }
+            break;
+        };
+        let k = btree::key_of(ix, 0, &rec)?;
+        if let Some(w) = ctx.record(
+            pager,
+            table,
+            ix,
+            RecKey::Key(btree::lock_key(ix, k)),
+            mode,
+            kind,
+            Some(&rec[..]),
+        )? {
+            return Ok(Err(w));
+        }
+        if std::mem::take(&mut ctx.skipped) {
+            break;
+        }
+        if record::is_deleted(&rec) {
+            continue;
+        }
+        if let Some(i) = index {
+            let ck = clustered_key_of_entry(table, &table.secondary[i], &rec)?;
+            if let Some(found) = btree::get(pager, &table.clustered, &btree::key_refs(&ck))? {
+                if let Some(w) = ctx.record(
+                    pager,
+                    table,
+                    &table.clustered,
+                    RecKey::Key(btree::lock_key(&table.clustered, ck)),
+                    mode,
+                    RecKind::RecNotGap,
+                    Some(&found.rec),
+                )? {
+                    return Ok(Err(w));
+                }
+            }
+        }
+        break;
     }
+    ctx.skipped = false;
     Ok(Ok(out))
+}
+
+/// A gap lock on the gap before `at` (the supremum's: the gap at the end).
+fn lock_gap_at(
+    pager: &mut Pager,
+    table: &Table,
+    ix: &btree::Index,
+    at: RecKey,
+    mode: RecMode,
+    ctx: &mut LockCtx<'_>,
+) -> Result<Option<LockId>> {
+    match at {
+        RecKey::Supremum => ctx.record(pager, table, ix, RecKey::Supremum, mode, RecKind::NextKey, None),
+        key => Ok(ctx.gap(table.id, ix, key, mode, RecKind::Gap)),
+    }
 }

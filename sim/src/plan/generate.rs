@@ -476,7 +476,7 @@ impl Plan {
         }
         // From a generator of its own: three in five plans with a drawn
         // table `t1` give it a child `t3` with a FOREIGN KEY to its primary
-        // key, and half of those a grandchild `t4` of `t3`, so that
+        // key, and seven in ten of those a grandchild `t4` of `t3`, so that
         // cascades go two levels deep; their statements (inserts of rows
         // whose key values come from the parent's domain, updates of those
         // columns and of the key, deletes) go into a third of the
@@ -488,7 +488,7 @@ impl Plan {
                 let format = format_name(formats[fk.gen_range(0..3)]);
                 let t3 = crate::schema::TableSpec::draw_child(&mut fk, "t3", &t1, format);
                 let mut family = vec![t3.clone()];
-                if fk.gen_bool(0.5) {
+                if fk.gen_bool(0.7) {
                     let format = format_name(formats[fk.gen_range(0..3)]);
                     family.push(crate::schema::TableSpec::draw_child(&mut fk, "t4", &t3, format));
                 }
