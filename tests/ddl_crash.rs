@@ -28,7 +28,7 @@ use engine::{
     RowFormat, TableDef, Value,
 };
 use sim::clock::SimClock;
-use sim::storage::{CrashMode, PowerLossPolicy, SimStorage};
+use sim::storage::{CrashMode, SimStorage};
 
 const ROWS: u64 = 120;
 
@@ -408,23 +408,7 @@ fn sweep(ddl: Ddl, canaries: Canaries, system: bool) -> (usize, Vec<String>) {
             failures.push(format!("flush {} no crash: {why}", flush.setting()));
         }
         for k in start..=end {
-            let modes = [
-                ("process crash", CrashMode::ProcessCrash),
-                (
-                    "power loss, all unsynced lost",
-                    CrashMode::PowerLoss(PowerLossPolicy::LoseAll),
-                ),
-                (
-                    "power loss, seeded mix",
-                    CrashMode::PowerLoss(PowerLossPolicy::Random {
-                        seed: k,
-                        sector_bytes: 512,
-                        p_survive: 0.5,
-                        p_torn: 0.25,
-                    }),
-                ),
-            ];
-            for (name, mode) in modes {
+            for (name, mode) in CrashMode::sweep(k) {
                 let (storage, clock, _, _, ok) = run(ddl, &files, flush, canaries, Some(k), system);
                 // At k == end the DDL finished first: the plug is
                 // pulled after it, and the crash armed at k must not strike

@@ -18,7 +18,7 @@ use engine::{
     RowFormat, TableDef, Value,
 };
 use sim::clock::SimClock;
-use sim::storage::{CrashMode, PowerLossPolicy, SimStorage};
+use sim::storage::{CrashMode, SimStorage};
 use std::collections::BTreeSet;
 
 const PARENTS: u64 = 10;
@@ -297,23 +297,7 @@ fn sweep(canaries: Canaries) -> (usize, Vec<String>) {
             failures.push(format!("flush {} no crash: {why}", flush.setting()));
         }
         for k in start..=end {
-            let modes = [
-                ("process crash", CrashMode::ProcessCrash),
-                (
-                    "power loss, all unsynced lost",
-                    CrashMode::PowerLoss(PowerLossPolicy::LoseAll),
-                ),
-                (
-                    "power loss, seeded mix",
-                    CrashMode::PowerLoss(PowerLossPolicy::Random {
-                        seed: k,
-                        sector_bytes: 512,
-                        p_survive: 0.5,
-                        p_torn: 0.25,
-                    }),
-                ),
-            ];
-            for (name, mode) in modes {
+            for (name, mode) in CrashMode::sweep(k) {
                 let (storage, clock, _, _, ok) = run(&files, flush, canaries, Some(k));
                 storage.set_crash_at(None);
                 storage.restart(mode);

@@ -517,16 +517,8 @@ impl Engine {
         for sub in Request::range_reads(table, index, ranges, pk_len) {
             let r = match (locking, sub) {
                 // SKIP LOCKED reads ranges: a point read is its key's range.
-                (Some((exclusive, ReadWait::Skip)), Request::Get { table, key }) => {
-                    let scan = Request::Scan {
-                        table,
-                        index: None,
-                        low: RangeBound::Included(key.clone()),
-                        high: RangeBound::Included(key),
-                        reverse: false,
-                        limit: None,
-                    };
-                    self.locking_read(s, &scan, exclusive, ReadWait::Skip)?
+                (Some((exclusive, ReadWait::Skip)), sub) => {
+                    self.locking_read(s, &sub.as_range(), exclusive, ReadWait::Skip)?
                 }
                 (Some((exclusive, wait)), sub) => self.locking_read(s, &sub, exclusive, wait)?,
                 (None, sub) => self.dml(s, &sub)?,

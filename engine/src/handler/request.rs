@@ -142,6 +142,22 @@ pub enum Request {
 }
 
 impl Request {
+    /// A point read as the range of its one key (SKIP LOCKED reads
+    /// ranges); any other request as it is.
+    pub fn as_range(self) -> Request {
+        match self {
+            Request::Get { table, key } => Request::Scan {
+                table,
+                index: None,
+                low: RangeBound::Included(key.clone()),
+                high: RangeBound::Included(key),
+                reverse: false,
+                limit: None,
+            },
+            r => r,
+        }
+    }
+
     /// The reads of a [`Request::Ranges`], each a point read or a scan.
     pub fn range_reads(table: &str, index: &Option<String>, ranges: &[(RangeBound, RangeBound)], pk_len: usize) -> Vec<Request> {
         ranges

@@ -294,22 +294,11 @@ pub fn scan_locking(
             None => rec,
             Some(i) => {
                 let sec = &table.secondary[i];
-                let ck = clustered_key_of_entry(table, sec, &rec)?;
-                let Some(found) = btree::get(pager, &table.clustered, &btree::key_refs(&ck))?
-                else {
-                    continue;
+                let found = match lock_clustered_of(pager, table, i, &rec, mode, ctx)? {
+                    Err(w) => return Ok(Err(w)),
+                    Ok(None) => continue,
+                    Ok(Some(found)) => found,
                 };
-                if let Some(w) = ctx.record(
-                    pager,
-                    table,
-                    &table.clustered,
-                    RecKey::Key(btree::lock_key(&table.clustered, ck)),
-                    mode,
-                    RecKind::RecNotGap,
-                    Some(&found.rec),
-                )? {
-                    return Ok(Err(w));
-                }
                 if std::mem::take(&mut ctx.skipped) {
                     continue;
                 }
@@ -400,25 +389,43 @@ pub fn scan_locking(
             continue;
         }
         if let Some(i) = index {
-            let ck = clustered_key_of_entry(table, &table.secondary[i], &rec)?;
-            if let Some(found) = btree::get(pager, &table.clustered, &btree::key_refs(&ck))? {
-                if let Some(w) = ctx.record(
-                    pager,
-                    table,
-                    &table.clustered,
-                    RecKey::Key(btree::lock_key(&table.clustered, ck)),
-                    mode,
-                    RecKind::RecNotGap,
-                    Some(&found.rec),
-                )? {
-                    return Ok(Err(w));
-                }
+            if let Err(w) = lock_clustered_of(pager, table, i, &rec, mode, ctx)? {
+                return Ok(Err(w));
             }
         }
         break;
     }
     ctx.skipped = false;
     Ok(Ok(out))
+}
+
+/// Locks the clustered record of the row entry `rec` of secondary index
+/// `i` stands for, record only (`row_sel_get_clust_rec_for_mysql`): the
+/// record, if the row has one, or the lock to wait for.
+fn lock_clustered_of(
+    pager: &mut Pager,
+    table: &Table,
+    i: usize,
+    rec: &[u8],
+    mode: RecMode,
+    ctx: &mut LockCtx<'_>,
+) -> Result<std::result::Result<Option<btree::Found>, LockId>> {
+    let ck = clustered_key_of_entry(table, &table.secondary[i], rec)?;
+    let Some(found) = btree::get(pager, &table.clustered, &btree::key_refs(&ck))? else {
+        return Ok(Ok(None));
+    };
+    if let Some(w) = ctx.record(
+        pager,
+        table,
+        &table.clustered,
+        RecKey::Key(btree::lock_key(&table.clustered, ck)),
+        mode,
+        RecKind::RecNotGap,
+        Some(&found.rec),
+    )? {
+        return Ok(Err(w));
+    }
+    Ok(Ok(Some(found)))
 }
 
 /// A gap lock on the gap before `at` (the supremum's: the gap at the end).

@@ -56,6 +56,31 @@ pub enum CrashMode {
     PowerLoss(PowerLossPolicy),
 }
 
+impl CrashMode {
+    /// The three ways a crash sweep takes the machine down at each crash
+    /// point `k`, named: a process crash, a power loss that loses every
+    /// unsynced operation, and one that keeps, loses and tears them by a
+    /// mix seeded with `k` (512-byte sectors).
+    pub fn sweep(k: u64) -> [(&'static str, CrashMode); 3] {
+        [
+            ("process crash", CrashMode::ProcessCrash),
+            (
+                "power loss, all unsynced lost",
+                CrashMode::PowerLoss(PowerLossPolicy::LoseAll),
+            ),
+            (
+                "power loss, seeded mix",
+                CrashMode::PowerLoss(PowerLossPolicy::Random {
+                    seed: k,
+                    sector_bytes: 512,
+                    p_survive: 0.5,
+                    p_torn: 0.25,
+                }),
+            ),
+        ]
+    }
+}
+
 /// How a power loss treats each pending (unsynced) operation.
 ///
 /// Each pending operation survives, is lost, or (a write only) is torn,

@@ -68,19 +68,8 @@ impl Server {
             l if sel.wait == Wait::SkipLocked => {
                 // SKIP LOCKED reads a range: a point read becomes the range
                 // of its one key.
-                let read = match read {
-                    Request::Get { table, key } => Request::Scan {
-                        table,
-                        index: None,
-                        low: RangeBound::Included(key.clone()),
-                        high: RangeBound::Included(key),
-                        reverse: false,
-                        limit: None,
-                    },
-                    r => r,
-                };
                 Request::SkipLocked {
-                    read: Box::new(read),
+                    read: Box::new(read.as_range()),
                     exclusive: l == LockClause::Update,
                 }
             }

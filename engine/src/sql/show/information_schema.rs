@@ -3,6 +3,19 @@
 use super::*;
 
 impl Server {
+    /// Each table the server made: its engine name, database, name and
+    /// engine definition.
+    fn server_tables(&self) -> Vec<(String, String, String, crate::dict::TableDef)> {
+        self.metas
+            .keys()
+            .filter_map(|name| {
+                let (d, t) = split_name(name)?;
+                let def = self.engine.table(name).ok()?.def.clone();
+                Some((name.clone(), d, t, def))
+            })
+            .collect()
+    }
+
     /// The rows of an information_schema table.
     pub(crate) fn information_schema(
         &mut self,
@@ -227,15 +240,8 @@ impl Server {
             // naming their parent columns.
             "key_column_usage" => {
                 let mut rows = Vec::new();
-                let tables: Vec<String> = self.metas.keys().cloned().collect();
-                for name in tables {
-                    let Some((d, t)) = split_name(&name) else {
-                        continue;
-                    };
-                    let Ok(table) = self.engine.table(&name) else {
-                        continue;
-                    };
-                    let def = &table.def;
+                for (name, d, t, def) in self.server_tables() {
+                    let def = &def;
                     let meta = &self.metas[&name];
                     let col = |c: usize| {
                         Datum::str(meta.columns.get(c).map_or(&def.columns[c].name, |m| &m.name))
@@ -304,15 +310,8 @@ impl Server {
             "table_constraints" | "referential_constraints" => {
                 let referential = lower == "referential_constraints";
                 let mut rows = Vec::new();
-                let tables: Vec<String> = self.metas.keys().cloned().collect();
-                for name in tables {
-                    let Some((d, t)) = split_name(&name) else {
-                        continue;
-                    };
-                    let Ok(table) = self.engine.table(&name) else {
-                        continue;
-                    };
-                    let def = &table.def;
+                for (_, d, t, def) in self.server_tables() {
+                    let def = &def;
                     if !referential {
                         let mut row = |cname: &str, kind: &str| {
                             rows.push(vec![
