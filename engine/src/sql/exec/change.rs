@@ -17,6 +17,10 @@ impl Server {
         match source {
             InsertSource::Values(rows) => {
                 let mut queue = VecDeque::new();
+                let mut interval = AutoincInterval {
+                    rows: rows.len() as u64,
+                    ..AutoincInterval::default()
+                };
                 for (i, r) in rows.iter().enumerate() {
                     let vars = self.vars(c);
                     let no_cols = Columns {
@@ -38,8 +42,16 @@ impl Server {
                         })
                         .collect::<R<Vec<_>>>()?;
                     let lenient = on_duplicate == OnDuplicate::Ignore;
-                    let row =
-                        self.build_row(c, &name, &meta, columns.as_deref(), vals, i + 1, lenient)?;
+                    let row = self.build_row(
+                        c,
+                        &name,
+                        &meta,
+                        columns.as_deref(),
+                        vals,
+                        i + 1,
+                        lenient,
+                        &mut interval,
+                    )?;
                     queue.push_back(Request::Insert {
                         table: name.clone(),
                         row,
@@ -124,6 +136,7 @@ impl Server {
         vals: Vec<Option<Datum>>,
         n: usize,
         ignore: bool,
+        interval: &mut AutoincInterval,
     ) -> R<Vec<Value>> {
         let lenient = ignore || !self.conn(c).sql_mode.strict();
         let positions: Vec<usize> = match columns {
@@ -158,20 +171,26 @@ impl Server {
                 && v.as_ref()
                     .is_none_or(|v| v.is_null() || v.as_i128() == Some(0))
             {
-                // insert_id names the value once; else the series of
-                // auto_increment_increment and _offset from the counter.
-                let step = self.conn(c).autoinc_step;
-                let forced = self.conn_mut(c).insert_id.take();
-                let next = self.autoinc.entry(name.to_string()).or_insert(1);
-                let v = forced.unwrap_or_else(|| step.at_or_above(*next));
                 let (_, hi) = col.ty.int_range().expect("an integer column");
-                if i128::from(v) > hi {
+                let max = u64::try_from(hi).unwrap_or(u64::MAX);
+                let v = match self.conn_mut(c).insert_id.take() {
+                    // insert_id names the value once.
+                    Some(forced) => {
+                        let next = self.autoinc.entry(name.to_string()).or_insert(1);
+                        *next = (*next).max(forced.saturating_add(1).min(max));
+                        forced
+                    }
+                    None => self.next_autoinc(c, name, max, interval),
+                };
+                // MySQL's "no value" mark, which InnoDB hands out when the
+                // counter of a BIGINT UNSIGNED is spent; any other type
+                // stops at its maximum, whose second insert is a duplicate.
+                if v == u64::MAX {
                     return Err(SqlError::new(
                         1467,
                         "Failed to read auto-increment value from storage engine",
                     ));
                 }
-                *next = (*next).max(v.saturating_add(1));
                 Datum::UInt(v)
             } else if col.ty == SqlType::Timestamp
                 && (if v.is_some() {
@@ -231,15 +250,56 @@ impl Server {
             }
             if col.auto_increment {
                 if let Some(x) = v.as_i128().and_then(|x| u64::try_from(x).ok()) {
+                    // A value given (or generated) at or past the counter
+                    // moves it on, to the type's maximum at most
+                    // (innobase_next_autoinc in write_row).
+                    let (_, hi) = col.ty.int_range().expect("an integer column");
+                    let max = u64::try_from(hi).unwrap_or(u64::MAX);
                     let next = self.autoinc.entry(name.to_string()).or_insert(1);
                     if x >= *next {
-                        *next = x.saturating_add(1);
+                        *next = x.saturating_add(1).min(max);
                     }
                 }
             }
             row.push(v.to_value());
         }
         Ok(row)
+    }
+
+    /// The next generated AUTO_INCREMENT value of table `name` (a column
+    /// whose type stops at `max`), as `innodb_autoinc_lock_mode = 1`
+    /// hands them out: from the statement's reserved interval while it
+    /// lasts; else a new interval, of as many values as the statement has
+    /// rows when it knows that (a multi-row VALUES list) and of 1, 2, 4,
+    /// ... values after that (INSERT ... SELECT: `handler::update_auto_increment`),
+    /// whose reservation moves the table's counter past its end at once
+    /// (`ha_innobase::get_auto_increment`): the values a statement reserved
+    /// and did not use are gone. At the type's maximum the counter stays
+    /// there (`innobase_next_autoinc`).
+    fn next_autoinc(&mut self, c: ConnId, name: &str, max: u64, interval: &mut AutoincInterval) -> u64 {
+        let step = self.conn(c).autoinc_step;
+        let inc = step.increment.max(1);
+        if interval.left == 0 {
+            let nb = if interval.intervals == 0 && interval.rows > 0 {
+                interval.rows
+            } else {
+                1u64 << interval.intervals.min(16)
+            };
+            let counter = self.autoinc.entry(name.to_string()).or_insert(1);
+            let first = step.at_or_above(*counter).min(max);
+            let end = first.saturating_add(nb.saturating_mul(inc)).min(max);
+            *counter = (*counter).max(end);
+            *interval = AutoincInterval {
+                next: first,
+                left: nb,
+                intervals: interval.intervals + 1,
+                rows: interval.rows,
+            };
+        }
+        let v = interval.next;
+        interval.next = v.saturating_add(inc).min(max);
+        interval.left -= 1;
+        v
     }
 
     pub(super) fn update(
@@ -527,6 +587,9 @@ impl Server {
                     unreachable!("a select gives rows")
                 };
                 let meta = self.metas[&target].clone();
+                // The number of rows is not known ahead of an INSERT ...
+                // SELECT (MySQL's estimate is 0).
+                let mut interval = AutoincInterval::default();
                 for (i, r) in rows.into_iter().enumerate() {
                     let lenient = ch.on_duplicate == OnDuplicate::Ignore;
                     let row = self.build_row(
@@ -537,6 +600,7 @@ impl Server {
                         r.into_iter().map(Some).collect(),
                         i + 1,
                         lenient,
+                        &mut interval,
                     )?;
                     ch.queue.push_back(Request::Insert {
                         table: target.clone(),
@@ -1022,4 +1086,18 @@ fn with_values(e: &Expr, names: &[String], inserted: &[Datum]) -> Expr {
         Ok(e) => e,
         Err(never) => match never {},
     }
+}
+
+/// The AUTO_INCREMENT values a statement has reserved and not yet used
+/// (MySQL's `auto_inc_intervals` of one statement).
+#[derive(Debug, Default)]
+pub(super) struct AutoincInterval {
+    /// The next value of the interval.
+    next: u64,
+    /// How many values of it are left.
+    left: u64,
+    /// Intervals reserved so far.
+    intervals: u32,
+    /// The statement's rows, when known ahead (a VALUES list), else 0.
+    rows: u64,
 }
