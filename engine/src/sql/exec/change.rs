@@ -19,6 +19,7 @@ impl Server {
                 let mut queue = VecDeque::new();
                 let mut interval = AutoincInterval {
                     rows: rows.len() as u64,
+                    multi_row: rows.len() > 1,
                     ..AutoincInterval::default()
                 };
                 for (i, r) in rows.iter().enumerate() {
@@ -225,12 +226,21 @@ impl Server {
                     },
                 }
             };
-            if v.is_null() && col.not_null {
-                return Err(SqlError::new(
-                    1048,
-                    format!("Column '{}' cannot be null", col.name),
-                ));
-            }
+            // NULL into a NOT NULL column: an error, except in INSERT
+            // IGNORE, and outside strict mode in a statement of several rows
+            // (a VALUES list of more than one, INSERT ... SELECT), where the
+            // column takes its type's implicit default with warning 1048
+            // (set_field_to_null_with_conversions).
+            let v = if v.is_null() && col.not_null {
+                let e = SqlError::new(1048, format!("Column '{}' cannot be null", col.name));
+                if !(ignore || (!self.conn(c).sql_mode.strict() && interval.multi_row)) {
+                    return Err(e);
+                }
+                self.warn(c, Warning::warn(e.code, e.message));
+                schema::implicit_default(col.ty)
+            } else {
+                v
+            };
             // The conversions name row 1; this is row `n` of the statement.
             let at_row = |m: String| match m.strip_suffix(" at row 1") {
                 Some(head) => format!("{head} at row {n}"),
@@ -289,12 +299,9 @@ impl Server {
             let first = step.at_or_above(*counter).min(max);
             let end = first.saturating_add(nb.saturating_mul(inc)).min(max);
             *counter = (*counter).max(end);
-            *interval = AutoincInterval {
-                next: first,
-                left: nb,
-                intervals: interval.intervals + 1,
-                rows: interval.rows,
-            };
+            interval.next = first;
+            interval.left = nb;
+            interval.intervals += 1;
         }
         let v = interval.next;
         interval.next = v.saturating_add(inc).min(max);
@@ -589,7 +596,10 @@ impl Server {
                 let meta = self.metas[&target].clone();
                 // The number of rows is not known ahead of an INSERT ...
                 // SELECT (MySQL's estimate is 0).
-                let mut interval = AutoincInterval::default();
+                let mut interval = AutoincInterval {
+                    multi_row: true,
+                    ..AutoincInterval::default()
+                };
                 for (i, r) in rows.into_iter().enumerate() {
                     let lenient = ch.on_duplicate == OnDuplicate::Ignore;
                     let row = self.build_row(
@@ -847,12 +857,18 @@ impl Server {
             } else {
                 v
             };
-            if v.is_null() && col.not_null {
-                return Err(SqlError::new(
-                    1048,
-                    format!("Column '{}' cannot be null", col.name),
-                ));
-            }
+            // SET c = NULL on a NOT NULL column: outside strict mode the
+            // type's implicit default, with warning 1048.
+            let v = if v.is_null() && col.not_null {
+                let e = SqlError::new(1048, format!("Column '{}' cannot be null", col.name));
+                if self.conn(c).sql_mode.strict() {
+                    return Err(e);
+                }
+                pending_warnings.push(Warning::warn(e.code, e.message));
+                schema::implicit_default(col.ty)
+            } else {
+                v
+            };
             // Outside strict mode a value the column cannot take is
             // adjusted, with a warning that names the row.
             let lenient = !self.conn(c).sql_mode.strict();
@@ -1088,8 +1104,9 @@ fn with_values(e: &Expr, names: &[String], inserted: &[Datum]) -> Expr {
     }
 }
 
-/// The AUTO_INCREMENT values a statement has reserved and not yet used
-/// (MySQL's `auto_inc_intervals` of one statement).
+/// What an INSERT's rows share: the AUTO_INCREMENT values the statement
+/// has reserved and not yet used (MySQL's `auto_inc_intervals` of one
+/// statement), and whether it has several rows.
 #[derive(Debug, Default)]
 pub(super) struct AutoincInterval {
     /// The next value of the interval.
@@ -1100,4 +1117,8 @@ pub(super) struct AutoincInterval {
     intervals: u32,
     /// The statement's rows, when known ahead (a VALUES list), else 0.
     rows: u64,
+    /// The statement inserts several rows (a VALUES list of more than one,
+    /// or INSERT ... SELECT): outside strict mode a NULL for a NOT NULL
+    /// column is then a warning.
+    multi_row: bool,
 }
