@@ -247,7 +247,10 @@ fn judge(
     let ids = |t: &[(u64, Option<u64>)]| t.iter().map(|r| r.0).collect::<BTreeSet<u64>>();
     let (pid, cid) = (ids(&p), ids(&c));
     if let Some(orphan) = c.iter().find(|r| r.1.is_some_and(|u| !pid.contains(&u))) {
-        return Err(format!("child {} names parent {:?}, which is gone", orphan.0, orphan.1));
+        return Err(format!(
+            "child {} names parent {:?}, which is gone",
+            orphan.0, orphan.1
+        ));
     }
     if let Some(orphan) = g.iter().find(|r| r.1.is_some_and(|u| !cid.contains(&u))) {
         return Err(format!(
@@ -260,7 +263,13 @@ fn judge(
     let want = |n: u64, cut: u64| if kept { n } else { n - cut };
     let counts = (p.len() as u64, c.len() as u64, g.len() as u64);
     let cut_c = CHILDREN / PARENTS;
-    if counts != (want(PARENTS, 1), want(CHILDREN, cut_c), want(GRANDCHILDREN, cut_c * (GRANDCHILDREN / CHILDREN))) {
+    if counts
+        != (
+            want(PARENTS, 1),
+            want(CHILDREN, cut_c),
+            want(GRANDCHILDREN, cut_c * (GRANDCHILDREN / CHILDREN)),
+        )
+    {
         return Err(format!(
             "the delete is partial: {counts:?} rows with the parent {}",
             if kept { "kept" } else { "gone" }
@@ -320,7 +329,11 @@ fn a_cascading_delete_leaves_no_orphan_at_any_crash_point() {
     // About a hundred I/O operations a setting (the cascade's page
     // writes among them), each crashed three ways.
     assert!(tried > 600, "only {tried} crash points");
-    assert!(failures.is_empty(), "{} of {tried}: {failures:#?}", failures.len());
+    assert!(
+        failures.is_empty(),
+        "{} of {tried}: {failures:#?}",
+        failures.len()
+    );
 }
 
 #[test]

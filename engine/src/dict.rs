@@ -164,9 +164,16 @@ pub struct ForeignDef {
 /// FOREIGN KEY (`a`) REFERENCES `t1` (`a`) ON DELETE CASCADE``, the
 /// parent's name as `parent` renders it (the server layer leaves out the
 /// database when it is the child's).
-pub fn foreign_text(fk: &ForeignDef, columns: &[String], parent: impl Fn(&str) -> String) -> String {
+pub fn foreign_text(
+    fk: &ForeignDef,
+    columns: &[String],
+    parent: impl Fn(&str) -> String,
+) -> String {
     let list = |names: &mut dyn Iterator<Item = &String>| {
-        names.map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+        names
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
     };
     let mut out = format!(
         "CONSTRAINT `{}` FOREIGN KEY ({}) REFERENCES {} ({})",
@@ -373,9 +380,14 @@ impl TableDef {
         for (i, fk) in self.foreign.iter().enumerate() {
             if fk.id.is_empty()
                 || fk.id.len() > 64
-                || self.foreign[..i].iter().any(|o| o.id.eq_ignore_ascii_case(&fk.id))
+                || self.foreign[..i]
+                    .iter()
+                    .any(|o| o.id.eq_ignore_ascii_case(&fk.id))
             {
-                return Err(bad(format!("duplicate or invalid constraint name '{}'", fk.id)));
+                return Err(bad(format!(
+                    "duplicate or invalid constraint name '{}'",
+                    fk.id
+                )));
             }
             if fk.columns.is_empty()
                 || fk.columns.len() > 16
@@ -400,9 +412,10 @@ impl TableDef {
             Some(i) => (&self.indexes[i].columns, &self.indexes[i].prefixes),
         };
         columns.len() >= cols.len()
-            && cols.iter().enumerate().all(|(k, &c)| {
-                columns[k] == c && prefixes.get(k).is_none_or(|&p| p == 0)
-            })
+            && cols
+                .iter()
+                .enumerate()
+                .all(|(k, &c)| columns[k] == c && prefixes.get(k).is_none_or(|&p| p == 0))
     }
 
     /// The first index (`None`: the clustered one, tried first) whose
@@ -938,7 +951,10 @@ pub fn encode_def(def: &TableDef, st: &TableStorage) -> Vec<u8> {
     if v4 {
         // One per key column (0: whole), given or not.
         for i in 0..def.primary_key.len() {
-            put_varint(&mut out, u64::from(def.primary_prefixes.get(i).copied().unwrap_or(0)));
+            put_varint(
+                &mut out,
+                u64::from(def.primary_prefixes.get(i).copied().unwrap_or(0)),
+            );
         }
     }
     put_varint(&mut out, def.indexes.len() as u64);

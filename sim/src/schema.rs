@@ -206,7 +206,10 @@ impl TableSpec {
                 || f.columns.len() != f.parent_columns.len()
                 || f.columns.iter().any(|&c| c >= n)
                 || actions.iter().any(|a| Action::by_name(a).is_none())
-                || !self.indexes.iter().any(|i| i.columns.starts_with(&f.columns))
+                || !self
+                    .indexes
+                    .iter()
+                    .any(|i| i.columns.starts_with(&f.columns))
             {
                 return bad(format!(
                     "a foreign key to '{}' names a missing column or action, or has no index",

@@ -68,7 +68,9 @@ impl Engine {
     /// Whether another table's FOREIGN KEY constraint references table
     /// `name` (TRUNCATE of such a table deletes its rows one by one).
     pub fn is_referenced(&self, name: &str) -> bool {
-        self.names.get(name).is_some_and(|&id| self.referenced_by_other(id))
+        self.names
+            .get(name)
+            .is_some_and(|&id| self.referenced_by_other(id))
     }
 
     /// Whether session `s` checks FOREIGN KEY constraints.
@@ -98,7 +100,9 @@ impl Engine {
     /// The constraints of table `id`, as the child.
     fn foreign_of(&self, id: u64) -> Vec<Link> {
         let t = &self.tables[&id];
-        (0..t.def.foreign.len()).map(|i| self.resolve(t, i)).collect()
+        (0..t.def.foreign.len())
+            .map(|i| self.resolve(t, i))
+            .collect()
     }
 
     /// The constraints that reference table `id`, its own included.
@@ -333,7 +337,10 @@ impl Engine {
                 {
                     return Err(self.fk_error(true, &link));
                 }
-                chain.push(Ancestor { table: id, delete: new.is_none() });
+                chain.push(Ancestor {
+                    table: id,
+                    delete: new.is_none(),
+                });
                 let r = self.cascade(s, &link, &clustered, delete, &set, chain);
                 chain.pop();
                 if let Some(w) = r? {
@@ -352,7 +359,12 @@ impl Engine {
         use crate::record::ColumnType as T;
         let cty = &self.tables[&child].def.columns[c];
         let pty = &self.tables[&parent].def.columns[p].ty;
-        let string = |t: &T| matches!(t, T::Char(_) | T::VarChar(_) | T::Text { .. } | T::Blob { .. });
+        let string = |t: &T| {
+            matches!(
+                t,
+                T::Char(_) | T::VarChar(_) | T::Text { .. } | T::Blob { .. }
+            )
+        };
         if !string(&cty.ty) || !string(pty) {
             // Types that match store alike (`columns_match`).
             return Some(b.to_vec());
@@ -448,9 +460,18 @@ impl Engine {
 /// collations agree (not compared with `check_charsets` off, as under
 /// foreign_key_checks=0), binary strings with each other, integers of one
 /// length and signedness, other types when they are the same.
-fn columns_match(c: &crate::dict::ColumnDef, p: &crate::dict::ColumnDef, check_charsets: bool) -> bool {
+fn columns_match(
+    c: &crate::dict::ColumnDef,
+    p: &crate::dict::ColumnDef,
+    check_charsets: bool,
+) -> bool {
     use crate::record::{Collation, ColumnType as T};
-    let string = |t: &T| matches!(t, T::Char(_) | T::VarChar(_) | T::Text { .. } | T::Blob { .. });
+    let string = |t: &T| {
+        matches!(
+            t,
+            T::Char(_) | T::VarChar(_) | T::Text { .. } | T::Blob { .. }
+        )
+    };
     let text = |x: &crate::dict::ColumnDef| string(&x.ty) && x.collation != Collation::Binary;
     let binary = |x: &crate::dict::ColumnDef| string(&x.ty) && x.collation == Collation::Binary;
     if text(c) && text(p) {
@@ -505,8 +526,7 @@ impl Engine {
                 }
                 continue;
             };
-            let pcols: Option<Vec<usize>> =
-                fk.parent_columns.iter().map(|n| p.column(n)).collect();
+            let pcols: Option<Vec<usize>> = fk.parent_columns.iter().map(|n| p.column(n)).collect();
             let Some(pcols) = pcols else {
                 return Err(bad());
             };
@@ -524,7 +544,12 @@ impl Engine {
     /// constraints of other tables that reference it (their columns, an
     /// index led by them, matching types): errno 150 otherwise, as InnoDB
     /// refuses to rename the rebuilt table into place.
-    pub(super) fn check_referencing_defs(&self, id: u64, def: &TableDef, checks: bool) -> Result<()> {
+    pub(super) fn check_referencing_defs(
+        &self,
+        id: u64,
+        def: &TableDef,
+        checks: bool,
+    ) -> Result<()> {
         for link in self.referencing(id) {
             if link.child == id {
                 continue;
@@ -578,7 +603,12 @@ impl Engine {
     /// MySQL 5.1; here the rows are checked before the copy, by their
     /// newest versions (the ALTER holds the table's X lock, so they are
     /// committed), against the parent's newest versions, unlocked.
-    pub(super) fn check_new_constraints(&mut self, id: u64, old: &TableDef, def: &TableDef) -> Result<()> {
+    pub(super) fn check_new_constraints(
+        &mut self,
+        id: u64,
+        old: &TableDef,
+        def: &TableDef,
+    ) -> Result<()> {
         let added: Vec<&ForeignDef> = def
             .foreign
             .iter()
@@ -611,15 +641,21 @@ impl Engine {
                 let found = match parent {
                     // A constraint on its own table: the rows themselves.
                     None if fk.parent == def.name => {
-                        let pcols: Vec<usize> =
-                            fk.parent_columns.iter().filter_map(|n| def.column(n)).collect();
+                        let pcols: Vec<usize> = fk
+                            .parent_columns
+                            .iter()
+                            .filter_map(|n| def.column(n))
+                            .collect();
                         self.has_row_with(&table, &pcols, &values)?
                     }
                     None => false,
                     Some(p) => {
                         let pt = self.tables[&p].clone();
-                        let pcols: Vec<usize> =
-                            fk.parent_columns.iter().filter_map(|n| pt.def.column(n)).collect();
+                        let pcols: Vec<usize> = fk
+                            .parent_columns
+                            .iter()
+                            .filter_map(|n| pt.def.column(n))
+                            .collect();
                         self.has_row_with(&pt, &pcols, &values)?
                     }
                 };
@@ -627,7 +663,11 @@ impl Engine {
                     return Err(Error::ForeignKey {
                         referenced: false,
                         child: def.name.clone(),
-                        columns: fk.columns.iter().map(|&c| def.columns[c].name.clone()).collect(),
+                        columns: fk
+                            .columns
+                            .iter()
+                            .map(|&c| def.columns[c].name.clone())
+                            .collect(),
                         fk: Box::new((*fk).clone()),
                     });
                 }

@@ -354,7 +354,9 @@ impl Engine {
             return Err(Error::CantDropKey(name.to_string()));
         };
         if self.foreign_key_checks(s) && self.index_needed(id, pos) {
-            return Err(Error::IndexNeededByForeignKey(t.def.indexes[pos].name.clone()));
+            return Err(Error::IndexNeededByForeignKey(
+                t.def.indexes[pos].name.clone(),
+            ));
         }
         if !self.ddl_lock(s, table, TableMode::X)? {
             return Ok(DdlStep::Waiting);

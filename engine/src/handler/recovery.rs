@@ -385,7 +385,9 @@ impl Engine {
                     // The file may still have the name a TRUNCATE or a
                     // rebuild gave it before the rename a crash cut short.
                     let temporary = super::ddl::temporary_file(&def.name, st.space);
-                    let unreadable = unidentified.get(&file).or_else(|| unidentified.get(&temporary));
+                    let unreadable = unidentified
+                        .get(&file)
+                        .or_else(|| unidentified.get(&temporary));
                     return Err(match unreadable {
                         Some(Error::CorruptPage {
                             file,

@@ -159,7 +159,12 @@ impl Request {
     }
 
     /// The reads of a [`Request::Ranges`], each a point read or a scan.
-    pub fn range_reads(table: &str, index: &Option<String>, ranges: &[(RangeBound, RangeBound)], pk_len: usize) -> Vec<Request> {
+    pub fn range_reads(
+        table: &str,
+        index: &Option<String>,
+        ranges: &[(RangeBound, RangeBound)],
+        pk_len: usize,
+    ) -> Vec<Request> {
         ranges
             .iter()
             .map(|(low, high)| match (index, low, high) {

@@ -438,7 +438,15 @@ fn lock_gap_at(
     ctx: &mut LockCtx<'_>,
 ) -> Result<Option<LockId>> {
     match at {
-        RecKey::Supremum => ctx.record(pager, table, ix, RecKey::Supremum, mode, RecKind::NextKey, None),
+        RecKey::Supremum => ctx.record(
+            pager,
+            table,
+            ix,
+            RecKey::Supremum,
+            mode,
+            RecKind::NextKey,
+            None,
+        ),
         key => Ok(ctx.gap(table.id, ix, key, mode, RecKind::Gap)),
     }
 }

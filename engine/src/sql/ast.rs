@@ -595,6 +595,13 @@ pub enum Stmt {
     Optimize(Vec<TableName>),
     /// CHECK TABLE t, ... [options]
     Check(Vec<TableName>),
+    /// CHECKSUM TABLE t, ... [QUICK | EXTENDED]
+    Checksum {
+        /// The tables.
+        tables: Vec<TableName>,
+        /// QUICK: the live checksum only (InnoDB keeps none: NULL).
+        quick: bool,
+    },
     /// ANALYZE [NO_WRITE_TO_BINLOG | LOCAL] TABLE t, ...
     Analyze(Vec<TableName>),
     /// INSERT, and REPLACE.

@@ -1086,7 +1086,11 @@ pub fn show_create(
         let names: Vec<String> = fk
             .columns
             .iter()
-            .map(|&c| meta.columns.get(c).map_or(def.columns[c].name.clone(), |m| m.name.clone()))
+            .map(|&c| {
+                meta.columns
+                    .get(c)
+                    .map_or(def.columns[c].name.clone(), |m| m.name.clone())
+            })
             .collect();
         lines.push(format!(
             "  {}",

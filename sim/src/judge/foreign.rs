@@ -43,7 +43,11 @@ fn rows(committed: &Db, ws: &[Write], table: &str) -> Vec<(Vec<ModelValue>, Row)
     let mut out: std::collections::BTreeMap<Vec<ModelValue>, Option<Row>> = committed
         .tables
         .get(table)
-        .map(|t| t.iter().map(|(k, r)| (k.clone(), Some(r.clone()))).collect())
+        .map(|t| {
+            t.iter()
+                .map(|(k, r)| (k.clone(), Some(r.clone())))
+                .collect()
+        })
         .unwrap_or_default();
     for w in ws.iter().filter(|w| w.table == table) {
         out.insert(w.key.clone(), w.row.clone());
@@ -148,7 +152,11 @@ fn children<'s>(
                 .into_iter()
                 .filter(|(_, r)| parent_key(parent, r, &fk.columns).as_ref() == Some(&keyed))
                 .collect();
-            let action = if new.is_some() { fk.on_update } else { fk.on_delete };
+            let action = if new.is_some() {
+                fk.on_update
+            } else {
+                fk.on_delete
+            };
             for (key, _) in refer {
                 let delete = new.is_none() && action == Action::Cascade;
                 if action == Action::Restrict {
@@ -172,7 +180,9 @@ fn children<'s>(
                     continue;
                 };
                 chain.push(me);
-                let r = act(schema, committed, ws, child, i, &key, &current, delete, action, new, chain);
+                let r = act(
+                    schema, committed, ws, child, i, &key, &current, delete, action, new, chain,
+                );
                 chain.pop();
                 r?;
             }
@@ -207,7 +217,9 @@ fn act<'s>(
         return children(schema, committed, ws, &child.name, row, None, chain);
     }
     let mut new = row.clone();
-    let parent = schema.table(&fk.parent).expect("the parent is the changed table");
+    let parent = schema
+        .table(&fk.parent)
+        .expect("the parent is the changed table");
     for (k, &c) in fk.columns.iter().enumerate() {
         new[c] = match (action, parent_new) {
             (Action::Cascade, Some(p)) => p[parent.primary_key[k]].clone(),
@@ -234,7 +246,15 @@ fn act<'s>(
         row: Some(new.clone()),
     });
     children(schema, committed, ws, &child.name, row, Some(&new), chain)?;
-    check_parents(schema, committed, ws, &child.name, &new, Some(row), Some((&child.name, i)))
+    check_parents(
+        schema,
+        committed,
+        ws,
+        &child.name,
+        &new,
+        Some(row),
+        Some((&child.name, i)),
+    )
 }
 
 /// The first child row of `db` whose constraint names a parent row `db`
@@ -251,7 +271,11 @@ pub(crate) fn orphan(schema: &Schema, db: &Db) -> Option<String> {
                 let Some(pk) = parent_key(parent, row, &fk.columns) else {
                     continue;
                 };
-                if db.tables.get(&fk.parent).is_none_or(|p| !p.contains_key(&pk)) {
+                if db
+                    .tables
+                    .get(&fk.parent)
+                    .is_none_or(|p| !p.contains_key(&pk))
+                {
                     return Some(format!(
                         "{} row {} names {} {}, which is not there",
                         child.name,

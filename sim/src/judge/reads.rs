@@ -188,10 +188,12 @@ pub(crate) fn expected(
             }
             // The constraints: the child rows of the old key first, then
             // the row's own parents.
-            Some(match with_constraints(schema, committed, writes, own, table, &old, Some(&row)) {
-                Ok(all) => (Ok(Response::Affected(1)), all),
-                Err(code) => (Err(code), vec![]),
-            })
+            Some(
+                match with_constraints(schema, committed, writes, own, table, &old, Some(&row)) {
+                    Ok(all) => (Ok(Response::Affected(1)), all),
+                    Err(code) => (Err(code), vec![]),
+                },
+            )
         }
         Request::Delete { table, key } => {
             let t = schema.table(table).filter(|t| !t.hidden)?;
@@ -203,10 +205,12 @@ pub(crate) fn expected(
                         key,
                         row: None,
                     }];
-                    Some(match with_constraints(schema, committed, writes, own, table, &old, None) {
-                        Ok(all) => (Ok(Response::Affected(1)), all),
-                        Err(code) => (Err(code), vec![]),
-                    })
+                    Some(
+                        match with_constraints(schema, committed, writes, own, table, &old, None) {
+                            Ok(all) => (Ok(Response::Affected(1)), all),
+                            Err(code) => (Err(code), vec![]),
+                        },
+                    )
                 }
                 None => Some((Ok(Response::Affected(0)), vec![])),
             }

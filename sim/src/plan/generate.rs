@@ -490,7 +490,9 @@ impl Plan {
                 let mut family = vec![t3.clone()];
                 if fk.gen_bool(0.7) {
                     let format = format_name(formats[fk.gen_range(0..3)]);
-                    family.push(crate::schema::TableSpec::draw_child(&mut fk, "t4", &t3, format));
+                    family.push(crate::schema::TableSpec::draw_child(
+                        &mut fk, "t4", &t3, format,
+                    ));
                 }
                 for spec in &family {
                     plan.scatter(&mut fk, |rng| seed_table_stmt(rng, profile, spec, domain));

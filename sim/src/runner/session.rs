@@ -24,7 +24,8 @@ pub(super) fn expected(
                 Err(1451) => world.stats.fk_parent_refused += 1,
                 Err(1452) => world.stats.fk_child_refused += 1,
                 Ok(_) => {
-                    world.stats.fk_cascaded += ws.iter().filter(|w| w.table != *table).count() as u64
+                    world.stats.fk_cascaded +=
+                        ws.iter().filter(|w| w.table != *table).count() as u64
                 }
                 _ => {}
             }

@@ -289,8 +289,14 @@ impl RunStats {
             ("group commit waits", self.commit_waits),
             ("inserts without a primary key", self.keyless_inserts),
             ("reads of tables without a primary key", self.keyless_reads),
-            ("child rows refused for a missing parent", self.fk_child_refused),
-            ("parent changes refused for their children", self.fk_parent_refused),
+            (
+                "child rows refused for a missing parent",
+                self.fk_child_refused,
+            ),
+            (
+                "parent changes refused for their children",
+                self.fk_parent_refused,
+            ),
             ("rows changed by cascades", self.fk_cascaded),
             ("pages compressed", self.zip_compress_ops),
             (

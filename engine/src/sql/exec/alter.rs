@@ -161,7 +161,11 @@ impl Server {
                 AlterOp::AddColumn(..) | AlterOp::DropColumn(_) | AlterOp::ChangeColumn { .. } => {}
                 AlterOp::AddForeign(fk) => foreign.push(fk),
                 AlterOp::DropForeign(id) => {
-                    match def.foreign.iter().position(|f| f.id.eq_ignore_ascii_case(&id)) {
+                    match def
+                        .foreign
+                        .iter()
+                        .position(|f| f.id.eq_ignore_ascii_case(&id))
+                    {
                         Some(p) => {
                             def.foreign.remove(p);
                         }

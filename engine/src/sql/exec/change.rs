@@ -286,7 +286,13 @@ impl Server {
     /// (`ha_innobase::get_auto_increment`): the values a statement reserved
     /// and did not use are gone. At the type's maximum the counter stays
     /// there (`innobase_next_autoinc`).
-    fn next_autoinc(&mut self, c: ConnId, name: &str, max: u64, interval: &mut AutoincInterval) -> u64 {
+    fn next_autoinc(
+        &mut self,
+        c: ConnId,
+        name: &str,
+        max: u64,
+        interval: &mut AutoincInterval,
+    ) -> u64 {
         let step = self.conn(c).autoinc_step;
         let inc = step.increment.max(1);
         if interval.left == 0 {

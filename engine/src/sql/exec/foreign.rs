@@ -40,7 +40,9 @@ impl Server {
                     format!(
                         "Incorrect foreign key definition for '{}': Key reference and table \
                          reference don't match",
-                        spec.constraint.as_deref().unwrap_or("foreign key without name")
+                        spec.constraint
+                            .as_deref()
+                            .unwrap_or("foreign key without name")
                     ),
                 ));
             }

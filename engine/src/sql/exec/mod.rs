@@ -10,6 +10,7 @@
 //!   change.rs  INSERT, REPLACE, UPDATE, DELETE: read, then write row by row
 //!   ddl.rs     CREATE, DROP, TRUNCATE, RENAME, OPTIMIZE
 //!   alter.rs   ALTER TABLE by copy, or by fast index creation
+//!   checksum.rs CHECKSUM TABLE over the server's record format
 //!   foreign.rs FOREIGN KEY clauses made into the engine's constraints
 //! ```
 
@@ -28,6 +29,7 @@ use std::collections::VecDeque;
 
 mod alter;
 mod change;
+mod checksum;
 mod ddl;
 mod foreign;
 mod plan;
@@ -297,7 +299,10 @@ impl Server {
                     "add or update a child"
                 };
                 // MySQL's "%.192s" of InnoDB's text.
-                let detail: String = format!("`{cdb}`.`{ct}`, {text}").chars().take(192).collect();
+                let detail: String = format!("`{cdb}`.`{ct}`, {text}")
+                    .chars()
+                    .take(192)
+                    .collect();
                 err = SqlError::new(
                     e.mysql_code().expect("a constraint's code"),
                     format!("Cannot {what} row: a foreign key constraint fails ({detail})"),
@@ -381,6 +386,8 @@ impl Server {
                 order_by,
                 limit,
             } => self.delete(c, table, filter, order_by, limit),
+            // A read of the committed rows: no implicit commit.
+            Stmt::Checksum { tables, quick } => self.checksum_tables(c, tables, quick),
             ddl => {
                 self.implicit_commit(c)?;
                 self.ddl(c, ddl)

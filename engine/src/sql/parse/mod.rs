@@ -295,6 +295,18 @@ impl Parser<'_> {
             }
             "ANALYZE" => Ok(Stmt::Analyze(self.admin_tables()?)),
             "OPTIMIZE" => Ok(Stmt::Optimize(self.admin_tables()?)),
+            "CHECKSUM" => {
+                self.expect_kw("TABLE")?;
+                let mut tables = vec![self.table_name()?];
+                while self.eat_op(",") {
+                    tables.push(self.table_name()?);
+                }
+                let quick = self.eat_kw("QUICK");
+                if !quick {
+                    self.eat_kw("EXTENDED");
+                }
+                Ok(Stmt::Checksum { tables, quick })
+            }
             "CHECK" => {
                 self.expect_kw("TABLE")?;
                 let mut names = vec![self.table_name()?];

@@ -244,7 +244,11 @@ impl Server {
                     let def = &def;
                     let meta = &self.metas[&name];
                     let col = |c: usize| {
-                        Datum::str(meta.columns.get(c).map_or(&def.columns[c].name, |m| &m.name))
+                        Datum::str(
+                            meta.columns
+                                .get(c)
+                                .map_or(&def.columns[c].name, |m| &m.name),
+                        )
                     };
                     let mut key = |cname: &str, cols: &[usize], refs: Option<(&str, &[String])>| {
                         for (i, &c) in cols.iter().enumerate() {
@@ -334,9 +338,11 @@ impl Server {
                         }
                         continue;
                     }
-                    let rule = |a: crate::dict::FkAction| Datum::str(a.clause().unwrap_or("RESTRICT"));
+                    let rule =
+                        |a: crate::dict::FkAction| Datum::str(a.clause().unwrap_or("RESTRICT"));
                     for fk in &def.foreign {
-                        let (pd, pt) = split_name(&fk.parent).unwrap_or((d.clone(), fk.parent.clone()));
+                        let (pd, pt) =
+                            split_name(&fk.parent).unwrap_or((d.clone(), fk.parent.clone()));
                         // The parent's key the constraint matches, if it has one.
                         let unique = self.engine.table(&fk.parent).ok().and_then(|p| {
                             let cols: Option<Vec<usize>> =
