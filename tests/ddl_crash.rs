@@ -168,14 +168,7 @@ fn setup(flush: FlushAtCommit, system: bool) -> Vec<(String, Vec<u8>)> {
     e.create_table(def()).unwrap();
     insert(&mut e, 0, ROWS);
     e.close().unwrap();
-    let names = storage.clone().list().unwrap();
-    names
-        .into_iter()
-        .map(|n| {
-            let b = storage.read_file(&n).unwrap();
-            (n, b)
-        })
-        .collect()
+    storage.files()
 }
 
 /// A run from the setup: open, one more committed transaction on the old
@@ -189,10 +182,7 @@ fn run(
     crash_at: Option<u64>,
     system: bool,
 ) -> (SimStorage, SimClock, u64, u64, bool) {
-    let storage = SimStorage::new();
-    for (n, b) in files {
-        storage.write_file(n, b.clone());
-    }
+    let storage = SimStorage::with_files(files);
     let clock = SimClock::new();
     storage.set_clock(clock.clone());
     let (mut e, _) = Engine::open(

@@ -11,7 +11,6 @@
 //! The negative control plants `cascade-skips-second-level`: the same
 //! sweep must find the grandchildren left behind.
 
-use engine::io::Storage;
 use engine::redo::LogConfig;
 use engine::{
     Canaries, Canary, ColumnDef, ColumnType, Config, Engine, FlushAtCommit, IndexDef, Request,
@@ -164,14 +163,7 @@ fn setup(flush: FlushAtCommit) -> Vec<(String, Vec<u8>)> {
     e.execute(s, Request::Commit).unwrap();
     e.close_session(s).unwrap();
     e.close().unwrap();
-    let names = storage.clone().list().unwrap();
-    names
-        .into_iter()
-        .map(|n| {
-            let b = storage.read_file(&n).unwrap();
-            (n, b)
-        })
-        .collect()
+    storage.files()
 }
 
 /// A run from the setup: open, then BEGIN, DELETE of the victim parent,
@@ -184,10 +176,7 @@ fn run(
     canaries: Canaries,
     crash_at: Option<u64>,
 ) -> (SimStorage, SimClock, u64, u64, bool) {
-    let storage = SimStorage::new();
-    for (n, b) in files {
-        storage.write_file(n, b.clone());
-    }
+    let storage = SimStorage::with_files(files);
     let clock = SimClock::new();
     storage.set_clock(clock.clone());
     let (mut e, _) = Engine::open(

@@ -142,6 +142,18 @@ pub enum Request {
 }
 
 impl Request {
+    /// A read of every row of `table`, in primary key order.
+    pub fn scan_all(table: &str) -> Request {
+        Request::Scan {
+            table: table.to_string(),
+            index: None,
+            low: RangeBound::Unbounded,
+            high: RangeBound::Unbounded,
+            reverse: false,
+            limit: None,
+        }
+    }
+
     /// A point read as the range of its one key (SKIP LOCKED reads
     /// ranges); any other request as it is.
     pub fn as_range(self) -> Request {

@@ -265,15 +265,7 @@ pub fn scan_locking(
             kind
         };
         first = false;
-        if let Some(w) = ctx.record(
-            pager,
-            table,
-            ix,
-            RecKey::Key(btree::lock_key(ix, k)),
-            mode,
-            this_kind,
-            Some(&rec[..]),
-        )? {
+        if let Some(w) = lock_entry(pager, table, ix, k, &rec, mode, this_kind, ctx)? {
             return Ok(Err(w));
         }
         if std::mem::take(&mut ctx.skipped) {
@@ -371,15 +363,7 @@ pub fn scan_locking(
             break;
         };
         let k = btree::key_of(ix, 0, &rec)?;
-        if let Some(w) = ctx.record(
-            pager,
-            table,
-            ix,
-            RecKey::Key(btree::lock_key(ix, k)),
-            mode,
-            kind,
-            Some(&rec[..]),
-        )? {
+        if let Some(w) = lock_entry(pager, table, ix, k, &rec, mode, kind, ctx)? {
             return Ok(Err(w));
         }
         if std::mem::take(&mut ctx.skipped) {
@@ -397,6 +381,22 @@ pub fn scan_locking(
     }
     ctx.skipped = false;
     Ok(Ok(out))
+}
+
+/// Locks record `rec` of `ix`, whose key is `key`.
+#[allow(clippy::too_many_arguments)]
+fn lock_entry(
+    pager: &mut Pager,
+    table: &Table,
+    ix: &btree::Index,
+    key: Key,
+    rec: &[u8],
+    mode: RecMode,
+    kind: RecKind,
+    ctx: &mut LockCtx<'_>,
+) -> Result<Option<LockId>> {
+    let at = RecKey::Key(btree::lock_key(ix, key));
+    ctx.record(pager, table, ix, at, mode, kind, Some(rec))
 }
 
 /// Locks the clustered record of the row entry `rec` of secondary index

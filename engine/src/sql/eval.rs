@@ -96,6 +96,20 @@ pub struct JoinColumns {
     pub merged: Vec<bool>,
 }
 
+impl Columns<'static> {
+    /// No columns: a constant expression (a VALUES row, SET's value),
+    /// whose column names are unknown in the field list.
+    pub fn none() -> Columns<'static> {
+        Columns {
+            names: &[],
+            collations: None,
+            table: None,
+            clause: "field list",
+            join: None,
+        }
+    }
+}
+
 impl<'a> Columns<'a> {
     /// The same columns, named in another clause's errors.
     pub fn in_clause(self, clause: &'a str) -> Columns<'a> {

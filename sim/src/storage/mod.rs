@@ -358,6 +358,26 @@ impl SimStorage {
         disk.inodes.get(id).map(|inode| inode.durable.to_vec())
     }
 
+    /// Every file and what reads of it would see now, without an I/O
+    /// operation: a disk to start other runs from
+    /// ([`SimStorage::with_files`]).
+    pub fn files(&self) -> Vec<(String, Vec<u8>)> {
+        let disk = self.disk();
+        disk.names
+            .iter()
+            .filter_map(|(n, id)| Some((n.clone(), disk.inodes.get(id)?.current.to_vec())))
+            .collect()
+    }
+
+    /// A new disk holding `files`, durably ([`SimStorage::write_file`]).
+    pub fn with_files(files: &[(String, Vec<u8>)]) -> SimStorage {
+        let storage = SimStorage::new();
+        for (n, b) in files {
+            storage.write_file(n, b.clone());
+        }
+        storage
+    }
+
     /// Replaces a file's contents (creating it if need be), durably and
     /// without an I/O operation, forgetting its pending operations: for
     /// tests that plant files or corrupt them at rest. Open handles see the

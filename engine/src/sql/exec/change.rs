@@ -24,13 +24,7 @@ impl Server {
                 };
                 for (i, r) in rows.iter().enumerate() {
                     let vars = self.vars(c);
-                    let no_cols = Columns {
-                        names: &[],
-                        collations: None,
-                        table: None,
-                        clause: "field list",
-                        join: None,
-                    };
+                    let no_cols = Columns::none();
                     let vals = r
                         .iter()
                         .map(|e| match e {

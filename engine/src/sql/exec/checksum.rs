@@ -93,14 +93,7 @@ impl Server {
                 rows.push(vec![shown, Datum::Null]);
                 continue;
             }
-            let read = Request::Scan {
-                table: name.clone(),
-                index: None,
-                low: RangeBound::Unbounded,
-                high: RangeBound::Unbounded,
-                reverse: false,
-                limit: None,
-            };
+            let read = Request::scan_all(&name);
             let values = match self.engine.execute(self.internal, read) {
                 Ok(Step::Done(Response::Rows(r))) => r,
                 Ok(other) => unreachable!("a consistent read answered {other:?}"),

@@ -13,14 +13,7 @@ impl Server {
             return Ok(());
         };
         let s = self.internal;
-        let req = Request::Scan {
-            table: name.to_string(),
-            index: None,
-            low: RangeBound::Unbounded,
-            high: RangeBound::Unbounded,
-            reverse: false,
-            limit: None,
-        };
+        let req = Request::scan_all(name);
         let rows = match self.engine.execute(s, req) {
             Ok(Step::Done(Response::Rows(r))) => r,
             Ok(_) => Vec::new(),

@@ -259,13 +259,7 @@ pub(super) fn const_for(
     if !is_const(e) {
         return None;
     }
-    let no_cols = Columns {
-        names: &[],
-        collations: None,
-        table: None,
-        clause: "",
-        join: None,
-    };
+    let no_cols = Columns::none();
     let d = eval::eval(e, None, &no_cols, vars).ok()?;
     if d.is_null() {
         return None;

@@ -137,14 +137,7 @@ impl Server {
         // transaction's view, or an autocommit read's own snapshot) sees
         // the same state.
         for (k, (name, meta, shown)) in metas.iter().enumerate() {
-            let read = Request::Scan {
-                table: name.clone(),
-                index: None,
-                low: RangeBound::Unbounded,
-                high: RangeBound::Unbounded,
-                reverse: false,
-                limit: None,
-            };
+            let read = Request::scan_all(name);
             let resp = match self.engine.execute(session, read) {
                 Ok(Step::Done(resp)) => resp,
                 Ok(Step::Waiting) => {

@@ -118,17 +118,22 @@ impl Parser<'_> {
         }
     }
 
+    /// UPDATE's and DELETE's `LIMIT n`, if written.
+    fn single_limit(&mut self) -> R<Option<u64>> {
+        Ok(if self.eat_kw("LIMIT") {
+            Some(self.number()?)
+        } else {
+            None
+        })
+    }
+
     pub(super) fn update(&mut self) -> R<Stmt> {
         let table = self.table_name()?;
         self.expect_kw("SET")?;
         let set = self.assignments()?;
         let filter = self.where_clause()?;
         let order_by = self.order_by()?;
-        let limit = if self.eat_kw("LIMIT") {
-            Some(self.number()?)
-        } else {
-            None
-        };
+        let limit = self.single_limit()?;
         Ok(Stmt::Update {
             table,
             set,
@@ -143,11 +148,7 @@ impl Parser<'_> {
         let table = self.table_name()?;
         let filter = self.where_clause()?;
         let order_by = self.order_by()?;
-        let limit = if self.eat_kw("LIMIT") {
-            Some(self.number()?)
-        } else {
-            None
-        };
+        let limit = self.single_limit()?;
         Ok(Stmt::Delete {
             table,
             filter,

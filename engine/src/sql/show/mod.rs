@@ -30,6 +30,14 @@ fn cardinality(rows: u64, n_diff: u64) -> u64 {
 }
 
 impl Server {
+    /// The engine's definition of table `name`.
+    fn engine_def(&self, name: &str) -> R<crate::dict::TableDef> {
+        self.engine
+            .table(name)
+            .map(|t| t.def.clone())
+            .map_err(|e| SqlError::from_engine(&e, super::DEFAULT_DB))
+    }
+
     fn rows(columns: &[&str], rows: Vec<Vec<Datum>>) -> Reply {
         Reply::Rows {
             columns: columns.iter().map(|s| s.to_string()).collect(),
@@ -140,12 +148,7 @@ impl Server {
             }
             Show::CreateTable(t) => {
                 let (name, meta) = self.resolve(c, &t)?;
-                let def = self
-                    .engine
-                    .table(&name)
-                    .map_err(|e| SqlError::from_engine(&e, super::DEFAULT_DB))?
-                    .def
-                    .clone();
+                let def = self.engine_def(&name)?;
                 let auto = self.autoinc.get(&name).copied();
                 let text = schema::show_create(&t.name, &def, &meta, auto);
                 Ok(Self::rows(
@@ -171,12 +174,7 @@ impl Server {
             }
             Show::Index(t) => {
                 let (name, meta) = self.resolve(c, &t)?;
-                let def = self
-                    .engine
-                    .table(&name)
-                    .map_err(|e| SqlError::from_engine(&e, super::DEFAULT_DB))?
-                    .def
-                    .clone();
+                let def = self.engine_def(&name)?;
                 let stats = self.engine.table_stats(&name).cloned();
                 let mut rows = Vec::new();
                 let mut push = |key: &str, unique: bool, cols: &[usize], prefixes: &[u16]| {
@@ -242,12 +240,7 @@ impl Server {
             }
             Show::Columns(t) => {
                 let (name, meta) = self.resolve(c, &t)?;
-                let def = self
-                    .engine
-                    .table(&name)
-                    .map_err(|e| SqlError::from_engine(&e, super::DEFAULT_DB))?
-                    .def
-                    .clone();
+                let def = self.engine_def(&name)?;
                 let rows = meta
                     .columns
                     .iter()

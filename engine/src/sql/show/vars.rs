@@ -263,13 +263,7 @@ impl Server {
     /// SET, with MySQL's scope rules and errors.
     pub(crate) fn set_variable(&mut self, c: ConnId, scope: Scope, name: &str, e: &Expr) -> R<()> {
         if scope == Scope::User {
-            let no_cols = Columns {
-                names: &[],
-                collations: None,
-                table: None,
-                clause: "field list",
-                join: None,
-            };
+            let no_cols = Columns::none();
             let v = eval::eval(e, None, &no_cols, &self.vars(c))?;
             self.conn_mut(c).user_vars.insert(name.to_string(), v);
             return Ok(());
@@ -313,13 +307,7 @@ impl Server {
             }
             Expr::Column { table: None, name } => Datum::str(name),
             e => {
-                let no_cols = Columns {
-                    names: &[],
-                    collations: None,
-                    table: None,
-                    clause: "field list",
-                    join: None,
-                };
+                let no_cols = Columns::none();
                 eval::eval(e, None, &no_cols, &self.vars(c))?
             }
         };
