@@ -82,8 +82,11 @@ pub struct ZipRow {
     pub data: DataSet,
     /// The row format.
     pub format: RowFormat,
-    /// Bytes of the table's `.ibd` after the load and a clean close.
+    /// Bytes of the table's `.ibd` after the load (what seeds/000 measured
+    /// after sysbench's `prepare`).
     pub ibd_bytes: u64,
+    /// Bytes of the `.ibd` after the updates of `k` too, and a clean close.
+    pub ibd_bytes_after_updates: u64,
     /// INNODB_CMP's compress_ops, compress_ops_ok and uncompress_ops at
     /// the table's page size, over the load (zero for uncompressed rows).
     pub compress_ops: u64,
@@ -175,6 +178,7 @@ pub fn measure(data: DataSet, format: RowFormat, opts: &ZipBenchOptions) -> engi
     };
     let after_load = cmp_row(&e);
     let after_load_misses = e.pager().pool.stats.misses;
+    let ibd_bytes = ibd_len(&storage)?;
     let splits_after_failure = e.pager().stats.zip_splits_after_failure;
 
     // The same keys three times over; the fastest round counts (a shared
@@ -221,12 +225,7 @@ pub fn measure(data: DataSet, format: RowFormat, opts: &ZipBenchOptions) -> engi
     let update_s = t0.elapsed().as_secs_f64();
     let select_misses = misses - after_load_misses;
     e.close()?;
-    let name = format!("{TABLE}.ibd");
-    let mut st = storage.clone();
-    let ibd_bytes = st
-        .open(&name)
-        .and_then(|mut f| f.len())
-        .map_err(|err| engine::Error::io("stat", &name, err))?;
+    let ibd_bytes_after_updates = ibd_len(&storage)?;
     let (ops, ops_ok, unzips) = after_load.map_or((0, 0, 0), |r| {
         (r.compress_ops, r.compress_ops_ok, r.uncompress_ops)
     });
@@ -234,6 +233,7 @@ pub fn measure(data: DataSet, format: RowFormat, opts: &ZipBenchOptions) -> engi
         data,
         format,
         ibd_bytes,
+        ibd_bytes_after_updates,
         compress_ops: ops,
         compress_ops_ok: ops_ok,
         uncompress_ops: unzips,
@@ -243,6 +243,15 @@ pub fn measure(data: DataSet, format: RowFormat, opts: &ZipBenchOptions) -> engi
         select_misses,
         update_per_sec: n_upd as f64 / update_s.max(1e-9),
     })
+}
+
+/// The length of the table's `.ibd` on `storage`.
+fn ibd_len(storage: &MemStorage) -> engine::Result<u64> {
+    let name = format!("{TABLE}.ibd");
+    let mut st = storage.clone();
+    st.open(&name)
+        .and_then(|mut f| f.len())
+        .map_err(|err| engine::Error::io("stat", &name, err))
 }
 
 #[cfg(test)]
