@@ -31,6 +31,7 @@ mod commit;
 mod config;
 mod ddl;
 mod dml;
+mod estimate;
 mod foreign;
 mod index;
 mod info;

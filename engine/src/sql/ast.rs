@@ -595,6 +595,8 @@ pub enum Stmt {
     Optimize(Vec<TableName>),
     /// CHECK TABLE t, ... [options]
     Check(Vec<TableName>),
+    /// EXPLAIN SELECT (DESCRIBE SELECT).
+    Explain(Box<Select>),
     /// CHECKSUM TABLE t, ... [QUICK | EXTENDED]
     Checksum {
         /// The tables.

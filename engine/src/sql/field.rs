@@ -71,7 +71,7 @@ pub fn decimal_bin_size(precision: u8, scale: u8) -> u16 {
 }
 
 /// SET's stored bytes: 1, 2, 3, 4 or 8 (`get_set_pack_length`).
-fn set_len(members: usize) -> u8 {
+pub(crate) fn set_len(members: usize) -> u8 {
     match members.div_ceil(8) {
         0 | 1 => 1,
         n @ 2..=4 => n as u8,

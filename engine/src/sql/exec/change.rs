@@ -73,8 +73,16 @@ impl Server {
                     .from
                     .clone()
                     .ok_or_else(|| SqlError::unsupported("INSERT ... SELECT without FROM"))?;
+                if !sel.joins.is_empty() {
+                    // InnoDB reads the source with shared locks, which the
+                    // layer's join (a nested loop over consistent reads of
+                    // whole tables) cannot take: refused, rather than
+                    // read as its first table alone.
+                    return Err(SqlError::unsupported("INSERT ... SELECT from a join"));
+                }
                 let (src, src_meta) = self.resolve(c, &from)?;
-                let post = post_for(*sel, &src_meta, &from.name);
+                let qualifier = sel.alias.clone().unwrap_or_else(|| from.name.clone());
+                let post = post_for(*sel, &src_meta, &qualifier);
                 let access = self.access(
                     c,
                     &src,
@@ -386,11 +394,20 @@ impl Server {
         for (_, e) in set.iter().flatten() {
             eval::check_names(e, &cols.in_clause("field list"))?;
         }
-        let (access, exact) =
-            self.access_exact(c, &name, &meta, post.sel.filter.as_ref(), &post.sel.hints)?;
+        let plan = self.plan(
+            c,
+            &name,
+            &meta,
+            post.sel.filter.as_ref(),
+            &post.sel.hints,
+            &post.sel.order_by,
+        )?;
+        let access = plan.access;
         // UPDATE and DELETE ... LIMIT stop where MySQL stops pulling rows
-        // when the WHERE is exactly the range read (see select).
-        let pushed = match (exact && post.sel.order_by.is_empty(), limit) {
+        // when the WHERE is exactly the range read, in ORDER BY's order
+        // (see select).
+        let in_order = post.sel.order_by.is_empty() || plan.ordered;
+        let pushed = match (plan.exact && in_order, limit) {
             (true, Some(n)) => usize::try_from(n).ok(),
             _ => None,
         };

@@ -31,6 +31,7 @@ mod alter;
 mod change;
 mod checksum;
 mod ddl;
+mod explain;
 mod foreign;
 mod plan;
 mod select;
@@ -367,6 +368,7 @@ impl Server {
             }
             Stmt::Show(s) => Ok(Outcome::Done(self.show(c, s)?)),
             Stmt::Select(sel) => self.select(c, sel),
+            Stmt::Explain(sel) => self.explain(c, *sel),
             Stmt::Insert {
                 table,
                 columns,

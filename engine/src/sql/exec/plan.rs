@@ -16,31 +16,37 @@ impl Server {
         filter: Option<&Expr>,
         hints: &[IndexHint],
     ) -> R<Access> {
-        self.access_exact(c, name, meta, filter, hints)
-            .map(|(a, _)| a)
+        self.plan(c, name, meta, filter, hints, &[])
+            .map(|p| p.access)
     }
 
-    /// [`Server::access`], and whether the key range it reads is exactly
-    /// the rows the WHERE matches (every conjunct an equality on a leading
-    /// key column or a bound on the next one, none on a column the index
-    /// keeps a prefix of): then a LIMIT may stop the engine's read, as
-    /// MySQL stops pulling rows (and InnoDB locking them) once it has
-    /// enough.
+    /// The access path of a statement over one table ([`Server::access`]'s
+    /// choice), and what EXPLAIN and a LIMIT need to know of it: whether
+    /// the key range it reads is exactly the rows the WHERE matches (every
+    /// conjunct an equality on a leading key column or a bound on the
+    /// next one, none on a column the index keeps a prefix of: then a
+    /// LIMIT may stop the engine's read, as MySQL stops pulling rows, and
+    /// InnoDB locking them, once it has enough), how many leading key
+    /// columns it fixes, the indexes the WHERE could have used, and
+    /// whether it reads the rows in `order_by`'s order.
     ///
     /// Index hints narrow the candidates first (MySQL's
     /// `TABLE_LIST::process_index_hints`): USE and FORCE INDEX keep only
     /// the indexes they name (USE INDEX () none), IGNORE INDEX drops the
-    /// ones it names; a name the table lacks is 1176. With a rule-based
-    /// choice, USE and FORCE differ in nothing: either falls back to the
-    /// table scan only when the WHERE bounds none of the named indexes.
-    pub(super) fn access_exact(
+    /// ones it names; a name the table lacks is 1176. When the WHERE
+    /// bounds none of the candidates, FORCE INDEX still reads a named
+    /// index whole when it gives ORDER BY's order (a table scan is what
+    /// FORCE makes too dear, `test_if_skip_sort_order`), and a table scan
+    /// gives the primary key's order.
+    pub(super) fn plan(
         &self,
         c: ConnId,
         name: &str,
         meta: &TableMeta,
         filter: Option<&Expr>,
         hints: &[IndexHint],
-    ) -> R<(Access, bool)> {
+        order_by: &[(Expr, bool)],
+    ) -> R<Plan> {
         let t = self
             .engine
             .table(name)
@@ -52,20 +58,22 @@ impl Server {
         }
         let vars = self.vars(c);
         let names: Vec<String> = meta.columns.iter().map(|c| c.name.clone()).collect();
-        let mut candidates: Vec<(Option<String>, Vec<usize>, bool)> = Vec::new();
+        let mut candidates: Vec<Candidate> = Vec::new();
         if !def.primary_key.is_empty() {
-            candidates.push((
-                None,
-                def.primary_key.clone(),
-                !def.primary_prefixes.is_empty(),
-            ));
+            candidates.push(Candidate {
+                index: None,
+                cols: def.primary_key.clone(),
+                prefixes: def.primary_prefixes.clone(),
+                unique: true,
+            });
         }
         for ix in &def.indexes {
-            candidates.push((
-                Some(ix.name.clone()),
-                ix.columns.clone(),
-                !ix.prefixes.is_empty(),
-            ));
+            candidates.push(Candidate {
+                index: Some(ix.name.clone()),
+                cols: ix.columns.clone(),
+                prefixes: ix.prefixes.clone(),
+                unique: ix.unique,
+            });
         }
         let named = |index: &Option<String>, list: &[String]| {
             let n = index.as_deref().unwrap_or("PRIMARY");
@@ -90,101 +98,256 @@ impl Server {
             .collect();
         if !only.is_empty() {
             let allowed: Vec<String> = only.iter().flat_map(|h| h.indexes.clone()).collect();
-            candidates.retain(|(index, ..)| named(index, &allowed));
+            candidates.retain(|cand| named(&cand.index, &allowed));
         }
         for h in hints.iter().filter(|h| h.kind == HintKind::Ignore) {
-            candidates.retain(|(index, ..)| !named(index, &h.indexes));
+            candidates.retain(|cand| !named(&cand.index, &h.indexes));
         }
-        for (index, cols, prefixed) in candidates {
-            let mut eq = Vec::new();
-            for &col in &cols {
-                match find_eq(&conj, &names, col, meta, &vars) {
-                    Some(v) => eq.push(v),
-                    None => break,
-                }
-            }
-            let exact = |used_range: bool| {
-                !prefixed
-                    && conj.iter().all(|e| {
-                        implied(
-                            e,
-                            &names,
-                            &cols[..eq.len()],
-                            used_range.then(|| cols[eq.len()]),
-                            meta,
-                            &vars,
-                        )
-                    })
-                    && (0..eq.len()).all(|k| {
-                        conj.iter()
-                            .filter(|e| eq_column(e, &names) == Some(cols[k]))
-                            .count()
-                            == 1
-                    })
-            };
-            if index.is_none() && eq.len() == cols.len() {
-                let exact = exact(false);
-                return Ok((Access::Point(eq), exact));
-            }
-            // An IN list of constants on the next column: one range a
-            // member, read in key order (MySQL's range optimizer makes a
-            // point range of each; InnoDB then looks each one up, and locks
-            // those lookups, not the span between them).
-            if eq.len() < cols.len() && !prefixed && !def.primary_key.is_empty() {
-                if let Some(members) = find_in(&conj, &names, cols[eq.len()], meta, &vars) {
-                    let ranges = members
-                        .into_iter()
-                        .map(|v| {
-                            let mut k = eq.clone();
-                            k.push(v);
-                            (RangeBound::Included(k.clone()), RangeBound::Included(k))
-                        })
-                        .collect();
-                    return Ok((Access::Ranges { index, ranges }, false));
-                }
-            }
-            let (lo, hi) = if eq.len() < cols.len() {
-                find_range(&conj, &names, cols[eq.len()], meta, &vars)
-            } else {
-                (None, None)
-            };
-            if eq.is_empty() && lo.is_none() && hi.is_none() {
+        let mut chosen: Option<Plan> = None;
+        let mut possible = Vec::new();
+        for cand in &candidates {
+            let Some(p) = self.bound_plan(cand, &conj, &names, meta, &vars, def, order_by) else {
                 continue;
-            }
-            let bound = |b: Option<(Value, bool)>, eq: &Vec<Value>| match b {
-                Some((v, incl)) => {
-                    let mut k = eq.clone();
-                    k.push(v);
-                    if incl {
-                        RangeBound::Included(k)
-                    } else {
-                        RangeBound::Excluded(k)
-                    }
-                }
-                None if eq.is_empty() => RangeBound::Unbounded,
-                None => RangeBound::Included(eq.clone()),
             };
-            let exact = exact(eq.len() < cols.len() && (lo.is_some() || hi.is_some()));
-            return Ok((
-                Access::Range {
-                    index,
-                    low: bound(lo, &eq),
-                    high: bound(hi, &eq),
-                },
-                exact,
-            ));
+            possible.push(cand.index.clone().unwrap_or_else(|| "PRIMARY".into()));
+            if chosen.is_none() {
+                chosen = Some(p);
+            }
         }
-        Ok((
-            Access::Range {
-                index: None,
+        if let Some(mut p) = chosen {
+            p.possible = possible;
+            return Ok(p);
+        }
+        // Nothing bounds: the table is read whole, through the index that
+        // gives ORDER BY's order if there is one it may read in order: the
+        // clustered index (a table scan is one), or under FORCE INDEX a
+        // named one.
+        let forced = hints.iter().any(|h| h.kind == HintKind::Force);
+        let by_index = candidates
+            .iter()
+            .filter(|cand| forced || cand.index.is_none())
+            .find(|cand| !order_by.is_empty() && cand.gives_order(order_by, &[], &names));
+        let (index, whole_index) = match by_index {
+            Some(cand) => (cand.index.clone(), Some(cand.cols.len())),
+            None => (None, None),
+        };
+        Ok(Plan {
+            access: Access::Range {
+                index,
                 low: RangeBound::Unbounded,
                 high: RangeBound::Unbounded,
             },
-            conj.is_empty(),
-        ))
+            exact: conj.is_empty(),
+            kind: match whole_index {
+                Some(parts) => PlanKind::Index { parts },
+                None => PlanKind::All,
+            },
+            possible,
+            ordered: whole_index.is_some(),
+        })
+    }
+
+    /// The plan of a read through `cand` when the WHERE bounds its first
+    /// column (`None` when it does not).
+    #[allow(clippy::too_many_arguments)]
+    fn bound_plan(
+        &self,
+        cand: &Candidate,
+        conj: &[&Expr],
+        names: &[String],
+        meta: &TableMeta,
+        vars: &dyn eval::Vars,
+        def: &crate::dict::TableDef,
+        order_by: &[(Expr, bool)],
+    ) -> Option<Plan> {
+        let cols = &cand.cols;
+        let prefixed = cand.prefixes.iter().any(|&p| p != 0);
+        let mut eq = Vec::new();
+        for &col in cols {
+            match find_eq(conj, names, col, meta, vars) {
+                Some(v) => eq.push(v),
+                None => break,
+            }
+        }
+        let exact = |used_range: bool| {
+            !prefixed
+                && conj.iter().all(|e| {
+                    implied(
+                        e,
+                        names,
+                        &cols[..eq.len()],
+                        used_range.then(|| cols[eq.len()]),
+                        meta,
+                        vars,
+                    )
+                })
+                && (0..eq.len()).all(|k| {
+                    conj.iter()
+                        .filter(|e| eq_column(e, names) == Some(cols[k]))
+                        .count()
+                        == 1
+                })
+        };
+        let ordered = cand.gives_order(order_by, &cols[..eq.len()], names);
+        let index = cand.index.clone();
+        if index.is_none() && eq.len() == cols.len() {
+            let exact = exact(false);
+            return Some(Plan {
+                access: Access::Point(eq),
+                exact,
+                kind: PlanKind::Const { parts: cols.len() },
+                possible: Vec::new(),
+                ordered: true,
+            });
+        }
+        // An IN list of constants on the next column: one range a
+        // member, read in key order (MySQL's range optimizer makes a
+        // point range of each; InnoDB then looks each one up, and locks
+        // those lookups, not the span between them).
+        if eq.len() < cols.len() && !prefixed && !def.primary_key.is_empty() {
+            if let Some(members) = find_in(conj, names, cols[eq.len()], meta, vars) {
+                let parts = eq.len() + 1;
+                let ranges = members
+                    .into_iter()
+                    .map(|v| {
+                        let mut k = eq.clone();
+                        k.push(v);
+                        (RangeBound::Included(k.clone()), RangeBound::Included(k))
+                    })
+                    .collect();
+                return Some(Plan {
+                    access: Access::Ranges { index, ranges },
+                    exact: false,
+                    kind: PlanKind::Range { parts },
+                    possible: Vec::new(),
+                    ordered,
+                });
+            }
+        }
+        let (lo, hi) = if eq.len() < cols.len() {
+            find_range(conj, names, cols[eq.len()], meta, vars)
+        } else {
+            (None, None)
+        };
+        if eq.is_empty() && lo.is_none() && hi.is_none() {
+            return None;
+        }
+        let bound = |b: Option<(Value, bool)>, eq: &Vec<Value>| match b {
+            Some((v, incl)) => {
+                let mut k = eq.clone();
+                k.push(v);
+                if incl {
+                    RangeBound::Included(k)
+                } else {
+                    RangeBound::Excluded(k)
+                }
+            }
+            None if eq.is_empty() => RangeBound::Unbounded,
+            None => RangeBound::Included(eq.clone()),
+        };
+        let ranged = eq.len() < cols.len() && (lo.is_some() || hi.is_some());
+        let kind = if ranged {
+            PlanKind::Range {
+                parts: eq.len() + 1,
+            }
+        } else if eq.len() == cols.len()
+            && cand.unique
+            && cols.iter().all(|&c| meta.columns[c].not_null)
+        {
+            // Every column of a unique index without NULLs fixed: one row
+            // at most (MySQL's const table).
+            PlanKind::Const { parts: eq.len() }
+        } else {
+            PlanKind::Ref { parts: eq.len() }
+        };
+        let exact = exact(ranged);
+        Some(Plan {
+            access: Access::Range {
+                index,
+                low: bound(lo, &eq),
+                high: bound(hi, &eq),
+            },
+            exact,
+            kind,
+            possible: Vec::new(),
+            ordered,
+        })
     }
 
     // ---- INSERT, UPDATE, DELETE ----
+}
+
+/// An index a statement may read: `None` is the clustered index.
+struct Candidate {
+    index: Option<String>,
+    cols: Vec<usize>,
+    prefixes: Vec<u16>,
+    unique: bool,
+}
+
+impl Candidate {
+    /// Whether reading this index in key order gives the rows in
+    /// `order_by`'s order (ascending only: the layer reads forward), the
+    /// columns in `fixed` (equal to constants) aside, as MySQL's
+    /// `test_if_order_by_key` decides: each ORDER BY key a column the
+    /// index holds whole, in the index's order from the first unfixed
+    /// column on.
+    fn gives_order(&self, order_by: &[(Expr, bool)], fixed: &[usize], names: &[String]) -> bool {
+        if order_by.is_empty() {
+            return true;
+        }
+        let mut next = fixed.len();
+        for (e, desc) in order_by {
+            if *desc {
+                return false;
+            }
+            let Some(col) = column_of(e, names) else {
+                return false;
+            };
+            if fixed.contains(&col) {
+                continue;
+            }
+            let whole = self.prefixes.get(next).is_none_or(|&p| p == 0);
+            if self.cols.get(next) != Some(&col) || !whole {
+                return false;
+            }
+            next += 1;
+        }
+        true
+    }
+}
+
+/// How a statement reads its table, in EXPLAIN's terms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum PlanKind {
+    /// One row at most, by every column of the primary key or of a unique
+    /// index without NULLs (`const`).
+    Const { parts: usize },
+    /// The rows equal to constants on `parts` leading columns (`ref`).
+    Ref { parts: usize },
+    /// Ranges over `parts` leading columns (`range`).
+    Range { parts: usize },
+    /// A secondary index or the clustered index read whole, in its order
+    /// (`index`), `parts` its key columns.
+    Index { parts: usize },
+    /// The clustered index read whole, its order not wanted (`ALL`).
+    All,
+}
+
+/// A statement's access path and what is known of it.
+#[derive(Debug)]
+pub(super) struct Plan {
+    /// What the engine reads.
+    pub(super) access: Access,
+    /// Whether the rows read are exactly those the WHERE matches.
+    pub(super) exact: bool,
+    /// How, in EXPLAIN's terms.
+    pub(super) kind: PlanKind,
+    /// The indexes whose first column the WHERE bounds (`PRIMARY` for
+    /// the clustered index), in the table's order.
+    pub(super) possible: Vec<String>,
+    /// Whether the rows come in ORDER BY's order.
+    pub(super) ordered: bool,
 }
 
 /// An access path.

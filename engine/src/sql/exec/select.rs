@@ -45,15 +45,24 @@ impl Server {
         let (name, meta) = self.resolve(c, &from)?;
         let qualifier = sel.alias.clone().unwrap_or_else(|| from.name.clone());
         let post = post_for(sel, &meta, &qualifier);
-        let (access, exact) =
-            self.access_exact(c, &name, &meta, post.sel.filter.as_ref(), &post.sel.hints)?;
+        let plan = self.plan(
+            c,
+            &name,
+            &meta,
+            post.sel.filter.as_ref(),
+            &post.sel.hints,
+            &post.sel.order_by,
+        )?;
         let sel = &post.sel;
         // The engine may stop early only when nothing after it drops or
-        // reorders rows: no WHERE beyond the range it reads, no ORDER BY,
-        // DISTINCT or aggregate. A locking read then locks only the rows
-        // the LIMIT takes, as InnoDB does.
-        let limit = match (exact, sel.order_by.is_empty(), sel.distinct, &sel.limit) {
-            (true, true, false, Some((off, n)))
+        // reorders rows: no WHERE beyond the range it reads, no ORDER BY
+        // but the order the read gives, no GROUP BY, DISTINCT or
+        // aggregate. A locking read then locks only the rows the LIMIT
+        // takes, as InnoDB does.
+        let in_order = sel.order_by.is_empty() || plan.ordered;
+        let grouped = !sel.group_by.is_empty() || sel.having.is_some();
+        let limit = match (plan.exact && in_order && !grouped, sel.distinct, &sel.limit) {
+            (true, false, Some((off, n)))
                 if !sel.items.iter().any(
                     |i| matches!(i, SelectItem::Expr { expr, .. } if eval::has_aggregate(expr)),
                 ) =>
@@ -62,7 +71,7 @@ impl Server {
             }
             _ => None,
         };
-        let read = access.request(&name, limit);
+        let read = plan.access.request(&name, limit);
         let req = match sel.lock {
             LockClause::None => read,
             l if sel.wait == Wait::SkipLocked => {
@@ -272,14 +281,10 @@ impl Server {
     }
 
     /// Filter, aggregate or project, order, distinct and limit.
-    pub(in crate::sql) fn finish_select(
-        &self,
-        c: ConnId,
-        post: &SelectPost,
-        rows: Vec<Vec<Datum>>,
-    ) -> R<Reply> {
+    /// 1054 (and 1056) for a column a SELECT names that its tables lack,
+    /// in MySQL's order of clauses, before any row is looked at.
+    pub(in crate::sql) fn check_select_names(&self, post: &SelectPost) -> R<()> {
         let sel = &post.sel;
-        let vars = self.vars(c);
         let cols = Columns {
             names: &post.names,
             collations: post.collations.as_deref(),
@@ -319,6 +324,25 @@ impl Server {
                 )?;
             }
         }
+        Ok(())
+    }
+
+    pub(in crate::sql) fn finish_select(
+        &self,
+        c: ConnId,
+        post: &SelectPost,
+        rows: Vec<Vec<Datum>>,
+    ) -> R<Reply> {
+        let sel = &post.sel;
+        let vars = self.vars(c);
+        self.check_select_names(post)?;
+        let cols = Columns {
+            names: &post.names,
+            collations: post.collations.as_deref(),
+            table: post.table.as_deref(),
+            clause: "where clause",
+            join: post.join.as_ref(),
+        };
         let mut kept = Vec::with_capacity(rows.len());
         for r in rows {
             let keep = match &sel.filter {

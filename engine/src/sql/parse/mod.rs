@@ -354,6 +354,16 @@ impl Parser<'_> {
             }
             "SET" => self.set(),
             "SHOW" => self.show(),
+            "DESC" | "DESCRIBE" | "EXPLAIN" if self.is_kw("SELECT") => {
+                Ok(Stmt::Explain(Box::new(self.select()?)))
+            }
+            "DESC" | "DESCRIBE" | "EXPLAIN"
+                if self.is_kw("EXTENDED") || self.is_kw("PARTITIONS") =>
+            {
+                Err(SqlError::unsupported(
+                    "EXPLAIN EXTENDED and EXPLAIN PARTITIONS",
+                ))
+            }
             "DESC" | "DESCRIBE" | "EXPLAIN"
                 if matches!(self.peek(), Some(Tok::Word { .. })) && !self.is_kw("SELECT") =>
             {
