@@ -31,6 +31,7 @@ pub mod shared;
 pub mod sql;
 mod sync;
 pub mod trx;
+pub mod wire;
 
 pub use handler::{
     Config, DdlStep, Engine, FlushAtCommit, InnodbCmp, InnodbCmpMem, InnodbLock, InnodbLockWait,
