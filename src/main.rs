@@ -150,6 +150,28 @@ enum Command {
         #[arg(long)]
         dir: Option<std::path::PathBuf>,
     },
+    /// Serves the engine over the MySQL protocol on loopback TCP (the
+    /// `mariadb` client, drivers), on a real data directory
+    Serve {
+        /// The data directory (created, with its database, if missing).
+        #[arg(long, default_value = "innosim-data")]
+        dir: std::path::PathBuf,
+        /// The TCP port on 127.0.0.1 (MySQL's 3306 left free).
+        #[arg(long, default_value_t = 3407)]
+        port: u16,
+        /// The one account's user name.
+        #[arg(long, default_value = "root")]
+        user: String,
+        /// Its password (empty: none).
+        #[arg(long, default_value = "")]
+        password: String,
+        /// innodb_flush_log_at_trx_commit: 0, 1 or 2.
+        #[arg(long = "innodb-flush-log-at-trx-commit", default_value_t = 1)]
+        flush: u8,
+        /// innodb_lock_wait_timeout, seconds.
+        #[arg(long = "innodb-lock-wait-timeout", default_value_t = 50)]
+        lock_wait_timeout: u64,
+    },
     /// The planted bugs (canaries) the checkers must catch, one per line;
     /// `lying-fsync` is the simulated disk's negative control.
     Canaries,
@@ -944,6 +966,14 @@ fn main() -> ExitCode {
             ..
         } => run_scripts(&files, record),
         Command::Sql { execute, dir } => sql_shell(execute, dir),
+        Command::Serve {
+            dir,
+            port,
+            user,
+            password,
+            flush,
+            lock_wait_timeout,
+        } => serve(dir, port, user, password, flush, lock_wait_timeout),
         Command::Canaries => {
             for c in engine::Canary::ALL {
                 println!("{c}");
@@ -1289,6 +1319,73 @@ fn print_reply(reply: &engine::sql::Reply, vertical: bool) {
 }
 
 /// `innosim sql`.
+fn serve(
+    dir: std::path::PathBuf,
+    port: u16,
+    user: String,
+    password: String,
+    flush: u8,
+    lock_wait_timeout: u64,
+) -> ExitCode {
+    let flush_at_commit = match engine::FlushAtCommit::from_setting(flush) {
+        Ok(f) => f,
+        Err(e) => return usage(format!("--innodb-flush-log-at-trx-commit: {e}")),
+    };
+    let config = engine::Config {
+        flush_at_commit,
+        lock_wait_timeout_us: lock_wait_timeout.saturating_mul(1_000_000),
+        ..sim::script::script_config()
+    };
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        eprintln!("innosim: cannot create {}: {e}", dir.display());
+        return ExitCode::FAILURE;
+    }
+    let storage = match engine::io::OsStorage::new(&dir) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("innosim: cannot open {}: {e}", dir.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    let (server, report) = match engine::sql::Server::open(
+        Box::new(storage),
+        Box::new(engine::io::OsClock::new()),
+        config,
+    ) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("innosim: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    eprintln!("innosim: {} opened; recovery: {report:?}", dir.display());
+    let listener = match std::net::TcpListener::bind(("127.0.0.1", port)) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("innosim: cannot listen on 127.0.0.1:{port}: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let log: sim::serve::Logger = std::sync::Arc::new(|line| eprintln!("innosim: {line}"));
+    let account = sim::serve::Account::new(&user, &password);
+    match sim::serve::start(server, listener, account, log) {
+        Ok(h) => {
+            eprintln!("innosim: listening on {} (user {user})", h.addr);
+            match h.wait() {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("innosim: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Err(e) => {
+            eprintln!("innosim: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn sql_shell(execute: Option<String>, dir: Option<std::path::PathBuf>) -> ExitCode {
     use engine::sql::{Outcome, Reply, Server};
     let config = sim::script::script_config();

@@ -4,6 +4,7 @@
 #![warn(missing_docs)]
 
 pub mod bench;
+pub mod client;
 pub mod clock;
 pub mod corpus;
 pub mod index_bench;
@@ -15,6 +16,7 @@ pub mod runner;
 pub mod schedule;
 pub mod schema;
 pub mod script;
+pub mod serve;
 pub mod shrink;
 pub mod storage;
 pub mod tables;

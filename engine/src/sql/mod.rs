@@ -474,6 +474,18 @@ impl Server {
         self.engine.wait_deadline_us(s)
     }
 
+    /// Whether the connection has a transaction open, and whether it
+    /// autocommits: the protocol's status flags.
+    pub fn transaction_state(&self, c: ConnId) -> (bool, bool) {
+        match self.conns.get(&c) {
+            Some(x) => (
+                self.engine.in_transaction(x.session),
+                self.engine.autocommit(x.session),
+            ),
+            None => (false, true),
+        }
+    }
+
     /// The connection's current database.
     pub fn database(&self, c: ConnId) -> Option<&str> {
         self.conns.get(&c).and_then(|x| x.db.as_deref())

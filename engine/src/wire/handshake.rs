@@ -82,7 +82,7 @@ pub mod status {
 pub const NATIVE_PASSWORD: &str = "mysql_native_password";
 
 /// The server's greeting.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Greeting {
     /// Server version text (`5.1.45-innosim`).
     pub version: String,

@@ -67,14 +67,14 @@ impl std::fmt::Debug for Prog {
 /// given `Ok` when the connection's transaction holds the lock, or the
 /// request's error (1205, 1213, 1146), which the statement reports in its
 /// own way (OPTIMIZE makes a row of it).
-type DdlWork = Box<dyn FnOnce(&mut Server, ConnId, R<()>) -> R<Outcome>>;
+type DdlWork = Box<dyn FnOnce(&mut Server, ConnId, R<()>) -> R<Outcome> + Send>;
 
 /// What a statement of several DDL steps does with one step's result
 /// (OPTIMIZE makes a row of it, then goes on to the next table).
-type DdlThen = Box<dyn FnOnce(&mut Server, ConnId, R<Outcome>) -> R<Outcome>>;
+type DdlThen = Box<dyn FnOnce(&mut Server, ConnId, R<Outcome>) -> R<Outcome> + Send>;
 
 /// The reply a statement of several DDL steps makes after its last one.
-type DdlFinish = Box<dyn FnOnce(&mut Server, ConnId) -> R<Outcome>>;
+type DdlFinish = Box<dyn FnOnce(&mut Server, ConnId) -> R<Outcome> + Send>;
 
 #[derive(Debug)]
 enum Then {

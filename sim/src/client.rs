@@ -1,0 +1,185 @@
+//! A MySQL protocol client over TCP, on the same codec the server speaks
+//! (`engine::wire`): the connection phase with `mysql_native_password`,
+//! COM_QUERY and its reply, COM_PING, COM_INIT_DB and COM_QUIT. For the
+//! tests of `innosim serve` and for driving a real MySQL or MariaDB
+//! server.
+
+use engine::wire::handshake::{self, cap, Greeting, Response};
+use engine::wire::reply::{self, Reply};
+use engine::wire::{write_packet, Command, PacketReader};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+
+/// A failure of the connection (not a statement's ERR, which is a
+/// [`Reply::Err`]).
+#[derive(Debug)]
+pub enum ClientError {
+    /// The socket failed or closed.
+    Io(std::io::Error),
+    /// The server broke the protocol.
+    Protocol(String),
+    /// The server refused the connection (an ERR in the connection
+    /// phase: 1045 and the like).
+    Refused(reply::ErrPacket),
+}
+
+impl std::fmt::Display for ClientError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ClientError::Io(e) => write!(f, "{e}"),
+            ClientError::Protocol(m) => write!(f, "protocol: {m}"),
+            ClientError::Refused(e) => {
+                write!(f, "ERROR {} ({}): {}", e.code, e.sqlstate, e.message)
+            }
+        }
+    }
+}
+
+impl std::error::Error for ClientError {}
+
+impl From<std::io::Error> for ClientError {
+    fn from(e: std::io::Error) -> ClientError {
+        ClientError::Io(e)
+    }
+}
+
+impl From<engine::wire::WireError> for ClientError {
+    fn from(e: engine::wire::WireError) -> ClientError {
+        ClientError::Protocol(e.0)
+    }
+}
+
+/// An open connection.
+pub struct Client {
+    stream: TcpStream,
+    reader: PacketReader,
+    seq: u8,
+    /// The server's greeting.
+    pub greeting: Greeting,
+}
+
+impl Client {
+    /// Connects and logs in as `user` with `password`, in `db` if given.
+    pub fn connect(
+        addr: impl std::net::ToSocketAddrs,
+        user: &str,
+        password: &str,
+        db: Option<&str>,
+    ) -> Result<Client, ClientError> {
+        let stream = TcpStream::connect(addr)?;
+        stream.set_nodelay(true)?;
+        let mut c = Client {
+            stream,
+            reader: PacketReader::new(1 << 30),
+            seq: 0,
+            greeting: Greeting::default(),
+        };
+        let g = c.read()?;
+        c.greeting = Greeting::decode(&g)?;
+        let mut caps = cap::PROTOCOL_41
+            | cap::SECURE_CONNECTION
+            | cap::PLUGIN_AUTH
+            | cap::LONG_PASSWORD
+            | cap::TRANSACTIONS
+            | cap::MULTI_RESULTS;
+        if db.is_some() {
+            caps |= cap::CONNECT_WITH_DB;
+        }
+        let resp = Response {
+            capabilities: caps & c.greeting.capabilities,
+            max_packet: 1 << 24,
+            charset: 8,
+            user: user.to_string(),
+            auth: handshake::native_token(&c.greeting.scramble, password),
+            database: db.map(str::to_string),
+            plugin: Some(handshake::NATIVE_PASSWORD.into()),
+            attrs: Vec::new(),
+        };
+        c.send(&resp.encode())?;
+        let mut answer = c.read()?;
+        if answer.first() == Some(&0xFE) {
+            // AuthSwitchRequest: answer the new scramble.
+            let mut r = engine::wire::Reader::new(&answer[1..]);
+            let _plugin = r.nul_str();
+            let data = r.nul_str();
+            let mut scramble = [0u8; 20];
+            if data.len() != 20 {
+                return Err(ClientError::Protocol(
+                    "an auth switch without a scramble".into(),
+                ));
+            }
+            scramble.copy_from_slice(data);
+            c.send(&handshake::native_token(&scramble, password))?;
+            answer = c.read()?;
+        }
+        match reply::read_reply(&[answer])? {
+            Some((Reply::Ok(_), _)) => Ok(c),
+            Some((Reply::Err(e), _)) => Err(ClientError::Refused(e)),
+            _ => Err(ClientError::Protocol("no OK after the handshake".into())),
+        }
+    }
+
+    fn read(&mut self) -> Result<Vec<u8>, ClientError> {
+        let mut buf = [0u8; 16 * 1024];
+        loop {
+            if let Some(p) = self.reader.next_packet()? {
+                self.seq = p.seq.wrapping_add(1);
+                return Ok(p.payload);
+            }
+            let n = self.stream.read(&mut buf)?;
+            if n == 0 {
+                return Err(ClientError::Io(std::io::ErrorKind::UnexpectedEof.into()));
+            }
+            self.reader.feed(&buf[..n]);
+        }
+    }
+
+    fn send(&mut self, payload: &[u8]) -> Result<(), ClientError> {
+        let mut out = Vec::new();
+        self.seq = write_packet(&mut out, self.seq, payload);
+        self.stream.write_all(&out)?;
+        Ok(())
+    }
+
+    /// Sends a command and reads its whole reply.
+    pub fn command(&mut self, cmd: &Command) -> Result<Reply, ClientError> {
+        self.seq = 0;
+        self.send(&cmd.encode())?;
+        let mut payloads = Vec::new();
+        loop {
+            payloads.push(self.read()?);
+            if let Some((r, _)) = reply::read_reply(&payloads)? {
+                return Ok(r);
+            }
+        }
+    }
+
+    /// Runs one statement.
+    pub fn query(&mut self, sql: &str) -> Result<Reply, ClientError> {
+        self.command(&Command::Query(sql.as_bytes().to_vec()))
+    }
+
+    /// Sends a statement without waiting for its reply (for a statement
+    /// that blocks); [`Client::finish`] reads it.
+    pub fn send_query(&mut self, sql: &str) -> Result<(), ClientError> {
+        self.seq = 0;
+        self.send(&Command::Query(sql.as_bytes().to_vec()).encode())
+    }
+
+    /// The reply of a statement [`Client::send_query`] sent.
+    pub fn finish(&mut self) -> Result<Reply, ClientError> {
+        let mut payloads = Vec::new();
+        loop {
+            payloads.push(self.read()?);
+            if let Some((r, _)) = reply::read_reply(&payloads)? {
+                return Ok(r);
+            }
+        }
+    }
+
+    /// Closes with COM_QUIT.
+    pub fn quit(mut self) -> Result<(), ClientError> {
+        self.seq = 0;
+        self.send(&Command::Quit.encode())
+    }
+}

@@ -1,0 +1,522 @@
+//! `innosim serve`: the engine's SQL layer behind the MySQL protocol on
+//! loopback TCP, for the `mariadb` client, drivers and sysbench.
+//!
+//! One thread owns the engine (`engine::sql::Server`) and runs
+//! statements in the order they arrive; each connection has a thread of
+//! its own that speaks the protocol (`engine::wire`) and hands the
+//! engine thread its commands over a channel. A statement that waits for
+//! a lock blocks only its connection: the engine thread keeps it aside,
+//! resumes it whenever another statement has run and every few
+//! milliseconds (a lock wait times out on the real clock), and answers
+//! when it ends. A connection that closes rolls back its transaction.
+//!
+//! Built so far: the connection phase (greeting, `mysql_native_password`
+//! with one configured user, an AuthSwitchRequest for a client that
+//! offers another plugin, 1045 for a wrong password), COM_QUERY with text
+//! result sets, COM_INIT_DB, COM_PING, COM_QUIT, and an ERR 1047 for every
+//! other command. Column definitions carry a type inferred from the
+//! values (an integer column is LONGLONG, a decimal NEWDECIMAL, a float
+//! DOUBLE, anything else VAR_STRING), not yet the schema's own types,
+//! lengths and flags; OK packets carry no last insert id yet.
+
+use engine::sql::{ConnId, Outcome, Reply, Server};
+use engine::wire::handshake::{self, cap, status, Greeting, Response};
+use engine::wire::reply::{self, flag, ty, ColumnDef, ErrPacket, OkPacket};
+use engine::wire::{write_packet, Command, PacketReader};
+use rand::{Rng, SeedableRng};
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
+use std::time::Duration;
+
+/// MySQL 5.1's default `max_allowed_packet`.
+pub const MAX_ALLOWED_PACKET: usize = 1 << 20;
+
+/// The version the greeting announces.
+pub const VERSION: &str = "5.1.45-innosim";
+
+/// latin1_swedish_ci's id, the server's default collation.
+const LATIN1: u8 = 8;
+
+/// Who may connect.
+#[derive(Debug, Clone)]
+pub struct Account {
+    /// User name.
+    pub user: String,
+    /// SHA1(SHA1(password)), `None` for the empty password.
+    pub hash: Option<[u8; 20]>,
+}
+
+impl Account {
+    /// An account with a password in clear.
+    pub fn new(user: &str, password: &str) -> Account {
+        Account {
+            user: user.to_string(),
+            hash: handshake::password_hash(password),
+        }
+    }
+}
+
+/// Where the server's log lines go (stderr for `innosim serve`).
+pub type Logger = std::sync::Arc<dyn Fn(String) + Send + Sync>;
+
+/// A statement's answer, with the connection's state after it.
+struct Answer {
+    reply: Reply,
+    in_trans: bool,
+    autocommit: bool,
+}
+
+/// What a connection thread asks the engine thread.
+enum Msg {
+    Connect(Sender<ConnId>),
+    Query {
+        conn: ConnId,
+        sql: String,
+        answer: Sender<Answer>,
+    },
+    Disconnect(ConnId),
+}
+
+/// A running server: where it listens, and how to stop it.
+pub struct Handle {
+    /// The address it listens on.
+    pub addr: std::net::SocketAddr,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    engine: Option<std::thread::JoinHandle<Result<(), String>>>,
+    accept: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Handle {
+    /// Stops accepting, lets the engine thread close the engine cleanly,
+    /// and waits for both.
+    pub fn shutdown(mut self) -> Result<(), String> {
+        self.stop_threads()
+    }
+
+    fn stop_threads(&mut self) -> Result<(), String> {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        // Wake the accept loop.
+        let _ = TcpStream::connect(self.addr);
+        if let Some(a) = self.accept.take() {
+            let _ = a.join();
+        }
+        match self.engine.take() {
+            Some(e) => e
+                .join()
+                .map_err(|_| "the engine thread panicked".to_string())?,
+            None => Ok(()),
+        }
+    }
+
+    /// Serves until the process ends.
+    pub fn wait(mut self) -> Result<(), String> {
+        if let Some(a) = self.accept.take() {
+            let _ = a.join();
+        }
+        self.stop_threads()
+    }
+}
+
+/// Serves `server` on `listener` (bound already: port 0 picks a free
+/// one), letting in `account`.
+pub fn start(
+    server: Server,
+    listener: TcpListener,
+    account: Account,
+    log: Logger,
+) -> std::io::Result<Handle> {
+    let addr = listener.local_addr()?;
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (tx, rx) = channel::<Msg>();
+    let engine_stop = stop.clone();
+    let engine_log = log.clone();
+    let engine = std::thread::Builder::new()
+        .name("engine".into())
+        .spawn(move || engine_loop(server, rx, engine_stop, engine_log))?;
+    let accept_stop = stop.clone();
+    let accept = std::thread::Builder::new()
+        .name("accept".into())
+        .spawn(move || {
+            // The scramble must not be guessable: seeded from the OS.
+            let mut rng = rand_chacha::ChaCha8Rng::from_entropy();
+            for stream in listener.incoming() {
+                if accept_stop.load(std::sync::atomic::Ordering::SeqCst) {
+                    break;
+                }
+                let Ok(stream) = stream else { continue };
+                let mut scramble = [0u8; 20];
+                for b in &mut scramble {
+                    // Printable, as MySQL's create_random_string makes it.
+                    *b = rng.gen_range(33..127);
+                }
+                let tx = tx.clone();
+                let account = account.clone();
+                let log = log.clone();
+                let _ = std::thread::Builder::new()
+                    .name("connection".into())
+                    .spawn(move || {
+                        let _ = stream.set_nodelay(true);
+                        let peer = stream
+                            .peer_addr()
+                            .map_or("?".to_string(), |a| a.to_string());
+                        let ended = connection(stream, tx, &account, scramble, &log, &peer);
+                        if let Err(e) = ended {
+                            log(format!("connection from {peer} ended: {e}"));
+                        }
+                    });
+            }
+        })?;
+    Ok(Handle {
+        addr,
+        stop,
+        engine: Some(engine),
+        accept: Some(accept),
+    })
+}
+
+/// The engine thread: statements in arrival order, blocked ones resumed
+/// until they end.
+fn engine_loop(
+    mut server: Server,
+    rx: Receiver<Msg>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    log: Logger,
+) -> Result<(), String> {
+    let mut blocked: Vec<(ConnId, Sender<Answer>)> = Vec::new();
+    let answer = |server: &Server, c: ConnId, reply: Reply| {
+        let (in_trans, autocommit) = server.transaction_state(c);
+        Answer {
+            reply,
+            in_trans,
+            autocommit,
+        }
+    };
+    loop {
+        if stop.load(std::sync::atomic::Ordering::SeqCst) {
+            break;
+        }
+        match rx.recv_timeout(Duration::from_millis(5)) {
+            Ok(Msg::Connect(back)) => {
+                let _ = back.send(server.connect());
+            }
+            Ok(Msg::Query {
+                conn,
+                sql,
+                answer: back,
+            }) => match server.execute(conn, &sql) {
+                Outcome::Done(reply) => {
+                    let _ = back.send(answer(&server, conn, reply));
+                }
+                Outcome::Blocked => blocked.push((conn, back)),
+            },
+            Ok(Msg::Disconnect(conn)) => {
+                blocked.retain(|(c, _)| *c != conn);
+                match server.disconnect(conn) {
+                    Ok(()) => log(format!("connection {conn} closed")),
+                    Err(e) => log(format!("connection {conn} closed: {e}")),
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+        if let Err(e) = server.tick() {
+            log(format!("background work: {e}"));
+        }
+        // Whatever ran may have released a lock, and time has passed.
+        let mut still = Vec::with_capacity(blocked.len());
+        for (conn, back) in blocked.drain(..) {
+            match server.resume(conn) {
+                Outcome::Done(reply) => {
+                    let _ = back.send(answer(&server, conn, reply));
+                }
+                Outcome::Blocked => still.push((conn, back)),
+            }
+        }
+        blocked = still;
+    }
+    let closed = server.close().map_err(|e| e.to_string());
+    log(match &closed {
+        Ok(()) => "engine closed cleanly".to_string(),
+        Err(e) => format!("engine closed: {e}"),
+    });
+    closed
+}
+
+/// A connection's socket, its packet reader and its sequence id.
+struct Wire {
+    stream: TcpStream,
+    reader: PacketReader,
+    seq: u8,
+}
+
+impl Wire {
+    fn read(&mut self) -> Result<Option<Vec<u8>>, String> {
+        let mut buf = [0u8; 16 * 1024];
+        loop {
+            match self.reader.next_packet() {
+                Ok(Some(p)) => {
+                    self.seq = p.seq.wrapping_add(1);
+                    return Ok(Some(p.payload));
+                }
+                Ok(None) => {}
+                Err(e) => return Err(e.to_string()),
+            }
+            let n = self.stream.read(&mut buf).map_err(|e| e.to_string())?;
+            if n == 0 {
+                return Ok(None);
+            }
+            self.reader.feed(&buf[..n]);
+        }
+    }
+
+    fn send(&mut self, payloads: &[Vec<u8>]) -> Result<(), String> {
+        let mut out = Vec::new();
+        for p in payloads {
+            self.seq = write_packet(&mut out, self.seq, p);
+        }
+        self.stream.write_all(&out).map_err(|e| e.to_string())
+    }
+}
+
+fn status_of(in_trans: bool, autocommit: bool) -> u16 {
+    (if in_trans { status::IN_TRANS } else { 0 }) | if autocommit { status::AUTOCOMMIT } else { 0 }
+}
+
+fn err(code: u16, message: &str) -> Vec<u8> {
+    ErrPacket {
+        code,
+        sqlstate: engine::sql::error::sqlstate(code).to_string(),
+        message: message.to_string(),
+    }
+    .encode()
+}
+
+/// One connection, from the greeting to its close.
+fn connection(
+    stream: TcpStream,
+    tx: Sender<Msg>,
+    account: &Account,
+    scramble: [u8; 20],
+    log: &Logger,
+    peer: &str,
+) -> Result<(), String> {
+    let (back, answer) = channel();
+    tx.send(Msg::Connect(back)).map_err(|e| e.to_string())?;
+    let conn = answer.recv().map_err(|e| e.to_string())?;
+    log(format!("connection {conn} from {peer}"));
+    let result = session(stream, &tx, conn, account, scramble);
+    let _ = tx.send(Msg::Disconnect(conn));
+    result
+}
+
+fn session(
+    stream: TcpStream,
+    tx: &Sender<Msg>,
+    conn: ConnId,
+    account: &Account,
+    scramble: [u8; 20],
+) -> Result<(), String> {
+    let mut w = Wire {
+        stream,
+        reader: PacketReader::new(MAX_ALLOWED_PACKET + 4096),
+        seq: 0,
+    };
+    let greeting = Greeting {
+        version: VERSION.into(),
+        connection_id: conn,
+        scramble,
+        capabilities: cap::SERVER,
+        charset: LATIN1,
+        status: status::AUTOCOMMIT,
+        plugin: handshake::NATIVE_PASSWORD.into(),
+    };
+    w.send(&[greeting.encode()])?;
+    let Some(payload) = w.read()? else {
+        return Ok(());
+    };
+    let resp = match Response::decode(&payload) {
+        Ok(r) => r,
+        Err(e) => {
+            w.send(&[err(1043, "Bad handshake")])?;
+            return Err(e.to_string());
+        }
+    };
+    let mut token = resp.auth.clone();
+    if resp
+        .plugin
+        .as_deref()
+        .is_some_and(|p| p != handshake::NATIVE_PASSWORD)
+    {
+        w.send(&[handshake::auth_switch(&scramble)])?;
+        token = w.read()?.ok_or("closed during authentication")?;
+    }
+    if resp.user != account.user
+        || !handshake::check_native(&scramble, &token, account.hash.as_ref())
+    {
+        let using = if token.is_empty() { "NO" } else { "YES" };
+        w.send(&[err(
+            1045,
+            &format!(
+                "Access denied for user '{}'@'localhost' (using password: {using})",
+                resp.user
+            ),
+        )])?;
+        return Ok(());
+    }
+    let ask = |sql: String| -> Result<Answer, String> {
+        let (back, answer) = channel();
+        tx.send(Msg::Query {
+            conn,
+            sql,
+            answer: back,
+        })
+        .map_err(|e| e.to_string())?;
+        answer.recv().map_err(|e| e.to_string())
+    };
+    if let Some(db) = &resp.database {
+        let a = ask(format!("USE `{}`", db.replace('`', "``")))?;
+        if let Reply::Error(e) = a.reply {
+            w.send(&[err(e.code, &e.message)])?;
+            return Ok(());
+        }
+    }
+    w.send(&[OkPacket {
+        status: status::AUTOCOMMIT,
+        ..OkPacket::default()
+    }
+    .encode()])?;
+    loop {
+        w.seq = 0;
+        let payload = match w.read() {
+            Ok(Some(p)) => p,
+            Ok(None) => return Ok(()),
+            Err(e) => {
+                // Over max_allowed_packet (ER_NET_PACKET_TOO_LARGE), or
+                // a broken stream: the error, then the connection closes.
+                let _ = w.send(&[err(
+                    1153,
+                    "Got a packet bigger than 'max_allowed_packet' bytes",
+                )]);
+                return Err(e);
+            }
+        };
+        let cmd = match Command::decode(&payload) {
+            Ok(c) => c,
+            Err(e) => {
+                w.send(&[err(1047, "Unknown command")])?;
+                return Err(e.to_string());
+            }
+        };
+        match cmd {
+            Command::Quit => return Ok(()),
+            Command::Ping => w.send(&[OkPacket::default().encode()])?,
+            Command::InitDb(db) => {
+                let db = String::from_utf8_lossy(&db).replace('`', "``");
+                let a = ask(format!("USE `{db}`"))?;
+                w.send(&answer_packets(a))?;
+            }
+            Command::Query(q) => {
+                let sql = String::from_utf8_lossy(&q).into_owned();
+                let a = ask(sql)?;
+                w.send(&answer_packets(a))?;
+            }
+            Command::StmtClose(_) | Command::StmtSendLongData(_) => {}
+            _ => w.send(&[err(1047, "Unknown command")])?,
+        }
+    }
+}
+
+/// The packets that answer a statement.
+fn answer_packets(a: Answer) -> Vec<Vec<u8>> {
+    let status = status_of(a.in_trans, a.autocommit);
+    match a.reply {
+        Reply::Error(e) => vec![err(e.code, &e.message)],
+        Reply::Ok {
+            affected,
+            info,
+            warnings,
+        } => vec![OkPacket {
+            affected,
+            last_insert_id: 0,
+            status,
+            warnings: warnings.min(usize::from(u16::MAX)) as u16,
+            info: info.unwrap_or_default(),
+        }
+        .encode()],
+        Reply::Rows {
+            columns,
+            rows,
+            warnings,
+        } => {
+            let mut out = Vec::with_capacity(rows.len() + columns.len() + 3);
+            let mut count = Vec::new();
+            engine::wire::put_lenenc(&mut count, columns.len() as u64);
+            out.push(count);
+            for (i, name) in columns.iter().enumerate() {
+                out.push(column_def(name, rows.iter().map(|r| &r[i])).encode());
+            }
+            out.push(reply::eof(0, status));
+            for r in &rows {
+                let values: Vec<Option<Vec<u8>>> = r
+                    .iter()
+                    .map(|d| (!d.is_null()).then(|| d.to_bytes()))
+                    .collect();
+                out.push(reply::text_row(&values));
+            }
+            out.push(reply::eof(
+                warnings.min(usize::from(u16::MAX)) as u16,
+                status,
+            ));
+            out
+        }
+    }
+}
+
+/// A result column's definition, its type inferred from its values.
+fn column_def<'a>(
+    name: &str,
+    values: impl Iterator<Item = &'a engine::sql::value::Datum>,
+) -> ColumnDef {
+    use engine::sql::value::Datum;
+    let mut kind = None;
+    let mut length = 0u32;
+    for v in values {
+        length = length.max(v.to_bytes().len() as u32);
+        if v.is_null() {
+            continue;
+        }
+        let k = match v {
+            Datum::Int(_) => 0,
+            Datum::UInt(_) => 1,
+            Datum::Dec(..) => 2,
+            Datum::Real(..) => 3,
+            _ => 4,
+        };
+        kind = Some(match kind {
+            None => k,
+            Some(p) if p == k => k,
+            // Integers beside unsigned integers: unsigned where any is.
+            Some(p @ (0 | 1)) if k <= 1 => p.max(k),
+            Some(_) => 4,
+        });
+    }
+    let (t, flags, charset, decimals) = match kind {
+        Some(0) => (ty::LONGLONG, flag::NUM, 63, 0),
+        Some(1) => (ty::LONGLONG, flag::NUM | flag::UNSIGNED, 63, 0),
+        Some(2) => (ty::NEWDECIMAL, flag::NUM, 63, 0),
+        Some(3) => (ty::DOUBLE, flag::NUM, 63, 31),
+        Some(_) => (ty::VAR_STRING, 0, u16::from(LATIN1), 0),
+        None => (ty::NULL, flag::BINARY, 63, 0),
+    };
+    ColumnDef {
+        name: name.to_string(),
+        org_name: name.to_string(),
+        charset,
+        length: length.max(1),
+        ty: t,
+        flags,
+        decimals,
+        ..ColumnDef::default()
+    }
+}

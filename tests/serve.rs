@@ -1,0 +1,238 @@
+//! `innosim serve` driven over loopback TCP by a protocol client (the
+//! wire codec's other side): the connection phase, statements and their
+//! replies, a lock wait between two connections that ends by the
+//! timeout and one that ends by a commit, a connection closed in the
+//! middle of a transaction, and broken packets that end only their own
+//! connection.
+
+use engine::sql::Server;
+use engine::wire::reply::Reply;
+use engine::wire::Command;
+use sim::client::{Client, ClientError};
+use sim::serve::{self, Account, Handle};
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+fn start(password: &str) -> (Handle, Arc<Mutex<Vec<String>>>, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let storage = engine::io::OsStorage::new(dir.path()).unwrap();
+    let (server, _) = Server::open(
+        Box::new(storage),
+        Box::new(engine::io::OsClock::new()),
+        sim::script::script_config(),
+    )
+    .unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let l = lines.clone();
+    let log: serve::Logger = Arc::new(move |s| l.lock().unwrap().push(s));
+    let h = serve::start(server, listener, Account::new("root", password), log).unwrap();
+    (h, lines, dir)
+}
+
+fn rows(r: Reply) -> Vec<Vec<Option<String>>> {
+    match r {
+        Reply::Rows { rows, .. } => rows
+            .into_iter()
+            .map(|row| {
+                row.into_iter()
+                    .map(|v| v.map(|b| String::from_utf8(b).unwrap()))
+                    .collect()
+            })
+            .collect(),
+        other => panic!("not rows: {other:?}"),
+    }
+}
+
+fn ok(r: Reply) -> engine::wire::reply::OkPacket {
+    match r {
+        Reply::Ok(o) => o,
+        other => panic!("not OK: {other:?}"),
+    }
+}
+
+fn error_code(r: Reply) -> u16 {
+    match r {
+        Reply::Err(e) => e.code,
+        other => panic!("not an error: {other:?}"),
+    }
+}
+
+#[test]
+fn statements_run_over_the_protocol_with_mysqls_replies() {
+    let (h, log, _dir) = start("secret");
+    let mut c = Client::connect(h.addr, "root", "secret", Some("test")).unwrap();
+    assert_eq!(c.greeting.version, serve::VERSION);
+    let o = ok(c
+        .query("CREATE TABLE t (a INT PRIMARY KEY, b VARCHAR(10)) ENGINE=InnoDB")
+        .unwrap());
+    assert_eq!(o.affected, 0);
+    let o = ok(c.query("INSERT INTO t VALUES (1, 'x'), (2, NULL)").unwrap());
+    assert_eq!(o.affected, 2);
+    assert_eq!(o.info, "Records: 2  Duplicates: 0  Warnings: 0");
+    assert_eq!(o.status & 2, 2, "autocommit in the status flags");
+    let r = c.query("SELECT a, b FROM t ORDER BY a").unwrap();
+    let Reply::Rows { columns, .. } = &r else {
+        panic!("{r:?}")
+    };
+    assert_eq!(columns.len(), 2);
+    assert_eq!(columns[0].name, "a");
+    assert_eq!(
+        rows(r),
+        vec![
+            vec![Some("1".into()), Some("x".into())],
+            vec![Some("2".into()), None]
+        ]
+    );
+    // A transaction shows in the status flags.
+    let o = ok(c.query("BEGIN").unwrap());
+    assert_eq!(o.status & 1, 1, "in transaction: {o:?}");
+    let o = ok(c.query("UPDATE t SET b = 'y' WHERE a = 2").unwrap());
+    assert_eq!((o.affected, o.status & 1), (1, 1));
+    let o = ok(c.query("COMMIT").unwrap());
+    assert_eq!(o.status & 1, 0);
+    // Errors are ERR packets with MySQL's code and SQLSTATE; the
+    // connection goes on.
+    match c.query("SELECT * FROM nosuch").unwrap() {
+        Reply::Err(e) => {
+            assert_eq!((e.code, e.sqlstate.as_str()), (1146, "42S02"));
+            assert_eq!(e.message, "Table 'test.nosuch' doesn't exist");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(error_code(c.query("SELEKT 1").unwrap()), 1064);
+    ok(c.command(&Command::Ping).unwrap());
+    ok(c.command(&Command::InitDb(b"test".to_vec())).unwrap());
+    assert_eq!(
+        error_code(c.command(&Command::InitDb(b"nodb".to_vec())).unwrap()),
+        1049
+    );
+    assert_eq!(
+        error_code(c.command(&Command::Unknown(0x63)).unwrap()),
+        1047
+    );
+    assert_eq!(
+        rows(c.query("SELECT b FROM t WHERE a = 2").unwrap()),
+        vec![vec![Some("y".into())]]
+    );
+    c.quit().unwrap();
+    // A wrong password, and an unknown user, are 1045.
+    for (user, pw) in [("root", "Secret"), ("root", ""), ("nobody", "secret")] {
+        match Client::connect(h.addr, user, pw, None) {
+            Err(ClientError::Refused(e)) => {
+                assert_eq!((e.code, e.sqlstate.as_str()), (1045, "28000"));
+                let using = if pw.is_empty() { "NO" } else { "YES" };
+                assert_eq!(
+                    e.message,
+                    format!(
+                        "Access denied for user '{user}'@'localhost' (using password: {using})"
+                    )
+                );
+            }
+            Err(e) => panic!("{e}"),
+            Ok(_) => panic!("{user} with {pw:?} got in"),
+        }
+    }
+    // An unknown database at connect is refused too.
+    assert!(matches!(
+        Client::connect(h.addr, "root", "secret", Some("nodb")),
+        Err(ClientError::Refused(e)) if e.code == 1049
+    ));
+    h.shutdown().unwrap();
+    let log = log.lock().unwrap();
+    assert!(
+        log.iter()
+            .any(|l| l.contains("connection 1 from 127.0.0.1")),
+        "{log:?}"
+    );
+    assert!(log.iter().any(|l| l == "engine closed cleanly"), "{log:?}");
+}
+
+#[test]
+fn a_lock_wait_blocks_only_its_connection_and_ends_by_timeout_or_release() {
+    let (h, _log, _dir) = start("");
+    let mut a = Client::connect(h.addr, "root", "", Some("test")).unwrap();
+    let mut b = Client::connect(h.addr, "root", "", Some("test")).unwrap();
+    let mut other = Client::connect(h.addr, "root", "", Some("test")).unwrap();
+    ok(
+        a.query("CREATE TABLE t (a INT PRIMARY KEY, v INT) ENGINE=InnoDB")
+            .unwrap(),
+    );
+    ok(a.query("INSERT INTO t VALUES (1, 0), (2, 0)").unwrap());
+    ok(b.query("SET SESSION innodb_lock_wait_timeout = 1").unwrap());
+    ok(a.query("BEGIN").unwrap());
+    ok(a.query("UPDATE t SET v = 1 WHERE a = 1").unwrap());
+    // b waits, in real time, for its timeout.
+    let t0 = std::time::Instant::now();
+    b.send_query("UPDATE t SET v = 2 WHERE a = 1").unwrap();
+    // Meanwhile another connection is served.
+    assert_eq!(
+        rows(other.query("SELECT v FROM t WHERE a = 2").unwrap()),
+        vec![vec![Some("0".into())]]
+    );
+    match b.finish().unwrap() {
+        Reply::Err(e) => {
+            assert_eq!(e.code, 1205);
+            assert_eq!(
+                e.message,
+                "Lock wait timeout exceeded; try restarting transaction"
+            );
+        }
+        r => panic!("{r:?}"),
+    }
+    assert!(t0.elapsed() >= std::time::Duration::from_millis(900));
+    // Waiting again, until a commits.
+    b.send_query("UPDATE t SET v = 3 WHERE a = 1").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    ok(a.query("COMMIT").unwrap());
+    assert_eq!(ok(b.finish().unwrap()).affected, 1);
+    // A connection that closes mid-transaction is rolled back and its
+    // locks are released.
+    ok(a.query("BEGIN").unwrap());
+    ok(a.query("UPDATE t SET v = 9 WHERE a = 2").unwrap());
+    drop(a);
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    ok(b.query("UPDATE t SET v = 4 WHERE a = 2").unwrap());
+    assert_eq!(
+        rows(other.query("SELECT a, v FROM t ORDER BY a").unwrap()),
+        vec![
+            vec![Some("1".into()), Some("3".into())],
+            vec![Some("2".into()), Some("4".into())]
+        ]
+    );
+    h.shutdown().unwrap();
+}
+
+#[test]
+fn broken_packets_end_their_own_connection_only() {
+    let (h, _log, _dir) = start("");
+    let mut good = Client::connect(h.addr, "root", "", Some("test")).unwrap();
+    ok(good
+        .query("CREATE TABLE t (a INT PRIMARY KEY) ENGINE=InnoDB")
+        .unwrap());
+    // Garbage instead of a handshake response.
+    let mut s = std::net::TcpStream::connect(h.addr).unwrap();
+    s.write_all(&[3, 0, 0, 1, 0xFF, 0xFF, 0xFF]).unwrap();
+    drop(s);
+    // A packet announced over max_allowed_packet after logging in.
+    let mut bad = Client::connect(h.addr, "root", "", Some("test")).unwrap();
+    let huge = vec![b'x'; serve::MAX_ALLOWED_PACKET + 10_000];
+    let mut q = b"SELECT '".to_vec();
+    q.extend(&huge);
+    let r = bad.command(&Command::Query(q));
+    match r {
+        Ok(Reply::Err(e)) => assert_eq!(e.code, 1153),
+        Err(_) => {} // closed before the error could be read
+        Ok(other) => panic!("{other:?}"),
+    }
+    // A cut command (COM_PROCESS_KILL without its id) on a third.
+    let mut cut = Client::connect(h.addr, "root", "", Some("test")).unwrap();
+    let _ = cut.command(&Command::Unknown(0x0C));
+    // The first connection is unharmed.
+    ok(good.query("INSERT INTO t VALUES (1)").unwrap());
+    assert_eq!(
+        rows(good.query("SELECT a FROM t").unwrap()),
+        vec![vec![Some("1".into())]]
+    );
+    h.shutdown().unwrap();
+}
