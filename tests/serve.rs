@@ -91,6 +91,65 @@ fn statements_run_over_the_protocol_with_mysqls_replies() {
     assert_eq!((o.affected, o.status & 1), (1, 1));
     let o = ok(c.query("COMMIT").unwrap());
     assert_eq!(o.status & 1, 0);
+    // A table's columns are defined by its schema, an expression's by
+    // its value; an OK carries the AUTO_INCREMENT value generated.
+    ok(c.query(
+        "CREATE TABLE g (id INT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, \
+         d DECIMAL(10,2), s VARCHAR(10) CHARACTER SET utf8, b BLOB) ENGINE=InnoDB",
+    )
+    .unwrap());
+    let o = ok(c.query("INSERT INTO g (d) VALUES (1.5), (2)").unwrap());
+    assert_eq!((o.affected, o.last_insert_id), (2, 1));
+    let o = ok(c.query("INSERT INTO g (id, d) VALUES (10, 3)").unwrap());
+    assert_eq!(o.last_insert_id, 0, "a value given is not generated");
+    let r = c
+        .query("SELECT id, d AS dd, s, b, id + 1 FROM g AS x WHERE id = 1")
+        .unwrap();
+    let Reply::Rows {
+        columns, rows: got, ..
+    } = r
+    else {
+        panic!("{r:?}")
+    };
+    use engine::wire::reply::{flag, ty};
+    let t: Vec<(u8, u16, u32, u16, u8)> = columns
+        .iter()
+        .map(|d| (d.ty, d.flags, d.length, d.charset, d.decimals))
+        .collect();
+    let nn_pk = flag::NOT_NULL | flag::PRI_KEY | flag::AUTO_INCREMENT | flag::NUM | flag::UNSIGNED;
+    assert_eq!(
+        t,
+        vec![
+            (ty::LONG, nn_pk, 10, 63, 0),
+            (ty::NEWDECIMAL, flag::NUM, 12, 63, 2),
+            (ty::VAR_STRING, 0, 30, 33, 0),
+            (ty::BLOB, flag::BLOB | flag::BINARY, 65535, 63, 0),
+            (ty::LONGLONG, flag::NUM, 1, 63, 0),
+        ]
+    );
+    assert_eq!(
+        (columns[1].name.as_str(), columns[1].org_name.as_str()),
+        ("dd", "d")
+    );
+    assert_eq!(
+        (
+            columns[0].schema.as_str(),
+            columns[0].table.as_str(),
+            columns[0].org_table.as_str()
+        ),
+        ("test", "x", "g")
+    );
+    assert_eq!(got[0][1].as_deref(), Some(&b"1.50"[..]));
+    assert_eq!(
+        rows(c.query("SELECT LAST_INSERT_ID(), DATABASE()").unwrap()),
+        vec![vec![Some("1".into()), Some("test".into())]]
+    );
+    ok(c.query("SET NAMES utf8").unwrap());
+    assert_eq!(
+        error_code(c.query("SET NAMES utf8mb4").unwrap()),
+        1115,
+        "MySQL 5.1 has no utf8mb4"
+    );
     // Errors are ERR packets with MySQL's code and SQLSTATE; the
     // connection goes on.
     match c.query("SELECT * FROM nosuch").unwrap() {

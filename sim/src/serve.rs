@@ -14,10 +14,12 @@
 //! with one configured user, an AuthSwitchRequest for a client that
 //! offers another plugin, 1045 for a wrong password), COM_QUERY with text
 //! result sets, COM_INIT_DB, COM_PING, COM_QUIT, and an ERR 1047 for every
-//! other command. Column definitions carry a type inferred from the
-//! values (an integer column is LONGLONG, a decimal NEWDECIMAL, a float
-//! DOUBLE, anything else VAR_STRING), not yet the schema's own types,
-//! lengths and flags; OK packets carry no last insert id yet.
+//! other command. A result column that is a table's column is defined
+//! by its schema (type, display length, charset, NOT NULL, UNSIGNED,
+//! PRIMARY or UNIQUE where the column itself says so, AUTO_INCREMENT);
+//! any other (an expression, SHOW's columns) by its values (an integer
+//! LONGLONG, a decimal NEWDECIMAL, a float DOUBLE, anything else
+//! VAR_STRING), where MySQL types the expression.
 
 use engine::sql::{ConnId, Outcome, Reply, Server};
 use engine::wire::handshake::{self, cap, status, Greeting, Response};
@@ -65,6 +67,8 @@ struct Answer {
     reply: Reply,
     in_trans: bool,
     autocommit: bool,
+    insert_id: u64,
+    sources: Vec<Option<engine::sql::ColumnSource>>,
 }
 
 /// What a connection thread asks the engine thread.
@@ -190,6 +194,8 @@ fn engine_loop(
             reply,
             in_trans,
             autocommit,
+            insert_id: server.statement_insert_id(c),
+            sources: server.result_columns(c).to_vec(),
         }
     };
     loop {
@@ -438,7 +444,7 @@ fn answer_packets(a: Answer) -> Vec<Vec<u8>> {
             warnings,
         } => vec![OkPacket {
             affected,
-            last_insert_id: 0,
+            last_insert_id: a.insert_id,
             status,
             warnings: warnings.min(usize::from(u16::MAX)) as u16,
             info: info.unwrap_or_default(),
@@ -454,7 +460,11 @@ fn answer_packets(a: Answer) -> Vec<Vec<u8>> {
             engine::wire::put_lenenc(&mut count, columns.len() as u64);
             out.push(count);
             for (i, name) in columns.iter().enumerate() {
-                out.push(column_def(name, rows.iter().map(|r| &r[i])).encode());
+                let def = match a.sources.get(i) {
+                    Some(Some(src)) if a.sources.len() == columns.len() => column_of(name, src),
+                    _ => column_def(name, rows.iter().map(|r| &r[i])),
+                };
+                out.push(def.encode());
             }
             out.push(reply::eof(0, status));
             for r in &rows {
@@ -470,6 +480,116 @@ fn answer_packets(a: Answer) -> Vec<Vec<u8>> {
             ));
             out
         }
+    }
+}
+
+/// A table column's definition as MySQL 5.1 sends it: its type code,
+/// display length in bytes, flags and decimals (`Field::make_field`).
+fn column_of(name: &str, src: &engine::sql::ColumnSource) -> ColumnDef {
+    use engine::sql::ast::SqlType;
+    let spec = &src.spec;
+    let mb = src.collation.max_char_bytes();
+    let binary_coll = src.collation == engine::record::collation::Collation::Binary;
+    let text_charset = if binary_coll { 63 } else { src.collation.id() };
+    let mut flags = if spec.not_null { flag::NOT_NULL } else { 0 };
+    if spec.primary {
+        flags |= flag::PRI_KEY;
+    }
+    if spec.unique {
+        flags |= flag::UNIQUE_KEY;
+    }
+    if spec.auto_increment {
+        flags |= flag::AUTO_INCREMENT;
+    }
+    let (t, length, more, charset, decimals) = match spec.ty {
+        SqlType::Integer {
+            bytes,
+            unsigned,
+            width,
+        } => {
+            let (t, w) = match bytes {
+                1 => (ty::TINY, 4),
+                2 => (ty::SHORT, 6),
+                3 => (ty::INT24, 9),
+                4 => (ty::LONG, 11),
+                _ => (ty::LONGLONG, 20),
+            };
+            let w = width.map_or(if unsigned && bytes < 8 { w - 1 } else { w }, u32::from);
+            let u = if unsigned { flag::UNSIGNED } else { 0 };
+            (t, w, flag::NUM | u, 63, 0)
+        }
+        SqlType::Char(n) => (
+            ty::STRING,
+            u32::from(n) * mb,
+            if binary_coll { flag::BINARY } else { 0 },
+            text_charset,
+            0,
+        ),
+        SqlType::VarChar(n) => (
+            ty::VAR_STRING,
+            u32::from(n) * mb,
+            if binary_coll { flag::BINARY } else { 0 },
+            text_charset,
+            0,
+        ),
+        SqlType::Text(max) => (
+            ty::BLOB,
+            max.saturating_mul(mb),
+            flag::BLOB,
+            text_charset,
+            0,
+        ),
+        SqlType::Blob(max) => (ty::BLOB, max, flag::BLOB | flag::BINARY, 63, 0),
+        SqlType::Decimal { precision, scale } => (
+            ty::NEWDECIMAL,
+            u32::from(precision) + u32::from(scale > 0) + 1,
+            flag::NUM,
+            63,
+            scale,
+        ),
+        SqlType::Float { double, digits } => {
+            let (t, len) = if double {
+                (ty::DOUBLE, 22)
+            } else {
+                (ty::FLOAT, 12)
+            };
+            match digits {
+                Some((m, d)) => (t, u32::from(m), flag::NUM, 63, d),
+                None => (t, len, flag::NUM, 63, 31),
+            }
+        }
+        SqlType::Date => (ty::DATE, 10, flag::BINARY, 63, 0),
+        SqlType::Time => (ty::TIME, 8, flag::BINARY, 63, 0),
+        SqlType::DateTime => (ty::DATETIME, 19, flag::BINARY, 63, 0),
+        SqlType::Timestamp => (
+            ty::TIMESTAMP,
+            19,
+            flag::BINARY | flag::TIMESTAMP | flag::UNSIGNED,
+            63,
+            0,
+        ),
+        SqlType::Year => (ty::YEAR, 4, flag::NUM | flag::UNSIGNED, 63, 0),
+        SqlType::Enum(_) => {
+            let longest = spec.members.iter().map(|m| m.len()).max().unwrap_or(0) as u32;
+            (ty::STRING, longest * mb, flag::ENUM, text_charset, 0)
+        }
+        SqlType::Set(_) => {
+            let all: usize = spec.members.iter().map(|m| m.len() + 1).sum();
+            let len = all.saturating_sub(1) as u32;
+            (ty::STRING, len * mb, flag::SET, text_charset, 0)
+        }
+    };
+    ColumnDef {
+        schema: src.db.clone(),
+        table: src.table.clone(),
+        org_table: src.org_table.clone(),
+        name: name.to_string(),
+        org_name: spec.name.clone(),
+        charset,
+        length,
+        ty: t,
+        flags: flags | more,
+        decimals,
     }
 }
 

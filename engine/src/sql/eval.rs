@@ -157,6 +157,13 @@ impl<'a> Columns<'a> {
 pub trait Vars {
     /// `@@[global.]name`.
     fn var(&self, global: bool, name: &str) -> Result<Datum, SqlError>;
+
+    /// A function of the connection (`DATABASE()`, `LAST_INSERT_ID()`,
+    /// `CONNECTION_ID()`): `None` when `name` is not one, or there is no
+    /// connection.
+    fn connection_function(&self, _name: &str, _args: &[Datum]) -> Option<Result<Datum, SqlError>> {
+        None
+    }
 }
 
 /// Checks that every column `e` names exists (MySQL resolves names
@@ -301,7 +308,10 @@ pub fn eval(
                 .iter()
                 .map(|a| eval(a, row, cols, vars))
                 .collect::<Result<Vec<_>, _>>()?;
-            function(name, &vals)?
+            match vars.connection_function(name, &vals) {
+                Some(r) => r?,
+                None => function(name, &vals)?,
+            }
         }
     })
 }

@@ -25,6 +25,8 @@ pub enum Tok {
     Int(String),
     /// A decimal literal (`1.5`, `.5`).
     Decimal(String),
+    /// A literal with an exponent (`1.5e0`, `12E3`): a DOUBLE.
+    Float(String),
     /// A hexadecimal literal's bytes (`0x6162`, `X'6162'`).
     Hex(Vec<u8>),
     /// Punctuation or an operator.
@@ -200,9 +202,28 @@ pub fn tokenize_in(text: &str, ansi_quotes: bool) -> Result<Vec<Token>, SqlError
                     i += 1;
                 }
             }
+            // An exponent: `12e3`, `1.5e-7`, `.5E+2` are DOUBLE literals.
+            if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+                let mut j = i + 1;
+                if j < b.len() && (b[j] == b'+' || b[j] == b'-') {
+                    j += 1;
+                }
+                let digits_at = j;
+                while j < b.len() && b[j].is_ascii_digit() {
+                    j += 1;
+                }
+                if j > digits_at && (j == b.len() || !is_word(b[j])) {
+                    out.push(Token {
+                        tok: Tok::Float(text[start..j].to_string()),
+                        start,
+                        end: j,
+                    });
+                    i = j;
+                    continue;
+                }
+            }
             if i < b.len() && is_word(b[i]) {
-                // `1abc` is an identifier in MySQL; `12e3` a float, which
-                // innosim has no type for: both read as one word.
+                // `1abc` is an identifier in MySQL: one word.
                 while i < b.len() && is_word(b[i]) {
                     i += 1;
                 }

@@ -40,6 +40,7 @@ pub use value::Datum;
 
 use crate::handler::{Config, Engine, RecoveryReport, SessionId};
 use crate::io::{Clock, Storage};
+use crate::record::collation::Collation;
 use crate::trx::Isolation;
 use schema::TableMeta;
 use std::collections::BTreeMap;
@@ -98,6 +99,9 @@ struct Globals {
     sql_mode: SqlMode,
     autoinc_step: AutoincStep,
     binlog_format: &'static str,
+    /// character_set_client, _connection and _results for new
+    /// connections.
+    charsets: (&'static str, Collation, Option<&'static str>),
 }
 
 /// auto_increment_increment and auto_increment_offset: generated values
@@ -251,6 +255,36 @@ struct Conn {
     running: Option<exec::Running>,
     /// Its text, for INNODB_TRX.trx_query.
     query: Option<String>,
+    /// LAST_INSERT_ID(): the first AUTO_INCREMENT value the last
+    /// statement that generated any generated, or what
+    /// LAST_INSERT_ID(expr) set (a cell: the function sets it while
+    /// the statement reads the connection).
+    last_insert_id: std::cell::Cell<u64>,
+    /// The first AUTO_INCREMENT value the running statement generated
+    /// (the OK packet's insert id).
+    stmt_insert_id: Option<u64>,
+    /// SET NAMES: character_set_client, character_set_connection,
+    /// character_set_results (`None`: NULL, no conversion).
+    charsets: (&'static str, Collation, Option<&'static str>),
+    /// The last result set's columns: each one's table column, if it is
+    /// one.
+    result_columns: Vec<Option<ColumnSource>>,
+}
+
+/// Where a result column comes from, when it is a table's column: what a
+/// protocol's column definition says of it (`Protocol::send_fields`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnSource {
+    /// The table's database.
+    pub db: String,
+    /// The table as the statement names it (its alias, if any).
+    pub table: String,
+    /// The table's own name.
+    pub org_table: String,
+    /// The column's definition.
+    pub spec: ast::ColumnSpec,
+    /// Its collation (the table's default where it names none).
+    pub collation: Collation,
 }
 
 /// The database every fresh server has (as MySQL's install does).
@@ -351,6 +385,7 @@ impl Server {
             sql_mode: SqlMode::default(),
             autoinc_step: AutoincStep::default(),
             binlog_format: "STATEMENT",
+            charsets: ("latin1", Collation::Latin1SwedishCi, Some("latin1")),
         };
         let mut s = Server {
             engine,
@@ -427,6 +462,10 @@ impl Server {
                 user_vars: std::collections::BTreeMap::new(),
                 running: None,
                 query: None,
+                last_insert_id: std::cell::Cell::new(0),
+                stmt_insert_id: None,
+                charsets: self.globals.charsets,
+                result_columns: Vec::new(),
             },
         );
         // The session's settings from the globals; these requests cannot
@@ -486,6 +525,25 @@ impl Server {
         }
     }
 
+    /// The first AUTO_INCREMENT value the connection's last statement
+    /// generated, 0 if none (the OK packet's last insert id).
+    pub fn statement_insert_id(&self, c: ConnId) -> u64 {
+        self.conns
+            .get(&c)
+            .and_then(|x| x.stmt_insert_id)
+            .unwrap_or(0)
+    }
+
+    /// The columns of the connection's last result set, each its table
+    /// column's source where it is one (`None`: an expression, or a
+    /// statement that is not a SELECT of a table); empty when none are
+    /// known.
+    pub fn result_columns(&self, c: ConnId) -> &[Option<ColumnSource>] {
+        self.conns
+            .get(&c)
+            .map_or(&[][..], |x| x.result_columns.as_slice())
+    }
+
     /// The connection's current database.
     pub fn database(&self, c: ConnId) -> Option<&str> {
         self.conns.get(&c).and_then(|x| x.db.as_deref())
@@ -520,7 +578,10 @@ impl Server {
                 .warnings
                 .clear();
         }
-        self.conns.get_mut(&c).expect("connection exists").query = Some(sql.to_string());
+        let conn = self.conns.get_mut(&c).expect("connection exists");
+        conn.query = Some(sql.to_string());
+        conn.stmt_insert_id = None;
+        conn.result_columns.clear();
         let out = self.run(c, stmt);
         match out {
             Outcome::Done(reply) => self.finish(c, reply, keeps_warnings),
@@ -558,6 +619,9 @@ impl Server {
     fn finish(&mut self, c: ConnId, reply: Reply, keeps_warnings: bool) -> Outcome {
         let conn = self.conns.get_mut(&c).expect("connection exists");
         conn.query = None;
+        if let (Some(id), false) = (conn.stmt_insert_id, matches!(reply, Reply::Error(_))) {
+            conn.last_insert_id.set(id);
+        }
         let reply = match reply {
             Reply::Error(e) => {
                 if !keeps_warnings {

@@ -194,6 +194,7 @@ impl Server {
                         "Failed to read auto-increment value from storage engine",
                     ));
                 }
+                self.conn_mut(c).stmt_insert_id.get_or_insert(v);
                 Datum::UInt(v)
             } else if col.ty == SqlType::Timestamp
                 && (if v.is_some() {

@@ -50,6 +50,7 @@ impl Server {
                 collations: None,
                 join: None,
                 star: None,
+                sources: None,
             };
             self.check_select_names(&post)?;
             let mut row = described(None, None, None, None, None, None, None);

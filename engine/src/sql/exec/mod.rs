@@ -203,6 +203,9 @@ pub(super) struct SelectPost {
     pub join: Option<eval::JoinColumns>,
     /// The columns `*` stands for, in order (`None`: every column).
     pub star: Option<Vec<usize>>,
+    /// Each source column's table column, for the result's column
+    /// definitions (`None`: not known).
+    pub sources: Option<Vec<super::ColumnSource>>,
 }
 
 type R<T> = Result<T, SqlError>;

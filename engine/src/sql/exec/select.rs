@@ -15,6 +15,7 @@ impl Server {
                 collations: None,
                 join: None,
                 star: None,
+                sources: None,
             };
             return Ok(Outcome::Done(self.finish_select(
                 c,
@@ -36,6 +37,7 @@ impl Server {
                 collations: None,
                 join: None,
                 star: None,
+                sources: None,
             };
             return Ok(Outcome::Done(self.finish_select(c, &post, rows)?));
         }
@@ -44,7 +46,24 @@ impl Server {
         }
         let (name, meta) = self.resolve(c, &from)?;
         let qualifier = sel.alias.clone().unwrap_or_else(|| from.name.clone());
-        let post = post_for(sel, &meta, &qualifier);
+        let mut post = post_for(sel, &meta, &qualifier);
+        if let Some((db, table)) = split_name(&name) {
+            let default = meta.options.default_collation();
+            post.sources = Some(
+                meta.columns
+                    .iter()
+                    .map(|spec| super::super::ColumnSource {
+                        db: db.clone(),
+                        table: qualifier.clone(),
+                        org_table: table.clone(),
+                        spec: spec.clone(),
+                        collation: spec.collation.unwrap_or(default),
+                    })
+                    .collect(),
+            );
+        }
+        let sources = result_sources(&post);
+        self.conn_mut(c).result_columns = sources;
         let plan = self.plan(
             c,
             &name,
@@ -276,6 +295,7 @@ impl Server {
             collations: Some(collations),
             join: Some(cols),
             star: Some(star),
+            sources: None,
         };
         Ok(Outcome::Done(self.finish_select(c, &post, rows)?))
     }
@@ -634,6 +654,43 @@ fn star_columns(post: &SelectPost, q: Option<&str>) -> R<Option<Vec<usize>>> {
     }
 }
 
+/// The table column each result column of a SELECT is, where it is one
+/// (`*`'s columns, and bare column names); empty when the statement's
+/// sources are not known.
+fn result_sources(post: &SelectPost) -> Vec<Option<super::super::ColumnSource>> {
+    let Some(sources) = &post.sources else {
+        return Vec::new();
+    };
+    let cols = Columns {
+        names: &post.names,
+        collations: post.collations.as_deref(),
+        table: post.table.as_deref(),
+        clause: "field list",
+        join: post.join.as_ref(),
+    };
+    let mut out = Vec::new();
+    for item in &post.sel.items {
+        match item {
+            SelectItem::Star(q) => match star_columns(post, q.as_deref()) {
+                Ok(Some(cs)) => out.extend(cs.iter().map(|&i| sources.get(i).cloned())),
+                Ok(None) => out.extend(sources.iter().cloned().map(Some)),
+                // The statement fails on it later.
+                Err(_) => return Vec::new(),
+            },
+            SelectItem::Expr {
+                expr: Expr::Column { table, name },
+                ..
+            } => out.push(
+                cols.find(table.as_deref(), name)
+                    .ok()
+                    .and_then(|i| sources.get(i).cloned()),
+            ),
+            SelectItem::Expr { .. } => out.push(None),
+        }
+    }
+    out
+}
+
 /// The post-processing of a SELECT over a table.
 pub(super) fn post_for(sel: Select, meta: &TableMeta, table: &str) -> SelectPost {
     SelectPost {
@@ -644,6 +701,7 @@ pub(super) fn post_for(sel: Select, meta: &TableMeta, table: &str) -> SelectPost
         collations: Some(meta.collations()),
         join: None,
         star: None,
+        sources: None,
     }
 }
 

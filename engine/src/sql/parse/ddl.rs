@@ -371,7 +371,7 @@ impl Parser<'_> {
         let d = match self.peek() {
             Some(Tok::Str(s)) if !neg => Datum::Str(s.clone()),
             Some(Tok::Hex(b)) if !neg => Datum::Hex(b.clone()),
-            Some(Tok::Int(_)) | Some(Tok::Decimal(_)) => {
+            Some(Tok::Int(_)) | Some(Tok::Decimal(_)) | Some(Tok::Float(_)) => {
                 let Expr::Lit(d) = self.primary()? else {
                     unreachable!("a number is a literal")
                 };

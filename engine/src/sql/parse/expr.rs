@@ -244,6 +244,20 @@ impl Parser<'_> {
                 }
                 Ok(Expr::Lit(Datum::Dec(v, frac.len() as u8)))
             }
+            Tok::Float(f) => {
+                self.pos += 1;
+                match f.parse::<f64>() {
+                    Ok(x) if x.is_finite() => {
+                        Ok(Expr::Lit(Datum::real(x, crate::sql::value::RealFmt::G(15))))
+                    }
+                    // MySQL: "Illegal double '1e999' value found during
+                    // parsing".
+                    _ => Err(SqlError::new(
+                        1367,
+                        format!("Illegal double '{f}' value found during parsing"),
+                    )),
+                }
+            }
             Tok::Str(s) => {
                 self.pos += 1;
                 Ok(Expr::Lit(Datum::Str(s)))

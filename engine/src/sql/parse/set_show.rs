@@ -11,6 +11,64 @@ impl Parser<'_> {
         } else {
             None
         };
+        // SET NAMES x [COLLATE y] and SET CHARACTER SET x
+        // (sql_yacc.yy's option_value: set_names, charset): the
+        // connection's character set variables.
+        let charset = |p: &mut Self| -> R<Expr> {
+            if p.eat_kw("DEFAULT") {
+                return Ok(Expr::Lit(Datum::str("latin1")));
+            }
+            let name = if matches!(p.peek(), Some(Tok::Str(_))) {
+                p.string()?
+            } else {
+                p.ident()?
+            };
+            Ok(Expr::Lit(Datum::str(&name)))
+        };
+        if self.eat_kw("NAMES") {
+            let cs = charset(self)?;
+            let mut items = vec![
+                (
+                    Scope::Session,
+                    "character_set_client".to_string(),
+                    cs.clone(),
+                ),
+                (
+                    Scope::Session,
+                    "character_set_results".to_string(),
+                    cs.clone(),
+                ),
+                (Scope::Session, "character_set_connection".to_string(), cs),
+            ];
+            if self.eat_kw("COLLATE") {
+                let coll = charset(self)?;
+                items.push((Scope::Session, "collation_connection".to_string(), coll));
+            }
+            return Ok(Stmt::Set(items));
+        }
+        if self.eat_kw("CHARSET")
+            || (self.is_kw("CHARACTER") && {
+                self.pos += 1;
+                self.expect_kw("SET")?;
+                true
+            })
+        {
+            let cs = charset(self)?;
+            return Ok(Stmt::Set(vec![
+                (
+                    Scope::Session,
+                    "character_set_client".to_string(),
+                    cs.clone(),
+                ),
+                (Scope::Session, "character_set_results".to_string(), cs),
+                // The connection's character set becomes the database's.
+                (
+                    Scope::Session,
+                    "character_set_connection".to_string(),
+                    Expr::Lit(Datum::str("latin1")),
+                ),
+            ]));
+        }
         if self.eat_kw("TRANSACTION") {
             self.expect_kw("ISOLATION")?;
             self.expect_kw("LEVEL")?;

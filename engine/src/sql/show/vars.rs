@@ -22,6 +22,15 @@ pub(super) const VARIABLES: &[(&str, VarScope)] = &[
     ("auto_increment_offset", VarScope::Both),
     ("autocommit", VarScope::Both),
     ("binlog_format", VarScope::Both),
+    ("character_set_client", VarScope::Both),
+    ("character_set_connection", VarScope::Both),
+    ("character_set_database", VarScope::ReadOnly),
+    ("character_set_results", VarScope::Both),
+    ("character_set_server", VarScope::ReadOnly),
+    ("character_set_system", VarScope::ReadOnly),
+    ("collation_connection", VarScope::Both),
+    ("collation_database", VarScope::ReadOnly),
+    ("collation_server", VarScope::ReadOnly),
     ("innodb_compression_level", VarScope::Global),
     ("innodb_io_capacity", VarScope::Global),
     ("innodb_max_dirty_pages_pct", VarScope::Global),
@@ -40,11 +49,13 @@ pub(super) const VARIABLES: &[(&str, VarScope)] = &[
     ("innodb_use_sys_malloc", VarScope::ReadOnly),
     ("innodb_version", VarScope::ReadOnly),
     ("insert_id", VarScope::Session),
+    ("max_allowed_packet", VarScope::ReadOnly),
     ("sql_mode", VarScope::Both),
     ("storage_engine", VarScope::Both),
     ("tx_isolation", VarScope::Both),
     ("unique_checks", VarScope::Both),
     ("version", VarScope::ReadOnly),
+    ("version_comment", VarScope::ReadOnly),
 ];
 
 pub(super) fn iso_name(i: Isolation) -> &'static str {
@@ -86,6 +97,48 @@ impl Vars for ConnVars<'_> {
             d => d,
         })
     }
+
+    fn connection_function(&self, name: &str, args: &[Datum]) -> Option<R<Datum>> {
+        let conn = self.server.conns.get(&self.conn)?;
+        let count = |n: usize| {
+            if args.len() == n {
+                Ok(())
+            } else {
+                Err(SqlError::new(
+                    1582,
+                    format!("Incorrect parameter count in the call to native function '{name}'"),
+                ))
+            }
+        };
+        Some(match name {
+            "database" | "schema" => {
+                count(0).map(|_| conn.db.as_deref().map_or(Datum::Null, Datum::str))
+            }
+            "connection_id" => count(0).map(|_| Datum::UInt(u64::from(self.conn))),
+            // LAST_INSERT_ID(expr) returns expr and is what the next
+            // LAST_INSERT_ID() returns (Item_func_last_insert_id).
+            "last_insert_id" => match args {
+                [] => Ok(Datum::UInt(conn.last_insert_id.get())),
+                [v] => {
+                    let n = v.as_i128().unwrap_or(0);
+                    conn.last_insert_id.set(u64::try_from(n).unwrap_or(0));
+                    Ok(v.clone())
+                }
+                _ => count(1).map(|_| Datum::Null),
+            },
+            _ => return None,
+        })
+    }
+}
+
+/// The character sets SET NAMES knows: MySQL 5.1's names for the
+/// collations the layer has (`Collation::default_of_charset`).
+pub(crate) fn charset_name(name: &str) -> R<&'static str> {
+    let lower = name.to_ascii_lowercase();
+    ["latin1", "utf8", "binary", "ascii"]
+        .into_iter()
+        .find(|c| *c == lower)
+        .ok_or_else(|| SqlError::new(1115, format!("Unknown character set: '{name}'")))
 }
 
 /// The variables that are booleans (`SELECT @@name` gives 1 or 0).
@@ -232,6 +285,29 @@ impl Server {
                 self.globals.isolation
             })),
             "version" => Datum::str("5.1.30-innosim"),
+            "version_comment" => Datum::str("innosim"),
+            // The protocol's limit (sim::serve's MAX_ALLOWED_PACKET):
+            // read-only until the server takes another.
+            "max_allowed_packet" => int(1 << 20),
+            "character_set_client"
+            | "character_set_connection"
+            | "character_set_results"
+            | "collation_connection" => {
+                let (client, connection, results) = if session {
+                    conn.charsets
+                } else {
+                    self.globals.charsets
+                };
+                match name {
+                    "character_set_client" => Datum::str(client),
+                    "character_set_connection" => Datum::str(connection.charset()),
+                    "character_set_results" => results.map_or(Datum::Null, Datum::str),
+                    _ => Datum::str(connection.name()),
+                }
+            }
+            "character_set_database" | "character_set_server" => Datum::str("latin1"),
+            "character_set_system" => Datum::str("utf8"),
+            "collation_database" | "collation_server" => Datum::str("latin1_swedish_ci"),
             _ => return Err(SqlError::unknown_variable(name)),
         })
     }
@@ -313,6 +389,38 @@ impl Server {
         };
         let global = scope == Scope::Global;
         match name {
+            "character_set_client"
+            | "character_set_connection"
+            | "character_set_results"
+            | "collation_connection" => {
+                let cs = if (v.is_null() && name == "character_set_results")
+                    || name == "collation_connection"
+                {
+                    None
+                } else {
+                    Some(charset_name(&v.render())?)
+                };
+                // character_set_connection takes its set's default
+                // collation; collation_connection names one.
+                let coll = if name == "collation_connection" {
+                    Collation::by_name(&v.render()).ok_or_else(|| {
+                        SqlError::new(1273, format!("Unknown collation: '{}'", v.render()))
+                    })?
+                } else {
+                    Collation::default_of_charset(cs.unwrap_or("latin1")).unwrap_or_default()
+                };
+                // The global values are the next connections' defaults.
+                let charsets = if global {
+                    &mut self.globals.charsets
+                } else {
+                    &mut self.conn_mut(c).charsets
+                };
+                match name {
+                    "character_set_client" => charsets.0 = cs.unwrap_or("latin1"),
+                    "character_set_results" => charsets.2 = cs,
+                    _ => charsets.1 = coll,
+                }
+            }
             "autocommit" => {
                 let on = bool_value(name, &v)?;
                 if global {
