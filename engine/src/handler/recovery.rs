@@ -15,7 +15,9 @@
 //!    remove `.ibd` files no committed definition names and merge files of
 //!    interrupted index builds, give a
 //!    truncated table's new file its name if a crash came before the
-//!    rename, write every page and a checkpoint.
+//!    rename;
+//! 7. make the rollback's redo durable, write every page recovery changed
+//!    and take a checkpoint, so that the next recovery starts from here.
 
 use super::{Config, Engine, EngineStats};
 use crate::btree::{self, Bound, Cursor, Direction};
@@ -340,12 +342,22 @@ impl Engine {
         engine.load_dictionary(false, &unidentified)?;
         report.indexes_dropped = engine.drop_interrupted_builds()?;
         report.orphans_removed = engine.remove_orphans()?;
-        // The rollback's redo is made durable; the recovered pages stay
-        // dirty in the pool and reach the disk like any others (the page
-        // cleaner, eviction, checkpoints), as in InnoDB. Log::open already
-        // wrote the checkpoint that fences off stale log blocks.
+        // The rollback's redo is made durable, then every page recovery
+        // changed is written and a checkpoint taken before the engine
+        // serves, so that the next recovery starts here and not at the
+        // old checkpoint: a process that is killed again and again (and
+        // never lives long enough for the page cleaner's checkpoints)
+        // replays only what it did since it last opened, where it would
+        // otherwise replay its whole history each time (InnoDB bounds
+        // recovery the same way: recv_recovery_from_checkpoint_finish's
+        // flush, and the checkpoints the log's size forces).
         let lsn = engine.pager.log.lsn();
         engine.pager.log.write_up_to(lsn, true)?;
+        if report.records_applied > 0 || !report.rolled_back.is_empty() || lsn > scan.checkpoint_lsn
+        {
+            engine.pager.flush_all()?;
+            engine.pager.checkpoint()?;
+        }
         Ok((engine, report))
     }
 
