@@ -599,63 +599,100 @@ fn bit_rot_on_the_first_page_of_a_truncated_table_deletes_no_file() {
     let (_, _, start, end, _) = run(Ddl::Truncate, &files, flush, Canaries::NONE, None, false);
     let (mut reported, mut rebuilt) = (0, 0);
     for k in start..end {
-        let (storage, clock, ..) =
-            run(Ddl::Truncate, &files, flush, Canaries::NONE, Some(k), false);
-        storage.set_crash_at(None);
-        storage.restart(CrashMode::ProcessCrash);
-        let opened = Engine::open(
-            Box::new(storage.clone()),
-            Box::new(clock.clone()),
-            config(flush, Canaries::NONE, false),
-        );
-        let (e, _) =
-            opened.unwrap_or_else(|err| panic!("crash at I/O {k}: recovery failed: {err}"));
-        // A crash right after that recovery: the log past its checkpoint
-        // holds what it did.
-        storage.crash_now();
-        drop(e);
-        storage.restart(CrashMode::ProcessCrash);
-        // The doublewrite buffer's copy of that page, if any, long since
-        // overwritten by other pages' (as in the seed's run).
-        let mut system = storage.read_file("ibdata1").expect("ibdata1");
-        let page = engine::page::PAGE_SIZE;
-        let slots = engine::doublewrite::DBLWR_START as usize * page
-            ..(engine::doublewrite::DBLWR_START + engine::doublewrite::DBLWR_PAGES) as usize * page;
-        system[slots].fill(0);
-        storage.write_file("ibdata1", system);
-        let mut page0 = storage.read_file("t.ibd").expect("t.ibd after recovery");
-        page0[5363] ^= 1 << 3;
-        storage.write_file("t.ibd", page0);
-        let r = Engine::open(
-            Box::new(storage.clone()),
-            Box::new(clock),
-            config(flush, Canaries::NONE, false),
-        );
-        match r {
-            Err(engine::Error::CorruptPage { file, page_no, .. }) => {
-                assert_eq!((file.as_str(), page_no), ("t.ibd", 0), "crash at I/O {k}");
-                assert!(
-                    storage.read_file("t.ibd").is_some(),
-                    "crash at I/O {k}: recovery deleted the file it reported corrupt"
-                );
-                reported += 1;
+        // The recovery after the TRUNCATE's crash ends by writing its pages
+        // and a checkpoint; the second crash comes after it, or at one of
+        // its last I/O operations, before that checkpoint is down, when the
+        // log past the checkpoint still holds what the first recovery
+        // replayed (the new file's FILE_CREATE among it).
+        let recovery_ops = {
+            let (storage, clock, ..) =
+                run(Ddl::Truncate, &files, flush, Canaries::NONE, Some(k), false);
+            storage.set_crash_at(None);
+            storage.restart(CrashMode::ProcessCrash);
+            let before = storage.counters().ops;
+            let opened = Engine::open(
+                Box::new(storage.clone()),
+                Box::new(clock.clone()),
+                config(flush, Canaries::NONE, false),
+            );
+            let (e, _) =
+                opened.unwrap_or_else(|err| panic!("crash at I/O {k}: recovery failed: {err}"));
+            drop(e);
+            storage.counters().ops - before
+        };
+        for back in 0..=3u64.min(recovery_ops) {
+            let (storage, clock, ..) =
+                run(Ddl::Truncate, &files, flush, Canaries::NONE, Some(k), false);
+            storage.set_crash_at(None);
+            storage.restart(CrashMode::ProcessCrash);
+            if back > 0 {
+                storage.set_crash_at(Some(storage.counters().ops + recovery_ops - back));
             }
-            Ok((mut e, report)) => {
-                // The new file's FILE_CREATE was in the log too: the table
-                // was rebuilt from it under the temporary name and renamed
-                // over the damaged file. The old file's FILE_DELETE must
-                // not have removed the new one on the way (before the fix
-                // it did, at every such crash point).
-                assert!(
-                    !report.files_replayed.iter().any(|f| f == "deleted t.ibd"),
-                    "crash at I/O {k}: the old file's FILE_DELETE removed the table's file: {:?}",
-                    report.files_replayed
-                );
-                let check = e.check_table("t").unwrap();
-                assert!(check.is_ok(), "crash at I/O {k}: {:?}", check.problems);
-                rebuilt += 1;
+            let opened = Engine::open(
+                Box::new(storage.clone()),
+                Box::new(clock.clone()),
+                config(flush, Canaries::NONE, false),
+            );
+            match (back, opened) {
+                (0, Ok((e, _))) => {
+                    storage.crash_now();
+                    drop(e);
+                }
+                (0, Err(err)) => panic!("crash at I/O {k}: recovery failed: {err}"),
+                (_, Ok(_)) => panic!("crash at I/O {k}: recovery outlived its crash"),
+                (_, Err(_)) if storage.crashed() => {}
+                (_, Err(err)) => panic!("crash at I/O {k}: recovery failed: {err}"),
             }
-            Err(err) => panic!("crash at I/O {k}: {err}"),
+            storage.set_crash_at(None);
+            storage.restart(CrashMode::ProcessCrash);
+            // The doublewrite buffer's copy of that page, if any, long
+            // since overwritten by other pages' (as in the seed's run).
+            let mut system = storage.read_file("ibdata1").expect("ibdata1");
+            let page = engine::page::PAGE_SIZE;
+            let slots = engine::doublewrite::DBLWR_START as usize * page
+                ..(engine::doublewrite::DBLWR_START + engine::doublewrite::DBLWR_PAGES) as usize
+                    * page;
+            system[slots].fill(0);
+            storage.write_file("ibdata1", system);
+            let Some(mut page0) = storage.read_file("t.ibd") else {
+                // The crash came before the first recovery renamed the new
+                // file: nothing of `t.ibd` to damage.
+                continue;
+            };
+            page0[5363] ^= 1 << 3;
+            storage.write_file("t.ibd", page0);
+            let r = Engine::open(
+                Box::new(storage.clone()),
+                Box::new(clock),
+                config(flush, Canaries::NONE, false),
+            );
+            match r {
+                Err(engine::Error::CorruptPage { file, page_no, .. }) => {
+                    assert_eq!((file.as_str(), page_no), ("t.ibd", 0), "crash at I/O {k}");
+                    assert!(
+                        storage.read_file("t.ibd").is_some(),
+                        "crash at I/O {k}: recovery deleted the file it reported corrupt"
+                    );
+                    reported += 1;
+                }
+                Ok((mut e, report)) => {
+                    // The new file's FILE_CREATE was in the log too: the
+                    // table was rebuilt from it under the temporary name
+                    // and renamed over the damaged file. The old file's
+                    // FILE_DELETE must not have removed the new one on the
+                    // way (before the fix it did, at every such crash
+                    // point).
+                    assert!(
+                        !report.files_replayed.iter().any(|f| f == "deleted t.ibd"),
+                        "crash at I/O {k}: the old file's FILE_DELETE removed the table's file: {:?}",
+                        report.files_replayed
+                    );
+                    let check = e.check_table("t").unwrap();
+                    assert!(check.is_ok(), "crash at I/O {k}: {:?}", check.problems);
+                    rebuilt += 1;
+                }
+                Err(err) => panic!("crash at I/O {k}, {back} before the end of recovery: {err}"),
+            }
         }
     }
     assert!(
