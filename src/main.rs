@@ -171,6 +171,9 @@ enum Command {
         /// innodb_lock_wait_timeout, seconds.
         #[arg(long = "innodb-lock-wait-timeout", default_value_t = 50)]
         lock_wait_timeout: u64,
+        /// max_connections: more are refused with 1040.
+        #[arg(long = "max-connections", default_value_t = 151)]
+        max_connections: usize,
     },
     /// The planted bugs (canaries) the checkers must catch, one per line;
     /// `lying-fsync` is the simulated disk's negative control.
@@ -973,7 +976,16 @@ fn main() -> ExitCode {
             password,
             flush,
             lock_wait_timeout,
-        } => serve(dir, port, user, password, flush, lock_wait_timeout),
+            max_connections,
+        } => serve(
+            dir,
+            port,
+            user,
+            password,
+            flush,
+            lock_wait_timeout,
+            max_connections,
+        ),
         Command::Canaries => {
             for c in engine::Canary::ALL {
                 println!("{c}");
@@ -1326,6 +1338,7 @@ fn serve(
     password: String,
     flush: u8,
     lock_wait_timeout: u64,
+    max_connections: usize,
 ) -> ExitCode {
     let flush_at_commit = match engine::FlushAtCommit::from_setting(flush) {
         Ok(f) => f,
@@ -1367,8 +1380,11 @@ fn serve(
         }
     };
     let log: sim::serve::Logger = std::sync::Arc::new(|line| eprintln!("innosim: {line}"));
-    let account = sim::serve::Account::new(&user, &password);
-    match sim::serve::start(server, listener, account, log) {
+    let settings = sim::serve::Settings {
+        account: sim::serve::Account::new(&user, &password),
+        max_connections,
+    };
+    match sim::serve::start(server, listener, settings, log) {
         Ok(h) => {
             eprintln!("innosim: listening on {} (user {user})", h.addr);
             match h.wait() {

@@ -26,7 +26,9 @@ fn start(password: &str) -> (Handle, Arc<Mutex<Vec<String>>>, tempfile::TempDir)
     let lines = Arc::new(Mutex::new(Vec::new()));
     let l = lines.clone();
     let log: serve::Logger = Arc::new(move |s| l.lock().unwrap().push(s));
-    let h = serve::start(server, listener, Account::new("root", password), log).unwrap();
+    let mut settings = serve::Settings::new(Account::new("root", password));
+    settings.max_connections = 6;
+    let h = serve::start(server, listener, settings, log).unwrap();
     (h, lines, dir)
 }
 
@@ -294,4 +296,105 @@ fn broken_packets_end_their_own_connection_only() {
         vec![vec![Some("1".into())]]
     );
     h.shutdown().unwrap();
+}
+
+#[test]
+fn kill_processlist_statistics_and_max_connections() {
+    let (h, log, _dir) = start("");
+    let mut a = Client::connect(h.addr, "root", "", Some("test")).unwrap();
+    let mut b = Client::connect(h.addr, "root", "", Some("test")).unwrap();
+    let mut admin = Client::connect(h.addr, "root", "", None).unwrap();
+    ok(
+        a.query("CREATE TABLE t (a INT PRIMARY KEY, v INT) ENGINE=InnoDB")
+            .unwrap(),
+    );
+    ok(a.query("INSERT INTO t VALUES (1, 0), (2, 0)").unwrap());
+    ok(a.query("BEGIN").unwrap());
+    ok(a.query("UPDATE t SET v = 1 WHERE a = 1").unwrap());
+    ok(b.query("BEGIN").unwrap());
+    ok(b.query("UPDATE t SET v = 2 WHERE a = 2").unwrap());
+    b.send_query("UPDATE t SET v = 3 WHERE a = 1").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    // SHOW PROCESSLIST: every connection, the blocked one with its
+    // statement.
+    let list = rows(admin.query("SHOW FULL PROCESSLIST").unwrap());
+    let (aid, bid) = (a.greeting.connection_id, b.greeting.connection_id);
+    let row_of = |id: u32| {
+        list.iter()
+            .find(|r| r[0].as_deref() == Some(id.to_string().as_str()))
+            .cloned()
+            .unwrap_or_else(|| panic!("no row for {id}: {list:?}"))
+    };
+    let rb = row_of(bid);
+    assert_eq!(rb[1].as_deref(), Some("root"));
+    assert_eq!(rb[3].as_deref(), Some("test"));
+    assert_eq!(rb[4].as_deref(), Some("Query"));
+    assert_eq!(rb[6].as_deref(), Some("Updating"));
+    assert_eq!(rb[7].as_deref(), Some("UPDATE t SET v = 3 WHERE a = 1"));
+    let ra = row_of(aid);
+    assert_eq!((ra[4].as_deref(), ra[7].as_deref()), (Some("Sleep"), None));
+    // KILL QUERY: b's statement ends with 1317, its transaction goes on.
+    ok(admin.query(&format!("KILL QUERY {bid}")).unwrap());
+    match b.finish().unwrap() {
+        Reply::Err(e) => {
+            assert_eq!(
+                (e.code, e.message.as_str()),
+                (1317, "Query execution was interrupted")
+            )
+        }
+        r => panic!("{r:?}"),
+    }
+    assert_eq!(
+        rows(b.query("SELECT v FROM t WHERE a = 2").unwrap()),
+        vec![vec![Some("2".into())]],
+        "b's own change is still there"
+    );
+    // KILL (the connection): b is closed, its transaction rolled back and
+    // its locks released.
+    ok(admin.query(&format!("KILL {bid}")).unwrap());
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    assert!(
+        b.query("SELECT 1").is_err(),
+        "the killed connection is closed"
+    );
+    ok(a.query("UPDATE t SET v = 4 WHERE a = 2").unwrap());
+    ok(a.query("COMMIT").unwrap());
+    assert_eq!(
+        rows(admin.query("SELECT a, v FROM test.t ORDER BY a").unwrap()),
+        vec![
+            vec![Some("1".into()), Some("1".into())],
+            vec![Some("2".into()), Some("4".into())]
+        ]
+    );
+    assert_eq!(error_code(admin.query("KILL 999").unwrap()), 1094);
+    assert_eq!(
+        error_code(admin.command(&Command::ProcessKill(998)).unwrap()),
+        1094
+    );
+    let stats = admin.statistics().unwrap();
+    assert!(stats.starts_with("Uptime: "), "{stats}");
+    assert!(stats.contains("  Questions: "), "{stats}");
+    // max_connections is 6 here: a, admin and four more; the seventh is
+    // refused with 1040.
+    assert_eq!(
+        rows(admin.query("SELECT @@max_connections").unwrap()),
+        vec![vec![Some("6".into())]]
+    );
+    let more: Vec<Client> = (0..4)
+        .map(|_| Client::connect(h.addr, "root", "", None).unwrap())
+        .collect();
+    match Client::connect(h.addr, "root", "", None) {
+        Err(ClientError::Refused(e)) => {
+            assert_eq!((e.code, e.message.as_str()), (1040, "Too many connections"))
+        }
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!("a seventh connection got in"),
+    }
+    drop(more);
+    h.shutdown().unwrap();
+    let log = log.lock().unwrap();
+    assert!(
+        log.iter().any(|l| l == &format!("connection {bid} killed")),
+        "{log:?}"
+    );
 }

@@ -75,6 +75,12 @@ impl Client {
             greeting: Greeting::default(),
         };
         let g = c.read()?;
+        if g.first() == Some(&0xFF) {
+            // Refused before the greeting (1040: too many connections).
+            if let Some((Reply::Err(e), _)) = reply::read_reply(std::slice::from_ref(&g))? {
+                return Err(ClientError::Refused(e));
+            }
+        }
         c.greeting = Greeting::decode(&g)?;
         let mut caps = cap::PROTOCOL_41
             | cap::SECURE_CONNECTION
@@ -175,6 +181,14 @@ impl Client {
                 return Ok(r);
             }
         }
+    }
+
+    /// COM_STATISTICS: the server's one-line status text.
+    pub fn statistics(&mut self) -> Result<String, ClientError> {
+        self.seq = 0;
+        self.send(&Command::Statistics.encode())?;
+        let p = self.read()?;
+        Ok(String::from_utf8_lossy(&p).into_owned())
     }
 
     /// Closes with COM_QUIT.

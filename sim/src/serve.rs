@@ -12,9 +12,11 @@
 //!
 //! Built so far: the connection phase (greeting, `mysql_native_password`
 //! with one configured user, an AuthSwitchRequest for a client that
-//! offers another plugin, 1045 for a wrong password), COM_QUERY with text
-//! result sets, COM_INIT_DB, COM_PING, COM_QUIT, and an ERR 1047 for every
-//! other command. A result column that is a table's column is defined
+//! offers another plugin, 1045 for a wrong password, 1040 past
+//! max_connections), COM_QUERY with text result sets, COM_INIT_DB,
+//! COM_PING, COM_QUIT, COM_PROCESS_KILL and KILL [QUERY] (a killed
+//! connection's socket is shut), COM_STATISTICS, and an ERR 1047 for
+//! every other command (prepared statements among them: not built yet). A result column that is a table's column is defined
 //! by its schema (type, display length, charset, NOT NULL, UNSIGNED,
 //! PRIMARY or UNIQUE where the column itself says so, AUTO_INCREMENT);
 //! any other (an expression, SHOW's columns) by its values (an integer
@@ -80,7 +82,43 @@ enum Msg {
         answer: Sender<Answer>,
     },
     Disconnect(ConnId),
+    /// The user the connection logged in as.
+    Client {
+        conn: ConnId,
+        user: String,
+        host: String,
+    },
+    /// COM_PROCESS_KILL.
+    Kill {
+        conn: ConnId,
+        target: u32,
+        answer: Sender<Answer>,
+    },
+    /// COM_STATISTICS.
+    Statistics(Sender<String>),
 }
+
+/// What the server admits.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The one account.
+    pub account: Account,
+    /// max_connections: one more is refused with 1040.
+    pub max_connections: usize,
+}
+
+impl Settings {
+    /// `account`, and MySQL 5.1's 151 connections.
+    pub fn new(account: Account) -> Settings {
+        Settings {
+            account,
+            max_connections: 151,
+        }
+    }
+}
+
+/// The open connections' sockets, for KILL to close.
+type Sockets = std::sync::Arc<std::sync::Mutex<std::collections::HashMap<ConnId, TcpStream>>>;
 
 /// A running server: where it listens, and how to stop it.
 pub struct Handle {
@@ -125,9 +163,9 @@ impl Handle {
 /// Serves `server` on `listener` (bound already: port 0 picks a free
 /// one), letting in `account`.
 pub fn start(
-    server: Server,
+    mut server: Server,
     listener: TcpListener,
-    account: Account,
+    settings: Settings,
     log: Logger,
 ) -> std::io::Result<Handle> {
     let addr = listener.local_addr()?;
@@ -135,9 +173,13 @@ pub fn start(
     let (tx, rx) = channel::<Msg>();
     let engine_stop = stop.clone();
     let engine_log = log.clone();
+    let sockets: Sockets = Default::default();
+    let engine_sockets = sockets.clone();
+    server.set_max_connections(settings.max_connections as u64);
     let engine = std::thread::Builder::new()
         .name("engine".into())
-        .spawn(move || engine_loop(server, rx, engine_stop, engine_log))?;
+        .spawn(move || engine_loop(server, rx, engine_stop, engine_log, engine_sockets))?;
+    let open = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let accept_stop = stop.clone();
     let accept = std::thread::Builder::new()
         .name("accept".into())
@@ -155,8 +197,11 @@ pub fn start(
                     *b = rng.gen_range(33..127);
                 }
                 let tx = tx.clone();
-                let account = account.clone();
+                let account = settings.account.clone();
                 let log = log.clone();
+                let sockets = sockets.clone();
+                let open = open.clone();
+                let max = settings.max_connections;
                 let _ = std::thread::Builder::new()
                     .name("connection".into())
                     .spawn(move || {
@@ -164,7 +209,20 @@ pub fn start(
                         let peer = stream
                             .peer_addr()
                             .map_or("?".to_string(), |a| a.to_string());
-                        let ended = connection(stream, tx, &account, scramble, &log, &peer);
+                        let n = open.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        let ended = if n >= max {
+                            // ER_CON_COUNT_ERROR, in place of the greeting.
+                            let mut w = Wire {
+                                stream,
+                                reader: PacketReader::new(0),
+                                seq: 0,
+                            };
+                            log(format!("connection from {peer} refused: too many"));
+                            w.send(&[err(1040, "Too many connections")])
+                        } else {
+                            connection(stream, tx, &account, scramble, &log, &peer, &sockets)
+                        };
+                        open.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
                         if let Err(e) = ended {
                             log(format!("connection from {peer} ended: {e}"));
                         }
@@ -186,8 +244,11 @@ fn engine_loop(
     rx: Receiver<Msg>,
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
     log: Logger,
+    sockets: Sockets,
 ) -> Result<(), String> {
     let mut blocked: Vec<(ConnId, Sender<Answer>)> = Vec::new();
+    let started = std::time::Instant::now();
+    let mut questions = 0u64;
     let answer = |server: &Server, c: ConnId, reply: Reply| {
         let (in_trans, autocommit) = server.transaction_state(c);
         Answer {
@@ -210,12 +271,41 @@ fn engine_loop(
                 conn,
                 sql,
                 answer: back,
-            }) => match server.execute(conn, &sql) {
-                Outcome::Done(reply) => {
-                    let _ = back.send(answer(&server, conn, reply));
+            }) => {
+                questions += 1;
+                match server.execute(conn, &sql) {
+                    Outcome::Done(reply) => {
+                        let _ = back.send(answer(&server, conn, reply));
+                    }
+                    Outcome::Blocked => blocked.push((conn, back)),
                 }
-                Outcome::Blocked => blocked.push((conn, back)),
-            },
+            }
+            Ok(Msg::Client { conn, user, host }) => server.set_client(conn, &user, &host),
+            Ok(Msg::Kill {
+                conn,
+                target,
+                answer: back,
+            }) => {
+                let reply = match server.kill(conn, u64::from(target), false) {
+                    Ok(()) => Reply::Ok {
+                        affected: 0,
+                        info: None,
+                        warnings: 0,
+                    },
+                    Err(e) => Reply::Error(e),
+                };
+                let _ = back.send(answer(&server, conn, reply));
+            }
+            Ok(Msg::Statistics(back)) => {
+                let uptime = started.elapsed().as_secs().max(1);
+                let threads = sockets.lock().map_or(0, |m| m.len());
+                let _ = back.send(format!(
+                    "Uptime: {uptime}  Threads: {threads}  Questions: {questions}  \
+                     Slow queries: 0  Opens: 0  Flush tables: 1  Open tables: 0  \
+                     Queries per second avg: {:.3}",
+                    questions as f64 / uptime as f64
+                ));
+            }
             Ok(Msg::Disconnect(conn)) => {
                 blocked.retain(|(c, _)| *c != conn);
                 match server.disconnect(conn) {
@@ -240,6 +330,14 @@ fn engine_loop(
             }
         }
         blocked = still;
+        // KILL: the connection's socket is shut, its thread sees the end
+        // and disconnects it (rolling back what it had open).
+        for k in server.take_killed() {
+            if let Some(stream) = sockets.lock().ok().and_then(|mut m| m.remove(&k)) {
+                let _ = stream.shutdown(std::net::Shutdown::Both);
+            }
+            log(format!("connection {k} killed"));
+        }
     }
     let closed = server.close().map_err(|e| e.to_string());
     log(match &closed {
@@ -306,12 +404,19 @@ fn connection(
     scramble: [u8; 20],
     log: &Logger,
     peer: &str,
+    sockets: &Sockets,
 ) -> Result<(), String> {
     let (back, answer) = channel();
     tx.send(Msg::Connect(back)).map_err(|e| e.to_string())?;
     let conn = answer.recv().map_err(|e| e.to_string())?;
     log(format!("connection {conn} from {peer}"));
+    if let (Ok(s), Ok(mut m)) = (stream.try_clone(), sockets.lock()) {
+        m.insert(conn, s);
+    }
     let result = session(stream, &tx, conn, account, scramble);
+    if let Ok(mut m) = sockets.lock() {
+        m.remove(&conn);
+    }
     let _ = tx.send(Msg::Disconnect(conn));
     result
 }
@@ -380,6 +485,11 @@ fn session(
         .map_err(|e| e.to_string())?;
         answer.recv().map_err(|e| e.to_string())
     };
+    let _ = tx.send(Msg::Client {
+        conn,
+        user: resp.user.clone(),
+        host: "localhost".into(),
+    });
     if let Some(db) = &resp.database {
         let a = ask(format!("USE `{}`", db.replace('`', "``")))?;
         if let Reply::Error(e) = a.reply {
@@ -426,6 +536,23 @@ fn session(
                 let sql = String::from_utf8_lossy(&q).into_owned();
                 let a = ask(sql)?;
                 w.send(&answer_packets(a))?;
+            }
+            Command::ProcessKill(target) => {
+                let (back, answer) = channel();
+                tx.send(Msg::Kill {
+                    conn,
+                    target,
+                    answer: back,
+                })
+                .map_err(|e| e.to_string())?;
+                let a = answer.recv().map_err(|e| e.to_string())?;
+                w.send(&answer_packets(a))?;
+            }
+            Command::Statistics => {
+                let (back, answer) = channel();
+                tx.send(Msg::Statistics(back)).map_err(|e| e.to_string())?;
+                let text = answer.recv().map_err(|e| e.to_string())?;
+                w.send(&[text.into_bytes()])?;
             }
             Command::StmtClose(_) | Command::StmtSendLongData(_) => {}
             _ => w.send(&[err(1047, "Unknown command")])?,

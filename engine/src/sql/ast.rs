@@ -523,6 +523,11 @@ pub enum Show {
     Collation(Option<String>, Option<Expr>),
     /// SHOW CHARACTER SET [LIKE 'p' | WHERE expr].
     CharacterSet(Option<String>, Option<Expr>),
+    /// SHOW [FULL] PROCESSLIST.
+    Processlist {
+        /// FULL: the whole statement text, not its first 100 characters.
+        full: bool,
+    },
 }
 
 /// A statement.
@@ -597,6 +602,13 @@ pub enum Stmt {
     Check(Vec<TableName>),
     /// EXPLAIN SELECT (DESCRIBE SELECT).
     Explain(Box<Select>),
+    /// KILL [CONNECTION | QUERY] id.
+    Kill {
+        /// The connection's id.
+        id: Expr,
+        /// QUERY: only the statement it runs.
+        query: bool,
+    },
     /// CHECKSUM TABLE t, ... [QUICK | EXTENDED]
     Checksum {
         /// The tables.

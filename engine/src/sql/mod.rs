@@ -102,6 +102,8 @@ struct Globals {
     /// character_set_client, _connection and _results for new
     /// connections.
     charsets: (&'static str, Collation, Option<&'static str>),
+    /// max_connections: what the protocol layer admits.
+    max_connections: u64,
 }
 
 /// auto_increment_increment and auto_increment_offset: generated values
@@ -269,6 +271,13 @@ struct Conn {
     /// The last result set's columns: each one's table column, if it is
     /// one.
     result_columns: Vec<Option<ColumnSource>>,
+    /// When its statement began, or its last one ended (engine clock,
+    /// for SHOW PROCESSLIST's Time).
+    since_us: u64,
+    /// KILL QUERY ended its blocked statement: the statement answers 1317.
+    killed: bool,
+    /// The user and host it logged in as (SHOW PROCESSLIST).
+    client: (String, String),
 }
 
 /// Where a result column comes from, when it is a table's column: what a
@@ -305,6 +314,8 @@ pub struct Server {
     /// The table cache: each table a statement has opened, by engine
     /// name, with the table id it had then (see `open_table`).
     open_tables: BTreeMap<String, u64>,
+    /// Connections KILL ended, for the protocol layer to close.
+    killed: Vec<ConnId>,
 }
 
 /// A table's engine name: `db$table`, each part in MySQL's filename
@@ -386,6 +397,7 @@ impl Server {
             autoinc_step: AutoincStep::default(),
             binlog_format: "STATEMENT",
             charsets: ("latin1", Collation::Latin1SwedishCi, Some("latin1")),
+            max_connections: 151,
         };
         let mut s = Server {
             engine,
@@ -396,6 +408,7 @@ impl Server {
             autoinc: BTreeMap::new(),
             internal,
             open_tables: BTreeMap::new(),
+            killed: Vec::new(),
         };
         for name in s.engine.table_names() {
             let Some((_, t)) = split_name(&name) else {
@@ -466,6 +479,9 @@ impl Server {
                 stmt_insert_id: None,
                 charsets: self.globals.charsets,
                 result_columns: Vec::new(),
+                since_us: self.engine.now_us(),
+                killed: false,
+                client: ("root".into(), "localhost".into()),
             },
         );
         // The session's settings from the globals; these requests cannot
@@ -525,6 +541,52 @@ impl Server {
         }
     }
 
+    /// Who the connection logged in as, for SHOW PROCESSLIST.
+    pub fn set_client(&mut self, c: ConnId, user: &str, host: &str) {
+        if let Some(conn) = self.conns.get_mut(&c) {
+            conn.client = (user.to_string(), host.to_string());
+        }
+    }
+
+    /// max_connections, as the protocol layer enforces it.
+    pub fn set_max_connections(&mut self, n: u64) {
+        self.globals.max_connections = n;
+    }
+
+    /// KILL [QUERY] `target` from connection `c` (and COM_PROCESS_KILL):
+    /// the target's blocked statement, if any, is given up and answers
+    /// 1317 when next resumed ([`Server::resume`]); without `query`, the
+    /// connection is also put on the list [`Server::take_killed`] gives
+    /// the protocol layer, which closes it. 1094 for an unknown id.
+    pub fn kill(&mut self, c: ConnId, target: u64, query: bool) -> Result<(), SqlError> {
+        let _ = c;
+        let Some(t) = ConnId::try_from(target)
+            .ok()
+            .filter(|t| self.conns.contains_key(t))
+        else {
+            return Err(SqlError::new(1094, format!("Unknown thread id: {target}")));
+        };
+        let conn = self.conns.get_mut(&t).expect("checked");
+        if conn.running.is_some() {
+            let session = conn.session;
+            conn.running = None;
+            conn.killed = true;
+            // The statement is undone as after a lock wait timeout; the
+            // transaction stays open (InnoDB's DB_INTERRUPTED).
+            let _ = self.engine.cancel_wait(session);
+        }
+        if !query && !self.killed.contains(&t) {
+            self.killed.push(t);
+        }
+        Ok(())
+    }
+
+    /// The connections KILL ended since the last call, for the protocol
+    /// layer to close (each must then be [`Server::disconnect`]ed).
+    pub fn take_killed(&mut self) -> Vec<ConnId> {
+        std::mem::take(&mut self.killed)
+    }
+
     /// The first AUTO_INCREMENT value the connection's last statement
     /// generated, 0 if none (the OK packet's last insert id).
     pub fn statement_insert_id(&self, c: ConnId) -> u64 {
@@ -582,6 +644,7 @@ impl Server {
         conn.query = Some(sql.to_string());
         conn.stmt_insert_id = None;
         conn.result_columns.clear();
+        conn.since_us = self.engine.now_us();
         let out = self.run(c, stmt);
         match out {
             Outcome::Done(reply) => self.finish(c, reply, keeps_warnings),
@@ -597,6 +660,13 @@ impl Server {
                 "Lost connection to MySQL server during query",
             )));
         };
+        if std::mem::take(&mut conn.killed) {
+            return self.finish(
+                c,
+                Reply::Error(SqlError::new(1317, "Query execution was interrupted")),
+                false,
+            );
+        }
         let Some(running) = conn.running.take() else {
             return Outcome::Done(Reply::Error(SqlError::new(
                 2014,
@@ -617,8 +687,10 @@ impl Server {
     }
 
     fn finish(&mut self, c: ConnId, reply: Reply, keeps_warnings: bool) -> Outcome {
+        let now = self.engine.now_us();
         let conn = self.conns.get_mut(&c).expect("connection exists");
         conn.query = None;
+        conn.since_us = now;
         if let (Some(id), false) = (conn.stmt_insert_id, matches!(reply, Reply::Error(_))) {
             conn.last_insert_id.set(id);
         }

@@ -372,6 +372,18 @@ impl Server {
             Stmt::Show(s) => Ok(Outcome::Done(self.show(c, s)?)),
             Stmt::Select(sel) => self.select(c, sel),
             Stmt::Explain(sel) => self.explain(c, *sel),
+            Stmt::Kill { id, query } => {
+                let no_cols = Columns::none();
+                let id = eval::eval(&id, None, &no_cols, &self.vars(c))?;
+                let id = id
+                    .as_i128()
+                    .and_then(|n| u64::try_from(n).ok())
+                    .ok_or_else(|| {
+                        SqlError::new(1094, format!("Unknown thread id: {}", id.render()))
+                    })?;
+                self.kill(c, id, query)?;
+                Ok(ok())
+            }
             Stmt::Insert {
                 table,
                 columns,

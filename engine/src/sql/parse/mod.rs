@@ -348,6 +348,18 @@ impl Parser<'_> {
                 Ok(Stmt::Rollback)
             }
             "SAVEPOINT" => Ok(Stmt::Savepoint(self.ident()?)),
+            "KILL" => {
+                let query = if self.eat_kw("QUERY") {
+                    true
+                } else {
+                    self.eat_kw("CONNECTION");
+                    false
+                };
+                Ok(Stmt::Kill {
+                    id: self.expr()?,
+                    query,
+                })
+            }
             "RELEASE" => {
                 self.expect_kw("SAVEPOINT")?;
                 Ok(Stmt::Release(self.ident()?))

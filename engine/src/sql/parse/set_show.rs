@@ -134,6 +134,12 @@ impl Parser<'_> {
         Ok(Stmt::Set(items))
     }
 
+    /// Whether the token `ahead` places past the next is the keyword `kw`.
+    pub(super) fn peek_kw_at(&self, ahead: usize, kw: &str) -> bool {
+        matches!(self.toks.get(self.pos + ahead).map(|t| &t.tok),
+            Some(Tok::Word { text, quoted: false }) if text.eq_ignore_ascii_case(kw))
+    }
+
     /// Whether the token just taken is the keyword `kw`.
     pub(super) fn prev_is_kw(&self, kw: &str) -> bool {
         self.pos > 0
@@ -205,6 +211,11 @@ impl Parser<'_> {
         } else if self.eat_kw("INNODB") {
             self.expect_kw("STATUS")?;
             Show::InnodbStatus
+        } else if self.eat_kw("PROCESSLIST") {
+            Show::Processlist { full: false }
+        } else if self.is_kw("FULL") && self.peek_kw_at(1, "PROCESSLIST") {
+            self.pos += 2;
+            Show::Processlist { full: true }
         } else if self.is_kw("COLUMNS") || self.is_kw("FULL") || self.is_kw("FIELDS") {
             self.eat_kw("FULL");
             if !self.eat_kw("COLUMNS") {

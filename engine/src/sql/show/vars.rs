@@ -50,6 +50,7 @@ pub(super) const VARIABLES: &[(&str, VarScope)] = &[
     ("innodb_version", VarScope::ReadOnly),
     ("insert_id", VarScope::Session),
     ("max_allowed_packet", VarScope::ReadOnly),
+    ("max_connections", VarScope::ReadOnly),
     ("sql_mode", VarScope::Both),
     ("storage_engine", VarScope::Both),
     ("tx_isolation", VarScope::Both),
@@ -289,6 +290,7 @@ impl Server {
             // The protocol's limit (sim::serve's MAX_ALLOWED_PACKET):
             // read-only until the server takes another.
             "max_allowed_packet" => int(1 << 20),
+            "max_connections" => int(self.globals.max_connections),
             "character_set_client"
             | "character_set_connection"
             | "character_set_results"
