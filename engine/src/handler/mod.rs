@@ -32,6 +32,8 @@ mod config;
 mod ddl;
 mod dml;
 mod estimate;
+mod verify;
+pub use verify::FileReport;
 mod foreign;
 mod index;
 mod info;
