@@ -371,6 +371,17 @@ fn kill_processlist_statistics_and_max_connections() {
         error_code(admin.command(&Command::ProcessKill(998)).unwrap()),
         1094
     );
+    // COM_FIELD_LIST: the table's columns, by pattern.
+    let cols = admin.field_list("test.t", "").unwrap().unwrap();
+    let names: Vec<&str> = cols.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, vec!["a", "v"]);
+    assert_eq!(cols[0].ty, engine::wire::reply::ty::LONG);
+    let cols = admin.field_list("test.t", "v%").unwrap().unwrap();
+    assert_eq!(cols.len(), 1);
+    assert_eq!(
+        admin.field_list("nosuch", "").unwrap().unwrap_err().code,
+        1146
+    );
     let stats = admin.statistics().unwrap();
     assert!(stats.starts_with("Uptime: "), "{stats}");
     assert!(stats.contains("  Questions: "), "{stats}");

@@ -183,6 +183,37 @@ impl Client {
         }
     }
 
+    /// COM_FIELD_LIST: a table's column definitions (each with its
+    /// default after it, not decoded), or the server's error.
+    pub fn field_list(
+        &mut self,
+        table: &str,
+        wildcard: &str,
+    ) -> Result<Result<Vec<reply::ColumnDef>, reply::ErrPacket>, ClientError> {
+        self.seq = 0;
+        self.send(
+            &Command::FieldList {
+                table: table.as_bytes().to_vec(),
+                wildcard: wildcard.as_bytes().to_vec(),
+            }
+            .encode(),
+        )?;
+        let mut cols = Vec::new();
+        loop {
+            let p = self.read()?;
+            match p.first() {
+                Some(0xFF) => {
+                    return match reply::read_reply(&[p])? {
+                        Some((Reply::Err(e), _)) => Ok(Err(e)),
+                        _ => Err(ClientError::Protocol("a broken ERR".into())),
+                    }
+                }
+                Some(0xFE) if p.len() < 9 => return Ok(Ok(cols)),
+                _ => cols.push(reply::ColumnDef::decode(&p)?),
+            }
+        }
+    }
+
     /// COM_STATISTICS: the server's one-line status text.
     pub fn statistics(&mut self) -> Result<String, ClientError> {
         self.seq = 0;

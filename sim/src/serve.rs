@@ -15,7 +15,8 @@
 //! offers another plugin, 1045 for a wrong password, 1040 past
 //! max_connections), COM_QUERY with text result sets, COM_INIT_DB,
 //! COM_PING, COM_QUIT, COM_PROCESS_KILL and KILL [QUERY] (a killed
-//! connection's socket is shut), COM_STATISTICS, and an ERR 1047 for
+//! connection's socket is shut), COM_STATISTICS, COM_FIELD_LIST, and an
+//! ERR 1047 for
 //! every other command (prepared statements among them: not built yet). A result column that is a table's column is defined
 //! by its schema (type, display length, charset, NOT NULL, UNSIGNED,
 //! PRIMARY or UNIQUE where the column itself says so, AUTO_INCREMENT);
@@ -96,6 +97,13 @@ enum Msg {
     },
     /// COM_STATISTICS.
     Statistics(Sender<String>),
+    /// COM_FIELD_LIST: a table's columns matching a pattern.
+    FieldList {
+        conn: ConnId,
+        table: String,
+        wildcard: String,
+        answer: Sender<Result<Vec<engine::sql::ColumnSource>, engine::sql::error::SqlError>>,
+    },
 }
 
 /// What the server admits.
@@ -295,6 +303,14 @@ fn engine_loop(
                     Err(e) => Reply::Error(e),
                 };
                 let _ = back.send(answer(&server, conn, reply));
+            }
+            Ok(Msg::FieldList {
+                conn,
+                table,
+                wildcard,
+                answer: back,
+            }) => {
+                let _ = back.send(server.table_columns(conn, &table, &wildcard));
             }
             Ok(Msg::Statistics(back)) => {
                 let uptime = started.elapsed().as_secs().max(1);
@@ -547,6 +563,38 @@ fn session(
                 .map_err(|e| e.to_string())?;
                 let a = answer.recv().map_err(|e| e.to_string())?;
                 w.send(&answer_packets(a))?;
+            }
+            Command::FieldList { table, wildcard } => {
+                let (back, answer) = channel();
+                tx.send(Msg::FieldList {
+                    conn,
+                    table: String::from_utf8_lossy(&table).into_owned(),
+                    wildcard: String::from_utf8_lossy(&wildcard).into_owned(),
+                    answer: back,
+                })
+                .map_err(|e| e.to_string())?;
+                match answer.recv().map_err(|e| e.to_string())? {
+                    Ok(cols) => {
+                        // Each definition followed by the column's default
+                        // (mysql_list_fields), then an EOF.
+                        let mut out: Vec<Vec<u8>> = cols
+                            .iter()
+                            .map(|src| {
+                                let mut def = column_of(&src.spec.name, src).encode();
+                                match &src.spec.default {
+                                    Some(d) if !d.is_null() => {
+                                        engine::wire::put_lenenc_str(&mut def, &d.to_bytes())
+                                    }
+                                    _ => def.push(0xFB),
+                                }
+                                def
+                            })
+                            .collect();
+                        out.push(reply::eof(0, status::AUTOCOMMIT));
+                        w.send(&out)?;
+                    }
+                    Err(e) => w.send(&[err(e.code, &e.message)])?,
+                }
             }
             Command::Statistics => {
                 let (back, answer) = channel();

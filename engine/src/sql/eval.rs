@@ -347,7 +347,7 @@ fn binary(op: BinOp, a: &Datum, b: &Datum, coll: Collation) -> Result<Datum, Sql
 /// `LIKE` with `%`, `_` and `\` escapes, characters matching when `eq`
 /// says so (by their weights in the comparison's collation, as
 /// `my_wildcmp_8bit` matches through the sort order).
-fn like(s: &[u8], p: &[u8], eq: impl Fn(u8, u8) -> bool) -> bool {
+pub(crate) fn like(s: &[u8], p: &[u8], eq: impl Fn(u8, u8) -> bool) -> bool {
     // Iterative matching with backtracking to the last `%`.
     let (mut i, mut j) = (0, 0);
     let mut star: Option<(usize, usize)> = None;

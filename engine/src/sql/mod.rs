@@ -587,6 +587,47 @@ impl Server {
         std::mem::take(&mut self.killed)
     }
 
+    /// The columns of table `table` (in the connection's database, or
+    /// `db.table`) whose names match the LIKE pattern `wildcard` (all for
+    /// an empty one): COM_FIELD_LIST. 1146 for an unknown table.
+    pub fn table_columns(
+        &mut self,
+        c: ConnId,
+        table: &str,
+        wildcard: &str,
+    ) -> Result<Vec<ColumnSource>, SqlError> {
+        let name = match table.split_once('.') {
+            Some((db, t)) => ast::TableName {
+                db: Some(db.to_string()),
+                name: t.to_string(),
+            },
+            None => ast::TableName {
+                db: None,
+                name: table.to_string(),
+            },
+        };
+        let (engine_name, meta) = self.resolve(c, &name)?;
+        let (db, org) = split_name(&engine_name).unwrap_or_default();
+        let default = meta.options.default_collation();
+        let pattern = if wildcard.is_empty() { "%" } else { wildcard };
+        let mut out = Vec::new();
+        for spec in &meta.columns {
+            let like = eval::like(spec.name.as_bytes(), pattern.as_bytes(), |a, b| {
+                a.eq_ignore_ascii_case(&b)
+            });
+            if like {
+                out.push(ColumnSource {
+                    db: db.clone(),
+                    table: name.name.clone(),
+                    org_table: org.clone(),
+                    spec: spec.clone(),
+                    collation: spec.collation.unwrap_or(default),
+                });
+            }
+        }
+        Ok(out)
+    }
+
     /// The first AUTO_INCREMENT value the connection's last statement
     /// generated, 0 if none (the OK packet's last insert id).
     pub fn statement_insert_id(&self, c: ConnId) -> u64 {

@@ -42,16 +42,7 @@ impl Server {
             }))
         };
         let Some(from) = sel.from.clone() else {
-            let post = SelectPost {
-                sel,
-                names: Vec::new(),
-                table: None,
-                shapes: Vec::new(),
-                collations: None,
-                join: None,
-                star: None,
-                sources: None,
-            };
+            let post = SelectPost::constant(sel);
             self.check_select_names(&post)?;
             let mut row = described(None, None, None, None, None, None, None);
             row[9] = Datum::str("No tables used");

@@ -208,6 +208,22 @@ pub(super) struct SelectPost {
     pub sources: Option<Vec<super::ColumnSource>>,
 }
 
+impl SelectPost {
+    /// The post-processing of a SELECT without FROM: one row of constants.
+    pub(super) fn constant(sel: Select) -> SelectPost {
+        SelectPost {
+            sel,
+            names: Vec::new(),
+            table: None,
+            shapes: Vec::new(),
+            collations: None,
+            join: None,
+            star: None,
+            sources: None,
+        }
+    }
+}
+
 type R<T> = Result<T, SqlError>;
 
 impl Server {

@@ -7,16 +7,7 @@ impl Server {
     pub(super) fn select(&mut self, c: ConnId, sel: Select) -> R<Outcome> {
         let Some(from) = sel.from.clone() else {
             // SELECT without FROM: one row of constants.
-            let post = SelectPost {
-                sel,
-                names: Vec::new(),
-                table: None,
-                shapes: Vec::new(),
-                collations: None,
-                join: None,
-                star: None,
-                sources: None,
-            };
+            let post = SelectPost::constant(sel);
             return Ok(Outcome::Done(self.finish_select(
                 c,
                 &post,
