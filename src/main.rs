@@ -174,6 +174,9 @@ enum Command {
         /// max_connections: more are refused with 1040.
         #[arg(long = "max-connections", default_value_t = 151)]
         max_connections: usize,
+        /// A Unix socket to listen on as well.
+        #[arg(long)]
+        socket: Option<std::path::PathBuf>,
     },
     /// Checks a real data directory as innochecksum and mysqlcheck do:
     /// recovers it, runs CHECK TABLE on every table, and reads back every
@@ -985,7 +988,8 @@ fn main() -> ExitCode {
             flush,
             lock_wait_timeout,
             max_connections,
-        } => serve(
+            socket,
+        } => serve(ServeOpts {
             dir,
             port,
             user,
@@ -993,7 +997,8 @@ fn main() -> ExitCode {
             flush,
             lock_wait_timeout,
             max_connections,
-        ),
+            socket,
+        }),
         Command::Check { dir } => check_dir(&dir),
         Command::Canaries => {
             for c in engine::Canary::ALL {
@@ -1340,7 +1345,8 @@ fn print_reply(reply: &engine::sql::Reply, vertical: bool) {
 }
 
 /// `innosim sql`.
-fn serve(
+/// `innosim serve`'s options.
+struct ServeOpts {
     dir: std::path::PathBuf,
     port: u16,
     user: String,
@@ -1348,7 +1354,20 @@ fn serve(
     flush: u8,
     lock_wait_timeout: u64,
     max_connections: usize,
-) -> ExitCode {
+    socket: Option<std::path::PathBuf>,
+}
+
+fn serve(opts: ServeOpts) -> ExitCode {
+    let ServeOpts {
+        dir,
+        port,
+        user,
+        password,
+        flush,
+        lock_wait_timeout,
+        max_connections,
+        socket,
+    } = opts;
     let flush_at_commit = match engine::FlushAtCommit::from_setting(flush) {
         Ok(f) => f,
         Err(e) => return usage(format!("--innodb-flush-log-at-trx-commit: {e}")),
@@ -1392,10 +1411,18 @@ fn serve(
     let settings = sim::serve::Settings {
         account: sim::serve::Account::new(&user, &password),
         max_connections,
+        socket: socket.clone(),
     };
     match sim::serve::start(server, listener, settings, log) {
         Ok(h) => {
-            eprintln!("innosim: listening on {} (user {user})", h.addr);
+            match &socket {
+                Some(p) => eprintln!(
+                    "innosim: listening on {} and {} (user {user})",
+                    h.addr,
+                    p.display()
+                ),
+                None => eprintln!("innosim: listening on {} (user {user})", h.addr),
+            }
             match h.wait() {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {

@@ -409,3 +409,32 @@ fn kill_processlist_statistics_and_max_connections() {
         "{log:?}"
     );
 }
+
+#[test]
+fn a_unix_socket_serves_the_same_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let storage = engine::io::OsStorage::new(dir.path()).unwrap();
+    let (server, _) = Server::open(
+        Box::new(storage),
+        Box::new(engine::io::OsClock::new()),
+        sim::script::script_config(),
+    )
+    .unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let sock = dir.path().join("innosim.sock");
+    let mut settings = serve::Settings::new(Account::new("root", ""));
+    settings.socket = Some(sock.clone());
+    let log: serve::Logger = Arc::new(|_| {});
+    let h = serve::start(server, listener, settings, log).unwrap();
+    let mut u = Client::connect_unix(&sock, "root", "", Some("test")).unwrap();
+    let mut t = Client::connect(h.addr, "root", "", Some("test")).unwrap();
+    ok(u.query("CREATE TABLE t (a INT PRIMARY KEY) ENGINE=InnoDB")
+        .unwrap());
+    ok(u.query("INSERT INTO t VALUES (1)").unwrap());
+    assert_eq!(
+        rows(t.query("SELECT a FROM t").unwrap()),
+        vec![vec![Some("1".into())]]
+    );
+    h.shutdown().unwrap();
+    assert!(!sock.exists(), "the socket file is removed at shutdown");
+}

@@ -51,7 +51,7 @@ impl From<engine::wire::WireError> for ClientError {
 
 /// An open connection.
 pub struct Client {
-    stream: TcpStream,
+    stream: Box<dyn crate::serve::Stream>,
     reader: PacketReader,
     seq: u8,
     /// The server's greeting.
@@ -68,6 +68,26 @@ impl Client {
     ) -> Result<Client, ClientError> {
         let stream = TcpStream::connect(addr)?;
         stream.set_nodelay(true)?;
+        Client::login(Box::new(stream), user, password, db)
+    }
+
+    /// [`Client::connect`] over a Unix socket.
+    pub fn connect_unix(
+        path: impl AsRef<std::path::Path>,
+        user: &str,
+        password: &str,
+        db: Option<&str>,
+    ) -> Result<Client, ClientError> {
+        let stream = std::os::unix::net::UnixStream::connect(path)?;
+        Client::login(Box::new(stream), user, password, db)
+    }
+
+    fn login(
+        stream: Box<dyn crate::serve::Stream>,
+        user: &str,
+        password: &str,
+        db: Option<&str>,
+    ) -> Result<Client, ClientError> {
         let mut c = Client {
             stream,
             reader: PacketReader::new(1 << 30),

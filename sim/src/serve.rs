@@ -113,6 +113,8 @@ pub struct Settings {
     pub account: Account,
     /// max_connections: one more is refused with 1040.
     pub max_connections: usize,
+    /// A Unix socket to listen on too.
+    pub socket: Option<std::path::PathBuf>,
 }
 
 impl Settings {
@@ -121,12 +123,87 @@ impl Settings {
         Settings {
             account,
             max_connections: 151,
+            socket: None,
         }
     }
 }
 
+/// A connection's byte stream: TCP or a Unix socket.
+pub trait Stream: Read + Write + Send {
+    /// A handle that shuts the stream down from another thread (KILL).
+    fn closer(&self) -> Option<Box<dyn Fn() + Send>>;
+}
+
+impl Stream for TcpStream {
+    fn closer(&self) -> Option<Box<dyn Fn() + Send>> {
+        let s = self.try_clone().ok()?;
+        Some(Box::new(move || {
+            let _ = s.shutdown(std::net::Shutdown::Both);
+        }))
+    }
+}
+
+impl Stream for std::os::unix::net::UnixStream {
+    fn closer(&self) -> Option<Box<dyn Fn() + Send>> {
+        let s = self.try_clone().ok()?;
+        Some(Box::new(move || {
+            let _ = s.shutdown(std::net::Shutdown::Both);
+        }))
+    }
+}
+
 /// The open connections' sockets, for KILL to close.
-type Sockets = std::sync::Arc<std::sync::Mutex<std::collections::HashMap<ConnId, TcpStream>>>;
+type Sockets =
+    std::sync::Arc<std::sync::Mutex<std::collections::HashMap<ConnId, Box<dyn Fn() + Send>>>>;
+
+/// What every accepted connection shares.
+#[derive(Clone)]
+struct Shared {
+    tx: Sender<Msg>,
+    account: Account,
+    log: Logger,
+    sockets: Sockets,
+    open: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    max: usize,
+}
+
+impl Shared {
+    /// Serves one accepted stream on a thread of its own.
+    fn spawn(&self, stream: Box<dyn Stream>, peer: String, scramble: [u8; 20]) {
+        let me = self.clone();
+        let _ = std::thread::Builder::new()
+            .name("connection".into())
+            .spawn(move || {
+                let n = me.open.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let ended = if n >= me.max {
+                    // ER_CON_COUNT_ERROR, in place of the greeting.
+                    let mut w = Wire {
+                        stream,
+                        reader: PacketReader::new(0),
+                        seq: 0,
+                    };
+                    (me.log)(format!("connection from {peer} refused: too many"));
+                    w.send(&[err(1040, "Too many connections")])
+                } else {
+                    connection(stream, &me, scramble, &peer)
+                };
+                me.open.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+                if let Err(e) = ended {
+                    (me.log)(format!("connection from {peer} ended: {e}"));
+                }
+            });
+    }
+}
+
+/// A scramble: 20 printable bytes, as MySQL's create_random_string makes
+/// it, from an RNG seeded by the OS (it must not be guessable).
+fn scramble(rng: &mut rand_chacha::ChaCha8Rng) -> [u8; 20] {
+    let mut s = [0u8; 20];
+    for b in &mut s {
+        *b = rng.gen_range(33..127);
+    }
+    s
+}
 
 /// A running server: where it listens, and how to stop it.
 pub struct Handle {
@@ -135,6 +212,7 @@ pub struct Handle {
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
     engine: Option<std::thread::JoinHandle<Result<(), String>>>,
     accept: Option<std::thread::JoinHandle<()>>,
+    unix: Option<(std::path::PathBuf, std::thread::JoinHandle<()>)>,
 }
 
 impl Handle {
@@ -146,10 +224,15 @@ impl Handle {
 
     fn stop_threads(&mut self) -> Result<(), String> {
         self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
-        // Wake the accept loop.
+        // Wake the accept loops.
         let _ = TcpStream::connect(self.addr);
         if let Some(a) = self.accept.take() {
             let _ = a.join();
+        }
+        if let Some((path, a)) = self.unix.take() {
+            let _ = std::os::unix::net::UnixStream::connect(&path);
+            let _ = a.join();
+            let _ = std::fs::remove_file(&path);
         }
         match self.engine.take() {
             Some(e) => e
@@ -187,61 +270,65 @@ pub fn start(
     let engine = std::thread::Builder::new()
         .name("engine".into())
         .spawn(move || engine_loop(server, rx, engine_stop, engine_log, engine_sockets))?;
-    let open = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let shared = Shared {
+        tx,
+        account: settings.account.clone(),
+        log: log.clone(),
+        sockets,
+        open: Default::default(),
+        max: settings.max_connections,
+    };
     let accept_stop = stop.clone();
+    let tcp = shared.clone();
     let accept = std::thread::Builder::new()
         .name("accept".into())
         .spawn(move || {
-            // The scramble must not be guessable: seeded from the OS.
             let mut rng = rand_chacha::ChaCha8Rng::from_entropy();
             for stream in listener.incoming() {
                 if accept_stop.load(std::sync::atomic::Ordering::SeqCst) {
                     break;
                 }
                 let Ok(stream) = stream else { continue };
-                let mut scramble = [0u8; 20];
-                for b in &mut scramble {
-                    // Printable, as MySQL's create_random_string makes it.
-                    *b = rng.gen_range(33..127);
-                }
-                let tx = tx.clone();
-                let account = settings.account.clone();
-                let log = log.clone();
-                let sockets = sockets.clone();
-                let open = open.clone();
-                let max = settings.max_connections;
-                let _ = std::thread::Builder::new()
-                    .name("connection".into())
-                    .spawn(move || {
-                        let _ = stream.set_nodelay(true);
-                        let peer = stream
-                            .peer_addr()
-                            .map_or("?".to_string(), |a| a.to_string());
-                        let n = open.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                        let ended = if n >= max {
-                            // ER_CON_COUNT_ERROR, in place of the greeting.
-                            let mut w = Wire {
-                                stream,
-                                reader: PacketReader::new(0),
-                                seq: 0,
-                            };
-                            log(format!("connection from {peer} refused: too many"));
-                            w.send(&[err(1040, "Too many connections")])
-                        } else {
-                            connection(stream, tx, &account, scramble, &log, &peer, &sockets)
-                        };
-                        open.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
-                        if let Err(e) = ended {
-                            log(format!("connection from {peer} ended: {e}"));
-                        }
-                    });
+                let _ = stream.set_nodelay(true);
+                let peer = stream
+                    .peer_addr()
+                    .map_or("?".to_string(), |a| a.to_string());
+                tcp.spawn(Box::new(stream), peer, scramble(&mut rng));
             }
         })?;
+    let unix = match &settings.socket {
+        None => None,
+        Some(path) => {
+            // A socket file a killed server left behind is replaced.
+            let _ = std::fs::remove_file(path);
+            let unix_listener = std::os::unix::net::UnixListener::bind(path)?;
+            let unix_stop = stop.clone();
+            let local = shared.clone();
+            let handle = std::thread::Builder::new()
+                .name("accept-unix".into())
+                .spawn(move || {
+                    let mut rng = rand_chacha::ChaCha8Rng::from_entropy();
+                    for stream in unix_listener.incoming() {
+                        if unix_stop.load(std::sync::atomic::Ordering::SeqCst) {
+                            break;
+                        }
+                        let Ok(stream) = stream else { continue };
+                        local.spawn(
+                            Box::new(stream),
+                            "localhost (socket)".into(),
+                            scramble(&mut rng),
+                        );
+                    }
+                })?;
+            Some((path.clone(), handle))
+        }
+    };
     Ok(Handle {
         addr,
         stop,
         engine: Some(engine),
         accept: Some(accept),
+        unix,
     })
 }
 
@@ -349,8 +436,8 @@ fn engine_loop(
         // KILL: the connection's socket is shut, its thread sees the end
         // and disconnects it (rolling back what it had open).
         for k in server.take_killed() {
-            if let Some(stream) = sockets.lock().ok().and_then(|mut m| m.remove(&k)) {
-                let _ = stream.shutdown(std::net::Shutdown::Both);
+            if let Some(close) = sockets.lock().ok().and_then(|mut m| m.remove(&k)) {
+                close();
             }
             log(format!("connection {k} killed"));
         }
@@ -365,7 +452,7 @@ fn engine_loop(
 
 /// A connection's socket, its packet reader and its sequence id.
 struct Wire {
-    stream: TcpStream,
+    stream: Box<dyn Stream>,
     reader: PacketReader,
     seq: u8,
 }
@@ -414,23 +501,21 @@ fn err(code: u16, message: &str) -> Vec<u8> {
 
 /// One connection, from the greeting to its close.
 fn connection(
-    stream: TcpStream,
-    tx: Sender<Msg>,
-    account: &Account,
+    stream: Box<dyn Stream>,
+    shared: &Shared,
     scramble: [u8; 20],
-    log: &Logger,
     peer: &str,
-    sockets: &Sockets,
 ) -> Result<(), String> {
+    let tx = &shared.tx;
     let (back, answer) = channel();
     tx.send(Msg::Connect(back)).map_err(|e| e.to_string())?;
     let conn = answer.recv().map_err(|e| e.to_string())?;
-    log(format!("connection {conn} from {peer}"));
-    if let (Ok(s), Ok(mut m)) = (stream.try_clone(), sockets.lock()) {
-        m.insert(conn, s);
+    (shared.log)(format!("connection {conn} from {peer}"));
+    if let (Some(close), Ok(mut m)) = (stream.closer(), shared.sockets.lock()) {
+        m.insert(conn, close);
     }
-    let result = session(stream, &tx, conn, account, scramble);
-    if let Ok(mut m) = sockets.lock() {
+    let result = session(stream, tx, conn, &shared.account, scramble);
+    if let Ok(mut m) = shared.sockets.lock() {
         m.remove(&conn);
     }
     let _ = tx.send(Msg::Disconnect(conn));
@@ -438,7 +523,7 @@ fn connection(
 }
 
 fn session(
-    stream: TcpStream,
+    stream: Box<dyn Stream>,
     tx: &Sender<Msg>,
     conn: ConnId,
     account: &Account,
