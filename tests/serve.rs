@@ -162,6 +162,15 @@ fn statements_run_over_the_protocol_with_mysqls_replies() {
         other => panic!("{other:?}"),
     }
     assert_eq!(error_code(c.query("SELEKT 1").unwrap()), 1064);
+    // Statement bytes that are not UTF-8 are refused, not replaced.
+    let mut raw = b"INSERT INTO t VALUES (9, '".to_vec();
+    raw.extend([0xE9, 0xFF]);
+    raw.extend(b"')");
+    assert_eq!(error_code(c.command(&Command::Query(raw)).unwrap()), 1300);
+    assert_eq!(
+        rows(c.query("SELECT COUNT(*) FROM t WHERE a = 9").unwrap()),
+        vec![vec![Some("0".into())]]
+    );
     ok(c.command(&Command::Ping).unwrap());
     ok(c.command(&Command::InitDb(b"test".to_vec())).unwrap());
     assert_eq!(

@@ -628,16 +628,20 @@ fn session(
         match cmd {
             Command::Quit => return Ok(()),
             Command::Ping => w.send(&[OkPacket::default().encode()])?,
-            Command::InitDb(db) => {
-                let db = String::from_utf8_lossy(&db).replace('`', "``");
-                let a = ask(format!("USE `{db}`"))?;
-                w.send(&answer_packets(a))?;
-            }
-            Command::Query(q) => {
-                let sql = String::from_utf8_lossy(&q).into_owned();
-                let a = ask(sql)?;
-                w.send(&answer_packets(a))?;
-            }
+            Command::InitDb(db) => match utf8(&db) {
+                Ok(db) => {
+                    let a = ask(format!("USE `{}`", db.replace('`', "``")))?;
+                    w.send(&answer_packets(a))?;
+                }
+                Err(e) => w.send(&[e])?,
+            },
+            Command::Query(q) => match utf8(&q) {
+                Ok(sql) => {
+                    let a = ask(sql)?;
+                    w.send(&answer_packets(a))?;
+                }
+                Err(e) => w.send(&[e])?,
+            },
             Command::ProcessKill(target) => {
                 let (back, answer) = channel();
                 tx.send(Msg::Kill {
@@ -689,6 +693,28 @@ fn session(
             }
             Command::StmtClose(_) | Command::StmtSendLongData(_) => {}
             _ => w.send(&[err(1047, "Unknown command")])?,
+        }
+    }
+}
+
+/// A command's text as the SQL layer takes it. The layer reads
+/// statements as UTF-8; bytes that are not (a latin1 client's accented
+/// letters, a driver's raw binary string) are refused with 1300 rather
+/// than replaced, which would change the data.
+fn utf8(bytes: &[u8]) -> Result<String, Vec<u8>> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Ok(s.to_string()),
+        Err(e) => {
+            let at = e.valid_up_to();
+            let bad: String = bytes[at..]
+                .iter()
+                .take(16)
+                .map(|b| format!("\\x{b:02X}"))
+                .collect();
+            Err(err(
+                1300,
+                &format!("Invalid utf8 character string: '{bad}'"),
+            ))
         }
     }
 }
