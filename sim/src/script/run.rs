@@ -684,6 +684,11 @@ impl Runner {
             return Ok(());
         }
         let out = self.server().execute(id, q);
+        // A connection KILL ended is gone, as mysqld closes it: its next
+        // statement finds the connection lost (2013).
+        for killed in self.server().take_killed() {
+            let _ = self.server().disconnect(killed);
+        }
         if how == QueryHow::SendOnly {
             let c = self.conns.get_mut(&name).expect("connected");
             c.reported_blocked = false;
