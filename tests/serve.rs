@@ -447,3 +447,116 @@ fn a_unix_socket_serves_the_same_engine() {
     h.shutdown().unwrap();
     assert!(!sock.exists(), "the socket file is removed at shutdown");
 }
+
+#[test]
+fn prepared_statements_bind_parameters_and_answer_binary_rows() {
+    let (h, _log, _dir) = start("");
+    let mut c = Client::connect(h.addr, "root", "", Some("test")).unwrap();
+    ok(c.query(
+        "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, k INT, c CHAR(20), d DATE, x DOUBLE) ENGINE=InnoDB",
+    )
+    .unwrap());
+    let ins = c
+        .prepare("INSERT INTO t VALUES (?, ?, ?, ?, ?)")
+        .unwrap()
+        .unwrap();
+    assert_eq!((ins.params, ins.columns.len()), (5, 0));
+    for (id, k, cc) in [(1, "10", "it's"), (2, "20", "a?b"), (3, "30", "x\\y")] {
+        let idt = id.to_string();
+        let o = ok(c
+            .execute(
+                &ins,
+                &[
+                    Some(idt.as_bytes()),
+                    Some(k.as_bytes()),
+                    Some(cc.as_bytes()),
+                    Some(b"2020-01-02"),
+                    Some(b"0.5"),
+                ],
+            )
+            .unwrap());
+        assert_eq!(o.affected, 1);
+    }
+    let o = ok(c
+        .execute(&ins, &[Some(b"4"), None, None, None, None])
+        .unwrap());
+    assert_eq!(o.affected, 1);
+    let sel = c
+        .prepare("SELECT id, k, c, d, x, k + 1 AS k1 FROM t WHERE id BETWEEN ? AND ? ORDER BY id")
+        .unwrap()
+        .unwrap();
+    assert_eq!(sel.params, 2);
+    let names: Vec<&str> = sel.columns.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(names, vec!["id", "k", "c", "d", "x", "k1"]);
+    assert_eq!(sel.columns[0].ty, engine::wire::reply::ty::LONG);
+    assert_eq!(sel.columns[3].ty, engine::wire::reply::ty::DATE);
+    let got = rows(c.execute(&sel, &[Some(b"1"), Some(b"4")]).unwrap());
+    let s = |x: &str| Some(x.to_string());
+    assert_eq!(
+        got,
+        vec![
+            vec![
+                s("1"),
+                s("10"),
+                s("it's"),
+                s("2020-01-02"),
+                s("0.5"),
+                s("11")
+            ],
+            vec![
+                s("2"),
+                s("20"),
+                s("a?b"),
+                s("2020-01-02"),
+                s("0.5"),
+                s("21")
+            ],
+            vec![
+                s("3"),
+                s("30"),
+                s("x\\y"),
+                s("2020-01-02"),
+                s("0.5"),
+                s("31")
+            ],
+            vec![s("4"), None, None, None, None, None],
+        ]
+    );
+    // A `?` in a string or a comment is no parameter.
+    let q = c
+        .prepare("SELECT c FROM t WHERE c = 'a?b' /* ? */ AND id = ?")
+        .unwrap()
+        .unwrap();
+    assert_eq!(q.params, 1);
+    assert_eq!(
+        rows(c.execute(&q, &[Some(b"2")]).unwrap()),
+        vec![vec![s("a?b")]]
+    );
+    // Errors at prepare and at execute; an unknown statement.
+    assert_eq!(
+        c.prepare("SELECT * FROM nosuch WHERE a = ?")
+            .unwrap()
+            .unwrap_err()
+            .code,
+        1146
+    );
+    assert_eq!(c.prepare("SELEKT ?").unwrap().unwrap_err().code, 1064);
+    assert_eq!(
+        error_code(
+            c.execute(&ins, &[Some(b"1"), None, None, None, None])
+                .unwrap()
+        ),
+        1062
+    );
+    c.close_statement(&sel).unwrap();
+    assert_eq!(
+        error_code(c.execute(&sel, &[Some(b"1"), Some(b"2")]).unwrap()),
+        1243
+    );
+    // The connection is still in step after all of it.
+    assert_eq!(
+        rows(c.query("SELECT COUNT(*) FROM t").unwrap()),
+        vec![vec![s("4")]]
+    );
+    h.shutdown().unwrap();
+}

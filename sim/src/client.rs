@@ -49,6 +49,17 @@ impl From<engine::wire::WireError> for ClientError {
     }
 }
 
+/// A statement the server prepared.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// Its id.
+    pub id: u32,
+    /// Its `?` parameters.
+    pub params: usize,
+    /// Its result columns, as the prepare described them.
+    pub columns: Vec<reply::ColumnDef>,
+}
+
 /// An open connection.
 pub struct Client {
     stream: Box<dyn crate::serve::Stream>,
@@ -232,6 +243,109 @@ impl Client {
                 _ => cols.push(reply::ColumnDef::decode(&p)?),
             }
         }
+    }
+
+    /// COM_STMT_PREPARE: the statement's id, its parameters' count and
+    /// its result columns, or the server's error.
+    pub fn prepare(
+        &mut self,
+        sql: &str,
+    ) -> Result<Result<Prepared, reply::ErrPacket>, ClientError> {
+        self.seq = 0;
+        self.send(&Command::StmtPrepare(sql.as_bytes().to_vec()).encode())?;
+        let first = self.read()?;
+        if first.first() == Some(&0xFF) {
+            return match reply::read_reply(&[first])? {
+                Some((Reply::Err(e), _)) => Ok(Err(e)),
+                _ => Err(ClientError::Protocol("a broken ERR".into())),
+            };
+        }
+        let ok = engine::wire::binary::PrepareOk::decode(&first)?;
+        if ok.params > 0 {
+            for _ in 0..ok.params {
+                self.read()?;
+            }
+            self.read()?; // EOF
+        }
+        let mut columns = Vec::new();
+        if ok.columns > 0 {
+            for _ in 0..ok.columns {
+                columns.push(reply::ColumnDef::decode(&self.read()?)?);
+            }
+            self.read()?; // EOF
+        }
+        Ok(Ok(Prepared {
+            id: ok.statement_id,
+            params: usize::from(ok.params),
+            columns,
+        }))
+    }
+
+    /// COM_STMT_EXECUTE with `params`, each sent as a string (type
+    /// VAR_STRING) or NULL; rows come back in binary form and are given
+    /// in text form.
+    pub fn execute(
+        &mut self,
+        st: &Prepared,
+        params: &[Option<&[u8]>],
+    ) -> Result<Reply, ClientError> {
+        let mut p = st.id.to_le_bytes().to_vec();
+        p.push(0);
+        p.extend(1u32.to_le_bytes());
+        if st.params > 0 {
+            let mut nulls = vec![0u8; st.params.div_ceil(8)];
+            for (i, v) in params.iter().enumerate() {
+                if v.is_none() {
+                    nulls[i / 8] |= 1 << (i % 8);
+                }
+            }
+            p.extend(nulls);
+            p.push(1);
+            for _ in 0..st.params {
+                p.extend([reply::ty::VAR_STRING, 0]);
+            }
+            for v in params.iter().flatten() {
+                engine::wire::put_lenenc_str(&mut p, v);
+            }
+        }
+        self.seq = 0;
+        self.send(&Command::StmtExecute(p).encode())?;
+        let first = self.read()?;
+        if matches!(first.first(), Some(0x00 | 0xFF)) {
+            return reply::read_reply(&[first])?
+                .map(|(r, _)| r)
+                .ok_or_else(|| ClientError::Protocol("a cut reply".into()));
+        }
+        let n = engine::wire::Reader::new(&first)
+            .lenenc("column count")?
+            .unwrap_or(0) as usize;
+        let mut columns = Vec::with_capacity(n);
+        for _ in 0..n {
+            columns.push(reply::ColumnDef::decode(&self.read()?)?);
+        }
+        self.read()?; // EOF
+        let mut rows = Vec::new();
+        loop {
+            let p = self.read()?;
+            if p.first() == Some(&0xFE) && p.len() < 9 {
+                let mut r = engine::wire::Reader::new(&p[1..]);
+                let warnings = r.uint(2, "EOF")? as u16;
+                let status = r.uint(2, "EOF")? as u16;
+                return Ok(Reply::Rows {
+                    columns,
+                    rows,
+                    warnings,
+                    status,
+                });
+            }
+            rows.push(engine::wire::binary::decode_binary_row(&columns, &p)?);
+        }
+    }
+
+    /// COM_STMT_CLOSE (no reply).
+    pub fn close_statement(&mut self, st: &Prepared) -> Result<(), ClientError> {
+        self.seq = 0;
+        self.send(&Command::StmtClose(st.id).encode())
     }
 
     /// COM_STATISTICS: the server's one-line status text.

@@ -15,9 +15,17 @@
 //! offers another plugin, 1045 for a wrong password, 1040 past
 //! max_connections), COM_QUERY with text result sets, COM_INIT_DB,
 //! COM_PING, COM_QUIT, COM_PROCESS_KILL and KILL [QUERY] (a killed
-//! connection's socket is shut), COM_STATISTICS, COM_FIELD_LIST, and an
-//! ERR 1047 for
-//! every other command (prepared statements among them: not built yet). A result column that is a table's column is defined
+//! connection's socket is shut), COM_STATISTICS, COM_FIELD_LIST, the
+//! prepared statements' commands (below), and an ERR 1047 for any
+//! other.
+//!
+//! A prepared statement is kept by its connection: its text, where its
+//! `?` parameters stand, and its result columns as the SQL layer
+//! describes them before it runs (`Server::describe`; a table column's
+//! definition, an expression announced as a string). An execute puts
+//! each parameter's literal where its `?` stood and runs the text, as
+//! MySQL 5.1 writes it to its query log, and answers rows in binary
+//! form, described as the prepare described them. A result column that is a table's column is defined
 //! by its schema (type, display length, charset, NOT NULL, UNSIGNED,
 //! PRIMARY or UNIQUE where the column itself says so, AUTO_INCREMENT);
 //! any other (an expression, SHOW's columns) by its values (an integer
@@ -25,6 +33,7 @@
 //! VAR_STRING), where MySQL types the expression.
 
 use engine::sql::{ConnId, Outcome, Reply, Server};
+use engine::wire::binary::{self, PrepareOk};
 use engine::wire::handshake::{self, cap, status, Greeting, Response};
 use engine::wire::reply::{self, flag, ty, ColumnDef, ErrPacket, OkPacket};
 use engine::wire::{write_packet, Command, PacketReader};
@@ -97,6 +106,12 @@ enum Msg {
     },
     /// COM_STATISTICS.
     Statistics(Sender<String>),
+    /// COM_STMT_PREPARE: what the statement returns.
+    Describe {
+        conn: ConnId,
+        sql: String,
+        answer: Sender<Described>,
+    },
     /// COM_FIELD_LIST: a table's columns matching a pattern.
     FieldList {
         conn: ConnId,
@@ -104,6 +119,24 @@ enum Msg {
         wildcard: String,
         answer: Sender<Result<Vec<engine::sql::ColumnSource>, engine::sql::error::SqlError>>,
     },
+}
+
+/// A prepared statement's result columns, as the SQL layer describes
+/// them (`None`: known only once it runs).
+type Described = Result<Option<engine::sql::Described>, engine::sql::error::SqlError>;
+
+/// A statement COM_STMT_PREPARE prepared.
+struct Prepared {
+    /// Its text.
+    sql: String,
+    /// Where its `?` parameters are.
+    holes: Vec<usize>,
+    /// Its result columns as the prepare described them.
+    columns: Vec<ColumnDef>,
+    /// The parameters' types from the last execute that sent them.
+    types: Vec<(u8, bool)>,
+    /// COM_STMT_SEND_LONG_DATA's bytes, by parameter, until the execute.
+    long_data: std::collections::HashMap<u16, Vec<u8>>,
 }
 
 /// What the server admits.
@@ -391,6 +424,13 @@ fn engine_loop(
                 };
                 let _ = back.send(answer(&server, conn, reply));
             }
+            Ok(Msg::Describe {
+                conn,
+                sql,
+                answer: back,
+            }) => {
+                let _ = back.send(server.describe(conn, &sql));
+            }
             Ok(Msg::FieldList {
                 conn,
                 table,
@@ -576,6 +616,8 @@ fn session(
         )])?;
         return Ok(());
     }
+    let mut stmts: std::collections::HashMap<u32, Prepared> = Default::default();
+    let mut next_stmt = 0u32;
     let ask = |sql: String| -> Result<Answer, String> {
         let (back, answer) = channel();
         tx.send(Msg::Query {
@@ -691,7 +733,153 @@ fn session(
                 let text = answer.recv().map_err(|e| e.to_string())?;
                 w.send(&[text.into_bytes()])?;
             }
-            Command::StmtClose(_) | Command::StmtSendLongData(_) => {}
+            Command::StmtPrepare(q) => {
+                let sql = match utf8(&q) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        w.send(&[e])?;
+                        continue;
+                    }
+                };
+                let holes = engine::sql::lex::placeholders(&sql);
+                // Described with each parameter a 0, a literal that fits
+                // wherever a parameter may stand.
+                let mut probe = sql.clone();
+                for &at in holes.iter().rev() {
+                    probe.replace_range(at..at + 1, "0");
+                }
+                let (back, answer) = channel();
+                tx.send(Msg::Describe {
+                    conn,
+                    sql: probe,
+                    answer: back,
+                })
+                .map_err(|e| e.to_string())?;
+                match answer.recv().map_err(|e| e.to_string())? {
+                    Err(e) => w.send(&[err(e.code, &e.message)])?,
+                    Ok(described) => {
+                        let columns: Vec<ColumnDef> = described
+                            .unwrap_or_default()
+                            .iter()
+                            .map(|(name, src)| match src {
+                                Some(src) => column_of(name, src),
+                                // An expression: typed once it runs;
+                                // announced as a string.
+                                None => ColumnDef {
+                                    name: name.clone(),
+                                    org_name: name.clone(),
+                                    charset: u16::from(LATIN1),
+                                    ty: ty::VAR_STRING,
+                                    ..ColumnDef::default()
+                                },
+                            })
+                            .collect();
+                        next_stmt += 1;
+                        let id = next_stmt;
+                        let mut out = vec![PrepareOk {
+                            statement_id: id,
+                            columns: columns.len() as u16,
+                            params: holes.len() as u16,
+                            warnings: 0,
+                        }
+                        .encode()];
+                        if !holes.is_empty() {
+                            for _ in &holes {
+                                out.push(
+                                    ColumnDef {
+                                        name: "?".into(),
+                                        charset: 63,
+                                        ty: ty::VAR_STRING,
+                                        flags: flag::BINARY,
+                                        ..ColumnDef::default()
+                                    }
+                                    .encode(),
+                                );
+                            }
+                            out.push(reply::eof(0, status::AUTOCOMMIT));
+                        }
+                        if !columns.is_empty() {
+                            out.extend(columns.iter().map(ColumnDef::encode));
+                            out.push(reply::eof(0, status::AUTOCOMMIT));
+                        }
+                        stmts.insert(
+                            id,
+                            Prepared {
+                                sql,
+                                holes,
+                                columns,
+                                types: Vec::new(),
+                                long_data: Default::default(),
+                            },
+                        );
+                        w.send(&out)?;
+                    }
+                }
+            }
+            Command::StmtExecute(payload) => {
+                let id = payload
+                    .get(..4)
+                    .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+                let Some(st) = stmts.get_mut(&id) else {
+                    w.send(&[err(
+                        1243,
+                        &format!(
+                            "Unknown prepared statement handler ({id}) given to mysqld_stmt_execute"
+                        ),
+                    )])?;
+                    continue;
+                };
+                let params = match binary::decode_execute(&payload, st.holes.len(), &mut st.types) {
+                    Ok((_, p)) => p,
+                    Err(e) => {
+                        w.send(&[err(
+                            1210,
+                            &format!("Incorrect arguments to mysqld_stmt_execute: {e}"),
+                        )])?;
+                        continue;
+                    }
+                };
+                let mut sql = st.sql.clone();
+                for (k, &at) in st.holes.iter().enumerate().rev() {
+                    let value = match st.long_data.remove(&(k as u16)) {
+                        Some(bytes) => binary::Param::Bytes(bytes),
+                        None => params[k].clone(),
+                    };
+                    sql.replace_range(at..at + 1, &value.literal());
+                }
+                st.long_data.clear();
+                let columns = st.columns.clone();
+                let a = ask(sql)?;
+                w.send(&binary_answer(a, &columns)?)?;
+            }
+            Command::StmtSendLongData(payload) => {
+                // No reply. Statement id, parameter number, the bytes.
+                if payload.len() >= 6 {
+                    let id = u32::from_le_bytes([payload[0], payload[1], payload[2], payload[3]]);
+                    let param = u16::from_le_bytes([payload[4], payload[5]]);
+                    if let Some(st) = stmts.get_mut(&id) {
+                        st.long_data
+                            .entry(param)
+                            .or_default()
+                            .extend_from_slice(&payload[6..]);
+                    }
+                }
+            }
+            Command::StmtReset(id) => match stmts.get_mut(&id) {
+                Some(st) => {
+                    st.long_data.clear();
+                    w.send(&[OkPacket::default().encode()])?;
+                }
+                None => w.send(&[err(
+                    1243,
+                    &format!(
+                        "Unknown prepared statement handler ({id}) given to mysqld_stmt_reset"
+                    ),
+                )])?,
+            },
+            Command::StmtClose(id) => {
+                stmts.remove(&id);
+            }
             _ => w.send(&[err(1047, "Unknown command")])?,
         }
     }
@@ -717,6 +905,49 @@ fn utf8(bytes: &[u8]) -> Result<String, Vec<u8>> {
             ))
         }
     }
+}
+
+/// The packets that answer an executed prepared statement: as for a
+/// query, but a result set's rows in binary form, described by the
+/// columns the prepare announced where it announced them (the client
+/// decodes the rows by those).
+fn binary_answer(a: Answer, prepared: &[ColumnDef]) -> Result<Vec<Vec<u8>>, String> {
+    let Reply::Rows { .. } = &a.reply else {
+        return Ok(answer_packets(a));
+    };
+    let status = status_of(a.in_trans, a.autocommit);
+    let text = answer_packets(a);
+    // The text answer's packets: the count, the definitions, an EOF, the
+    // rows, an EOF.
+    let n = usize::try_from(
+        engine::wire::Reader::new(&text[0])
+            .lenenc("count")
+            .ok()
+            .flatten()
+            .unwrap_or(0),
+    )
+    .unwrap_or(0);
+    let defs: Vec<ColumnDef> = if prepared.len() == n {
+        prepared.to_vec()
+    } else {
+        text[1..=n]
+            .iter()
+            .map(|p| ColumnDef::decode(p).map_err(|e| e.to_string()))
+            .collect::<Result<_, _>>()?
+    };
+    let mut out = vec![text[0].clone()];
+    out.extend(defs.iter().map(ColumnDef::encode));
+    out.push(reply::eof(0, status));
+    for row in &text[n + 2..text.len() - 1] {
+        let mut r = engine::wire::Reader::new(row);
+        let values: Vec<Option<Vec<u8>>> = (0..n)
+            .map(|_| r.lenenc_str("row").map(|v| v.map(<[u8]>::to_vec)))
+            .collect::<Result<_, _>>()
+            .map_err(|e| e.to_string())?;
+        out.push(binary::binary_row(&defs, &values).map_err(|e| e.to_string())?);
+    }
+    out.push(text[text.len() - 1].clone());
+    Ok(out)
 }
 
 /// The packets that answer a statement.

@@ -49,6 +49,63 @@ const OPS: [&str; 22] = [
     "*", "/", "%", "!", "?",
 ];
 
+/// The byte offsets of a prepared statement's `?` parameters: each `?`
+/// outside a string, a quoted name and a comment (`-- `, `#`, `/* */`;
+/// a `/*! */` comment's text is statement text, as MySQL reads it).
+pub fn placeholders(text: &str) -> Vec<usize> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            q @ (b'\'' | b'"' | b'`') => {
+                i += 1;
+                while i < b.len() {
+                    if b[i] == b'\\' && q != b'`' {
+                        i += 2;
+                        continue;
+                    }
+                    if b[i] == q {
+                        if b.get(i + 1) == Some(&q) {
+                            i += 2;
+                            continue;
+                        }
+                        break;
+                    }
+                    i += 1;
+                }
+                i += 1;
+            }
+            b'#' => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'-' if b.get(i + 1) == Some(&b'-')
+                && b.get(i + 2)
+                    .is_none_or(|c| c.is_ascii_whitespace() || c.is_ascii_control()) =>
+            {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') && b.get(i + 2) != Some(&b'!') => {
+                i += 2;
+                while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
+                    i += 1;
+                }
+                i += 2;
+            }
+            b'?' => {
+                out.push(i);
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
 /// Splits `text` into tokens. An unterminated string, identifier or
 /// comment is a syntax error near where it starts.
 pub fn tokenize(text: &str) -> Result<Vec<Token>, SqlError> {

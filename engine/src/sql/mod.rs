@@ -296,6 +296,10 @@ pub struct ColumnSource {
     pub collation: Collation,
 }
 
+/// A prepared statement's result columns before it runs: each one's name
+/// and table column, if it is one ([`Server::describe`]).
+pub type Described = Vec<(String, Option<ColumnSource>)>;
+
 /// The database every fresh server has (as MySQL's install does).
 pub const DEFAULT_DB: &str = "test";
 

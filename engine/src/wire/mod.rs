@@ -25,6 +25,7 @@
 //! The sequence id starts at 0 with each command (and with the server's
 //! greeting) and goes up by one with every packet either side sends.
 
+pub mod binary;
 pub mod handshake;
 pub mod reply;
 

@@ -243,3 +243,80 @@ fn replies_read_back_as_a_client_reads_them() {
     // Not all of it yet: nothing.
     assert_eq!(reply::read_reply(&payloads[..4]).unwrap(), None);
 }
+
+#[test]
+fn prepared_statements_parameters_and_binary_rows_round_trip() {
+    use super::binary::{self, Param, PrepareOk};
+    use super::reply::{flag, ty};
+    let ok = PrepareOk {
+        statement_id: 7,
+        columns: 2,
+        params: 3,
+        warnings: 0,
+    };
+    assert_eq!(PrepareOk::decode(&ok.encode()).unwrap(), ok);
+    // id 7, flags 0, iterations 1, null bitmap (param 1 NULL), new types.
+    let mut p = vec![7, 0, 0, 0, 0, 1, 0, 0, 0, 0b010, 1];
+    p.extend([ty::LONGLONG, 0x80, ty::VAR_STRING, 0, ty::DOUBLE, 0]);
+    p.extend(42u64.to_le_bytes());
+    p.extend(2.5f64.to_bits().to_le_bytes());
+    let mut types = Vec::new();
+    let (id, params) = binary::decode_execute(&p, 3, &mut types).unwrap();
+    assert_eq!(id, 7);
+    assert_eq!(
+        params,
+        vec![Param::UInt(42), Param::Null, Param::Double(2.5)]
+    );
+    // The next execute may send no types: the last ones hold.
+    let mut q = vec![7, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0];
+    q.extend((-5i64 as u64).to_le_bytes());
+    q.push(3);
+    q.extend(b"a'b");
+    q.extend(1.0f64.to_bits().to_le_bytes());
+    types[0].1 = false;
+    let (_, params) = binary::decode_execute(&q, 3, &mut types).unwrap();
+    assert_eq!(
+        params,
+        vec![
+            Param::Int(-5),
+            Param::Bytes(b"a'b".to_vec()),
+            Param::Double(1.0)
+        ]
+    );
+    assert_eq!(params[1].literal(), "'a\\'b'");
+    assert_eq!(Param::Double(2.5).literal(), "2.5e0");
+    assert_eq!(Param::Bytes(b"x\\\ny".to_vec()).literal(), "'x\\\\\\ny'");
+    // Without types ever sent: refused.
+    assert!(binary::decode_execute(&q, 3, &mut Vec::new()).is_err());
+    assert!(binary::decode_execute(&q[..12], 3, &mut types).is_err());
+    let col = |t: u8, f: u16| ColumnDef {
+        name: "c".into(),
+        ty: t,
+        flags: f,
+        ..ColumnDef::default()
+    };
+    let cols = vec![
+        col(ty::LONG, 0),
+        col(ty::LONGLONG, flag::UNSIGNED),
+        col(ty::DOUBLE, 0),
+        col(ty::VAR_STRING, 0),
+        col(ty::DATE, 0),
+        col(ty::DATETIME, 0),
+        col(ty::TIME, 0),
+        col(ty::NEWDECIMAL, 0),
+    ];
+    let text = |s: &str| Some(s.as_bytes().to_vec());
+    let values = vec![
+        text("-7"),
+        text("18446744073709551615"),
+        text("0.25"),
+        None,
+        text("2020-01-02"),
+        text("2020-01-02 03:04:05"),
+        text("-26:00:01"),
+        text("1.50"),
+    ];
+    let row = binary::binary_row(&cols, &values).unwrap();
+    assert_eq!(binary::decode_binary_row(&cols, &row).unwrap(), values);
+    assert!(binary::binary_row(&[col(ty::LONG, 0)], &[text("x")]).is_err());
+}

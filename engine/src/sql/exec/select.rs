@@ -645,6 +645,77 @@ fn star_columns(post: &SelectPost, q: Option<&str>) -> R<Option<Vec<usize>>> {
     }
 }
 
+impl Server {
+    /// What COM_STMT_PREPARE says of a statement before it runs: for a
+    /// SELECT of one table (or of no table), its result columns' names
+    /// and table columns; for a statement without a result set, none;
+    /// `None` where the columns are known only by running it (a join,
+    /// SHOW, EXPLAIN). A statement that does not parse, or names what
+    /// does not exist, is its error.
+    pub fn describe(&mut self, c: ConnId, sql: &str) -> R<Option<super::super::Described>> {
+        let ansi = self.conn(c).sql_mode.ansi_quotes;
+        let stmt = super::super::parse::parse_in(sql, ansi)?;
+        let sel = match stmt {
+            Stmt::Select(sel) => sel,
+            Stmt::Show(_) | Stmt::Explain(_) | Stmt::Checksum { .. } => return Ok(None),
+            Stmt::Analyze(_) | Stmt::Check(_) | Stmt::Optimize(_) => return Ok(None),
+            _ => return Ok(Some(Vec::new())),
+        };
+        let name_of = |item: &SelectItem| match item {
+            SelectItem::Expr { alias, text, .. } => alias.clone().unwrap_or_else(|| text.clone()),
+            SelectItem::Star(_) => String::new(),
+        };
+        let Some(from) = sel.from.clone() else {
+            if sel.items.iter().any(|i| matches!(i, SelectItem::Star(_))) {
+                return Err(SqlError::new(1096, "No tables used"));
+            }
+            return Ok(Some(sel.items.iter().map(|i| (name_of(i), None)).collect()));
+        };
+        if !sel.joins.is_empty()
+            || from
+                .db
+                .as_deref()
+                .is_some_and(|d| d.eq_ignore_ascii_case("information_schema"))
+        {
+            return Ok(None);
+        }
+        let (name, meta) = self.resolve(c, &from)?;
+        let qualifier = sel.alias.clone().unwrap_or_else(|| from.name.clone());
+        let mut post = post_for(sel, &meta, &qualifier);
+        if let Some((db, table)) = split_name(&name) {
+            let default = meta.options.default_collation();
+            post.sources = Some(
+                meta.columns
+                    .iter()
+                    .map(|spec| super::super::ColumnSource {
+                        db: db.clone(),
+                        table: qualifier.clone(),
+                        org_table: table.clone(),
+                        spec: spec.clone(),
+                        collation: spec.collation.unwrap_or(default),
+                    })
+                    .collect(),
+            );
+        }
+        self.check_select_names(&post)?;
+        let sources = result_sources(&post);
+        let mut names = Vec::new();
+        for item in &post.sel.items {
+            match item {
+                SelectItem::Star(q) => match star_columns(&post, q.as_deref())? {
+                    Some(cols) => names.extend(cols.iter().map(|&i| post.names[i].clone())),
+                    None => names.extend(post.names.iter().cloned()),
+                },
+                other => names.push(name_of(other)),
+            }
+        }
+        if sources.len() != names.len() {
+            return Ok(Some(names.into_iter().map(|n| (n, None)).collect()));
+        }
+        Ok(Some(names.into_iter().zip(sources).collect()))
+    }
+}
+
 /// The table column each result column of a SELECT is, where it is one
 /// (`*`'s columns, and bare column names); empty when the statement's
 /// sources are not known.
