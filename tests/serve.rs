@@ -532,6 +532,11 @@ fn prepared_statements_bind_parameters_and_answer_binary_rows() {
         rows(c.execute(&q, &[Some(b"2")]).unwrap()),
         vec![vec![s("a?b")]]
     );
+    // A parameter's bytes that are not UTF-8 are refused, not replaced.
+    assert_eq!(
+        error_code(c.execute(&q, &[Some(&[0xFF, 0xFE][..])]).unwrap()),
+        1300
+    );
     // Errors at prepare and at execute; an unknown statement.
     assert_eq!(
         c.prepare("SELECT * FROM nosuch WHERE a = ?")

@@ -839,6 +839,21 @@ fn session(
                         continue;
                     }
                 };
+                // The layer reads statements as UTF-8: a parameter's bytes
+                // that are not (binary data above 0x7F) are refused, not
+                // replaced (see `utf8`).
+                let bad = params
+                    .iter()
+                    .find_map(|p| match p {
+                        binary::Param::Bytes(b) => utf8(b).err(),
+                        _ => None,
+                    })
+                    .or_else(|| st.long_data.values().find_map(|b| utf8(b).err()));
+                if let Some(e) = bad {
+                    st.long_data.clear();
+                    w.send(&[e])?;
+                    continue;
+                }
                 let mut sql = st.sql.clone();
                 for (k, &at) in st.holes.iter().enumerate().rev() {
                     let value = match st.long_data.remove(&(k as u16)) {
