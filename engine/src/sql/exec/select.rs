@@ -38,21 +38,7 @@ impl Server {
         let (name, meta) = self.resolve(c, &from)?;
         let qualifier = sel.alias.clone().unwrap_or_else(|| from.name.clone());
         let mut post = post_for(sel, &meta, &qualifier);
-        if let Some((db, table)) = split_name(&name) {
-            let default = meta.options.default_collation();
-            post.sources = Some(
-                meta.columns
-                    .iter()
-                    .map(|spec| super::super::ColumnSource {
-                        db: db.clone(),
-                        table: qualifier.clone(),
-                        org_table: table.clone(),
-                        spec: spec.clone(),
-                        collation: spec.collation.unwrap_or(default),
-                    })
-                    .collect(),
-            );
-        }
+        post.sources = table_sources(&name, &meta, &qualifier);
         let sources = result_sources(&post);
         self.conn_mut(c).result_columns = sources;
         let plan = self.plan(
@@ -682,21 +668,7 @@ impl Server {
         let (name, meta) = self.resolve(c, &from)?;
         let qualifier = sel.alias.clone().unwrap_or_else(|| from.name.clone());
         let mut post = post_for(sel, &meta, &qualifier);
-        if let Some((db, table)) = split_name(&name) {
-            let default = meta.options.default_collation();
-            post.sources = Some(
-                meta.columns
-                    .iter()
-                    .map(|spec| super::super::ColumnSource {
-                        db: db.clone(),
-                        table: qualifier.clone(),
-                        org_table: table.clone(),
-                        spec: spec.clone(),
-                        collation: spec.collation.unwrap_or(default),
-                    })
-                    .collect(),
-            );
-        }
+        post.sources = table_sources(&name, &meta, &qualifier);
         self.check_select_names(&post)?;
         let sources = result_sources(&post);
         let mut names = Vec::new();
@@ -714,6 +686,29 @@ impl Server {
         }
         Ok(Some(names.into_iter().zip(sources).collect()))
     }
+}
+
+/// Each column of table `name` (an engine name) as a result column's
+/// source, the table named `qualifier` in the statement.
+fn table_sources(
+    name: &str,
+    meta: &TableMeta,
+    qualifier: &str,
+) -> Option<Vec<super::super::ColumnSource>> {
+    let (db, table) = split_name(name)?;
+    let default = meta.options.default_collation();
+    Some(
+        meta.columns
+            .iter()
+            .map(|spec| super::super::ColumnSource {
+                db: db.clone(),
+                table: qualifier.to_string(),
+                org_table: table.clone(),
+                spec: spec.clone(),
+                collation: spec.collation.unwrap_or(default),
+            })
+            .collect(),
+    )
 }
 
 /// The table column each result column of a SELECT is, where it is one
