@@ -152,32 +152,7 @@ enum Command {
     },
     /// Serves the engine over the MySQL protocol on loopback TCP (the
     /// `mariadb` client, drivers), on a real data directory
-    Serve {
-        /// The data directory (created, with its database, if missing).
-        #[arg(long, default_value = "innosim-data")]
-        dir: std::path::PathBuf,
-        /// The TCP port on 127.0.0.1 (MySQL's 3306 left free).
-        #[arg(long, default_value_t = 3407)]
-        port: u16,
-        /// The one account's user name.
-        #[arg(long, default_value = "root")]
-        user: String,
-        /// Its password (empty: none).
-        #[arg(long, default_value = "")]
-        password: String,
-        /// innodb_flush_log_at_trx_commit: 0, 1 or 2.
-        #[arg(long = "innodb-flush-log-at-trx-commit", default_value_t = 1)]
-        flush: u8,
-        /// innodb_lock_wait_timeout, seconds.
-        #[arg(long = "innodb-lock-wait-timeout", default_value_t = 50)]
-        lock_wait_timeout: u64,
-        /// max_connections: more are refused with 1040.
-        #[arg(long = "max-connections", default_value_t = 151)]
-        max_connections: usize,
-        /// A Unix socket to listen on as well.
-        #[arg(long)]
-        socket: Option<std::path::PathBuf>,
-    },
+    Serve(ServeOpts),
     /// Checks a real data directory as innochecksum and mysqlcheck do:
     /// recovers it, runs CHECK TABLE on every table, and reads back every
     /// page of every file (checksum, page number, LSN, compressed pages
@@ -980,25 +955,7 @@ fn main() -> ExitCode {
             ..
         } => run_scripts(&files, record),
         Command::Sql { execute, dir } => sql_shell(execute, dir),
-        Command::Serve {
-            dir,
-            port,
-            user,
-            password,
-            flush,
-            lock_wait_timeout,
-            max_connections,
-            socket,
-        } => serve(ServeOpts {
-            dir,
-            port,
-            user,
-            password,
-            flush,
-            lock_wait_timeout,
-            max_connections,
-            socket,
-        }),
+        Command::Serve(opts) => serve(opts),
         Command::Check { dir } => check_dir(&dir),
         Command::Canaries => {
             for c in engine::Canary::ALL {
@@ -1346,14 +1303,31 @@ fn print_reply(reply: &engine::sql::Reply, vertical: bool) {
 
 /// `innosim sql`.
 /// `innosim serve`'s options.
+#[derive(clap::Args)]
 struct ServeOpts {
+    /// The data directory (created, with its database, if missing).
+    #[arg(long, default_value = "innosim-data")]
     dir: std::path::PathBuf,
+    /// The TCP port on 127.0.0.1 (MySQL's 3306 left free).
+    #[arg(long, default_value_t = 3407)]
     port: u16,
+    /// The one account's user name.
+    #[arg(long, default_value = "root")]
     user: String,
+    /// Its password (empty: none).
+    #[arg(long, default_value = "")]
     password: String,
+    /// innodb_flush_log_at_trx_commit: 0, 1 or 2.
+    #[arg(long = "innodb-flush-log-at-trx-commit", default_value_t = 1)]
     flush: u8,
+    /// innodb_lock_wait_timeout, seconds.
+    #[arg(long = "innodb-lock-wait-timeout", default_value_t = 50)]
     lock_wait_timeout: u64,
+    /// max_connections: more are refused with 1040.
+    #[arg(long = "max-connections", default_value_t = 151)]
     max_connections: usize,
+    /// A Unix socket to listen on as well.
+    #[arg(long)]
     socket: Option<std::path::PathBuf>,
 }
 
@@ -1412,6 +1386,8 @@ fn serve(opts: ServeOpts) -> ExitCode {
         account: sim::serve::Account::new(&user, &password),
         max_connections,
         socket: socket.clone(),
+        // The scrambles must not be guessable: the one draw from the OS.
+        scramble_seed: sim::serve::os_seed(),
     };
     match sim::serve::start(server, listener, settings, log) {
         Ok(h) => {

@@ -14,6 +14,15 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 fn start(password: &str) -> (Handle, Arc<Mutex<Vec<String>>>, tempfile::TempDir) {
+    start_with(password, false)
+}
+
+/// A server on a fresh directory (with a Unix socket in it, `innosim.sock`,
+/// if `socket`), its log lines, and the directory.
+fn start_with(
+    password: &str,
+    socket: bool,
+) -> (Handle, Arc<Mutex<Vec<String>>>, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let storage = engine::io::OsStorage::new(dir.path()).unwrap();
     let (server, _) = Server::open(
@@ -28,6 +37,10 @@ fn start(password: &str) -> (Handle, Arc<Mutex<Vec<String>>>, tempfile::TempDir)
     let log: serve::Logger = Arc::new(move |s| l.lock().unwrap().push(s));
     let mut settings = serve::Settings::new(Account::new("root", password));
     settings.max_connections = 6;
+    settings.scramble_seed = 7;
+    if socket {
+        settings.socket = Some(dir.path().join("innosim.sock"));
+    }
     let h = serve::start(server, listener, settings, log).unwrap();
     (h, lines, dir)
 }
@@ -45,6 +58,23 @@ fn rows(r: Reply) -> Vec<Vec<Option<String>>> {
         other => panic!("not rows: {other:?}"),
     }
 }
+
+/// Asks `sql` (one value) on `c` until it gives `want`: for a state
+/// another connection's statement reaches in its own time (a lock wait
+/// begun, a transaction rolled back). Each try is a round trip to the
+/// server, so the loop is paced by it; it gives up after many.
+fn until(c: &mut Client, sql: &str, want: &str) {
+    for _ in 0..200_000 {
+        if rows(c.query(sql).unwrap())[0][0].as_deref() == Some(want) {
+            return;
+        }
+        std::thread::yield_now();
+    }
+    panic!("{sql} never gave {want}");
+}
+
+const LOCK_WAITS: &str = "SELECT COUNT(*) FROM information_schema.INNODB_LOCK_WAITS";
+const TRXS: &str = "SELECT COUNT(*) FROM information_schema.INNODB_TRX";
 
 fn ok(r: Reply) -> engine::wire::reply::OkPacket {
     match r {
@@ -233,9 +263,10 @@ fn a_lock_wait_blocks_only_its_connection_and_ends_by_timeout_or_release() {
     ok(a.query("BEGIN").unwrap());
     ok(a.query("UPDATE t SET v = 1 WHERE a = 1").unwrap());
     // b waits, in real time, for its timeout.
-    let t0 = std::time::Instant::now();
     b.send_query("UPDATE t SET v = 2 WHERE a = 1").unwrap();
-    // Meanwhile another connection is served.
+    // It waits (the lock tables show it), and meanwhile another
+    // connection is served.
+    until(&mut other, LOCK_WAITS, "1");
     assert_eq!(
         rows(other.query("SELECT v FROM t WHERE a = 2").unwrap()),
         vec![vec![Some("0".into())]]
@@ -250,10 +281,10 @@ fn a_lock_wait_blocks_only_its_connection_and_ends_by_timeout_or_release() {
         }
         r => panic!("{r:?}"),
     }
-    assert!(t0.elapsed() >= std::time::Duration::from_millis(900));
+    until(&mut other, LOCK_WAITS, "0");
     // Waiting again, until a commits.
     b.send_query("UPDATE t SET v = 3 WHERE a = 1").unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(100));
+    until(&mut other, LOCK_WAITS, "1");
     ok(a.query("COMMIT").unwrap());
     assert_eq!(ok(b.finish().unwrap()).affected, 1);
     // A connection that closes mid-transaction is rolled back and its
@@ -261,7 +292,7 @@ fn a_lock_wait_blocks_only_its_connection_and_ends_by_timeout_or_release() {
     ok(a.query("BEGIN").unwrap());
     ok(a.query("UPDATE t SET v = 9 WHERE a = 2").unwrap());
     drop(a);
-    std::thread::sleep(std::time::Duration::from_millis(100));
+    until(&mut other, TRXS, "0");
     ok(b.query("UPDATE t SET v = 4 WHERE a = 2").unwrap());
     assert_eq!(
         rows(other.query("SELECT a, v FROM t ORDER BY a").unwrap()),
@@ -323,7 +354,7 @@ fn kill_processlist_statistics_and_max_connections() {
     ok(b.query("BEGIN").unwrap());
     ok(b.query("UPDATE t SET v = 2 WHERE a = 2").unwrap());
     b.send_query("UPDATE t SET v = 3 WHERE a = 1").unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(100));
+    until(&mut admin, LOCK_WAITS, "1");
     // SHOW PROCESSLIST: every connection, the blocked one with its
     // statement.
     let list = rows(admin.query("SHOW FULL PROCESSLIST").unwrap());
@@ -361,7 +392,9 @@ fn kill_processlist_statistics_and_max_connections() {
     // KILL (the connection): b is closed, its transaction rolled back and
     // its locks released.
     ok(admin.query(&format!("KILL {bid}")).unwrap());
-    std::thread::sleep(std::time::Duration::from_millis(100));
+    // Its transaction is rolled back once its connection is closed: only
+    // a's is left.
+    until(&mut admin, TRXS, "1");
     assert!(
         b.query("SELECT 1").is_err(),
         "the killed connection is closed"
@@ -421,20 +454,8 @@ fn kill_processlist_statistics_and_max_connections() {
 
 #[test]
 fn a_unix_socket_serves_the_same_engine() {
-    let dir = tempfile::tempdir().unwrap();
-    let storage = engine::io::OsStorage::new(dir.path()).unwrap();
-    let (server, _) = Server::open(
-        Box::new(storage),
-        Box::new(engine::io::OsClock::new()),
-        sim::script::script_config(),
-    )
-    .unwrap();
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let (h, _log, dir) = start_with("", true);
     let sock = dir.path().join("innosim.sock");
-    let mut settings = serve::Settings::new(Account::new("root", ""));
-    settings.socket = Some(sock.clone());
-    let log: serve::Logger = Arc::new(|_| {});
-    let h = serve::start(server, listener, settings, log).unwrap();
     let mut u = Client::connect_unix(&sock, "root", "", Some("test")).unwrap();
     let mut t = Client::connect(h.addr, "root", "", Some("test")).unwrap();
     ok(u.query("CREATE TABLE t (a INT PRIMARY KEY) ENGINE=InnoDB")

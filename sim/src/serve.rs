@@ -6,9 +6,8 @@
 //! its own that speaks the protocol (`engine::wire`) and hands the
 //! engine thread its commands over a channel. A statement that waits for
 //! a lock blocks only its connection: the engine thread keeps it aside,
-//! resumes it whenever another statement has run and every few
-//! milliseconds (a lock wait times out on the real clock), and answers
-//! when it ends. A connection that closes rolls back its transaction.
+//! resumes it whenever another statement has run and when its lock wait's
+//! deadline on the engine's clock passes, and answers when it ends. A connection that closes rolls back its transaction.
 //!
 //! Built so far: the connection phase (greeting, `mysql_native_password`
 //! with one configured user, an AuthSwitchRequest for a client that
@@ -42,6 +41,10 @@ use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::time::Duration;
+
+/// How long the engine thread waits at most between rounds of background
+/// work (the engine's once-a-second tasks run in `tick`).
+const TICK_US: u64 = 100_000;
 
 /// MySQL 5.1's default `max_allowed_packet`.
 pub const MAX_ALLOWED_PACKET: usize = 1 << 20;
@@ -148,6 +151,10 @@ pub struct Settings {
     pub max_connections: usize,
     /// A Unix socket to listen on too.
     pub socket: Option<std::path::PathBuf>,
+    /// The seed of the connections' scrambles. A server others can reach
+    /// draws it where it starts (`innosim serve` from the OS), so that it
+    /// cannot be guessed; a test or a replay gives its own.
+    pub scramble_seed: u64,
 }
 
 impl Settings {
@@ -157,6 +164,7 @@ impl Settings {
             account,
             max_connections: 151,
             socket: None,
+            scramble_seed: 0,
         }
     }
 }
@@ -228,8 +236,34 @@ impl Shared {
     }
 }
 
+/// Serves each stream a listener accepts until `stop`, each with a
+/// scramble of its own from an RNG seeded with `seed`.
+fn accept_loop<S: Stream + 'static>(
+    incoming: impl Iterator<Item = std::io::Result<S>>,
+    stop: &std::sync::atomic::AtomicBool,
+    shared: &Shared,
+    seed: u64,
+    peer_of: impl Fn(&S) -> String,
+) {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    for stream in incoming {
+        if stop.load(std::sync::atomic::Ordering::SeqCst) {
+            break;
+        }
+        let Ok(stream) = stream else { continue };
+        let peer = peer_of(&stream);
+        shared.spawn(Box::new(stream), peer, scramble(&mut rng));
+    }
+}
+
+/// A seed drawn from the operating system's entropy: for a server others
+/// can reach, whose scrambles must not be guessable.
+pub fn os_seed() -> u64 {
+    rand_chacha::ChaCha8Rng::from_entropy().gen()
+}
+
 /// A scramble: 20 printable bytes, as MySQL's create_random_string makes
-/// it, from an RNG seeded by the OS (it must not be guessable).
+/// it.
 fn scramble(rng: &mut rand_chacha::ChaCha8Rng) -> [u8; 20] {
     let mut s = [0u8; 20];
     for b in &mut s {
@@ -313,21 +347,20 @@ pub fn start(
     };
     let accept_stop = stop.clone();
     let tcp = shared.clone();
+    let seed = settings.scramble_seed;
     let accept = std::thread::Builder::new()
         .name("accept".into())
         .spawn(move || {
-            let mut rng = rand_chacha::ChaCha8Rng::from_entropy();
-            for stream in listener.incoming() {
-                if accept_stop.load(std::sync::atomic::Ordering::SeqCst) {
-                    break;
-                }
-                let Ok(stream) = stream else { continue };
-                let _ = stream.set_nodelay(true);
-                let peer = stream
-                    .peer_addr()
-                    .map_or("?".to_string(), |a| a.to_string());
-                tcp.spawn(Box::new(stream), peer, scramble(&mut rng));
-            }
+            accept_loop(
+                listener.incoming(),
+                &accept_stop,
+                &tcp,
+                seed,
+                |s: &TcpStream| {
+                    let _ = s.set_nodelay(true);
+                    s.peer_addr().map_or("?".to_string(), |a| a.to_string())
+                },
+            )
         })?;
     let unix = match &settings.socket {
         None => None,
@@ -340,18 +373,13 @@ pub fn start(
             let handle = std::thread::Builder::new()
                 .name("accept-unix".into())
                 .spawn(move || {
-                    let mut rng = rand_chacha::ChaCha8Rng::from_entropy();
-                    for stream in unix_listener.incoming() {
-                        if unix_stop.load(std::sync::atomic::Ordering::SeqCst) {
-                            break;
-                        }
-                        let Ok(stream) = stream else { continue };
-                        local.spawn(
-                            Box::new(stream),
-                            "localhost (socket)".into(),
-                            scramble(&mut rng),
-                        );
-                    }
+                    accept_loop(
+                        unix_listener.incoming(),
+                        &unix_stop,
+                        &local,
+                        seed.wrapping_add(1),
+                        |_: &std::os::unix::net::UnixStream| "localhost (socket)".to_string(),
+                    )
                 })?;
             Some((path.clone(), handle))
         }
@@ -375,7 +403,7 @@ fn engine_loop(
     sockets: Sockets,
 ) -> Result<(), String> {
     let mut blocked: Vec<(ConnId, Sender<Answer>)> = Vec::new();
-    let started = std::time::Instant::now();
+    let started_us = server.engine().now_us();
     let mut questions = 0u64;
     let answer = |server: &Server, c: ConnId, reply: Reply| {
         let (in_trans, autocommit) = server.transaction_state(c);
@@ -391,7 +419,19 @@ fn engine_loop(
         if stop.load(std::sync::atomic::Ordering::SeqCst) {
             break;
         }
-        match rx.recv_timeout(Duration::from_millis(5)) {
+        // Wait for a message, or until the earliest lock wait deadline on
+        // the engine's clock, or the next round of background work; a
+        // blocked statement with no deadline (a commit waiting for the
+        // group commit's sync) is resumed again soon.
+        let now = server.engine().now_us();
+        let mut wait_us = TICK_US;
+        for (c, _) in &blocked {
+            wait_us = wait_us.min(match server.wait_deadline_us(*c) {
+                Some(d) => d.saturating_sub(now),
+                None => 1_000,
+            });
+        }
+        match rx.recv_timeout(Duration::from_micros(wait_us.max(100))) {
             Ok(Msg::Connect(back)) => {
                 let _ = back.send(server.connect());
             }
@@ -440,7 +480,8 @@ fn engine_loop(
                 let _ = back.send(server.table_columns(conn, &table, &wildcard));
             }
             Ok(Msg::Statistics(back)) => {
-                let uptime = started.elapsed().as_secs().max(1);
+                let uptime =
+                    (server.engine().now_us().saturating_sub(started_us) / 1_000_000).max(1);
                 let threads = sockets.lock().map_or(0, |m| m.len());
                 let _ = back.send(format!(
                     "Uptime: {uptime}  Threads: {threads}  Questions: {questions}  \
