@@ -7,6 +7,10 @@ commit acknowledged so far is there, makes COMMITS autocommit inserts, and
 kills the server with SIGKILL. Prints cycles per second over the first and the
 last 50 cycles. DIR is removed first. Needs PyMySQL (pip install pymysql).
 """
+import os, shutil, signal, subprocess, sys, time
+
+import pymysql
+
 binary, d, cycles, commits = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 shutil.rmtree(d, ignore_errors=True)
 port = 3419
