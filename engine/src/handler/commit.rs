@@ -201,7 +201,7 @@ impl Engine {
         self.locks.cancel_wait(trx.id, EventKind::Cancelled, now);
         let mut removed = Vec::new();
         if let Some(mut log) = trx.undo.clone() {
-            row::rollback::rollback_to(
+            let r = row::rollback::rollback_to(
                 &mut self.pager,
                 &self.sys,
                 &self.tables,
@@ -209,8 +209,11 @@ impl Engine {
                 &mut log,
                 0,
                 &mut removed,
-            )?;
-            crate::trx::drop_rolled_back_log(&mut self.pager, &log)?;
+            )
+            .and_then(|_| crate::trx::drop_rolled_back_log(&mut self.pager, &log));
+            if let Err(e) = r {
+                return Err(self.rollback_failed(e));
+            }
             trx.undo = Some(log);
         }
         self.inherit_removed(&removed)?;
@@ -231,7 +234,7 @@ impl Engine {
         let mut removed = Vec::new();
         if let Some(log) = trx.undo.as_mut() {
             if log.next_undo_no > undo_no {
-                row::rollback::rollback_to(
+                let r = row::rollback::rollback_to(
                     &mut self.pager,
                     &self.sys,
                     &self.tables,
@@ -239,10 +242,34 @@ impl Engine {
                     log,
                     undo_no,
                     &mut removed,
-                )?;
+                );
+                if let Err(e) = r {
+                    return Err(self.rollback_failed(e));
+                }
             }
         }
         self.inherit_removed(&removed)
+    }
+
+    /// A rollback that fails (a page split that meets a full disk while
+    /// restoring a longer row, an undo page that cannot be read) leaves its
+    /// transaction half undone with its locks held, and nothing but
+    /// recovery can finish it: the engine stops. InnoDB's `row_undo_step`
+    /// does the same ("Fatal error %lu in rollback", and `exit(1)` for
+    /// DB_OUT_OF_FILE_SPACE); its recovery then rolls the transaction back.
+    /// The error that stops the engine keeps its type (a failed fsync is
+    /// still an I/O error); any other becomes [`Error::Halted`].
+    pub(super) fn rollback_failed(&mut self, e: Error) -> Error {
+        self.stats.failed_rollbacks += 1;
+        let why = format!("rollback failed: {e}");
+        if self.halted.is_none() {
+            self.halted = Some(why.clone());
+        }
+        if e.stops_engine() {
+            e
+        } else {
+            Error::Halted(why)
+        }
     }
 
     /// After a failed statement in autocommit mode, its transaction ends.

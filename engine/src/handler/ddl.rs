@@ -928,7 +928,7 @@ impl Engine {
     /// statement failed.
     fn abandon_dict_trx(&mut self, trx: &mut crate::trx::Trx) -> Result<()> {
         if let Some(mut log) = trx.undo.clone() {
-            crate::row::rollback::rollback_to(
+            let r = crate::row::rollback::rollback_to(
                 &mut self.pager,
                 &self.sys,
                 &self.tables,
@@ -936,8 +936,11 @@ impl Engine {
                 &mut log,
                 0,
                 &mut Vec::new(),
-            )?;
-            crate::trx::drop_rolled_back_log(&mut self.pager, &log)?;
+            )
+            .and_then(|_| crate::trx::drop_rolled_back_log(&mut self.pager, &log));
+            if let Err(e) = r {
+                return Err(self.rollback_failed(e));
+            }
         }
         self.sys.end(trx);
         Ok(())

@@ -142,6 +142,9 @@ pub struct EngineStats {
     pub purged_logs: u64,
     /// Delete-marked rows purge removed.
     pub purged_rows: u64,
+    /// Rollbacks that failed and stopped the engine (see
+    /// `Engine::rollback_failed`).
+    pub failed_rollbacks: u64,
 }
 
 /// The storage engine.

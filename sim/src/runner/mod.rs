@@ -489,6 +489,7 @@ impl World {
         let Some(e) = self.engine.as_mut() else {
             return;
         };
+        self.stats.failed_rollbacks += e.stats.failed_rollbacks;
         let z = e.pager().stats;
         let cmp = e.innodb_cmp();
         let reset = e.innodb_cmp_reset();

@@ -53,6 +53,9 @@ pub struct RunStats {
     pub rewaits: u64,
     /// Crashes inside recovery.
     pub recovery_crashes: u64,
+    /// Rollbacks that failed (a full disk met while undoing) and stopped
+    /// the engine, leaving the transaction to recovery.
+    pub failed_rollbacks: u64,
     /// Bits bit rot flipped in data files.
     pub bit_flips: u64,
     /// Runs ended because the engine reported a page that bit rot had
@@ -157,6 +160,7 @@ impl RunStats {
             victims_by_weight,
             rewaits,
             recovery_crashes,
+            failed_rollbacks,
             bit_flips,
             bit_rot_caught,
             misdirected_writes,
@@ -210,6 +214,7 @@ impl RunStats {
         self.victims_by_weight += victims_by_weight;
         self.rewaits += rewaits;
         self.recovery_crashes += recovery_crashes;
+        self.failed_rollbacks += failed_rollbacks;
         self.bit_flips += bit_flips;
         self.bit_rot_caught += bit_rot_caught;
         self.misdirected_writes += misdirected_writes;
@@ -248,6 +253,7 @@ impl RunStats {
         vec![
             ("crashes", self.crashes),
             ("crashes during recovery", self.recovery_crashes),
+            ("rollbacks that stopped the engine", self.failed_rollbacks),
             ("crashes just after a checkpoint", self.checkpoint_crashes),
             ("fsync failures", self.fsync_failures),
             ("full-disk errors", self.full_disk_errors),
