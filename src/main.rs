@@ -1306,8 +1306,21 @@ fn print_reply(reply: &engine::sql::Reply, vertical: bool) {
 #[derive(clap::Args)]
 struct ServeOpts {
     /// The data directory (created, with its database, if missing).
-    #[arg(long, default_value = "innosim-data")]
+    #[arg(long, default_value = "innosim-data", conflicts_with = "sim")]
     dir: std::path::PathBuf,
+    /// Serve the simulated disk (in memory, on the real clock) instead of a
+    /// directory: `SET GLOBAL innosim_crash = 'power-loss' [AFTER n]`
+    /// pulls its plug, and the server recovers and serves again.
+    #[arg(long)]
+    sim: bool,
+    /// With --sim: the seed of the disk's faults and crashes.
+    #[arg(long, default_value_t = 0, requires = "sim")]
+    seed: u64,
+    /// With --sim: a profile whose faults the disk injects while serving
+    /// (failed fsyncs, misdirected writes, lost namespace operations, bit
+    /// rot; see `innosim profiles`). Without it, only crashes on command.
+    #[arg(long, requires = "sim")]
+    profile: Option<String>,
     /// The TCP port on 127.0.0.1 (MySQL's 3306 left free).
     #[arg(long, default_value_t = 3407)]
     port: u16,
@@ -1334,6 +1347,9 @@ struct ServeOpts {
 fn serve(opts: ServeOpts) -> ExitCode {
     let ServeOpts {
         dir,
+        sim,
+        seed,
+        profile: profile_name,
         port,
         user,
         password,
@@ -1351,29 +1367,21 @@ fn serve(opts: ServeOpts) -> ExitCode {
         lock_wait_timeout_us: lock_wait_timeout.saturating_mul(1_000_000),
         ..sim::script::script_config()
     };
-    if let Err(e) = std::fs::create_dir_all(&dir) {
-        eprintln!("innosim: cannot create {}: {e}", dir.display());
-        return ExitCode::FAILURE;
-    }
-    let storage = match engine::io::OsStorage::new(&dir) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("innosim: cannot open {}: {e}", dir.display());
-            return ExitCode::FAILURE;
+    let host: Box<dyn sim::serve::Host> = if sim {
+        let faults = match profile_name.as_deref().map(profile).transpose() {
+            Ok(p) => p.map(|p| p.faults).unwrap_or_default(),
+            Err(e) => return usage(e),
+        };
+        Box::new(sim::serve::SimHost::new(config, seed, &faults))
+    } else {
+        match sim::serve::DirHost::new(&dir, config) {
+            Ok(h) => Box::new(h),
+            Err(e) => {
+                eprintln!("innosim: {e}");
+                return ExitCode::FAILURE;
+            }
         }
     };
-    let (server, report) = match engine::sql::Server::open(
-        Box::new(storage),
-        Box::new(engine::io::OsClock::new()),
-        config,
-    ) {
-        Ok(x) => x,
-        Err(e) => {
-            eprintln!("innosim: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    eprintln!("innosim: {} opened; recovery: {report:?}", dir.display());
     let listener = match std::net::TcpListener::bind(("127.0.0.1", port)) {
         Ok(l) => l,
         Err(e) => {
@@ -1389,23 +1397,37 @@ fn serve(opts: ServeOpts) -> ExitCode {
         // The scrambles must not be guessable: the one draw from the OS.
         scramble_seed: sim::serve::os_seed(),
     };
-    match sim::serve::start(server, listener, settings, log) {
-        Ok(h) => {
-            match &socket {
-                Some(p) => eprintln!(
-                    "innosim: listening on {} and {} (user {user})",
-                    h.addr,
-                    p.display()
-                ),
-                None => eprintln!("innosim: listening on {} (user {user})", h.addr),
-            }
-            match h.wait() {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("innosim: {e}");
-                    ExitCode::FAILURE
-                }
-            }
+    let (h, report) = match sim::serve::start(host, listener, settings, log) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("innosim: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let what = if sim {
+        format!("the simulated disk (seed {seed})")
+    } else {
+        dir.display().to_string()
+    };
+    eprintln!("innosim: {what} opened; recovery: {report:?}");
+    // SIGTERM and SIGINT close the engine cleanly, as SHUTDOWN does.
+    for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+        if let Err(e) = signal_hook::flag::register(sig, h.stopper()) {
+            eprintln!("innosim: cannot handle signal {sig}: {e}");
+        }
+    }
+    match &socket {
+        Some(p) => eprintln!(
+            "innosim: listening on {} and {} (user {user})",
+            h.addr,
+            p.display()
+        ),
+        None => eprintln!("innosim: listening on {} (user {user})", h.addr),
+    }
+    match h.wait() {
+        Ok(()) => {
+            eprintln!("innosim: shut down");
+            ExitCode::SUCCESS
         }
         Err(e) => {
             eprintln!("innosim: {e}");

@@ -458,6 +458,18 @@ impl Server {
             .map_err(|e| SqlError::from_engine(&e, DEFAULT_DB))
     }
 
+    /// The id the next connection gets.
+    pub fn next_conn_id(&self) -> ConnId {
+        self.next_conn
+    }
+
+    /// Numbers the next connections from `next` on (if higher): a server
+    /// started again after a crash goes on from where the one before
+    /// stopped, so that no id names two connections.
+    pub fn continue_conn_ids(&mut self, next: ConnId) {
+        self.next_conn = self.next_conn.max(next);
+    }
+
     /// Opens a connection, with the global settings and database `test`.
     pub fn connect(&mut self) -> ConnId {
         let session = self.engine.session();

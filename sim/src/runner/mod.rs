@@ -702,32 +702,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
     let storage = SimStorage::new();
     storage.set_tracing(keep_trace);
     let clock = SimClock::new();
-    let mut fc = FaultConfig {
-        seed,
-        lying_fsync: lying,
-        ..FaultConfig::default()
-    };
-    if faults.contains(&FaultKind::FsyncFailure) {
-        fc.p_fsync_failure = 0.02;
-    }
-    if faults.contains(&FaultKind::MisdirectedWrite) {
-        // A page write of a data file lands on another page as the power
-        // fails (see FaultConfig::crash_after_misdirection): about one in
-        // MISDIRECTION_ODDS page writes.
-        fc.p_misdirected_write = 1.0 / MISDIRECTION_ODDS;
-        fc.misdirect_data_files_only = true;
-        fc.crash_after_misdirection = true;
-    }
-    if faults.contains(&FaultKind::LostNamespaceOps) {
-        // A create or remove is durable once the directory is synced.
-        fc.lose_unsynced_namespace_ops = true;
-    }
-    if faults.contains(&FaultKind::BitRot) {
-        fc.bit_rot = Some(crate::storage::BitRot {
-            per_restart_flips: 1 + (seed % 3) as u32,
-            include_redo_log: false,
-        });
-    }
+    let mut fc = workload_faults(seed, lying, &faults);
     if plan.sync_latency_us > 0 {
         // Simulated time passes at every sync, so throughput can be told
         // in simulated seconds.
@@ -1379,4 +1354,37 @@ impl World {
             }
         }
     }
+}
+
+/// The disk's faults for a workload that switched on `faults` (the kinds
+/// that act while it runs: failed fsyncs, misdirected writes, lost
+/// namespace operations, bit rot), seeded with `seed`.
+pub fn workload_faults(seed: u64, lying: bool, faults: &[FaultKind]) -> FaultConfig {
+    let mut fc = FaultConfig {
+        seed,
+        lying_fsync: lying,
+        ..FaultConfig::default()
+    };
+    if faults.contains(&FaultKind::FsyncFailure) {
+        fc.p_fsync_failure = 0.02;
+    }
+    if faults.contains(&FaultKind::MisdirectedWrite) {
+        // A page write of a data file lands on another page as the power
+        // fails (see FaultConfig::crash_after_misdirection): about one in
+        // MISDIRECTION_ODDS page writes.
+        fc.p_misdirected_write = 1.0 / MISDIRECTION_ODDS;
+        fc.misdirect_data_files_only = true;
+        fc.crash_after_misdirection = true;
+    }
+    if faults.contains(&FaultKind::LostNamespaceOps) {
+        // A create or remove is durable once the directory is synced.
+        fc.lose_unsynced_namespace_ops = true;
+    }
+    if faults.contains(&FaultKind::BitRot) {
+        fc.bit_rot = Some(crate::storage::BitRot {
+            per_restart_flips: 1 + (seed % 3) as u32,
+            include_redo_log: false,
+        });
+    }
+    fc
 }

@@ -1,0 +1,186 @@
+//! What a server runs on: a data directory on real files, or the
+//! simulated disk, which loses power on command.
+//!
+//! The engine thread asks its host to open the engine (running recovery),
+//! to arm a crash (`SET GLOBAL innosim_crash = 'KIND' [AFTER n]`), whether
+//! the machine went down, and to bring it back. On real files nothing can
+//! pull the plug from inside; `kill -9` of the process is the same test.
+//! On the simulated disk a crash is the simulator's: what was synced
+//! survives, and each unsynced write survives, is lost or is torn as the
+//! crash kind says (`crate::storage::power_loss`). An engine that stops
+//! itself (a failed fsync, a failed rollback: `Engine::halted`) is opened
+//! again on either host, as `mysqld_safe` restarts a server that died.
+
+use crate::profile::FaultKind;
+use crate::storage::{CrashMode, FaultConfig, PowerLossPolicy, SimStorage};
+use engine::sql::Server;
+use engine::{Config, RecoveryReport};
+
+/// The crash kinds `SET GLOBAL innosim_crash` takes.
+pub const CRASH_KINDS: [&str; 3] = ["power-loss", "power-loss-all", "process-crash"];
+
+/// Where the engine's files live.
+pub trait Host: Send {
+    /// Opens the engine, running recovery.
+    fn open(&mut self) -> Result<(Server, RecoveryReport), String>;
+    /// Arms a crash of kind `kind` (one of [`CRASH_KINDS`]), now or after
+    /// `after_ios` more I/O operations.
+    fn arm_crash(&mut self, kind: &str, after_ios: Option<u64>) -> Result<(), String>;
+    /// Whether the machine went down (an armed crash struck).
+    fn crashed(&self) -> bool;
+    /// Brings the machine back after the engine was dropped (deciding, on
+    /// the simulated disk, what survived); says what it did.
+    fn restart(&mut self) -> String;
+}
+
+/// A data directory on real files.
+pub struct DirHost {
+    dir: std::path::PathBuf,
+    config: Config,
+}
+
+impl DirHost {
+    /// The directory `dir` (created if missing), opened with `config`.
+    pub fn new(dir: &std::path::Path, config: Config) -> Result<DirHost, String> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        Ok(DirHost {
+            dir: dir.to_path_buf(),
+            config,
+        })
+    }
+}
+
+impl Host for DirHost {
+    fn open(&mut self) -> Result<(Server, RecoveryReport), String> {
+        let storage = engine::io::OsStorage::new(&self.dir)
+            .map_err(|e| format!("cannot open {}: {e}", self.dir.display()))?;
+        Server::open(
+            Box::new(storage),
+            Box::new(engine::io::OsClock::new()),
+            self.config.clone(),
+        )
+        .map_err(|e| e.to_string())
+    }
+
+    fn arm_crash(&mut self, _kind: &str, _after_ios: Option<u64>) -> Result<(), String> {
+        Err("innosim_crash needs the simulated disk (innosim serve --sim); on real files, kill -9 the process".into())
+    }
+
+    fn crashed(&self) -> bool {
+        false
+    }
+
+    fn restart(&mut self) -> String {
+        format!("{} opened again", self.dir.display())
+    }
+}
+
+/// The simulated disk on the real clock, with a profile's faults.
+pub struct SimHost {
+    storage: SimStorage,
+    config: Config,
+    workload: FaultConfig,
+    mode: CrashMode,
+    crashes: u64,
+}
+
+impl SimHost {
+    /// An empty simulated disk whose workload faults are `faults` (the
+    /// kinds a profile switches on), seeded with `seed`.
+    pub fn new(config: Config, seed: u64, faults: &[FaultKind]) -> SimHost {
+        SimHost {
+            storage: SimStorage::new(),
+            config,
+            workload: crate::runner::workload_faults(seed, false, faults),
+            mode: CrashMode::ProcessCrash,
+            crashes: 0,
+        }
+    }
+
+    /// The disk (a test reads its counters).
+    pub fn storage(&self) -> &SimStorage {
+        &self.storage
+    }
+}
+
+impl Host for SimHost {
+    fn open(&mut self) -> Result<(Server, RecoveryReport), String> {
+        // Recovery that meets an injected fault (a failed fsync, a crash
+        // armed into it) is started again, as an operator would; after a
+        // few tries on a calm disk. Anything else is an error.
+        let mut last = String::new();
+        for attempt in 0..20 {
+            let faults = if attempt < 10 {
+                self.workload.clone()
+            } else {
+                FaultConfig {
+                    seed: self.workload.seed,
+                    ..FaultConfig::default()
+                }
+            };
+            self.storage.set_faults(faults);
+            let opened = engine::Engine::open(
+                Box::new(self.storage.clone()),
+                Box::new(engine::io::OsClock::new()),
+                self.config.clone(),
+            );
+            match opened {
+                Ok((e, report)) => {
+                    return Server::new(e)
+                        .map(|s| (s, report))
+                        .map_err(|e| e.to_string())
+                }
+                Err(e) => {
+                    let injected = self.storage.crashed()
+                        || matches!(&e, engine::Error::Io { source, .. }
+                            if crate::storage::is_simulated_fsync_failure(source));
+                    last = e.to_string();
+                    if !injected {
+                        return Err(last);
+                    }
+                    self.storage.restart(CrashMode::ProcessCrash);
+                }
+            }
+        }
+        Err(format!("recovery failed twenty times: {last}"))
+    }
+
+    fn arm_crash(&mut self, kind: &str, after_ios: Option<u64>) -> Result<(), String> {
+        self.crashes += 1;
+        self.mode = match kind {
+            "process-crash" => CrashMode::ProcessCrash,
+            "power-loss-all" => CrashMode::PowerLoss(PowerLossPolicy::LoseAll),
+            // Unsynced writes kept, lost or torn by a mix seeded with the
+            // crash's number.
+            "power-loss" => CrashMode::sweep(self.workload.seed ^ self.crashes)[2]
+                .1
+                .clone(),
+            other => {
+                return Err(format!(
+                    "unknown crash kind '{other}' (one of {})",
+                    CRASH_KINDS.join(", ")
+                ))
+            }
+        };
+        match after_ios {
+            None => self.storage.crash_now(),
+            Some(n) => {
+                let now = self.storage.counters().ops;
+                self.storage.set_crash_at(Some(now + n));
+            }
+        }
+        Ok(())
+    }
+
+    fn crashed(&self) -> bool {
+        self.storage.crashed()
+    }
+
+    fn restart(&mut self) -> String {
+        let mode = std::mem::replace(&mut self.mode, CrashMode::ProcessCrash);
+        self.storage.set_crash_at(None);
+        let report = self.storage.restart(mode.clone());
+        format!("the simulated machine restarted after a {mode:?}: {report:?}")
+    }
+}
