@@ -153,6 +153,11 @@ enum Command {
     /// Serves the engine over the MySQL protocol on loopback TCP (the
     /// `mariadb` client, drivers), on a real data directory
     Serve(ServeOpts),
+    /// Crash-and-restart cycles of `innosim serve` under a real client:
+    /// commits through the protocol, the process killed (real files) or
+    /// the simulated disk's power pulled mid-load, recovery, and every
+    /// acknowledged commit checked
+    Crashloop(CrashloopOpts),
     /// Checks a real data directory as innochecksum and mysqlcheck do:
     /// recovers it, runs CHECK TABLE on every table, and reads back every
     /// page of every file (checksum, page number, LSN, compressed pages
@@ -957,6 +962,7 @@ fn main() -> ExitCode {
         Command::Sql { execute, dir } => sql_shell(execute, dir),
         Command::Serve(opts) => serve(opts),
         Command::Check { dir } => check_dir(&dir),
+        Command::Crashloop(opts) => crashloop(opts),
         Command::Canaries => {
             for c in engine::Canary::ALL {
                 println!("{c}");
@@ -1704,5 +1710,111 @@ fn bench_index(rows: u64, pool_mib: usize, json: bool) -> ExitCode {
             eprintln!("innosim: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The options of `innosim crashloop`.
+#[derive(clap::Args, Debug)]
+struct CrashloopOpts {
+    /// Real files in this directory (created if missing); the server
+    /// process is killed with SIGKILL each cycle.
+    #[arg(long, conflicts_with = "sim")]
+    dir: Option<std::path::PathBuf>,
+    /// The simulated disk, which loses power on command each cycle.
+    #[arg(long)]
+    sim: bool,
+    /// Crash-and-restart cycles.
+    #[arg(long, default_value_t = 1000)]
+    cycles: u64,
+    /// Commits a cycle.
+    #[arg(long, default_value_t = 200)]
+    commits: u64,
+    /// innodb_flush_log_at_trx_commit: 0, 1 or 2.
+    #[arg(long = "innodb-flush-log-at-trx-commit", default_value_t = 1)]
+    flush: u8,
+    /// The loopback port the server listens on.
+    #[arg(long, default_value_t = 3408)]
+    port: u16,
+    /// Seeds the crash points (and the simulated disk).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// On real files: run `innosim check` every this many cycles.
+    #[arg(long, default_value_t = 100)]
+    check_every: u64,
+    /// Append the server's log to this file.
+    #[arg(long)]
+    server_log: Option<std::path::PathBuf>,
+}
+
+fn crashloop(o: CrashloopOpts) -> ExitCode {
+    if o.dir.is_none() && !o.sim {
+        return usage("crashloop needs --dir DIR or --sim".into());
+    }
+    if engine::FlushAtCommit::from_setting(o.flush).is_err() {
+        return usage(format!(
+            "--innodb-flush-log-at-trx-commit: {} is not 0, 1 or 2",
+            o.flush
+        ));
+    }
+    let exe = match std::env::current_exe() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("innosim: cannot find my own executable: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let target = match &o.dir {
+        Some(d) => sim::crashloop::Target::Dir(d.clone()),
+        None => sim::crashloop::Target::Sim,
+    };
+    let opts = sim::crashloop::Options {
+        exe,
+        target,
+        cycles: o.cycles,
+        commits: o.commits,
+        flush: o.flush,
+        port: o.port,
+        seed: o.seed,
+        check_every: o.check_every,
+        server_log: o.server_log.clone(),
+    };
+    let bar = indicatif::ProgressBar::new(o.cycles);
+    let report = sim::crashloop::run(&opts, |_, _| bar.inc(1));
+    bar.finish_and_clear();
+    let report = match report {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("innosim: crashloop: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let cycles = &report.cycles;
+    let n = cycles.len();
+    let acked: u64 = cycles.iter().map(|c| c.acked).sum();
+    let lost: u64 = cycles.iter().map(|c| c.lost).sum();
+    let kept = cycles.iter().filter(|c| c.in_flight_kept).count();
+    let rate = sim::crashloop::Report::rate;
+    let head = &cycles[..n.min(100)];
+    let tail = &cycles[n.saturating_sub(100)..];
+    println!(
+        "{n} cycles, {acked} acknowledged commits ({:.1} a cycle), {lost} lost, {kept} in-flight commits kept, {} checks passed",
+        acked as f64 / n.max(1) as f64,
+        report.checks_passed
+    );
+    println!(
+        "cycles/s: {:.2} overall, {:.2} over the first {}, {:.2} over the last {}",
+        rate(cycles),
+        rate(head),
+        head.len(),
+        rate(tail),
+        tail.len()
+    );
+    for v in &report.violations {
+        println!("violation: {v}");
+    }
+    if report.violations.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
     }
 }

@@ -182,11 +182,24 @@ impl Client {
     pub fn command(&mut self, cmd: &Command) -> Result<Reply, ClientError> {
         self.seq = 0;
         self.send(&cmd.encode())?;
-        let mut payloads = Vec::new();
+        self.reply()
+    }
+
+    /// Reads one whole reply. A reply can end only at its first packet
+    /// (OK, ERR), an EOF or an ERR: it is parsed only there, so that a
+    /// result of many rows is read in linear time.
+    fn reply(&mut self) -> Result<Reply, ClientError> {
+        let mut payloads: Vec<Vec<u8>> = Vec::new();
         loop {
-            payloads.push(self.read()?);
-            if let Some((r, _)) = reply::read_reply(&payloads)? {
-                return Ok(r);
+            let p = self.read()?;
+            let may_end = payloads.is_empty()
+                || p.first() == Some(&0xFF)
+                || (p.first() == Some(&0xFE) && p.len() < 9);
+            payloads.push(p);
+            if may_end {
+                if let Some((r, _)) = reply::read_reply(&payloads)? {
+                    return Ok(r);
+                }
             }
         }
     }
@@ -205,13 +218,7 @@ impl Client {
 
     /// The reply of a statement [`Client::send_query`] sent.
     pub fn finish(&mut self) -> Result<Reply, ClientError> {
-        let mut payloads = Vec::new();
-        loop {
-            payloads.push(self.read()?);
-            if let Some((r, _)) = reply::read_reply(&payloads)? {
-                return Ok(r);
-            }
-        }
+        self.reply()
     }
 
     /// COM_FIELD_LIST: a table's column definitions (each with its

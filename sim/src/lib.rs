@@ -7,6 +7,7 @@ pub mod bench;
 pub mod client;
 pub mod clock;
 pub mod corpus;
+pub mod crashloop;
 pub mod index_bench;
 pub mod judge;
 pub mod kind;
