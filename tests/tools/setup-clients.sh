@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the real MySQL clients the tests drive innosim serve with, when
+# missing: the mariadb command-line client and sysbench from Debian's
+# packages, PyMySQL from PyPI. Part of the README's test command (and so of
+# .ci/run); fails loudly rather than letting a test skip.
+set -euo pipefail
+need_apt=()
+command -v mariadb >/dev/null 2>&1 || need_apt+=(mariadb-client)
+command -v sysbench >/dev/null 2>&1 || need_apt+=(sysbench)
+if ((${#need_apt[@]})); then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get install -y -q "${need_apt[@]}" >/dev/null 2>&1 ||
+        { $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q "${need_apt[@]}" >/dev/null; }
+fi
+python3 -c 'import pymysql' 2>/dev/null || python3 -m pip install -q 'PyMySQL==1.1.1'
+command -v mariadb >/dev/null && command -v sysbench >/dev/null && python3 -c 'import pymysql'
