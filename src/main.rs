@@ -158,6 +158,12 @@ enum Command {
     /// the simulated disk's power pulled mid-load, recovery, and every
     /// acknowledged commit checked
     Crashloop(CrashloopOpts),
+    /// Replays a run `innosim serve --record FILE` recorded, on the
+    /// simulated disk, and checks that every answer is the recorded one
+    ReplayServed {
+        /// The recording.
+        file: std::path::PathBuf,
+    },
     /// Checks a real data directory as innochecksum and mysqlcheck do:
     /// recovers it, runs CHECK TABLE on every table, and reads back every
     /// page of every file (checksum, page number, LSN, compressed pages
@@ -963,6 +969,7 @@ fn main() -> ExitCode {
         Command::Serve(opts) => serve(opts),
         Command::Check { dir } => check_dir(&dir),
         Command::Crashloop(opts) => crashloop(opts),
+        Command::ReplayServed { file } => replay_served(&file),
         Command::Canaries => {
             for c in engine::Canary::ALL {
                 println!("{c}");
@@ -1348,6 +1355,11 @@ struct ServeOpts {
     /// A Unix socket to listen on as well.
     #[arg(long)]
     socket: Option<std::path::PathBuf>,
+    /// Record every event the engine handles (with its clock reading and
+    /// digests of its answers) and every command packet to this file;
+    /// `innosim replay-served FILE` runs it again on the simulated disk.
+    #[arg(long)]
+    record: Option<std::path::PathBuf>,
 }
 
 fn serve(opts: ServeOpts) -> ExitCode {
@@ -1363,6 +1375,7 @@ fn serve(opts: ServeOpts) -> ExitCode {
         lock_wait_timeout,
         max_connections,
         socket,
+        record,
     } = opts;
     let flush_at_commit = match engine::FlushAtCommit::from_setting(flush) {
         Ok(f) => f,
@@ -1402,6 +1415,7 @@ fn serve(opts: ServeOpts) -> ExitCode {
         socket: socket.clone(),
         // The scrambles must not be guessable: the one draw from the OS.
         scramble_seed: sim::serve::os_seed(),
+        record,
     };
     let (h, report) = match sim::serve::start(host, listener, settings, log) {
         Ok(x) => x,
@@ -1816,5 +1830,31 @@ fn crashloop(o: CrashloopOpts) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+fn replay_served(file: &std::path::Path) -> ExitCode {
+    let log: sim::serve::Logger = std::sync::Arc::new(|line| eprintln!("innosim: {line}"));
+    match sim::serve::record::replay(file, log) {
+        Ok(r) => {
+            println!(
+                "{} events replayed, {} answers compared, {} restarts",
+                r.events, r.answers, r.restarts
+            );
+            match r.mismatch {
+                None => {
+                    println!("every answer is the recorded one");
+                    ExitCode::SUCCESS
+                }
+                Some(m) => {
+                    println!("differs: {m}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Err(e) => {
+            eprintln!("innosim: replay-served: {e}");
+            ExitCode::FAILURE
+        }
     }
 }

@@ -178,6 +178,17 @@ impl Client {
         Ok(())
     }
 
+    /// Sends `bytes` as they are (framing included, or broken), ends the
+    /// sending half, and reads whatever the server sends until it closes:
+    /// for tests of bad packets.
+    pub fn send_raw_and_close(mut self, bytes: &[u8]) -> Result<Vec<u8>, ClientError> {
+        self.stream.write_all(bytes)?;
+        self.stream.shutdown_write()?;
+        let mut out = Vec::new();
+        self.stream.read_to_end(&mut out)?;
+        Ok(out)
+    }
+
     /// Sends a command and reads its whole reply.
     pub fn command(&mut self, cmd: &Command) -> Result<Reply, ClientError> {
         self.seq = 0;

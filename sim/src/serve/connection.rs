@@ -2,8 +2,9 @@
 //! handed to the engine thread and answered in the protocol.
 
 use super::answer::{answer_packets, column_of};
-use super::engine_thread::{Answer, Described, Msg};
+use super::engine_thread::{Answer, Back, Described, Event, Msg};
 use super::prepared::Statements;
+use super::record::SharedRecorder;
 use super::{Account, Shared, Stream, LATIN1, MAX_ALLOWED_PACKET, VERSION};
 use engine::sql::{ConnId, Reply};
 use engine::wire::handshake::{self, cap, status, Greeting, Response};
@@ -65,17 +66,31 @@ pub(super) fn connection(
 ) -> Result<(), String> {
     let tx = &shared.tx;
     let (back, answer) = channel();
-    tx.send(Msg::Connect(back)).map_err(|e| e.to_string())?;
+    tx.send(Msg {
+        event: Event::Connect,
+        back: Some(Back::Conn(back)),
+    })
+    .map_err(|e| e.to_string())?;
     let conn = answer.recv().map_err(|e| e.to_string())?;
     (shared.log)(format!("connection {conn} from {peer}"));
     if let (Some(close), Ok(mut m)) = (stream.closer(), shared.sockets.lock()) {
         m.insert(conn, close);
     }
-    let result = session(stream, tx, conn, &shared.account, scramble);
+    let result = session(
+        stream,
+        tx,
+        conn,
+        &shared.account,
+        scramble,
+        shared.recorder.as_ref(),
+    );
     if let Ok(mut m) = shared.sockets.lock() {
         m.remove(&conn);
     }
-    let _ = tx.send(Msg::Disconnect(conn));
+    let _ = tx.send(Msg {
+        event: Event::Disconnect { conn },
+        back: None,
+    });
     result
 }
 
@@ -85,6 +100,7 @@ fn session(
     conn: ConnId,
     account: &Account,
     scramble: [u8; 20],
+    recorder: Option<&SharedRecorder>,
 ) -> Result<(), String> {
     let mut w = Wire {
         stream,
@@ -136,18 +152,20 @@ fn session(
     let mut stmts = Statements::default();
     let ask = |sql: String| -> Result<Answer, String> {
         let (back, answer) = channel();
-        tx.send(Msg::Query {
-            conn,
-            sql,
-            answer: back,
+        tx.send(Msg {
+            event: Event::Query { conn, sql },
+            back: Some(Back::Answer(back)),
         })
         .map_err(|e| e.to_string())?;
         answer.recv().map_err(|e| e.to_string())
     };
-    let _ = tx.send(Msg::Client {
-        conn,
-        user: resp.user.clone(),
-        host: "localhost".into(),
+    let _ = tx.send(Msg {
+        event: Event::Client {
+            conn,
+            user: resp.user.clone(),
+            host: "localhost".into(),
+        },
+        back: None,
     });
     if let Some(db) = &resp.database {
         let a = ask(format!("USE `{}`", db.replace('`', "``")))?;
@@ -176,6 +194,11 @@ fn session(
                 return Err(e);
             }
         };
+        if let Some(r) = recorder {
+            if let Ok(mut r) = r.lock() {
+                let _ = r.packet(conn, &payload);
+            }
+        }
         let cmd = match Command::decode(&payload) {
             Ok(c) => c,
             Err(e) => {
@@ -202,10 +225,9 @@ fn session(
             },
             Command::ProcessKill(target) => {
                 let (back, answer) = channel();
-                tx.send(Msg::Kill {
-                    conn,
-                    target,
-                    answer: back,
+                tx.send(Msg {
+                    event: Event::Kill { conn, target },
+                    back: Some(Back::Answer(back)),
                 })
                 .map_err(|e| e.to_string())?;
                 let a = answer.recv().map_err(|e| e.to_string())?;
@@ -213,11 +235,13 @@ fn session(
             }
             Command::FieldList { table, wildcard } => {
                 let (back, answer) = channel();
-                tx.send(Msg::FieldList {
-                    conn,
-                    table: String::from_utf8_lossy(&table).into_owned(),
-                    wildcard: String::from_utf8_lossy(&wildcard).into_owned(),
-                    answer: back,
+                tx.send(Msg {
+                    event: Event::FieldList {
+                        conn,
+                        table: String::from_utf8_lossy(&table).into_owned(),
+                        wildcard: String::from_utf8_lossy(&wildcard).into_owned(),
+                    },
+                    back: Some(Back::Fields(back)),
                 })
                 .map_err(|e| e.to_string())?;
                 match answer.recv().map_err(|e| e.to_string())? {
@@ -247,21 +271,28 @@ fn session(
                 // The one account may (MySQL asks for the SHUTDOWN
                 // privilege); the server closes the engine and ends.
                 w.send(&[OkPacket::default().encode()])?;
-                tx.send(Msg::Shutdown(conn)).map_err(|e| e.to_string())?;
+                tx.send(Msg {
+                    event: Event::Shutdown { conn },
+                    back: None,
+                })
+                .map_err(|e| e.to_string())?;
             }
             Command::Statistics => {
                 let (back, answer) = channel();
-                tx.send(Msg::Statistics(back)).map_err(|e| e.to_string())?;
+                tx.send(Msg {
+                    event: Event::Statistics { conn },
+                    back: Some(Back::Stats(back)),
+                })
+                .map_err(|e| e.to_string())?;
                 let text = answer.recv().map_err(|e| e.to_string())?;
                 w.send(&[text.into_bytes()])?;
             }
             Command::StmtPrepare(q) => {
                 let describe = |sql: String| -> Result<Described, String> {
                     let (back, answer) = channel();
-                    tx.send(Msg::Describe {
-                        conn,
-                        sql,
-                        answer: back,
+                    tx.send(Msg {
+                        event: Event::Describe { conn, sql },
+                        back: Some(Back::Described(back)),
                     })
                     .map_err(|e| e.to_string())?;
                     answer.recv().map_err(|e| e.to_string())

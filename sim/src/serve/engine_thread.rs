@@ -1,15 +1,29 @@
-//! The engine thread: one `engine::sql::Server`, statements in the order
-//! they arrive, blocked ones resumed until they end.
+//! The engine thread: one `engine::sql::Server`, the events of every
+//! connection in the order they arrive, blocked statements resumed until
+//! they end.
+//!
+//! What the thread does with an event is [`Core::handle`], a function of
+//! the engine's state, the event and the clock's reading alone: the live
+//! server feeds it the messages of its connection threads (and an
+//! [`Event::Idle`] whenever a wait ends with none); `--record FILE` writes
+//! each event with the clock's reading and a digest of each answer; and
+//! `innosim replay-served FILE` feeds the same events to a new engine on
+//! the simulated disk with a manual clock set to each reading, and
+//! compares the answers (`super::record`).
 
-use super::host::{Host, CRASH_KINDS};
+use super::host::{advance_to, Host, CRASH_KINDS};
+use super::record::SharedRecorder;
 use super::{Logger, Sockets, TICK_US};
+use engine::io::Clock;
 use engine::sql::error::SqlError;
 use engine::sql::{ConnId, Outcome, Reply, Server};
-use std::collections::HashSet;
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::time::Duration;
 
 /// A statement's answer, with the connection's state after it.
+#[derive(Debug)]
 pub(super) struct Answer {
     pub(super) reply: Reply,
     pub(super) in_trans: bool,
@@ -18,15 +32,21 @@ pub(super) struct Answer {
     pub(super) sources: Vec<Option<engine::sql::ColumnSource>>,
 }
 
-/// What a connection thread asks the engine thread.
-pub(super) enum Msg {
-    Connect(Sender<ConnId>),
-    Query {
-        conn: ConnId,
-        sql: String,
-        answer: Sender<Answer>,
-    },
-    Disconnect(ConnId),
+/// A prepared statement's result columns, as the SQL layer describes
+/// them (`None`: known only once it runs).
+pub(super) type Described = Result<Option<engine::sql::Described>, SqlError>;
+
+/// A table's columns for COM_FIELD_LIST.
+pub(super) type Fields = Result<Vec<engine::sql::ColumnSource>, SqlError>;
+
+/// What the engine thread is asked, by which connection.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Event {
+    /// A new connection (answered with its id).
+    Connect,
+    /// COM_QUERY, or a prepared statement's execute as text.
+    Query { conn: ConnId, sql: String },
     /// The user the connection logged in as.
     Client {
         conn: ConnId,
@@ -34,251 +54,448 @@ pub(super) enum Msg {
         host: String,
     },
     /// COM_PROCESS_KILL.
-    Kill {
-        conn: ConnId,
-        target: u32,
-        answer: Sender<Answer>,
-    },
+    Kill { conn: ConnId, target: u32 },
     /// COM_STATISTICS.
-    Statistics(Sender<String>),
-    /// COM_SHUTDOWN, from this connection.
-    Shutdown(ConnId),
+    Statistics { conn: ConnId },
+    /// COM_SHUTDOWN.
+    Shutdown { conn: ConnId },
     /// COM_STMT_PREPARE: what the statement returns.
-    Describe {
-        conn: ConnId,
-        sql: String,
-        answer: Sender<Described>,
-    },
-    /// COM_FIELD_LIST: a table's columns matching a pattern.
+    Describe { conn: ConnId, sql: String },
+    /// COM_FIELD_LIST.
     FieldList {
         conn: ConnId,
         table: String,
         wildcard: String,
-        answer: Sender<Result<Vec<engine::sql::ColumnSource>, engine::sql::error::SqlError>>,
     },
+    /// The connection closed.
+    Disconnect { conn: ConnId },
+    /// A wait ended with nothing arrived: background work, and blocked
+    /// statements resumed.
+    Idle,
 }
 
-/// A prepared statement's result columns, as the SQL layer describes
-/// them (`None`: known only once it runs).
-pub(super) type Described = Result<Option<engine::sql::Described>, engine::sql::error::SqlError>;
+/// Where the answer to an event goes.
+pub(super) enum Back {
+    Conn(Sender<ConnId>),
+    Answer(Sender<Answer>),
+    Described(Sender<Described>),
+    Fields(Sender<Fields>),
+    Stats(Sender<String>),
+}
 
-/// The engine thread: statements in arrival order, blocked ones resumed
-/// until they end. When the machine goes down (a crash armed with
-/// `SET GLOBAL innosim_crash`) or the engine stops itself (a failed fsync
-/// or rollback), every connection is dropped without an answer, as a
-/// crashed server's are, and the engine is opened again (recovery's report
-/// in the log). `SHUTDOWN` (or COM_SHUTDOWN, or the stop flag that SIGTERM
-/// raises) closes the engine cleanly and ends the thread.
-pub(super) fn engine_loop(
-    mut host: Box<dyn Host>,
-    server: Server,
-    rx: Receiver<Msg>,
-    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+/// A connection thread's message: an event and where its answer goes.
+pub(super) struct Msg {
+    pub(super) event: Event,
+    pub(super) back: Option<Back>,
+}
+
+/// An answer the engine thread gives.
+#[derive(Debug)]
+pub(super) enum Output {
+    Conn(ConnId),
+    Answer(Answer),
+    Described(Described),
+    Fields(Fields),
+    Stats(String),
+}
+
+impl Output {
+    /// A digest of what the client would receive (a recording keeps it,
+    /// a replay compares it).
+    pub(super) fn digest(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let text = match self {
+            // The result columns' sources follow from the statement.
+            Output::Answer(a) => format!(
+                "{:?} {} {} {}",
+                a.reply, a.in_trans, a.autocommit, a.insert_id
+            ),
+            other => format!("{other:?}"),
+        };
+        // SipHash with fixed keys: the same on every run and machine.
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        text.hash(&mut h);
+        h.finish()
+    }
+}
+
+/// To whom an output goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum To {
+    /// The connection whose event it answers.
+    Asker,
+    /// A connection whose blocked statement ended.
+    Resumed(ConnId),
+}
+
+/// What handling one event did, besides its outputs.
+#[derive(Debug, Default)]
+pub(super) struct Effects {
+    /// Answers, in order.
+    pub(super) outputs: Vec<(To, Output)>,
+    /// The asker's statement blocked.
+    pub(super) blocked: bool,
+    /// Connections KILL ended (their sockets to be shut).
+    pub(super) killed: Vec<ConnId>,
+    /// The machine went down or the engine stopped: every connection is
+    /// dropped unanswered, and the engine was opened again.
+    pub(super) dropped_all: bool,
+    /// SHUTDOWN: the thread ends.
+    pub(super) stop: bool,
+}
+
+/// The engine thread's state: the engine on its host, its connections,
+/// its blocked statements.
+pub(super) struct Core {
+    host: Box<dyn Host>,
+    server: Option<Server>,
+    blocked: Vec<ConnId>,
+    /// The connections of this engine: an event from one opened before
+    /// the last crash finds its connection gone.
+    live: HashSet<ConnId>,
+    started_us: u64,
+    questions: u64,
     log: Logger,
-    sockets: Sockets,
-) -> Result<(), String> {
-    let mut server = Some(server);
-    let mut blocked: Vec<(ConnId, Sender<Answer>)> = Vec::new();
-    // The connections of this engine: a message from one opened before
-    // the last crash finds its connection gone.
-    let mut live: HashSet<ConnId> = HashSet::new();
-    let started_us = server.as_mut().map_or(0, |s| s.engine().now_us());
-    let mut questions = 0u64;
-    // The connection that asked for a shutdown, whose answer is on its way.
-    let mut asker: Option<ConnId> = None;
-    let answer = |server: &Server, c: ConnId, reply: Reply| {
-        let (in_trans, autocommit) = server.transaction_state(c);
-        Answer {
-            reply,
-            in_trans,
-            autocommit,
-            insert_id: server.statement_insert_id(c),
-            sources: server.result_columns(c).to_vec(),
+}
+
+impl Core {
+    pub(super) fn new(host: Box<dyn Host>, server: Server, log: Logger) -> Core {
+        let started_us = server.engine().now_us();
+        Core {
+            host,
+            server: Some(server),
+            blocked: Vec::new(),
+            live: HashSet::new(),
+            started_us,
+            questions: 0,
+            log,
         }
-    };
-    let ok = || Reply::Ok {
-        affected: 0,
-        info: None,
-        warnings: 0,
-    };
-    loop {
-        if stop.load(std::sync::atomic::Ordering::SeqCst) {
-            break;
-        }
-        let srv = server.as_mut().expect("open between crashes");
-        // Wait for a message, or until the earliest lock wait deadline on
-        // the engine's clock, or the next round of background work; a
-        // blocked statement with no deadline (a commit waiting for the
-        // group commit's sync) is resumed again soon.
-        let now = srv.engine().now_us();
+    }
+
+    /// The engine's clock, which the caller moves before each event.
+    pub(super) fn clock(&self) -> std::sync::Arc<engine::io::ManualClock> {
+        self.host.clock()
+    }
+
+    fn srv(&mut self) -> &mut Server {
+        self.server.as_mut().expect("open between crashes")
+    }
+
+    /// The engine's clock.
+    pub(super) fn now_us(&mut self) -> u64 {
+        self.srv().engine().now_us()
+    }
+
+    /// How long to wait for the next event: until the earliest lock wait
+    /// deadline on the engine's clock, or the next round of background
+    /// work; a blocked statement with no deadline (a commit waiting for
+    /// the group commit's sync) is resumed again soon.
+    pub(super) fn wait_us(&mut self) -> u64 {
+        let now = self.now_us();
+        let blocked = self.blocked.clone();
+        let srv = self.srv();
         let mut wait_us = TICK_US;
-        for (c, _) in &blocked {
-            wait_us = wait_us.min(match srv.wait_deadline_us(*c) {
+        for c in blocked {
+            wait_us = wait_us.min(match srv.wait_deadline_us(c) {
                 Some(d) => d.saturating_sub(now),
                 None => 1_000,
             });
         }
-        match rx.recv_timeout(Duration::from_micros(wait_us.max(100))) {
-            Ok(Msg::Connect(back)) => {
-                let c = srv.connect();
-                live.insert(c);
-                let _ = back.send(c);
+        wait_us.max(100)
+    }
+
+    /// Handles one event, then the background work and the blocked
+    /// statements it may have freed. An error is recovery failing after a
+    /// crash: the server cannot go on.
+    pub(super) fn handle(&mut self, event: &Event) -> Result<Effects, String> {
+        let mut fx = Effects::default();
+        let ok = || Reply::Ok {
+            affected: 0,
+            info: None,
+            warnings: 0,
+        };
+        let live = |c: &ConnId| self.live.contains(c);
+        match event {
+            Event::Connect => {
+                let c = self.srv().connect();
+                self.live.insert(c);
+                fx.outputs.push((To::Asker, Output::Conn(c)));
             }
-            // A connection from before a crash: dropping its answer ends
-            // it.
-            Ok(Msg::Query { conn, .. }) if !live.contains(&conn) => {}
-            Ok(Msg::Query {
-                conn,
-                sql,
-                answer: back,
-            }) => {
-                questions += 1;
-                match admin_command(&sql) {
+            // A connection from before a crash: no answer ends it.
+            Event::Query { conn, .. }
+            | Event::Kill { conn, .. }
+            | Event::Describe { conn, .. }
+            | Event::FieldList { conn, .. }
+            | Event::Client { conn, .. }
+                if !live(conn) => {}
+            Event::Query { conn, sql } => {
+                let conn = *conn;
+                self.questions += 1;
+                match admin_command(sql) {
                     Some(Admin::Shutdown) => {
-                        log(format!("connection {conn} asked for a shutdown"));
-                        let _ = back.send(answer(srv, conn, ok()));
-                        asker = Some(conn);
-                        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+                        (self.log)(format!("connection {conn} asked for a shutdown"));
+                        let a = answer(self.srv(), conn, ok());
+                        fx.outputs.push((To::Asker, Output::Answer(a)));
+                        fx.stop = true;
                     }
                     Some(Admin::Crash(Err(e))) => {
-                        let _ = back.send(answer(srv, conn, Reply::Error(e)));
+                        let a = answer(self.srv(), conn, Reply::Error(e));
+                        fx.outputs.push((To::Asker, Output::Answer(a)));
                     }
-                    Some(Admin::Crash(Ok((kind, after)))) => match host.arm_crash(&kind, after) {
-                        Ok(()) => {
-                            log(format!(
-                                "connection {conn} armed a crash: {kind}{}",
-                                after.map_or(String::new(), |n| format!(" after {n} I/Os"))
-                            ));
-                            if !host.crashed() {
-                                let _ = back.send(answer(srv, conn, ok()));
+                    Some(Admin::Crash(Ok((kind, after)))) => {
+                        match self.host.arm_crash(&kind, after) {
+                            Ok(()) => {
+                                (self.log)(format!(
+                                    "connection {conn} armed a crash: {kind}{}",
+                                    after.map_or(String::new(), |n| format!(" after {n} I/Os"))
+                                ));
+                                if !self.host.crashed() {
+                                    let a = answer(self.srv(), conn, ok());
+                                    fx.outputs.push((To::Asker, Output::Answer(a)));
+                                }
+                            }
+                            Err(e) => {
+                                let e = SqlError::new(1231, e);
+                                let a = answer(self.srv(), conn, Reply::Error(e));
+                                fx.outputs.push((To::Asker, Output::Answer(a)));
                             }
                         }
-                        Err(e) => {
-                            let e = SqlError::new(1231, e);
-                            let _ = back.send(answer(srv, conn, Reply::Error(e)));
-                        }
-                    },
-                    None => match srv.execute(conn, &sql) {
+                    }
+                    None => match self.srv().execute(conn, sql) {
                         Outcome::Done(reply) => {
-                            if !down(srv, host.as_ref()) {
-                                let _ = back.send(answer(srv, conn, reply));
+                            if !self.down() {
+                                let a = answer(self.srv(), conn, reply);
+                                fx.outputs.push((To::Asker, Output::Answer(a)));
                             }
                         }
-                        Outcome::Blocked => blocked.push((conn, back)),
+                        Outcome::Blocked => {
+                            self.blocked.push(conn);
+                            fx.blocked = true;
+                        }
                     },
                 }
             }
-            Ok(Msg::Client { conn, user, host }) => {
-                if live.contains(&conn) {
-                    srv.set_client(conn, &user, &host)
-                }
-            }
-            Ok(Msg::Kill { conn, .. }) if !live.contains(&conn) => {}
-            Ok(Msg::Kill {
-                conn,
-                target,
-                answer: back,
-            }) => {
-                let reply = match srv.kill(conn, u64::from(target), false) {
+            Event::Client { conn, user, host } => self.srv().set_client(*conn, user, host),
+            Event::Kill { conn, target } => {
+                let reply = match self.srv().kill(*conn, u64::from(*target), false) {
                     Ok(()) => ok(),
                     Err(e) => Reply::Error(e),
                 };
-                let _ = back.send(answer(srv, conn, reply));
+                let a = answer(self.srv(), *conn, reply);
+                fx.outputs.push((To::Asker, Output::Answer(a)));
             }
-            Ok(Msg::Describe { conn, .. }) if !live.contains(&conn) => {}
-            Ok(Msg::Describe {
-                conn,
-                sql,
-                answer: back,
-            }) => {
-                let _ = back.send(srv.describe(conn, &sql));
+            Event::Describe { conn, sql } => {
+                let d = self.srv().describe(*conn, sql);
+                fx.outputs.push((To::Asker, Output::Described(d)));
             }
-            Ok(Msg::FieldList { conn, .. }) if !live.contains(&conn) => {}
-            Ok(Msg::FieldList {
+            Event::FieldList {
                 conn,
                 table,
                 wildcard,
-                answer: back,
-            }) => {
-                let _ = back.send(srv.table_columns(conn, &table, &wildcard));
+            } => {
+                let f = self.srv().table_columns(*conn, table, wildcard);
+                fx.outputs.push((To::Asker, Output::Fields(f)));
             }
-            Ok(Msg::Statistics(back)) => {
-                let uptime = (srv.engine().now_us().saturating_sub(started_us) / 1_000_000).max(1);
-                let threads = sockets.lock().map_or(0, |m| m.len());
-                let _ = back.send(format!(
-                    "Uptime: {uptime}  Threads: {threads}  Questions: {questions}  \
-                     Slow queries: 0  Opens: 0  Flush tables: 1  Open tables: 0  \
-                     Queries per second avg: {:.3}",
-                    questions as f64 / uptime as f64
+            Event::Statistics { .. } => {
+                let now = self.now_us();
+                let uptime = (now.saturating_sub(self.started_us) / 1_000_000).max(1);
+                fx.outputs.push((
+                    To::Asker,
+                    Output::Stats(format!(
+                        "Uptime: {uptime}  Threads: {}  Questions: {}  \
+                         Slow queries: 0  Opens: 0  Flush tables: 1  Open tables: 0  \
+                         Queries per second avg: {:.3}",
+                        self.live.len(),
+                        self.questions,
+                        self.questions as f64 / uptime as f64
+                    )),
                 ));
             }
-            Ok(Msg::Shutdown(conn)) => {
-                log(format!("connection {conn} asked for a shutdown"));
-                asker = Some(conn);
-                stop.store(true, std::sync::atomic::Ordering::SeqCst);
+            Event::Shutdown { conn } => {
+                (self.log)(format!("connection {conn} asked for a shutdown"));
+                fx.stop = true;
             }
-            Ok(Msg::Disconnect(conn)) => {
-                if live.remove(&conn) {
-                    blocked.retain(|(c, _)| *c != conn);
-                    match srv.disconnect(conn) {
-                        Ok(()) => log(format!("connection {conn} closed")),
-                        Err(e) => log(format!("connection {conn} closed: {e}")),
+            Event::Disconnect { conn } => {
+                if self.live.remove(conn) {
+                    self.blocked.retain(|c| c != conn);
+                    match self.srv().disconnect(*conn) {
+                        Ok(()) => (self.log)(format!("connection {conn} closed")),
+                        Err(e) => (self.log)(format!("connection {conn} closed: {e}")),
                     }
                 }
             }
-            Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => break,
+            Event::Idle => {}
         }
-        if !down(srv, host.as_ref()) {
-            if let Err(e) = srv.tick() {
-                log(format!("background work: {e}"));
+        if !self.down() {
+            if let Err(e) = self.srv().tick() {
+                (self.log)(format!("background work: {e}"));
             }
         }
         // Whatever ran may have released a lock, and time has passed.
-        let mut still = Vec::with_capacity(blocked.len());
-        for (conn, back) in blocked.drain(..) {
-            if down(srv, host.as_ref()) {
+        let mut still = Vec::with_capacity(self.blocked.len());
+        for conn in std::mem::take(&mut self.blocked) {
+            if self.down() {
                 break;
             }
-            match srv.resume(conn) {
+            match self.srv().resume(conn) {
                 Outcome::Done(reply) => {
-                    if !down(srv, host.as_ref()) {
-                        let _ = back.send(answer(srv, conn, reply));
+                    if !self.down() {
+                        let a = answer(self.srv(), conn, reply);
+                        fx.outputs.push((To::Resumed(conn), Output::Answer(a)));
                     }
                 }
-                Outcome::Blocked => still.push((conn, back)),
+                Outcome::Blocked => still.push(conn),
             }
         }
-        blocked = still;
+        self.blocked = still;
         // KILL: the connection's socket is shut, its thread sees the end
         // and disconnects it (rolling back what it had open).
-        for k in srv.take_killed() {
-            if let Some(close) = sockets.lock().ok().and_then(|mut m| m.remove(&k)) {
-                close();
-            }
-            log(format!("connection {k} killed"));
+        fx.killed = self.srv().take_killed();
+        for k in &fx.killed {
+            (self.log)(format!("connection {k} killed"));
         }
-        if down(srv, host.as_ref()) {
-            let why = match srv.engine().halted() {
+        if self.down() {
+            let why = match self.srv().engine().halted() {
                 Some(why) => format!("the engine stopped: {why}"),
                 None => "the machine went down".to_string(),
             };
-            log(format!("{why}; every connection dropped"));
+            (self.log)(format!("{why}; every connection dropped"));
+            // Their answers are never sent.
+            fx.outputs.clear();
+            fx.blocked = false;
+            fx.dropped_all = true;
+            self.blocked.clear();
+            self.live.clear();
+            let next = self.srv().next_conn_id();
+            drop(self.server.take());
+            (self.log)(self.host.restart());
+            let (mut s, report) = self.host.open()?;
+            s.continue_conn_ids(next);
+            (self.log)(format!("recovered: {report:?}"));
+            self.server = Some(s);
+        }
+        Ok(fx)
+    }
+
+    /// Closes the engine cleanly.
+    pub(super) fn close(mut self) -> Result<(), String> {
+        match self.server.take() {
+            Some(s) => s.close().map_err(|e| e.to_string()),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether the engine can go on: not if the machine went down or the
+    /// engine stopped itself.
+    fn down(&mut self) -> bool {
+        self.host.crashed() || self.srv().engine().halted().is_some()
+    }
+}
+
+/// A statement's answer with the connection's state after it.
+fn answer(server: &Server, c: ConnId, reply: Reply) -> Answer {
+    let (in_trans, autocommit) = server.transaction_state(c);
+    Answer {
+        reply,
+        in_trans,
+        autocommit,
+        insert_id: server.statement_insert_id(c),
+        sources: server.result_columns(c).to_vec(),
+    }
+}
+
+/// The engine thread: the connection threads' messages in arrival order.
+/// When the machine goes down (a crash armed with `SET GLOBAL
+/// innosim_crash`) or the engine stops itself (a failed fsync or
+/// rollback), every connection is dropped without an answer, as a crashed
+/// server's are, and the engine is opened again (recovery's report in the
+/// log). `SHUTDOWN` (or COM_SHUTDOWN, or the stop flag that SIGTERM
+/// raises) closes the engine cleanly and ends the thread.
+pub(super) fn engine_loop(
+    mut core: Core,
+    rx: Receiver<Msg>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    sockets: Sockets,
+    mut recorder: Option<SharedRecorder>,
+    log: Logger,
+) -> Result<(), String> {
+    // The engine's clock follows the wall clock, moved once per event.
+    let clock = core.clock();
+    let wall = engine::io::OsClock::new();
+    // Where the answers of blocked statements go.
+    let mut waiting: HashMap<ConnId, Sender<Answer>> = HashMap::new();
+    // The connection that asked for a shutdown, whose answer is on its way.
+    let mut asker: Option<ConnId> = None;
+    loop {
+        if stop.load(std::sync::atomic::Ordering::SeqCst) {
+            break;
+        }
+        let wait = Duration::from_micros(core.wait_us());
+        let (event, mut back) = match rx.recv_timeout(wait) {
+            Ok(m) => (m.event, m.back),
+            Err(RecvTimeoutError::Timeout) => (Event::Idle, None),
+            Err(RecvTimeoutError::Disconnected) => break,
+        };
+        advance_to(&clock, wall.now_us());
+        let now = core.now_us();
+        let fx = core.handle(&event)?;
+        if let Some(r) = recorder.as_ref() {
+            let written = r
+                .lock()
+                .map_err(|_| "poisoned".to_string())
+                .and_then(|mut r| r.event(now, &event, &fx));
+            if let Err(e) = written {
+                log(format!("--record stopped: {e}"));
+                recorder = None;
+            }
+        }
+        let from = match &event {
+            Event::Query { conn, .. } | Event::Shutdown { conn } => Some(*conn),
+            _ => None,
+        };
+        if fx.stop {
+            asker = from;
+            stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+        if fx.blocked {
+            if let (Some(c), Some(Back::Answer(tx))) = (from, back.take()) {
+                waiting.insert(c, tx);
+            }
+        }
+        for (to, out) in fx.outputs {
+            match (to, out) {
+                (To::Resumed(c), Output::Answer(a)) => {
+                    if let Some(tx) = waiting.remove(&c) {
+                        let _ = tx.send(a);
+                    }
+                }
+                (To::Asker, out) => match (back.take(), out) {
+                    (Some(Back::Conn(tx)), Output::Conn(c)) => drop(tx.send(c)),
+                    (Some(Back::Answer(tx)), Output::Answer(a)) => drop(tx.send(a)),
+                    (Some(Back::Described(tx)), Output::Described(d)) => drop(tx.send(d)),
+                    (Some(Back::Fields(tx)), Output::Fields(f)) => drop(tx.send(f)),
+                    (Some(Back::Stats(tx)), Output::Stats(s)) => drop(tx.send(s)),
+                    _ => {}
+                },
+                _ => {}
+            }
+        }
+        if let Event::Disconnect { conn } = &event {
+            waiting.remove(conn);
+        }
+        for k in &fx.killed {
+            if let Some(close) = sockets.lock().ok().and_then(|mut m| m.remove(k)) {
+                close();
+            }
+        }
+        if fx.dropped_all {
             // Their answers are never sent; their sockets close.
-            blocked.clear();
-            live.clear();
+            waiting.clear();
             if let Ok(mut m) = sockets.lock() {
                 for (_, close) in m.drain() {
                     close();
                 }
             }
-            let next = srv.next_conn_id();
-            drop(server.take());
-            log(host.restart());
-            let (mut s, report) = host.open()?;
-            s.continue_conn_ids(next);
-            log(format!("recovered: {report:?}"));
-            server = Some(s);
         }
     }
     // Every other connection is closed; the asker's thread sends its
@@ -290,20 +507,12 @@ pub(super) fn engine_loop(
             }
         }
     }
-    let closed = server
-        .take()
-        .map_or(Ok(()), |s| s.close().map_err(|e| e.to_string()));
+    let closed = core.close();
     log(match &closed {
         Ok(()) => "engine closed cleanly".to_string(),
         Err(e) => format!("engine closed: {e}"),
     });
     closed
-}
-
-/// Whether the engine can go on: not if the machine went down or the
-/// engine stopped itself.
-fn down(server: &mut Server, host: &dyn Host) -> bool {
-    host.crashed() || server.engine().halted().is_some()
 }
 
 /// A statement the server answers itself rather than the SQL layer.

@@ -13,8 +13,18 @@
 
 use crate::profile::FaultKind;
 use crate::storage::{CrashMode, FaultConfig, PowerLossPolicy, SimStorage};
+use engine::io::{Clock, ManualClock};
 use engine::sql::Server;
 use engine::{Config, RecoveryReport};
+use std::sync::Arc;
+
+/// Moves `clock` forward to `us` (never back).
+pub fn advance_to(clock: &ManualClock, us: u64) {
+    let now = clock.now_us();
+    if us > now {
+        clock.advance_us(us - now);
+    }
+}
 
 /// The crash kinds `SET GLOBAL innosim_crash` takes.
 pub const CRASH_KINDS: [&str; 3] = ["power-loss", "power-loss-all", "process-crash"];
@@ -31,12 +41,22 @@ pub trait Host: Send {
     /// Brings the machine back after the engine was dropped (deciding, on
     /// the simulated disk, what survived); says what it did.
     fn restart(&mut self) -> String;
+    /// The engine's clock. It stands still while the engine thread handles
+    /// an event; the thread moves it (to the wall clock's reading when
+    /// serving, to the recorded reading when replaying) before each one,
+    /// so that a replay reads the same times.
+    fn clock(&self) -> Arc<ManualClock>;
+    /// How a recording describes this host (`super::record`).
+    fn describe(&self) -> super::record::HostRecord;
+    /// The settings the engine is opened with.
+    fn config(&self) -> &Config;
 }
 
 /// A data directory on real files.
 pub struct DirHost {
     dir: std::path::PathBuf,
     config: Config,
+    clock: Arc<ManualClock>,
 }
 
 impl DirHost {
@@ -47,6 +67,7 @@ impl DirHost {
         Ok(DirHost {
             dir: dir.to_path_buf(),
             config,
+            clock: Arc::new(ManualClock::new()),
         })
     }
 }
@@ -57,10 +78,22 @@ impl Host for DirHost {
             .map_err(|e| format!("cannot open {}: {e}", self.dir.display()))?;
         Server::open(
             Box::new(storage),
-            Box::new(engine::io::OsClock::new()),
+            Box::new(self.clock.clone()),
             self.config.clone(),
         )
         .map_err(|e| e.to_string())
+    }
+
+    fn clock(&self) -> Arc<ManualClock> {
+        self.clock.clone()
+    }
+
+    fn describe(&self) -> super::record::HostRecord {
+        super::record::HostRecord::Dir
+    }
+
+    fn config(&self) -> &Config {
+        &self.config
     }
 
     fn arm_crash(&mut self, _kind: &str, _after_ios: Option<u64>) -> Result<(), String> {
@@ -80,6 +113,9 @@ impl Host for DirHost {
 pub struct SimHost {
     storage: SimStorage,
     config: Config,
+    clock: Arc<ManualClock>,
+    seed: u64,
+    faults: Vec<FaultKind>,
     workload: FaultConfig,
     mode: CrashMode,
     crashes: u64,
@@ -92,6 +128,9 @@ impl SimHost {
         SimHost {
             storage: SimStorage::new(),
             config,
+            clock: Arc::new(ManualClock::new()),
+            seed,
+            faults: faults.to_vec(),
             workload: crate::runner::workload_faults(seed, false, faults),
             mode: CrashMode::ProcessCrash,
             crashes: 0,
@@ -122,7 +161,7 @@ impl Host for SimHost {
             self.storage.set_faults(faults);
             let opened = engine::Engine::open(
                 Box::new(self.storage.clone()),
-                Box::new(engine::io::OsClock::new()),
+                Box::new(self.clock.clone()),
                 self.config.clone(),
             );
             match opened {
@@ -175,6 +214,21 @@ impl Host for SimHost {
 
     fn crashed(&self) -> bool {
         self.storage.crashed()
+    }
+
+    fn clock(&self) -> Arc<ManualClock> {
+        self.clock.clone()
+    }
+
+    fn config(&self) -> &Config {
+        &self.config
+    }
+
+    fn describe(&self) -> super::record::HostRecord {
+        super::record::HostRecord::Sim {
+            seed: self.seed,
+            faults: self.faults.clone(),
+        }
     }
 
     fn restart(&mut self) -> String {

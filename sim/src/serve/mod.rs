@@ -35,10 +35,12 @@ mod connection;
 mod engine_thread;
 pub mod host;
 mod prepared;
+pub mod record;
 
 use self::connection::{err, Wire};
-use self::engine_thread::{engine_loop, Msg};
+use self::engine_thread::{engine_loop, Core, Msg};
 pub use self::host::{DirHost, Host, SimHost};
+use self::record::SharedRecorder;
 use engine::sql::ConnId;
 use engine::wire::handshake::{self, status};
 use engine::wire::PacketReader;
@@ -95,6 +97,9 @@ pub struct Settings {
     /// draws it where it starts (`innosim serve` from the OS), so that it
     /// cannot be guessed; a test or a replay gives its own.
     pub scramble_seed: u64,
+    /// Record every event and command packet to this file (see
+    /// [`record`]).
+    pub record: Option<std::path::PathBuf>,
 }
 
 impl Settings {
@@ -105,6 +110,7 @@ impl Settings {
             max_connections: 151,
             socket: None,
             scramble_seed: 0,
+            record: None,
         }
     }
 }
@@ -113,9 +119,15 @@ impl Settings {
 pub trait Stream: Read + Write + Send {
     /// A handle that shuts the stream down from another thread (KILL).
     fn closer(&self) -> Option<Box<dyn Fn() + Send>>;
+    /// Ends the sending half: the peer reads the end of the stream.
+    fn shutdown_write(&self) -> std::io::Result<()>;
 }
 
 impl Stream for TcpStream {
+    fn shutdown_write(&self) -> std::io::Result<()> {
+        self.shutdown(std::net::Shutdown::Write)
+    }
+
     fn closer(&self) -> Option<Box<dyn Fn() + Send>> {
         let s = self.try_clone().ok()?;
         Some(Box::new(move || {
@@ -125,6 +137,10 @@ impl Stream for TcpStream {
 }
 
 impl Stream for std::os::unix::net::UnixStream {
+    fn shutdown_write(&self) -> std::io::Result<()> {
+        self.shutdown(std::net::Shutdown::Write)
+    }
+
     fn closer(&self) -> Option<Box<dyn Fn() + Send>> {
         let s = self.try_clone().ok()?;
         Some(Box::new(move || {
@@ -141,6 +157,7 @@ pub(super) type Sockets =
 #[derive(Clone)]
 pub(super) struct Shared {
     tx: Sender<Msg>,
+    recorder: Option<SharedRecorder>,
     account: Account,
     log: Logger,
     sockets: Sockets,
@@ -277,6 +294,19 @@ pub fn start(
     log: Logger,
 ) -> Result<(Handle, engine::RecoveryReport), String> {
     let (mut server, report) = host.open()?;
+    server.set_max_connections(settings.max_connections as u64);
+    let recorder: Option<SharedRecorder> = match &settings.record {
+        None => None,
+        Some(path) => {
+            let header = record::header_for(
+                host.as_ref(),
+                report.created,
+                settings.max_connections as u64,
+            );
+            let r = record::Recorder::create(path, &header)?;
+            Some(std::sync::Arc::new(std::sync::Mutex::new(r)))
+        }
+    };
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let (tx, rx) = channel::<Msg>();
@@ -284,17 +314,18 @@ pub fn start(
     let engine_log = log.clone();
     let sockets: Sockets = Default::default();
     let engine_sockets = sockets.clone();
-    server.set_max_connections(settings.max_connections as u64);
+    let engine_recorder = recorder.clone();
+    let core = Core::new(host, server, log.clone());
     let engine = std::thread::Builder::new()
         .name("engine".into())
         .spawn(move || {
             let r = engine_loop(
-                host,
-                server,
+                core,
                 rx,
                 engine_stop.clone(),
-                engine_log,
                 engine_sockets,
+                engine_recorder,
+                engine_log,
             );
             // Whatever ended the engine thread ends the server: the accept
             // loops stop at their next connection, which `Handle` makes.
@@ -304,6 +335,7 @@ pub fn start(
         .map_err(|e| e.to_string())?;
     let shared = Shared {
         tx,
+        recorder,
         account: settings.account.clone(),
         log: log.clone(),
         sockets,
