@@ -3,6 +3,7 @@
 //! `tests/tools/setup-clients.sh` (part of the README's test command). A
 //! missing client fails the test with that instruction; it never skips.
 
+use sim::client::Client;
 use sim::serve::{self, Account, Handle};
 use std::process::{Command, Output};
 use std::sync::{Arc, Mutex};
@@ -178,5 +179,262 @@ fn sysbench_oltp_read_write_prepares_runs_and_cleans_up_with_and_without_prepare
     sysbench(&["cleanup"]);
     let o = mariadb(&h, "SHOW TABLES");
     assert_eq!(text(&o.stdout), "", "cleanup left tables");
+    h.shutdown().unwrap();
+}
+
+/// The cells of every table row the client printed (`| a | b |` lines,
+/// the header included).
+fn table_rows(out: &str) -> Vec<Vec<String>> {
+    out.lines()
+        .filter(|l| l.starts_with('|'))
+        .map(|l| {
+            l.trim_matches('|')
+                .split('|')
+                .map(|c| c.trim().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+fn has_row(rows: &[Vec<String>], want: &[&str]) -> bool {
+    rows.iter()
+        .any(|r| r.len() >= want.len() && r.iter().zip(want).all(|(a, b)| a == b))
+}
+
+/// Statements typed into the client in batch mode, echoed with their
+/// results as the interactive client prints them (`-vvv`), going on past
+/// errors.
+fn typed(h: &Handle, statements: &str) -> (String, String) {
+    use std::io::Write;
+    let port = h.addr.port().to_string();
+    let mut child = Command::new("mariadb")
+        .args([
+            "--protocol=TCP",
+            "-h127.0.0.1",
+            "-P",
+            &port,
+            "-uroot",
+            "test",
+        ])
+        .args(["-vvv", "--force"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("mariadb: run tests/tools/setup-clients.sh first");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(statements.as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    (text(&o.stdout), text(&o.stderr))
+}
+
+#[test]
+fn the_seeds_mysql_transcripts_typed_into_the_client_give_the_seeds_rows_warnings_and_errors() {
+    let (h, _log, _dir) = start();
+    // seeds/000: file formats and strict mode, with the server's
+    // innodb_file_per_table on as in the article.
+    let (out, err) = typed(
+        &h,
+        "set global innodb_file_per_table=1;\n\
+         set global innodb_file_format='antelope';\n\
+         create table t3(c1 int) engine=InnoDB ROW_FORMAT=Dynamic;\n\
+         show warnings;\n\
+         set session innodb_strict_mode=on;\n\
+         create table test(c1 int primary key) engine=InnoDB ROW_FORMAT=Compressed KEY_BLOCK_SIZE=8;\n\
+         set session innodb_strict_mode=off;\n\
+         create table test(c1 int primary key) engine=InnoDB ROW_FORMAT=Compressed KEY_BLOCK_SIZE=8;\n\
+         show warnings;\n\
+         set global innodb_file_format='Barracuda';\n\
+         create table testformat(c1 int primary key, c2 varchar(20))engine=InnoDB ROW_FORMAT=Compressed;\n\
+         insert into testformat values(10,'venu'),(20,'anuganti'),(30,'innodb'),(40,'yahoo'),(50,'mysql');\n\
+         show create table testformat;\n\
+         show table status like 'testformat';\n",
+    );
+    assert!(
+        out.contains("Query OK, 0 rows affected, 2 warnings"),
+        "{out}"
+    );
+    let rows = table_rows(&out);
+    for w in [
+        "InnoDB: ROW_FORMAT=DYNAMIC requires innodb_file_format > Antelope.",
+        "InnoDB: assuming ROW_FORMAT=COMPACT.",
+        "InnoDB: KEY_BLOCK_SIZE requires innodb_file_format > Antelope.",
+        "InnoDB: ignoring KEY_BLOCK_SIZE=8.",
+        "InnoDB: ROW_FORMAT=COMPRESSED requires innodb_file_format > Antelope.",
+    ] {
+        assert!(has_row(&rows, &["Warning", "1478", w]), "{w} not in\n{out}");
+    }
+    assert!(
+        err.contains("ERROR 1005 (HY000) at line 6: Can't create table 'test.test' (errno: 1478)"),
+        "{err}"
+    );
+    assert!(
+        out.contains("Query OK, 0 rows affected, 4 warnings"),
+        "{out}"
+    );
+    assert!(out.contains("Query OK, 5 rows affected"), "{out}");
+    assert!(
+        out.contains("Records: 5  Duplicates: 0  Warnings: 0"),
+        "{out}"
+    );
+    assert!(out.contains("ROW_FORMAT=COMPRESSED"), "{out}");
+    // The seed's status row, to the Auto_increment column.
+    assert!(
+        has_row(
+            &rows,
+            &[
+                "testformat",
+                "InnoDB",
+                "10",
+                "Compressed",
+                "5",
+                "3276",
+                "16384",
+                "0",
+                "0",
+                "0",
+                "NULL"
+            ]
+        ),
+        "{out}"
+    );
+    h.shutdown().unwrap();
+}
+
+#[test]
+fn two_clients_reproduce_the_seeds_lock_wait_through_the_innodb_tables_and_get_1205() {
+    use std::io::Write;
+    let (h, _log, _dir) = start();
+    let o = mariadb(
+        &h,
+        "set global innodb_file_format='Barracuda'; set global innodb_file_per_table=1; \
+         create table testformat(c1 int primary key, c2 varchar(20)) engine=InnoDB ROW_FORMAT=Compressed; \
+         insert into testformat values(10,'venu'),(20,'anuganti'),(30,'innodb')",
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let port = h.addr.port().to_string();
+    let client = |extra: &[&str]| {
+        let mut c = Command::new("mariadb");
+        c.args([
+            "--protocol=TCP",
+            "-h127.0.0.1",
+            "-P",
+            &port,
+            "-uroot",
+            "test",
+        ])
+        .args(extra)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+        c
+    };
+    // One session selects the row for update and stays in its transaction
+    // (its client prints the row once it has it).
+    let mut holder = client(&["--unbuffered"]).spawn().unwrap();
+    let mut holder_in = holder.stdin.take().unwrap();
+    holder_in
+        .write_all(b"begin;\nselect * from testformat where c1=20 for update;\n")
+        .unwrap();
+    holder_in.flush().unwrap();
+    let mut holder_out = std::io::BufReader::new(holder.stdout.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("anuganti") {
+        line.clear();
+        let n = std::io::BufRead::read_line(&mut holder_out, &mut line).unwrap();
+        assert!(n > 0, "the holder's client ended");
+    }
+    let mut watch = Client::connect(h.addr, "root", "", Some("test")).unwrap();
+    let one = |c: &mut Client, sql: &str| match c.query(sql).unwrap() {
+        engine::wire::reply::Reply::Rows { rows, .. } => {
+            String::from_utf8(rows[0][0].clone().unwrap()).unwrap()
+        }
+        other => panic!("{other:?}"),
+    };
+    // The other updates it and waits, until the timeout.
+    let waiter = client(&[
+        "-e",
+        "set session innodb_lock_wait_timeout=2; update testformat set c2='updated' where c1=20",
+    ])
+    .spawn()
+    .unwrap();
+    while one(
+        &mut watch,
+        "select count(*) from information_schema.innodb_lock_waits",
+    ) != "1"
+    {
+        std::thread::yield_now();
+    }
+    let o = mariadb(
+        &h,
+        "select * from information_schema.innodb_lock_waits; \
+         select * from information_schema.innodb_trx; \
+         select * from information_schema.innodb_locks",
+    );
+    let out = text(&o.stdout);
+    let sections: Vec<Vec<Vec<&str>>> = out
+        .split("requesting_trx_id")
+        .nth(1)
+        .map(|rest| {
+            rest.split("\ntrx_id")
+                .flat_map(|s| s.split("\nlock_id"))
+                .map(|s| s.lines().skip(1).map(|l| l.split('\t').collect()).collect())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(sections.len(), 3, "{out}");
+    let (waits, trx, locks) = (&sections[0], &sections[1], &sections[2]);
+    // innodb_lock_waits: the waiter's lock on the holder's.
+    assert_eq!(waits.len(), 1, "{out}");
+    let (req_trx, req_lock, blk_trx, blk_lock) =
+        (waits[0][0], waits[0][1], waits[0][2], waits[0][3]);
+    assert!(req_lock.starts_with(&format!("{req_trx}:")), "{out}");
+    assert!(blk_lock.starts_with(&format!("{blk_trx}:")), "{out}");
+    // The same record: trx:space:page:heap with the same last three.
+    assert_eq!(
+        req_lock.split_once(':').unwrap().1,
+        blk_lock.split_once(':').unwrap().1
+    );
+    // innodb_trx: the waiter in LOCK WAIT with its query, the holder
+    // RUNNING and idle.
+    let waiting = trx.iter().find(|r| r[0] == req_trx).expect("the waiter");
+    assert_eq!(waiting[1], "LOCK WAIT", "{out}");
+    assert_eq!(waiting[3], req_lock, "{out}");
+    assert!(
+        waiting.contains(&"update testformat set c2='updated' where c1=20"),
+        "{out}"
+    );
+    let running = trx.iter().find(|r| r[0] == blk_trx).expect("the holder");
+    assert_eq!(running[1], "RUNNING", "{out}");
+    assert_eq!(running[3], "NULL", "{out}");
+    // innodb_locks: both X record locks on PRIMARY of test.testformat, on
+    // the row whose key is 20.
+    assert_eq!(locks.len(), 2, "{out}");
+    for l in locks {
+        assert_eq!(
+            &l[2..6],
+            &["X", "RECORD", "`test`.`testformat`", "`PRIMARY`"],
+            "{out}"
+        );
+        assert_eq!(l[9], "20", "{out}");
+    }
+    // After the timeout: the seed's 1205, and the holder still holds.
+    let o = waiter.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).ends_with(
+            "ERROR 1205 (HY000) at line 1: Lock wait timeout exceeded; try restarting transaction\n"
+        ),
+        "{}",
+        text(&o.stderr)
+    );
+    holder_in.write_all(b"rollback;\n").unwrap();
+    drop(holder_in);
+    let o = holder.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
     h.shutdown().unwrap();
 }

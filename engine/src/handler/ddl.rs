@@ -1092,7 +1092,7 @@ impl Engine {
                 avg_row_length: data_length.checked_div(rows).unwrap_or(0),
                 data_length,
                 index_length: index_pages * page::PAGE_SIZE as u64,
-                data_free: hdr.available() as u64 * page::PAGE_SIZE as u64,
+                data_free: hdr.free_extents_bytes(self.pager.fil.zip_size(t.space)),
                 file_size: self.pager.fil.file_size_bytes(t.space)?,
             })
         })();
