@@ -1352,6 +1352,10 @@ struct ServeOpts {
     /// max_connections: more are refused with 1040.
     #[arg(long = "max-connections", default_value_t = 151)]
     max_connections: usize,
+    /// innodb_buffer_pool_size: bytes, or with a K, M or G suffix, as
+    /// MySQL reads it (16 KiB pages; at least 64 of them).
+    #[arg(long = "innodb-buffer-pool-size", default_value = "4M", value_parser = parse_size)]
+    buffer_pool: u64,
     /// A Unix socket to listen on as well.
     #[arg(long)]
     socket: Option<std::path::PathBuf>,
@@ -1374,6 +1378,7 @@ fn serve(opts: ServeOpts) -> ExitCode {
         flush,
         lock_wait_timeout,
         max_connections,
+        buffer_pool,
         socket,
         record,
     } = opts;
@@ -1381,9 +1386,16 @@ fn serve(opts: ServeOpts) -> ExitCode {
         Ok(f) => f,
         Err(e) => return usage(format!("--innodb-flush-log-at-trx-commit: {e}")),
     };
+    let pages = buffer_pool / engine::page::PAGE_SIZE as u64;
+    if pages < 64 {
+        return usage(format!(
+            "--innodb-buffer-pool-size: {buffer_pool} bytes is under 64 pages of 16 KiB"
+        ));
+    }
     let config = engine::Config {
         flush_at_commit,
         lock_wait_timeout_us: lock_wait_timeout.saturating_mul(1_000_000),
+        buffer_pool_pages: pages as usize,
         ..sim::script::script_config()
     };
     let host: Box<dyn sim::serve::Host> = if sim {
@@ -1857,4 +1869,25 @@ fn replay_served(file: &std::path::Path) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// A size as MySQL's options take it: bytes, or a number with a K, M or G
+/// suffix (powers of 1024).
+fn parse_size(s: &str) -> Result<u64, String> {
+    let (digits, unit) = match s.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&s[..i], c.to_ascii_uppercase()),
+        _ => (s, 'B'),
+    };
+    let shift = match unit {
+        'B' => 0,
+        'K' => 10,
+        'M' => 20,
+        'G' => 30,
+        other => return Err(format!("unknown size suffix '{other}' (K, M or G)")),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("'{s}' is not a size (bytes, or a number with K, M or G)"))?;
+    n.checked_mul(1 << shift)
+        .ok_or_else(|| format!("'{s}' is too large"))
 }

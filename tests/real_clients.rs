@@ -438,3 +438,114 @@ fn two_clients_reproduce_the_seeds_lock_wait_through_the_innodb_tables_and_get_1
     assert!(o.status.success(), "{}", text(&o.stderr));
     h.shutdown().unwrap();
 }
+
+#[test]
+fn a_power_loss_in_the_middle_of_sysbench_keeps_every_commit_it_saw_acknowledged() {
+    let host = serve::SimHost::new(sim::script::script_config(), 12, &[]);
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let log: serve::Logger = Arc::new(|_| {});
+    let mut settings = serve::Settings::new(Account::new("root", ""));
+    settings.scramble_seed = 4;
+    let (h, _) = serve::start(Box::new(host), listener, settings, log).unwrap();
+    let port = format!("--mysql-port={}", h.addr.port());
+    let base = [
+        "--db-driver=mysql",
+        "--mysql-host=127.0.0.1",
+        &port,
+        "--mysql-user=root",
+        "--mysql-password=",
+        "--mysql-db=test",
+    ];
+    let o = run(
+        "sysbench",
+        &[
+            &base[..],
+            &[
+                "oltp_read_write",
+                "--tables=1",
+                "--table-size=1000",
+                "prepare",
+            ],
+        ]
+        .concat(),
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let o = mariadb(
+        &h,
+        "CREATE TABLE side (thread INT NOT NULL, n INT NOT NULL, PRIMARY KEY (thread, n)) ENGINE=InnoDB",
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    // Each transaction updates sbtest1 and adds row (thread, n) to the side
+    // table; each thread counts the commits acknowledged to it.
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/tools/sysbench_acked.lua"
+    );
+    let load = Command::new("sysbench")
+        .args([script])
+        .args(base)
+        .args(["--threads=4", "--time=60", "run"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("sysbench: run tests/tools/setup-clients.sh first");
+    let mut watch = Client::connect(h.addr, "root", "", Some("test")).unwrap();
+    let count = |c: &mut Client| match c.query("SELECT COUNT(*) FROM side").unwrap() {
+        engine::wire::reply::Reply::Rows { rows, .. } => {
+            String::from_utf8(rows[0][0].clone().unwrap())
+                .unwrap()
+                .parse::<u64>()
+                .unwrap()
+        }
+        other => panic!("{other:?}"),
+    };
+    while count(&mut watch) < 400 {
+        std::thread::yield_now();
+    }
+    // The plug, in the middle of the run.
+    assert!(watch
+        .query("SET GLOBAL innosim_crash = 'power-loss'")
+        .is_err());
+    let o = load.wait_with_output().unwrap();
+    let err = text(&o.stderr);
+    let acked: Vec<(u32, u64)> = err
+        .lines()
+        .filter_map(|l| {
+            let mut w = l.strip_prefix("acked ")?.split(' ');
+            Some((w.next()?.parse().ok()?, w.next()?.parse().ok()?))
+        })
+        .collect();
+    assert_eq!(acked.len(), 4, "one count a thread:\n{err}");
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("errno = 2013"),
+        "the run ended by the crash:\n{out}"
+    );
+    // After recovery: every thread's acknowledged rows, and at most the one
+    // it had in flight.
+    let mut c = (0..1_000)
+        .find_map(|_| Client::connect(h.addr, "root", "", Some("test")).ok())
+        .expect("the server came back");
+    for (thread, n) in &acked {
+        let q = format!("SELECT COUNT(*), COALESCE(MAX(n), 0) FROM side WHERE thread = {thread}");
+        let r = match c.query(&q).unwrap() {
+            engine::wire::reply::Reply::Rows { rows, .. } => rows[0].clone(),
+            other => panic!("{other:?}"),
+        };
+        let num = |v: &Option<Vec<u8>>| -> u64 { text(v.as_ref().unwrap()).parse().unwrap() };
+        let (rows, max) = (num(&r[0]), num(&r[1]));
+        assert!(
+            rows == max && (rows == *n || rows == n + 1),
+            "thread {thread}: {n} acknowledged, {rows} rows up to {max}"
+        );
+    }
+    for t in ["side", "sbtest1"] {
+        match c.query(&format!("CHECK TABLE {t}")).unwrap() {
+            engine::wire::reply::Reply::Rows { rows, .. } => {
+                assert_eq!(rows[0][3].as_deref(), Some(&b"OK"[..]), "{t}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    h.shutdown().unwrap();
+}
