@@ -302,6 +302,49 @@ fn the_seeds_mysql_transcripts_typed_into_the_client_give_the_seeds_rows_warning
         ),
         "{out}"
     );
+    // seeds/002: sysbench 0.4's table described, then fast index creation
+    // and dropping, each "0 rows affected" with its Records line.
+    let (out, err) = typed(
+        &h,
+        "CREATE TABLE sbtest (id int(10) unsigned NOT NULL auto_increment, \
+         k int(10) unsigned NOT NULL default '0', c char(120) NOT NULL default '', \
+         pad char(60) NOT NULL default '', PRIMARY KEY (id), KEY k (k)) ENGINE=InnoDB;\n\
+         insert into sbtest (k, c, pad) values (0, '', 'qqqq'), (0, '', 'wwww');\n\
+         desc sbtest;\n\
+         alter table sbtest add index (c , pad);\n\
+         alter table sbtest drop index c;\n\
+         alter table sbtest add index (k);\n\
+         alter table sbtest drop index k;\n",
+    );
+    assert_eq!(err, "", "{out}");
+    let rows = table_rows(&out);
+    for want in [
+        &["Field", "Type", "Null", "Key", "Default", "Extra"][..],
+        &[
+            "id",
+            "int(10) unsigned",
+            "NO",
+            "PRI",
+            "NULL",
+            "auto_increment",
+        ],
+        &["k", "int(10) unsigned", "NO", "MUL", "0", ""],
+        &["c", "char(120)", "NO", "", "", ""],
+        &["pad", "char(60)", "NO", "", "", ""],
+    ] {
+        assert!(has_row(&rows, want), "{want:?} not in\n{out}");
+    }
+    assert_eq!(
+        out.matches("Query OK, 0 rows affected").count(),
+        5,
+        "the CREATE and four ALTERs:\n{out}"
+    );
+    assert_eq!(
+        out.matches("Records: 0  Duplicates: 0  Warnings: 0")
+            .count(),
+        4,
+        "{out}"
+    );
     h.shutdown().unwrap();
 }
 
