@@ -260,14 +260,15 @@ impl Engine {
     /// The error that stops the engine keeps its type (a failed fsync is
     /// still an I/O error); any other becomes [`Error::Halted`].
     pub(super) fn rollback_failed(&mut self, e: Error) -> Error {
-        self.stats.failed_rollbacks += 1;
         let why = format!("rollback failed: {e}");
         if self.halted.is_none() {
             self.halted = Some(why.clone());
         }
         if e.stops_engine() {
+            // Stopped by the error itself (a crash, a failed write).
             e
         } else {
+            self.stats.failed_rollbacks += 1;
             Error::Halted(why)
         }
     }

@@ -142,7 +142,8 @@ pub struct EngineStats {
     pub purged_logs: u64,
     /// Delete-marked rows purge removed.
     pub purged_rows: u64,
-    /// Rollbacks that failed and stopped the engine (see
+    /// Rollbacks that failed on an error that would not have stopped the
+    /// engine by itself (a full disk), and so stopped it (see
     /// `Engine::rollback_failed`).
     pub failed_rollbacks: u64,
 }
