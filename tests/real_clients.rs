@@ -3,22 +3,18 @@
 //! `tests/tools/setup-clients.sh` (part of the README's test command). A
 //! missing client fails the test with that instruction; it never skips.
 
-use sim::client::Client;
-use sim::serve::{self, Account, Handle};
-use std::process::{Command, Output};
-use std::sync::{Arc, Mutex};
+mod common;
 
-fn start() -> (Handle, Arc<Mutex<Vec<String>>>, tempfile::TempDir) {
+use common::serve::{bad_packets, one, reconnect, serve_on, Log};
+use sim::client::Client;
+use sim::serve::{self, Handle};
+use std::process::{Command, Output};
+
+fn start() -> (Handle, Log, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let host = serve::DirHost::new(&dir.path().join("data"), sim::script::script_config()).unwrap();
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let lines = Arc::new(Mutex::new(Vec::new()));
-    let l = lines.clone();
-    let log: serve::Logger = Arc::new(move |s| l.lock().unwrap().push(s));
-    let mut settings = serve::Settings::new(Account::new("root", ""));
-    settings.scramble_seed = 3;
-    let (h, _) = serve::start(Box::new(host), listener, settings, log).unwrap();
-    (h, lines, dir)
+    let (h, log) = serve_on(Box::new(host), "", None, None, 151);
+    (h, log, dir)
 }
 
 /// Runs a client, which must be installed.
@@ -485,11 +481,7 @@ fn two_clients_reproduce_the_seeds_lock_wait_through_the_innodb_tables_and_get_1
 #[test]
 fn a_power_loss_in_the_middle_of_sysbench_keeps_every_commit_it_saw_acknowledged() {
     let host = serve::SimHost::new(sim::script::script_config(), 12, &[]);
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let log: serve::Logger = Arc::new(|_| {});
-    let mut settings = serve::Settings::new(Account::new("root", ""));
-    settings.scramble_seed = 4;
-    let (h, _) = serve::start(Box::new(host), listener, settings, log).unwrap();
+    let (h, _log) = serve_on(Box::new(host), "", None, None, 151);
     let port = format!("--mysql-port={}", h.addr.port());
     let base = [
         "--db-driver=mysql",
@@ -591,4 +583,72 @@ fn a_power_loss_in_the_middle_of_sysbench_keeps_every_commit_it_saw_acknowledged
         }
     }
     h.shutdown().unwrap();
+}
+
+#[test]
+fn a_recorded_sysbench_run_replays_exactly_and_its_packets_mutated_harm_no_other_connection() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sysbench.jsonl");
+    let host = serve::SimHost::new(sim::script::script_config(), 21, &[]);
+    let (h, _log) = serve_on(Box::new(host), "", None, Some(path.clone()), 151);
+    let port = format!("--mysql-port={}", h.addr.port());
+    let args = |extra: &[&'static str]| -> Vec<String> {
+        [
+            "oltp_read_write",
+            "--db-driver=mysql",
+            "--mysql-host=127.0.0.1",
+            &port,
+            "--mysql-user=root",
+            "--mysql-password=",
+            "--mysql-db=test",
+            "--tables=1",
+            "--table-size=500",
+        ]
+        .iter()
+        .map(|a| a.to_string())
+        .chain(extra.iter().map(|a| a.to_string()))
+        .collect()
+    };
+    for extra in [&["prepare"][..], &["--threads=4", "--time=2", "run"]] {
+        let a = args(extra);
+        let o = run(
+            "sysbench",
+            &a.iter().map(String::as_str).collect::<Vec<_>>(),
+        );
+        assert!(o.status.success(), "{}{}", text(&o.stdout), text(&o.stderr));
+    }
+    let mut c = reconnect(&h);
+    assert!(matches!(
+        c.query("SHUTDOWN").unwrap(),
+        engine::wire::reply::Reply::Ok(_)
+    ));
+    h.wait().unwrap();
+    // The run again on the simulated disk: every answer the same.
+    let quiet: serve::Logger = std::sync::Arc::new(|_| {});
+    let r = serve::record::replay(&path, quiet).unwrap();
+    assert_eq!(r.mismatch, None);
+    assert!(r.answers > 1_000, "{r:?}");
+    // Its packets, mutated, to a live server.
+    let packets = serve::record::packets(&path).unwrap();
+    let data = dir.path().join("data");
+    let host = serve::DirHost::new(&data, sim::script::script_config()).unwrap();
+    let (h, log) = serve_on(Box::new(host), "", None, None, 151);
+    let mut witness = reconnect(&h);
+    let o = mariadb(
+        &h,
+        "CREATE TABLE sbtest1 (id INT PRIMARY KEY, k INT NOT NULL DEFAULT 0, \
+         c CHAR(120) NOT NULL DEFAULT '', pad CHAR(60) NOT NULL DEFAULT '', KEY k_1 (k)) ENGINE=InnoDB; \
+         INSERT INTO sbtest1 (id) VALUES (1), (2), (3)",
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let check = "SELECT COUNT(*) FROM sbtest1 WHERE id = 2";
+    let answered = bad_packets(&h, &packets, 200, 5, &mut witness, check, "1");
+    assert!(answered > 0);
+    assert_eq!(one(&mut witness, "SELECT 1"), "1");
+    h.shutdown().unwrap();
+    assert!(log
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|l| l == "engine closed cleanly"));
 }

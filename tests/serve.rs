@@ -7,8 +7,11 @@
 
 use engine::wire::reply::Reply;
 use engine::wire::Command;
+mod common;
+
+use common::serve::{reconnect, serve_on};
 use sim::client::{Client, ClientError};
-use sim::serve::{self, Account, Handle};
+use sim::serve::{self, Handle};
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
@@ -28,26 +31,10 @@ fn start_with(
         Box::new(host),
         password,
         socket.then(|| dir.path().join("innosim.sock")),
+        None,
+        6,
     );
     (h, lines, dir)
-}
-
-/// A server on `host`, and its log lines.
-fn serve_on(
-    host: Box<dyn serve::Host>,
-    password: &str,
-    socket: Option<std::path::PathBuf>,
-) -> (Handle, Arc<Mutex<Vec<String>>>) {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let lines = Arc::new(Mutex::new(Vec::new()));
-    let l = lines.clone();
-    let log: serve::Logger = Arc::new(move |s| l.lock().unwrap().push(s));
-    let mut settings = serve::Settings::new(Account::new("root", password));
-    settings.max_connections = 6;
-    settings.scramble_seed = 7;
-    settings.socket = socket;
-    let (h, _) = serve::start(host, listener, settings, log).unwrap();
-    (h, lines)
 }
 
 fn rows(r: Reply) -> Vec<Vec<Option<String>>> {
@@ -592,18 +579,6 @@ fn prepared_statements_bind_parameters_and_answer_binary_rows() {
     h.shutdown().unwrap();
 }
 
-/// Connects, retrying while the server recovers from a crash (the accept
-/// loop takes the connection; the engine answers it once it is open).
-fn reconnect(h: &Handle) -> Client {
-    for _ in 0..1_000 {
-        if let Ok(c) = Client::connect(h.addr, "root", "", Some("test")) {
-            return c;
-        }
-        std::thread::yield_now();
-    }
-    panic!("the server never came back");
-}
-
 fn ids(c: &mut Client) -> Vec<u64> {
     rows(c.query("SELECT id FROM t ORDER BY id").unwrap())
         .into_iter()
@@ -614,7 +589,7 @@ fn ids(c: &mut Client) -> Vec<u64> {
 #[test]
 fn power_loss_on_command_drops_every_connection_and_recovery_keeps_each_acknowledged_commit() {
     let host = serve::SimHost::new(sim::script::script_config(), 5, &[]);
-    let (h, log) = serve_on(Box::new(host), "", None);
+    let (h, log) = serve_on(Box::new(host), "", None, None, 6);
     let mut c = Client::connect(h.addr, "root", "", Some("test")).unwrap();
     ok(
         c.query("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20)) ENGINE=InnoDB")

@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod serve;
+
 use engine::{Engine, RangeBound, Request, Response, Step, Value};
 use models::{Db, ModelValue, Row};
 
