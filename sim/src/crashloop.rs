@@ -302,22 +302,33 @@ pub fn run(o: &Options, mut progress: impl FnMut(u64, &Cycle)) -> Result<Report,
         }
         let mut a = Attempts::default();
         let first_id = model.next;
+        // When the statement that met the crash was sent: the crash came
+        // after it (the client learns of it only once the server has
+        // recovered).
+        let mut sent = Instant::now();
+        let mut crashed = false;
         if matches!(o.target, Target::Sim) {
             // About four I/Os a commit under flush 1 (the log write and its
             // sync, the doublewrite and page writes spread over them).
             let after = rng.gen_range(1..=4 * o.commits.max(1));
-            query(
-                &mut c,
-                &format!("SET GLOBAL innosim_crash = 'power-loss' AFTER {after}"),
-            )?;
+            let arm = format!("SET GLOBAL innosim_crash = 'power-loss' AFTER {after}");
+            match c.query(&arm) {
+                Ok(Reply::Ok(_)) => {}
+                Ok(other) => return Err(format!("{arm}: {other:?}")),
+                // Background work right after it already met the crash.
+                Err(_) => crashed = true,
+            }
         }
         let rollback_at = rng.gen_range(0..o.commits.max(1));
-        let mut crashed = false;
         let limit = match o.target {
             Target::Dir(_) => o.commits,
             Target::Sim => o.commits * 20 + 100,
         };
         for i in 0..limit {
+            if crashed {
+                break;
+            }
+            sent = Instant::now();
             if i == rollback_at {
                 let id = model.next;
                 model.next += 1;
@@ -341,6 +352,7 @@ pub fn run(o: &Options, mut progress: impl FnMut(u64, &Cycle)) -> Result<Report,
             }
             let id = model.next;
             model.next += 1;
+            sent = Instant::now();
             match c.query(&format!(
                 "INSERT INTO crashloop VALUES ({id}, {cycle}, 'committed')"
             )) {
@@ -368,10 +380,11 @@ pub fn run(o: &Options, mut progress: impl FnMut(u64, &Cycle)) -> Result<Report,
                 crash_at = Instant::now();
             }
             Target::Sim => {
-                crash_at = Instant::now();
                 if !crashed {
+                    sent = Instant::now();
                     let _ = c.query("SET GLOBAL innosim_crash = 'power-loss'");
                 }
+                crash_at = sent;
             }
         }
         let wall_us = began.elapsed().as_micros() as u64;
@@ -431,11 +444,19 @@ pub fn run(o: &Options, mut progress: impl FnMut(u64, &Cycle)) -> Result<Report,
             model.present.extend(before);
         }
         if matches!(o.target, Target::Sim) {
+            // Table, Op, Msg_type, Msg_text: no error row, and the last
+            // one "status OK".
+            let cell = |r: &[Option<Vec<u8>>], i: usize| r.get(i).cloned().flatten();
             match query(&mut c, "CHECK TABLE crashloop")? {
                 Reply::Rows { rows, .. }
-                    if rows
-                        .iter()
-                        .any(|r| r.last().cloned().flatten().as_deref() == Some(&b"OK"[..])) =>
+                    if !rows.is_empty()
+                        && rows
+                            .iter()
+                            .all(|r| cell(r, 2).as_deref() != Some(&b"error"[..]))
+                        && rows.last().is_some_and(|r| {
+                            cell(r, 2).as_deref() == Some(&b"status"[..])
+                                && cell(r, 3).as_deref() == Some(&b"OK"[..])
+                        }) =>
                 {
                     report.checks_passed += 1
                 }

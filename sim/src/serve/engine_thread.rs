@@ -155,11 +155,20 @@ pub(super) struct Core {
     live: HashSet<ConnId>,
     started_us: u64,
     questions: u64,
+    max_connections: u64,
     log: Logger,
 }
 
 impl Core {
-    pub(super) fn new(host: Box<dyn Host>, server: Server, log: Logger) -> Core {
+    /// The engine `server` on `host`, admitting `max_connections` (again
+    /// after every restart).
+    pub(super) fn new(
+        host: Box<dyn Host>,
+        mut server: Server,
+        max_connections: u64,
+        log: Logger,
+    ) -> Core {
+        server.set_max_connections(max_connections);
         let started_us = server.engine().now_us();
         Core {
             host,
@@ -168,6 +177,7 @@ impl Core {
             live: HashSet::new(),
             started_us,
             questions: 0,
+            max_connections,
             log,
         }
     }
@@ -350,9 +360,17 @@ impl Core {
         self.blocked = still;
         // KILL: the connection's socket is shut, its thread sees the end
         // and disconnects it (rolling back what it had open).
+        // A killed connection ends here, not when its thread next reads:
+        // a statement it sent meanwhile finds it gone and is not run.
         fx.killed = self.srv().take_killed();
         for k in &fx.killed {
             (self.log)(format!("connection {k} killed"));
+            if self.live.remove(k) {
+                self.blocked.retain(|c| c != k);
+                if let Err(e) = self.srv().disconnect(*k) {
+                    (self.log)(format!("connection {k} closed: {e}"));
+                }
+            }
         }
         if self.down() {
             let why = match self.srv().engine().halted() {
@@ -371,6 +389,7 @@ impl Core {
             (self.log)(self.host.restart());
             let (mut s, report) = self.host.open()?;
             s.continue_conn_ids(next);
+            s.set_max_connections(self.max_connections);
             (self.log)(format!("recovered: {report:?}"));
             self.server = Some(s);
         }
@@ -438,7 +457,20 @@ pub(super) fn engine_loop(
         };
         advance_to(&clock, wall.now_us());
         let now = core.now_us();
-        let fx = core.handle(&event)?;
+        let fx = match core.handle(&event) {
+            Ok(fx) => fx,
+            Err(e) => {
+                // Recovery failed: the server cannot go on. Every client
+                // sees its connection end.
+                if let Ok(mut m) = sockets.lock() {
+                    for (_, close) in m.drain() {
+                        close();
+                    }
+                }
+                log(format!("recovery failed, the server stops: {e}"));
+                return Err(e);
+            }
+        };
         if let Some(r) = recorder.as_ref() {
             let written = r
                 .lock()

@@ -26,6 +26,10 @@ pub fn advance_to(clock: &ManualClock, us: u64) {
     }
 }
 
+/// Why real files refuse a crash on command.
+const NO_CRASH_ON_REAL_FILES: &str =
+    "innosim_crash needs the simulated disk (innosim serve --sim); on real files, kill -9 the process";
+
 /// The crash kinds `SET GLOBAL innosim_crash` takes.
 pub const CRASH_KINDS: [&str; 3] = ["power-loss", "power-loss-all", "process-crash"];
 
@@ -97,7 +101,7 @@ impl Host for DirHost {
     }
 
     fn arm_crash(&mut self, _kind: &str, _after_ios: Option<u64>) -> Result<(), String> {
-        Err("innosim_crash needs the simulated disk (innosim serve --sim); on real files, kill -9 the process".into())
+        Err(NO_CRASH_ON_REAL_FILES.into())
     }
 
     fn crashed(&self) -> bool {
@@ -119,6 +123,7 @@ pub struct SimHost {
     workload: FaultConfig,
     mode: CrashMode,
     crashes: u64,
+    refuse_crashes: bool,
 }
 
 impl SimHost {
@@ -134,7 +139,15 @@ impl SimHost {
             workload: crate::runner::workload_faults(seed, false, faults),
             mode: CrashMode::ProcessCrash,
             crashes: 0,
+            refuse_crashes: false,
         }
+    }
+
+    /// This disk refusing crashes on command as real files do (the replay
+    /// of a run served on a directory).
+    pub fn refusing_crashes(mut self) -> SimHost {
+        self.refuse_crashes = true;
+        self
     }
 
     /// The disk (a test reads its counters).
@@ -186,6 +199,9 @@ impl Host for SimHost {
     }
 
     fn arm_crash(&mut self, kind: &str, after_ios: Option<u64>) -> Result<(), String> {
+        if self.refuse_crashes {
+            return Err(NO_CRASH_ON_REAL_FILES.into());
+        }
         self.crashes += 1;
         self.mode = match kind {
             "process-crash" => CrashMode::ProcessCrash,
@@ -205,8 +221,13 @@ impl Host for SimHost {
         match after_ios {
             None => self.storage.crash_now(),
             Some(n) => {
-                let now = self.storage.counters().ops;
-                self.storage.set_crash_at(Some(now + n));
+                let at = self
+                    .storage
+                    .counters()
+                    .ops
+                    .checked_add(n)
+                    .ok_or_else(|| format!("AFTER {n}: too many I/O operations"))?;
+                self.storage.set_crash_at(Some(at));
             }
         }
         Ok(())
@@ -232,7 +253,14 @@ impl Host for SimHost {
     }
 
     fn restart(&mut self) -> String {
-        let mode = std::mem::replace(&mut self.mode, CrashMode::ProcessCrash);
+        let armed = std::mem::replace(&mut self.mode, CrashMode::ProcessCrash);
+        // The armed kind if its crash struck; an engine that stopped itself
+        // first died as a process does, the disk keeping what it was given.
+        let mode = if self.storage.crashed() {
+            armed
+        } else {
+            CrashMode::ProcessCrash
+        };
         self.storage.set_crash_at(None);
         let report = self.storage.restart(mode.clone());
         format!("the simulated machine restarted after a {mode:?}: {report:?}")

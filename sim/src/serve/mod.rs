@@ -207,7 +207,11 @@ fn accept_loop<S: Stream + 'static>(
         if stop.load(std::sync::atomic::Ordering::SeqCst) {
             break;
         }
-        let Ok(stream) = stream else { continue };
+        let Ok(stream) = stream else {
+            // Out of descriptors, say: wait a little rather than spin.
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            continue;
+        };
         let peer = peer_of(&stream);
         shared.spawn(Box::new(stream), peer, scramble(&mut rng));
     }
@@ -293,8 +297,7 @@ pub fn start(
     settings: Settings,
     log: Logger,
 ) -> Result<(Handle, engine::RecoveryReport), String> {
-    let (mut server, report) = host.open()?;
-    server.set_max_connections(settings.max_connections as u64);
+    let (server, report) = host.open()?;
     let recorder: Option<SharedRecorder> = match &settings.record {
         None => None,
         Some(path) => {
@@ -315,7 +318,7 @@ pub fn start(
     let sockets: Sockets = Default::default();
     let engine_sockets = sockets.clone();
     let engine_recorder = recorder.clone();
-    let core = Core::new(host, server, log.clone());
+    let core = Core::new(host, server, settings.max_connections as u64, log.clone());
     let engine = std::thread::Builder::new()
         .name("engine".into())
         .spawn(move || {

@@ -56,6 +56,9 @@ pub struct Header {
     pub lock_wait_timeout_us: u64,
     /// max_connections.
     pub max_connections: u64,
+    /// innodb_buffer_pool_size, in pages (page writes and evictions, and so
+    /// the I/O count an armed crash waits for, follow it).
+    pub buffer_pool_pages: usize,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -181,18 +184,18 @@ pub fn replay(path: &std::path::Path, log: Logger) -> Result<Replayed, String> {
         flush_at_commit: engine::FlushAtCommit::from_setting(header.flush)
             .map_err(|e| e.to_string())?,
         lock_wait_timeout_us: header.lock_wait_timeout_us,
+        buffer_pool_pages: header.buffer_pool_pages,
         ..crate::script::script_config()
     };
     let mut host: Box<dyn Host> = match &header.host {
         HostRecord::Sim { seed, faults } => Box::new(SimHost::new(config, *seed, faults)),
         // A directory that began empty is the simulated disk without
-        // faults.
-        HostRecord::Dir => Box::new(SimHost::new(config, 0, &[])),
+        // faults, refusing crashes on command as real files do.
+        HostRecord::Dir => Box::new(SimHost::new(config, 0, &[]).refusing_crashes()),
     };
     let clock = host.clock();
-    let (mut server, _) = host.open()?;
-    server.set_max_connections(header.max_connections);
-    let mut core = Core::new(host, server, log);
+    let (server, _) = host.open()?;
+    let mut core = Core::new(host, server, header.max_connections, log);
     let mut r = Replayed::default();
     for (n, line) in lines.enumerate() {
         let line = line.map_err(|e| e.to_string())?;
@@ -248,5 +251,6 @@ pub fn header_for(host: &dyn Host, created: bool, max_connections: u64) -> Heade
         },
         lock_wait_timeout_us: config.lock_wait_timeout_us,
         max_connections,
+        buffer_pool_pages: config.buffer_pool_pages,
     }
 }
