@@ -156,6 +156,8 @@ pub(super) struct Core {
     started_us: u64,
     questions: u64,
     max_connections: u64,
+    /// The first connection id after a crash.
+    next_conn: ConnId,
     log: Logger,
 }
 
@@ -178,6 +180,7 @@ impl Core {
             started_us,
             questions: 0,
             max_connections,
+            next_conn: 0,
             log,
         }
     }
@@ -215,8 +218,10 @@ impl Core {
     }
 
     /// Handles one event, then the background work and the blocked
-    /// statements it may have freed. An error is recovery failing after a
-    /// crash: the server cannot go on.
+    /// statements it may have freed. If the machine went down or the
+    /// engine stopped, `Effects::dropped_all` says so and the engine is
+    /// closed: the caller drops every connection, then calls
+    /// [`Core::reopen`].
     pub(super) fn handle(&mut self, event: &Event) -> Result<Effects, String> {
         let mut fx = Effects::default();
         let ok = || Reply::Ok {
@@ -384,16 +389,25 @@ impl Core {
             fx.dropped_all = true;
             self.blocked.clear();
             self.live.clear();
-            let next = self.srv().next_conn_id();
+            self.next_conn = self.srv().next_conn_id();
+            // The clients learn of it now; the engine is opened again by
+            // `reopen`, after their sockets are shut.
             drop(self.server.take());
-            (self.log)(self.host.restart());
-            let (mut s, report) = self.host.open()?;
-            s.continue_conn_ids(next);
-            s.set_max_connections(self.max_connections);
-            (self.log)(format!("recovered: {report:?}"));
-            self.server = Some(s);
         }
         Ok(fx)
+    }
+
+    /// After an event that took the machine down (`Effects::dropped_all`):
+    /// brings it back and opens the engine again, running recovery. An
+    /// error is recovery failing: the server cannot go on.
+    pub(super) fn reopen(&mut self) -> Result<(), String> {
+        (self.log)(self.host.restart());
+        let (mut s, report) = self.host.open()?;
+        s.continue_conn_ids(self.next_conn);
+        s.set_max_connections(self.max_connections);
+        (self.log)(format!("recovered: {report:?}"));
+        self.server = Some(s);
+        Ok(())
     }
 
     /// Closes the engine cleanly.
@@ -521,12 +535,17 @@ pub(super) fn engine_loop(
             }
         }
         if fx.dropped_all {
-            // Their answers are never sent; their sockets close.
+            // Their answers are never sent; their sockets close, and then
+            // the machine comes back.
             waiting.clear();
             if let Ok(mut m) = sockets.lock() {
                 for (_, close) in m.drain() {
                     close();
                 }
+            }
+            if let Err(e) = core.reopen() {
+                log(format!("recovery failed, the server stops: {e}"));
+                return Err(e);
             }
         }
     }

@@ -232,6 +232,9 @@ pub fn replay(path: &std::path::Path, log: Logger) -> Result<Replayed, String> {
         if fx.stop {
             break;
         }
+        if fx.dropped_all {
+            core.reopen()?;
+        }
     }
     let _ = core.close();
     Ok(r)
