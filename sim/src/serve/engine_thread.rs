@@ -401,11 +401,22 @@ impl Core {
     /// brings it back and opens the engine again, running recovery. An
     /// error is recovery failing: the server cannot go on.
     pub(super) fn reopen(&mut self) -> Result<(), String> {
-        (self.log)(self.host.restart());
+        // Timed on the wall clock for the log alone (the engine's clock
+        // stands still inside an event).
+        let began = std::time::Instant::now();
+        let restarted = self.host.restart();
+        (self.log)(format!(
+            "{restarted} (in {} us)",
+            began.elapsed().as_micros()
+        ));
+        let began = std::time::Instant::now();
         let (mut s, report) = self.host.open()?;
         s.continue_conn_ids(self.next_conn);
         s.set_max_connections(self.max_connections);
-        (self.log)(format!("recovered: {report:?}"));
+        (self.log)(format!(
+            "recovered in {} us: {report:?}",
+            began.elapsed().as_micros()
+        ));
         self.server = Some(s);
         Ok(())
     }
