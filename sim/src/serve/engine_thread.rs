@@ -400,23 +400,21 @@ impl Core {
     /// After an event that took the machine down (`Effects::dropped_all`):
     /// brings it back and opens the engine again, running recovery. An
     /// error is recovery failing: the server cannot go on.
-    pub(super) fn reopen(&mut self) -> Result<(), String> {
-        // Timed on the wall clock for the log alone (the engine's clock
-        // stands still inside an event).
-        let began = std::time::Instant::now();
+    /// `wall`, when given (the live server's wall clock, through the
+    /// Clock trait; a replay gives none), times the two steps for the log.
+    pub(super) fn reopen(&mut self, wall: Option<&dyn Clock>) -> Result<(), String> {
+        let took = |from: Option<u64>| match (wall, from) {
+            (Some(w), Some(t)) => format!(" (in {} us)", w.now_us().saturating_sub(t)),
+            _ => String::new(),
+        };
+        let began = wall.map(|w| w.now_us());
         let restarted = self.host.restart();
-        (self.log)(format!(
-            "{restarted} (in {} us)",
-            began.elapsed().as_micros()
-        ));
-        let began = std::time::Instant::now();
+        (self.log)(format!("{restarted}{}", took(began)));
+        let began = wall.map(|w| w.now_us());
         let (mut s, report) = self.host.open()?;
         s.continue_conn_ids(self.next_conn);
         s.set_max_connections(self.max_connections);
-        (self.log)(format!(
-            "recovered in {} us: {report:?}",
-            began.elapsed().as_micros()
-        ));
+        (self.log)(format!("recovered{}: {report:?}", took(began)));
         self.server = Some(s);
         Ok(())
     }
@@ -554,7 +552,7 @@ pub(super) fn engine_loop(
                     close();
                 }
             }
-            if let Err(e) = core.reopen() {
+            if let Err(e) = core.reopen(Some(&wall)) {
                 log(format!("recovery failed, the server stops: {e}"));
                 return Err(e);
             }

@@ -233,7 +233,7 @@ pub fn replay(path: &std::path::Path, log: Logger) -> Result<Replayed, String> {
             break;
         }
         if fx.dropped_all {
-            core.reopen()?;
+            core.reopen(None)?;
         }
     }
     let _ = core.close();
