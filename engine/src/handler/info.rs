@@ -172,6 +172,16 @@ impl Engine {
         cmpmem_rows(self.pager.pool.cmpmem_reset())
     }
 
+    /// The history list's length: committed transactions' undo logs that
+    /// purge has not consumed yet, as SHOW ENGINE INNODB STATUS prints it
+    /// ("History list length", read from the rollback segment header as
+    /// `trx_sys->rseg_history_len` counts it).
+    pub fn history_list_length(&mut self) -> Result<u32> {
+        self.check_running()?;
+        let r = crate::trx::history(&mut self.pager).map(|(_, len)| len);
+        self.guard(r)
+    }
+
     /// INFORMATION_SCHEMA.INNODB_TRX: every active transaction.
     pub fn innodb_trx(&mut self) -> Result<Vec<InnodbTrx>> {
         let mut out = Vec::new();

@@ -115,8 +115,14 @@ fn trx_sys_page() -> PageId {
 }
 
 impl TrxSys {
-    /// Loads the transaction system: the id bound from the header, and
-    /// which undo slots are taken (by transactions recovery will roll back).
+    /// Loads the transaction system: the id bound from the header, which
+    /// undo slots are taken (by transactions recovery will roll back), and
+    /// the history list's length, which purge starts from as InnoDB's
+    /// `trx_rseg_mem_create` adds each segment's length to
+    /// `trx_sys->rseg_history_len`. (Starting from zero, a server that
+    /// crashed after fewer commits than the purge threshold never purged
+    /// the logs earlier runs left, and the system space grew at every
+    /// crash.)
     pub fn load(pager: &mut Pager) -> Result<TrxSys> {
         let f = pager.fix(trx_sys_page())?;
         let bound = page::get_u64(pager.page(f), undo::TRX_SYS_MAX_TRX_ID);
@@ -128,6 +134,7 @@ impl TrxSys {
                 free_slots.insert(s);
             }
         }
+        let history_len = page::get_u32(pager.page(f), RSEG_HISTORY_LEN);
         pager.unfix(f);
         Ok(TrxSys {
             next_id: bound.max(1),
@@ -135,7 +142,7 @@ impl TrxSys {
             active: BTreeSet::new(),
             free_slots,
             views: BTreeMap::new(),
-            history_hint: 0,
+            history_hint: u64::from(history_len),
         })
     }
 

@@ -438,7 +438,8 @@ impl Server {
     }
 
     /// SHOW ENGINE INNODB STATUS: its LATEST DETECTED DEADLOCK and
-    /// TRANSACTIONS sections.
+    /// TRANSACTIONS sections (the history list's length, then each
+    /// session's transaction).
     fn innodb_status(&mut self) -> R<String> {
         let trx = self
             .engine
@@ -473,7 +474,12 @@ impl Server {
                 d.victim + 1
             ));
         }
+        let history = self
+            .engine
+            .history_list_length()
+            .map_err(|e| SqlError::from_engine(&e, super::DEFAULT_DB))?;
         s.push_str("------------\nTRANSACTIONS\n------------\n");
+        s.push_str(&format!("History list length {history}\n"));
         s.push_str("LIST OF TRANSACTIONS FOR EACH SESSION:\n");
         for t in trx {
             s.push_str(&format!(
