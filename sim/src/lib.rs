@@ -8,6 +8,7 @@ pub mod client;
 pub mod clock;
 pub mod corpus;
 pub mod crashloop;
+pub mod diff;
 pub mod index_bench;
 pub mod judge;
 pub mod kind;

@@ -325,11 +325,34 @@ impl Engine {
     /// DROP TABLE, in session `s` under an X lock on the table (see
     /// [`DdlStep`]).
     pub fn drop_table(&mut self, s: SessionId, name: &str) -> Result<DdlStep<()>> {
+        self.drop_table_of(s, name, None)
+    }
+
+    /// DROP TABLE as DROP DATABASE does it, table by table: a table that
+    /// only tables whose names start with `db_prefix` (the same
+    /// database's) refer to may go, as `row_drop_table_for_mysql` lets a
+    /// parent go when `drop_db` is set and the child is in the same
+    /// database (`dict_tables_have_same_db`).
+    pub fn drop_table_of_database(
+        &mut self,
+        s: SessionId,
+        name: &str,
+        db_prefix: &str,
+    ) -> Result<DdlStep<()>> {
+        self.drop_table_of(s, name, Some(db_prefix))
+    }
+
+    fn drop_table_of(
+        &mut self,
+        s: SessionId,
+        name: &str,
+        db_prefix: Option<&str>,
+    ) -> Result<DdlStep<()>> {
         if !self.ddl_lock(s, name, TableMode::X)? {
             return Ok(DdlStep::Waiting);
         }
         let id = self.table_id(name)?;
-        if self.foreign_key_checks(s) && self.referenced_by_other(id) {
+        if self.foreign_key_checks(s) && self.referenced_from_outside(id, db_prefix) {
             return Err(Error::ReferencedTable(name.to_string()));
         }
         let r = self.drop_table_inner(id);

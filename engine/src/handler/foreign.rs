@@ -577,7 +577,16 @@ impl Engine {
     /// (`row_drop_table_for_mysql` and `row_truncate_table_for_mysql` refuse
     /// such a table while foreign_key_checks is on).
     pub(super) fn referenced_by_other(&self, id: u64) -> bool {
-        self.referencing(id).iter().any(|l| l.child != id)
+        self.referenced_from_outside(id, None)
+    }
+
+    /// Whether another table refers to this one, not counting tables whose
+    /// names start with `db_prefix` (those a DROP DATABASE drops too).
+    pub(super) fn referenced_from_outside(&self, id: u64, db_prefix: Option<&str>) -> bool {
+        self.referencing(id).iter().any(|l| {
+            l.child != id
+                && !db_prefix.is_some_and(|p| self.tables[&l.child].def.name.starts_with(p))
+        })
     }
 
     /// Whether the table's definition without index `pos` would leave a

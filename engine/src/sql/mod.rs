@@ -663,6 +663,17 @@ impl Server {
             .map_or(&[][..], |x| x.result_columns.as_slice())
     }
 
+    /// The connection (MySQL's thread id) whose engine session is `s`, as
+    /// INNODB_TRX's `trx_mysql_thread_id` and SHOW ENGINE INNODB STATUS's
+    /// `MySQL thread id` name a transaction (`thd_get_thread_id`); the
+    /// session's own number for a session no connection owns.
+    pub(crate) fn thread_id(&self, s: SessionId) -> u64 {
+        self.conns
+            .iter()
+            .find(|(_, x)| x.session == s)
+            .map_or(u64::from(s), |(c, _)| u64::from(*c))
+    }
+
     /// The connection's current database.
     pub fn database(&self, c: ConnId) -> Option<&str> {
         self.conns.get(&c).and_then(|x| x.db.as_deref())

@@ -68,9 +68,11 @@ impl Server {
                 let affected = tables.len() as u64;
                 // Then the database's own dictionary row.
                 tables.push_back(engine_name(&canon, ""));
+                let prefix = engine_name(&canon, "");
                 self.drop_tables(
                     c,
                     tables,
+                    Some(prefix),
                     Box::new(move |srv, _| {
                         for conn in srv.conns.values_mut() {
                             if conn.db.as_deref() == Some(canon.as_str()) {
@@ -224,6 +226,7 @@ impl Server {
                 self.drop_tables(
                     c,
                     found.into(),
+                    None,
                     Box::new(move |srv, c| Ok(srv.ok_with(c, warnings))),
                 )
             }
@@ -518,6 +521,7 @@ impl Server {
         &mut self,
         c: ConnId,
         mut rest: VecDeque<String>,
+        database: Option<String>,
         finish: DdlFinish,
     ) -> R<Outcome> {
         let Some(n) = rest.pop_front() else {
@@ -529,11 +533,14 @@ impl Server {
             true,
             Box::new(move |srv, c, locked| {
                 locked?;
-                srv.locked_ddl(c, &n, |e, s| e.drop_table(s, &n))?;
+                match &database {
+                    Some(p) => srv.locked_ddl(c, &n, |e, s| e.drop_table_of_database(s, &n, p))?,
+                    None => srv.locked_ddl(c, &n, |e, s| e.drop_table(s, &n))?,
+                }
                 srv.metas.remove(&n);
                 srv.autoinc.remove(&n);
                 srv.implicit_commit(c)?;
-                srv.drop_tables(c, rest, finish)
+                srv.drop_tables(c, rest, database, finish)
             }),
         )
     }

@@ -47,7 +47,7 @@ impl Server {
                             opt_str(&t.trx_requested_lock_id),
                             opt_int(t.trx_wait_started.map(|w| w / 1_000_000)),
                             int(t.trx_weight),
-                            int(u64::from(t.trx_mysql_thread_id)),
+                            int(self.thread_id(t.trx_mysql_thread_id)),
                             queries
                                 .get(&t.trx_mysql_thread_id)
                                 .map_or(Datum::Null, |q| Datum::str(q)),

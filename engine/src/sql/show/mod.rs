@@ -465,7 +465,7 @@ impl Server {
                 s.push_str(&format!(
                     "*** ({n}) TRANSACTION:\nTRANSACTION {}, MySQL thread id {}\n*** ({n}) WAITING FOR THIS LOCK TO BE GRANTED:\n{waiting}\n",
                     t.trx_id,
-                    t.session,
+                    self.thread_id(t.session),
                     n = i + 1
                 ));
             }
@@ -484,7 +484,9 @@ impl Server {
         for t in trx {
             s.push_str(&format!(
                 "---TRANSACTION {}, {}, MySQL thread id {}\n",
-                t.trx_id, t.trx_state, t.trx_mysql_thread_id
+                t.trx_id,
+                t.trx_state,
+                self.thread_id(t.trx_mysql_thread_id)
             ));
             if let Some(l) = &t.trx_requested_lock_id {
                 s.push_str(&format!("------- TRX HAS BEEN WAITING FOR LOCK {l}\n"));

@@ -1,0 +1,645 @@
+//! The two sides of a diff: innosim's SQL layer in this process, on the
+//! simulated disk ([`Local`]), and any server over the MySQL protocol
+//! ([`Remote`]: a real MariaDB, or `innosim serve`), each session on its
+//! own connection.
+//!
+//! Both report a statement the same way: finished with its answer, or
+//! blocked in a lock wait. In this process the engine says so itself. Over
+//! the protocol a statement is blocked when its connection's transaction is
+//! in `LOCK WAIT` in `SHOW ENGINE INNODB STATUS`'s transaction list, seen
+//! twice a millisecond apart, and no answer has come; that is asked, not
+//! waited for, so a scenario full of lock waits runs in milliseconds.
+//! (INFORMATION_SCHEMA.INNODB_TRX would say the same but is a cache that
+//! InnoDB refreshes at most every 100 ms, `CACHE_MIN_IDLE_TIME_US` in
+//! `trx0i_s.cc`; the monitor reads the lock system under its mutex.)
+
+use crate::client::{Client, ClientError};
+use crate::storage::SimStorage;
+use engine::io::ManualClock;
+use engine::sql::{ConnId, Outcome, Reply, Server};
+use engine::wire::reply::Reply as WireReply;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// One statement's answer, as the diff compares it.
+#[derive(Debug, Clone)]
+pub enum Answer {
+    /// A result set: each cell's text, NULL as `None`.
+    Rows {
+        /// The rows, in the order received.
+        rows: Vec<Vec<Option<Vec<u8>>>>,
+        /// Warnings left.
+        warnings: u16,
+    },
+    /// OK.
+    Ok {
+        /// Affected rows.
+        affected: u64,
+        /// Warnings left.
+        warnings: u16,
+    },
+    /// ERR: compared by its code; the message is for the reader.
+    Err {
+        /// The error code.
+        code: u16,
+        /// The message.
+        message: String,
+    },
+}
+
+impl PartialEq for Answer {
+    fn eq(&self, other: &Answer) -> bool {
+        match (self, other) {
+            (
+                Answer::Rows { rows, warnings },
+                Answer::Rows {
+                    rows: r2,
+                    warnings: w2,
+                },
+            ) => rows == r2 && warnings == w2,
+            (
+                Answer::Ok { affected, warnings },
+                Answer::Ok {
+                    affected: a2,
+                    warnings: w2,
+                },
+            ) => affected == a2 && warnings == w2,
+            (Answer::Err { code, .. }, Answer::Err { code: c2, .. }) => code == c2,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Answer {}
+
+impl Answer {
+    /// The error code, if it is an error.
+    pub fn error(&self) -> Option<u16> {
+        match self {
+            Answer::Err { code, .. } => Some(*code),
+            _ => None,
+        }
+    }
+
+    /// A short rendering for a report: long cells abbreviated.
+    pub fn describe(&self) -> String {
+        fn cell(c: &Option<Vec<u8>>) -> String {
+            match c {
+                None => "NULL".into(),
+                Some(b) if b.len() > 40 => format!(
+                    "{}...({} bytes)",
+                    String::from_utf8_lossy(&b[..24]),
+                    b.len()
+                ),
+                Some(b) => String::from_utf8_lossy(b).into_owned(),
+            }
+        }
+        match self {
+            Answer::Rows { rows, warnings } => {
+                let shown: Vec<String> = rows
+                    .iter()
+                    .map(|r| r.iter().map(cell).collect::<Vec<_>>().join("\t"))
+                    .collect();
+                let w = if *warnings > 0 {
+                    format!(", {warnings} warnings")
+                } else {
+                    String::new()
+                };
+                format!("{} rows{w}: [{}]", rows.len(), shown.join(" | "))
+            }
+            Answer::Ok { affected, warnings } => {
+                format!("OK, {affected} affected, {warnings} warnings")
+            }
+            Answer::Err { code, message } => format!("ERROR {code}: {message}"),
+        }
+    }
+
+    fn from_local(reply: Reply) -> Answer {
+        match reply {
+            Reply::Ok {
+                affected, warnings, ..
+            } => Answer::Ok {
+                affected,
+                warnings: u16::try_from(warnings).unwrap_or(u16::MAX),
+            },
+            Reply::Rows { rows, warnings, .. } => Answer::Rows {
+                rows: rows
+                    .into_iter()
+                    .map(|r| {
+                        r.into_iter()
+                            .map(|d| (!d.is_null()).then(|| d.to_bytes()))
+                            .collect()
+                    })
+                    .collect(),
+                warnings: u16::try_from(warnings).unwrap_or(u16::MAX),
+            },
+            Reply::Error(e) => Answer::Err {
+                code: e.code,
+                message: e.message,
+            },
+        }
+    }
+
+    fn from_wire(reply: WireReply) -> Answer {
+        match reply {
+            WireReply::Ok(ok) => Answer::Ok {
+                affected: ok.affected,
+                warnings: ok.warnings,
+            },
+            WireReply::Rows { rows, warnings, .. } => Answer::Rows { rows, warnings },
+            WireReply::Err(e) => Answer::Err {
+                code: e.code,
+                message: e.message,
+            },
+        }
+    }
+}
+
+/// What became of a statement when it was sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Issued {
+    /// It finished.
+    Done(Answer),
+    /// It waits for a lock.
+    Blocked,
+}
+
+/// One side of a diff.
+pub trait Backend {
+    /// What it is, for reports.
+    fn name(&self) -> String;
+    /// A fresh database `diff` with `setup` run in it (each statement must
+    /// succeed), and `sessions` connections to it.
+    fn start(&mut self, sessions: usize, setup: &[String]) -> Result<(), String>;
+    /// Sends a statement on a session that is not blocked.
+    fn issue(&mut self, session: usize, sql: &str) -> Result<Issued, String>;
+    /// The blocked statements that have finished since they were sent,
+    /// by session, once everything that can move has.
+    fn completions(&mut self) -> Result<BTreeMap<usize, Answer>, String>;
+    /// Runs a statement on a connection of its own, outside the sessions
+    /// (the final comparison of the tables).
+    fn query(&mut self, sql: &str) -> Result<Answer, String>;
+    /// Closes the sessions (rolling back what they left open).
+    fn stop(&mut self) -> Result<(), String>;
+}
+
+/// The statements innosim needs before the tables (compressed tables want
+/// Barracuda and a file per table), which a MariaDB refuses with 1193 (it
+/// has neither setting: they are its only ways).
+const PRELUDE: [&str; 2] = [
+    "SET GLOBAL innodb_file_format = 'Barracuda'",
+    "SET GLOBAL innodb_file_per_table = ON",
+];
+
+/// innosim's SQL layer on a fresh simulated disk, in this process. The
+/// clock stands still, so nothing times out.
+pub struct Local {
+    canaries: engine::Canaries,
+    server: Option<Server>,
+    control: ConnId,
+    sessions: Vec<ConnId>,
+    blocked: BTreeSet<usize>,
+}
+
+impl Local {
+    /// A side with no server yet ([`Backend::start`] makes one).
+    pub fn new() -> Local {
+        Local::with_canaries(engine::Canaries::NONE)
+    }
+
+    /// A side whose engine carries planted bugs: the diff's own check that
+    /// a wrong engine differs from a right one.
+    pub fn with_canaries(canaries: engine::Canaries) -> Local {
+        Local {
+            canaries,
+            server: None,
+            control: 0,
+            sessions: Vec::new(),
+            blocked: BTreeSet::new(),
+        }
+    }
+
+    fn server(&mut self) -> Result<&mut Server, String> {
+        self.server
+            .as_mut()
+            .ok_or_else(|| "not started".to_string())
+    }
+
+    fn run(&mut self, c: ConnId, sql: &str) -> Result<Answer, String> {
+        match self.server()?.execute(c, sql) {
+            Outcome::Done(r) => Ok(Answer::from_local(r)),
+            Outcome::Blocked => Err(format!("innosim: '{sql}' blocked outside the sessions")),
+        }
+    }
+
+    fn must(&mut self, c: ConnId, sql: &str) -> Result<(), String> {
+        match self.run(c, sql)? {
+            Answer::Err { code, message } => Err(format!("innosim: {sql}: {code} {message}")),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl Default for Local {
+    fn default() -> Self {
+        Local::new()
+    }
+}
+
+impl Backend for Local {
+    fn name(&self) -> String {
+        "innosim".into()
+    }
+
+    fn start(&mut self, sessions: usize, setup: &[String]) -> Result<(), String> {
+        let config = engine::Config {
+            buffer_pool_pages: 512,
+            canaries: self.canaries,
+            ..engine::Config::default()
+        };
+        let (server, _) = Server::open(
+            Box::new(SimStorage::new()),
+            Box::new(Arc::new(ManualClock::new())),
+            config,
+        )
+        .map_err(|e| format!("innosim: {}", e.message))?;
+        self.server = Some(server);
+        self.blocked.clear();
+        self.control = self.server()?.connect();
+        let c = self.control;
+        for sql in PRELUDE {
+            self.must(c, sql)?;
+        }
+        self.must(c, "CREATE DATABASE diff")?;
+        self.must(c, "USE diff")?;
+        for sql in setup {
+            self.must(c, sql)?;
+        }
+        self.sessions = (0..sessions)
+            .map(|_| self.server.as_mut().expect("started").connect())
+            .collect();
+        for s in self.sessions.clone() {
+            self.must(s, "USE diff")?;
+        }
+        Ok(())
+    }
+
+    fn issue(&mut self, session: usize, sql: &str) -> Result<Issued, String> {
+        let c = self.sessions[session];
+        match self.server()?.execute(c, sql) {
+            Outcome::Done(r) => Ok(Issued::Done(Answer::from_local(r))),
+            Outcome::Blocked => {
+                self.blocked.insert(session);
+                Ok(Issued::Blocked)
+            }
+        }
+    }
+
+    fn completions(&mut self) -> Result<BTreeMap<usize, Answer>, String> {
+        let mut done = BTreeMap::new();
+        // A resumed statement can end a deadlock victim's wait; go round
+        // until a pass changes nothing.
+        loop {
+            let mut moved = false;
+            for s in self.blocked.clone() {
+                let c = self.sessions[s];
+                if let Outcome::Done(r) = self.server()?.resume(c) {
+                    self.blocked.remove(&s);
+                    done.insert(s, Answer::from_local(r));
+                    moved = true;
+                }
+            }
+            if !moved {
+                return Ok(done);
+            }
+        }
+    }
+
+    fn query(&mut self, sql: &str) -> Result<Answer, String> {
+        let c = self.control;
+        self.run(c, sql)
+    }
+
+    fn stop(&mut self) -> Result<(), String> {
+        if let Some(mut server) = self.server.take() {
+            for c in self.sessions.drain(..) {
+                server
+                    .disconnect(c)
+                    .map_err(|e| format!("innosim: {}", e.message))?;
+            }
+            server
+                .close()
+                .map_err(|e| format!("innosim: {}", e.message))?;
+        }
+        Ok(())
+    }
+}
+
+/// A server's address and account, parsed from
+/// `mysql://user[:password]@host:port`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerUrl {
+    /// The user.
+    pub user: String,
+    /// The password (empty: none).
+    pub password: String,
+    /// `host:port`.
+    pub addr: String,
+}
+
+impl std::str::FromStr for ServerUrl {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<ServerUrl, String> {
+        let bad = || format!("a server is mysql://user[:password]@host:port, not '{s}'");
+        let rest = s.strip_prefix("mysql://").ok_or_else(bad)?;
+        let (account, addr) = rest.rsplit_once('@').ok_or_else(bad)?;
+        let (user, password) = account.split_once(':').unwrap_or((account, ""));
+        let (host, port) = addr.rsplit_once(':').ok_or_else(bad)?;
+        if user.is_empty() || host.is_empty() || port.parse::<u16>().is_err() {
+            return Err(bad());
+        }
+        Ok(ServerUrl {
+            user: user.into(),
+            password: password.into(),
+            addr: addr.trim_end_matches('/').into(),
+        })
+    }
+}
+
+impl std::fmt::Display for ServerUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "mysql://{}@{}", self.user, self.addr)
+    }
+}
+
+/// A session's connection, served by a thread of its own so that a
+/// blocked statement blocks only it.
+struct Conn {
+    /// The server's id of the connection (`MySQL thread id`).
+    id: u32,
+    send: Sender<String>,
+    answers: Receiver<Result<WireReply, ClientError>>,
+    /// Sent and not answered.
+    busy: bool,
+}
+
+/// How long a statement may run before the diff gives up on the server.
+const STUCK: Duration = Duration::from_secs(30);
+
+/// A server over the MySQL protocol.
+pub struct Remote {
+    url: ServerUrl,
+    control: Option<Client>,
+    sessions: Vec<Conn>,
+}
+
+impl Remote {
+    /// A side on the server at `url` (connected at [`Backend::start`]).
+    pub fn new(url: ServerUrl) -> Remote {
+        Remote {
+            url,
+            control: None,
+            sessions: Vec::new(),
+        }
+    }
+
+    fn connect(&self, db: Option<&str>) -> Result<Client, String> {
+        Client::connect(
+            self.url.addr.as_str(),
+            &self.url.user,
+            &self.url.password,
+            db,
+        )
+        .map_err(|e| format!("{}: {e}", self.url))
+    }
+
+    fn control(&mut self) -> Result<&mut Client, String> {
+        if self.control.is_none() {
+            self.control = Some(self.connect(None)?);
+        }
+        Ok(self.control.as_mut().expect("just connected"))
+    }
+
+    fn must(&mut self, sql: &str) -> Result<(), String> {
+        let url = self.url.clone();
+        match self.control()?.query(sql) {
+            Ok(WireReply::Err(e)) => Err(format!("{url}: {sql}: {} {}", e.code, e.message)),
+            Ok(_) => Ok(()),
+            Err(e) => Err(format!("{url}: {sql}: {e}")),
+        }
+    }
+
+    /// The connections whose transaction waits for a lock now.
+    fn lock_waits(&mut self) -> Result<BTreeSet<u32>, String> {
+        let url = self.url.clone();
+        let reply = self
+            .control()?
+            .query("SHOW ENGINE INNODB STATUS")
+            .map_err(|e| format!("{url}: SHOW ENGINE INNODB STATUS: {e}"))?;
+        let WireReply::Rows { rows, .. } = reply else {
+            return Err(format!("{url}: SHOW ENGINE INNODB STATUS: {reply:?}"));
+        };
+        let text = rows
+            .first()
+            .and_then(|r| r.last())
+            .and_then(|c| c.as_ref())
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .unwrap_or_default();
+        Ok(waiting_threads(&text))
+    }
+
+    /// Waits for session `s`'s statement: its answer, or `None` once it is
+    /// seen waiting for a lock twice a millisecond apart.
+    fn settle(&mut self, s: usize) -> Result<Option<Answer>, String> {
+        let began = Instant::now();
+        let mut seen_waiting = false;
+        loop {
+            match self.sessions[s]
+                .answers
+                .recv_timeout(Duration::from_micros(300))
+            {
+                Ok(r) => {
+                    self.sessions[s].busy = false;
+                    let r = r.map_err(|e| format!("{}: session {s}: {e}", self.url))?;
+                    return Ok(Some(Answer::from_wire(r)));
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(format!("{}: session {s}'s connection is gone", self.url))
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+            let id = self.sessions[s].id;
+            if self.lock_waits()?.contains(&id) {
+                if seen_waiting {
+                    return Ok(None);
+                }
+                seen_waiting = true;
+                std::thread::sleep(Duration::from_millis(1));
+            } else {
+                seen_waiting = false;
+            }
+            if began.elapsed() > STUCK {
+                return Err(format!(
+                    "{}: session {s}'s statement neither finished nor waited for a lock in {STUCK:?}",
+                    self.url
+                ));
+            }
+        }
+    }
+}
+
+/// The `MySQL thread id`s of the transactions in `LOCK WAIT` in the
+/// TRANSACTIONS section of `SHOW ENGINE INNODB STATUS` (InnoDB's, MariaDB's
+/// and innosim's alike: a `---TRANSACTION` line, then lines up to the next
+/// one, among them `LOCK WAIT` and `MySQL thread id N`, which MariaDB
+/// spells `MariaDB thread id N`).
+pub fn waiting_threads(status: &str) -> BTreeSet<u32> {
+    let mut out = BTreeSet::new();
+    let Some(start) = status.find("\nTRANSACTIONS\n") else {
+        return out;
+    };
+    for block in status[start..].split("---TRANSACTION").skip(1) {
+        if !block.contains("LOCK WAIT") {
+            continue;
+        }
+        // MariaDB prints `MariaDB thread id N`.
+        if let Some(at) = block.find(" thread id ") {
+            let digits: String = block[at + 11..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            if let Ok(id) = digits.parse() {
+                out.insert(id);
+            }
+        }
+    }
+    out
+}
+
+impl Backend for Remote {
+    fn name(&self) -> String {
+        self.url.to_string()
+    }
+
+    fn start(&mut self, sessions: usize, setup: &[String]) -> Result<(), String> {
+        self.stop()?;
+        for sql in PRELUDE {
+            let url = self.url.clone();
+            match self.control()?.query(sql) {
+                Ok(WireReply::Err(e)) if e.code == 1193 => {}
+                Ok(WireReply::Err(e)) => {
+                    return Err(format!("{url}: {sql}: {} {}", e.code, e.message))
+                }
+                Ok(_) => {}
+                Err(e) => return Err(format!("{url}: {sql}: {e}")),
+            }
+        }
+        self.must("DROP DATABASE IF EXISTS diff")?;
+        self.must("CREATE DATABASE diff")?;
+        self.must("USE diff")?;
+        for sql in setup {
+            self.must(sql)?;
+        }
+        for _ in 0..sessions {
+            let mut client = self.connect(Some("diff"))?;
+            let id = client.greeting.connection_id;
+            let (send, requests) = mpsc::channel::<String>();
+            let (answer, answers) = mpsc::channel();
+            std::thread::Builder::new()
+                .name(format!("diff-session-{id}"))
+                .spawn(move || {
+                    for sql in requests {
+                        let r = client.query(&sql);
+                        let failed = r.is_err();
+                        if answer.send(r).is_err() || failed {
+                            return;
+                        }
+                    }
+                    let _ = client.quit();
+                })
+                .map_err(|e| e.to_string())?;
+            self.sessions.push(Conn {
+                id,
+                send,
+                answers,
+                busy: false,
+            });
+        }
+        Ok(())
+    }
+
+    fn issue(&mut self, session: usize, sql: &str) -> Result<Issued, String> {
+        let conn = &mut self.sessions[session];
+        conn.send
+            .send(sql.to_string())
+            .map_err(|_| format!("{}: session {session}'s connection is gone", self.url))?;
+        conn.busy = true;
+        Ok(match self.settle(session)? {
+            Some(a) => Issued::Done(a),
+            None => Issued::Blocked,
+        })
+    }
+
+    fn completions(&mut self) -> Result<BTreeMap<usize, Answer>, String> {
+        let mut done = BTreeMap::new();
+        for s in 0..self.sessions.len() {
+            if self.sessions[s].busy {
+                if let Some(a) = self.settle(s)? {
+                    done.insert(s, a);
+                }
+            }
+        }
+        Ok(done)
+    }
+
+    fn query(&mut self, sql: &str) -> Result<Answer, String> {
+        let url = self.url.clone();
+        self.control()?
+            .query(sql)
+            .map(Answer::from_wire)
+            .map_err(|e| format!("{url}: {sql}: {e}"))
+    }
+
+    fn stop(&mut self) -> Result<(), String> {
+        // Dropping a session's sender ends its thread, which quits.
+        self.sessions.clear();
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_name_user_password_and_address() {
+        let u: ServerUrl = "mysql://root@127.0.0.1:3417".parse().unwrap();
+        assert_eq!(
+            (u.user.as_str(), u.password.as_str(), u.addr.as_str()),
+            ("root", "", "127.0.0.1:3417")
+        );
+        let u: ServerUrl = "mysql://a:b@h:1".parse().unwrap();
+        assert_eq!(u.password, "b");
+        assert!("mysql://h:1".parse::<ServerUrl>().is_err());
+        assert!("http://root@h:1".parse::<ServerUrl>().is_err());
+        assert!("mysql://root@h".parse::<ServerUrl>().is_err());
+    }
+
+    #[test]
+    fn lock_waits_are_read_from_the_transaction_list() {
+        let status = "\n=====\nLATEST DETECTED DEADLOCK\n---TRANSACTION 9, LOCK WAIT\n\
+                      MySQL thread id 77\n------------\nTRANSACTIONS\n------------\n\
+                      History list length 3\nLIST OF TRANSACTIONS FOR EACH SESSION:\n\
+                      ---TRANSACTION 421, ACTIVE 3 sec starting index read\n\
+                      mysql tables in use 1, locked 1\nLOCK WAIT 2 lock struct(s), heap size 1128\n\
+                      MySQL thread id 5, OS thread handle 1, query id 9 localhost root\n\
+                      ---TRANSACTION 420, ACTIVE 4 sec\nMySQL thread id 4, OS thread handle 2\n\
+                      ---TRANSACTION 59, ACTIVE 1 sec\nLOCK WAIT 2 lock struct(s)\n\
+                      MariaDB thread id 11, OS thread handle 1, query id 7\n\
+                      ---TRANSACTION 0x2a, LOCK WAIT, MySQL thread id 12\n";
+        assert_eq!(waiting_threads(status), BTreeSet::from([5, 11, 12]));
+    }
+}
