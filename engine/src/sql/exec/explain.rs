@@ -186,7 +186,12 @@ impl Server {
                 RangeBound::Included(key.clone()),
                 RangeBound::Included(key.clone()),
             )],
-            (_, Access::Range { index, low, high }) => {
+            (
+                _,
+                Access::Range {
+                    index, low, high, ..
+                },
+            ) => {
                 vec![(index.clone(), low.clone(), high.clone())]
             }
             (_, Access::Ranges { index, ranges }) => ranges

@@ -126,16 +126,18 @@ impl Server {
         let by_index = candidates
             .iter()
             .filter(|cand| forced || cand.index.is_none())
-            .find(|cand| !order_by.is_empty() && cand.gives_order(order_by, &[], &names));
-        let (index, whole_index) = match by_index {
-            Some(cand) => (cand.index.clone(), Some(cand.cols.len())),
-            None => (None, None),
+            .filter(|_| !order_by.is_empty())
+            .find_map(|cand| cand.gives_order(order_by, &[], &names).map(|r| (cand, r)));
+        let (index, whole_index, reverse) = match by_index {
+            Some((cand, reverse)) => (cand.index.clone(), Some(cand.cols.len()), reverse),
+            None => (None, None, false),
         };
         Ok(Plan {
             access: Access::Range {
                 index,
                 low: RangeBound::Unbounded,
                 high: RangeBound::Unbounded,
+                reverse,
             },
             exact: conj.is_empty(),
             kind: match whole_index {
@@ -188,7 +190,8 @@ impl Server {
                         == 1
                 })
         };
-        let ordered = cand.gives_order(order_by, &cols[..eq.len()], names);
+        let order = cand.gives_order(order_by, &cols[..eq.len()], names);
+        let ordered = order.is_some();
         let index = cand.index.clone();
         if index.is_none() && eq.len() == cols.len() {
             let exact = exact(false);
@@ -215,12 +218,13 @@ impl Server {
                         (RangeBound::Included(k.clone()), RangeBound::Included(k))
                     })
                     .collect();
+                // The engine reads an IN list's ranges forward only.
                 return Some(Plan {
                     access: Access::Ranges { index, ranges },
                     exact: false,
                     kind: PlanKind::Range { parts },
                     possible: Vec::new(),
-                    ordered,
+                    ordered: order == Some(false),
                 });
             }
         }
@@ -266,6 +270,7 @@ impl Server {
                 index,
                 low: bound(lo, &eq),
                 high: bound(hi, &eq),
+                reverse: order == Some(true),
             },
             exact,
             kind,
@@ -287,33 +292,35 @@ struct Candidate {
 
 impl Candidate {
     /// Whether reading this index in key order gives the rows in
-    /// `order_by`'s order (ascending only: the layer reads forward), the
-    /// columns in `fixed` (equal to constants) aside, as MySQL's
-    /// `test_if_order_by_key` decides: each ORDER BY key a column the
-    /// index holds whole, in the index's order from the first unfixed
-    /// column on.
-    fn gives_order(&self, order_by: &[(Expr, bool)], fixed: &[usize], names: &[String]) -> bool {
-        if order_by.is_empty() {
-            return true;
-        }
+    /// `order_by`'s order, the columns in `fixed` (equal to constants)
+    /// aside, as MySQL's `test_if_order_by_key` decides: each ORDER BY key
+    /// a column the index holds whole, in the index's order from the first
+    /// unfixed column on, all ascending (`Some(false)`: read forward) or
+    /// all descending (`Some(true)`: read backward, as `QUICK_SELECT_DESC`
+    /// and `join_read_last` do); `None` when neither.
+    fn gives_order(
+        &self,
+        order_by: &[(Expr, bool)],
+        fixed: &[usize],
+        names: &[String],
+    ) -> Option<bool> {
         let mut next = fixed.len();
+        let mut direction = None;
         for (e, desc) in order_by {
-            if *desc {
-                return false;
-            }
-            let Some(col) = column_of(e, names) else {
-                return false;
-            };
+            let col = column_of(e, names)?;
             if fixed.contains(&col) {
                 continue;
             }
             let whole = self.prefixes.get(next).is_none_or(|&p| p == 0);
             if self.cols.get(next) != Some(&col) || !whole {
-                return false;
+                return None;
+            }
+            if *direction.get_or_insert(*desc) != *desc {
+                return None;
             }
             next += 1;
         }
-        true
+        Some(direction.unwrap_or(false))
     }
 }
 
@@ -355,11 +362,13 @@ pub(super) struct Plan {
 pub(super) enum Access {
     /// The whole primary key by equality.
     Point(Vec<Value>),
-    /// A range of an index (`None`: the clustered index).
+    /// A range of an index (`None`: the clustered index), read backward
+    /// if `reverse` (ORDER BY ... DESC in the index's order).
     Range {
         index: Option<String>,
         low: RangeBound,
         high: RangeBound,
+        reverse: bool,
     },
     /// Several ranges of one index, in key order (an IN list).
     Ranges {
@@ -375,12 +384,17 @@ impl Access {
                 table: table.to_string(),
                 key: key.clone(),
             },
-            Access::Range { index, low, high } => Request::Scan {
+            Access::Range {
+                index,
+                low,
+                high,
+                reverse,
+            } => Request::Scan {
                 table: table.to_string(),
                 index: index.clone(),
                 low: low.clone(),
                 high: high.clone(),
-                reverse: false,
+                reverse: *reverse,
                 limit,
             },
             Access::Ranges { index, ranges } => Request::Ranges {
