@@ -1916,9 +1916,11 @@ struct DiffOpts {
     /// Keep only each scenario's first N transactions.
     #[arg(long, default_value_t = 40)]
     transactions: usize,
-    /// Stop at the first mismatch.
-    #[arg(long)]
-    stop_on_mismatch: bool,
+    /// Shrink each mismatch (at most this many) to the fewest statements
+    /// that still differ, and print it as a mysqltest script with both
+    /// sides' answers where they part.
+    #[arg(long, default_value_t = 0)]
+    shrink: usize,
 }
 
 fn diff(o: DiffOpts) -> ExitCode {
@@ -1943,8 +1945,6 @@ fn diff(o: DiffOpts) -> ExitCode {
     };
     let mut theirs = sim::diff::backend::Remote::new(url);
     let began = std::time::Instant::now();
-    let stop = o.stop_on_mismatch;
-    let mut found = 0u64;
     let result = sim::diff::campaign(
         &profile,
         budget,
@@ -1952,13 +1952,11 @@ fn diff(o: DiffOpts) -> ExitCode {
         &mut theirs,
         |seed, out| {
             if out.mismatch.is_some() {
-                found += 1;
                 eprintln!(
                     "seed {seed}: MISMATCH ({})",
                     out.mismatch.as_deref().unwrap_or("")
                 );
             }
-            let _ = stop;
         },
     );
     let sum = match result {
@@ -1970,6 +1968,23 @@ fn diff(o: DiffOpts) -> ExitCode {
     };
     for (_, report) in &sum.mismatches {
         println!("{report}");
+    }
+    for (seed, _) in sum.mismatches.iter().take(o.shrink) {
+        let shrunk = sim::diff::Scenario::generate(*seed, &profile, Some(o.transactions)).and_then(
+            |scenario| {
+                let out = sim::diff::run(
+                    &scenario,
+                    &mut sim::diff::backend::Local::new(),
+                    &mut theirs,
+                )?;
+                let t = sim::diff::Transcript::of_run(&scenario, &out);
+                sim::diff::shrink(&t, &sim::diff::backend::Local::new, &mut theirs)
+            },
+        );
+        match shrunk {
+            Ok((t, out)) => println!("{}", t.script(Some(&out), &o.server)),
+            Err(e) => println!("# seed {seed}: not shrunk: {e}"),
+        }
     }
     let errors: Vec<String> = sum
         .errors

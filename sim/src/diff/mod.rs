@@ -359,56 +359,17 @@ pub fn run(
             advance(scenario, &mut sessions[s]);
             continue;
         };
-        let mut pictures = Vec::new();
-        for side in 0..2 {
-            let side: &mut dyn Backend = if side == 0 { &mut *ours } else { &mut *theirs };
-            let issued = side.issue(s, &sql)?;
-            let mut finished = side.completions()?;
-            if let Issued::Done(a) = issued {
-                finished.insert(s, a);
-            }
-            let mut blocked: BTreeSet<usize> = sessions
-                .iter()
-                .enumerate()
-                .filter(|(i, x)| (x.blocked || *i == s) && !finished.contains_key(i))
-                .map(|(i, _)| i)
-                .collect();
-            blocked.retain(|i| !finished.contains_key(i));
-            pictures.push(Picture { finished, blocked });
-        }
-        let theirs_pic = pictures.pop().expect("two sides");
-        let ours_pic = pictures.pop().expect("two sides");
-        let same = ours_pic == theirs_pic;
-        // Waiters the step may have woken: a commit that releases the
-        // locks two statements wait for grants both at once, and InnoDB
-        // leaves the order in which their threads then run (and meet each
-        // other's locks) to the scheduler.
         let was_waiting: BTreeSet<usize> = (0..sessions.len())
             .filter(|&i| sessions[i].blocked)
             .collect();
-        let woken = |p: &Picture| {
-            was_waiting
-                .iter()
-                .filter(|i| p.finished.contains_key(i))
-                .count()
-        };
-        let racy = woken(&ours_pic).max(woken(&theirs_pic)) >= 2
-            || (woken(&ours_pic) + woken(&theirs_pic) >= 1 && was_waiting.len() >= 2);
-        out.steps.push(Step {
-            session: s,
-            sql,
-            ours: ours_pic.clone(),
-            theirs: theirs_pic,
-        });
-        if !same {
-            if racy {
-                // Both sides did what InnoDB allows; the scenario cannot
-                // go on from two different states.
+        let (ours_pic, verdict) = compare_step(ours, theirs, s, sql, &was_waiting, &mut out)?;
+        match verdict {
+            Verdict::Same => {}
+            Verdict::Racy => {
                 out.racy = true;
                 return Ok(out);
             }
-            out.mismatch = Some(format!("step {}", out.steps.len()));
-            return Ok(out);
+            Verdict::Mismatch => return Ok(out),
         }
         if ours_pic.blocked.contains(&s) {
             out.waits += 1;
@@ -442,6 +403,250 @@ pub fn run(
     ours.stop()?;
     theirs.stop()?;
     Ok(out)
+}
+
+/// How a step's two pictures compare.
+enum Verdict {
+    Same,
+    /// Different where woken waiters raced: not a mismatch.
+    Racy,
+    Mismatch,
+}
+
+/// Sends `sql` on session `s` on both sides and compares what each shows
+/// after it; the step is added to `out` (and a mismatch noted there).
+/// `was_waiting` are the sessions blocked before the step.
+fn compare_step(
+    ours: &mut dyn Backend,
+    theirs: &mut dyn Backend,
+    s: usize,
+    sql: String,
+    was_waiting: &BTreeSet<usize>,
+    out: &mut Outcome,
+) -> Result<(Picture, Verdict), String> {
+    let mut pictures = Vec::new();
+    for side in 0..2 {
+        let side: &mut dyn Backend = if side == 0 { &mut *ours } else { &mut *theirs };
+        let issued = side.issue(s, &sql)?;
+        let mut finished = side.completions()?;
+        if let Issued::Done(a) = issued {
+            finished.insert(s, a);
+        }
+        let blocked: BTreeSet<usize> = was_waiting
+            .iter()
+            .copied()
+            .chain(std::iter::once(s))
+            .filter(|i| !finished.contains_key(i))
+            .collect();
+        pictures.push(Picture { finished, blocked });
+    }
+    let theirs_pic = pictures.pop().expect("two sides");
+    let ours_pic = pictures.pop().expect("two sides");
+    let same = ours_pic == theirs_pic;
+    // Waiters the step may have woken: a commit that releases the locks
+    // two statements wait for grants both at once, and InnoDB leaves the
+    // order in which their threads then run (and meet each other's locks)
+    // to the scheduler.
+    let woken = |p: &Picture| {
+        was_waiting
+            .iter()
+            .filter(|i| p.finished.contains_key(i))
+            .count()
+    };
+    let racy = woken(&ours_pic).max(woken(&theirs_pic)) >= 2
+        || (woken(&ours_pic) + woken(&theirs_pic) >= 1 && was_waiting.len() >= 2);
+    out.steps.push(Step {
+        session: s,
+        sql,
+        ours: ours_pic.clone(),
+        theirs: theirs_pic,
+    });
+    let verdict = if same {
+        Verdict::Same
+    } else if racy {
+        Verdict::Racy
+    } else {
+        out.mismatch = Some(format!("step {}", out.steps.len()));
+        Verdict::Mismatch
+    };
+    Ok((ours_pic, verdict))
+}
+
+/// A run as a fixed list of statements, each on its session, in order: a
+/// mismatch's steps, to be shrunk. A statement for a session whose last
+/// one still waits is left out (the shrinker's cuts can make a wait
+/// longer).
+#[derive(Debug, Clone)]
+pub struct Transcript {
+    /// The seed it came from.
+    pub seed: u64,
+    /// Sessions.
+    pub sessions: usize,
+    /// `CREATE TABLE` and preloaded rows.
+    pub setup: Vec<String>,
+    /// The tables, for the final comparison.
+    pub tables: Vec<TableDef>,
+    /// The statements, by session.
+    pub steps: Vec<(usize, String)>,
+}
+
+impl Transcript {
+    /// The steps a scenario's run took.
+    pub fn of_run(scenario: &Scenario, out: &Outcome) -> Transcript {
+        Transcript {
+            seed: scenario.seed,
+            sessions: scenario.sessions,
+            setup: scenario.setup.clone(),
+            tables: scenario.tables.clone(),
+            steps: out
+                .steps
+                .iter()
+                .map(|s| (s.session, s.sql.clone()))
+                .collect(),
+        }
+    }
+
+    /// As a mysqltest script, one connection a session, a waiting
+    /// statement sent with `send` and its answer taken with `reap` once it
+    /// finished; each step's pictures as comments when `out` is given.
+    pub fn script(&self, out: Option<&Outcome>, theirs: &str) -> String {
+        let mut s = format!(
+            "# innosim diff, seed {}: {} statements on {} sessions\n",
+            self.seed,
+            self.steps.len(),
+            self.sessions
+        );
+        s.push_str("CREATE DATABASE diff;\nUSE diff;\n");
+        for sql in &self.setup {
+            s.push_str(&format!("{sql};\n"));
+        }
+        for i in 0..self.sessions {
+            s.push_str(&format!("connect (s{i},localhost,root,,diff);\n"));
+        }
+        let mut sent: BTreeSet<usize> = BTreeSet::new();
+        for (k, (session, sql)) in self.steps.iter().enumerate() {
+            let step = out.and_then(|o| o.steps.get(k));
+            s.push_str(&format!("connection s{session};\n"));
+            let waits = step.is_some_and(|st| st.ours.blocked.contains(session));
+            if waits {
+                s.push_str(&format!("send {sql};\n"));
+                sent.insert(*session);
+            } else {
+                s.push_str(&format!("{sql};\n"));
+            }
+            if let Some(st) = step {
+                for f in st.ours.finished.keys() {
+                    if f != session && sent.remove(f) {
+                        s.push_str(&format!("connection s{f};\nreap;\n"));
+                    }
+                }
+                if st.ours != st.theirs {
+                    s.push_str(&format!("# innosim: {}\n", st.ours.describe()));
+                    s.push_str(&format!("# {theirs}: {}\n", st.theirs.describe()));
+                }
+            }
+        }
+        s
+    }
+}
+
+/// Runs a transcript on both sides: the steps in order, then the tables.
+/// The second value is how many of the transcript's steps it went through
+/// (up to the mismatching one).
+pub fn run_transcript(
+    t: &Transcript,
+    ours: &mut dyn Backend,
+    theirs: &mut dyn Backend,
+) -> Result<(Outcome, usize), String> {
+    ours.start(t.sessions, &t.setup)?;
+    theirs.start(t.sessions, &t.setup)?;
+    let mut out = Outcome::default();
+    let mut blocked: BTreeSet<usize> = BTreeSet::new();
+    let mut consumed = t.steps.len();
+    for (k, (s, sql)) in t.steps.iter().enumerate() {
+        if blocked.contains(s) {
+            continue;
+        }
+        let (pic, verdict) = compare_step(ours, theirs, *s, sql.clone(), &blocked, &mut out)?;
+        match verdict {
+            Verdict::Same => blocked = pic.blocked,
+            Verdict::Racy => {
+                out.racy = true;
+                consumed = k + 1;
+                break;
+            }
+            Verdict::Mismatch => {
+                consumed = k + 1;
+                break;
+            }
+        }
+    }
+    if out.mismatch.is_none() && !out.racy {
+        let scenario = Scenario {
+            seed: t.seed,
+            profile: String::new(),
+            sessions: t.sessions,
+            setup: t.setup.clone(),
+            tables: t.tables.clone(),
+            txns: Vec::new(),
+        };
+        if let Some(m) = compare_tables(&scenario, ours, theirs)? {
+            out.mismatch = Some(m);
+        }
+    }
+    ours.stop()?;
+    theirs.stop()?;
+    Ok((out, consumed))
+}
+
+/// Shrinks a mismatching transcript: drops runs of steps, then of setup
+/// statements, halving the run length down to one (delta debugging),
+/// keeping each cut after which the sides still differ (not merely race).
+/// `make_ours` gives a fresh innosim side for each try.
+pub fn shrink(
+    t: &Transcript,
+    make_ours: &dyn Fn() -> backend::Local,
+    theirs: &mut dyn Backend,
+) -> Result<(Transcript, Outcome), String> {
+    let mut best = t.clone();
+    let (mut best_out, consumed) = run_transcript(&best, &mut make_ours(), theirs)?;
+    if best_out.mismatch.is_none() {
+        return Err(format!(
+            "seed {}: the transcript does not mismatch again",
+            t.seed
+        ));
+    }
+    // Past the mismatching step nothing runs.
+    best.steps.truncate(consumed);
+    for part in [false, true] {
+        let len = |t: &Transcript| if part { t.setup.len() } else { t.steps.len() };
+        let mut chunk = len(&best).div_ceil(2).max(1);
+        loop {
+            let mut i = 0;
+            while i < len(&best) {
+                let mut cand = best.clone();
+                let end = (i + chunk).min(len(&cand));
+                if part {
+                    cand.setup.drain(i..end);
+                } else {
+                    cand.steps.drain(i..end);
+                }
+                let (out, consumed) = run_transcript(&cand, &mut make_ours(), theirs)?;
+                if out.mismatch.is_some() {
+                    cand.steps.truncate(consumed);
+                    best = cand;
+                    best_out = out;
+                } else {
+                    i += chunk;
+                }
+            }
+            if chunk == 1 {
+                break;
+            }
+            chunk = chunk.div_ceil(2);
+        }
+    }
+    Ok((best, best_out))
 }
 
 /// Moves a session to its next item, ending its transaction after the

@@ -65,6 +65,7 @@ impl Server {
                 cols: def.primary_key.clone(),
                 prefixes: def.primary_prefixes.clone(),
                 unique: true,
+                pk_suffix: Vec::new(),
             });
         }
         for ix in &def.indexes {
@@ -73,6 +74,12 @@ impl Server {
                 cols: ix.columns.clone(),
                 prefixes: ix.prefixes.clone(),
                 unique: ix.unique,
+                pk_suffix: def
+                    .primary_key
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &c)| (c, def.primary_prefix(i).is_none()))
+                    .collect(),
             });
         }
         let named = |index: &Option<String>, list: &[String]| {
@@ -288,6 +295,10 @@ struct Candidate {
     cols: Vec<usize>,
     prefixes: Vec<u16>,
     unique: bool,
+    /// For a secondary index, the primary key's columns (each with
+    /// whether it is held whole), which InnoDB appends to every entry
+    /// (`HA_PRIMARY_KEY_IN_READ_INDEX`): ORDER BY may go on through them.
+    pk_suffix: Vec<(usize, bool)>,
 }
 
 impl Candidate {
@@ -295,7 +306,8 @@ impl Candidate {
     /// `order_by`'s order, the columns in `fixed` (equal to constants)
     /// aside, as MySQL's `test_if_order_by_key` decides: each ORDER BY key
     /// a column the index holds whole, in the index's order from the first
-    /// unfixed column on, all ascending (`Some(false)`: read forward) or
+    /// unfixed column on (a secondary index's primary key suffix
+    /// included), all ascending (`Some(false)`: read forward) or
     /// all descending (`Some(true)`: read backward, as `QUICK_SELECT_DESC`
     /// and `join_read_last` do); `None` when neither.
     fn gives_order(
@@ -304,16 +316,25 @@ impl Candidate {
         fixed: &[usize],
         names: &[String],
     ) -> Option<bool> {
-        let mut next = fixed.len();
+        // The index's parts after the fixed ones, then the primary key's
+        // (test_if_order_by_key's `on_pk_suffix`), each with whether it
+        // holds its column whole.
+        let parts: Vec<(usize, bool)> = (self.cols.iter().enumerate())
+            .skip(fixed.len())
+            .map(|(i, &c)| (c, self.prefixes.get(i).is_none_or(|&p| p == 0)))
+            .chain(self.pk_suffix.iter().copied())
+            .filter(|(c, _)| !fixed.contains(c))
+            .collect();
+        let mut next = 0;
         let mut direction = None;
         for (e, desc) in order_by {
             let col = column_of(e, names)?;
             if fixed.contains(&col) {
                 continue;
             }
-            let whole = self.prefixes.get(next).is_none_or(|&p| p == 0);
-            if self.cols.get(next) != Some(&col) || !whole {
-                return None;
+            match parts.get(next) {
+                Some(&(c, true)) if c == col => {}
+                _ => return None,
             }
             if *direction.get_or_insert(*desc) != *desc {
                 return None;
