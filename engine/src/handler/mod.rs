@@ -611,10 +611,25 @@ impl Engine {
         self.check_idle(s)?;
         let r = self.background().and_then(|_| self.pager.free_check());
         self.guard(r)?;
+        let touches = request.touches_table();
         let r = self
             .run(s, request)
             .and_then(|step| self.purge_if_long().map(|_| step));
+        if touches {
+            if let Some(trx) = self.sessions.get_mut(&s).and_then(|x| x.trx.as_mut()) {
+                trx.touched = true;
+            }
+        }
         self.guard(r)
+    }
+
+    /// Whether session `s`'s open transaction has run a statement on a
+    /// table (MySQL has registered InnoDB in it); `false` with none open.
+    pub fn trx_touched(&self, s: SessionId) -> bool {
+        self.sessions
+            .get(&s)
+            .and_then(|x| x.trx.as_ref())
+            .is_some_and(|t| t.touched)
     }
 
     /// InnoDB purges continuously in the background; a step engine purges

@@ -333,6 +333,7 @@ impl Engine {
                 view: None,
                 savepoints: vec![],
                 started_us: 0,
+                touched: true,
             };
             engine.sys.end(&mut t);
             engine.sys.give_slot(slot);

@@ -142,6 +142,24 @@ pub enum Request {
 }
 
 impl Request {
+    /// Whether it reads or changes a table (what makes MySQL register
+    /// InnoDB in the transaction): everything but the transaction's own
+    /// control and the session's settings.
+    pub fn touches_table(&self) -> bool {
+        !matches!(
+            self,
+            Request::Begin
+                | Request::Commit
+                | Request::Rollback
+                | Request::SetIsolation(_)
+                | Request::SetAutocommit(_)
+                | Request::SetLockWaitTimeout(_)
+                | Request::Savepoint(_)
+                | Request::ReleaseSavepoint(_)
+                | Request::RollbackToSavepoint(_)
+        )
+    }
+
     /// A read of every row of `table`, in primary key order.
     pub fn scan_all(table: &str) -> Request {
         Request::Scan {

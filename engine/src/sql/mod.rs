@@ -278,6 +278,11 @@ struct Conn {
     killed: bool,
     /// The user and host it logged in as (SHOW PROCESSLIST).
     client: (String, String),
+    /// Savepoints set before any statement of the transaction touched a
+    /// table, with the engine transaction they were set in: InnoDB was not
+    /// part of the transaction then, so ROLLBACK TO one of them rolls
+    /// InnoDB's transaction back whole (`ha_rollback_to_savepoint`).
+    unregistered_savepoints: Vec<(String, Option<u64>)>,
 }
 
 /// Where a result column comes from, when it is a table's column: what a
@@ -498,6 +503,7 @@ impl Server {
                 since_us: self.engine.now_us(),
                 killed: false,
                 client: ("root".into(), "localhost".into()),
+                unregistered_savepoints: Vec::new(),
             },
         );
         // The session's settings from the globals; these requests cannot

@@ -60,6 +60,10 @@ pub struct Trx {
     pub savepoints: Vec<(String, u64, u64)>,
     /// Simulated time it started, in microseconds.
     pub started_us: u64,
+    /// A statement that reads or changes a table has run in it: MySQL has
+    /// registered InnoDB in the transaction (`innobase_register_trx_and_stmt`
+    /// from `external_lock`), which BEGIN and SAVEPOINT alone do not.
+    pub touched: bool,
 }
 
 impl Trx {
@@ -185,6 +189,7 @@ impl TrxSys {
             view: None,
             savepoints: Vec::new(),
             started_us: now_us,
+            touched: false,
         })
     }
 

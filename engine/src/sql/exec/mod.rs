@@ -361,9 +361,15 @@ impl Server {
             Stmt::Begin => Ok(self.single(c, Request::Begin, Then::Ok)),
             Stmt::Commit => Ok(self.single(c, Request::Commit, Then::Ok)),
             Stmt::Rollback => Ok(self.single(c, Request::Rollback, Then::Ok)),
-            Stmt::Savepoint(n) => Ok(self.single(c, Request::Savepoint(n), Then::Ok)),
-            Stmt::RollbackTo(n) => Ok(self.single(c, Request::RollbackToSavepoint(n), Then::Ok)),
-            Stmt::Release(n) => Ok(self.single(c, Request::ReleaseSavepoint(n), Then::Ok)),
+            Stmt::Savepoint(n) => Ok(self.savepoint(c, n)),
+            Stmt::RollbackTo(n) => Ok(self.rollback_to_savepoint(c, n)),
+            Stmt::Release(n) => {
+                let list = &mut self.conn_mut(c).unregistered_savepoints;
+                if let Some(pos) = list.iter().position(|(x, _)| x.eq_ignore_ascii_case(&n)) {
+                    list.truncate(pos);
+                }
+                Ok(self.single(c, Request::ReleaseSavepoint(n), Then::Ok))
+            }
             Stmt::SetIsolation(scope, iso) => {
                 if scope == Some(Scope::Global) {
                     self.globals.isolation = iso;
@@ -451,6 +457,63 @@ impl Server {
             step = self.engine.resume(s);
         }
         step.map(|_| ()).map_err(|e| self.engine_err(c, &e))
+    }
+
+    /// SAVEPOINT: the engine keeps it; the server notes whether InnoDB
+    /// was part of the transaction yet (a statement touched a table since
+    /// it began), as MySQL's savepoint keeps the engines registered then.
+    fn savepoint(&mut self, c: ConnId, n: String) -> Outcome {
+        let s = self.conn(c).session;
+        let touched = self.engine.trx_touched(s);
+        let out = self.single(c, Request::Savepoint(n.clone()), Then::Ok);
+        if matches!(out, Outcome::Done(Reply::Ok { .. })) {
+            let trx = self.engine.trx_id(s);
+            let list = &mut self.conn_mut(c).unregistered_savepoints;
+            list.retain(|(x, t)| !x.eq_ignore_ascii_case(&n) && *t == trx);
+            if !touched {
+                list.push((n, trx));
+            }
+        }
+        out
+    }
+
+    /// ROLLBACK TO SAVEPOINT. To one set before InnoDB was part of the
+    /// transaction, MySQL 5.1's `ha_rollback_to_savepoint` rolls InnoDB's
+    /// transaction back whole (changes and locks, the read view with
+    /// them) and InnoDB joins again at the next statement; the savepoint
+    /// and those before it stay. Otherwise InnoDB's own: the changes after
+    /// it undone, every lock kept.
+    fn rollback_to_savepoint(&mut self, c: ConnId, n: String) -> Outcome {
+        let s = self.conn(c).session;
+        let trx = self.engine.trx_id(s);
+        let pos = self
+            .conn(c)
+            .unregistered_savepoints
+            .iter()
+            .position(|(x, t)| x.eq_ignore_ascii_case(&n) && *t == trx && t.is_some());
+        let Some(pos) = pos else {
+            return self.single(c, Request::RollbackToSavepoint(n), Then::Ok);
+        };
+        let mut kept = std::mem::take(&mut self.conn_mut(c).unregistered_savepoints);
+        kept.truncate(pos + 1);
+        for req in [Request::Rollback, Request::Begin] {
+            if let Err(e) = self.engine.execute(s, req) {
+                return Outcome::Done(Reply::Error(self.engine_err(c, &e)));
+            }
+        }
+        for (name, _) in &kept {
+            if let Err(e) = self.engine.execute(s, Request::Savepoint(name.clone())) {
+                return Outcome::Done(Reply::Error(self.engine_err(c, &e)));
+            }
+        }
+        let trx = self.engine.trx_id(s);
+        self.conn_mut(c).unregistered_savepoints =
+            kept.into_iter().map(|(name, _)| (name, trx)).collect();
+        Outcome::Done(Reply::Ok {
+            affected: 0,
+            info: None,
+            warnings: 0,
+        })
     }
 
     fn single(&mut self, c: ConnId, req: Request, then: Then) -> Outcome {
