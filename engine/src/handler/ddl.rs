@@ -786,6 +786,7 @@ impl Engine {
                     skipped: false,
                     semi: None,
                     semi_rows: Vec::new(),
+                    resume: None,
                     duplicates: false,
                 };
                 self.pager.free_check()?;
@@ -855,6 +856,7 @@ impl Engine {
             skipped: false,
             semi: None,
             semi_rows: Vec::new(),
+            resume: None,
             duplicates: false,
         };
         let missing = |id: u64| Error::Corrupt {

@@ -163,7 +163,12 @@ impl Engine {
             }
             _ => now,
         };
-        self.session_mut(s).pending = Some(Pending { request, since_us });
+        let resume = self.session_mut(s).scan_resume.take();
+        self.session_mut(s).pending = Some(Pending {
+            request,
+            since_us,
+            resume,
+        });
         Ok(Step::Waiting)
     }
 
@@ -604,6 +609,7 @@ pub(super) fn lock_ctx<'a>(
         skipped: false,
         semi: None,
         semi_rows: Vec::new(),
+        resume: None,
         duplicates,
     }
 }

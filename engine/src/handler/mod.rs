@@ -73,6 +73,8 @@ pub type SessionId = u32;
 struct Pending {
     request: Request,
     since_us: u64,
+    /// Where its locking scan goes on from when it runs again.
+    resume: Option<crate::row::locking::ScanResume>,
 }
 
 #[derive(Debug, Default)]
@@ -93,6 +95,10 @@ struct Session {
     /// The rows of the last semi-consistent read that were read unlocked,
     /// by position.
     semi_rows: Vec<usize>,
+    /// The place of the running statement's locking scan: set when it
+    /// must wait (moved into its [`Pending`]), given back when it runs
+    /// again.
+    scan_resume: Option<crate::row::locking::ScanResume>,
     /// The DB_ROW_ID of each row the last read of a table without a
     /// primary key returned, in order (empty after a read of any other
     /// table).
@@ -612,6 +618,11 @@ impl Engine {
         let r = self.background().and_then(|_| self.pager.free_check());
         self.guard(r)?;
         let touches = request.touches_table();
+        // A new statement scans from its start: a place left by one that
+        // waited and then failed (a deadlock victim) is not its.
+        if let Some(x) = self.sessions.get_mut(&s) {
+            x.scan_resume = None;
+        }
         let r = self
             .run(s, request)
             .and_then(|step| self.purge_if_long().map(|_| step));
@@ -705,8 +716,11 @@ impl Engine {
             return Ok(Step::Waiting);
         }
         self.resumed_wait_since_us = Some(p.since_us);
+        self.session_mut(s).scan_resume = p.resume;
         let r = self.run(s, p.request.clone());
         self.resumed_wait_since_us = None;
+        // A wait again moved the new place into the pending statement.
+        self.session_mut(s).scan_resume = None;
         self.guard(r)
     }
 

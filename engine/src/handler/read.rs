@@ -147,11 +147,13 @@ impl Engine {
         }
         let now = self.pager.now_us();
         let sess = self.sessions.get_mut(&s).expect("session exists");
+        let resume = sess.scan_resume.take();
         let trx = sess.trx.as_mut().expect("transaction open");
         if let Some(w) = table_lock(&mut self.locks, trx.id, id, table_mode, now) {
             return Ok(DmlResult::Wait(w));
         }
         let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys, false);
+        ctx.resume = resume;
         ctx.skip_locked = wait != ReadWait::Wait;
         if wait == ReadWait::Semi {
             ctx.semi = Some(self.sys.snapshot());
@@ -199,7 +201,14 @@ impl Engine {
                         self.take_row_refs(s, id, &mut rows);
                         DmlResult::Done(Response::Rows(rows))
                     }
-                    Err(w) => DmlResult::Wait(w),
+                    Err(w) => {
+                        let resume = ctx.resume.take();
+                        drop(ctx);
+                        if let Some(sess) = self.sessions.get_mut(&s) {
+                            sess.scan_resume = resume;
+                        }
+                        DmlResult::Wait(w)
+                    }
                 }
             }
             (None, None) => unreachable!("a Get has a key, a Scan its bounds"),

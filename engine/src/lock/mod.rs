@@ -1011,10 +1011,26 @@ impl LockSys {
         for id in queue {
             let lock = self.locks[&id].clone();
             if lock.waiting {
-                // The wait ends: granted on nothing, the statement retries.
+                // The wait ends (lock_rec_reset_and_release_wait), the
+                // statement going on from where it stood; the request is
+                // inherited as a granted gap lock like the others, as
+                // lock_rec_inherit_to_gap takes every lock on the record,
+                // waiting or not, so the gap it was about to lock stays
+                // closed to inserts.
                 self.remove(id);
                 self.record(now_us, EventKind::Cancelled, &lock);
                 woken.push(lock.trx);
+                if let Mode::Record(m, k) = lock.mode {
+                    let gapless_x = m == RecMode::X && self.gapless.contains(&lock.trx);
+                    if k != RecKind::InsertIntention && !gapless_x {
+                        self.add_granted(
+                            lock.trx,
+                            to.clone(),
+                            normalize(&to, Mode::Record(m, RecKind::Gap)),
+                            now_us,
+                        );
+                    }
+                }
                 continue;
             }
             if let Mode::Record(m, k) = lock.mode {

@@ -42,6 +42,24 @@ pub struct LockCtx<'a> {
     pub duplicates: bool,
     /// The positions, in a semi-consistent read's rows, of those read so.
     pub semi_rows: Vec<usize>,
+    /// A locking scan's place: given, where a scan that waited goes on
+    /// from; set by a scan that must wait.
+    pub resume: Option<ScanResume>,
+}
+
+/// Where a locking scan that waited for a lock goes on from, as InnoDB's
+/// `row_search_for_mysql` keeps its cursor on the record it waits for and
+/// restores it there once granted (`btr_pcur_restore_position`): the
+/// entry's key and the rows it had read, which stay as they were (it
+/// locked them). A record inserted behind the cursor meanwhile, in a gap
+/// it did not lock, is not read, where running the scan again from its
+/// start would read it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScanResume {
+    /// The key of the index entry waited for.
+    pub key: Key,
+    /// The rows read before it.
+    pub rows: Vec<Vec<crate::record::Value>>,
 }
 
 impl LockCtx<'_> {

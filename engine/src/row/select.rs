@@ -8,7 +8,7 @@
 //! (otherwise the entry belongs to another version of the row and the row
 //! is reported where its visible version's entry is).
 
-use super::locking::{successor, LockCtx};
+use super::locking::{successor, LockCtx, ScanResume};
 use super::{decode_row, sec_entry, visible_version, write::clustered_key_of_entry};
 use crate::btree::{self, Bound, Cursor, Direction, Key};
 use crate::dict::Table;
@@ -255,8 +255,21 @@ pub fn scan_locking(
         }
         _ => None,
     };
-    let mut first = true;
-    let mut cur = Cursor::new(low.clone(), high.clone(), dir);
+    // A scan that waited goes on from the entry it waited for, with the
+    // rows it had read (see ScanResume); semi-consistent and SKIP LOCKED
+    // reads never wait.
+    let keeps_place = ctx.semi.is_none() && !ctx.skip_locked;
+    let resume = ctx.resume.take().filter(|_| keeps_place);
+    let mut first = resume.is_none();
+    let (start_low, start_high) = match (&resume, dir) {
+        (Some(r), Direction::Forward) => (Bound::Included(r.key.clone()), high.clone()),
+        (Some(r), Direction::Backward) => (low.clone(), Bound::Included(r.key.clone())),
+        (None, _) => (low.clone(), high.clone()),
+    };
+    if let Some(r) = resume {
+        out = r.rows;
+    }
+    let mut cur = Cursor::new(start_low, start_high, dir);
     while let Some(rec) = cur.next(pager, ix)? {
         let k = btree::key_of(ix, 0, &rec)?;
         let this_kind = if first && exact_start.as_ref() == Some(&k) {
@@ -265,7 +278,11 @@ pub fn scan_locking(
             kind
         };
         first = false;
+        let place = keeps_place.then(|| k.clone());
         if let Some(w) = lock_entry(pager, table, ix, k, &rec, mode, this_kind, ctx)? {
+            if let Some(key) = place {
+                ctx.resume = Some(ScanResume { key, rows: out });
+            }
             return Ok(Err(w));
         }
         if std::mem::take(&mut ctx.skipped) {
@@ -287,7 +304,12 @@ pub fn scan_locking(
             Some(i) => {
                 let sec = &table.secondary[i];
                 let found = match lock_clustered_of(pager, table, i, &rec, mode, ctx)? {
-                    Err(w) => return Ok(Err(w)),
+                    Err(w) => {
+                        if let Some(key) = place {
+                            ctx.resume = Some(ScanResume { key, rows: out });
+                        }
+                        return Ok(Err(w));
+                    }
                     Ok(None) => continue,
                     Ok(Some(found)) => found,
                 };

@@ -7,7 +7,7 @@ use crate::judge::foreign;
 use crate::schema::{IndexShape, Schema, TableShape};
 use engine::{RangeBound, Request, Response, Value};
 use models::{Db, ModelValue, Row, Write};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 pub(crate) fn to_model(v: &Value) -> ModelValue {
     match v {
@@ -604,6 +604,97 @@ pub(crate) fn model_rows(resp: &Response) -> Vec<Row> {
             .collect(),
         _ => Vec::new(),
     }
+}
+
+/// Whether a locking scan that waited for locks returned what a cursor
+/// that kept its place through each wait could have (InnoDB's
+/// `row_search_for_mysql` restores its cursor on the record it waited for,
+/// so a row inserted behind it during the wait, in a gap it did not lock,
+/// is not read): walking the range in scan order, each position read in
+/// one of `states` (the committed states at each wait, then at the end),
+/// never going back to an earlier one, gives `resp` (with the
+/// transaction's own `writes` over each). The states come from the
+/// runner's model, never from the engine: where the cursor stood is not
+/// asked of it.
+pub(crate) fn resumed_scan_matches(
+    schema: &Schema,
+    states: &[&Db],
+    writes: &[Write],
+    read: &Request,
+    resp: &Response,
+    hidden: bool,
+) -> bool {
+    let Request::Scan {
+        table,
+        index,
+        low,
+        high,
+        reverse,
+        limit,
+    } = read
+    else {
+        return false;
+    };
+    let Some((t, ix)) = scan_index(schema, table, index) else {
+        return false;
+    };
+    let Response::Rows(got) = resp else {
+        return false;
+    };
+    let unlimited = Request::Scan {
+        table: table.clone(),
+        index: index.clone(),
+        low: low.clone(),
+        high: high.clone(),
+        reverse: *reverse,
+        limit: None,
+    };
+    // Each state's rows by their place in the index.
+    let mut per_state: Vec<BTreeMap<Vec<ModelValue>, Row>> = Vec::new();
+    for st in states {
+        let Some(rows) = read_expected(schema, st, writes, &unlimited) else {
+            return false;
+        };
+        per_state.push(rows.into_iter().map(|r| (t.index_key(ix, &r), r)).collect());
+    }
+    let mut places: Vec<&Vec<ModelValue>> = per_state.iter().flat_map(|m| m.keys()).collect();
+    places.sort();
+    places.dedup();
+    if *reverse {
+        places.reverse();
+    }
+    let extra = usize::from(hidden);
+    let same_row = |r: &[Value], w: &Row| {
+        r.len() + extra == w.len() && r.iter().zip(w).all(|(v, m)| same_value(v, m))
+    };
+    let want_len = got.len();
+    let full = limit.is_some_and(|n| n == want_len);
+    // (state, rows matched so far) pairs the cursor can be in.
+    let mut at: BTreeSet<(usize, usize)> = BTreeSet::from([(0, 0)]);
+    for place in places {
+        if full && at.iter().any(|&(_, n)| n == want_len) {
+            return true;
+        }
+        let mut next = BTreeSet::new();
+        for &(j, n) in &at {
+            for (k, state) in per_state.iter().enumerate().skip(j) {
+                match state.get(place) {
+                    None => {
+                        next.insert((k, n));
+                    }
+                    Some(row) if n < want_len && same_row(&got[n], row) => {
+                        next.insert((k, n + 1));
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+        if next.is_empty() {
+            return false;
+        }
+        at = next;
+    }
+    at.iter().any(|&(_, n)| n == want_len)
 }
 
 /// What a read must return, seeing `base` (a committed state) plus its

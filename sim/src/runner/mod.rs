@@ -250,6 +250,10 @@ struct Sess {
     /// The statement a waiting session runs, so that once resumed it is
     /// judged as what it was.
     last: Option<Request>,
+    /// The committed state at each wait of the running locking scan: a
+    /// scan keeps its place through a wait, so what it read before one
+    /// came from the state then (see `judge::reads::resumed_scan_matches`).
+    scan_states: Vec<Rc<models::Db>>,
 }
 
 struct World {
@@ -861,6 +865,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             txn: None,
             waiting: false,
             last: None,
+            scan_states: Vec::new(),
         });
     }
     let mut started = 0usize;

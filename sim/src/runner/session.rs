@@ -4,7 +4,9 @@
 
 use super::*;
 use crate::judge::locks::to_oracle;
-use crate::judge::reads::{locked_range, model_rows, phantom, read_expected, rows_match};
+use crate::judge::reads::{
+    locked_range, model_rows, phantom, read_expected, resumed_scan_matches, rows_match,
+};
 
 /// What the model says a row statement does ([`crate::judge::reads::expected`]),
 /// against the committed state and `writes`, an insert taking the next of
@@ -282,6 +284,16 @@ pub(super) fn handle(
                 }
                 commit_written(world, s);
             }
+            // A scan waits only as a locking read (a plain one under
+            // SERIALIZABLE is one).
+            let scan = match &req {
+                Request::Locking { read, .. } => matches!(read.as_ref(), Request::Scan { .. }),
+                Request::Scan { .. } => true,
+                _ => false,
+            };
+            if scan {
+                s.scan_states.push(Rc::clone(&world.committed));
+            }
             s.waiting = true;
             world.statement_event(s.id, &req, Stepped::Waiting);
             s.last = Some(req);
@@ -304,6 +316,7 @@ pub(super) fn handle(
             world.statement_event(s.id, &req, Stepped::Done(&resp));
             world.observe_log();
             done(world, s, &req, resp);
+            s.scan_states.clear();
             if s.txn.as_ref().is_some_and(|t| t.autocommit) {
                 autocommitted(world, s);
             }
@@ -312,6 +325,7 @@ pub(super) fn handle(
         }
         Err(e) => {
             s.waiting = false;
+            s.scan_states.clear();
             world.statement_event(s.id, &req, Stepped::Failed(&e));
             let crashed = failed(world, s, &req, e);
             count_changes(world, s);
@@ -363,6 +377,7 @@ fn autocommitted(world: &mut World, s: &mut Sess) {
 }
 
 pub(super) fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Response) {
+    let scan_states = s.scan_states.clone();
     let Some(txn) = s.txn.as_mut() else { return };
     if let Some(want) = txn.answer.take() {
         // Judged against the state its commit was written in.
@@ -433,7 +448,27 @@ pub(super) fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Respons
                 _ => &world.committed,
             };
             if let Some(want) = read_expected(&world.schema, base, &txn_ref.writes, req) {
-                if !rows_match(&resp, &want, hidden_key(world, req)) {
+                let hidden = hidden_key(world, req);
+                // Under SERIALIZABLE the read locks, and one that waited
+                // read on from where it stood (see the locking branch).
+                let kept_place = txn_ref.isolation == Serializable && !scan_states.is_empty() && {
+                    let states: Vec<&models::Db> = scan_states
+                        .iter()
+                        .map(|x| x.as_ref())
+                        .chain(std::iter::once(world.committed.as_ref()))
+                        .collect();
+                    resumed_scan_matches(
+                        &world.schema,
+                        &states,
+                        &txn_ref.writes,
+                        req,
+                        &resp,
+                        hidden,
+                    )
+                };
+                if kept_place && !rows_match(&resp, &want, hidden) {
+                    world.stats.scans_kept_place += 1;
+                } else if !rows_match(&resp, &want, hidden) {
                     let got = model_rows(&resp);
                     world.violations.push(format!(
                         "{}: a {:?} read returned {got:?}, its snapshot and the transaction's own writes say {want:?}",
@@ -464,7 +499,27 @@ pub(super) fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Respons
             if let Some(want) =
                 read_expected(&world.schema, &world.committed, &txn_ref.writes, read)
             {
+                let kept_place = || {
+                    let states: Vec<&models::Db> = scan_states
+                        .iter()
+                        .map(|x| x.as_ref())
+                        .chain(std::iter::once(world.committed.as_ref()))
+                        .collect();
+                    resumed_scan_matches(
+                        &world.schema,
+                        &states,
+                        &txn_ref.writes,
+                        read,
+                        &resp,
+                        hidden,
+                    )
+                };
                 if rows_match(&resp, &want, hidden) {
+                    seen = Some(want);
+                } else if !scan_states.is_empty() && kept_place() {
+                    // It read on from where it waited; the range it has
+                    // locked now holds the rows of the state at its end.
+                    world.stats.scans_kept_place += 1;
                     seen = Some(want);
                 } else {
                     let got = model_rows(&resp);

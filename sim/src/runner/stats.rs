@@ -95,6 +95,10 @@ pub struct RunStats {
     /// judged against the model, its rows matched by order, where the
     /// model has an answer for its isolation level).
     pub keyless_reads: u64,
+    /// Locking scans that waited and read on from the entry they waited
+    /// for, leaving out rows inserted behind them meanwhile (judged by the
+    /// model's states at each wait).
+    pub scans_kept_place: u64,
     /// Child rows the model refused for a missing parent (1452).
     pub fk_child_refused: u64,
     /// Parent changes the model refused for their child rows (1451).
@@ -176,6 +180,7 @@ impl RunStats {
             namespace_ops_lost,
             keyless_inserts,
             keyless_reads,
+            scans_kept_place,
             fk_child_refused,
             fk_parent_refused,
             fk_cascaded,
@@ -230,6 +235,7 @@ impl RunStats {
         self.namespace_ops_lost += namespace_ops_lost;
         self.keyless_inserts += keyless_inserts;
         self.keyless_reads += keyless_reads;
+        self.scans_kept_place += scans_kept_place;
         self.fk_child_refused += fk_child_refused;
         self.fk_parent_refused += fk_parent_refused;
         self.fk_cascaded += fk_cascaded;
@@ -295,6 +301,10 @@ impl RunStats {
             ("group commit waits", self.commit_waits),
             ("inserts without a primary key", self.keyless_inserts),
             ("reads of tables without a primary key", self.keyless_reads),
+            (
+                "locking scans that kept their place through a wait",
+                self.scans_kept_place,
+            ),
             (
                 "child rows refused for a missing parent",
                 self.fk_child_refused,
