@@ -631,13 +631,15 @@ pub fn shrink(
                 } else {
                     cand.steps.drain(i..end);
                 }
-                let (out, consumed) = run_transcript(&cand, &mut make_ours(), theirs)?;
-                if out.mismatch.is_some() {
-                    cand.steps.truncate(consumed);
-                    best = cand;
-                    best_out = out;
-                } else {
-                    i += chunk;
+                // A cut that breaks the setup (a child table whose parent
+                // went) is a cut that does not keep the difference.
+                match run_transcript(&cand, &mut make_ours(), theirs) {
+                    Ok((out, consumed)) if out.mismatch.is_some() => {
+                        cand.steps.truncate(consumed);
+                        best = cand;
+                        best_out = out;
+                    }
+                    _ => i += chunk,
                 }
             }
             if chunk == 1 {
