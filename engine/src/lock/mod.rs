@@ -1010,33 +1010,14 @@ impl LockSys {
         let mut woken = Vec::new();
         for id in queue {
             let lock = self.locks[&id].clone();
-            if lock.waiting {
-                // The wait ends (lock_rec_reset_and_release_wait), the
-                // statement going on from where it stood; the request is
-                // inherited as a granted gap lock like the others, as
-                // lock_rec_inherit_to_gap takes every lock on the record,
-                // waiting or not, so the gap it was about to lock stays
-                // closed to inserts.
-                self.remove(id);
-                self.record(now_us, EventKind::Cancelled, &lock);
-                woken.push(lock.trx);
-                if let Mode::Record(m, k) = lock.mode {
-                    let gapless_x = m == RecMode::X && self.gapless.contains(&lock.trx);
-                    if k != RecKind::InsertIntention && !gapless_x {
-                        self.add_granted(
-                            lock.trx,
-                            to.clone(),
-                            normalize(&to, Mode::Record(m, RecKind::Gap)),
-                            now_us,
-                        );
-                    }
-                }
-                continue;
-            }
+            // Every lock on the record, a waiting one too (so the gap it
+            // was about to lock stays closed to inserts), becomes a
+            // granted gap lock on the heir (lock_rec_inherit_to_gap looks
+            // at no LOCK_WAIT flag), except insert intentions and the X
+            // locks of a transaction that locks no gaps (an UPDATE's or
+            // DELETE's under READ COMMITTED); its S locks, a duplicate
+            // check's, are inherited.
             if let Mode::Record(m, k) = lock.mode {
-                // The X locks of a transaction that locks no gaps (an
-                // UPDATE's or DELETE's under READ COMMITTED) are not
-                // inherited; its S locks, a duplicate check's, are.
                 let gapless_x = m == RecMode::X && self.gapless.contains(&lock.trx);
                 if k != RecKind::InsertIntention && !gapless_x {
                     self.add_granted(
@@ -1048,7 +1029,14 @@ impl LockSys {
                 }
             }
             self.remove(id);
-            self.record(now_us, EventKind::Released, &lock);
+            if lock.waiting {
+                // The wait ends (lock_rec_reset_and_release_wait), the
+                // statement going on from where it stood.
+                self.record(now_us, EventKind::Cancelled, &lock);
+                woken.push(lock.trx);
+            } else {
+                self.record(now_us, EventKind::Released, &lock);
+            }
         }
         woken
     }

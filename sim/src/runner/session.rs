@@ -451,21 +451,8 @@ pub(super) fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Respons
                 let hidden = hidden_key(world, req);
                 // Under SERIALIZABLE the read locks, and one that waited
                 // read on from where it stood (see the locking branch).
-                let kept_place = txn_ref.isolation == Serializable && !scan_states.is_empty() && {
-                    let states: Vec<&models::Db> = scan_states
-                        .iter()
-                        .map(|x| x.as_ref())
-                        .chain(std::iter::once(world.committed.as_ref()))
-                        .collect();
-                    resumed_scan_matches(
-                        &world.schema,
-                        &states,
-                        &txn_ref.writes,
-                        req,
-                        &resp,
-                        hidden,
-                    )
-                };
+                let kept_place = txn_ref.isolation == Serializable
+                    && kept_place(world, &scan_states, &txn_ref.writes, req, &resp, hidden);
                 if kept_place && !rows_match(&resp, &want, hidden) {
                     world.stats.scans_kept_place += 1;
                 } else if !rows_match(&resp, &want, hidden) {
@@ -499,24 +486,9 @@ pub(super) fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Respons
             if let Some(want) =
                 read_expected(&world.schema, &world.committed, &txn_ref.writes, read)
             {
-                let kept_place = || {
-                    let states: Vec<&models::Db> = scan_states
-                        .iter()
-                        .map(|x| x.as_ref())
-                        .chain(std::iter::once(world.committed.as_ref()))
-                        .collect();
-                    resumed_scan_matches(
-                        &world.schema,
-                        &states,
-                        &txn_ref.writes,
-                        read,
-                        &resp,
-                        hidden,
-                    )
-                };
                 if rows_match(&resp, &want, hidden) {
                     seen = Some(want);
-                } else if !scan_states.is_empty() && kept_place() {
+                } else if kept_place(world, &scan_states, &txn_ref.writes, read, &resp, hidden) {
                     // It read on from where it waited; the range it has
                     // locked now holds the rows of the state at its end.
                     world.stats.scans_kept_place += 1;
@@ -565,6 +537,28 @@ pub(super) fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Respons
             }
         }
     }
+}
+
+/// Whether a scan that waited returned what a cursor keeping its place
+/// through each wait could have: read in the model's committed states at
+/// each wait and at the end (see `judge::reads::resumed_scan_matches`).
+fn kept_place(
+    world: &World,
+    scan_states: &[Rc<models::Db>],
+    writes: &[Write],
+    read: &Request,
+    resp: &Response,
+    hidden: bool,
+) -> bool {
+    if scan_states.is_empty() {
+        return false;
+    }
+    let states: Vec<&models::Db> = scan_states
+        .iter()
+        .map(|x| x.as_ref())
+        .chain(std::iter::once(world.committed.as_ref()))
+        .collect();
+    resumed_scan_matches(&world.schema, &states, writes, read, resp, hidden)
 }
 
 /// Whether a read is of a table without a primary key, whose rows the
