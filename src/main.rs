@@ -1944,12 +1944,13 @@ fn diff(o: DiffOpts) -> ExitCode {
         (Some(_), Some(_)) => return usage("--seeds and --time exclude each other".into()),
     };
     let mut theirs = sim::diff::backend::Remote::new(url);
-    let began = std::time::Instant::now();
+    let clock = engine::io::OsClock::new();
     let result = sim::diff::campaign(
         &profile,
         budget,
         Some(o.transactions),
         &mut theirs,
+        &clock,
         |seed, out| {
             if out.mismatch.is_some() {
                 eprintln!(
@@ -2002,7 +2003,7 @@ fn diff(o: DiffOpts) -> ExitCode {
         errors.join(", "),
         sum.racy,
         sum.mismatches.len(),
-        began.elapsed().as_secs_f64()
+        engine::io::Clock::now_us(&clock) as f64 / 1e6
     );
     if sum.mismatches.is_empty() {
         ExitCode::SUCCESS

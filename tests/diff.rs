@@ -24,11 +24,13 @@ fn innosim_and_its_own_server_agree_statement_by_statement() {
     let url: ServerUrl = format!("mysql://root@{}", h.addr).parse().unwrap();
     let mut theirs = Remote::new(url);
     let profile = Profile::named("default").unwrap();
+    let clock = engine::io::OsClock::new();
     let sum = diff::campaign(
         &profile,
         Budget::Seeds(0, 40),
         Some(40),
         &mut theirs,
+        &clock,
         |_, _| {},
     )
     .unwrap();

@@ -35,12 +35,13 @@
 //! the loss window.
 
 use crate::client::{Client, ClientError};
+use engine::io::{Clock, OsClock};
 use engine::wire::reply::Reply;
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// How long before a crash an acknowledged commit may have been, at most,
 /// to be lost under a flush setting that allows losing one.
@@ -136,7 +137,7 @@ struct Model {
 #[derive(Default)]
 struct Attempts {
     /// Acknowledged commits and when.
-    acked: Vec<(i64, Instant)>,
+    acked: Vec<(i64, u64)>,
     /// The insert in flight at the crash, if one was.
     in_flight: Option<i64>,
     /// Rows of transactions rolled back: never to appear.
@@ -147,6 +148,8 @@ struct Attempts {
 struct Server {
     child: Option<Child>,
     addr: std::net::SocketAddr,
+    /// Real time, which a real server process runs on (microseconds).
+    clock: OsClock,
 }
 
 impl Server {
@@ -185,12 +188,13 @@ impl Server {
         Ok(Server {
             child: Some(child),
             addr: std::net::SocketAddr::from(([127, 0, 0, 1], o.port)),
+            clock: OsClock::new(),
         })
     }
 
     /// A connection, once the server accepts one (it may be recovering).
     fn connect(&mut self) -> Result<Client, String> {
-        let deadline = Instant::now() + Duration::from_secs(60);
+        let deadline = self.clock.now_us() + 60_000_000;
         loop {
             match Client::connect(self.addr, "root", "", Some("test")) {
                 Ok(c) => return Ok(c),
@@ -198,7 +202,7 @@ impl Server {
                     if let Some(Ok(Some(status))) = self.child.as_mut().map(|c| c.try_wait()) {
                         return Err(format!("the server exited ({status}) before serving"));
                     }
-                    if Instant::now() > deadline {
+                    if self.clock.now_us() > deadline {
                         return Err(format!("the server never accepted a connection: {e}"));
                     }
                     std::thread::sleep(Duration::from_millis(2));
@@ -284,6 +288,7 @@ fn count_and_sum(c: &mut Client, below: i64) -> Result<(i64, i64), String> {
 pub fn run(o: &Options, mut progress: impl FnMut(u64, &Cycle)) -> Result<Report, String> {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(o.seed);
     let mut report = Report::default();
+    let clock = OsClock::new();
     let mut server = Server::start(o)?;
     let mut c = server.connect()?;
     query(
@@ -298,7 +303,7 @@ pub fn run(o: &Options, mut progress: impl FnMut(u64, &Cycle)) -> Result<Report,
         present,
     };
     for cycle in 0..o.cycles {
-        let began = Instant::now();
+        let began = clock.now_us();
         if cycle > 0 {
             c = server.connect()?;
         }
@@ -307,7 +312,7 @@ pub fn run(o: &Options, mut progress: impl FnMut(u64, &Cycle)) -> Result<Report,
         // When the statement that met the crash was sent: the crash came
         // after it (the client learns of it only once the server has
         // recovered).
-        let mut sent = Instant::now();
+        let mut sent = clock.now_us();
         let mut crashed = false;
         if matches!(o.target, Target::Sim) {
             // About four I/Os a commit under flush 1 (the log write and its
@@ -330,7 +335,7 @@ pub fn run(o: &Options, mut progress: impl FnMut(u64, &Cycle)) -> Result<Report,
             if crashed {
                 break;
             }
-            sent = Instant::now();
+            sent = clock.now_us();
             if i == rollback_at {
                 let id = model.next;
                 model.next += 1;
@@ -354,11 +359,11 @@ pub fn run(o: &Options, mut progress: impl FnMut(u64, &Cycle)) -> Result<Report,
             }
             let id = model.next;
             model.next += 1;
-            sent = Instant::now();
+            sent = clock.now_us();
             match c.query(&format!(
                 "INSERT INTO crashloop VALUES ({id}, {cycle}, 'committed')"
             )) {
-                Ok(Reply::Ok(_)) => a.acked.push((id, Instant::now())),
+                Ok(Reply::Ok(_)) => a.acked.push((id, clock.now_us())),
                 Ok(other) => return Err(format!("INSERT {id}: {other:?}")),
                 Err(_) => {
                     a.in_flight = Some(id);
@@ -379,17 +384,17 @@ pub fn run(o: &Options, mut progress: impl FnMut(u64, &Cycle)) -> Result<Report,
                 .map_err(|e: ClientError| e.to_string())?;
                 a.in_flight = Some(id);
                 server.kill()?;
-                crash_at = Instant::now();
+                crash_at = clock.now_us();
             }
             Target::Sim => {
                 if !crashed {
-                    sent = Instant::now();
+                    sent = clock.now_us();
                     let _ = c.query("SET GLOBAL innosim_crash = 'power-loss'");
                 }
                 crash_at = sent;
             }
         }
-        let load_us = began.elapsed().as_micros() as u64;
+        let load_us = clock.now_us().saturating_sub(began);
         drop(c);
         let last = cycle + 1 == o.cycles;
         if let Target::Dir(d) = &o.target {
@@ -413,12 +418,12 @@ pub fn run(o: &Options, mut progress: impl FnMut(u64, &Cycle)) -> Result<Report,
         // The restart: the process started again (real files) or the
         // server's own recovery (simulated disk), until it serves. Part of
         // the cycle's time; the checks around it are not.
-        let restarted = Instant::now();
+        let restarted = clock.now_us();
         if matches!(o.target, Target::Dir(_)) {
             server = Server::start(o)?;
         }
         c = server.connect()?;
-        let wall_us = load_us + restarted.elapsed().as_micros() as u64;
+        let wall_us = load_us + clock.now_us().saturating_sub(restarted);
         // The rows of this cycle one by one; the earlier ones by their
         // count and sum, and one by one every `check_every` cycles.
         let first = if last || (o.check_every > 0 && (cycle + 1) % o.check_every == 0) {
@@ -498,7 +503,7 @@ fn judge(
     cycle: u64,
     model: &mut Model,
     a: &Attempts,
-    crash_at: Instant,
+    crash_at: u64,
     found: &BTreeSet<i64>,
     violations: &mut Vec<String>,
 ) -> u64 {
@@ -546,7 +551,7 @@ fn judge(
     let mut lost = 0;
     for (id, at) in a.acked.iter().skip(kept.min(a.acked.len())) {
         lost += 1;
-        let before = crash_at.saturating_duration_since(*at);
+        let before = crash_at.saturating_sub(*at);
         if !may_lose {
             v(format!(
                 "acknowledged commit of row {id} lost (flush {}, {})",
@@ -557,7 +562,7 @@ fn judge(
                     "process killed"
                 }
             ));
-        } else if before > LOSS_WINDOW {
+        } else if u128::from(before) > LOSS_WINDOW.as_micros() {
             v(format!(
                 "acknowledged commit of row {id} lost, though acknowledged {before:?} before the crash"
             ));
@@ -590,14 +595,16 @@ mod tests {
     /// Rows 1 and 2 from earlier cycles; this one acknowledged 3 and 4
     /// (`ago` before the crash), had 5 in flight and rolled 6 back.
     fn judged(o: &Options, found: &[i64], ago: Duration) -> (u64, Vec<String>) {
-        let crash = Instant::now() + ago;
+        // Acknowledged at 10 s, the crash `ago` later (microseconds).
+        let acked_at = 10_000_000;
+        let crash = acked_at + ago.as_micros() as u64;
         let mut model = Model {
             present: [1, 2].into(),
             present_before: None,
             next: 7,
         };
         let a = Attempts {
-            acked: vec![(3, Instant::now()), (4, Instant::now())],
+            acked: vec![(3, acked_at), (4, acked_at)],
             in_flight: Some(5),
             rolled_back: vec![6],
         };

@@ -15,13 +15,14 @@
 
 use crate::client::{Client, ClientError};
 use crate::storage::SimStorage;
+use engine::io::Clock;
 use engine::io::ManualClock;
 use engine::sql::{ConnId, Outcome, Reply, Server};
 use engine::wire::reply::Reply as WireReply;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// One statement's answer, as the diff compares it.
 #[derive(Debug, Clone)]
@@ -387,13 +388,16 @@ struct Conn {
 }
 
 /// How long a statement may run before the diff gives up on the server.
-const STUCK: Duration = Duration::from_secs(30);
+const STUCK_US: u64 = 30_000_000;
 
 /// A server over the MySQL protocol.
 pub struct Remote {
     url: ServerUrl,
     control: Option<Client>,
     sessions: Vec<Conn>,
+    /// The real clock a real server's statements are timed by (the one
+    /// place real time enters, `engine::io::OsClock`).
+    clock: Box<dyn Clock>,
 }
 
 impl Remote {
@@ -403,6 +407,7 @@ impl Remote {
             url,
             control: None,
             sessions: Vec::new(),
+            clock: Box::new(engine::io::OsClock::new()),
         }
     }
 
@@ -454,12 +459,15 @@ impl Remote {
     /// Waits for session `s`'s statement: its answer, or `None` once it is
     /// seen waiting for a lock twice a millisecond apart.
     fn settle(&mut self, s: usize) -> Result<Option<Answer>, String> {
-        let began = Instant::now();
+        let began = self.clock.now_us();
         let mut seen_waiting = false;
         loop {
+            // Once seen waiting, the answer has a millisecond to come
+            // before the second look.
+            let patience = if seen_waiting { 1_000 } else { 300 };
             match self.sessions[s]
                 .answers
-                .recv_timeout(Duration::from_micros(300))
+                .recv_timeout(Duration::from_micros(patience))
             {
                 Ok(r) => {
                     self.sessions[s].busy = false;
@@ -477,14 +485,14 @@ impl Remote {
                     return Ok(None);
                 }
                 seen_waiting = true;
-                std::thread::sleep(Duration::from_millis(1));
             } else {
                 seen_waiting = false;
             }
-            if began.elapsed() > STUCK {
+            if self.clock.now_us().saturating_sub(began) > STUCK_US {
                 return Err(format!(
-                    "{}: session {s}'s statement neither finished nor waited for a lock in {STUCK:?}",
-                    self.url
+                    "{}: session {s}'s statement neither finished nor waited for a lock in {} s",
+                    self.url,
+                    STUCK_US / 1_000_000
                 ));
             }
         }

@@ -755,14 +755,17 @@ pub struct Summary {
 
 /// Runs scenarios of `profile` on innosim and on `theirs` within the
 /// budget, calling `each` with every seed's outcome (for progress).
+/// A time budget is read off `clock` (real time, `engine::io::OsClock`, for
+/// a campaign against a real server).
 pub fn campaign(
     profile: &Profile,
     budget: Budget,
     transactions: Option<usize>,
     theirs: &mut dyn Backend,
+    clock: &dyn engine::io::Clock,
     mut each: impl FnMut(u64, &Outcome),
 ) -> Result<Summary, String> {
-    let began = std::time::Instant::now();
+    let began = clock.now_us();
     let (start, end) = match budget {
         Budget::Seeds(a, b) => (a, b),
         Budget::Time(_) => (0, u64::MAX),
@@ -771,7 +774,7 @@ pub fn campaign(
     let name = theirs.name();
     for seed in start..end {
         if let Budget::Time(t) = budget {
-            if began.elapsed().as_secs_f64() >= t {
+            if clock.now_us().saturating_sub(began) as f64 / 1e6 >= t {
                 break;
             }
         }
