@@ -1370,6 +1370,12 @@ struct ServeOpts {
     /// `innosim replay-served FILE` runs it again on the simulated disk.
     #[arg(long)]
     record: Option<std::path::PathBuf>,
+    /// The engine's clock stands still: no background round (purge, the
+    /// log's once-a-second flush) comes due and no lock wait times out, as
+    /// on `innosim diff`'s in-process side; for `innosim diff` against
+    /// this server.
+    #[arg(long)]
+    frozen_clock: bool,
 }
 
 fn serve(opts: ServeOpts) -> ExitCode {
@@ -1387,6 +1393,7 @@ fn serve(opts: ServeOpts) -> ExitCode {
         buffer_pool,
         socket,
         record,
+        frozen_clock,
     } = opts;
     let flush_at_commit = match engine::FlushAtCommit::from_setting(flush) {
         Ok(f) => f,
@@ -1434,6 +1441,7 @@ fn serve(opts: ServeOpts) -> ExitCode {
         // The scrambles must not be guessable: the one draw from the OS.
         scramble_seed: sim::serve::os_seed(),
         record,
+        frozen_clock,
     };
     let (h, report) = match sim::serve::start(host, listener, settings, log) {
         Ok(x) => x,

@@ -460,8 +460,10 @@ pub(super) fn engine_loop(
     sockets: Sockets,
     mut recorder: Option<SharedRecorder>,
     log: Logger,
+    frozen_clock: bool,
 ) -> Result<(), String> {
-    // The engine's clock follows the wall clock, moved once per event.
+    // The engine's clock follows the wall clock, moved once per event
+    // (unless it is frozen: see `Settings::frozen_clock`).
     let clock = core.clock();
     let wall = engine::io::OsClock::new();
     // Where the answers of blocked statements go.
@@ -478,7 +480,9 @@ pub(super) fn engine_loop(
             Err(RecvTimeoutError::Timeout) => (Event::Idle, None),
             Err(RecvTimeoutError::Disconnected) => break,
         };
-        advance_to(&clock, wall.now_us());
+        if !frozen_clock {
+            advance_to(&clock, wall.now_us());
+        }
         let now = core.now_us();
         let fx = match core.handle(&event) {
             Ok(fx) => fx,

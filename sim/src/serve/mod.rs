@@ -100,6 +100,13 @@ pub struct Settings {
     /// Record every event and command packet to this file (see
     /// [`record`]).
     pub record: Option<std::path::PathBuf>,
+    /// The engine's clock stands still instead of following the wall
+    /// clock: no round of background work (purge, the log's once-a-second
+    /// flush, the page cleaner) ever comes due and no lock wait times out.
+    /// `innosim diff` against this server wants that, since its in-process
+    /// side's clock stands still too: a purge at a moment the wall clock
+    /// chose would change the gap locks one side sees and not the other.
+    pub frozen_clock: bool,
 }
 
 impl Settings {
@@ -111,6 +118,7 @@ impl Settings {
             socket: None,
             scramble_seed: 0,
             record: None,
+            frozen_clock: false,
         }
     }
 }
@@ -318,6 +326,7 @@ pub fn start(
     let sockets: Sockets = Default::default();
     let engine_sockets = sockets.clone();
     let engine_recorder = recorder.clone();
+    let frozen_clock = settings.frozen_clock;
     let core = Core::new(host, server, settings.max_connections as u64, log.clone());
     let engine = std::thread::Builder::new()
         .name("engine".into())
@@ -329,6 +338,7 @@ pub fn start(
                 engine_sockets,
                 engine_recorder,
                 engine_log,
+                frozen_clock,
             );
             // Whatever ended the engine thread ends the server: the accept
             // loops stop at their next connection, which `Handle` makes.
