@@ -186,6 +186,11 @@ fn canary_cases() -> Vec<(&'static str, &'static str, u64, &'static [&'static st
             // older row's (first at seed 2, the write model), or sorts
             // before older rows (seed 16, the read model).
             RowIdFromSmallest => ("default", 40, &["the model expected", " read returned "]),
+            // An insert into t2 (no primary key) that waited, then took a
+            // new row id: a scan returns its row after rows inserted while
+            // it waited (first at seed 4; also caught by the recovery
+            // oracle's row order and by the gap judge at seed 44).
+            RowIdRetakenAfterWait => ("default", 40, &[" read returned "]),
             // The compression canaries, in the profile of small compressed
             // pages: a page written without its modification log, or with
             // a stream cut short, reads back as corrupt (no fault damaged
@@ -439,6 +444,12 @@ fn every_profile_injects_its_faults_and_reaches_the_rare_paths() {
                     // A scan that waited reads on from its place, leaving
                     // out a row inserted behind it (6 in seeds 0..40).
                     ("locking scans that kept their place through a wait", 3),
+                    // An insert into the table without a primary key that
+                    // waited keeps its row id (37 in seeds 0..40).
+                    (
+                        "inserts without a primary key that kept their row id through a wait",
+                        10,
+                    ),
                 ],
             ],
         ),

@@ -107,6 +107,11 @@ pub enum Canary {
     /// largest (a cursor opened the wrong way): new rows then take ids
     /// older rows hold, or sort before rows inserted earlier.
     RowIdFromSmallest,
+    /// An insert into a table without a primary key that waited for a lock
+    /// takes a new row id when it runs again instead of the one it took
+    /// before the wait: its row then sorts after rows inserted while it
+    /// waited, where InnoDB's sorts before them.
+    RowIdRetakenAfterWait,
     /// A compressed page is written to disk without its modification log:
     /// the changes logged since its last compression never reach the file
     /// (the image's directory then names records its stream lacks).
@@ -164,7 +169,7 @@ pub enum Canary {
 
 impl Canary {
     /// Every canary.
-    pub const ALL: [Canary; 39] = [
+    pub const ALL: [Canary; 40] = [
         Canary::SkipDoublewrite,
         Canary::AckBeforeSync,
         Canary::IgnorePageLsn,
@@ -193,6 +198,7 @@ impl Canary {
         Canary::SkipDirectorySync,
         Canary::ImplicitLockOfRowChanger,
         Canary::RowIdFromSmallest,
+        Canary::RowIdRetakenAfterWait,
         Canary::ZipSkipModLog,
         Canary::ZipCountFailedCompression,
         Canary::ZipSkipImageRedo,
@@ -248,6 +254,7 @@ impl Canary {
             Canary::SkipDirectorySync => "skip-directory-sync",
             Canary::ImplicitLockOfRowChanger => "implicit-lock-of-row-changer",
             Canary::RowIdFromSmallest => "row-id-from-smallest",
+            Canary::RowIdRetakenAfterWait => "row-id-retaken-after-wait",
             Canary::ZipSkipModLog => "zip-skip-mod-log",
             Canary::ZipCountFailedCompression => "zip-count-failed-compression",
             Canary::ZipSkipImageRedo => "zip-skip-image-redo",

@@ -886,6 +886,15 @@ impl LockOracle {
         self.held.contains_key(&trx)
     }
 
+    /// Whether a transaction waits for a lock on a record (or a gap), not
+    /// on a table.
+    pub fn waits_for_record(&self, trx: u64) -> bool {
+        self.waiting.get(&trx).is_some_and(|ids| {
+            ids.iter()
+                .any(|id| matches!(self.targets[self.locks[id].target], OTarget::Record(..)))
+        })
+    }
+
     /// The wait deadline of a transaction's waiting lock.
     pub fn deadline(&self, trx: u64) -> Option<u64> {
         self.waiting

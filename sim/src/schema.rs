@@ -603,7 +603,8 @@ pub struct TableShape {
     /// No primary key: the engine clusters the rows on DB_ROW_ID, a
     /// counter it never shows, so the model keys them by a number of its
     /// own, taken from a count of the insert statements the runner judged
-    /// (in the order they ran; only the order matters). InnoDB hands row ids out
+    /// (in the order they took their row ids, the first attempt of one that
+    /// waited; only the order matters). InnoDB hands row ids out
     /// in increasing order, so the clustered index holds the rows in the
     /// order of those numbers, and a secondary index by its columns and
     /// then by them. Engine rows lack the column: they are matched to the

@@ -260,26 +260,54 @@ impl Engine {
         })
     }
 
+    /// Keeps the row id of session `s`'s insert into table `table` that
+    /// must wait, for when it runs again.
+    fn keep_row_id(&mut self, s: SessionId, table: u64, row_id: Option<u64>) {
+        if let (Some(r), Some(x)) = (row_id, self.sessions.get_mut(&s)) {
+            x.kept_row_id = Some((table, r));
+        }
+    }
+
     pub(super) fn dml(&mut self, s: SessionId, request: &Request) -> Result<DmlResult> {
         match request {
             Request::Insert { table, row } => {
                 let id = self.table_id(table)?;
                 let t = &self.tables[&id];
                 let cols = row::stored_columns(t, row)?;
-                let row_id = if t.def.primary_key.is_empty() {
-                    let t = self.tables.get_mut(&id).expect("table exists");
-                    let r = t.next_row_id;
-                    t.next_row_id += 1;
-                    Some(r)
-                } else {
-                    None
-                };
+                let keyless = t.def.primary_key.is_empty();
                 let now = self.pager.now_us();
                 let sess = self.sessions.get_mut(&s).expect("session exists");
                 let trx = sess.trx.as_mut().expect("transaction open");
                 if let Some(w) = table_lock(&mut self.locks, trx.id, id, TableMode::IX, now) {
                     return Ok(DmlResult::Wait(w));
                 }
+                // The row id comes after the table's IX lock and once: an
+                // insert run again after a lock wait keeps the id it took
+                // (`row_ins` leaves its node past INS_NODE_ALLOC_ROW_ID).
+                let row_id = if keyless {
+                    let kept = sess
+                        .kept_row_id
+                        .take()
+                        .filter(|&(t, _)| t == id)
+                        .filter(|_| {
+                            !self
+                                .config
+                                .canaries
+                                .has(crate::Canary::RowIdRetakenAfterWait)
+                        });
+                    Some(match kept {
+                        Some((_, r)) => r,
+                        None => {
+                            let t = self.tables.get_mut(&id).expect("table exists");
+                            t.next_row_id += 1;
+                            t.next_row_id - 1
+                        }
+                    })
+                } else {
+                    None
+                };
+                let sess = self.sessions.get_mut(&s).expect("session exists");
+                let trx = sess.trx.as_mut().expect("transaction open");
                 let duplicates = sess.statement.as_ref().is_some_and(|st| st.duplicates);
                 let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys, duplicates);
                 match write::insert(
@@ -292,10 +320,16 @@ impl Engine {
                     &mut ctx,
                 )? {
                     Outcome::Done(n) => match self.check_parents(s, id, &cols, None, None)? {
-                        Some(w) => Ok(DmlResult::Wait(w)),
+                        Some(w) => {
+                            self.keep_row_id(s, id, row_id);
+                            Ok(DmlResult::Wait(w))
+                        }
                         None => Ok(DmlResult::Done(Response::Affected(n))),
                     },
-                    Outcome::Wait(t) => Ok(DmlResult::Wait(t)),
+                    Outcome::Wait(t) => {
+                        self.keep_row_id(s, id, row_id);
+                        Ok(DmlResult::Wait(t))
+                    }
                 }
             }
             Request::Update { table, key, set } => {

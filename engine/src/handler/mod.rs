@@ -99,6 +99,12 @@ struct Session {
     /// must wait (moved into its [`Pending`]), given back when it runs
     /// again.
     scan_resume: Option<crate::row::locking::ScanResume>,
+    /// The DB_ROW_ID the running insert into a table without a primary
+    /// key took (with the table's id), kept while it waits so that it
+    /// inserts under the same id when it runs again: InnoDB allocates the
+    /// id once (`row_ins_alloc_row_id_step`) and `row_insert_for_mysql`
+    /// runs the same insert node again after a lock wait.
+    kept_row_id: Option<(u64, u64)>,
     /// The DB_ROW_ID of each row the last read of a table without a
     /// primary key returned, in order (empty after a read of any other
     /// table).
@@ -622,6 +628,7 @@ impl Engine {
         // waited and then failed (a deadlock victim) is not its.
         if let Some(x) = self.sessions.get_mut(&s) {
             x.scan_resume = None;
+            x.kept_row_id = None;
         }
         let r = self
             .run(s, request)

@@ -368,6 +368,7 @@ pub(crate) fn judge_insert(
     row: &Row,
     committed: &Db,
     known: &[&[Write]],
+    next_seq: u64,
 ) -> Option<String> {
     let table = engine.table(table_name).ok()?;
     let shape = schema.table(table_name)?;
@@ -389,6 +390,7 @@ pub(crate) fn judge_insert(
                 trx,
                 index: (iid, iname),
                 cols: &cols,
+                next_seq,
             };
             if let Some(v) = ctx.judge(row, committed, known) {
                 return Some(v);
@@ -445,11 +447,18 @@ pub(crate) fn judge_insert(
 
 /// An insert into a table without a primary key, judged in one of its
 /// indexes ([`judge_insert`]). Its key ends in the hidden row id, which
-/// the runner never reads; but a new row's id is larger than every other
-/// row's (nothing deletes or moves such rows), so the entry sorts after
-/// every entry with the same columns: in the clustered index the gap it
-/// goes into is the supremum's, and in a secondary index it is the gap
-/// before the first entry whose columns are greater (or the supremum).
+/// the runner never reads; the model's number for the row stands in for
+/// it, since both are taken in the same order (an insert that waited keeps
+/// the one it took before the wait). The entry's successor among the rows
+/// the runner knows is found by columns and then that number. Where no
+/// insert took a number after this one, its row id is larger than every
+/// other row's, so the entry sorts after every entry with the same
+/// columns: in the clustered index the gap it goes into is the supremum's,
+/// and in a secondary index it is before the first entry whose columns
+/// are greater. Where others did (it waited, and they inserted meanwhile),
+/// a record with the same columns may follow it, and in the clustered
+/// index any record may: the engine's record there is not judged, since
+/// the runner cannot read its row id.
 struct KeylessInsert<'a> {
     table: &'a engine::dict::Table,
     shape: &'a TableShape,
@@ -460,6 +469,8 @@ struct KeylessInsert<'a> {
     index: (u64, &'a str),
     /// Its key fields' columns (`None`: the row id).
     cols: &'a [Option<usize>],
+    /// The model's number for the next row (`World::row_seq`).
+    next_seq: u64,
 }
 
 impl KeylessInsert<'_> {
@@ -490,6 +501,14 @@ impl KeylessInsert<'_> {
         let project =
             |r: &Row| -> Vec<ModelValue> { cols.iter().map(|&c| shape.keyed(c, &r[c])).collect() };
         let entry = project(row);
+        // The columns, then the model's number in the row id's place.
+        let hidden = *shape.primary_key.first()?;
+        let full: Vec<usize> = cols.iter().copied().chain([hidden]).collect();
+        let entry_full: Vec<ModelValue> = full.iter().map(|&c| shape.keyed(c, &row[c])).collect();
+        let newest = match row.get(hidden) {
+            Some(ModelValue::Int(n)) => u64::try_from(*n).is_ok_and(|n| n + 1 >= self.next_seq),
+            _ => return None,
+        };
         let checks: Vec<&OEvent> = self
             .events
             .iter()
@@ -527,9 +546,9 @@ impl KeylessInsert<'_> {
         // Compared in place: projecting every row would allocate per row.
         let mut nearest: Option<&Row> = None;
         for r in rows.chain(written) {
-            if shape.cmp_row_key(&cols, r, |j| entry.get(j)) == std::cmp::Ordering::Greater
+            if shape.cmp_row_key(&full, r, |j| entry_full.get(j)) == std::cmp::Ordering::Greater
                 && nearest.is_none_or(|n| {
-                    shape.cmp_row_key(&cols, r, |j| n.get(cols[j])) == std::cmp::Ordering::Less
+                    shape.cmp_row_key(&full, r, |j| n.get(full[j])) == std::cmp::Ordering::Less
                 })
             {
                 nearest = Some(r);
@@ -542,20 +561,29 @@ impl KeylessInsert<'_> {
             };
             let wrong = match (pos, &next) {
                 (None, None) => None,
-                (None, Some(n)) => Some(format!(
-                    "the supremum, past the record {} that follows it",
-                    models::value::fmt_key(n)
+                (None, Some(_)) => Some(format!(
+                    "the supremum, past the record {} (the model's row number last) that follows it",
+                    models::value::fmt_key(
+                        &full
+                            .iter()
+                            .map(|&c| shape.keyed(c, &nearest.expect("next is of it")[c]))
+                            .collect::<Vec<_>>()
+                    )
                 )),
                 (Some(p), next) => {
                     let p = self.columns_of(p)?;
-                    if p.is_empty() {
+                    if p.is_empty() && !newest {
+                        // The clustered index, a row id some rows inserted
+                        // since are above: which record is unknown.
+                        None
+                    } else if p.is_empty() {
                         // The clustered index: the new row id is the
                         // largest, so its gap is the supremum's.
                         Some(
                             "a record, not the supremum (a new row id sorts after every row)"
                                 .into(),
                         )
-                    } else if p <= entry {
+                    } else if p < entry || (p == entry && newest) {
                         Some(format!(
                             "{}, not above it (a new row id sorts after every entry with its columns)",
                             models::value::fmt_key(&p)

@@ -254,6 +254,12 @@ struct Sess {
     /// scan keeps its place through a wait, so what it read before one
     /// came from the state then (see `judge::reads::resumed_scan_matches`).
     scan_states: Vec<Rc<models::Db>>,
+    /// The model's number for the row of the running insert into a table
+    /// without a primary key, taken when it first waited for a record
+    /// lock: InnoDB takes the row id once, after the table's IX lock, and
+    /// keeps it through the wait, so the row sorts where its first attempt
+    /// put it, before rows inserted while it waited.
+    kept_seq: Option<u64>,
 }
 
 struct World {
@@ -296,8 +302,12 @@ struct World {
     uncommitted_reads: Vec<(Request, Response)>,
     /// The number the next insert into a table without a primary key
     /// takes as its key in the model ([`crate::schema::TableShape::hidden`]):
-    /// the runner's count, in the order the inserts run.
+    /// the runner's count, in the order the inserts take their row ids.
     row_seq: u64,
+    /// The number the insert being judged took before it waited (its
+    /// session's `kept_seq`), which [`session::expected`] takes instead of
+    /// the next one.
+    insert_seq_override: Option<u64>,
     /// The plan's crash anchors, and which have been armed.
     anchors: Vec<crate::plan::CrashAnchor>,
     anchors_armed: Vec<bool>,
@@ -750,6 +760,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         schema,
         uncommitted_reads: Vec::new(),
         row_seq: 0,
+        insert_seq_override: None,
         anchors: plan.crash_at_statements.clone(),
         anchors_armed: vec![false; plan.crash_at_statements.len()],
         last_issued: None,
@@ -866,6 +877,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             waiting: false,
             last: None,
             scan_states: Vec::new(),
+            kept_seq: None,
         });
     }
     let mut started = 0usize;

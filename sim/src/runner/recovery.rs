@@ -309,6 +309,7 @@ pub(super) fn recover(
                 s.txn = None;
                 s.waiting = false;
                 s.last = None;
+                s.kept_seq = None;
                 s.trx = None;
                 s.isolation = engine::Isolation::default();
             }

@@ -34,7 +34,14 @@ pub(super) fn expected(
         }
         return r;
     };
-    world.row_seq += 1;
+    // An insert that took its number before it waited keeps it.
+    let seq = match world.insert_seq_override.take() {
+        Some(kept) => kept,
+        None => {
+            world.row_seq += 1;
+            seq
+        }
+    };
     let r = crate::judge::reads::expected(&world.schema, &world.committed, writes, req, seq);
     if r.as_ref().is_some_and(|(want, _)| *want == Err(1452)) {
         world.stats.fk_child_refused += 1;
@@ -244,8 +251,33 @@ pub(super) fn handle(
     };
     let waits_before = world.locks.stats.waits;
     world.judge_locks();
+    world.insert_seq_override = s.kept_seq;
+    let out = stepped(world, s, req, r, waits_before);
+    world.insert_seq_override = None;
+    out
+}
+
+/// [`handle`] past the lock events: what the step's result says.
+fn stepped(
+    world: &mut World,
+    s: &mut Sess,
+    req: Request,
+    r: engine::Result<Step>,
+    waits_before: u64,
+) -> Option<bool> {
     match r {
         Ok(Step::Waiting) => {
+            // An insert into a table without a primary key that waits for
+            // a record lock has its row id (taken after the table's IX
+            // lock, `row_ins_alloc_row_id_step`), kept through the wait.
+            if let (Request::Insert { table, .. }, None, Some(trx)) = (&req, s.kept_seq, s.trx) {
+                let keyless = world.schema.table(table).is_some_and(|t| t.hidden);
+                if keyless && world.locks.waits_for_record(trx) {
+                    s.kept_seq = Some(world.row_seq);
+                    world.row_seq += 1;
+                    world.stats.keyless_kept_row_ids += 1;
+                }
+            }
             if !s.waiting {
                 world.stats.waits += 1;
             } else if world.locks.stats.waits > waits_before {
@@ -301,6 +333,7 @@ pub(super) fn handle(
         }
         Ok(Step::Done(resp)) => {
             s.waiting = false;
+            s.kept_seq = None;
             if let (
                 Request::Insert { table, .. }
                 | Request::Update { table, .. }
@@ -325,6 +358,7 @@ pub(super) fn handle(
         }
         Err(e) => {
             s.waiting = false;
+            s.kept_seq = None;
             s.scan_states.clear();
             world.statement_event(s.id, &req, Stepped::Failed(&e));
             let crashed = failed(world, s, &req, e);
@@ -597,6 +631,7 @@ fn judge_insert_gap(world: &mut World, trx: u64, table: &str, write: &Write, own
         row,
         &world.committed,
         &[own],
+        world.row_seq,
     ) {
         world.violations.push(format!("lock oracle: {v}"));
     }

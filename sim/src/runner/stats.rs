@@ -99,6 +99,9 @@ pub struct RunStats {
     /// for, leaving out rows inserted behind them meanwhile (judged by the
     /// model's states at each wait).
     pub scans_kept_place: u64,
+    /// Inserts into tables without a primary key that waited for a record
+    /// lock, keeping the row id they took for when they run again.
+    pub keyless_kept_row_ids: u64,
     /// Child rows the model refused for a missing parent (1452).
     pub fk_child_refused: u64,
     /// Parent changes the model refused for their child rows (1451).
@@ -181,6 +184,7 @@ impl RunStats {
             keyless_inserts,
             keyless_reads,
             scans_kept_place,
+            keyless_kept_row_ids,
             fk_child_refused,
             fk_parent_refused,
             fk_cascaded,
@@ -236,6 +240,7 @@ impl RunStats {
         self.keyless_inserts += keyless_inserts;
         self.keyless_reads += keyless_reads;
         self.scans_kept_place += scans_kept_place;
+        self.keyless_kept_row_ids += keyless_kept_row_ids;
         self.fk_child_refused += fk_child_refused;
         self.fk_parent_refused += fk_parent_refused;
         self.fk_cascaded += fk_cascaded;
@@ -304,6 +309,10 @@ impl RunStats {
             (
                 "locking scans that kept their place through a wait",
                 self.scans_kept_place,
+            ),
+            (
+                "inserts without a primary key that kept their row id through a wait",
+                self.keyless_kept_row_ids,
             ),
             (
                 "child rows refused for a missing parent",
