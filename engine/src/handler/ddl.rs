@@ -798,6 +798,7 @@ impl Engine {
                     &cols,
                     row_id,
                     &mut ctx,
+                    &mut write::no_checks,
                 )? {
                     unreachable!("no other transaction knows the new table");
                 }
@@ -922,6 +923,7 @@ impl Engine {
                             &cols,
                             None,
                             &mut ctx,
+                            &mut write::no_checks,
                         )?;
                         if let Outcome::Wait(_) = o {
                             return Err(Error::TableExists(name.clone()));

@@ -275,6 +275,7 @@ impl Engine {
                 let t = &self.tables[&id];
                 let cols = row::stored_columns(t, row)?;
                 let keyless = t.def.primary_key.is_empty();
+                let checks = self.child_checks(s, id, &cols);
                 let now = self.pager.now_us();
                 let sess = self.sessions.get_mut(&s).expect("session exists");
                 let trx = sess.trx.as_mut().expect("transaction open");
@@ -310,6 +311,12 @@ impl Engine {
                 let trx = sess.trx.as_mut().expect("transaction open");
                 let duplicates = sess.statement.as_ref().is_some_and(|st| st.duplicates);
                 let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys, duplicates);
+                let tables = &self.tables;
+                let mut before = |pager: &mut crate::pager::Pager,
+                                  ctx: &mut crate::row::locking::LockCtx<'_>,
+                                  at: Option<usize>| {
+                    foreign::check_child_at(tables, &checks, pager, ctx, at)
+                };
                 match write::insert(
                     &mut self.pager,
                     &mut self.sys,
@@ -318,14 +325,9 @@ impl Engine {
                     &cols,
                     row_id,
                     &mut ctx,
+                    &mut before,
                 )? {
-                    Outcome::Done(n) => match self.check_parents(s, id, &cols, None, None)? {
-                        Some(w) => {
-                            self.keep_row_id(s, id, row_id);
-                            Ok(DmlResult::Wait(w))
-                        }
-                        None => Ok(DmlResult::Done(Response::Affected(n))),
-                    },
+                    Outcome::Done(n) => Ok(DmlResult::Done(Response::Affected(n))),
                     Outcome::Wait(t) => {
                         self.keep_row_id(s, id, row_id);
                         Ok(DmlResult::Wait(t))

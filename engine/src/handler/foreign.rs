@@ -7,14 +7,17 @@
 //! and row0upd.c of InnoDB Plugin 1.0.6; the index search and its locks
 //! are [`crate::row::foreign`].
 //!
-//! Each check follows the row change it belongs to: the parent's side
-//! after the parent row is delete-marked or changed, with the values it
-//! had; the child's side after the child row is in, with the values it
-//! has. InnoDB checks a child's constraint when it inserts the entry of
-//! the constraint's index (before the clustered record for a constraint
-//! on the primary key, after it for one on a secondary index); here every
-//! child check follows the whole row. The locks taken are the same; only
-//! their order within one row's change can differ.
+//! The parent's side runs after the parent row is delete-marked or
+//! changed, with the values it had. A new child row is checked as InnoDB
+//! checks it: each constraint when the entry of its index goes in, before
+//! that entry (before the clustered record for a constraint on the
+//! primary key, after it and the earlier secondary entries for one on a
+//! secondary index), so a missing parent fails the insert before a later
+//! index's entry can wait for a lock ([`check_child_at`]; `innosim diff`
+//! against MariaDB found the insert waiting where InnoDB answers 1452).
+//! A changed child row is checked after the change, with the values it
+//! has; InnoDB checks it as the new secondary entry goes in, so there the
+//! order of the locks within one row's change can still differ.
 //!
 //! A referential action is a change of the child row in the same
 //! statement, which may act on the child's own children in turn: InnoDB
@@ -44,6 +47,91 @@ pub(super) struct Link {
     /// The parent table and the index of its referenced columns, if both
     /// exist.
     parent: Option<(u64, Option<usize>)>,
+}
+
+/// The error a failed constraint gives.
+fn fk_error(tables: &BTreeMap<u64, Table>, referenced: bool, link: &Link) -> Error {
+    let t = &tables[&link.child];
+    let fk: &ForeignDef = &t.def.foreign[link.fk];
+    Error::ForeignKey {
+        referenced,
+        child: t.def.name.clone(),
+        columns: fk
+            .columns
+            .iter()
+            .map(|&c| t.def.columns[c].name.clone())
+            .collect(),
+        fk: Box::new(fk.clone()),
+    }
+}
+
+/// One constraint a new child row must satisfy ([`Engine::child_checks`]).
+#[derive(Debug)]
+pub(super) struct ChildCheck {
+    /// The index whose entry it is checked before (`None`: the clustered
+    /// index, or no index).
+    at: Option<usize>,
+    parent: Option<(u64, Option<usize>)>,
+    /// The row's values of the constraint's columns.
+    values: btree::Key,
+    /// The constraint (what a missing parent gives, 1452, names it).
+    link: Link,
+}
+
+/// The constraints a new child row must satisfy, by index.
+#[derive(Debug)]
+pub(super) struct ChildChecks {
+    /// The child table.
+    table: u64,
+    checks: Vec<ChildCheck>,
+    /// The `child-check-skips-parent-lock` canary.
+    lockless: bool,
+}
+
+/// Runs the checks of `checks` that belong before the entry of index `at`
+/// (`None`: the clustered index) goes in: the parent table's IS lock, then
+/// the parent row, locked ([`probe`]). InnoDB's `row_ins_index_entry`
+/// calls `row_ins_check_foreign_constraints` for the index before its
+/// entry's duplicate check and insertion, so a missing parent fails the
+/// statement (1452) before a later index's entry can wait.
+pub(super) fn check_child_at(
+    tables: &BTreeMap<u64, Table>,
+    checks: &ChildChecks,
+    pager: &mut crate::pager::Pager,
+    ctx: &mut crate::row::locking::LockCtx<'_>,
+    at: Option<usize>,
+) -> Result<Option<LockId>> {
+    for c in checks.checks.iter().filter(|c| c.at == at) {
+        let Some((parent, pix)) = c.parent else {
+            // No parent table (made with foreign_key_checks=0, or dropped
+            // since): no row can be its parent.
+            return Err(fk_error(tables, false, &c.link));
+        };
+        if parent != checks.table {
+            if let Some(w) = table_lock(ctx.locks, ctx.trx, parent, TableMode::IS, ctx.now_us) {
+                return Ok(Some(w));
+            }
+        }
+        // The parent's row is locked S as any check's, whatever the insert
+        // itself takes (REPLACE's X).
+        let duplicates = std::mem::replace(&mut ctx.duplicates, false);
+        let found = probe(
+            pager,
+            &tables[&parent],
+            pix,
+            &c.values,
+            None,
+            ctx,
+            checks.lockless,
+        );
+        ctx.duplicates = duplicates;
+        match found? {
+            Probe::Wait(w) => return Ok(Some(w)),
+            Probe::Found { .. } => {}
+            Probe::Missing => return Err(fk_error(tables, false, &c.link)),
+        }
+    }
+    Ok(None)
 }
 
 /// A change enclosing a referential action: InnoDB's ancestor update
@@ -121,18 +209,7 @@ impl Engine {
 
     /// The error a failed constraint gives.
     fn fk_error(&self, referenced: bool, link: &Link) -> Error {
-        let t = &self.tables[&link.child];
-        let fk: &ForeignDef = &t.def.foreign[link.fk];
-        Error::ForeignKey {
-            referenced,
-            child: t.def.name.clone(),
-            columns: fk
-                .columns
-                .iter()
-                .map(|&c| t.def.columns[c].name.clone())
-                .collect(),
-            fk: Box::new(fk.clone()),
-        }
+        fk_error(&self.tables, referenced, link)
     }
 
     /// Requests table lock `mode` on `table` for session `s`'s transaction.
@@ -164,6 +241,38 @@ impl Engine {
             &mut ctx,
             lockless,
         )
+    }
+
+    /// The child's side of the constraints of table `id` for a new row
+    /// with columns `new`, for [`check_child_at`] to run index by index
+    /// as the row goes in. Empty with `foreign_key_checks=0`.
+    pub(super) fn child_checks(&self, s: SessionId, id: u64, new: &Columns) -> ChildChecks {
+        let mut checks = Vec::new();
+        if self.foreign_key_checks(s) {
+            for link in self.foreign_of(id) {
+                let def = &self.tables[&id].def.foreign[link.fk];
+                let values: btree::Key = def.columns.iter().map(|&c| new[c].clone()).collect();
+                if values.iter().any(Option::is_none) {
+                    continue;
+                }
+                checks.push(ChildCheck {
+                    // A constraint without an index of its own (made with
+                    // foreign_key_checks=0) is checked first.
+                    at: link.child_ix.flatten(),
+                    parent: link.parent,
+                    values,
+                    link,
+                });
+            }
+        }
+        ChildChecks {
+            table: id,
+            checks,
+            lockless: self
+                .config
+                .canaries
+                .has(crate::Canary::ChildCheckSkipsParentLock),
+        }
     }
 
     /// After a row of table `id` went in with columns `new`, or changed

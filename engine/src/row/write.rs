@@ -319,7 +319,22 @@ pub fn clustered_key_of_entry(
     Ok(out)
 }
 
-/// Inserts a row given its stored columns.
+/// What runs before an insert puts each index's entry in: the
+/// clustered index's (`None`) and each secondary index's (`Some(i)`, its
+/// place in `Table::secondary`). `row_ins_index_entry` checks the FOREIGN
+/// KEY constraints of an index there, before the entry's own duplicate
+/// check and insertion; `Some(lock)` if the insert must wait.
+pub type BeforeIndex<'h> =
+    dyn FnMut(&mut Pager, &mut LockCtx<'_>, Option<usize>) -> Result<Option<LockId>> + 'h;
+
+/// Nothing before each index's entry (a row with no constraints to check).
+pub fn no_checks(_: &mut Pager, _: &mut LockCtx<'_>, _: Option<usize>) -> Result<Option<LockId>> {
+    Ok(None)
+}
+
+/// Inserts a row given its stored columns, running `before` ahead of each
+/// index's entry ([`BeforeIndex`]).
+#[allow(clippy::too_many_arguments)]
 pub fn insert(
     pager: &mut Pager,
     sys: &mut TrxSys,
@@ -328,7 +343,11 @@ pub fn insert(
     cols: &[Option<Vec<u8>>],
     row_id: Option<u64>,
     ctx: &mut LockCtx<'_>,
+    before: &mut BeforeIndex<'_>,
 ) -> Result<Outcome> {
+    if let Some(w) = before(pager, ctx, None)? {
+        return Ok(Outcome::Wait(w));
+    }
     let key = key_of_columns(table, cols, row_id);
     let refs = btree::key_refs(&key);
     let (existing, hint) = btree::get_for_insert(pager, &table.clustered, &refs)?;
@@ -382,7 +401,7 @@ pub fn insert(
         // it that InnoDB logs as TRX_UNDO_UPD_DEL_REC.
         let sources = new_sources(table, cols, row_id, trx.id);
         let sources: Vec<Source> = sources.iter().map(|s| Source::New(s.as_deref())).collect();
-        return update_record(
+        let done = update_record(
             pager,
             sys,
             table,
@@ -391,7 +410,17 @@ pub fn insert(
             &sources,
             UndoKind::UpdDel,
             ctx,
-        );
+        )?;
+        if matches!(done, Outcome::Done(_)) {
+            // The secondary entries went in with the record's update; their
+            // checks follow it (a wait undoes the statement's request).
+            for i in 0..table.secondary.len() {
+                if let Some(w) = before(pager, ctx, Some(i))? {
+                    return Ok(Outcome::Wait(w));
+                }
+            }
+        }
+        return Ok(done);
     }
     let ptr = write_undo(
         pager,
@@ -435,7 +464,10 @@ pub fn insert(
             ctx.now_us,
         );
     }
-    for sec in &table.secondary {
+    for (i, sec) in table.secondary.iter().enumerate() {
+        if let Some(w) = before(pager, ctx, Some(i))? {
+            return Ok(Outcome::Wait(w));
+        }
         let e = sec_entry(pager, table, sec, &rec)?;
         pager.free_check()?;
         if let Some(w) = sec_insert_locked(pager, table, sec, &e, ctx)? {
@@ -617,7 +649,9 @@ pub fn update_returning(
         if let Outcome::Wait(w) = delete(pager, sys, table, trx, key, ctx)? {
             return Ok(Outcome::Wait(w));
         }
-        return insert(pager, sys, table, trx, &new_cols, None, ctx);
+        // The changed row's constraints are checked after the update
+        // (`Engine::check_parents`).
+        return insert(pager, sys, table, trx, &new_cols, None, ctx, &mut no_checks);
     }
     let sources: Vec<Source> = (0..table.fields.len())
         .map(|f| match table.fields[f] {
