@@ -20,6 +20,7 @@ pub mod fil;
 pub mod fsp;
 pub mod handler;
 pub mod io;
+pub mod later;
 pub mod lock;
 pub mod mtr;
 pub mod page;
@@ -41,5 +42,6 @@ pub use handler::{
 pub use canary::{Canaries, Canary};
 pub use dict::{ColumnDef, IndexDef, TableDef};
 pub use error::{Error, Result};
+pub use later::{LaterRule, LaterRules};
 pub use record::{ColumnType, RowFormat, Value};
 pub use trx::Isolation;

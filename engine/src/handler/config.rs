@@ -81,6 +81,9 @@ pub struct Config {
     pub file_per_table: bool,
     /// Planted bugs (for the simulator's negative controls); none by default.
     pub canaries: crate::canary::Canaries,
+    /// Rules of later InnoDB versions, for `innosim diff` against a newer
+    /// server; none by default ([`crate::later`]).
+    pub later: crate::later::LaterRules,
 }
 
 impl Default for Config {
@@ -101,6 +104,7 @@ impl Default for Config {
             sort_buffer_bytes: 1 << 20,
             file_per_table: true,
             canaries: crate::canary::Canaries::NONE,
+            later: crate::later::LaterRules::NONE,
         }
     }
 }

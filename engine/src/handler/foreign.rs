@@ -86,6 +86,9 @@ pub(super) struct ChildChecks {
     checks: Vec<ChildCheck>,
     /// The `child-check-skips-parent-lock` canary.
     lockless: bool,
+    /// No gap locks (a later version's rule, under READ COMMITTED or READ
+    /// UNCOMMITTED).
+    no_gaps: bool,
 }
 
 /// Runs the checks of `checks` that belong before the entry of index `at`
@@ -123,6 +126,7 @@ pub(super) fn check_child_at(
             None,
             ctx,
             checks.lockless,
+            checks.no_gaps,
         );
         ctx.duplicates = duplicates;
         match found? {
@@ -219,6 +223,24 @@ impl Engine {
         table_lock(&mut self.locks, trx, table, mode, now)
     }
 
+    /// Whether session `s`'s constraint checks lock no gaps: a later
+    /// version's rule, under READ COMMITTED or READ UNCOMMITTED.
+    fn fk_checks_skip_gaps(&self, s: SessionId) -> bool {
+        self.config
+            .later
+            .has(crate::LaterRule::FkCheckNoGapsUnderReadCommitted)
+            && self
+                .sessions
+                .get(&s)
+                .and_then(|x| x.trx.as_ref())
+                .is_some_and(|t| {
+                    matches!(
+                        t.isolation,
+                        Isolation::ReadCommitted | Isolation::ReadUncommitted
+                    )
+                })
+    }
+
     /// Runs [`probe`] for session `s`'s transaction.
     fn fk_probe(
         &mut self,
@@ -229,6 +251,7 @@ impl Engine {
         after: Option<&btree::Key>,
         lockless: bool,
     ) -> Result<Probe> {
+        let no_gaps = self.fk_checks_skip_gaps(s);
         let now = self.pager.now_us();
         let trx = self.sessions[&s].trx.as_ref().expect("transaction open");
         let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys, false);
@@ -240,6 +263,7 @@ impl Engine {
             after,
             &mut ctx,
             lockless,
+            no_gaps,
         )
     }
 
@@ -272,6 +296,7 @@ impl Engine {
                 .config
                 .canaries
                 .has(crate::Canary::ChildCheckSkipsParentLock),
+            no_gaps: self.fk_checks_skip_gaps(s),
         }
     }
 

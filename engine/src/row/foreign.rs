@@ -17,7 +17,11 @@
 //!
 //! so the outcome of the check holds until the transaction ends: a parent
 //! row found stays (its S lock blocks a delete), a parent row not found
-//! cannot appear (the gap lock blocks the insert).
+//! cannot appear (the gap lock blocks the insert). With a later version's
+//! rule ([`crate::later::LaterRule::FkCheckNoGapsUnderReadCommitted`]) a
+//! check under READ COMMITTED or READ UNCOMMITTED locks no gap: a
+//! delete-marked match record-only, the gap past the matches and the
+//! supremum not at all.
 
 use super::write::clustered_key_of_entry;
 use crate::btree::{self, Bound, Cursor, Direction, Key};
@@ -51,7 +55,7 @@ pub enum Probe {
 /// index) after `after` (or from the start of the matches) whose first
 /// fields equal `values`, locking as described in the module header
 /// (`lockless`: nothing locked, for the `child-check-skips-parent-lock`
-/// canary only).
+/// canary only; `no_gaps`: no gap locked, a later version's rule).
 #[allow(clippy::too_many_arguments)]
 pub fn probe(
     pager: &mut Pager,
@@ -61,6 +65,7 @@ pub fn probe(
     after: Option<&Key>,
     ctx: &mut LockCtx<'_>,
     lockless: bool,
+    no_gaps: bool,
 ) -> Result<Probe> {
     let index = match ix {
         None => &table.clustered,
@@ -75,7 +80,7 @@ pub fn probe(
     while let Some(rec) = cur.next(pager, index)? {
         let k = btree::key_of(index, 0, &rec)?;
         let deleted = record::is_deleted(&rec);
-        let kind = if deleted {
+        let kind = if deleted && !no_gaps {
             RecKind::NextKey
         } else {
             RecKind::RecNotGap
@@ -102,7 +107,7 @@ pub fn probe(
         };
         return Ok(Probe::Found { at: k, clustered });
     }
-    if lockless {
+    if lockless || no_gaps {
         return Ok(Probe::Missing);
     }
     // Past the matches: the first record beyond them, or the supremum.

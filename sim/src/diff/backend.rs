@@ -182,6 +182,12 @@ pub trait Backend {
     /// Runs a statement on a connection of its own, outside the sessions
     /// (the final comparison of the tables).
     fn query(&mut self, sql: &str) -> Result<Answer, String>;
+    /// The rules of a later InnoDB version the side follows where they
+    /// differ from 1.0.6's: a difference they explain is the version's
+    /// ([`engine::later`]). innosim follows none.
+    fn later_rules(&mut self) -> Result<engine::LaterRules, String> {
+        Ok(engine::LaterRules::NONE)
+    }
     /// Closes the sessions (rolling back what they left open).
     fn stop(&mut self) -> Result<(), String>;
 }
@@ -198,6 +204,7 @@ const PRELUDE: [&str; 2] = [
 /// clock stands still, so nothing times out.
 pub struct Local {
     canaries: engine::Canaries,
+    later: engine::LaterRules,
     server: Option<Server>,
     control: ConnId,
     sessions: Vec<ConnId>,
@@ -215,10 +222,20 @@ impl Local {
     pub fn with_canaries(canaries: engine::Canaries) -> Local {
         Local {
             canaries,
+            later: engine::LaterRules::NONE,
             server: None,
             control: 0,
             sessions: Vec::new(),
             blocked: BTreeSet::new(),
+        }
+    }
+
+    /// A side that follows a later version's rules where they differ
+    /// from 1.0.6's ([`engine::later`]).
+    pub fn with_later_rules(later: engine::LaterRules) -> Local {
+        Local {
+            later,
+            ..Local::new()
         }
     }
 
@@ -258,6 +275,7 @@ impl Backend for Local {
         let config = engine::Config {
             buffer_pool_pages: 512,
             canaries: self.canaries,
+            later: self.later,
             ..engine::Config::default()
         };
         let (server, _) = Server::open(
@@ -609,6 +627,25 @@ impl Backend for Remote {
             .query(sql)
             .map(Answer::from_wire)
             .map_err(|e| format!("{url}: {sql}: {e}"))
+    }
+
+    /// MariaDB's (10.11's, as far as innosim knows them) when the server
+    /// says it is MariaDB; none otherwise (innosim serve is 1.0.6).
+    fn later_rules(&mut self) -> Result<engine::LaterRules, String> {
+        let Answer::Rows { rows, .. } = self.query("SELECT VERSION()")? else {
+            return Err(format!("{}: SELECT VERSION() gave no row", self.url));
+        };
+        let version = rows
+            .first()
+            .and_then(|r| r.first())
+            .and_then(|c| c.as_ref())
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .unwrap_or_default();
+        Ok(if version.contains("MariaDB") {
+            engine::LaterRules::mariadb_10_11()
+        } else {
+            engine::LaterRules::NONE
+        })
     }
 
     fn stop(&mut self) -> Result<(), String> {
