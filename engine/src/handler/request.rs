@@ -172,6 +172,20 @@ impl Request {
         }
     }
 
+    /// Whether the request reads no range at all (a read of no ranges,
+    /// plain or locking): the SQL layer's impossible WHERE, which it
+    /// answers without asking the engine, as MySQL never calls the
+    /// storage engine for one (no table lock, no read view).
+    pub fn reads_nothing(&self) -> bool {
+        match self {
+            Request::Ranges { ranges, .. } => ranges.is_empty(),
+            Request::Locking { read, .. }
+            | Request::SkipLocked { read, .. }
+            | Request::SemiConsistent { read } => read.reads_nothing(),
+            _ => false,
+        }
+    }
+
     /// A point read as the range of its one key (SKIP LOCKED reads
     /// ranges); any other request as it is.
     pub fn as_range(self) -> Request {

@@ -564,7 +564,12 @@ impl Server {
             }
             if let Some(read) = ch.read.take() {
                 ch.awaiting = Awaiting::Read;
-                pending = Some(self.engine.execute(s, read));
+                pending = Some(if read.reads_nothing() {
+                    // An impossible WHERE: nothing read, nothing locked.
+                    Ok(Step::Done(Response::Rows(Vec::new())))
+                } else {
+                    self.engine.execute(s, read)
+                });
             } else if let Some(r) = ch.relock.pop_front() {
                 ch.awaiting = Awaiting::Relock;
                 pending = Some(self.engine.execute(s, r));

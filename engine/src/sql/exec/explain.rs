@@ -71,6 +71,11 @@ impl Server {
             &sel.hints,
             &sel.order_by,
         )?;
+        if matches!(plan.kind, PlanKind::Impossible) {
+            let mut row = described(None, None, None, None, None, None, None);
+            row[9] = Datum::str("Impossible WHERE noticed after reading const tables");
+            return reply(row);
+        }
         let rows = self.plan_rows(c, &name, &plan)?;
         let def = self
             .engine
@@ -119,6 +124,7 @@ impl Server {
             PlanKind::Range { parts } => ("range", Some(parts), None),
             PlanKind::Index { parts } => ("index", Some(parts), None),
             PlanKind::All => ("ALL", None, None),
+            PlanKind::Impossible => unreachable!("answered above"),
         };
         let key_len = parts.map(|p| key_len(&meta, &cols[..p], &prefixes));
         let mut extra: Vec<&str> = Vec::new();
@@ -175,6 +181,7 @@ impl Server {
         let ranges: Vec<(Option<String>, RangeBound, RangeBound)> = match (&plan.kind, &plan.access)
         {
             (PlanKind::Const { .. }, _) => return Ok(1),
+            (PlanKind::Impossible, _) => return Ok(0),
             (PlanKind::Index { .. } | PlanKind::All, _) => {
                 return self
                     .engine

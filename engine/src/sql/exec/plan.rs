@@ -110,6 +110,30 @@ impl Server {
         for h in hints.iter().filter(|h| h.kind == HintKind::Ignore) {
             candidates.retain(|cand| !named(&cand.index, &h.indexes));
         }
+        // MySQL's range optimizer finds a WHERE no row can meet on a key
+        // column of an index it may use: a comparison with NULL
+        // (`get_mm_leaf`: "any sargable predicate except <=> involving
+        // NULL as a constant is always FALSE"), or bounds that leave no
+        // value between them (`key_and` of disjoint ranges). The statement
+        // then reads nothing and locks nothing ("Impossible WHERE noticed
+        // after reading const tables").
+        let impossible = candidates.iter().any(|cand| {
+            cand.cols
+                .iter()
+                .any(|&col| impossible_on(&conj, &names, col, meta, &vars))
+        });
+        if impossible {
+            return Ok(Plan {
+                access: Access::Ranges {
+                    index: None,
+                    ranges: Vec::new(),
+                },
+                exact: true,
+                kind: PlanKind::Impossible,
+                possible: Vec::new(),
+                ordered: true,
+            });
+        }
         let mut chosen: Option<Plan> = None;
         let mut possible = Vec::new();
         for cand in &candidates {
@@ -360,6 +384,8 @@ pub(super) enum PlanKind {
     Index { parts: usize },
     /// The clustered index read whole, its order not wanted (`ALL`).
     All,
+    /// A WHERE no row can meet: nothing read (an access of no ranges).
+    Impossible,
 }
 
 /// A statement's access path and what is known of it.
@@ -608,6 +634,50 @@ pub(super) fn find_in(
         return Some(keyed.into_iter().map(|(_, v)| v).collect());
     }
     None
+}
+
+/// Whether the conjuncts leave key column `col` no value: a comparison
+/// of it with NULL (`=`, `<`, `<=`, `>`, `>=`, BETWEEN; `<=>` and IS NULL
+/// are not comparisons), or a lower bound above the upper one (equal, one
+/// of them exclusive) in the column's collation.
+fn impossible_on(
+    conj: &[&Expr],
+    names: &[String],
+    col: usize,
+    meta: &TableMeta,
+    vars: &dyn eval::Vars,
+) -> bool {
+    let null = |e: &Expr| {
+        is_const(e) && eval::eval(e, None, &Columns::none(), vars).is_ok_and(|d: Datum| d.is_null())
+    };
+    let with_null = conj.iter().any(|e| match e {
+        Expr::Binary(BinOp::Eq | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge, a, b) => {
+            (column_of(a, names) == Some(col) && null(b))
+                || (column_of(b, names) == Some(col) && null(a))
+        }
+        Expr::Between(x, a, b, false) => column_of(x, names) == Some(col) && (null(a) || null(b)),
+        _ => false,
+    });
+    if with_null {
+        return true;
+    }
+    let (Some((lo, lo_incl)), Some((hi, hi_incl))) = find_range(conj, names, col, meta, vars)
+    else {
+        return false;
+    };
+    let ty = meta.columns[col].engine_type();
+    let coll = meta.columns[col].collation.unwrap_or(Collation::Binary);
+    let (Ok(a), Ok(b)) = (
+        crate::record::to_stored(&ty, &lo, ""),
+        crate::record::to_stored(&ty, &hi, ""),
+    ) else {
+        return false;
+    };
+    match coll.compare(&a, &b) {
+        Ordering::Greater => true,
+        Ordering::Equal => !(lo_incl && hi_incl),
+        Ordering::Less => false,
+    }
 }
 
 pub(super) type Edge = Option<(Value, bool)>;
