@@ -1929,6 +1929,11 @@ struct DiffOpts {
     /// sides' answers where they part.
     #[arg(long, default_value_t = 0)]
     shrink: usize,
+    /// Save each shrunk mismatch under this directory (`corpus/diff` in
+    /// the repository) as PROFILE-SEED.test with the server's output as
+    /// its .result (needs --shrink).
+    #[arg(long)]
+    save: Option<std::path::PathBuf>,
 }
 
 fn diff(o: DiffOpts) -> ExitCode {
@@ -1992,7 +1997,54 @@ fn diff(o: DiffOpts) -> ExitCode {
             },
         );
         match shrunk {
-            Ok((t, out)) => println!("{}", t.script(Some(&out), &o.server)),
+            Ok((t, out)) => {
+                println!("{}", t.script(Some(&out), &o.server));
+                // A script runs on innosim as it is (1.0.6's rules): one
+                // that parts earlier without the later rules shows the
+                // version's difference, not this one, and is not saved.
+                let plain = sim::diff::run_transcript(
+                    &t,
+                    &mut sim::diff::backend::Local::new(),
+                    &mut theirs,
+                )
+                .map(|(p, _)| p.steps.len() == out.steps.len());
+                let save_to = match (&o.save, plain) {
+                    (Some(dir), Ok(true)) => Some(dir),
+                    (Some(_), Ok(false)) => {
+                        println!(
+                            "# seed {seed}: not saved: without the server's later rules innosim \
+                             parts from it earlier (a version difference)"
+                        );
+                        None
+                    }
+                    (Some(_), Err(e)) => {
+                        println!("# seed {seed}: not saved: {e}");
+                        None
+                    }
+                    (None, _) => None,
+                };
+                if let Some(dir) = save_to {
+                    let header = format!(
+                        "innosim diff --profile {} --seeds {seed}..{} --transactions {}, shrunk to {} statements;\n\
+                         the .result is the output of {} ({}).",
+                        o.profile,
+                        seed + 1,
+                        o.transactions,
+                        t.steps.len(),
+                        theirs.version(),
+                        o.server
+                    );
+                    let saved = sim::diff::save::saved(&t, &out, &header);
+                    let base = dir.join(format!("{}-{seed}", o.profile));
+                    let written = std::fs::create_dir_all(dir)
+                        .and_then(|_| std::fs::write(base.with_extension("test"), &saved.test))
+                        .and_then(|_| std::fs::write(base.with_extension("result"), &saved.result));
+                    match written {
+                        Ok(()) => println!("# saved as {}.test", base.display()),
+                        Err(e) => println!("# seed {seed}: not saved: {e}"),
+                    }
+                }
+            }
             Err(e) => println!("# seed {seed}: not shrunk: {e}"),
         }
     }

@@ -766,6 +766,17 @@ impl Engine {
                 self.begin_trx(s, false)?;
                 Ok(Step::Done(Response::Ok))
             }
+            Request::BeginSnapshot => {
+                self.commit_trx(s)?;
+                self.begin_trx(s, false)?;
+                let sess = self.sessions.get_mut(&s).expect("session exists");
+                let trx = sess.trx.as_mut().expect("just begun");
+                trx.touched = true;
+                if trx.isolation == Isolation::RepeatableRead {
+                    self.sys.open_view(trx);
+                }
+                Ok(Step::Done(Response::Ok))
+            }
             Request::Commit => {
                 if self.commit_trx_maybe_grouped(s, true)? {
                     self.session_mut(s).commit_wait_response = Some(Response::Ok);

@@ -19,6 +19,11 @@ pub enum RangeBound {
 pub enum Request {
     /// START TRANSACTION (commits any open transaction first, as MySQL).
     Begin,
+    /// START TRANSACTION WITH CONSISTENT SNAPSHOT: a transaction that
+    /// registers InnoDB at once and, under REPEATABLE READ, takes its read
+    /// view now rather than at its first read
+    /// (`innobase_start_trx_and_assign_read_view`).
+    BeginSnapshot,
     /// COMMIT.
     Commit,
     /// ROLLBACK.
@@ -149,6 +154,7 @@ impl Request {
         !matches!(
             self,
             Request::Begin
+                | Request::BeginSnapshot
                 | Request::Commit
                 | Request::Rollback
                 | Request::SetIsolation(_)

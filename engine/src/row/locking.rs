@@ -60,6 +60,12 @@ pub struct ScanResume {
     pub key: Key,
     /// The rows read before it.
     pub rows: Vec<Vec<crate::record::Value>>,
+    /// The entry is the one past the range's end that the scan locks
+    /// before the server sees the range is over: once granted, the scan
+    /// locks it again and stops, rather than looking for the first entry
+    /// past the end anew (one inserted meanwhile between the range and it
+    /// would be another).
+    pub past_end: bool,
 }
 
 impl LockCtx<'_> {

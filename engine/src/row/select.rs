@@ -260,6 +260,11 @@ pub fn scan_locking(
     // reads never wait.
     let keeps_place = ctx.semi.is_none() && !ctx.skip_locked;
     let resume = ctx.resume.take().filter(|_| keeps_place);
+    // A scan that waited on the entry past the range's end starts there.
+    let past_end_at = resume
+        .as_ref()
+        .filter(|r| r.past_end)
+        .map(|r| r.key.clone());
     let mut first = resume.is_none();
     let (start_low, start_high) = match (&resume, dir) {
         (Some(r), Direction::Forward) => (Bound::Included(r.key.clone()), high.clone()),
@@ -270,7 +275,10 @@ pub fn scan_locking(
         out = r.rows;
     }
     let mut cur = Cursor::new(start_low, start_high, dir);
-    while let Some(rec) = cur.next(pager, ix)? {
+    while let Some(rec) = match past_end_at {
+        Some(_) => None,
+        None => cur.next(pager, ix)?,
+    } {
         let k = btree::key_of(ix, 0, &rec)?;
         let this_kind = if first && exact_start.as_ref() == Some(&k) {
             RecKind::RecNotGap
@@ -281,7 +289,11 @@ pub fn scan_locking(
         let place = keeps_place.then(|| k.clone());
         if let Some(w) = lock_entry(pager, table, ix, k, &rec, mode, this_kind, ctx)? {
             if let Some(key) = place {
-                ctx.resume = Some(ScanResume { key, rows: out });
+                ctx.resume = Some(ScanResume {
+                    key,
+                    rows: out,
+                    past_end: false,
+                });
             }
             return Ok(Err(w));
         }
@@ -306,7 +318,11 @@ pub fn scan_locking(
                 let found = match lock_clustered_of(pager, table, i, &rec, mode, ctx)? {
                     Err(w) => {
                         if let Some(key) = place {
-                            ctx.resume = Some(ScanResume { key, rows: out });
+                            ctx.resume = Some(ScanResume {
+                                key,
+                                rows: out,
+                                past_end: false,
+                            });
                         }
                         return Ok(Err(w));
                     }
@@ -360,7 +376,11 @@ pub fn scan_locking(
     // a secondary entry the row's clustered record too; the server then
     // sees the row is beyond the range. Those locks stay, under READ
     // COMMITTED as well.
-    let Some(past) = beyond(end) else {
+    let past = match &past_end_at {
+        Some(k) => Some(Bound::Included(k.clone())),
+        None => beyond(end),
+    };
+    let Some(past) = past else {
         if dir == Direction::Forward && ctx.gaps {
             if let Some(w) = ctx.record(pager, table, ix, RecKey::Supremum, mode, kind, None)? {
                 return Ok(Err(w));
@@ -385,7 +405,18 @@ pub fn scan_locking(
             break;
         };
         let k = btree::key_of(ix, 0, &rec)?;
+        let place = keeps_place.then(|| k.clone());
+        let wait = |ctx: &mut LockCtx<'_>, out: Vec<Vec<Value>>| {
+            if let Some(key) = place.clone() {
+                ctx.resume = Some(ScanResume {
+                    key,
+                    rows: out,
+                    past_end: true,
+                });
+            }
+        };
         if let Some(w) = lock_entry(pager, table, ix, k, &rec, mode, kind, ctx)? {
+            wait(ctx, out);
             return Ok(Err(w));
         }
         if std::mem::take(&mut ctx.skipped) {
@@ -396,6 +427,7 @@ pub fn scan_locking(
         }
         if let Some(i) = index {
             if let Err(w) = lock_clustered_of(pager, table, i, &rec, mode, ctx)? {
+                wait(ctx, out);
                 return Ok(Err(w));
             }
         }

@@ -657,6 +657,8 @@ pub enum Stmt {
     Select(Select),
     /// BEGIN / START TRANSACTION.
     Begin,
+    /// START TRANSACTION WITH CONSISTENT SNAPSHOT.
+    BeginSnapshot,
     /// COMMIT.
     Commit,
     /// ROLLBACK.

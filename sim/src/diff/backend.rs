@@ -24,11 +24,24 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::time::Duration;
 
+/// What an extra connection of each side runs once the tables are set up
+/// and holds to the scenario's end: a read view older than every change
+/// the scenario makes, so that purge removes none of its delete-marked
+/// records on either side. A server purges in the background whenever its
+/// threads get to it, and a record purged on one side and not the other
+/// hands its locks on to the next record as gap locks on that side only
+/// (`lock_rec_inherit_to_gap`): the same scenario then waits on one side
+/// and not the other, depending on the machine's timing. Purge is the
+/// fuzzer's to check; the diff compares everything else.
+pub const PURGE_BLOCKER: &str = "START TRANSACTION WITH CONSISTENT SNAPSHOT";
+
 /// One statement's answer, as the diff compares it.
 #[derive(Debug, Clone)]
 pub enum Answer {
     /// A result set: each cell's text, NULL as `None`.
     Rows {
+        /// The column names (for a script's result; not compared).
+        columns: Vec<String>,
         /// The rows, in the order received.
         rows: Vec<Vec<Option<Vec<u8>>>>,
         /// Warnings left.
@@ -40,11 +53,17 @@ pub enum Answer {
         affected: u64,
         /// Warnings left.
         warnings: u16,
+        /// The info line (`Rows matched: ...`; for a script's result, not
+        /// compared).
+        info: Option<String>,
     },
-    /// ERR: compared by its code; the message is for the reader.
+    /// ERR: compared by its code; the SQLSTATE and message are for the
+    /// reader (and a script's result).
     Err {
         /// The error code.
         code: u16,
+        /// The SQLSTATE.
+        state: String,
         /// The message.
         message: String,
     },
@@ -54,17 +73,21 @@ impl PartialEq for Answer {
     fn eq(&self, other: &Answer) -> bool {
         match (self, other) {
             (
-                Answer::Rows { rows, warnings },
+                Answer::Rows { rows, warnings, .. },
                 Answer::Rows {
                     rows: r2,
                     warnings: w2,
+                    ..
                 },
             ) => rows == r2 && warnings == w2,
             (
-                Answer::Ok { affected, warnings },
+                Answer::Ok {
+                    affected, warnings, ..
+                },
                 Answer::Ok {
                     affected: a2,
                     warnings: w2,
+                    ..
                 },
             ) => affected == a2 && warnings == w2,
             (Answer::Err { code, .. }, Answer::Err { code: c2, .. }) => code == c2,
@@ -98,7 +121,7 @@ impl Answer {
             }
         }
         match self {
-            Answer::Rows { rows, warnings } => {
+            Answer::Rows { rows, warnings, .. } => {
                 let shown: Vec<String> = rows
                     .iter()
                     .map(|r| r.iter().map(cell).collect::<Vec<_>>().join("\t"))
@@ -110,22 +133,32 @@ impl Answer {
                 };
                 format!("{} rows{w}: [{}]", rows.len(), shown.join(" | "))
             }
-            Answer::Ok { affected, warnings } => {
+            Answer::Ok {
+                affected, warnings, ..
+            } => {
                 format!("OK, {affected} affected, {warnings} warnings")
             }
-            Answer::Err { code, message } => format!("ERROR {code}: {message}"),
+            Answer::Err { code, message, .. } => format!("ERROR {code}: {message}"),
         }
     }
 
     fn from_local(reply: Reply) -> Answer {
         match reply {
             Reply::Ok {
-                affected, warnings, ..
+                affected,
+                warnings,
+                info,
             } => Answer::Ok {
                 affected,
                 warnings: u16::try_from(warnings).unwrap_or(u16::MAX),
+                info,
             },
-            Reply::Rows { rows, warnings, .. } => Answer::Rows {
+            Reply::Rows {
+                columns,
+                rows,
+                warnings,
+            } => Answer::Rows {
+                columns,
                 rows: rows
                     .into_iter()
                     .map(|r| {
@@ -138,6 +171,7 @@ impl Answer {
             },
             Reply::Error(e) => Answer::Err {
                 code: e.code,
+                state: e.state.to_string(),
                 message: e.message,
             },
         }
@@ -148,10 +182,21 @@ impl Answer {
             WireReply::Ok(ok) => Answer::Ok {
                 affected: ok.affected,
                 warnings: ok.warnings,
+                info: (!ok.info.is_empty()).then_some(ok.info),
             },
-            WireReply::Rows { rows, warnings, .. } => Answer::Rows { rows, warnings },
+            WireReply::Rows {
+                columns,
+                rows,
+                warnings,
+                ..
+            } => Answer::Rows {
+                columns: columns.into_iter().map(|c| c.name).collect(),
+                rows,
+                warnings,
+            },
             WireReply::Err(e) => Answer::Err {
                 code: e.code,
+                state: e.sqlstate,
                 message: e.message,
             },
         }
@@ -254,7 +299,7 @@ impl Local {
 
     fn must(&mut self, c: ConnId, sql: &str) -> Result<(), String> {
         match self.run(c, sql)? {
-            Answer::Err { code, message } => Err(format!("innosim: {sql}: {code} {message}")),
+            Answer::Err { code, message, .. } => Err(format!("innosim: {sql}: {code} {message}")),
             _ => Ok(()),
         }
     }
@@ -302,6 +347,10 @@ impl Backend for Local {
         for s in self.sessions.clone() {
             self.must(s, "USE diff")?;
         }
+        // Purge stands still, as on the other side (see PURGE_BLOCKER).
+        let b = self.server.as_mut().expect("started").connect();
+        self.must(b, "USE diff")?;
+        self.must(b, PURGE_BLOCKER)?;
         Ok(())
     }
 
@@ -413,6 +462,8 @@ pub struct Remote {
     url: ServerUrl,
     control: Option<Client>,
     sessions: Vec<Conn>,
+    /// The connection holding [`PURGE_BLOCKER`]'s read view.
+    blocker: Option<Client>,
     /// The real clock a real server's statements are timed by (the one
     /// place real time enters, `engine::io::OsClock`).
     clock: Box<dyn Clock>,
@@ -425,7 +476,22 @@ impl Remote {
             url,
             control: None,
             sessions: Vec::new(),
+            blocker: None,
             clock: Box::new(engine::io::OsClock::new()),
+        }
+    }
+
+    /// What the server says it is (`SELECT VERSION()`), or why not.
+    pub fn version(&mut self) -> String {
+        match Backend::query(self, "SELECT VERSION()") {
+            Ok(Answer::Rows { rows, .. }) => rows
+                .first()
+                .and_then(|r| r.first())
+                .and_then(|c| c.as_ref())
+                .map(|b| String::from_utf8_lossy(b).into_owned())
+                .unwrap_or_default(),
+            Ok(a) => a.describe(),
+            Err(e) => e,
         }
     }
 
@@ -594,6 +660,18 @@ impl Backend for Remote {
                 busy: false,
             });
         }
+        let mut blocker = self.connect(Some("diff"))?;
+        match blocker.query(PURGE_BLOCKER) {
+            Ok(WireReply::Err(e)) => {
+                return Err(format!(
+                    "{}: {PURGE_BLOCKER}: {} {}",
+                    self.url, e.code, e.message
+                ))
+            }
+            Ok(_) => {}
+            Err(e) => return Err(format!("{}: {PURGE_BLOCKER}: {e}", self.url)),
+        }
+        self.blocker = Some(blocker);
         Ok(())
     }
 
@@ -632,15 +710,7 @@ impl Backend for Remote {
     /// MariaDB's (10.11's, as far as innosim knows them) when the server
     /// says it is MariaDB; none otherwise (innosim serve is 1.0.6).
     fn later_rules(&mut self) -> Result<engine::LaterRules, String> {
-        let Answer::Rows { rows, .. } = self.query("SELECT VERSION()")? else {
-            return Err(format!("{}: SELECT VERSION() gave no row", self.url));
-        };
-        let version = rows
-            .first()
-            .and_then(|r| r.first())
-            .and_then(|c| c.as_ref())
-            .map(|b| String::from_utf8_lossy(b).into_owned())
-            .unwrap_or_default();
+        let version = self.version();
         Ok(if version.contains("MariaDB") {
             engine::LaterRules::mariadb_10_11()
         } else {
@@ -651,6 +721,9 @@ impl Backend for Remote {
     fn stop(&mut self) -> Result<(), String> {
         // Dropping a session's sender ends its thread, which quits.
         self.sessions.clear();
+        if let Some(b) = self.blocker.take() {
+            let _ = b.quit();
+        }
         Ok(())
     }
 }

@@ -38,6 +38,7 @@
 
 pub mod backend;
 pub mod render;
+pub mod save;
 
 use crate::plan::{Plan, PlannedStmt};
 use crate::profile::Profile;

@@ -359,6 +359,7 @@ impl Server {
         };
         match stmt {
             Stmt::Begin => Ok(self.single(c, Request::Begin, Then::Ok)),
+            Stmt::BeginSnapshot => Ok(self.single(c, Request::BeginSnapshot, Then::Ok)),
             Stmt::Commit => Ok(self.single(c, Request::Commit, Then::Ok)),
             Stmt::Rollback => Ok(self.single(c, Request::Rollback, Then::Ok)),
             Stmt::Savepoint(n) => Ok(self.savepoint(c, n)),

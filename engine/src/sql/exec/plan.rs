@@ -280,6 +280,15 @@ impl Server {
             None if eq.is_empty() => RangeBound::Unbounded,
             None => RangeBound::Included(eq.clone()),
         };
+        // Only an upper bound on a column that takes NULL: the range starts
+        // past the NULLs, which sort first in the index and which no
+        // comparison matches (get_mm_leaf's NEAR_MIN over a NULL key for
+        // `<` and `<=`), so that they are neither read, nor locked, nor
+        // counted against a LIMIT.
+        let past_nulls = lo.is_none()
+            && hi.is_some()
+            && eq.len() < cols.len()
+            && !meta.columns[cols[eq.len()]].not_null;
         let ranged = eq.len() < cols.len() && (lo.is_some() || hi.is_some());
         let kind = if ranged {
             PlanKind::Range {
@@ -299,7 +308,13 @@ impl Server {
         Some(Plan {
             access: Access::Range {
                 index,
-                low: bound(lo, &eq),
+                low: if past_nulls {
+                    let mut k = eq.clone();
+                    k.push(Value::Null);
+                    RangeBound::Excluded(k)
+                } else {
+                    bound(lo, &eq)
+                },
                 high: bound(hi, &eq),
                 reverse: order == Some(true),
             },

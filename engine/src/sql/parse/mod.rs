@@ -333,6 +333,11 @@ impl Parser<'_> {
             }
             "START" => {
                 self.expect_kw("TRANSACTION")?;
+                if self.eat_kw("WITH") {
+                    self.expect_kw("CONSISTENT")?;
+                    self.expect_kw("SNAPSHOT")?;
+                    return Ok(Stmt::BeginSnapshot);
+                }
                 Ok(Stmt::Begin)
             }
             "COMMIT" => {

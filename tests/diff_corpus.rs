@@ -1,0 +1,65 @@
+//! The differences `innosim diff` found against a real server, saved under
+//! `corpus/diff/` by `innosim diff --shrink N --save corpus/diff`: each a
+//! shrunk script whose `.result` is that server's output. Each runs on
+//! innosim alone. One fixed must give the server's output; one still open
+//! is listed in `corpus/diff/disabled.def` with what is known of it, and
+//! must still differ, so that a fix shows as an entry to take out.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+fn dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus/diff")
+}
+
+/// `name : reason` lines of `disabled.def` (`#` starts a comment).
+fn disabled() -> BTreeMap<String, String> {
+    let text = std::fs::read_to_string(dir().join("disabled.def")).unwrap_or_default();
+    text.lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let (name, why) = l.split_once(':').unwrap_or((l, ""));
+            (name.trim().to_string(), why.trim().to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn every_saved_difference_gives_the_servers_output_or_is_listed_open() {
+    let open = disabled();
+    let mut tests: Vec<PathBuf> = std::fs::read_dir(dir())
+        .expect("corpus/diff exists")
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "test"))
+        .collect();
+    tests.sort();
+    assert!(!tests.is_empty(), "no saved differences");
+    let mut wrong = Vec::new();
+    let mut seen = Vec::new();
+    for path in &tests {
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let run = sim::script::run_file(path).unwrap_or_else(|e| panic!("{e}"));
+        let want = std::fs::read_to_string(path.with_extension("result"))
+            .unwrap_or_else(|e| panic!("{name}.result: {e}"));
+        let same = run.output == want;
+        match (open.get(&name), same) {
+            (None, true) | (Some(_), false) => {}
+            (None, false) => wrong.push(format!(
+                "{name} no longer gives the server's output:\n{}",
+                sim::script::diff(&want, &run.output)
+            )),
+            (Some(why), true) => wrong.push(format!(
+                "{name} now gives the server's output: take it out of disabled.def ({why})"
+            )),
+        }
+        seen.push(name);
+    }
+    for name in open.keys() {
+        assert!(
+            seen.contains(name),
+            "disabled.def names {name}, which has no script"
+        );
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
