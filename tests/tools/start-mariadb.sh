@@ -26,6 +26,7 @@ mariadbd --no-defaults --datadir="$dir/data" --user="$(id -un)" \
     --innodb-strict-mode=OFF --innodb-default-row-format=compact --sql-mode='' \
     --innodb-snapshot-isolation=OFF --innodb-deadlock-detect=ON \
     --innodb-lock-wait-timeout=50 --max-connections=200 \
+    --optimizer-switch=extended_keys=off \
     --character-set-server=latin1 --collation-server=latin1_swedish_ci \
     >"$dir/stdout.log" 2>&1 &
 for _ in $(seq 1 300); do
