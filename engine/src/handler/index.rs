@@ -292,6 +292,9 @@ impl Engine {
             stats.entries += entries;
             stats.runs += s.runs;
             stats.bytes_spilled += s.bytes_spilled;
+            if s.bytes_spilled > 0 {
+                self.stats.merge_runs_spilled += s.runs;
+            }
         }
         Ok(stats)
     }

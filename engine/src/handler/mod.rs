@@ -154,6 +154,9 @@ pub struct EngineStats {
     pub purged_logs: u64,
     /// Delete-marked rows purge removed.
     pub purged_rows: u64,
+    /// Sorted runs fast index creation wrote to its merge file (the sort
+    /// buffer overflowed).
+    pub merge_runs_spilled: u64,
     /// Rollbacks that failed on an error that would not have stopped the
     /// engine by itself (a full disk), and so stopped it (see
     /// `Engine::rollback_failed`).

@@ -66,6 +66,7 @@ impl Plan {
             fsync_failures_in_recovery: Vec::new(),
             schedule: None,
             system_tables: false,
+            sort_buffer_bytes: None,
         };
         if let Some((lo, hi)) = profile.sessions_range {
             plan.sessions = rng.gen_range(lo..=hi);
@@ -530,6 +531,20 @@ impl Plan {
             .chain(plan.tables.iter().map(|t| &t.row_format))
             .any(|f| format_of(f).is_some_and(|f| f.zip_size().ok().flatten().is_some()));
         plan.system_tables = !compressed && system.gen_bool(0.25);
+        // From a generator of its own too: half the plans that build
+        // an index give fast index creation a sort buffer of a few hundred
+        // bytes at most, so that the build spills sorted runs to its
+        // merge file and merges them back (the default 1 MiB holds every
+        // table the plans have).
+        let mut sort = ChaCha8Rng::seed_from_u64(seed ^ 0x5047_0000_0000_0029);
+        let builds = plan.transactions.iter().any(|t| {
+            t.statements
+                .iter()
+                .any(|s| matches!(s, PlannedStmt::CreateIndex { .. }))
+        });
+        if builds && sort.gen_bool(0.5) {
+            plan.sort_buffer_bytes = Some(sort.gen_range(32..=256));
+        }
         plan
     }
 }

@@ -551,6 +551,12 @@ pub struct Plan {
     /// free lists and the next table takes them.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub system_tables: bool,
+    /// The sort buffer of fast index creation, when the plan makes it
+    /// small enough for an index build to spill sorted runs to its merge
+    /// file (`innodb_sort_buffer_size`; the engine's 1 MiB otherwise,
+    /// which the plans' tables never fill).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sort_buffer_bytes: Option<usize>,
 }
 
 /// A failing fsync anchored to a recovery (see

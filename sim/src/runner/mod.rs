@@ -504,6 +504,7 @@ impl World {
             return;
         };
         self.stats.failed_rollbacks += e.stats.failed_rollbacks;
+        self.stats.merge_runs_spilled += e.stats.merge_runs_spilled;
         let z = e.pager().stats;
         let cmp = e.innodb_cmp();
         let reset = e.innodb_cmp_reset();
@@ -711,6 +712,9 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         group_commit: plan.group_commit,
         canaries,
         file_per_table: !plan.system_tables,
+        sort_buffer_bytes: plan
+            .sort_buffer_bytes
+            .unwrap_or(Config::default().sort_buffer_bytes),
         ..Config::default()
     };
     let storage = SimStorage::new();

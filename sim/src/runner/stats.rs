@@ -102,6 +102,8 @@ pub struct RunStats {
     /// Inserts into tables without a primary key that waited for a record
     /// lock, keeping the row id they took for when they run again.
     pub keyless_kept_row_ids: u64,
+    /// Sorted runs index builds spilled to their merge files.
+    pub merge_runs_spilled: u64,
     /// Child rows the model refused for a missing parent (1452).
     pub fk_child_refused: u64,
     /// Parent changes the model refused for their child rows (1451).
@@ -185,6 +187,7 @@ impl RunStats {
             keyless_reads,
             scans_kept_place,
             keyless_kept_row_ids,
+            merge_runs_spilled,
             fk_child_refused,
             fk_parent_refused,
             fk_cascaded,
@@ -241,6 +244,7 @@ impl RunStats {
         self.keyless_reads += keyless_reads;
         self.scans_kept_place += scans_kept_place;
         self.keyless_kept_row_ids += keyless_kept_row_ids;
+        self.merge_runs_spilled += merge_runs_spilled;
         self.fk_child_refused += fk_child_refused;
         self.fk_parent_refused += fk_parent_refused;
         self.fk_cascaded += fk_cascaded;
@@ -313,6 +317,10 @@ impl RunStats {
             (
                 "inserts without a primary key that kept their row id through a wait",
                 self.keyless_kept_row_ids,
+            ),
+            (
+                "sorted runs index builds spilled to their merge files",
+                self.merge_runs_spilled,
             ),
             (
                 "child rows refused for a missing parent",
