@@ -7,7 +7,9 @@
 //! known: one the later version's rules explain (counted by rule), or one
 //! saved under `corpus/diff/` and listed open in its `disabled.def`. A
 //! new difference (a regression, or one the generator reaches for the
-//! first time) fails the test with its report. A machine without mariadbd
+//! first time) that two more runs of its seed show again fails the test
+//! with its report; one they do not show is the server's timing (at most
+//! three allowed). A machine without mariadbd
 //! fails it with the instruction to install it; it never passes
 //! unchecked.
 
@@ -84,6 +86,7 @@ fn a_campaign_against_mariadb_finds_no_difference_outside_the_known_ones() {
     let mut unknown = Vec::new();
     let mut version_differences = 0;
     let (mut scenarios, mut waits, mut deadlocks) = (0, 0, 0);
+    let mut timing = 0;
     for (profile, seeds) in [("default", 100), ("compressed", 100), ("hot-rows", 20)] {
         let mut theirs = Remote::new(url.clone());
         let p = sim::profile::Profile::named(profile).expect("a profile");
@@ -106,11 +109,36 @@ fn a_campaign_against_mariadb_finds_no_difference_outside_the_known_ones() {
         deadlocks += sum.deadlocks;
         version_differences += sum.version_seeds.len();
         for (seed, report) in &sum.mismatches {
-            if !known.contains(&format!("{profile}-{seed}")) {
+            if known.contains(&format!("{profile}-{seed}")) {
+                continue;
+            }
+            // A real server's threads race where a commit wakes two
+            // waiters; most such scenarios stop at that step, but one can
+            // part later (compressed seed 27 once in four runs). A new
+            // difference is one that every one of three runs shows.
+            let again = |theirs: &mut Remote| {
+                diff::campaign(
+                    &p,
+                    Budget::Seeds(*seed, seed + 1),
+                    Some(40),
+                    theirs,
+                    &clock,
+                    |_, _| {},
+                )
+                .map(|s| !s.mismatches.is_empty())
+                .unwrap_or_else(|e| panic!("{profile} seed {seed}: {e}"))
+            };
+            if again(&mut theirs) && again(&mut theirs) {
                 unknown.push(report.clone());
+            } else {
+                eprintln!(
+                    "{profile} seed {seed}: parted once, not on every run (the server's timing)"
+                );
+                timing += 1;
             }
         }
     }
+    assert!(timing <= 3, "{timing} scenarios parted on some runs only");
     assert_eq!(scenarios, 220);
     // The comparison went through lock waits and deadlocks on a real
     // InnoDB, and met the version's differences the list explains.
