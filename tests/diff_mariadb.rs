@@ -52,16 +52,19 @@ impl Server {
 }
 
 impl Drop for Server {
+    /// `mariadb-admin shutdown` returns once the server has stopped (it
+    /// waits for the pid file to go), so the data directory can go with
+    /// the TempDir; a kill if the server does not answer.
     fn drop(&mut self) {
-        if let Ok(pid) = std::fs::read_to_string(self.dir.path().join("mysqld.pid")) {
-            let _ = Command::new("kill").arg(pid.trim()).status();
-            // The data directory goes with the TempDir; give the server a
-            // moment to let go of it.
-            for _ in 0..100 {
-                if !self.dir.path().join("mysqld.pid").exists() {
-                    break;
-                }
-                std::thread::sleep(std::time::Duration::from_millis(50));
+        let port = self.url.rsplit(':').next().unwrap_or("");
+        let stopped = Command::new("mariadb-admin")
+            .args(["--no-defaults", "-h127.0.0.1", "-uroot", "shutdown"])
+            .arg(format!("-P{port}"))
+            .status()
+            .is_ok_and(|s| s.success());
+        if !stopped {
+            if let Ok(pid) = std::fs::read_to_string(self.dir.path().join("mysqld.pid")) {
+                let _ = Command::new("kill").args(["-9", pid.trim()]).status();
             }
         }
     }

@@ -275,7 +275,7 @@ impl Engine {
                 let t = &self.tables[&id];
                 let cols = row::stored_columns(t, row)?;
                 let keyless = t.def.primary_key.is_empty();
-                let checks = self.child_checks(s, id, &cols);
+                let checks = self.child_checks(s, id, &cols, None, None);
                 let now = self.pager.now_us();
                 let sess = self.sessions.get_mut(&s).expect("session exists");
                 let trx = sess.trx.as_mut().expect("transaction open");
@@ -590,7 +590,7 @@ impl Engine {
             return Ok(DmlResult::Wait(w));
         }
         if let Some(new) = new {
-            if let Some(w) = self.check_parents(s, id, new, Some(old), None)? {
+            if let Some(w) = self.check_parents(s, id, new, old, None)? {
                 return Ok(DmlResult::Wait(w));
             }
         }

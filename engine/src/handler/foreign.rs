@@ -104,7 +104,18 @@ pub(super) fn check_child_at(
     ctx: &mut crate::row::locking::LockCtx<'_>,
     at: Option<usize>,
 ) -> Result<Option<LockId>> {
-    for c in checks.checks.iter().filter(|c| c.at == at) {
+    check_children_where(tables, checks, pager, ctx, |c| c.at == at)
+}
+
+/// Runs the checks of `checks` that `which` picks, in order.
+fn check_children_where(
+    tables: &BTreeMap<u64, Table>,
+    checks: &ChildChecks,
+    pager: &mut crate::pager::Pager,
+    ctx: &mut crate::row::locking::LockCtx<'_>,
+    which: impl Fn(&ChildCheck) -> bool,
+) -> Result<Option<LockId>> {
+    for c in checks.checks.iter().filter(|c| which(c)) {
         let Some((parent, pix)) = c.parent else {
             // No parent table (made with foreign_key_checks=0, or dropped
             // since): no row can be its parent.
@@ -267,14 +278,39 @@ impl Engine {
         )
     }
 
-    /// The child's side of the constraints of table `id` for a new row
-    /// with columns `new`, for [`check_child_at`] to run index by index
-    /// as the row goes in. Empty with `foreign_key_checks=0`.
-    pub(super) fn child_checks(&self, s: SessionId, id: u64, new: &Columns) -> ChildChecks {
+    /// The child's side of the constraints of table `id` for a row with
+    /// columns `new` (changed from `old`, if it was), for [`check_child_at`]
+    /// to run index by index as a new row goes in, or all at once after a
+    /// change ([`Engine::check_parents`]). A constraint is left out when its
+    /// columns hold a NULL, when a change left its index entry as it was
+    /// (`row_upd_changes_ord_field_binary`), and when it is `skip` (the one
+    /// an ON UPDATE CASCADE carries out). Empty with `foreign_key_checks=0`.
+    pub(super) fn child_checks(
+        &self,
+        s: SessionId,
+        id: u64,
+        new: &Columns,
+        old: Option<&Columns>,
+        skip: Option<(u64, usize)>,
+    ) -> ChildChecks {
         let mut checks = Vec::new();
         if self.foreign_key_checks(s) {
+            let t = &self.tables[&id];
             for link in self.foreign_of(id) {
-                let def = &self.tables[&id].def.foreign[link.fk];
+                if skip == Some((link.child, link.fk)) {
+                    continue;
+                }
+                let def = &t.def.foreign[link.fk];
+                if let Some(old) = old {
+                    let mut cols: Vec<usize> = match link.child_ix {
+                        Some(Some(i)) => t.def.indexes[i].columns.clone(),
+                        _ => def.columns.clone(),
+                    };
+                    cols.extend(&t.def.primary_key);
+                    if cols.iter().all(|&c| old[c] == new[c]) {
+                        continue;
+                    }
+                }
                 let values: btree::Key = def.columns.iter().map(|&c| new[c].clone()).collect();
                 if values.iter().any(Option::is_none) {
                     continue;
@@ -300,66 +336,28 @@ impl Engine {
         }
     }
 
-    /// After a row of table `id` went in with columns `new`, or changed
-    /// to `new` from `old`: each constraint of the table whose index entry
-    /// the change made, and whose columns are all non-NULL, must find its
-    /// parent row (1452 otherwise). `skip`: the constraint an ON UPDATE
-    /// CASCADE is carrying out, not checked against the parent it follows.
-    /// `Some(lock)` if the statement must wait.
+    /// After a row of table `id` changed to `new` from `old`: each
+    /// constraint of the table whose index entry the change rewrote, and
+    /// whose columns are all non-NULL, must find its parent row (1452
+    /// otherwise). `skip`: the constraint an ON UPDATE CASCADE is carrying
+    /// out, not checked against the parent it follows. `Some(lock)` if the
+    /// statement must wait.
     pub(super) fn check_parents(
         &mut self,
         s: SessionId,
         id: u64,
         new: &Columns,
-        old: Option<&Columns>,
+        old: &Columns,
         skip: Option<(u64, usize)>,
     ) -> Result<Option<LockId>> {
-        if !self.foreign_key_checks(s) || self.tables[&id].def.foreign.is_empty() {
+        let checks = self.child_checks(s, id, new, Some(old), skip);
+        if checks.checks.is_empty() {
             return Ok(None);
         }
-        for link in self.foreign_of(id) {
-            if skip == Some((link.child, link.fk)) {
-                continue;
-            }
-            let t = &self.tables[&id];
-            let def = &t.def.foreign[link.fk];
-            if let Some(old) = old {
-                // Checked when the change rewrites the constraint's index
-                // entry (row_upd_changes_ord_field_binary).
-                let mut cols: Vec<usize> = match link.child_ix {
-                    Some(Some(i)) => t.def.indexes[i].columns.clone(),
-                    _ => def.columns.clone(),
-                };
-                cols.extend(&t.def.primary_key);
-                if cols.iter().all(|&c| old[c] == new[c]) {
-                    continue;
-                }
-            }
-            let values: btree::Key = def.columns.iter().map(|&c| new[c].clone()).collect();
-            if values.iter().any(Option::is_none) {
-                continue;
-            }
-            let Some((parent, pix)) = link.parent else {
-                // No parent table (made with foreign_key_checks=0, or
-                // dropped since): no row can be its parent.
-                return Err(self.fk_error(false, &link));
-            };
-            if parent != id {
-                if let Some(w) = self.fk_table_lock(s, parent, TableMode::IS) {
-                    return Ok(Some(w));
-                }
-            }
-            let lockless = self
-                .config
-                .canaries
-                .has(crate::Canary::ChildCheckSkipsParentLock);
-            match self.fk_probe(s, parent, pix, &values, None, lockless)? {
-                Probe::Wait(w) => return Ok(Some(w)),
-                Probe::Found { .. } => {}
-                Probe::Missing => return Err(self.fk_error(false, &link)),
-            }
-        }
-        Ok(None)
+        let now = self.pager.now_us();
+        let trx = self.sessions[&s].trx.as_ref().expect("transaction open");
+        let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys, false);
+        check_children_where(&self.tables, &checks, &mut self.pager, &mut ctx, |_| true)
     }
 
     /// After a row of table `id` with columns `old` was delete-marked
@@ -585,7 +583,7 @@ impl Engine {
         if let Some(w) = self.check_children(s, link.child, &old, Some(&new), chain)? {
             return Ok(Some(w));
         }
-        self.check_parents(s, link.child, &new, Some(&old), Some((link.child, link.fk)))
+        self.check_parents(s, link.child, &new, &old, Some((link.child, link.fk)))
     }
 }
 

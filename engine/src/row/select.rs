@@ -288,13 +288,7 @@ pub fn scan_locking(
         first = false;
         let place = keeps_place.then(|| k.clone());
         if let Some(w) = lock_entry(pager, table, ix, k, &rec, mode, this_kind, ctx)? {
-            if let Some(key) = place {
-                ctx.resume = Some(ScanResume {
-                    key,
-                    rows: out,
-                    past_end: false,
-                });
-            }
+            keep_place(ctx, place, out, false);
             return Ok(Err(w));
         }
         if std::mem::take(&mut ctx.skipped) {
@@ -317,13 +311,7 @@ pub fn scan_locking(
                 let sec = &table.secondary[i];
                 let found = match lock_clustered_of(pager, table, i, &rec, mode, ctx)? {
                     Err(w) => {
-                        if let Some(key) = place {
-                            ctx.resume = Some(ScanResume {
-                                key,
-                                rows: out,
-                                past_end: false,
-                            });
-                        }
+                        keep_place(ctx, place, out, false);
                         return Ok(Err(w));
                     }
                     Ok(None) => continue,
@@ -406,17 +394,8 @@ pub fn scan_locking(
         };
         let k = btree::key_of(ix, 0, &rec)?;
         let place = keeps_place.then(|| k.clone());
-        let wait = |ctx: &mut LockCtx<'_>, out: Vec<Vec<Value>>| {
-            if let Some(key) = place.clone() {
-                ctx.resume = Some(ScanResume {
-                    key,
-                    rows: out,
-                    past_end: true,
-                });
-            }
-        };
         if let Some(w) = lock_entry(pager, table, ix, k, &rec, mode, kind, ctx)? {
-            wait(ctx, out);
+            keep_place(ctx, place, out, true);
             return Ok(Err(w));
         }
         if std::mem::take(&mut ctx.skipped) {
@@ -427,7 +406,7 @@ pub fn scan_locking(
         }
         if let Some(i) = index {
             if let Err(w) = lock_clustered_of(pager, table, i, &rec, mode, ctx)? {
-                wait(ctx, out);
+                keep_place(ctx, place, out, true);
                 return Ok(Err(w));
             }
         }
@@ -435,6 +414,19 @@ pub fn scan_locking(
     }
     ctx.skipped = false;
     Ok(Ok(out))
+}
+
+/// A scan that must wait at the entry `place` (`None`: it does not keep
+/// its place) with the rows `rows` read so far: where it goes on from
+/// ([`ScanResume`]).
+fn keep_place(ctx: &mut LockCtx<'_>, place: Option<Key>, rows: Vec<Vec<Value>>, past_end: bool) {
+    if let Some(key) = place {
+        ctx.resume = Some(ScanResume {
+            key,
+            rows,
+            past_end,
+        });
+    }
 }
 
 /// Locks record `rec` of `ix`, whose key is `key`.
