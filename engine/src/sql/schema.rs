@@ -489,6 +489,8 @@ pub fn build(
             .collect::<Result<_, _>>()?;
         let name = match &ix.name {
             Some(n) => {
+                // mysql_prepare_create_table's check_column_name.
+                super::exec::ddl::check_name(n, 1280, "Incorrect index name")?;
                 if n.eq_ignore_ascii_case("PRIMARY") {
                     return Err(SqlError::new(1280, format!("Incorrect index name '{n}'")));
                 }
@@ -692,12 +694,16 @@ pub fn key_parts(
     Ok(out)
 }
 
-/// InnoDB's own column names (`dict_col_name_is_reserved`): a column may
-/// not take one, in any case; ha_innobase::create refuses the table with
-/// 1166 (`create_table_def`).
+/// A column name refused with 1166: an empty one or one that ends in a
+/// space (the server's `check_column_name`), or one of InnoDB's own
+/// (`dict_col_name_is_reserved`), in any case, which ha_innobase::create
+/// refuses (`create_table_def`).
 pub fn reserved_column(name: &str) -> Result<(), SqlError> {
     const RESERVED: [&str; 4] = ["DB_ROW_ID", "DB_TRX_ID", "DB_ROLL_PTR", "DB_MIX_ID"];
-    if RESERVED.iter().any(|r| r.eq_ignore_ascii_case(name)) {
+    if name.is_empty()
+        || name.ends_with(' ')
+        || RESERVED.iter().any(|r| r.eq_ignore_ascii_case(name))
+    {
         return Err(SqlError::new(
             1166,
             format!("Incorrect column name '{name}'"),

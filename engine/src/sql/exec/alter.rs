@@ -442,6 +442,10 @@ impl Server {
             ));
         }
         let taken: Vec<String> = def.indexes.iter().map(|x| x.name.clone()).collect();
+        if let Some(n) = &ix.name {
+            // mysql_prepare_create_table's check_column_name.
+            super::ddl::check_name(n, 1280, "Incorrect index name")?;
+        }
         let name = match &ix.name {
             Some(n) if taken.iter().any(|t| t.eq_ignore_ascii_case(n)) => {
                 return Err(SqlError::new(1061, format!("Duplicate key name '{n}'")))

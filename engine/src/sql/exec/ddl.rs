@@ -651,7 +651,7 @@ impl Server {
     }
 }
 
-pub(super) fn check_name(name: &str, code: u16, what: &str) -> R<()> {
+pub(in crate::sql) fn check_name(name: &str, code: u16, what: &str) -> R<()> {
     if name.chars().count() > 64 {
         return Err(SqlError::new(
             1059,

@@ -30,7 +30,7 @@ use std::collections::VecDeque;
 mod alter;
 mod change;
 mod checksum;
-mod ddl;
+pub(in crate::sql) mod ddl;
 mod explain;
 mod foreign;
 mod plan;
