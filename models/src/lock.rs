@@ -21,10 +21,14 @@
 //!   of a step (the wait that closed it had to be refused), and every
 //!   victim was on a cycle when chosen, and was the lighter of the
 //!   requester and the transaction waiting for the requester (undo records
-//!   plus locks; on a tie, the requester), the undo records being the
-//!   runner's own count of the transaction's row changes and the locks the
-//!   oracle's (the engine's count is cross-checked: a `Weight` event that
-//!   disagrees is a violation);
+//!   plus lock structs; on a tie, the requester), the undo records being
+//!   the runner's own count of the transaction's row changes and the
+//!   structs the oracle's, counted from the events by InnoDB's rules (one
+//!   per table lock, one per index and record lock mode unless another
+//!   transaction waits on the record, one per wait, dropped when the wait
+//!   times out or is a victim's; `lock_rec_add_to_queue`); the engine's
+//!   undo count is cross-checked: a `Weight` event that disagrees is a
+//!   violation;
 //! - an implicit lock made explicit (`Converted`) is an X record lock on a
 //!   record, for a transaction that holds an IX or X lock on its table;
 //! - locks are held until their transaction ends (two-phase locking): a
@@ -84,6 +88,21 @@ pub enum OTarget {
     Table(u64),
     /// Table, index, key.
     Record(u64, u64, Option<Vec<Option<Vec<u8>>>>),
+}
+
+/// What a record lock struct holds locks of: table, index, mode.
+type StructKind = (u64, u64, OMode);
+
+/// The struct kind of a record lock, `None` for a table lock; a lock on
+/// the supremum shares the struct of the next-key locks of its mode.
+fn struct_kind(target: &OTarget, mode: OMode) -> Option<StructKind> {
+    match (target, mode) {
+        (OTarget::Table(_), _) => None,
+        (OTarget::Record(t, i, None), OMode::Record(x, RKind::Gap)) => {
+            Some((*t, *i, OMode::Record(x, RKind::NextKey)))
+        }
+        (OTarget::Record(t, i, _), m) => Some((*t, *i, m)),
+    }
 }
 
 /// What an event says happened.
@@ -203,6 +222,15 @@ pub struct LockOracle {
     /// Waiting lock ids by transaction, and lock counts by transaction.
     waiting: BTreeMap<u64, BTreeSet<u64>>,
     held: FxHashMap<u64, usize>,
+    /// The insert the engine call being judged runs, if any.
+    running_insert: Option<InsertShape>,
+    /// Transactions waiting in an insert, by whether its clustered record
+    /// is in place while they wait (`None`: the shape could not tell, and
+    /// the engine's `Weight` event settled it within what it allows).
+    in_place: FxHashMap<u64, Option<bool>>,
+    /// Lock structs by transaction: how many, and the (table, index, mode)
+    /// of the granted record lock structs a new lock may set a bit in.
+    structs: FxHashMap<u64, (u64, BTreeSet<StructKind>)>,
     /// Row changes per transaction (its undo records), as the runner
     /// counted them from the statements and their results.
     changes: FxHashMap<u64, u64>,
@@ -257,6 +285,47 @@ pub struct EarlyRelease {
     /// (`lock_rec_inherit_to_gap`), if it was not holding one there
     /// already: the record after the one that left.
     pub heir: Option<OTarget>,
+}
+
+/// An insert the runner runs (or runs again after a wait), by what its
+/// locks are on: InnoDB puts a row in index by index
+/// (`row_ins_index_entry_step`), its clustered record first, so what an
+/// insert waits for says whether its clustered record is in while it
+/// waits (an undo record, in its deadlock weight): a wait on its table's
+/// clustered index or its IX lock comes before it; a wait on a secondary
+/// index after. A FOREIGN KEY check runs before its own index's entry: a
+/// wait on a parent table comes before the clustered record when the
+/// constraint's index is the clustered index (or it has none), after it
+/// when it is a secondary index.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct InsertShape {
+    /// The table's id.
+    pub table: u64,
+    /// Its clustered index's id.
+    pub clustered: u64,
+    /// Parent tables checked before the clustered record goes in.
+    pub parents_before: BTreeSet<u64>,
+    /// Parent tables checked after it.
+    pub parents_after: BTreeSet<u64>,
+}
+
+impl InsertShape {
+    /// Whether an insert waiting for a lock on `target` has its clustered
+    /// record in; `None` when the shape cannot tell (a parent table checked
+    /// both before and after).
+    fn in_place(&self, target: &OTarget) -> Option<bool> {
+        let (OTarget::Table(t) | OTarget::Record(t, _, _)) = target;
+        if *t == self.table {
+            return Some(matches!(target, OTarget::Record(_, i, _) if *i != self.clustered));
+        }
+        match (
+            self.parents_before.contains(t),
+            self.parents_after.contains(t),
+        ) {
+            (true, true) => None,
+            (_, after) => Some(after),
+        }
+    }
 }
 
 /// What the oracle saw.
@@ -374,17 +443,40 @@ impl LockOracle {
         match e.kind {
             OKind::Weight => {
                 let counted = self.changes.get(&e.trx).copied().unwrap_or(0);
-                if e.undo_records != counted {
+                let in_place = self.in_place.get(&e.trx).copied();
+                let ok = match in_place {
+                    Some(Some(kept)) => e.undo_records == counted + u64::from(kept),
+                    Some(None) => {
+                        // Either is what InnoDB could have: the engine's
+                        // count says which, and stands for the weight.
+                        let kept = e.undo_records == counted + 1;
+                        self.in_place.insert(e.trx, Some(kept));
+                        kept || e.undo_records == counted
+                    }
+                    None => e.undo_records == counted,
+                };
+                if !ok {
                     self.violations.push(format!(
-                        "trx {} has {} undo records by the engine's count, but made {counted} row changes",
-                        e.trx, e.undo_records
+                        "trx {} has {} undo records by the engine's count, but made {counted} row changes{}",
+                        e.trx,
+                        e.undo_records,
+                        match in_place {
+                            Some(Some(true)) => " and waits with an insert's clustered record in place",
+                            Some(Some(false)) => " and waits in an insert before its clustered record",
+                            _ => "",
+                        }
                     ));
                 }
             }
             OKind::Granted | OKind::Wait | OKind::Inherited | OKind::Converted => {
                 *self.held.entry(e.trx).or_default() += 1;
+                self.count_struct(e);
                 if e.kind == OKind::Wait {
                     self.waiting.entry(e.trx).or_default().insert(e.lock);
+                    if let Some(shape) = &self.running_insert {
+                        let kept = shape.in_place(&e.target);
+                        self.in_place.insert(e.trx, kept);
+                    }
                 }
                 let target = self.intern(&e.target);
                 self.locks.insert(
@@ -446,6 +538,9 @@ impl LockOracle {
                     Some(l) if l.waiting => {
                         l.waiting = false;
                         self.unwait(e.trx, e.lock);
+                        if let Some(k) = struct_kind(&e.target, e.mode) {
+                            self.structs.entry(e.trx).or_default().1.insert(k);
+                        }
                     }
                     _ => {
                         self.violations.push(format!(
@@ -486,6 +581,7 @@ impl LockOracle {
             }
             OKind::TimedOut => {
                 self.stats.timeouts += 1;
+                self.drop_wait_struct(e.trx);
                 // Measured from the oracle's own record of when the wait
                 // began, not from anything the engine stamped.
                 let since = self.locks.get(&e.lock).map_or(e.since_us, |l| l.since_us);
@@ -502,6 +598,7 @@ impl LockOracle {
             OKind::Victim => {
                 self.stats.victims += 1;
                 self.check_victim(e);
+                self.drop_wait_struct(e.trx);
                 self.remove(e.lock, false);
             }
             OKind::Released | OKind::Cancelled => {
@@ -618,6 +715,7 @@ impl LockOracle {
             w.remove(&id);
             if w.is_empty() {
                 self.waiting.remove(&trx);
+                self.in_place.remove(&trx);
             }
         }
     }
@@ -633,6 +731,7 @@ impl LockOracle {
             *n -= 1;
             if *n == 0 {
                 self.held.remove(&l.trx);
+                self.structs.remove(&l.trx);
             }
         }
         let q = &mut self.queues[l.target];
@@ -687,11 +786,57 @@ impl LockOracle {
     }
 
     /// InnoDB's transaction weight (`TRX_WEIGHT`): undo records plus
-    /// locks, both counted by the oracle (row changes from the runner,
-    /// locks from the event log).
+    /// lock structs, both counted by the oracle (row changes from the
+    /// runner, structs from the event log).
     fn weight(&self, trx: u64) -> u64 {
-        let locks = self.held.get(&trx).copied().unwrap_or(0) as u64;
-        self.changes.get(&trx).copied().unwrap_or(0) + locks
+        let structs = self.structs.get(&trx).map_or(0, |s| s.0);
+        let kept = self.in_place.get(&trx).copied().flatten() == Some(true);
+        self.changes.get(&trx).copied().unwrap_or(0) + structs + u64::from(kept)
+    }
+
+    /// The insert the next engine call runs (or runs again), or `None`
+    /// after it: waits it makes are judged by its shape.
+    pub fn running_insert(&mut self, shape: Option<InsertShape>) {
+        self.running_insert = shape;
+    }
+
+    /// Whether `trx` waits in an insert with its clustered record in place
+    /// (as the running insert's shape says; `None` if it does not wait in
+    /// one, or the shape could not tell and no `Weight` event has).
+    pub fn insert_in_place(&self, trx: u64) -> Option<bool> {
+        self.in_place.get(&trx).copied().flatten()
+    }
+
+    /// Counts the struct a new lock takes, if it needs one (before it joins
+    /// its queue): a wait's own; a granted record lock's, unless the
+    /// transaction has a granted struct of its index and mode and nobody
+    /// waits on the record; a table lock's.
+    fn count_struct(&mut self, e: &OEvent) {
+        let kind = struct_kind(&e.target, e.mode);
+        let someone_waits = kind.is_some()
+            && e.kind != OKind::Wait
+            && self.target_ids.get(&e.target).is_some_and(|&t| {
+                self.queues[t]
+                    .iter()
+                    .any(|id| self.locks.get(id).is_some_and(|l| l.waiting))
+            });
+        let s = self.structs.entry(e.trx).or_default();
+        match kind {
+            Some(k) if e.kind != OKind::Wait => {
+                if someone_waits || !s.1.contains(&k) {
+                    s.0 += 1;
+                    s.1.insert(k);
+                }
+            }
+            _ => s.0 += 1,
+        }
+    }
+
+    /// A wait withdrawn (timed out, or a victim's) takes its struct away.
+    fn drop_wait_struct(&mut self, trx: u64) {
+        if let Some(s) = self.structs.get_mut(&trx) {
+            s.0 = s.0.saturating_sub(1);
+        }
     }
 
     /// The runner's count of a transaction's row changes so far (its undo
@@ -886,6 +1031,12 @@ impl LockOracle {
         self.held.contains_key(&trx)
     }
 
+    /// What a waiting transaction's newest waiting request is on.
+    pub fn waiting_target(&self, trx: u64) -> Option<OTarget> {
+        let id = self.waiting.get(&trx)?.iter().next_back()?;
+        Some(self.targets[self.locks[id].target].clone())
+    }
+
     /// Whether a transaction waits for a lock on a record (or a gap), not
     /// on a table.
     pub fn waits_for_record(&self, trx: u64) -> bool {
@@ -980,6 +1131,29 @@ mod tests {
     }
 
     const X: OMode = OMode::Record(true, RKind::Record);
+
+    #[test]
+    fn structs_are_counted_by_mode_and_waits() {
+        let mut o = LockOracle::new(1_000_000, true);
+        // Trx 1: three X record locks in one struct.
+        for k in 1..=3 {
+            o.event(&ev(OKind::Granted, k as u64, 1, k, X, 0));
+        }
+        assert_eq!(o.weight(1), 1);
+        // Trx 2 waits on record 1 (a struct); trx 1's S next-key lock on
+        // record 1 is a new mode, and one on record 2 shares it; its next
+        // X lock on record 1 must make a struct: trx 2 waits there.
+        o.event(&ev(OKind::Wait, 10, 2, 1, X, 1));
+        assert_eq!(o.weight(2), 1);
+        let s_next = OMode::Record(false, RKind::NextKey);
+        o.event(&ev(OKind::Granted, 11, 1, 2, s_next, 2));
+        assert_eq!(o.weight(1), 2);
+        o.event(&ev(OKind::Granted, 12, 1, 1, s_next, 2));
+        assert_eq!(o.weight(1), 3, "someone waits on record 1");
+        // The wait timed out: its struct goes.
+        o.event(&ev(OKind::TimedOut, 10, 2, 1, X, 2_000_000));
+        assert_eq!(o.weight(2), 0);
+    }
 
     #[test]
     fn conflicting_grants_are_reported() {

@@ -799,6 +799,7 @@ impl Engine {
                     row_id,
                     &mut ctx,
                     &mut write::no_checks,
+                    &mut None,
                 )? {
                     unreachable!("no other transaction knows the new table");
                 }
@@ -924,6 +925,7 @@ impl Engine {
                             None,
                             &mut ctx,
                             &mut write::no_checks,
+                            &mut None,
                         )?;
                         if let Outcome::Wait(_) = o {
                             return Err(Error::TableExists(name.clone()));

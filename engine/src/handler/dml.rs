@@ -46,12 +46,12 @@ impl Engine {
         } else if !scoped {
             self.statement_isolation(s);
         }
-        let undo_no = self
-            .session_mut(s)
-            .trx
-            .as_ref()
+        // A request run again after a wait is undone, should it fail, to
+        // where it first began (an insert keeps its work through a wait).
+        let current = (self.session_mut(s).trx.as_ref())
             .expect("transaction open")
             .undo_no();
+        let undo_no = self.session_mut(s).undo_mark.take().unwrap_or(current);
         let result = self.dml(s, &request);
         match result {
             Ok(DmlResult::Done(resp)) => {
@@ -65,8 +65,10 @@ impl Engine {
                 Ok(Step::Done(resp))
             }
             Ok(DmlResult::Wait(lock)) => {
-                self.rollback_statement(s, undo_no)?;
-                self.suspend(s, request, lock)
+                if self.session_mut(s).insert_progress.is_none() {
+                    self.rollback_statement(s, undo_no)?;
+                }
+                self.suspend(s, request, lock, undo_no)
             }
             Err(e) => {
                 if e.stops_engine() {
@@ -90,6 +92,7 @@ impl Engine {
         s: SessionId,
         request: Request,
         lock: crate::lock::LockId,
+        undo_mark: u64,
     ) -> Result<Step> {
         self.stats.waits += 1;
         let me = self
@@ -143,6 +146,7 @@ impl Engine {
                     sess.victim = true;
                     if self.locks.waiting_for(me).is_none() {
                         // The victim's locks were what we waited for.
+                        self.session_mut(s).undo_mark = Some(undo_mark);
                         return self.run(s, request);
                     }
                 }
@@ -168,6 +172,7 @@ impl Engine {
             request,
             since_us,
             resume,
+            undo_mark,
         });
         Ok(Step::Waiting)
     }
@@ -285,16 +290,21 @@ impl Engine {
                 // The row id comes after the table's IX lock and once: an
                 // insert run again after a lock wait keeps the id it took
                 // (`row_ins` leaves its node past INS_NODE_ALLOC_ROW_ID).
+                let in_place = sess.insert_progress.is_some_and(|(t, _)| t == id);
                 let row_id = if keyless {
+                    // The planted bug takes a new id for an insert that
+                    // waited before its clustered record went in (one
+                    // whose record is in keeps it: the record is its).
                     let kept = sess
                         .kept_row_id
                         .take()
                         .filter(|&(t, _)| t == id)
                         .filter(|_| {
-                            !self
-                                .config
-                                .canaries
-                                .has(crate::Canary::RowIdRetakenAfterWait)
+                            in_place
+                                || !self
+                                    .config
+                                    .canaries
+                                    .has(crate::Canary::RowIdRetakenAfterWait)
                         });
                     Some(match kept {
                         Some((_, r)) => r,
@@ -308,6 +318,9 @@ impl Engine {
                     None
                 };
                 let sess = self.sessions.get_mut(&s).expect("session exists");
+                let mut progress = (sess.insert_progress.take())
+                    .filter(|&(t, _)| t == id)
+                    .map(|(_, done)| done);
                 let trx = sess.trx.as_mut().expect("transaction open");
                 let duplicates = sess.statement.as_ref().is_some_and(|st| st.duplicates);
                 let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys, duplicates);
@@ -326,10 +339,15 @@ impl Engine {
                     row_id,
                     &mut ctx,
                     &mut before,
+                    &mut progress,
                 )? {
                     Outcome::Done(n) => Ok(DmlResult::Done(Response::Affected(n))),
                     Outcome::Wait(t) => {
                         self.keep_row_id(s, id, row_id);
+                        if let Some(done) = progress {
+                            self.stats.inserts_kept_in_place += 1;
+                            self.session_mut(s).insert_progress = Some((id, done));
+                        }
                         Ok(DmlResult::Wait(t))
                     }
                 }

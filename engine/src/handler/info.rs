@@ -209,7 +209,7 @@ impl Engine {
                 trx_started: started,
                 trx_requested_lock_id: requested,
                 trx_wait_started: waiting.as_ref().map(|l| l.since_us),
-                trx_weight: undo + self.locks.locks_of(id) as u64,
+                trx_weight: undo + self.locks.lock_structs(id) as u64,
                 trx_mysql_thread_id: s,
                 trx_query: query,
             });

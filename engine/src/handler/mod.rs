@@ -75,6 +75,10 @@ struct Pending {
     since_us: u64,
     /// Where its locking scan goes on from when it runs again.
     resume: Option<crate::row::locking::ScanResume>,
+    /// The transaction's undo number when the request first ran: what a
+    /// lock wait timeout rolls it back to (an insert keeps its work done
+    /// in place through a wait).
+    undo_mark: u64,
 }
 
 #[derive(Debug, Default)]
@@ -105,6 +109,13 @@ struct Session {
     /// id once (`row_ins_alloc_row_id_step`) and `row_insert_for_mysql`
     /// runs the same insert node again after a lock wait.
     kept_row_id: Option<(u64, u64)>,
+    /// How far the running insert into a table (by id) got before it
+    /// waited: its clustered record and this many secondary entries are
+    /// in ([`write::insert`]); it goes on from there when it runs again.
+    insert_progress: Option<(u64, usize)>,
+    /// The undo number the request that runs again after a wait began at
+    /// (moved here from its [`Pending`] for the run).
+    undo_mark: Option<u64>,
     /// The DB_ROW_ID of each row the last read of a table without a
     /// primary key returned, in order (empty after a read of any other
     /// table).
@@ -146,6 +157,8 @@ pub struct EngineStats {
     pub deadlocks: u64,
     /// Lock wait timeouts.
     pub lock_wait_timeouts: u64,
+    /// Inserts that waited with their clustered record in place.
+    pub inserts_kept_in_place: u64,
     /// Background rounds run.
     pub background_rounds: u64,
     /// Syncs made for groups of waiting commits.
@@ -371,9 +384,9 @@ impl Engine {
             .sessions
             .get_mut(&s)
             .ok_or(Error::SessionState(s, "no such session"))?;
-        if sess.pending.take().is_none() {
+        let Some(p) = sess.pending.take() else {
             return Err(Error::SessionState(s, "nothing is waiting"));
-        }
+        };
         if std::mem::take(&mut sess.victim) {
             // Chosen as a deadlock victim while it waited: the whole
             // transaction is gone already.
@@ -383,7 +396,17 @@ impl Engine {
             let now = self.pager.now_us();
             self.locks.cancel_wait(trx, EventKind::Cancelled, now);
         }
+        self.undo_waited(s, p.undo_mark)?;
         self.end_implicit_on_error(s)
+    }
+
+    /// A waiting request that gives up (its wait timed out or was given
+    /// up) undoes what it did before it waited: an insert's clustered
+    /// record and entries kept in place.
+    fn undo_waited(&mut self, s: SessionId, undo_mark: u64) -> Result<()> {
+        self.session_mut(s).insert_progress = None;
+        let r = self.rollback_statement(s, undo_mark);
+        self.guard(r)
     }
 
     /// The positions, among the rows the session's last
@@ -632,6 +655,8 @@ impl Engine {
         if let Some(x) = self.sessions.get_mut(&s) {
             x.scan_resume = None;
             x.kept_row_id = None;
+            x.insert_progress = None;
+            x.undo_mark = None;
         }
         let r = self
             .run(s, request)
@@ -718,6 +743,7 @@ impl Engine {
                     let r = self.rollback_trx(s);
                     self.guard(r)?;
                 } else {
+                    self.undo_waited(s, p.undo_mark)?;
                     self.end_implicit_on_error(s)?;
                 }
                 return Err(Error::LockWaitTimeout);
@@ -727,6 +753,7 @@ impl Engine {
         }
         self.resumed_wait_since_us = Some(p.since_us);
         self.session_mut(s).scan_resume = p.resume;
+        self.session_mut(s).undo_mark = Some(p.undo_mark);
         let r = self.run(s, p.request.clone());
         self.resumed_wait_since_us = None;
         // A wait again moved the new place into the pending statement.
@@ -874,7 +901,10 @@ impl Engine {
         let trx = self.trx_id(s).expect("transaction open");
         match table_lock(&mut self.locks, trx, id, mode, now) {
             None => Ok(Step::Done(Response::Ok)),
-            Some(lock) => self.suspend(s, request, lock),
+            Some(lock) => {
+                let mark = self.session_mut(s).trx.as_ref().map_or(0, |t| t.undo_no());
+                self.suspend(s, request, lock, mark)
+            }
         }
     }
 

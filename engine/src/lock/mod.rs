@@ -40,7 +40,7 @@
 //! first search of the wait-for graph from the requester. When it comes
 //! back to the requester, the lighter of the requester and the transaction
 //! whose wait closed the cycle is the victim (weight: undo records plus
-//! locks held; on a tie, the requester); a search past
+//! lock structs, see [`Structs`]; on a tie, the requester); a search past
 //! [`MAX_DEPTH`] or [`MAX_STEPS`] makes the requester the victim.
 //!
 //! Every change is recorded as a [`LockEvent`] when the event log is on,
@@ -395,11 +395,59 @@ pub struct LockSys {
     /// Transactions that lock records without gaps (READ COMMITTED and
     /// READ UNCOMMITTED): their X locks are not inherited.
     gapless: std::collections::BTreeSet<TrxId>,
+    /// Per transaction, its lock structs (InnoDB's `trx->trx_locks`),
+    /// which its deadlock weight counts.
+    structs: BTreeMap<TrxId, Structs>,
     /// Whether events are recorded.
     pub log_events: bool,
     events: Vec<LockEvent>,
     /// Planted bugs.
     pub canaries: LockCanaries,
+}
+
+/// A transaction's lock structs. InnoDB keeps record locks as one struct
+/// per page, mode and transaction, a bitmap of the page's records
+/// (`lock_rec_create`): a new lock sets a bit in a struct the transaction
+/// has for the same page and mode (`lock_rec_find_similar_on_page`) unless
+/// another transaction waits on that record (`lock_rec_add_to_queue`), and
+/// a request that must wait always gets a struct of its own, kept after it
+/// is granted and dropped only if the wait is withdrawn
+/// (`lock_rec_dequeue_from_page`). A lock released early (READ COMMITTED's
+/// `lock_rec_unlock`) clears its bit and leaves the struct. Each table lock
+/// is a struct. The weight of a deadlock victim (`TRX_WEIGHT`) is the
+/// transaction's undo records plus its structs.
+///
+/// The page is taken as the index: every record of an index counts as one
+/// page. InnoDB makes a new struct for a lock on another page of the same
+/// index, and when a split moves locked records to a new page
+/// (`lock_move_rec_list_end`); here neither happens, so a transaction
+/// locking records on several pages of one index weighs less than in
+/// InnoDB by the extra pages' structs.
+#[derive(Debug, Default)]
+struct Structs {
+    /// How many (what later InnoDBs show as INNODB_TRX.trx_lock_structs).
+    count: usize,
+    /// The record lock kinds, by (table, index, mode), it has a granted
+    /// struct for: where a new lock sets a bit.
+    similar: std::collections::BTreeSet<(u64, u64, Mode)>,
+}
+
+/// The kind of struct a record lock goes into, or `None` for a table lock:
+/// a lock on the supremum is a next-key lock there
+/// (`lock_rec_add_to_queue` clears its gap bit), so it shares a struct
+/// with the next-key locks of its mode.
+fn struct_kind(target: &Target, mode: Mode) -> Option<(u64, u64, Mode)> {
+    match (target, mode) {
+        (Target::Table(_), _) => None,
+        (Target::Record { table, index, key }, Mode::Record(m, k)) => {
+            let k = match (key, k) {
+                (RecKey::Supremum, RecKind::Gap) => RecKind::NextKey,
+                _ => k,
+            };
+            Some((*table, *index, Mode::Record(m, k)))
+        }
+        (Target::Record { table, index, .. }, m) => Some((*table, *index, m)),
+    }
 }
 
 impl LockSys {
@@ -458,6 +506,29 @@ impl LockSys {
     /// The locks a transaction holds or waits for.
     pub fn locks_of(&self, trx: TrxId) -> usize {
         self.by_trx.get(&trx).map_or(0, Vec::len)
+    }
+
+    /// The lock structs a transaction has (see [`Structs`]): with its undo
+    /// records, its deadlock weight.
+    pub fn lock_structs(&self, trx: TrxId) -> usize {
+        self.structs.get(&trx).map_or(0, |s| s.count)
+    }
+
+    /// Counts the struct a new lock of `trx` takes, if it needs one: before
+    /// the lock joins its queue.
+    fn new_struct(&mut self, trx: TrxId, target: &Target, mode: Mode, waiting: bool) {
+        let kind = struct_kind(target, mode);
+        let someone_waits = kind.is_some() && !waiting && self.has_waiter(target);
+        let s = self.structs.entry(trx).or_default();
+        match kind {
+            Some(k) if !waiting => {
+                if someone_waits || !s.similar.contains(&k) {
+                    s.count += 1;
+                    s.similar.insert(k);
+                }
+            }
+            _ => s.count += 1,
+        }
     }
 
     /// The lock a transaction waits for.
@@ -592,6 +663,7 @@ impl LockSys {
             }
             return Request::Granted;
         }
+        self.new_struct(trx, &target, mode, conflict.is_some());
         let lock = Lock {
             id,
             trx,
@@ -629,6 +701,7 @@ impl LockSys {
         if self.holds(trx, &target, mode) {
             return;
         }
+        self.new_struct(trx, &target, mode, false);
         let id = self.next_id;
         self.next_id += 1;
         let lock = Lock {
@@ -656,6 +729,7 @@ impl LockSys {
         if self.holds(holder, target, mode) {
             return;
         }
+        self.new_struct(holder, target, mode, false);
         let id = self.next_id;
         self.next_id += 1;
         let lock = Lock {
@@ -744,6 +818,14 @@ impl LockSys {
             lock.waiting = false;
             let lock = lock.clone();
             self.waits.remove(&trx);
+            // Its struct, granted, is one a later lock of its kind may
+            // set a bit in.
+            if let (Some(k), Some(s)) = (
+                struct_kind(&lock.target, lock.mode),
+                self.structs.get_mut(&trx),
+            ) {
+                s.similar.insert(k);
+            }
             self.record(now_us, EventKind::GrantedAfterWait, &lock);
             if matches!(lock.mode, Mode::Record(_, RecKind::InsertIntention)) {
                 // A granted insert intention is a wake-up, not a lock to
@@ -773,6 +855,7 @@ impl LockSys {
     /// waiters that can go. Returns the transactions granted.
     pub fn release_all(&mut self, trx: TrxId, now_us: u64) -> Vec<TrxId> {
         self.gapless.remove(&trx);
+        self.structs.remove(&trx);
         let ids = self.by_trx.remove(&trx).unwrap_or_default();
         // Only queues left with a waiter can grant anything; they are
         // visited in target order, as before (sorting every released
@@ -883,6 +966,14 @@ impl LockSys {
             return Vec::new();
         };
         let lock = self.remove(id).expect("a waiting lock exists");
+        if matches!(why, EventKind::TimedOut | EventKind::Victim) {
+            // Dequeued, its struct with it (`lock_cancel_waiting_and_release`).
+            // A NOWAIT request given up keeps its struct, as a wait ended
+            // by its record's removal does (`lock_rec_cancel`).
+            if let Some(s) = self.structs.get_mut(&trx) {
+                s.count = s.count.saturating_sub(1);
+            }
+        }
         self.record(now_us, why, &lock);
         self.grant_waiters(&lock.target, now_us)
     }
@@ -935,7 +1026,7 @@ impl LockSys {
         if self.canaries.skip_deadlock_detection {
             return Deadlock::None;
         }
-        let weight = |t: TrxId| undo_records(t) + self.locks_of(t) as u64;
+        let weight = |t: TrxId| undo_records(t) + self.lock_structs(t) as u64;
         let mut steps = 0usize;
         // Depth-first, iterative: a stack of (transaction, its blockers, next index).
         let Some(&start_lock) = self.waits.get(&requester) else {

@@ -243,3 +243,83 @@ fn a_granted_insert_intention_wakes_the_insert_and_is_not_kept() {
     // Its retry checks the gap again and now waits for trx 3.
     assert!(matches!(ls.request(2, rec(5), II, 2), Request::Waiting(_)));
 }
+
+#[test]
+fn lock_structs_are_counted_per_index_and_mode_as_innodb_keeps_them() {
+    let mut ls = LockSys::new();
+    ls.request(1, Target::Table(1), Mode::Table(TableMode::IX), 0);
+    for k in 1..=5 {
+        ls.request(1, rec(k), X_NEXT, 0);
+    }
+    assert_eq!(ls.locks_of(1), 6, "a lock per record");
+    assert_eq!(
+        ls.lock_structs(1),
+        2,
+        "the table's, and one bitmap for five records"
+    );
+    // The supremum's next-key lock is its gap lock, in the same struct.
+    ls.request(1, sup(), X_NEXT, 0);
+    assert_eq!(ls.lock_structs(1), 2);
+    // Another mode is another struct; so is another index.
+    ls.request(1, rec(6), X_REC, 0);
+    assert_eq!(ls.lock_structs(1), 3);
+    let other_index = Target::Record {
+        table: 1,
+        index: 11,
+        key: RecKey::Key(vec![Some(vec![1])]),
+    };
+    ls.request(1, other_index, X_REC, 0);
+    assert_eq!(ls.lock_structs(1), 4);
+    // A wait has a struct of its own, kept when granted; a second IS after
+    // IX is none (IX covers it).
+    ls.request(2, Target::Table(1), Mode::Table(TableMode::IX), 0);
+    assert!(matches!(
+        ls.request(2, rec(1), X_REC, 0),
+        Request::Waiting(_)
+    ));
+    ls.request(2, rec(7), X_REC, 0);
+    assert_eq!(
+        ls.lock_structs(2),
+        3,
+        "IX, the waiting request, and the granted lock on record 7"
+    );
+    // Trx 3 locks record 9 while trx 2 waits on record 1: a struct of its
+    // own; then on record 1, where trx 2 waits: the granted S gap lock
+    // cannot set a bit in its struct, another is made.
+    ls.request(3, rec(9), S_GAP, 0);
+    ls.request(3, rec(1), S_GAP, 0);
+    assert_eq!(ls.lock_structs(3), 2);
+    ls.release_all(1, 0);
+    assert_eq!(ls.lock_structs(1), 0);
+    assert_eq!(ls.lock_structs(2), 3, "granted, the wait's struct stays");
+    // A withdrawn wait takes its struct away.
+    ls.request(4, rec(7), X_REC, 0);
+    ls.cancel_wait(4, EventKind::TimedOut, 0);
+    assert_eq!(ls.lock_structs(4), 0);
+}
+
+#[test]
+fn the_deadlock_weight_counts_structs_not_locked_records() {
+    // T1 locks ten records in one mode (2 structs with its table lock);
+    // T2 has one undo record, its table lock and one record lock (3).
+    let undo = |t: TrxId| if t == 2 { 1 } else { 0 };
+    let mut ls = LockSys::new();
+    ls.request(1, Target::Table(1), Mode::Table(TableMode::IX), 0);
+    for k in 1..=10 {
+        ls.request(1, rec(k), X_REC, 0);
+    }
+    ls.request(2, Target::Table(1), Mode::Table(TableMode::IX), 0);
+    ls.request(2, rec(20), X_REC, 0);
+    assert!(matches!(
+        ls.request(2, rec(1), X_REC, 0),
+        Request::Waiting(_)
+    ));
+    assert_eq!(ls.deadlock_check(2, &undo), Deadlock::None);
+    assert!(matches!(
+        ls.request(1, rec(20), X_REC, 0),
+        Request::Waiting(_)
+    ));
+    // T1: 2 structs and its waiting request's, 3; T2: 1 + 3 = 4. By
+    // locked records T1 would weigh 12 and T2 would be the victim.
+    assert_eq!(ls.deadlock_check(1, &undo), Deadlock::Requester);
+}

@@ -432,17 +432,44 @@ pub fn sec_implicit_holder(
     own: TrxId,
     active: &[TrxId],
 ) -> Result<Option<TrxId>> {
+    Ok(match sec_holder(pager, table, sec, srec, own, active)? {
+        SecHolder::Holder(t) => Some(t),
+        SecHolder::None | SecHolder::OverDeleted(_) => None,
+    })
+}
+
+/// What [`sec_implicit_holder`] finds.
+pub enum SecHolder {
+    /// The transaction holding the entry's implicit lock.
+    Holder(TrxId),
+    /// Nobody.
+    None,
+    /// Nobody, as InnoDB sees it, because the row's writer, still active,
+    /// inserted it over a delete-marked record of another transaction's:
+    /// the version walk stops there.
+    OverDeleted(TrxId),
+}
+
+/// [`sec_implicit_holder`], saying why it found nobody.
+pub fn sec_holder(
+    pager: &mut Pager,
+    table: &Table,
+    sec: &Secondary,
+    srec: &[u8],
+    own: TrxId,
+    active: &[TrxId],
+) -> Result<SecHolder> {
     let ck = write::clustered_key_of_entry(table, sec, srec)?;
     let Some(found) = btree::get(pager, &table.clustered, &btree::key_refs(&ck))? else {
-        return Ok(None);
+        return Ok(SecHolder::None);
     };
     let trx = trx_id_of(table, &found.rec)?;
     if trx == own || active.binary_search(&trx).is_err() {
-        return Ok(None);
+        return Ok(SecHolder::None);
     }
     if pager.implicit_by_row_changer {
         // The planted bug: whoever changed the row holds every entry of it.
-        return Ok(Some(trx));
+        return Ok(SecHolder::Holder(trx));
     }
     let rec_del = record::is_deleted(srec);
     let n = sec.index.n_key;
@@ -453,7 +480,11 @@ pub fn sec_implicit_holder(
             // The transaction inserted the row: the entry is its, unless
             // it is delete-marked (an entry is never inserted marked, so
             // the marking was not this transaction's).
-            return Ok((!rec_del).then_some(trx));
+            return Ok(if rec_del {
+                SecHolder::None
+            } else {
+                SecHolder::Holder(trx)
+            });
         }
         let prev = undo::read(pager, ptr)?.old_rec;
         let vers_del = record::is_deleted(&prev);
@@ -464,17 +495,17 @@ pub fn sec_implicit_holder(
             // InnoDB reports no implicit lock here, the inserter's neither
             // (row_vers_impl_x_locked_low breaks out with none); a reader
             // then meets the inserter at the clustered record.
-            return Ok(None);
+            return Ok(SecHolder::OverDeleted(trx));
         }
         let implied = sec_entry(pager, table, sec, &prev)?;
         let same = record::compare_records(&sec.index.leaf, &implied, srec, n)?
             == std::cmp::Ordering::Equal;
         if (same && rec_del != vers_del) || (!same && !rec_del) {
             // Before the change the entry was otherwise: the change made it.
-            return Ok(Some(trx));
+            return Ok(SecHolder::Holder(trx));
         }
         if prev_trx != trx {
-            return Ok(None);
+            return Ok(SecHolder::None);
         }
         version = prev;
     }

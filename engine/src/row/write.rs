@@ -5,8 +5,10 @@
 //! X record lock on the clustered record it changes, an insert intention
 //! on the gap a new record goes into, S locks for duplicate checks. A
 //! request that must wait ends the operation with [`Outcome::Wait`]; the
-//! engine rolls back the statement's partial changes and runs it again
-//! once the lock is granted (the locks it took stay, as in InnoDB).
+//! engine rolls back the request's partial changes and runs it again once
+//! the lock is granted (the locks it took stay, as in InnoDB), except an
+//! insert past its clustered record, which stays in place and goes on from
+//! the index it waited in ([`insert`]).
 
 use super::locking::{insert_check, LockCtx};
 use super::{place, reps_of, sec_delete_mark, sec_entry, sec_insert, Rep, Source};
@@ -231,6 +233,174 @@ fn check_unique(
     Ok(None)
 }
 
+/// The duplicate check of a new entry of unique secondary index `sec`,
+/// as `row_ins_scan_sec_index_for_duplicate` runs it once the row's
+/// clustered record is in, when an entry with the new row's unique columns
+/// is there: from the first such entry on, each entry is locked (next-key; S, or X when the statement
+/// goes on to replace or update what it collides with) until the first
+/// that differs in them, which is locked too (or the supremum); an equal
+/// one that is not delete-marked is a duplicate. A row with a NULL in its
+/// unique columns collides with nothing and checks nothing. `Some(lock)`
+/// if the check must wait.
+fn sec_unique_scan(
+    pager: &mut Pager,
+    table: &Table,
+    sec: &crate::dict::Secondary,
+    cols: &[Option<Vec<u8>>],
+    ctx: &mut LockCtx<'_>,
+) -> Result<Option<LockId>> {
+    let mut prefix: Key = (sec.def.columns.iter().enumerate())
+        .map(|(i, &c)| {
+            let mut v = cols[c].clone();
+            if let (Some(v), Some(p)) = (&mut v, sec.def.prefix(i)) {
+                v.truncate(usize::from(p));
+            }
+            v
+        })
+        .collect();
+    if prefix.iter().any(|f| f.is_none()) {
+        return Ok(None);
+    }
+    if pager.unique_first_column {
+        // The canary looks for duplicates of the first column alone.
+        prefix.truncate(1);
+    }
+    // The scan runs only when the entry's place in the index is next to
+    // an entry with the same unique columns, delete-marked or not
+    // (`row_ins_index_entry_low` looks at the search's `up_match` and
+    // `low_match`): a value nobody has locks nothing.
+    let mut probe = Cursor::new(
+        Bound::Included(prefix.clone()),
+        Bound::Included(prefix.clone()),
+        Direction::Forward,
+    );
+    if probe.next(pager, &sec.index)?.is_none() {
+        return Ok(None);
+    }
+    let mode = if ctx.duplicates {
+        RecMode::X
+    } else {
+        RecMode::S
+    };
+    let mut cur = Cursor::new(
+        Bound::Included(prefix.clone()),
+        Bound::Unbounded,
+        Direction::Forward,
+    );
+    loop {
+        let Some(entry) = cur.next(pager, &sec.index)? else {
+            // Past the last entry: the supremum is locked too.
+            return Ok(ctx.gap(
+                table.id,
+                &sec.index,
+                RecKey::Supremum,
+                mode,
+                RecKind::NextKey,
+            ));
+        };
+        let entry_key = btree::key_of(&sec.index, 0, &entry)?;
+        let target = RecKey::Key(btree::lock_key(&sec.index, entry_key.clone()));
+        if let Some(writer) = unmarked_by_active(pager, table, sec, &entry, ctx)? {
+            ctx.locks.convert_implicit(
+                writer,
+                &crate::lock::Target::Record {
+                    table: table.id,
+                    index: sec.index.id,
+                    key: target.clone(),
+                },
+                ctx.now_us,
+            );
+        }
+        if let Some(w) = ctx.record(
+            pager,
+            table,
+            &sec.index,
+            target,
+            mode,
+            RecKind::NextKey,
+            Some(&entry),
+        )? {
+            return Ok(Some(w));
+        }
+        if !btree::keys_equal(&sec.index, &entry_key, &prefix) {
+            return Ok(None);
+        }
+        if pager.unique_binary && entry_key[..prefix.len()] != prefix[..] {
+            // The canary takes only a byte-equal entry as a duplicate.
+            continue;
+        }
+        if record::is_deleted(&entry) {
+            continue;
+        }
+        return Err(Error::DuplicateKey {
+            key: format_values(table, &sec.def.columns, cols),
+            index: sec.def.name.clone(),
+        });
+    }
+}
+
+/// The active transaction that inserted the row of live secondary entry
+/// `entry` over a delete-marked record, where no implicit lock is found on
+/// the entry: InnoDB's `row_vers_impl_x_locked_off_kernel` stops at the
+/// deleted version and finds none, so its duplicate check reports a
+/// duplicate of a row that is not committed and may yet be rolled back.
+/// Here the duplicate check makes that transaction's lock on the entry
+/// explicit and waits for it, then looks again: the one place the check
+/// differs from InnoDB's (a reader still meets the inserter at the
+/// clustered record, as in InnoDB).
+fn unmarked_by_active(
+    pager: &mut Pager,
+    table: &Table,
+    sec: &crate::dict::Secondary,
+    entry: &[u8],
+    ctx: &LockCtx<'_>,
+) -> Result<Option<u64>> {
+    if record::is_deleted(entry) {
+        return Ok(None);
+    }
+    Ok(
+        match super::sec_holder(pager, table, sec, entry, ctx.trx, &ctx.active)? {
+            super::SecHolder::OverDeleted(writer) => Some(writer),
+            _ => None,
+        },
+    )
+}
+
+/// Puts in the secondary entries of a new row whose clustered record
+/// `rec` is in, from the `*done`-th index on, as `row_ins_index_entry_step`
+/// goes through the table's indexes: for each, its FOREIGN KEY checks
+/// (`before`), the duplicate check of a unique index, and the entry.
+/// `*done` counts the entries in: an insert that must wait keeps its
+/// place there, its clustered record and the entries before in place.
+#[allow(clippy::too_many_arguments)]
+fn insert_secondaries(
+    pager: &mut Pager,
+    table: &Table,
+    cols: &[Option<Vec<u8>>],
+    rec: &[u8],
+    ctx: &mut LockCtx<'_>,
+    before: &mut BeforeIndex<'_>,
+    done: &mut usize,
+) -> Result<Outcome> {
+    while let Some(sec) = table.secondary.get(*done) {
+        if let Some(w) = before(pager, ctx, Some(*done))? {
+            return Ok(Outcome::Wait(w));
+        }
+        if sec.def.unique {
+            if let Some(w) = sec_unique_scan(pager, table, sec, cols, ctx)? {
+                return Ok(Outcome::Wait(w));
+            }
+        }
+        let e = sec_entry(pager, table, sec, rec)?;
+        pager.free_check()?;
+        if let Some(w) = sec_insert_locked(pager, table, sec, &e, ctx)? {
+            return Ok(Outcome::Wait(w));
+        }
+        *done += 1;
+    }
+    Ok(Outcome::Done(1))
+}
+
 /// Inserts (or un-marks) a secondary entry after locking its place: an
 /// insert intention on the gap, or an X lock on a delete-marked entry it
 /// revives. `Some(lock)` if that must wait (nothing changed then).
@@ -333,7 +503,16 @@ pub fn no_checks(_: &mut Pager, _: &mut LockCtx<'_>, _: Option<usize>) -> Result
 }
 
 /// Inserts a row given its stored columns, running `before` ahead of each
-/// index's entry ([`BeforeIndex`]).
+/// index's entry ([`BeforeIndex`]), index by index as
+/// `row_ins_index_entry_step` does: the clustered record first (its
+/// duplicate check, its insert intention), then each secondary index's
+/// checks and entry. `progress` is where the insert stands: `None` until
+/// its clustered record is in, then how many secondary entries are. An
+/// insert that must wait past its clustered record leaves it in place
+/// (another transaction that locks it waits for this one, a READ
+/// UNCOMMITTED reader sees it, and it counts in the deadlock weight) and,
+/// run again with the same `progress`, goes on from the index it waited
+/// in, as `row_insert_for_mysql` runs the same insert node again.
 #[allow(clippy::too_many_arguments)]
 pub fn insert(
     pager: &mut Pager,
@@ -344,12 +523,22 @@ pub fn insert(
     row_id: Option<u64>,
     ctx: &mut LockCtx<'_>,
     before: &mut BeforeIndex<'_>,
+    progress: &mut Option<usize>,
 ) -> Result<Outcome> {
+    let key = key_of_columns(table, cols, row_id);
+    let refs = btree::key_refs(&key);
+    if let Some(done) = progress.as_mut() {
+        let Some(found) = btree::get(pager, &table.clustered, &refs)? else {
+            return Err(Error::Corrupt {
+                file: table.name().to_string(),
+                reason: "the clustered record of an insert that waited is gone".into(),
+            });
+        };
+        return insert_secondaries(pager, table, cols, &found.rec, ctx, before, done);
+    }
     if let Some(w) = before(pager, ctx, None)? {
         return Ok(Outcome::Wait(w));
     }
-    let key = key_of_columns(table, cols, row_id);
-    let refs = btree::key_refs(&key);
     let (existing, hint) = btree::get_for_insert(pager, &table.clustered, &refs)?;
     let mut successor = None;
     match &existing {
@@ -393,12 +582,11 @@ pub fn insert(
             successor = next;
         }
     }
-    if let Some(w) = check_unique(pager, table, cols, None, ctx)? {
-        return Ok(Outcome::Wait(w));
-    }
     if let Some(found) = existing {
         // Insert over a delete-marked row with the same key: an update of
-        // it that InnoDB logs as TRX_UNDO_UPD_DEL_REC.
+        // it that InnoDB logs as TRX_UNDO_UPD_DEL_REC
+        // (`row_ins_clust_index_entry_by_modify`); the row's old entries
+        // are delete-marked already, its new ones go in as a new row's.
         let sources = new_sources(table, cols, row_id, trx.id);
         let sources: Vec<Source> = sources.iter().map(|s| Source::New(s.as_deref())).collect();
         let done = update_record(
@@ -410,17 +598,17 @@ pub fn insert(
             &sources,
             UndoKind::UpdDel,
             ctx,
+            false,
         )?;
-        if matches!(done, Outcome::Done(_)) {
-            // The secondary entries went in with the record's update; their
-            // checks follow it (a wait undoes the statement's request).
-            for i in 0..table.secondary.len() {
-                if let Some(w) = before(pager, ctx, Some(i))? {
-                    return Ok(Outcome::Wait(w));
-                }
-            }
-        }
-        return Ok(done);
+        debug_assert_eq!(done, Outcome::Done(1), "no secondary entry was touched");
+        let Some(now) = btree::get(pager, &table.clustered, &refs)? else {
+            return Err(Error::Corrupt {
+                file: table.name().to_string(),
+                reason: "a record taken over by an insert is gone".into(),
+            });
+        };
+        let done = progress.insert(0);
+        return insert_secondaries(pager, table, cols, &now.rec, ctx, before, done);
     }
     let ptr = write_undo(
         pager,
@@ -464,17 +652,8 @@ pub fn insert(
             ctx.now_us,
         );
     }
-    for (i, sec) in table.secondary.iter().enumerate() {
-        if let Some(w) = before(pager, ctx, Some(i))? {
-            return Ok(Outcome::Wait(w));
-        }
-        let e = sec_entry(pager, table, sec, &rec)?;
-        pager.free_check()?;
-        if let Some(w) = sec_insert_locked(pager, table, sec, &e, ctx)? {
-            return Ok(Outcome::Wait(w));
-        }
-    }
-    Ok(Outcome::Done(1))
+    let done = progress.insert(0);
+    insert_secondaries(pager, table, cols, &rec, ctx, before, done)
 }
 
 /// The stored value of every clustered field of a new row (roll pointer
@@ -512,6 +691,7 @@ fn update_record(
     sources: &[Source<'_>],
     kind: UndoKind,
     ctx: &mut LockCtx<'_>,
+    secondaries: bool,
 ) -> Result<Outcome> {
     let old_reps = reps_of(&table.clustered.leaf, old_rec)?;
     let (mut reps, written) = place(pager, table, sources)?;
@@ -551,7 +731,7 @@ fn update_record(
         }
         return Err(e);
     }
-    for sec in &table.secondary {
+    for sec in table.secondary.iter().filter(|_| secondaries) {
         let old_e = sec_entry(pager, table, sec, old_rec)?;
         let new_e = sec_entry(pager, table, sec, &new_rec)?;
         if old_e != new_e && kind == UndoKind::UpdExist {
@@ -642,16 +822,29 @@ pub fn update_returning(
     // prefix, a change of the prefix.
     let pk_changes = !table.def.primary_key.is_empty()
         && key_of_columns(table, &old_cols, None) != key_of_columns(table, &new_cols, None);
-    if let Some(w) = check_unique(pager, table, &new_cols, Some(key), ctx)? {
-        return Ok(Outcome::Wait(w));
-    }
     if pk_changes {
+        // A delete and an insert (`row_upd_clust_rec_by_insert`), whose
+        // duplicate checks are the insert's, index by index. A wait undoes
+        // both and runs the update again.
         if let Outcome::Wait(w) = delete(pager, sys, table, trx, key, ctx)? {
             return Ok(Outcome::Wait(w));
         }
         // The changed row's constraints are checked after the update
         // (`Engine::check_parents`).
-        return insert(pager, sys, table, trx, &new_cols, None, ctx, &mut no_checks);
+        return insert(
+            pager,
+            sys,
+            table,
+            trx,
+            &new_cols,
+            None,
+            ctx,
+            &mut no_checks,
+            &mut None,
+        );
+    }
+    if let Some(w) = check_unique(pager, table, &new_cols, Some(key), ctx)? {
+        return Ok(Outcome::Wait(w));
     }
     let sources: Vec<Source> = (0..table.fields.len())
         .map(|f| match table.fields[f] {
@@ -671,6 +864,7 @@ pub fn update_returning(
         &sources,
         UndoKind::UpdExist,
         ctx,
+        true,
     )
 }
 

@@ -356,7 +356,11 @@ fn successor_error(
 /// the next record the runner knows. `known` are the rows the runner knows
 /// are in the table besides the committed ones (the transaction's own
 /// writes). A table without a primary key is judged by the order of its
-/// row ids instead ([`KeylessInsert`]). Returns what is wrong, if anything.
+/// row ids instead ([`KeylessInsert`]). Only the indexes at positions
+/// `judged` (the clustered index first, then the secondary ones in the
+/// table's order) are: an insert that waited with its clustered record in
+/// place had the indexes before the one it waited in judged in the step
+/// that put their entries in. Returns what is wrong, if anything.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn judge_insert(
     engine: &engine::Engine,
@@ -369,6 +373,7 @@ pub(crate) fn judge_insert(
     committed: &Db,
     known: &[&[Write]],
     next_seq: u64,
+    judged: std::ops::Range<usize>,
 ) -> Option<String> {
     let table = engine.table(table_name).ok()?;
     let shape = schema.table(table_name)?;
@@ -377,7 +382,8 @@ pub(crate) fn judge_insert(
     for sec in &table.secondary {
         indexes.push((sec.index.id, sec.def.name.as_str()));
     }
-    for (iid, iname) in indexes {
+    let judged = judged.start.min(indexes.len())..judged.end.min(indexes.len());
+    for &(iid, iname) in &indexes[judged] {
         let Some(cols) = index_columns(table, iid) else {
             continue;
         };
@@ -443,6 +449,48 @@ pub(crate) fn judge_insert(
         }
     }
     None
+}
+
+/// The position (the clustered index first, then the secondary ones in
+/// the table's order) of the index an insert into `table_name` that waits
+/// for a lock on `target` waits in: its own index's, or, for a FOREIGN KEY
+/// check of a parent table, the index the constraint is checked at (the
+/// first whose leading columns are its own, by the model's schema; the
+/// earliest of several constraints on one parent).
+pub(crate) fn waited_index(
+    engine: &engine::Engine,
+    schema: &Schema,
+    table_name: &str,
+    target: &OTarget,
+) -> Option<usize> {
+    let table = engine.table(table_name).ok()?;
+    let (OTarget::Table(t) | OTarget::Record(t, _, _)) = target;
+    if *t == table.id {
+        return match target {
+            OTarget::Record(_, iid, _) if *iid != table.clustered.id => table
+                .secondary
+                .iter()
+                .position(|s| s.index.id == *iid)
+                .map(|p| p + 1),
+            _ => Some(0),
+        };
+    }
+    let shape = schema.table(table_name)?;
+    shape
+        .foreign
+        .iter()
+        .filter(|f| engine.table(&f.parent).is_ok_and(|p| p.id == *t))
+        .map(|f| {
+            let starts = |cols: &[usize]| cols.starts_with(&f.columns);
+            if !shape.hidden && starts(&shape.primary_key) {
+                return 0;
+            }
+            let model_ix = (shape.indexes.iter().chain(&shape.online)).find(|i| starts(&i.columns));
+            model_ix
+                .and_then(|i| table.secondary.iter().position(|s| s.def.name == i.name))
+                .map_or(0, |p| p + 1)
+        })
+        .min()
 }
 
 /// An insert into a table without a primary key, judged in one of its

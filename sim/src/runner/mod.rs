@@ -260,6 +260,15 @@ struct Sess {
     /// keeps it through the wait, so the row sorts where its first attempt
     /// put it, before rows inserted while it waited.
     kept_seq: Option<u64>,
+    /// The row of the running insert while it waits with its clustered
+    /// record in place (the lock oracle says so by what it waits for; see
+    /// `models::lock::InsertShape`): a READ UNCOMMITTED reader may see it,
+    /// and another transaction locking it finds this one's implicit lock.
+    in_flight: Option<Write>,
+    /// How many of the running insert's indexes (the clustered index
+    /// first) were judged for the gaps they checked, in the steps that put
+    /// their entries in before it waited.
+    insert_judged: usize,
 }
 
 struct World {
@@ -882,6 +891,8 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             last: None,
             scan_states: Vec::new(),
             kept_seq: None,
+            in_flight: None,
+            insert_judged: 0,
         });
     }
     let mut started = 0usize;
@@ -1222,17 +1233,16 @@ fn judge_conversions(world: &mut World, sessions: &[Sess]) {
         if crate::judge::locks::on_secondary(engine, ev) {
             world.stats.secondary_locks_converted += 1;
         }
-        let holder = sessions
-            .iter()
-            .find(|s| s.trx == Some(ev.trx))
-            .and_then(|s| s.txn.as_ref());
-        if let Some(txn) = holder {
+        let holder = sessions.iter().find(|s| s.trx == Some(ev.trx));
+        if let Some((txn, s)) = holder.and_then(|s| s.txn.as_ref().map(|t| (t, s))) {
+            let mut writes = txn.writes.clone();
+            writes.extend(s.in_flight.iter().cloned());
             if let Some(v) = crate::judge::locks::judge_conversion(
                 engine,
                 &world.schema,
                 &world.committed,
                 ev,
-                &txn.writes,
+                &writes,
             ) {
                 world.violations.push(format!("lock oracle: {v}"));
             }
@@ -1249,6 +1259,12 @@ fn judge_uncommitted_reads(world: &mut World, sessions: &[Sess]) {
     let open: Vec<&[Write]> = sessions
         .iter()
         .filter_map(|s| s.txn.as_ref().map(|t| t.writes.as_slice()))
+        .chain(
+            sessions
+                .iter()
+                .filter_map(|s| s.in_flight.as_ref())
+                .map(std::slice::from_ref),
+        )
         .collect();
     for (read, resp) in std::mem::take(&mut world.uncommitted_reads) {
         if let Some(v) = crate::judge::reads::judge_uncommitted(

@@ -66,6 +66,8 @@ pub(super) fn step_session(world: &mut World, s: &mut Sess) -> Option<bool> {
             return super::ddl::resume_ddl(world, s);
         }
         world.call_start_us = world.clock_now();
+        let shape = insert_shape(world, s.last.as_ref());
+        world.locks.running_insert(shape);
         let r = world.engine().resume(s.id);
         return handle(world, s, None, r);
     }
@@ -157,6 +159,8 @@ pub(super) fn exec(world: &mut World, s: &mut Sess, req: Request) -> Option<bool
     }
     count_changes(world, s);
     let began_before = world.engine().last_trx_id(s.id);
+    let shape = insert_shape(world, Some(&req));
+    world.locks.running_insert(shape);
     let r = world.engine().execute(s.id, req.clone());
     if let Some(t) = world.engine.as_ref().and_then(|e| e.trx_id(s.id)) {
         s.trx = Some(t);
@@ -169,6 +173,40 @@ pub(super) fn exec(world: &mut World, s: &mut Sess, req: Request) -> Option<bool
         }
     }
     handle(world, s, Some(req), r)
+}
+
+/// The shape of an insert for the lock oracle
+/// ([`models::lock::InsertShape`]), from the model's schema: which parent
+/// tables its FOREIGN KEY checks lock before its clustered record goes in
+/// and which after. A constraint is checked at the first index whose
+/// leading columns are its own (`dict_foreign_find_index`: the clustered
+/// index first), or first of all when no index has them.
+fn insert_shape(world: &World, req: Option<&Request>) -> Option<models::lock::InsertShape> {
+    let Some(Request::Insert { table, .. }) = req else {
+        return None;
+    };
+    let e = world.engine.as_ref()?;
+    let t = e.table(table).ok()?;
+    let shape = world.schema.table(table)?;
+    let mut out = models::lock::InsertShape {
+        table: t.id,
+        clustered: t.clustered.id,
+        ..Default::default()
+    };
+    for f in &shape.foreign {
+        let Ok(parent) = e.table(&f.parent) else {
+            continue;
+        };
+        let starts = |cols: &[usize]| cols.starts_with(&f.columns);
+        let on_clustered = !shape.hidden && starts(&shape.primary_key);
+        let on_secondary = (shape.indexes.iter().chain(&shape.online)).any(|i| starts(&i.columns));
+        if on_clustered || !on_secondary {
+            out.parents_before.insert(parent.id);
+        } else {
+            out.parents_after.insert(parent.id);
+        }
+    }
+    Some(out)
 }
 
 /// Tells the lock oracle how many rows the session's transaction has
@@ -251,6 +289,7 @@ pub(super) fn handle(
     };
     let waits_before = world.locks.stats.waits;
     world.judge_locks();
+    world.locks.running_insert(None);
     world.insert_seq_override = s.kept_seq;
     let out = stepped(world, s, req, r, waits_before);
     world.insert_seq_override = None;
@@ -276,6 +315,32 @@ fn stepped(
                     s.kept_seq = Some(world.row_seq);
                     world.row_seq += 1;
                     world.stats.keyless_kept_row_ids += 1;
+                }
+            }
+            if let (Request::Insert { table, row }, None, Some(trx)) = (&req, &s.in_flight, s.trx) {
+                if world.locks.insert_in_place(trx) == Some(true) {
+                    // Its clustered record is in (`row_ins_index_entry_step`
+                    // keeps its place): the row, as the model would write it.
+                    world.stats.inserts_kept_in_place += 1;
+                    s.in_flight = in_flight_row(world, table, row, s.kept_seq);
+                }
+            }
+            if let (Request::Insert { table, .. }, Some(w), Some(trx)) =
+                (&req, s.in_flight.clone(), s.trx)
+            {
+                // The entries it put in before the index it waits in are
+                // judged now, against this step's lock events.
+                let waited = world.locks.waiting_target(trx).and_then(|t| {
+                    world.engine.as_ref().and_then(|e| {
+                        crate::judge::locks::waited_index(e, &world.schema, table, &t)
+                    })
+                });
+                if let (Some(upto), Some(txn)) = (waited, s.txn.as_ref()) {
+                    if upto > s.insert_judged {
+                        let own = txn.writes.clone();
+                        judge_insert_gap(world, trx, table, &w, &own, s.insert_judged..upto);
+                        s.insert_judged = upto;
+                    }
                 }
             }
             if !s.waiting {
@@ -306,7 +371,8 @@ fn stepped(
                     if let (Request::Insert { table, .. }, Ok(_), Some(w), Some(trx)) =
                         (&req, &want, writes.first(), s.trx)
                     {
-                        judge_insert_gap(world, trx, table, w, &txn.writes);
+                        let from = s.insert_judged;
+                        judge_insert_gap(world, trx, table, w, &txn.writes, from..usize::MAX);
                     }
                     let txn = s.txn.as_mut().expect("checked");
                     if want.is_ok() {
@@ -334,6 +400,9 @@ fn stepped(
         Ok(Step::Done(resp)) => {
             s.waiting = false;
             s.kept_seq = None;
+            s.in_flight = None;
+            // What the insert (if it is one) put in before its last wait
+            // was judged then; `done` judges the rest, then it starts over.
             if let (
                 Request::Insert { table, .. }
                 | Request::Update { table, .. }
@@ -349,6 +418,7 @@ fn stepped(
             world.statement_event(s.id, &req, Stepped::Done(&resp));
             world.observe_log();
             done(world, s, &req, resp);
+            s.insert_judged = 0;
             s.scan_states.clear();
             if s.txn.as_ref().is_some_and(|t| t.autocommit) {
                 autocommitted(world, s);
@@ -359,6 +429,8 @@ fn stepped(
         Err(e) => {
             s.waiting = false;
             s.kept_seq = None;
+            s.in_flight = None;
+            s.insert_judged = 0;
             s.scan_states.clear();
             world.statement_event(s.id, &req, Stepped::Failed(&e));
             let crashed = failed(world, s, &req, e);
@@ -366,6 +438,30 @@ fn stepped(
             crashed
         }
     }
+}
+
+/// The model's row for an insert of `values` into `table` (`seq`: its
+/// number, for a table without a primary key).
+fn in_flight_row(
+    world: &World,
+    table: &str,
+    values: &[engine::Value],
+    seq: Option<u64>,
+) -> Option<Write> {
+    let t = world.schema.table(table)?;
+    let mut row: models::Row = values.iter().map(crate::judge::reads::to_model).collect();
+    let key = if t.hidden {
+        let seq = seq?;
+        row.push(models::ModelValue::Int(seq.into()));
+        vec![models::ModelValue::Int(seq.into())]
+    } else {
+        t.key_of_values(values)
+    };
+    Some(Write {
+        table: table.to_string(),
+        key,
+        row: Some(row),
+    })
 }
 
 /// A commit reached the log: it joins the committed model and the commit
@@ -559,7 +655,15 @@ pub(super) fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Respons
                         if let (Request::Insert { table, .. }, Some(w), Some(trx)) =
                             (row_req, writes.first(), s.trx)
                         {
-                            judge_insert_gap(world, trx, table, w, &txn_ref.writes);
+                            let from = s.insert_judged;
+                            judge_insert_gap(
+                                world,
+                                trx,
+                                table,
+                                w,
+                                &txn_ref.writes,
+                                from..usize::MAX,
+                            );
                         }
                         s.txn.as_mut().expect("open").writes.extend(writes);
                     }
@@ -607,7 +711,14 @@ fn hidden_key(world: &World, read: &Request) -> bool {
 
 /// Judges the gap an insert that went ahead checked (see
 /// [`crate::judge::locks::judge_insert`]), from the step's lock events.
-fn judge_insert_gap(world: &mut World, trx: u64, table: &str, write: &Write, own: &[Write]) {
+fn judge_insert_gap(
+    world: &mut World,
+    trx: u64,
+    table: &str,
+    write: &Write,
+    own: &[Write],
+    judged: std::ops::Range<usize>,
+) {
     let Some(row) = write.row.as_ref() else {
         return;
     };
@@ -632,6 +743,7 @@ fn judge_insert_gap(world: &mut World, trx: u64, table: &str, write: &Write, own
         &world.committed,
         &[own],
         world.row_seq,
+        judged,
     ) {
         world.violations.push(format!("lock oracle: {v}"));
     }

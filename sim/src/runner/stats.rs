@@ -102,6 +102,9 @@ pub struct RunStats {
     /// Inserts into tables without a primary key that waited for a record
     /// lock, keeping the row id they took for when they run again.
     pub keyless_kept_row_ids: u64,
+    /// Inserts that waited with their clustered record in place (a wait
+    /// in a secondary index, or in a FOREIGN KEY check of one).
+    pub inserts_kept_in_place: u64,
     /// Sorted runs index builds spilled to their merge files.
     pub merge_runs_spilled: u64,
     /// Child rows the model refused for a missing parent (1452).
@@ -187,6 +190,7 @@ impl RunStats {
             keyless_reads,
             scans_kept_place,
             keyless_kept_row_ids,
+            inserts_kept_in_place,
             merge_runs_spilled,
             fk_child_refused,
             fk_parent_refused,
@@ -244,6 +248,7 @@ impl RunStats {
         self.keyless_reads += keyless_reads;
         self.scans_kept_place += scans_kept_place;
         self.keyless_kept_row_ids += keyless_kept_row_ids;
+        self.inserts_kept_in_place += inserts_kept_in_place;
         self.merge_runs_spilled += merge_runs_spilled;
         self.fk_child_refused += fk_child_refused;
         self.fk_parent_refused += fk_parent_refused;
@@ -317,6 +322,10 @@ impl RunStats {
             (
                 "inserts without a primary key that kept their row id through a wait",
                 self.keyless_kept_row_ids,
+            ),
+            (
+                "inserts that waited with their clustered record in place",
+                self.inserts_kept_in_place,
             ),
             (
                 "sorted runs index builds spilled to their merge files",
