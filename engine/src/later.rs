@@ -19,6 +19,17 @@ pub enum LaterRule {
     /// no gap lock: nothing on the supremum or on the record past the
     /// matches, and a record-only lock on a delete-marked match.
     FkCheckNoGapsUnderReadCommitted,
+    /// ORDER BY may go on past a secondary index's columns only through
+    /// the primary key's columns the index lacks, and not at all past a
+    /// unique index's.
+    OrderByExtendedKey,
+    /// CREATE TABLE, CREATE INDEX and ALTER TABLE note an index with the
+    /// same kind, columns and lengths as one before it (Note 1831).
+    DuplicateIndexNote,
+    /// The deadlock search follows one transaction per wait (the first
+    /// one found in the way, `wait_trx`), and the lightest transaction on
+    /// the cycle is the victim.
+    DeadlockSearchOneBlocker,
 }
 
 /// An entry of the list of version differences.
@@ -38,12 +49,20 @@ pub struct Difference {
 
 impl LaterRule {
     /// Every rule.
-    pub const ALL: [LaterRule; 1] = [LaterRule::FkCheckNoGapsUnderReadCommitted];
+    pub const ALL: [LaterRule; 4] = [
+        LaterRule::FkCheckNoGapsUnderReadCommitted,
+        LaterRule::OrderByExtendedKey,
+        LaterRule::DuplicateIndexNote,
+        LaterRule::DeadlockSearchOneBlocker,
+    ];
 
     /// The rule's name.
     pub fn name(self) -> &'static str {
         match self {
             LaterRule::FkCheckNoGapsUnderReadCommitted => "fk-check-no-gaps-under-read-committed",
+            LaterRule::OrderByExtendedKey => "order-by-extended-key",
+            LaterRule::DuplicateIndexNote => "duplicate-index-note",
+            LaterRule::DeadlockSearchOneBlocker => "deadlock-search-one-blocker",
         }
     }
 
@@ -75,6 +94,67 @@ impl LaterRule {
                          skip_gap_lock = (trx->isolation_level <= TRX_ISO_READ_COMMITTED), then \
                          no lock on the supremum or the gap and LOCK_REC_NOT_GAP on a \
                          delete-marked match",
+            },
+            LaterRule::OrderByExtendedKey => Difference {
+                pattern: "SELECT ... FORCE INDEX (i) ORDER BY the columns of secondary index i, \
+                          then primary key columns: i unique (ORDER BY u, p0), or i holding a \
+                          primary key column already (KEY (c1, p0) with PRIMARY KEY (p0, p1), \
+                          ORDER BY c1, p0, p1)",
+                innodb_1_0: "the index gives the order when ORDER BY goes on with the whole \
+                             primary key from its first column, for a unique index too: ORDER BY \
+                             u, p0, p1 reads the index; ORDER BY c1, p0, p1 on KEY (c1, p0) sorts \
+                             (after c1, p0 the suffix starts again at p0)",
+                later: "the order goes on only through the primary key columns the index lacks, \
+                        and a unique index has none: ORDER BY u, p0, p1 sorts (a locking read \
+                        then locks every row), ORDER BY c1, p0, p1 reads KEY (c1, p0)",
+                why: "MySQL 5.1's test_if_order_by_key appends the primary key to every \
+                      secondary key of an engine with HA_PRIMARY_KEY_IN_READ_INDEX; MariaDB \
+                      orders by the extended key (ext_key_parts: the key's columns and the \
+                      primary key's columns it lacks), which a unique key does not extend, even \
+                      with optimizer_switch extended_keys=off; EXPLAIN on MariaDB 10.11.14 shows \
+                      index for one and Using filesort for the other",
+                source: "MySQL 5.1.45 sql/sql_select.cc test_if_order_by_key (on_pk_suffix: \
+                         key_part= table->key_info[table->s->primary_key].key_part, whatever the \
+                         secondary key holds); MariaDB 10.11 sql/sql_select.cc \
+                         test_if_order_by_key (key_part_end= key_part + ext_key_parts, the PK \
+                         suffix only when ext_key_part_map is set); EXPLAIN checked by hand",
+            },
+            LaterRule::DuplicateIndexNote => Difference {
+                pattern: "CREATE INDEX, ALTER TABLE ... ADD INDEX or CREATE TABLE with an index \
+                          of the same kind (KEY or UNIQUE), columns and prefix lengths as an \
+                          earlier one",
+                innodb_1_0: "the index is made without a word: no warning",
+                later: "the index is made and Note 1831 says so: Duplicate index `name`. This \
+                        is deprecated and will be disallowed in a future release",
+                why: "MySQL 5.6 began to note duplicate indexes (WL#5915), and MariaDB followed; \
+                      5.1 has no such check and no error 1831",
+                source: "MariaDB 10.11 sql/sql_table.cc check_duplicate_key (same type, same \
+                         columns and lengths in order, then push_warning ER_DUP_INDEX); MySQL \
+                         5.1.45 sql/share/errmsg.txt ends before 1831; checked by hand on \
+                         MariaDB 10.11.14",
+            },
+            LaterRule::DeadlockSearchOneBlocker => Difference {
+                pattern: "a transaction waits for two others at once (an insert into a gap two \
+                          transactions lock, the first of them not waiting), and one of those \
+                          then waits for it",
+                innodb_1_0: "the search walks every lock ahead of each wait, finds the cycle \
+                             through the second blocker and rolls back the lighter of the \
+                             requester and the transaction waiting for it",
+                later: "each wait points at one transaction (the first lock in the way when it \
+                        began, moved on as locks go); the search follows those pointers only, \
+                        misses a cycle through another blocker, and both wait (until a lock wait \
+                        timeout, or until the pointer moves onto the cycle); on a cycle it \
+                        finds, the lightest transaction on it is the victim, the requester on a \
+                        tie",
+                why: "MariaDB 10.6 rewrote the deadlock detector (MDEV-24738) to follow \
+                      trx->lock.wait_trx with Brent's cycle detection instead of 5.1's \
+                      depth-first search of the lock queues",
+                source: "InnoDB Plugin 1.0.6 lock/lock0lock.c lock_deadlock_recursive (every \
+                         lock ahead in the queue, trx_weight_cmp of requester and waiter); \
+                         MariaDB 10.11 storage/innobase/lock/lock0lock.cc Deadlock::find_cycle \
+                         (hare= hare->lock.wait_trx), Deadlock::report (minimum of \
+                         calc_victim_weight over the cycle), lock_rec_enqueue_waiting and \
+                         lock_rec_grant_by_heap_no (wait_trx= the conflicting lock's trx)",
             },
         }
     }

@@ -157,7 +157,8 @@ impl Engine {
                 wrong_victim: config.canaries.has(crate::Canary::WrongDeadlockVictim),
                 skip_gap_check: config.canaries.has(crate::Canary::InsertSkipsGapCheck),
                 inherit_to_supremum: config.canaries.has(crate::Canary::InheritToSupremum),
-            }),
+            })
+            .with_one_blocker(config.later.has(crate::LaterRule::DeadlockSearchOneBlocker)),
             tables: BTreeMap::new(),
             names: BTreeMap::new(),
             sessions: BTreeMap::new(),

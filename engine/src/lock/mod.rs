@@ -398,6 +398,15 @@ pub struct LockSys {
     /// Per transaction, its lock structs (InnoDB's `trx->trx_locks`),
     /// which its deadlock weight counts.
     structs: BTreeMap<TrxId, Structs>,
+    /// A later version's deadlock search
+    /// ([`crate::LaterRule::DeadlockSearchOneBlocker`]): each wait points
+    /// at one transaction, and the search follows those pointers.
+    pub one_blocker: bool,
+    /// With `one_blocker`, the transaction each waiting one points at
+    /// (MariaDB's `trx->lock.wait_trx`): the owner of the first lock in
+    /// its way (of a table lock's, the newest), moved on to the next one
+    /// in the way when that goes.
+    wait_trx: BTreeMap<TrxId, TrxId>,
     /// Whether events are recorded.
     pub log_events: bool,
     events: Vec<LockEvent>,
@@ -462,6 +471,13 @@ impl LockSys {
             canaries,
             ..LockSys::default()
         }
+    }
+
+    /// This lock system with a later version's deadlock search, or not
+    /// ([`LockSys::one_blocker`]).
+    pub fn with_one_blocker(mut self, on: bool) -> Self {
+        self.one_blocker = on;
+        self
     }
 
     /// A lock by id.
@@ -683,6 +699,23 @@ impl LockSys {
         );
         if lock.waiting {
             self.waits.insert(trx, id);
+            if self.one_blocker {
+                // `lock_rec_other_has_conflicting` finds the first lock in
+                // the way; `lock_table_other_has_incompatible` looks from
+                // the newest table lock back.
+                let pointed = match &target {
+                    Target::Table(_) => self.queues.get(&target).and_then(|q| {
+                        q.iter().rev().copied().find(|x| {
+                            let o = &self.locks[x];
+                            o.trx != trx && has_to_wait(mode, o.mode)
+                        })
+                    }),
+                    Target::Record { .. } => conflict,
+                };
+                if let Some(c) = pointed {
+                    self.wait_trx.insert(trx, self.locks[&c].trx);
+                }
+            }
         }
         self.queues.entry(target).or_default().push(id);
         self.by_trx.entry(trx).or_default().push(id);
@@ -773,6 +806,7 @@ impl LockSys {
         }
         if self.waits.get(&lock.trx) == Some(&id) {
             self.waits.remove(&lock.trx);
+            self.wait_trx.remove(&lock.trx);
         }
         Some(lock)
     }
@@ -803,10 +837,13 @@ impl LockSys {
             else {
                 continue;
             };
-            if self
-                .conflict_ahead(l.trx, target, l.mode, Some(pos))
-                .is_some()
-            {
+            if let Some(c) = self.conflict_ahead(l.trx, target, l.mode, Some(pos)) {
+                if self.one_blocker {
+                    // Still in the way of something: pointed at it
+                    // (`lock_rec_grant_by_heap_no`).
+                    let (waiter, holder) = (l.trx, self.locks[&c].trx);
+                    self.wait_trx.insert(waiter, holder);
+                }
                 continue;
             }
             if self.canaries.lose_wakeup && !skipped_one {
@@ -818,6 +855,7 @@ impl LockSys {
             lock.waiting = false;
             let lock = lock.clone();
             self.waits.remove(&trx);
+            self.wait_trx.remove(&trx);
             // Its struct, granted, is one a later lock of its kind may
             // set a bit in.
             if let (Some(k), Some(s)) = (
@@ -1027,6 +1065,9 @@ impl LockSys {
             return Deadlock::None;
         }
         let weight = |t: TrxId| undo_records(t) + self.lock_structs(t) as u64;
+        if self.one_blocker {
+            return self.deadlock_one_blocker(requester, &weight);
+        }
         let mut steps = 0usize;
         // Depth-first, iterative: a stack of (transaction, its blockers, next index).
         let Some(&start_lock) = self.waits.get(&requester) else {
@@ -1069,6 +1110,53 @@ impl LockSys {
             }
         }
         Deadlock::None
+    }
+
+    /// A later version's deadlock search
+    /// ([`crate::LaterRule::DeadlockSearchOneBlocker`], MariaDB 10.6's
+    /// `Deadlock::find_cycle` and `Deadlock::report`): Brent's cycle
+    /// detection along the one transaction each wait points at, from the
+    /// requester; on a cycle, the victim is the lightest transaction on it
+    /// (weight doubled, plus one for any but the requester, so that the
+    /// requester loses a tie; among others, the first met from where the
+    /// cycle was found).
+    fn deadlock_one_blocker(&self, requester: TrxId, weight: &dyn Fn(TrxId) -> u64) -> Deadlock {
+        let (mut tortoise, mut hare) = (requester, requester);
+        let (mut power, mut l) = (1u64, 1u64);
+        let cycle = loop {
+            let Some(&next) = self.wait_trx.get(&hare) else {
+                return Deadlock::None;
+            };
+            hare = next;
+            if tortoise == hare {
+                break hare;
+            }
+            if l == power {
+                power <<= 1;
+                l = 0;
+                tortoise = hare;
+            }
+            l += 1;
+        };
+        let key = |t: TrxId| (weight(t) << 1) | u64::from(t != requester);
+        let (mut victim, mut least) = (cycle, key(cycle));
+        let mut next = cycle;
+        loop {
+            next = self.wait_trx[&next];
+            let k = key(next);
+            if k < least {
+                victim = next;
+                least = k;
+            }
+            if next == cycle {
+                break;
+            }
+        }
+        if victim == requester {
+            Deadlock::Requester
+        } else {
+            Deadlock::Other(victim)
+        }
     }
 
     /// A record is gone (purged, or its insert rolled back): every lock on

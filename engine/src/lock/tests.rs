@@ -323,3 +323,50 @@ fn the_deadlock_weight_counts_structs_not_locked_records() {
     // locked records T1 would weigh 12 and T2 would be the victim.
     assert_eq!(ls.deadlock_check(1, &undo), Deadlock::Requester);
 }
+
+#[test]
+fn the_later_search_follows_one_blocker_per_wait_and_misses_a_cycle_through_another() {
+    // T1 and T2 lock the gap before record 5 (T1 first); T3's insert there
+    // waits for both; then T2 waits for T3's record 9.
+    let setup = |one_blocker: bool| {
+        let mut ls = LockSys::new().with_one_blocker(one_blocker);
+        ls.request(1, rec(5), S_GAP, 0);
+        ls.request(2, rec(5), X_GAP, 0);
+        ls.request(3, rec(9), X_REC, 0);
+        assert!(matches!(ls.request(3, rec(5), II, 0), Request::Waiting(_)));
+        assert!(matches!(
+            ls.request(2, rec(9), X_REC, 0),
+            Request::Waiting(_)
+        ));
+        ls
+    };
+    let none = |_: TrxId| 0;
+    // 1.0.6 walks every lock ahead of T3's wait and finds T2 -> T3 -> T2.
+    assert_eq!(setup(false).deadlock_check(2, &none), Deadlock::Requester);
+    // The later search: T3 points at T1, which waits for nothing.
+    let mut ls = setup(true);
+    assert_eq!(ls.deadlock_check(2, &none), Deadlock::None);
+    // Once T1 ends, T3's wait points at T2: the cycle is there to find.
+    ls.release_all(1, 0);
+    assert_eq!(ls.deadlock_check(2, &none), Deadlock::Requester);
+}
+
+#[test]
+fn the_later_search_picks_the_lightest_on_the_cycle() {
+    // A three-way cycle 1 -> 2 -> 3 -> 1 closed by 1; trx 2 is the
+    // lightest, though not next to the requester.
+    let mut ls = LockSys::new().with_one_blocker(true);
+    for t in 1..=3 {
+        ls.request(t, rec(t as u8), X_REC, 0);
+    }
+    ls.request(2, rec(3), X_REC, 0);
+    ls.request(3, rec(1), X_REC, 0);
+    ls.request(1, rec(2), X_REC, 0);
+    let undo = |t: TrxId| match t {
+        2 => 0,
+        _ => 5,
+    };
+    assert_eq!(ls.deadlock_check(1, &undo), Deadlock::Other(2));
+    // All equal: the requester.
+    assert_eq!(ls.deadlock_check(1, &|_| 0), Deadlock::Requester);
+}

@@ -712,6 +712,30 @@ pub fn reserved_column(name: &str) -> Result<(), SqlError> {
     Ok(())
 }
 
+/// A later version's rule ([`crate::LaterRule::DuplicateIndexNote`]):
+/// Note 1831 for each index from the `from`-th on that has the same kind
+/// (KEY or UNIQUE), columns and prefix lengths as an index before it
+/// (MariaDB's `check_duplicate_key`).
+pub fn duplicate_index_notes(indexes: &[IndexDef], from: usize, warnings: &mut Vec<Warning>) {
+    let parts = |d: &IndexDef| -> Vec<(usize, u16)> {
+        (d.columns.iter().enumerate())
+            .map(|(i, &c)| (c, d.prefix(i).unwrap_or(0)))
+            .collect()
+    };
+    for (i, d) in indexes.iter().enumerate().skip(from) {
+        let same = |e: &IndexDef| e.unique == d.unique && parts(e) == parts(d);
+        if indexes[..i].iter().any(same) {
+            warnings.push(Warning::note(
+                1831,
+                format!(
+                    "Duplicate index `{}`. This is deprecated and will be disallowed in a future release",
+                    d.name
+                ),
+            ));
+        }
+    }
+}
+
 /// The name of the clustered index InnoDB makes for a table without a
 /// primary key (`innobase_index_name_is_reserved`): no index may take it,
 /// in any case; InnoDB warns and refuses with 1280.

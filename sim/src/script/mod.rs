@@ -118,6 +118,9 @@ pub struct Options {
     /// Startup options, in mysqld's spelling (`--innodb_lock_wait_timeout=2`,
     /// `--loose-...`), as a test's `-master.opt` gives them.
     pub startup: Vec<String>,
+    /// Rules of a later InnoDB the engine follows (none: 1.0.6's); see
+    /// `engine::LaterRule`.
+    pub later: engine::LaterRules,
 }
 
 /// The engine settings scripts start with: MySQL 5.1.45's defaults where
@@ -138,7 +141,7 @@ pub fn run_file(path: &Path) -> Result<ScriptRun, ScriptError> {
         .map_err(|e| ScriptError::Read(path.display().to_string(), e))?;
     let opts = Options {
         base: path.parent().map(Path::to_path_buf),
-        startup: Vec::new(),
+        ..Options::default()
     };
     run_with(&text, &path.display().to_string(), &opts)
 }
@@ -150,7 +153,7 @@ pub fn run_text(text: &str, name: &str, dir: Option<PathBuf>) -> Result<ScriptRu
         name,
         &Options {
             base: dir,
-            startup: Vec::new(),
+            ..Options::default()
         },
     )
 }
@@ -205,6 +208,7 @@ pub fn run_with(text: &str, name: &str, opts: &Options) -> Result<ScriptRun, Scr
         file: name.to_string(),
         line: 0,
     };
+    r.config.later = opts.later;
     world::apply_startup(&mut r.config, &opts.startup).map_err(|m| ScriptError::Start {
         file: name.to_string(),
         message: m,

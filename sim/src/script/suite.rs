@@ -112,6 +112,7 @@ pub fn run_test(dir: &Path, name: &str) -> TestReport {
     let opts = Options {
         base: Some(dir.to_path_buf()),
         startup,
+        ..Options::default()
     };
     let run = match run_with(&text, &t.display().to_string(), &opts) {
         Ok(r) => r,

@@ -459,12 +459,18 @@ impl Server {
             }
             None => schema::unnamed_index_name(&meta.columns[cols[0]].name, &taken),
         };
-        Ok(crate::dict::IndexDef {
+        let d = crate::dict::IndexDef {
             name,
             columns: cols,
             unique: ix.unique,
             prefixes,
-        })
+        };
+        if (self.engine.config().later).has(crate::LaterRule::DuplicateIndexNote) {
+            let mut all = def.indexes.clone();
+            all.push(d.clone());
+            schema::duplicate_index_notes(&all, def.indexes.len(), warnings);
+        }
+        Ok(d)
     }
 
     /// ADD INDEX and DROP INDEX without copying the table: the new indexes

@@ -138,6 +138,9 @@ impl Server {
                     }
                 };
                 let mut def = def;
+                if (self.engine.config().later).has(crate::LaterRule::DuplicateIndexNote) {
+                    schema::duplicate_index_notes(&def.indexes, 0, &mut warnings);
+                }
                 if !ct.foreign.is_empty() {
                     // Where each clause stood among the secondary keys.
                     let specs: Vec<(usize, ForeignSpec)> = (ct.foreign.iter())

@@ -68,18 +68,20 @@ impl Server {
                 pk_suffix: Vec::new(),
             });
         }
+        let extended_keys = (self.engine.config().later).has(crate::LaterRule::OrderByExtendedKey);
         for ix in &def.indexes {
+            let pk_suffix = (def.primary_key.iter().enumerate())
+                .map(|(i, &c)| (c, def.primary_prefix(i).is_none()))
+                // A later version's rule: a unique index has no suffix, and
+                // a non-unique one the key's columns it lacks.
+                .filter(|&(c, _)| !extended_keys || (!ix.unique && !ix.holds_whole(c)))
+                .collect();
             candidates.push(Candidate {
                 index: Some(ix.name.clone()),
                 cols: ix.columns.clone(),
                 prefixes: ix.prefixes.clone(),
                 unique: ix.unique,
-                pk_suffix: def
-                    .primary_key
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &c)| (c, def.primary_prefix(i).is_none()))
-                    .collect(),
+                pk_suffix,
             });
         }
         let named = |index: &Option<String>, list: &[String]| {
