@@ -583,8 +583,8 @@ fn deadlock_detection_off_leaves_both_waiting_until_1205() -> Result<()> {
     Ok(())
 }
 
-/// InnoDB weighs a transaction by `trx->undo_no` plus its locks, and a
-/// rollback to a savepoint sets `undo_no` back to the savepoint's
+/// InnoDB weighs a transaction by `trx->undo_no` plus its lock structs,
+/// and a rollback to a savepoint sets `undo_no` back to the savepoint's
 /// (`trx_roll_pop_top_rec_of_trx`): undo records rolled back no longer
 /// make a transaction heavier (the locks the rolled-back statements took
 /// stay, and still count).
@@ -597,20 +597,22 @@ fn rolled_back_undo_records_no_longer_weigh() -> Result<()> {
     for id in EXTRA {
         ok(&mut e, t1, update(id, 1000 + id))?;
     }
-    // Three undo records, the IX table lock, three X record locks.
-    assert_eq!(trx_row(&mut e, t1)?.trx_weight, 7);
+    // Three undo records, the IX table lock's struct, and one struct for
+    // the three X record locks (one index, one mode).
+    assert_eq!(trx_row(&mut e, t1)?.trx_weight, 5);
     ok(&mut e, t1, Request::RollbackToSavepoint("sp".into()))?;
     assert_eq!(k_seen(&mut e, t1, get(EXTRA[0]))?, Some(EXTRA[0]));
     assert_eq!(record_locks_of(&e, t1), 3, "the locks stay");
-    assert_eq!(trx_row(&mut e, t1)?.trx_weight, 4, "no undo records left");
+    assert_eq!(trx_row(&mut e, t1)?.trx_weight, 2, "no undo records left");
     Ok(())
 }
 
 /// The victim rule on the same grounds: T1 changed three rows and rolled
 /// them back to a savepoint before locking A; T2 changed three rows. T1's
-/// one live undo record makes it the lighter (7 against 8 when the cycle
-/// closes, waiting locks included), so T1 is the victim even though T2,
-/// the requester, closes the cycle.
+/// one live undo record makes it the lighter (1 and three structs, its
+/// IX, its X locks and its wait, against T2's 3 and three structs when
+/// the cycle closes; 7 had the rolled-back records counted), so T1 is the
+/// victim even though T2, the requester, closes the cycle.
 #[test]
 fn deadlock_victim_weight_ignores_rolled_back_undo_records() -> Result<()> {
     let (mut e, _clock) = open(Config::default(), &(1..=20).collect::<Vec<_>>())?;
@@ -628,8 +630,8 @@ fn deadlock_victim_weight_ignores_rolled_back_undo_records() -> Result<()> {
         ok(&mut e, t2, update(id, 200 + id))?;
     }
     waits(&mut e, t1, update(B, 102))?;
-    assert_eq!(trx_row(&mut e, t1)?.trx_weight, 7);
-    assert_eq!(trx_row(&mut e, t2)?.trx_weight, 7);
+    assert_eq!(trx_row(&mut e, t1)?.trx_weight, 4);
+    assert_eq!(trx_row(&mut e, t2)?.trx_weight, 5);
     // T2 closes the cycle; the lighter waiting T1 is the victim.
     assert_eq!(ok(&mut e, t2, update(A, 201))?, Response::Affected(1));
     assert_deadlock(e.resume(t1));

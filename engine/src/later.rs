@@ -30,6 +30,9 @@ pub enum LaterRule {
     /// one found in the way, `wait_trx`), and the lightest transaction on
     /// the cycle is the victim.
     DeadlockSearchOneBlocker,
+    /// The X locks of a READ UNCOMMITTED transaction are not inherited as
+    /// gap locks when their record leaves the index, as READ COMMITTED's.
+    ReadUncommittedXLocksNotInherited,
 }
 
 /// An entry of the list of version differences.
@@ -49,11 +52,12 @@ pub struct Difference {
 
 impl LaterRule {
     /// Every rule.
-    pub const ALL: [LaterRule; 4] = [
+    pub const ALL: [LaterRule; 5] = [
         LaterRule::FkCheckNoGapsUnderReadCommitted,
         LaterRule::OrderByExtendedKey,
         LaterRule::DuplicateIndexNote,
         LaterRule::DeadlockSearchOneBlocker,
+        LaterRule::ReadUncommittedXLocksNotInherited,
     ];
 
     /// The rule's name.
@@ -63,6 +67,9 @@ impl LaterRule {
             LaterRule::OrderByExtendedKey => "order-by-extended-key",
             LaterRule::DuplicateIndexNote => "duplicate-index-note",
             LaterRule::DeadlockSearchOneBlocker => "deadlock-search-one-blocker",
+            LaterRule::ReadUncommittedXLocksNotInherited => {
+                "read-uncommitted-x-locks-not-inherited"
+            }
         }
     }
 
@@ -155,6 +162,25 @@ impl LaterRule {
                          (hare= hare->lock.wait_trx), Deadlock::report (minimum of \
                          calc_victim_weight over the cycle), lock_rec_enqueue_waiting and \
                          lock_rec_grant_by_heap_no (wait_trx= the conflicting lock's trx)",
+            },
+            LaterRule::ReadUncommittedXLocksNotInherited => Difference {
+                pattern: "a READ UNCOMMITTED transaction X-locks a record (UPDATE, DELETE, \
+                          SELECT ... FOR UPDATE, or a wait for one) that then leaves the index \
+                          (an insert rolled back, a row purged); another transaction inserts \
+                          into the gap it leaves",
+                innodb_1_0: "the X lock becomes a gap lock on the next record (only READ \
+                             COMMITTED's X locks are left out) and the insert waits; the lock \
+                             counts as a struct in the transaction's deadlock weight",
+                later: "READ UNCOMMITTED's X locks are left out as READ COMMITTED's: no gap \
+                        lock, the insert goes ahead",
+                why: "1.0.6 tests isolation_level == TRX_ISO_READ_COMMITTED; MariaDB tests \
+                      isolation_level > TRX_ISO_READ_COMMITTED to inherit, so READ UNCOMMITTED \
+                      joined READ COMMITTED",
+                source: "InnoDB Plugin 1.0.6 lock/lock0lock.c lock_rec_inherit_to_gap \
+                         (lock->trx->isolation_level == TRX_ISO_READ_COMMITTED && LOCK_X: not \
+                         inherited); MariaDB 10.11 storage/innobase/lock/lock0lock.cc \
+                         lock_rec_inherit_to_gap (isolation_level > TRX_ISO_READ_COMMITTED || \
+                         mode != (duplicates ? LOCK_S : LOCK_X))",
             },
         }
     }

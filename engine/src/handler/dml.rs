@@ -644,12 +644,7 @@ pub(super) fn lock_ctx<'a>(
     sys: &TrxSys,
     duplicates: bool,
 ) -> LockCtx<'a> {
-    if matches!(
-        trx.isolation,
-        Isolation::ReadCommitted | Isolation::ReadUncommitted
-    ) {
-        locks.set_gapless(trx.id);
-    }
+    locks.note_isolation(trx.id, trx.isolation);
     LockCtx {
         locks,
         trx: trx.id,

@@ -158,7 +158,10 @@ impl Engine {
                 skip_gap_check: config.canaries.has(crate::Canary::InsertSkipsGapCheck),
                 inherit_to_supremum: config.canaries.has(crate::Canary::InheritToSupremum),
             })
-            .with_one_blocker(config.later.has(crate::LaterRule::DeadlockSearchOneBlocker)),
+            .with_one_blocker(config.later.has(crate::LaterRule::DeadlockSearchOneBlocker))
+            .with_ru_x_not_inherited(
+                (config.later).has(crate::LaterRule::ReadUncommittedXLocksNotInherited),
+            ),
             tables: BTreeMap::new(),
             names: BTreeMap::new(),
             sessions: BTreeMap::new(),

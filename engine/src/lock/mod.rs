@@ -392,8 +392,10 @@ pub struct LockSys {
     /// cover a gap, so that inserts into an index nobody gap-locks skip
     /// the insert intention check.
     per_index: BTreeMap<(u64, u64), (usize, usize)>,
-    /// Transactions that lock records without gaps (READ COMMITTED and
-    /// READ UNCOMMITTED): their X locks are not inherited.
+    /// Transactions whose X locks are not inherited as gap locks when
+    /// their record leaves the index: READ COMMITTED's
+    /// (`lock_rec_inherit_to_gap`), and READ UNCOMMITTED's too under a
+    /// later version's rule ([`LockSys::ru_x_not_inherited`]).
     gapless: std::collections::BTreeSet<TrxId>,
     /// Per transaction, its lock structs (InnoDB's `trx->trx_locks`),
     /// which its deadlock weight counts.
@@ -402,6 +404,10 @@ pub struct LockSys {
     /// ([`crate::LaterRule::DeadlockSearchOneBlocker`]): each wait points
     /// at one transaction, and the search follows those pointers.
     pub one_blocker: bool,
+    /// A later version's rule
+    /// ([`crate::LaterRule::ReadUncommittedXLocksNotInherited`]): READ
+    /// UNCOMMITTED's X locks are not inherited either.
+    pub ru_x_not_inherited: bool,
     /// With `one_blocker`, the transaction each waiting one points at
     /// (MariaDB's `trx->lock.wait_trx`): the owner of the first lock in
     /// its way (of a table lock's, the newest), moved on to the next one
@@ -477,6 +483,13 @@ impl LockSys {
     /// ([`LockSys::one_blocker`]).
     pub fn with_one_blocker(mut self, on: bool) -> Self {
         self.one_blocker = on;
+        self
+    }
+
+    /// This lock system with a later version's inheritance under READ
+    /// UNCOMMITTED, or not ([`LockSys::ru_x_not_inherited`]).
+    pub fn with_ru_x_not_inherited(mut self, on: bool) -> Self {
+        self.ru_x_not_inherited = on;
         self
     }
 
@@ -877,10 +890,29 @@ impl LockSys {
         granted
     }
 
-    /// Marks `trx` as locking records without gaps (READ COMMITTED or
-    /// READ UNCOMMITTED) until it ends or [`LockSys::set_gapful`].
+    /// Marks `trx` as one whose X locks are not inherited (until it ends
+    /// or [`LockSys::set_gapful`]).
     pub fn set_gapless(&mut self, trx: TrxId) {
         self.gapless.insert(trx);
+    }
+
+    /// Notes the isolation level `trx` runs a statement at: under READ
+    /// COMMITTED its X locks are not inherited as gap locks, at any other
+    /// level they are (1.0.6's `lock_rec_inherit_to_gap` reads the owner's
+    /// level when the record leaves); a later version's rule takes READ
+    /// UNCOMMITTED's out too.
+    pub fn note_isolation(&mut self, trx: TrxId, iso: crate::trx::Isolation) {
+        use crate::trx::Isolation::*;
+        let not_inherited = match iso {
+            ReadCommitted => true,
+            ReadUncommitted => self.ru_x_not_inherited,
+            RepeatableRead | Serializable => false,
+        };
+        if not_inherited {
+            self.gapless.insert(trx);
+        } else {
+            self.gapless.remove(&trx);
+        }
     }
 
     /// Marks `trx` as locking gaps again (its session went back to
@@ -1193,9 +1225,9 @@ impl LockSys {
             // was about to lock stays closed to inserts), becomes a
             // granted gap lock on the heir (lock_rec_inherit_to_gap looks
             // at no LOCK_WAIT flag), except insert intentions and the X
-            // locks of a transaction that locks no gaps (an UPDATE's or
-            // DELETE's under READ COMMITTED); its S locks, a duplicate
-            // check's, are inherited.
+            // locks of a transaction at READ COMMITTED (an UPDATE's or
+            // DELETE's; `LockSys::note_isolation`); its S locks, a
+            // duplicate check's, are inherited.
             if let Mode::Record(m, k) = lock.mode {
                 let gapless_x = m == RecMode::X && self.gapless.contains(&lock.trx);
                 if k != RecKind::InsertIntention && !gapless_x {
