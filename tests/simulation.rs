@@ -300,14 +300,15 @@ fn transfers_wait_deadlock_and_crash_and_the_total_check_can_fail() {
         "deadlock victims and timeouts roll back ({rollbacks})"
     );
     // Without the rollback of unfinished transactions at recovery, a
-    // half-done transfer survives a crash and the total changes: seed 6
-    // (seed 9 did until plans drew the system tablespace; it is caught
-    // there by the recovery oracle first).
+    // half-done transfer survives a crash and the total changes: seed 1
+    // (seed 6 did until the deadlock weight counted lock structs, which
+    // changed its victims; the recovery oracle and the locking reads catch
+    // it there first).
     let opts = RunOptions {
         canary: Some("skip-recovery-rollback".into()),
         ..RunOptions::default()
     };
-    let o = run(6, &p, &opts).expect("valid");
+    let o = run(1, &p, &opts).expect("valid");
     assert!(
         o.violations
             .iter()
@@ -454,6 +455,12 @@ fn every_profile_injects_its_faults_and_reaches_the_rare_paths() {
                     // Half the plans that build an index give it a sort
                     // buffer of at most 256 bytes (5 runs in seeds 0..40).
                     ("sorted runs index builds spilled to their merge files", 2),
+                    // An insert that waits on a secondary index keeps its
+                    // clustered record in place (83 in seeds 0..40).
+                    (
+                        "inserts that waited with their clustered record in place",
+                        30,
+                    ),
                 ],
             ],
         ),
@@ -467,8 +474,14 @@ fn every_profile_injects_its_faults_and_reaches_the_rare_paths() {
                 mixed,
                 io_errors,
                 zip_many,
-                // 5 in seeds 0..40.
-                &[("sorted runs index builds spilled to their merge files", 2)],
+                // 5 and 70 in seeds 0..40.
+                &[
+                    ("sorted runs index builds spilled to their merge files", 2),
+                    (
+                        "inserts that waited with their clustered record in place",
+                        30,
+                    ),
+                ],
             ],
         ),
         // 80 seeds: io-errors has 14 crashes just after a checkpoint per
