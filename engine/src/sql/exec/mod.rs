@@ -463,8 +463,18 @@ impl Server {
     /// SAVEPOINT: the engine keeps it; the server notes whether InnoDB
     /// was part of the transaction yet (a statement touched a table since
     /// it began), as MySQL's savepoint keeps the engines registered then.
+    /// In autocommit mode outside a transaction it does nothing.
     fn savepoint(&mut self, c: ConnId, n: String) -> Outcome {
         let s = self.conn(c).session;
+        if self.engine.autocommit(s) && !self.engine.in_transaction(s) {
+            // Autocommit and no BEGIN: MySQL 5.1's SQLCOM_SAVEPOINT answers
+            // OK and does nothing (no transaction to keep it in).
+            return Outcome::Done(Reply::Ok {
+                affected: 0,
+                info: None,
+                warnings: 0,
+            });
+        }
         let touched = self.engine.trx_touched(s);
         let out = self.single(c, Request::Savepoint(n.clone()), Then::Ok);
         if matches!(out, Outcome::Done(Reply::Ok { .. })) {
