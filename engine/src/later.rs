@@ -33,6 +33,9 @@ pub enum LaterRule {
     /// The X locks of a READ UNCOMMITTED transaction are not inherited as
     /// gap locks when their record leaves the index, as READ COMMITTED's.
     ReadUncommittedXLocksNotInherited,
+    /// A locking range read under READ COMMITTED or READ UNCOMMITTED gives
+    /// back its lock on the row past the range's end.
+    PastEndRowUnlockedUnderReadCommitted,
 }
 
 /// An entry of the list of version differences.
@@ -52,12 +55,13 @@ pub struct Difference {
 
 impl LaterRule {
     /// Every rule.
-    pub const ALL: [LaterRule; 5] = [
+    pub const ALL: [LaterRule; 6] = [
         LaterRule::FkCheckNoGapsUnderReadCommitted,
         LaterRule::OrderByExtendedKey,
         LaterRule::DuplicateIndexNote,
         LaterRule::DeadlockSearchOneBlocker,
         LaterRule::ReadUncommittedXLocksNotInherited,
+        LaterRule::PastEndRowUnlockedUnderReadCommitted,
     ];
 
     /// The rule's name.
@@ -69,6 +73,9 @@ impl LaterRule {
             LaterRule::DeadlockSearchOneBlocker => "deadlock-search-one-blocker",
             LaterRule::ReadUncommittedXLocksNotInherited => {
                 "read-uncommitted-x-locks-not-inherited"
+            }
+            LaterRule::PastEndRowUnlockedUnderReadCommitted => {
+                "past-end-row-unlocked-under-read-committed"
             }
         }
     }
@@ -181,6 +188,27 @@ impl LaterRule {
                          inherited); MariaDB 10.11 storage/innobase/lock/lock0lock.cc \
                          lock_rec_inherit_to_gap (isolation_level > TRX_ISO_READ_COMMITTED || \
                          mode != (duplicates ? LOCK_S : LOCK_X))",
+            },
+            LaterRule::PastEndRowUnlockedUnderReadCommitted => Difference {
+                pattern: "SELECT ... FOR UPDATE (or LOCK IN SHARE MODE) over a range under READ \
+                          COMMITTED or READ UNCOMMITTED, then another transaction locks the \
+                          first row past the range's end",
+                innodb_1_0: "InnoDB reads and locks the row past the end before the server \
+                             sees the range is over, and the lock stays to the transaction's \
+                             end: the other transaction waits",
+                later: "the server gives the lock back as soon as it sees the row is past the \
+                        end (unlock_row, which InnoDB honours under READ COMMITTED and READ \
+                        UNCOMMITTED): the other transaction goes ahead; under REPEATABLE READ \
+                        both keep it",
+                why: "MySQL 5.6 made handler::read_range_next and read_range_first call \
+                      unlock_row() for a row outside the range; 5.1 returns end of file without \
+                      it. Checked on MariaDB 10.11.14 by hand: the row past the end is locked \
+                      under REPEATABLE READ only",
+                source: "MySQL 5.1.45 sql/handler.cc handler::read_range_next (compare_key(\
+                         end_range) <= 0 ? 0 : HA_ERR_END_OF_FILE); MariaDB 10.11 \
+                         sql/handler.cc handler::read_range_next (unlock_row() before \
+                         HA_ERR_END_OF_FILE); ha_innobase::unlock_row releases under \
+                         isolation <= READ COMMITTED",
             },
         }
     }

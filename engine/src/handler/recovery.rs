@@ -161,6 +161,9 @@ impl Engine {
             .with_one_blocker(config.later.has(crate::LaterRule::DeadlockSearchOneBlocker))
             .with_ru_x_not_inherited(
                 (config.later).has(crate::LaterRule::ReadUncommittedXLocksNotInherited),
+            )
+            .with_past_end_unlocked(
+                (config.later).has(crate::LaterRule::PastEndRowUnlockedUnderReadCommitted),
             ),
             tables: BTreeMap::new(),
             names: BTreeMap::new(),

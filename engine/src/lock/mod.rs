@@ -408,6 +408,11 @@ pub struct LockSys {
     /// ([`crate::LaterRule::ReadUncommittedXLocksNotInherited`]): READ
     /// UNCOMMITTED's X locks are not inherited either.
     pub ru_x_not_inherited: bool,
+    /// A later version's rule
+    /// ([`crate::LaterRule::PastEndRowUnlockedUnderReadCommitted`]): a
+    /// locking range scan under READ COMMITTED or READ UNCOMMITTED gives
+    /// back its lock on the row past the range's end.
+    pub past_end_unlocked: bool,
     /// With `one_blocker`, the transaction each waiting one points at
     /// (MariaDB's `trx->lock.wait_trx`): the owner of the first lock in
     /// its way (of a table lock's, the newest), moved on to the next one
@@ -490,6 +495,13 @@ impl LockSys {
     /// UNCOMMITTED, or not ([`LockSys::ru_x_not_inherited`]).
     pub fn with_ru_x_not_inherited(mut self, on: bool) -> Self {
         self.ru_x_not_inherited = on;
+        self
+    }
+
+    /// This lock system with a later version's release of the row past a
+    /// range's end, or not ([`LockSys::past_end_unlocked`]).
+    pub fn with_past_end_unlocked(mut self, on: bool) -> Self {
+        self.past_end_unlocked = on;
         self
     }
 

@@ -13,7 +13,7 @@ use super::{decode_row, sec_entry, visible_version, write::clustered_key_of_entr
 use crate::btree::{self, Bound, Cursor, Direction, Key};
 use crate::dict::Table;
 use crate::error::Result;
-use crate::lock::{LockId, RecKey, RecKind, RecMode};
+use crate::lock::{LockId, RecKey, RecKind, RecMode, Target};
 use crate::pager::Pager;
 use crate::record::{self, Value};
 use crate::trx::ReadView;
@@ -394,6 +394,12 @@ pub fn scan_locking(
         };
         let k = btree::key_of(ix, 0, &rec)?;
         let place = keeps_place.then(|| k.clone());
+        let mark = ctx.locks.next_lock_id();
+        let entry_target = Target::Record {
+            table: table.id,
+            index: ix.id,
+            key: RecKey::Key(btree::lock_key(ix, k.clone())),
+        };
         if let Some(w) = lock_entry(pager, table, ix, k, &rec, mode, kind, ctx)? {
             keep_place(ctx, place, out, true);
             return Ok(Err(w));
@@ -404,11 +410,31 @@ pub fn scan_locking(
         if record::is_deleted(&rec) {
             continue;
         }
+        let mut targets = vec![entry_target];
         if let Some(i) = index {
-            if let Err(w) = lock_clustered_of(pager, table, i, &rec, mode, ctx)? {
-                keep_place(ctx, place, out, true);
-                return Ok(Err(w));
+            match lock_clustered_of(pager, table, i, &rec, mode, ctx)? {
+                Err(w) => {
+                    keep_place(ctx, place, out, true);
+                    return Ok(Err(w));
+                }
+                Ok(Some(_)) => {
+                    let ck = clustered_key_of_entry(table, &table.secondary[i], &rec)?;
+                    targets.push(Target::Record {
+                        table: table.id,
+                        index: table.clustered.id,
+                        key: RecKey::Key(btree::lock_key(&table.clustered, ck)),
+                    });
+                }
+                Ok(None) => {}
             }
+        }
+        if !ctx.gaps && ctx.locks.past_end_unlocked {
+            // A later version's rule: the server gives back the lock on
+            // the row past the range's end (`handler::read_range_next`'s
+            // unlock_row, which releases it under READ COMMITTED and READ
+            // UNCOMMITTED).
+            let now = ctx.now_us;
+            ctx.locks.release_records(ctx.trx, &targets, mark, now);
         }
         break;
     }
