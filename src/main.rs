@@ -1970,6 +1970,8 @@ fn diff(o: DiffOpts) -> ExitCode {
                     "seed {seed}: MISMATCH ({})",
                     out.mismatch.as_deref().unwrap_or("")
                 );
+            } else if out.racy {
+                eprintln!("seed {seed}: parted where woken waiters raced");
             }
         },
     );
