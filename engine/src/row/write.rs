@@ -141,11 +141,40 @@ pub fn sec_key_of_columns(
         .collect()
 }
 
-/// Checks unique secondary indexes for a new record image, locking what
-/// it reads as InnoDB's duplicate check does (an S next-key lock on each
-/// entry with the same unique prefix, and S on its row's clustered record,
-/// which waits for a transaction still changing that row). Returns the
-/// lock to wait for, if any.
+/// The unique columns of a row in unique index `sec`, as its entry holds
+/// them (prefixes cut); `None` when one is NULL (NULLs never collide). The
+/// `unique-check-first-column` canary keeps the first column alone.
+fn unique_prefix(
+    pager: &Pager,
+    sec: &crate::dict::Secondary,
+    cols: &[Option<Vec<u8>>],
+) -> Option<Key> {
+    let mut prefix: Key = (sec.def.columns.iter().enumerate())
+        .map(|(i, &c)| {
+            let mut v = cols[c].clone();
+            if let (Some(v), Some(p)) = (&mut v, sec.def.prefix(i)) {
+                v.truncate(usize::from(p));
+            }
+            v
+        })
+        .collect();
+    if prefix.iter().any(|f| f.is_none()) {
+        return None;
+    }
+    if pager.unique_first_column {
+        prefix.truncate(1);
+    }
+    Some(prefix)
+}
+
+/// Checks unique secondary indexes for an updated row's new image (an
+/// insert runs [`sec_unique_scan`] index by index instead), locking what
+/// it reads: an S next-key lock on each entry with the same unique
+/// prefix, and S on its row's clustered record, which waits for a
+/// transaction still changing that row. InnoDB checks an update's new
+/// entries as an insert's, after the clustered record changes
+/// (`row_upd_sec_index_entry`); this earlier check is innosim's. Returns
+/// the lock to wait for, if any.
 fn check_unique(
     pager: &mut Pager,
     table: &Table,
@@ -154,22 +183,9 @@ fn check_unique(
     ctx: &mut LockCtx<'_>,
 ) -> Result<Option<LockId>> {
     for sec in table.secondary.iter().filter(|s| s.def.unique) {
-        let mut prefix: Key = (sec.def.columns.iter().enumerate())
-            .map(|(i, &c)| {
-                let mut v = cols[c].clone();
-                if let (Some(v), Some(p)) = (&mut v, sec.def.prefix(i)) {
-                    v.truncate(usize::from(p));
-                }
-                v
-            })
-            .collect();
-        if prefix.iter().any(|f| f.is_none()) {
+        let Some(prefix) = unique_prefix(pager, sec, cols) else {
             continue; // NULLs never collide
-        }
-        if pager.unique_first_column {
-            // The canary looks for duplicates of the first column alone.
-            prefix.truncate(1);
-        }
+        };
         let mut cur = Cursor::new(
             Bound::Included(prefix.clone()),
             Bound::Included(prefix.clone()),
@@ -249,22 +265,9 @@ fn sec_unique_scan(
     cols: &[Option<Vec<u8>>],
     ctx: &mut LockCtx<'_>,
 ) -> Result<Option<LockId>> {
-    let mut prefix: Key = (sec.def.columns.iter().enumerate())
-        .map(|(i, &c)| {
-            let mut v = cols[c].clone();
-            if let (Some(v), Some(p)) = (&mut v, sec.def.prefix(i)) {
-                v.truncate(usize::from(p));
-            }
-            v
-        })
-        .collect();
-    if prefix.iter().any(|f| f.is_none()) {
+    let Some(prefix) = unique_prefix(pager, sec, cols) else {
         return Ok(None);
-    }
-    if pager.unique_first_column {
-        // The canary looks for duplicates of the first column alone.
-        prefix.truncate(1);
-    }
+    };
     // The scan runs only when the entry's place in the index is next to
     // an entry with the same unique columns, delete-marked or not
     // (`row_ins_index_entry_low` looks at the search's `up_match` and
