@@ -225,8 +225,9 @@ pub struct LockOracle {
     /// The insert the engine call being judged runs, if any.
     running_insert: Option<InsertShape>,
     /// Transactions waiting in an insert, by whether its clustered record
-    /// is in place while they wait (`None`: the shape could not tell, and
-    /// the engine's `Weight` event settled it within what it allows).
+    /// is in place while they wait (`None`: the shape could not tell; the
+    /// victim rule then allows either weight, and nothing is taken from
+    /// the engine's count).
     in_place: FxHashMap<u64, Option<bool>>,
     /// Lock structs by transaction: how many, and the (table, index, mode)
     /// of the granted record lock structs a new lock may set a bit in.
@@ -446,13 +447,9 @@ impl LockOracle {
                 let in_place = self.in_place.get(&e.trx).copied();
                 let ok = match in_place {
                     Some(Some(kept)) => e.undo_records == counted + u64::from(kept),
-                    Some(None) => {
-                        // Either is what InnoDB could have: the engine's
-                        // count says which, and stands for the weight.
-                        let kept = e.undo_records == counted + 1;
-                        self.in_place.insert(e.trx, Some(kept));
-                        kept || e.undo_records == counted
-                    }
+                    // The shape cannot tell: either count is InnoDB's,
+                    // and the victim rule is judged with both.
+                    Some(None) => e.undo_records == counted || e.undo_records == counted + 1,
                     None => e.undo_records == counted,
                 };
                 if !ok {
@@ -794,6 +791,13 @@ impl LockOracle {
         self.changes.get(&trx).copied().unwrap_or(0) + structs + u64::from(kept)
     }
 
+    /// [`LockOracle::weight`], plus the undo record of an insert waiting
+    /// where the oracle cannot tell whether its clustered record is in.
+    fn weight_hi(&self, trx: u64) -> u64 {
+        let unknown = matches!(self.in_place.get(&trx), Some(None));
+        self.weight(trx) + u64::from(unknown)
+    }
+
     /// The insert the next engine call runs (or runs again), or `None`
     /// after it: waits it makes are judged by its shape.
     pub fn running_insert(&mut self, shape: Option<InsertShape>) {
@@ -802,7 +806,7 @@ impl LockOracle {
 
     /// Whether `trx` waits in an insert with its clustered record in place
     /// (as the running insert's shape says; `None` if it does not wait in
-    /// one, or the shape could not tell and no `Weight` event has).
+    /// one, or the shape could not tell).
     pub fn insert_in_place(&self, trx: u64) -> Option<bool> {
         self.in_place.get(&trx).copied().flatten()
     }
@@ -884,9 +888,9 @@ impl LockOracle {
             .collect();
         let wr = self.weight(req);
         let ok = if e.trx == req {
-            preds.iter().any(|&p| self.weight(p) >= wr)
+            preds.iter().any(|&p| self.weight_hi(p) >= wr)
         } else {
-            preds.contains(&e.trx) && self.weight(e.trx) < wr
+            preds.contains(&e.trx) && self.weight(e.trx) < self.weight_hi(req)
         };
         if ok && e.trx != req {
             self.stats.victims_by_weight += 1;

@@ -122,9 +122,9 @@ impl Engine {
         let gapless = |i| matches!(i, Isolation::ReadCommitted | Isolation::ReadUncommitted);
         if gapless(trx.isolation) && !gapless(iso) {
             self.sys.close_view(trx);
-            self.locks.set_gapful(trx.id);
         }
         trx.isolation = iso;
+        self.locks.note_isolation(trx.id, iso);
     }
 
     pub(super) fn begin_trx(&mut self, s: SessionId, implicit: bool) -> Result<()> {

@@ -902,12 +902,6 @@ impl LockSys {
         granted
     }
 
-    /// Marks `trx` as one whose X locks are not inherited (until it ends
-    /// or [`LockSys::set_gapful`]).
-    pub fn set_gapless(&mut self, trx: TrxId) {
-        self.gapless.insert(trx);
-    }
-
     /// Notes the isolation level `trx` runs a statement at: under READ
     /// COMMITTED its X locks are not inherited as gap locks, at any other
     /// level they are (1.0.6's `lock_rec_inherit_to_gap` reads the owner's
@@ -925,12 +919,6 @@ impl LockSys {
         } else {
             self.gapless.remove(&trx);
         }
-    }
-
-    /// Marks `trx` as locking gaps again (its session went back to
-    /// REPEATABLE READ or SERIALIZABLE between statements).
-    pub fn set_gapful(&mut self, trx: TrxId) {
-        self.gapless.remove(&trx);
     }
 
     /// Releases every lock of `trx` (commit or rollback) and grants the
