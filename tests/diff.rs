@@ -57,6 +57,34 @@ fn innosim_and_its_own_server_agree_statement_by_statement() {
     assert!(sum.steps >= 5_000, "{sum:?}");
 }
 
+/// Seeds 1302 and 1922 end a step with a commit whose grant lets the last
+/// of three waiters go on and wait again, choosing as its deadlock victim
+/// a waiter resumed before it in the same pass: the in-process side saw
+/// that victim's 1213 (and the grant it gave a third) one step late, where
+/// the server had it at once, until its resume loop went round again.
+#[test]
+fn a_wait_ended_by_a_later_resume_is_seen_in_the_same_step() {
+    let h = own_server();
+    let url: ServerUrl = format!("mysql://root@{}", h.addr).parse().unwrap();
+    let mut theirs = Remote::new(url);
+    let profile = Profile::named("default").unwrap();
+    let clock = engine::io::OsClock::new();
+    for seed in [1302, 1922] {
+        let sum = diff::campaign(
+            &profile,
+            Budget::Seeds(seed, seed + 1),
+            Some(40),
+            &mut theirs,
+            &clock,
+            |_, _| {},
+        )
+        .unwrap();
+        assert!(sum.mismatches.is_empty(), "seed {seed}: {sum:?}");
+        assert_eq!(sum.racy, 0, "seed {seed}: {sum:?}");
+        assert!(sum.deadlocks >= 1, "seed {seed}: {sum:?}");
+    }
+}
+
 #[test]
 fn a_planted_locking_bug_on_one_side_is_a_mismatch() {
     let h = own_server();

@@ -382,8 +382,13 @@ impl Backend for Local {
 
     fn completions(&mut self) -> Result<BTreeMap<usize, Answer>, String> {
         let mut done = BTreeMap::new();
-        // A resumed statement can end a deadlock victim's wait; go round
-        // until a pass changes nothing.
+        // A resumed statement can end another's wait (a grant, or a
+        // deadlock victim chosen when it waits again) without ending
+        // itself, after that other one was resumed in the same pass: go
+        // round until a pass ends no statement and follows one that ended
+        // none either (resuming a statement that still waits for the same
+        // lock changes nothing).
+        let mut quiet = false;
         loop {
             let mut moved = false;
             for s in self.blocked.clone() {
@@ -394,9 +399,10 @@ impl Backend for Local {
                     moved = true;
                 }
             }
-            if !moved {
+            if !moved && quiet {
                 return Ok(done);
             }
+            quiet = !moved;
         }
     }
 
