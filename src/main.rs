@@ -2069,6 +2069,13 @@ fn diff(o: DiffOpts) -> ExitCode {
         sum.mismatches.len(),
         engine::io::Clock::now_us(&clock) as f64 / 1e6
     );
+    let reached: Vec<String> = sum
+        .reached
+        .table()
+        .iter()
+        .map(|(name, n)| format!("{n} {name}"))
+        .collect();
+    println!("reached on innosim's side: {}", reached.join(", "));
     for (rule, n) in &sum.versions {
         let seeds: Vec<String> = sum
             .version_seeds

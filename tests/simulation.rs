@@ -400,6 +400,14 @@ fn every_profile_injects_its_faults_and_reaches_the_rare_paths() {
         ("tables created, dropped or truncated", 5),
         ("inserts without a primary key", 100),
         ("reads of tables without a primary key", 100),
+        // Filtered UPDATEs and DELETEs under READ COMMITTED: rows read
+        // semi-consistently (3 to 10 in each profile's seeds) and rows let
+        // go (50 to 374).
+        ("rows UPDATEs read semi-consistently", 2),
+        (
+            "rejected rows READ COMMITTED let go (row_unlock_for_mysql)",
+            25,
+        ),
     ];
     let io_errors: Wants = &[("fsync failures", 8), ("full-disk errors", 40)];
     let lock_heavy: Wants = &[

@@ -35,8 +35,8 @@ pub mod trx;
 pub mod wire;
 
 pub use handler::{
-    Config, DdlStep, Engine, FlushAtCommit, InnodbCmp, InnodbCmpMem, InnodbLock, InnodbLockWait,
-    InnodbTrx, RangeBound, RecoveryReport, Request, Response, SessionId, Step,
+    Config, DdlStep, Engine, EngineStats, FlushAtCommit, InnodbCmp, InnodbCmpMem, InnodbLock,
+    InnodbLockWait, InnodbTrx, RangeBound, RecoveryReport, Request, Response, SessionId, Step,
 };
 
 pub use canary::{Canaries, Canary};

@@ -1009,6 +1009,19 @@ impl LockOracle {
                 .any(|&(t, target, mode)| t == trx && pred(&self.targets[target], mode))
     }
 
+    /// Every lock the oracle knows, granted or waiting: its transaction,
+    /// target, mode and whether it waits, in lock id order.
+    pub fn all_locks(&self) -> Vec<(u64, OTarget, OMode, bool)> {
+        let mut ids: Vec<&u64> = self.locks.keys().collect();
+        ids.sort_unstable();
+        ids.into_iter()
+            .map(|id| {
+                let l = &self.locks[id];
+                (l.trx, self.targets[l.target].clone(), l.mode, l.waiting)
+            })
+            .collect()
+    }
+
     /// Whether a transaction other than `trx` holds or waits for a lock
     /// that covers a gap (next-key, gap, insert intention) anywhere in an
     /// index: then an insert into it must check its gap.

@@ -500,6 +500,9 @@ impl Engine {
             let system = !self.config.file_per_table;
             self.swap_in_new_space(old, def, table_id, true, system, map)
         })();
+        if r.is_ok() {
+            self.stats.tables_rebuilt += 1;
+        }
         self.guard(r).map(DdlStep::Done)
     }
 

@@ -170,6 +170,14 @@ pub struct EngineStats {
     /// Sorted runs fast index creation wrote to its merge file (the sort
     /// buffer overflowed).
     pub merge_runs_spilled: u64,
+    /// Rows UPDATEs read semi-consistently: unlocked, in their last
+    /// committed version, where their lock would have waited.
+    pub semi_consistent_rows: u64,
+    /// Record locks READ COMMITTED let go of for rows a statement read and
+    /// did not change (`row_unlock_for_mysql`).
+    pub record_locks_let_go: u64,
+    /// Tables rebuilt by copying (ALTER TABLE by copy, OPTIMIZE TABLE).
+    pub tables_rebuilt: u64,
     /// Rollbacks that failed on an error that would not have stopped the
     /// engine by itself (a full disk), and so stopped it (see
     /// `Engine::rollback_failed`).
@@ -464,16 +472,21 @@ impl Engine {
         self.locks.next_lock_id()
     }
 
-    /// READ COMMITTED and READ UNCOMMITTED: releases the record locks the
-    /// session's transaction took since `mark` on the rows `rows` (whole
-    /// rows of `table`, as a read returned them), in every index of the
-    /// table: the rows an UPDATE or DELETE read and found not matching
-    /// its WHERE (InnoDB's `row_unlock_for_mysql`). Under REPEATABLE READ
-    /// and SERIALIZABLE it does nothing: those keep every lock.
+    /// READ COMMITTED and READ UNCOMMITTED: releases an X lock the
+    /// session's transaction took since `mark` on each of the rows `rows`
+    /// (whole rows of `table`, as a read returned them), on its clustered
+    /// record and, when the read went through secondary index `index`, on
+    /// its entry there: the rows an UPDATE or DELETE read and found not
+    /// matching its WHERE (InnoDB's `row_unlock_for_mysql`, which unlocks
+    /// the record under the read's cursor and, for a secondary index, the
+    /// clustered record it locked too; the entries the statement's own
+    /// changes locked in other indexes stay). Under REPEATABLE READ and
+    /// SERIALIZABLE it does nothing: those keep every lock.
     pub fn unlock_rows(
         &mut self,
         s: SessionId,
         table: &str,
+        index: Option<&str>,
         rows: &[Vec<Value>],
         row_ids: &[u64],
         mark: crate::lock::LockId,
@@ -506,7 +519,11 @@ impl Engine {
                 index: t.clustered.id,
                 key: crate::lock::RecKey::Key(crate::btree::lock_key(&t.clustered, pk.clone())),
             });
-            for sec in &t.secondary {
+            for sec in t
+                .secondary
+                .iter()
+                .filter(|x| Some(x.def.name.as_str()) == index)
+            {
                 let key = write::sec_key_of_columns(t, sec, &cols, keyless.then(|| row_ids[i]));
                 targets.push(Target::Record {
                     table: id,
@@ -516,7 +533,11 @@ impl Engine {
             }
         }
         let now = self.pager.now_us();
-        self.locks.release_records(trx, &targets, mark, now);
+        let before = self.locks.held_count(trx);
+        self.locks
+            .release_records(trx, &targets, crate::lock::RecMode::X, mark, now);
+        let after = self.locks.held_count(trx);
+        self.stats.record_locks_let_go += before.saturating_sub(after) as u64;
         Ok(())
     }
 

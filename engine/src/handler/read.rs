@@ -195,6 +195,7 @@ impl Engine {
                     Ok(mut rows) => {
                         let semi = std::mem::take(&mut ctx.semi_rows);
                         drop(ctx);
+                        self.stats.semi_consistent_rows += semi.len() as u64;
                         if let Some(sess) = self.sessions.get_mut(&s) {
                             sess.semi_rows = semi;
                         }

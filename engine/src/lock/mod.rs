@@ -993,31 +993,41 @@ impl LockSys {
         self.grant_on(targets, now_us)
     }
 
-    /// Releases the granted record locks of `trx` on `targets` with ids
-    /// from `first` on (those the current statement took), and grants the
-    /// waiters that can go: READ COMMITTED's release of the rows an UPDATE
-    /// or DELETE read but does not change (`row_unlock_for_mysql`).
+    /// How many locks `trx` holds or waits for.
+    pub fn held_count(&self, trx: TrxId) -> usize {
+        self.by_trx.get(&trx).map_or(0, |ids| ids.len())
+    }
+
+    /// Releases, on each of `targets`, the newest granted record lock of
+    /// `trx` in `mode` (S or X, of any gap kind) with an id from `first`
+    /// on (taken during the current statement), and grants the waiters
+    /// that can go: READ COMMITTED's release of the rows an UPDATE or
+    /// DELETE read but does not change (`row_unlock_for_mysql`), which
+    /// lets go of one lock a record: `lock_rec_unlock` resets the record's
+    /// bit in the last lock of the transaction's in its queue whose mode
+    /// is the read's. Of a record lock the statement took and a gap lock
+    /// inherited onto the record after it (from a record purge removed
+    /// before it), the later goes.
     pub fn release_records(
         &mut self,
         trx: TrxId,
         targets: &[Target],
+        mode: RecMode,
         first: LockId,
         now_us: u64,
     ) -> Vec<TrxId> {
-        let ids: Vec<LockId> = self
-            .by_trx
-            .get(&trx)
-            .into_iter()
-            .flatten()
-            .copied()
-            .filter(|&id| {
-                id >= first
-                    && self
-                        .locks
-                        .get(&id)
-                        .is_some_and(|l| !l.waiting && targets.contains(&l.target))
-            })
-            .collect();
+        let mut newest: BTreeMap<&Target, LockId> = BTreeMap::new();
+        for &id in self.by_trx.get(&trx).into_iter().flatten() {
+            let Some(l) = self.locks.get(&id) else {
+                continue;
+            };
+            let in_mode = matches!(l.mode, Mode::Record(m, _) if m == mode);
+            if id >= first && in_mode && !l.waiting && targets.contains(&l.target) {
+                let e = newest.entry(&l.target).or_insert(id);
+                *e = (*e).max(id);
+            }
+        }
+        let ids: Vec<LockId> = newest.into_values().collect();
         let mut freed = Vec::new();
         for id in ids {
             if let Some(lock) = self.remove(id) {

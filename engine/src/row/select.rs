@@ -434,7 +434,8 @@ pub fn scan_locking(
             // unlock_row, which releases it under READ COMMITTED and READ
             // UNCOMMITTED).
             let now = ctx.now_us;
-            ctx.locks.release_records(ctx.trx, &targets, mark, now);
+            ctx.locks
+                .release_records(ctx.trx, &targets, mode, mark, now);
         }
         break;
     }

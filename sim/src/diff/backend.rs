@@ -219,6 +219,10 @@ pub trait Backend {
     /// A fresh database `diff` with `setup` run in it (each statement must
     /// succeed), and `sessions` connections to it.
     fn start(&mut self, sessions: usize, setup: &[String]) -> Result<(), String>;
+    /// The sort buffer of the index builds of the next
+    /// [`start`](Self::start), where the side can set it per database
+    /// (`None`: its default). A server's is a startup setting, left alone.
+    fn set_sort_buffer(&mut self, _bytes: Option<usize>) {}
     /// Sends a statement on a session that is not blocked.
     fn issue(&mut self, session: usize, sql: &str) -> Result<Issued, String>;
     /// The blocked statements that have finished since they were sent,
@@ -269,9 +273,22 @@ pub struct Local {
     /// server; resuming them in another order here parted the sides
     /// later, innosim serve seed 1256).
     blocked: Vec<usize>,
+    /// The engine's counters when its server closed.
+    closed_stats: engine::EngineStats,
+    /// The sort buffer of the next start's engine, if not the default.
+    sort_buffer_bytes: Option<usize>,
 }
 
 impl Local {
+    /// The engine's counters: the paths the scenario took (as of its
+    /// server's close, if it closed).
+    pub fn engine_stats(&self) -> engine::EngineStats {
+        match &self.server {
+            Some(s) => s.engine().stats,
+            None => self.closed_stats,
+        }
+    }
+
     /// A side with no server yet ([`Backend::start`] makes one).
     pub fn new() -> Local {
         Local::with_canaries(engine::Canaries::NONE)
@@ -287,6 +304,8 @@ impl Local {
             control: 0,
             sessions: Vec::new(),
             blocked: Vec::new(),
+            closed_stats: engine::EngineStats::default(),
+            sort_buffer_bytes: None,
         }
     }
 
@@ -332,12 +351,15 @@ impl Backend for Local {
     }
 
     fn start(&mut self, sessions: usize, setup: &[String]) -> Result<(), String> {
-        let config = engine::Config {
+        let mut config = engine::Config {
             buffer_pool_pages: 512,
             canaries: self.canaries,
             later: self.later,
             ..engine::Config::default()
         };
+        if let Some(bytes) = self.sort_buffer_bytes {
+            config.sort_buffer_bytes = bytes;
+        }
         let (server, _) = Server::open(
             Box::new(SimStorage::new()),
             Box::new(Arc::new(ManualClock::new())),
@@ -367,6 +389,10 @@ impl Backend for Local {
         self.must(b, "USE diff")?;
         self.must(b, PURGE_BLOCKER)?;
         Ok(())
+    }
+
+    fn set_sort_buffer(&mut self, bytes: Option<usize>) {
+        self.sort_buffer_bytes = bytes;
     }
 
     fn issue(&mut self, session: usize, sql: &str) -> Result<Issued, String> {
@@ -413,6 +439,7 @@ impl Backend for Local {
 
     fn stop(&mut self) -> Result<(), String> {
         if let Some(mut server) = self.server.take() {
+            self.closed_stats = server.engine().stats;
             for c in self.sessions.drain(..) {
                 server
                     .disconnect(c)

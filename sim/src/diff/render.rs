@@ -286,6 +286,31 @@ impl<'a> Tables<'a> {
                 ident(table),
                 self.key_condition(table, key)?
             ),
+            PlannedStmt::ChangeWhere {
+                table,
+                from,
+                to,
+                below,
+                set,
+            } => {
+                // `k + 0`: a condition no index serves, so that both
+                // servers read the range through the primary key (a
+                // single-table DELETE takes no index hint).
+                let filter = format!("`id` >= {from} AND `id` <= {to} AND `k` + 0 < {below}");
+                if set.is_empty() {
+                    format!("DELETE FROM {} WHERE {filter}", ident(table))
+                } else {
+                    let sets: Vec<String> = set
+                        .iter()
+                        .map(|(c, v)| format!("{} = {}", ident(c), literal(v)))
+                        .collect();
+                    format!(
+                        "UPDATE {} SET {} WHERE {filter}",
+                        ident(table),
+                        sets.join(", ")
+                    )
+                }
+            }
             PlannedStmt::Get { table, key } => format!(
                 "SELECT * FROM {} WHERE {}",
                 ident(table),

@@ -103,6 +103,33 @@ fn key_columns(
     Some((index_name.to_string(), cols))
 }
 
+/// The table and primary key of the row a record lock on a clustered
+/// index is on, in the model's terms; `None` for a table lock, the
+/// supremum, a secondary index, a table the schema does not know or a
+/// hidden row id.
+pub(crate) fn clustered_row(
+    engine: &engine::Engine,
+    schema: &Schema,
+    target: &OTarget,
+) -> Option<(String, Vec<ModelValue>)> {
+    let OTarget::Record(t, i, Some(key)) = target else {
+        return None;
+    };
+    let table = table_by_id(engine, *t)?;
+    if table.clustered.id != *i || table.def.primary_key.is_empty() {
+        return None;
+    }
+    let shape = schema.table(table.name())?;
+    let (_, cols) = key_columns(table, shape, *i, key)?;
+    let pk = table
+        .def
+        .primary_key
+        .iter()
+        .map(|p| cols.iter().find(|(c, _)| c == p).map(|(_, v)| v.clone()))
+        .collect::<Option<Vec<_>>>()?;
+    Some((table.name().to_string(), pk))
+}
+
 /// Judges an implicit lock made explicit (a `Converted` event: the engine
 /// says `holder` holds an implicit X lock on a record). An implicit lock
 /// is what a transaction's own change leaves, by the runner's count of

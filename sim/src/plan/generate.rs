@@ -545,7 +545,61 @@ impl Plan {
         if builds && sort.gen_bool(0.5) {
             plan.sort_buffer_bytes = Some(sort.gen_range(32..=256));
         }
+        filtered_changes(&mut plan, profile, seed);
         plan
+    }
+}
+
+/// From a generator of its own, last of all: three in five mixed plans
+/// run three to twelve UPDATEs and DELETEs of a range of `sb` that a
+/// condition on `k` filters ([`PlannedStmt::ChangeWhere`]), in drawn
+/// transactions that are not in autocommit mode, half of which (those
+/// that set no level of their own) then run under READ COMMITTED or READ
+/// UNCOMMITTED. Under those levels their reads are semi-consistent and
+/// let go of the rows they reject, two paths nothing else in a plan takes.
+fn filtered_changes(plan: &mut Plan, profile: &Profile, seed: u64) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xF17E_0000_0000_0031);
+    if profile.shape != Shape::Mixed || !rng.gen_bool(0.6) {
+        return;
+    }
+    let open: Vec<usize> = (0..plan.transactions.len())
+        .filter(|&i| !plan.transactions[i].autocommit)
+        .collect();
+    if open.is_empty() {
+        return;
+    }
+    for _ in 0..rng.gen_range(3..=12) {
+        let i = open[rng.gen_range(0..open.len())];
+        let t = &mut plan.transactions[i];
+        if t.isolation.is_none() && rng.gen_bool(0.5) {
+            t.isolation = Some(
+                if rng.gen_bool(0.5) {
+                    "READ-COMMITTED"
+                } else {
+                    "READ-UNCOMMITTED"
+                }
+                .into(),
+            );
+        }
+        let from = rng.gen_range(1..=profile.key_space);
+        let to = (from + rng.gen_range(0..=profile.key_space / 4)).min(profile.key_space);
+        let set = if rng.gen_bool(0.3) {
+            Vec::new()
+        } else if rng.gen_bool(0.5) {
+            vec![("k".to_string(), PValue::UInt(rng.gen_range(0..50)))]
+        } else {
+            let l = rng.gen_range(1..=120);
+            vec![("c".to_string(), text(&mut rng, l))]
+        };
+        let st = PlannedStmt::ChangeWhere {
+            table: "sb".into(),
+            from,
+            to,
+            below: rng.gen_range(1..50),
+            set,
+        };
+        let at = rng.gen_range(0..=plan.transactions[i].statements.len());
+        plan.insert_statement(i, at, st);
     }
 }
 

@@ -209,6 +209,28 @@ pub enum PlannedStmt {
         /// At most this much (no more than the balance).
         amount: u64,
     },
+    /// UPDATE (`set`) or DELETE (`set` empty) of the rows of `sb` with
+    /// ids `from` to `to` (inclusive) whose `k` is below `below`, read
+    /// through the clustered index as MySQL's UPDATE and DELETE read it:
+    /// every row of the range locked X, an UPDATE's read semi-consistent
+    /// under READ COMMITTED and READ UNCOMMITTED (a row another
+    /// transaction holds a lock on is read in its last committed version,
+    /// unlocked, and locked only if that version matches), and the rows
+    /// the condition rejects let go again under those two levels
+    /// (`row_unlock_for_mysql`). The runner runs it as those steps.
+    ChangeWhere {
+        /// The table (`sb`).
+        table: String,
+        /// The lowest id.
+        from: u64,
+        /// The highest id.
+        to: u64,
+        /// Rows whose `k` is below this match.
+        below: u64,
+        /// Column and value; empty for a DELETE.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        set: Vec<(String, PValue)>,
+    },
     /// SAVEPOINT.
     Savepoint(String),
     /// ROLLBACK TO SAVEPOINT.
@@ -275,7 +297,8 @@ impl PlannedStmt {
             | PlannedStmt::Get { table, .. }
             | PlannedStmt::Scan { table, .. }
             | PlannedStmt::LockingGet { table, .. }
-            | PlannedStmt::LockingScan { table, .. } => Some(table),
+            | PlannedStmt::LockingScan { table, .. }
+            | PlannedStmt::ChangeWhere { table, .. } => Some(table),
             PlannedStmt::Transfer { .. } => Some("sb"),
             PlannedStmt::Savepoint(_)
             | PlannedStmt::RollbackTo(_)
@@ -382,6 +405,7 @@ impl PlannedStmt {
             PlannedStmt::RollbackTo(n) => Request::RollbackToSavepoint(n.clone()),
             PlannedStmt::ReleaseSavepoint(n) => Request::ReleaseSavepoint(n.clone()),
             PlannedStmt::Transfer { .. }
+            | PlannedStmt::ChangeWhere { .. }
             | PlannedStmt::CreateTable { .. }
             | PlannedStmt::DropTable { .. }
             | PlannedStmt::TruncateTable { .. }

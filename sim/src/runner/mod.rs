@@ -36,6 +36,7 @@
 //! [`crate::judge`].
 
 mod ddl;
+mod filter;
 mod recovery;
 mod session;
 mod stats;
@@ -162,6 +163,9 @@ enum Stmt {
     /// A DDL statement, the only one of its transaction: kept while it
     /// waits for its table lock (see [`ddl::start_ddl`]).
     Ddl(PlannedStmt),
+    /// An UPDATE or DELETE whose WHERE the read does not decide (see
+    /// [`filter`]).
+    ChangeWhere(PlannedStmt),
 }
 
 struct Txn {
@@ -208,6 +212,8 @@ struct Txn {
     /// An autocommit statement whose commit waits for a group's sync: the
     /// answer the model expects, judged when it comes.
     answer: Option<Result<Response, u16>>,
+    /// The filtered change under way, its steps after its read.
+    filter: Option<filter::FilterRun>,
 }
 
 impl Txn {
@@ -235,6 +241,7 @@ impl Txn {
             locked_ranges: Vec::new(),
             autocommit: true,
             answer: None,
+            filter: None,
         }
     }
 }
@@ -372,6 +379,10 @@ struct World {
     /// Implicit locks the engine made explicit since they were last
     /// judged (see [`judge_conversions`]).
     conversions: Vec<models::lock::OEvent>,
+    /// The releases the step's call may make: a READ COMMITTED or READ
+    /// UNCOMMITTED transaction letting go of the rows of a table (by id)
+    /// that its filtered change read and rejected (see [`filter`]).
+    allowed_releases: Option<(u64, String, std::collections::BTreeSet<u64>)>,
 }
 
 impl World {
@@ -822,6 +833,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             .collect(),
         index_epoch: 0,
         conversions: Vec::new(),
+        allowed_releases: None,
     };
     world.event(
         "run",
@@ -1024,6 +1036,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
                             },
                             Stmt::Credit,
                         ],
+                        PlannedStmt::ChangeWhere { .. } => vec![Stmt::ChangeWhere(st.clone())],
                         other => other.request().map(Stmt::Req).into_iter().collect(),
                     };
                     steps.into_iter().map(move |x| (k, x))
@@ -1053,6 +1066,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
                 locked_ranges: Vec::new(),
                 autocommit: planned.autocommit,
                 answer: None,
+                filter: None,
             });
             // Its engine transaction is learnt from its first statement.
             sessions[i].trx = None;
@@ -1189,6 +1203,7 @@ fn stepped(world: &mut World, sessions: &mut [Sess], i: usize) -> Option<bool> {
 /// when the locks moved.
 fn judge_early_releases(world: &mut World, sessions: &[Sess], stepped: (usize, usize)) {
     let early = world.locks.take_early_releases();
+    let allowed = world.allowed_releases.take();
     if early.is_empty() {
         return;
     }
@@ -1208,7 +1223,29 @@ fn judge_early_releases(world: &mut World, sessions: &[Sess], stepped: (usize, u
             })
         })
         .collect();
+    // A READ COMMITTED filtered change lets go of one X lock on each row
+    // it rejected (row_unlock_for_mysql: the last of its X locks in the
+    // record's queue, of any gap kind); the filter judges that the locks
+    // it took went.
+    let mut let_go_rows = std::collections::BTreeSet::new();
     for r in &early {
+        let let_go = allowed.as_ref().and_then(|(trx, table, ids)| {
+            let row = crate::judge::locks::clustered_row(engine, &world.schema, &r.target)?;
+            let id = match row.1.as_slice() {
+                [ModelValue::Int(id)] => u64::try_from(*id).ok()?,
+                _ => return None,
+            };
+            (r.trx == *trx
+                && matches!(r.mode, models::lock::OMode::Record(true, _))
+                && row.0 == *table
+                && ids.contains(&id))
+            .then_some(id)
+        });
+        if let Some(id) = let_go {
+            if let_go_rows.insert(id) {
+                continue;
+            }
+        }
         if let Some(v) =
             crate::judge::locks::early_release(engine, &world.schema, &world.committed, &open, r)
         {

@@ -71,6 +71,10 @@ pub(super) fn step_session(world: &mut World, s: &mut Sess) -> Option<bool> {
         let r = world.engine().resume(s.id);
         return handle(world, s, None, r);
     }
+    // A filtered change's steps after its read.
+    if let Some(out) = super::filter::next(world, s) {
+        return out;
+    }
     let txn = s.txn.as_mut().expect("caller checked");
     // Crash anchors name planned statements: the first step of each (a
     // transfer takes four), or the transaction's end.
@@ -127,6 +131,7 @@ pub(super) fn step_session(world: &mut World, s: &mut Sess) -> Option<bool> {
             exec(world, s, Request::Savepoint(name))
         }
         Stmt::RollbackTo(name) => exec(world, s, Request::RollbackToSavepoint(name)),
+        Stmt::ChangeWhere(st) => super::filter::start(world, s, st),
         Stmt::Ddl(_) => unreachable!("a DDL runs when it starts and resumes while it waits"),
     }
 }
@@ -385,7 +390,9 @@ fn stepped(
             // A scan waits only as a locking read (a plain one under
             // SERIALIZABLE is one).
             let scan = match &req {
-                Request::Locking { read, .. } => matches!(read.as_ref(), Request::Scan { .. }),
+                Request::Locking { read, .. } | Request::SemiConsistent { read } => {
+                    matches!(read.as_ref(), Request::Scan { .. })
+                }
                 Request::Scan { .. } => true,
                 _ => false,
             };
@@ -507,6 +514,19 @@ fn autocommitted(world: &mut World, s: &mut Sess) {
 }
 
 pub(super) fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Response) {
+    let filtering = matches!(
+        req,
+        Request::Locking { .. } | Request::SemiConsistent { .. }
+    ) && s.txn.as_ref().is_some_and(|t| t.filter.is_some());
+    let answer = filtering.then(|| resp.clone());
+    judged(world, s, req, resp);
+    if let Some(resp) = answer {
+        super::filter::answered(world, s, &resp);
+    }
+}
+
+/// [`done`] but for a filtered change's next steps.
+fn judged(world: &mut World, s: &mut Sess, req: &Request, resp: Response) {
     let scan_states = s.scan_states.clone();
     let Some(txn) = s.txn.as_mut() else { return };
     if let Some(want) = txn.answer.take() {
@@ -595,7 +615,7 @@ pub(super) fn done(world: &mut World, s: &mut Sess, req: &Request, resp: Respons
                 }
             }
         }
-        Request::Locking { read, .. } => {
+        Request::Locking { read, .. } | Request::SemiConsistent { read } => {
             if let (Request::Get { table, key }, Response::Row(r)) = (read.as_ref(), &resp) {
                 if table == "sb" {
                     if let Some(Value::UInt(id)) = key.first() {
@@ -804,6 +824,11 @@ pub(super) fn failed(world: &mut World, s: &mut Sess, req: &Request, e: Error) -
             .violations
             .push(format!("{}: unexpected engine error: {e}", describe(req)));
         return None;
+    }
+    // A failed step ends a filtered change: MySQL's statement stops at
+    // its first error.
+    if let Some(t) = s.txn.as_mut() {
+        t.filter = None;
     }
     match e {
         Error::Deadlock => {

@@ -107,6 +107,15 @@ pub struct RunStats {
     pub inserts_kept_in_place: u64,
     /// Sorted runs index builds spilled to their merge files.
     pub merge_runs_spilled: u64,
+    /// Rows filtered UPDATEs read semi-consistently (unlocked, in their
+    /// last committed version).
+    pub semi_consistent_rows: u64,
+    /// Rows read semi-consistently that matched and were read again with
+    /// their lock.
+    pub semi_consistent_relocks: u64,
+    /// Rows filtered changes read and rejected, let go under READ
+    /// COMMITTED and READ UNCOMMITTED (`row_unlock_for_mysql`).
+    pub rows_let_go: u64,
     /// Child rows the model refused for a missing parent (1452).
     pub fk_child_refused: u64,
     /// Parent changes the model refused for their child rows (1451).
@@ -192,6 +201,9 @@ impl RunStats {
             keyless_kept_row_ids,
             inserts_kept_in_place,
             merge_runs_spilled,
+            semi_consistent_rows,
+            semi_consistent_relocks,
+            rows_let_go,
             fk_child_refused,
             fk_parent_refused,
             fk_cascaded,
@@ -250,6 +262,9 @@ impl RunStats {
         self.keyless_kept_row_ids += keyless_kept_row_ids;
         self.inserts_kept_in_place += inserts_kept_in_place;
         self.merge_runs_spilled += merge_runs_spilled;
+        self.semi_consistent_rows += semi_consistent_rows;
+        self.semi_consistent_relocks += semi_consistent_relocks;
+        self.rows_let_go += rows_let_go;
         self.fk_child_refused += fk_child_refused;
         self.fk_parent_refused += fk_parent_refused;
         self.fk_cascaded += fk_cascaded;
@@ -330,6 +345,18 @@ impl RunStats {
             (
                 "sorted runs index builds spilled to their merge files",
                 self.merge_runs_spilled,
+            ),
+            (
+                "rows UPDATEs read semi-consistently",
+                self.semi_consistent_rows,
+            ),
+            (
+                "semi-consistent rows that matched, read again locked",
+                self.semi_consistent_relocks,
+            ),
+            (
+                "rejected rows READ COMMITTED let go (row_unlock_for_mysql)",
+                self.rows_let_go,
             ),
             (
                 "child rows refused for a missing parent",

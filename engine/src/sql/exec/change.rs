@@ -685,7 +685,8 @@ impl Server {
                     }
                 }
                 if !rejected.is_empty() {
-                    self.unlock(c, &table, rejected, ch.lock_mark)?;
+                    let index = ch.read_index.clone();
+                    self.unlock(c, &table, index.as_deref(), rejected, ch.lock_mark)?;
                 }
                 // Filter and order the rows as a SELECT * would.
                 let Reply::Rows { rows: matched, .. } = self.finish_select(c, &post, src)? else {
@@ -776,6 +777,7 @@ impl Server {
         &mut self,
         c: ConnId,
         table: &str,
+        index: Option<&str>,
         mut rows: Vec<Vec<Value>>,
         mark: crate::lock::LockId,
     ) -> R<()> {
@@ -796,7 +798,7 @@ impl Server {
         }
         let s = self.conn(c).session;
         self.engine
-            .unlock_rows(s, table, &rows, &ids, mark)
+            .unlock_rows(s, table, index, &rows, &ids, mark)
             .map_err(|e| self.engine_err(c, &e))
     }
 
@@ -823,7 +825,8 @@ impl Server {
             ch.matched += 1;
             return self.queue_row_change(c, ch, d);
         }
-        self.unlock(c, &table, vec![v], ch.lock_mark)
+        let index = ch.read_index.clone();
+        self.unlock(c, &table, index.as_deref(), vec![v], ch.lock_mark)
     }
 
     /// Queues the write an UPDATE or DELETE makes of a row it matched.

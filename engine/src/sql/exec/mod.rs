@@ -118,6 +118,8 @@ enum Awaiting {
 #[derive(Debug)]
 struct Change {
     table: String,
+    /// The secondary index its read goes through, if it does.
+    read_index: Option<String>,
     read: Option<Request>,
     plan: ChangePlan,
     /// Locking reads of the rows a semi-consistent read matched unlocked,
@@ -157,8 +159,18 @@ impl Change {
         kind: ChangeKind,
         on_duplicate: OnDuplicate,
     ) -> Change {
+        let read_index = match &read {
+            Some(Request::Locking { read: r, .. } | Request::SemiConsistent { read: r }) => {
+                match &**r {
+                    Request::Scan { index, .. } | Request::Ranges { index, .. } => index.clone(),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
         Change {
             table,
+            read_index,
             read,
             plan,
             relock: VecDeque::new(),
