@@ -12,7 +12,10 @@
 //! innosim, a statement that does not wait where the server's did leaves
 //! the wait to time out ("Timeout in wait_condition.inc"), and one that
 //! waits where the server's did not runs into the lock wait timeout
-//! (1205): either way the output parts from the server's. Affected rows
+//! (1205): either way the output parts from the server's. A script whose
+//! last statement left others waiting on the server ends by waiting until
+//! as many wait, so a waiter innosim ended (a deadlock victim) shows too.
+//! Affected rows
 //! and info lines are compared (`--enable_info`), warnings are not (their
 //! texts are not kept), nor the tables' rows at the end.
 
@@ -136,6 +139,19 @@ pub fn saved(t: &Transcript, out: &Outcome, header: &str) -> Saved {
             }
         }
     }
+    // Statements still waiting on the server at the end: the script ends
+    // by waiting until as many do, so that a difference in who waits (a
+    // waiter innosim chose as a deadlock victim, or granted) shows.
+    if let Some(last) = out.steps.last() {
+        if last.theirs.finished.contains_key(&last.session) && !last.theirs.blocked.is_empty() {
+            test.push_str(&format!(
+                "connection default;\n\
+                 let $wait_condition= SELECT COUNT(*) = {} FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT';\n\
+                 --source include/wait_condition.inc\n",
+                last.theirs.blocked.len()
+            ));
+        }
+    }
     Saved { test, result }
 }
 
@@ -150,6 +166,51 @@ mod tests {
             finished: finished.iter().cloned().collect::<BTreeMap<_, _>>(),
             blocked: blocked.iter().copied().collect(),
         }
+    }
+
+    #[test]
+    fn a_script_that_leaves_a_statement_waiting_ends_by_waiting_for_it() {
+        let ok = |n| Answer::Ok {
+            affected: n,
+            warnings: 0,
+            info: None,
+        };
+        let t = Transcript {
+            seed: 1,
+            sessions: 2,
+            setup: Vec::new(),
+            tables: Vec::new(),
+            steps: Vec::new(),
+        };
+        let step = |session, sql: &str, theirs: Picture| Step {
+            session,
+            sql: sql.into(),
+            ours: theirs.clone(),
+            theirs,
+        };
+        let out = Outcome {
+            steps: vec![
+                step(1, "UPDATE t SET v = 1", pic(&[], &[1])),
+                step(0, "SELECT 1", pic(&[(0, ok(0))], &[1])),
+            ],
+            ..Outcome::default()
+        };
+        let s = saved(&t, &out, "seed 1");
+        assert!(
+            s.test.ends_with(
+                "connection s0;\nSELECT 1;\nconnection default;\n\
+                 let $wait_condition= SELECT COUNT(*) = 1 FROM information_schema.innodb_trx \
+                 WHERE trx_state = 'LOCK WAIT';\n--source include/wait_condition.inc\n"
+            ),
+            "{}",
+            s.test
+        );
+        // A wait condition prints nothing when it holds.
+        assert!(
+            s.result.ends_with("SELECT 1;\naffected rows: 0\n"),
+            "{}",
+            s.result
+        );
     }
 
     #[test]
