@@ -404,6 +404,9 @@ fn every_profile_injects_its_faults_and_reaches_the_rare_paths() {
         // semi-consistently (3 to 10 in each profile's seeds) and rows let
         // go (50 to 374).
         ("rows UPDATEs read semi-consistently", 2),
+        // Two in five mixed plans rebuild tables by a copying ALTER (111
+        // in default's seeds 0..200).
+        ("tables rebuilt by a copying ALTER", 5),
         (
             "rejected rows READ COMMITTED let go (row_unlock_for_mysql)",
             25,

@@ -371,6 +371,11 @@ impl<'a> Tables<'a> {
                     key_parts(def, &index.columns, &[])
                 )
             }
+            // MySQL 5.1 copies the table for any ALTER; MariaDB rebuilds
+            // it in place unless told to copy, and reports no rows then.
+            PlannedStmt::RebuildTable { table } => {
+                format!("ALTER TABLE {} ENGINE=InnoDB, ALGORITHM=COPY", ident(table))
+            }
             PlannedStmt::DropIndex { table, index } => {
                 format!("DROP INDEX {} ON {}", ident(index), ident(table))
             }

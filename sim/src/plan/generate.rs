@@ -546,7 +546,47 @@ impl Plan {
             plan.sort_buffer_bytes = Some(sort.gen_range(32..=256));
         }
         filtered_changes(&mut plan, profile, seed);
+        rebuilds(&mut plan, profile, seed);
         plan
+    }
+}
+
+/// From a generator of its own, after everything else: two in five mixed
+/// plans rebuild one to three of their tables with a primary key by a
+/// copying ALTER TABLE ([`PlannedStmt::RebuildTable`]) at drawn places,
+/// half of them with a crash a few I/O operations in where the plan
+/// crashes (the copy, the dictionary swap, the rename).
+fn rebuilds(plan: &mut Plan, profile: &Profile, seed: u64) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xA17E_0000_0000_0037);
+    if profile.shape != Shape::Mixed || !rng.gen_bool(0.4) {
+        return;
+    }
+    let mut tables = vec!["sb".to_string(), "docs".to_string()];
+    tables.extend(
+        plan.tables
+            .iter()
+            .filter(|t| !t.primary_key.is_empty())
+            .map(|t| t.name.clone()),
+    );
+    for _ in 0..rng.gen_range(1..=3) {
+        let table = tables[rng.gen_range(0..tables.len())].clone();
+        let at = rng.gen_range(0..=plan.transactions.len());
+        plan.insert_transaction(
+            at,
+            PlannedTxn {
+                statements: vec![PlannedStmt::RebuildTable { table }],
+                rollback: false,
+                isolation: None,
+                autocommit: true,
+            },
+        );
+        if profile.crashes > 0 && rng.gen_bool(0.5) {
+            plan.crash_at_statements.push(CrashAnchor {
+                txn: at,
+                statement: 0,
+                after_ios: rng.gen_range(0..80),
+            });
+        }
     }
 }
 

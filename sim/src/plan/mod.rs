@@ -269,6 +269,18 @@ pub enum PlannedStmt {
         /// The index (not unique; no TEXT or BLOB column).
         index: crate::schema::IndexSpec,
     },
+    /// ALTER TABLE ... ENGINE=InnoDB of one of the plan's tables with a
+    /// primary key, alone in an autocommit transaction: MySQL 5.1's
+    /// copying ALTER, which builds the table again in a new file under an
+    /// X table lock, copying every row (`copy_data_between_tables`), and
+    /// swaps it in. The rows stay; a REPEATABLE READ view older than the
+    /// copy finds the table empty (the copies carry the ALTER's
+    /// transaction id: the limit on consistent reads over ALTER TABLE
+    /// that MySQL 5.1's manual names).
+    RebuildTable {
+        /// The table.
+        table: String,
+    },
     /// DROP INDEX of an index a [`PlannedStmt::CreateIndex`] of the plan
     /// creates, alone in an autocommit transaction.
     DropIndex {
@@ -307,7 +319,8 @@ impl PlannedStmt {
             | PlannedStmt::DropTable { .. }
             | PlannedStmt::TruncateTable { .. }
             | PlannedStmt::CreateIndex { .. }
-            | PlannedStmt::DropIndex { .. } => None,
+            | PlannedStmt::DropIndex { .. }
+            | PlannedStmt::RebuildTable { .. } => None,
         }
     }
 
@@ -337,6 +350,7 @@ impl PlannedStmt {
                 | PlannedStmt::TruncateTable { .. }
                 | PlannedStmt::CreateIndex { .. }
                 | PlannedStmt::DropIndex { .. }
+                | PlannedStmt::RebuildTable { .. }
         )
     }
 
@@ -410,7 +424,8 @@ impl PlannedStmt {
             | PlannedStmt::DropTable { .. }
             | PlannedStmt::TruncateTable { .. }
             | PlannedStmt::CreateIndex { .. }
-            | PlannedStmt::DropIndex { .. } => return None,
+            | PlannedStmt::DropIndex { .. }
+            | PlannedStmt::RebuildTable { .. } => return None,
         })
     }
 }
@@ -802,6 +817,22 @@ impl Plan {
                 };
                 if let Some(v) = self.online_index_error(s) {
                     return Err(v);
+                }
+                if let PlannedStmt::RebuildTable { table } = s {
+                    let keyed = table == "sb"
+                        || table == "docs"
+                        || self
+                            .tables
+                            .iter()
+                            .any(|x| x.name == *table && !x.primary_key.is_empty());
+                    if !keyed {
+                        return Err(format!(
+                            "ALTER TABLE names '{table}', not one of the plan's tables with a primary key"
+                        ));
+                    }
+                    if !t.autocommit || t.statements.len() != 1 {
+                        return Err("a DDL statement runs alone, in autocommit mode".into());
+                    }
                 }
                 if matches!(
                     s,

@@ -383,6 +383,10 @@ struct World {
     /// UNCOMMITTED transaction letting go of the rows of a table (by id)
     /// that its filtered change read and rejected (see [`filter`]).
     allowed_releases: Option<(u64, String, std::collections::BTreeSet<u64>)>,
+    /// The tables a copying ALTER rebuilt, with the run's index change
+    /// ([`World::index_epoch`]) it was: a REPEATABLE READ view older than
+    /// it finds the table empty.
+    rebuilt: BTreeMap<String, u64>,
 }
 
 impl World {
@@ -834,6 +838,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         index_epoch: 0,
         conversions: Vec::new(),
         allowed_releases: None,
+        rebuilt: BTreeMap::new(),
     };
     world.event(
         "run",

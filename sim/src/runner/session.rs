@@ -593,8 +593,25 @@ fn judged(world: &mut World, s: &mut Sess, req: &Request, resp: Response) {
                 return;
             }
             let txn_ref: &Txn = txn;
+            // A view older than a copying ALTER of the table finds it
+            // empty: every row the ALTER copied is its transaction's.
+            let emptied;
             let base = match (&txn_ref.snapshot, txn_ref.isolation) {
-                (Some(snapshot), RepeatableRead) => snapshot,
+                (Some(snapshot), RepeatableRead) => match req {
+                    Request::Get { table: t, .. } | Request::Scan { table: t, .. }
+                        if world
+                            .rebuilt
+                            .get(t)
+                            .is_some_and(|&e| e > txn_ref.snapshot_epoch) =>
+                    {
+                        world.stats.rebuilt_old_view_reads += 1;
+                        let mut db = (**snapshot).clone();
+                        db.tables.insert(t.clone(), Default::default());
+                        emptied = Rc::new(db);
+                        &emptied
+                    }
+                    _ => snapshot,
+                },
                 _ => &world.committed,
             };
             if let Some(want) = read_expected(&world.schema, base, &txn_ref.writes, req) {

@@ -107,6 +107,11 @@ pub struct RunStats {
     pub inserts_kept_in_place: u64,
     /// Sorted runs index builds spilled to their merge files.
     pub merge_runs_spilled: u64,
+    /// Tables rebuilt by a copying ALTER TABLE.
+    pub tables_rebuilt: u64,
+    /// Consistent reads of a rebuilt table by a view older than the
+    /// rebuild (which find it empty).
+    pub rebuilt_old_view_reads: u64,
     /// Rows filtered UPDATEs read semi-consistently (unlocked, in their
     /// last committed version).
     pub semi_consistent_rows: u64,
@@ -201,6 +206,8 @@ impl RunStats {
             keyless_kept_row_ids,
             inserts_kept_in_place,
             merge_runs_spilled,
+            tables_rebuilt,
+            rebuilt_old_view_reads,
             semi_consistent_rows,
             semi_consistent_relocks,
             rows_let_go,
@@ -262,6 +269,8 @@ impl RunStats {
         self.keyless_kept_row_ids += keyless_kept_row_ids;
         self.inserts_kept_in_place += inserts_kept_in_place;
         self.merge_runs_spilled += merge_runs_spilled;
+        self.tables_rebuilt += tables_rebuilt;
+        self.rebuilt_old_view_reads += rebuilt_old_view_reads;
         self.semi_consistent_rows += semi_consistent_rows;
         self.semi_consistent_relocks += semi_consistent_relocks;
         self.rows_let_go += rows_let_go;
@@ -345,6 +354,11 @@ impl RunStats {
             (
                 "sorted runs index builds spilled to their merge files",
                 self.merge_runs_spilled,
+            ),
+            ("tables rebuilt by a copying ALTER", self.tables_rebuilt),
+            (
+                "reads of a rebuilt table by an older view (empty)",
+                self.rebuilt_old_view_reads,
             ),
             (
                 "rows UPDATEs read semi-consistently",
