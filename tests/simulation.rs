@@ -401,11 +401,11 @@ fn every_profile_injects_its_faults_and_reaches_the_rare_paths() {
         ("inserts without a primary key", 100),
         ("reads of tables without a primary key", 100),
         // Filtered UPDATEs and DELETEs under READ COMMITTED: rows read
-        // semi-consistently (3 to 10 in each profile's seeds) and rows let
-        // go (50 to 374).
+        // semi-consistently (2 to 8 in each profile's seeds) and rows let
+        // go (54 to 368).
         ("rows UPDATEs read semi-consistently", 2),
-        // Two in five mixed plans rebuild tables by a copying ALTER (111
-        // in default's seeds 0..200).
+        // Two in five mixed plans rebuild tables by a copying ALTER (10
+        // to 39 in each profile's seeds).
         ("tables rebuilt by a copying ALTER", 5),
         (
             "rejected rows READ COMMITTED let go (row_unlock_for_mysql)",

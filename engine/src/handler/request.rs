@@ -109,7 +109,12 @@ pub enum Request {
     /// row's last committed version without locking it
     /// ([`Engine::semi_consistent_rows`](super::Engine::semi_consistent_rows) says which); the caller locks
     /// those rows its WHERE matches with a locking read of their key,
-    /// which waits. Under REPEATABLE READ and SERIALIZABLE, or through a
+    /// which waits. On a table with a primary key the scan stops after
+    /// the first row it reads so, which comes last in its rows: MySQL's
+    /// UPDATE reads that row again with its lock (waiting) before it reads
+    /// on, so the caller goes on from after it with another read, and the
+    /// rows past it are read (and locked) only then, in their state after
+    /// the wait. Under REPEATABLE READ and SERIALIZABLE, or through a
     /// secondary index, it is [`Request::Locking`] FOR UPDATE.
     SemiConsistent {
         /// The scan.

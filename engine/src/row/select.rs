@@ -298,7 +298,12 @@ pub fn scan_locking(
                 if let Some(v) = version(pager, table, rec, ReadMode::Consistent(view))? {
                     ctx.semi_rows.push(out.len());
                     out.push(output(pager, table, &v)?);
-                    if out.len() >= limit {
+                    // MySQL's UPDATE reads this row again with its lock
+                    // (`was_semi_consistent_read`) before it reads on: the
+                    // caller goes on from after it (a table without a
+                    // primary key has no key to go on from: its scan reads
+                    // on, the rows past it read before that wait).
+                    if out.len() >= limit || !table.def.primary_key.is_empty() {
                         return Ok(Ok(out));
                     }
                 }

@@ -15,6 +15,10 @@
 //!
 //! - the read's rows, like any locking read's, against the committed
 //!   state and the transaction's writes;
+//! - a semi-consistent read stops after the first row it reads unlocked
+//!   (MySQL locks that row, waiting, before it reads on), so its rows are
+//!   judged as the range up to that row, and the runner reads on from
+//!   after it once the row is dealt with;
 //! - a row the engine says it read unlocked must be one another
 //!   transaction holds or waits for a lock on that an X record lock
 //!   conflicts with, and one this transaction took no lock on, by the
@@ -34,6 +38,8 @@ use std::collections::{BTreeSet, VecDeque};
 /// A [`PlannedStmt::ChangeWhere`] under way in its transaction.
 pub(super) struct FilterRun {
     table: String,
+    /// The highest id of its range.
+    to: u64,
     below: u64,
     /// The change; empty for a DELETE.
     set: Vec<(String, Value)>,
@@ -69,6 +75,42 @@ enum Step {
     Relock(u64),
     /// Let go of these rows (as the reads returned them).
     Unlock(Vec<Vec<Value>>),
+    /// Read on from after the row with this id (a semi-consistent read
+    /// stops after the first row it reads unlocked).
+    ReadOn(u64),
+}
+
+/// The read `read` (a scan of `sb` by id) up to and including row
+/// `last`: what a semi-consistent read that stopped there read.
+pub(super) fn read_up_to(read: &Request, last: &[Value]) -> Request {
+    let mut read = read.clone();
+    if let (Request::Scan { high, .. }, Some(id)) = (&mut read, last.first()) {
+        *high = RangeBound::Included(vec![id.clone()]);
+    }
+    read
+}
+
+/// The read of a filtered change of `table`: ids from `low` to `to`, every
+/// row X-locked, semi-consistently for an UPDATE.
+fn range_read(table: &str, low: RangeBound, to: u64, update: bool) -> Request {
+    let scan = Request::Scan {
+        table: table.to_string(),
+        index: None,
+        low,
+        high: RangeBound::Included(vec![Value::UInt(to)]),
+        reverse: false,
+        limit: None,
+    };
+    if update {
+        Request::SemiConsistent {
+            read: Box::new(scan),
+        }
+    } else {
+        Request::Locking {
+            read: Box::new(scan),
+            exclusive: true,
+        }
+    }
 }
 
 /// Starts planned statement `st` (a [`PlannedStmt::ChangeWhere`]) in
@@ -95,27 +137,16 @@ pub(super) fn start(world: &mut World, s: &mut Sess, st: PlannedStmt) -> Option<
             .collect(),
         None => BTreeSet::new(),
     };
-    let scan = Request::Scan {
-        table: table.clone(),
-        index: None,
-        low: RangeBound::Included(vec![Value::UInt(from)]),
-        high: RangeBound::Included(vec![Value::UInt(to)]),
-        reverse: false,
-        limit: None,
-    };
-    let req = if set.is_empty() {
-        Request::Locking {
-            read: Box::new(scan),
-            exclusive: true,
-        }
-    } else {
-        Request::SemiConsistent {
-            read: Box::new(scan),
-        }
-    };
+    let req = range_read(
+        &table,
+        RangeBound::Included(vec![Value::UInt(from)]),
+        to,
+        !set.is_empty(),
+    );
     let txn = s.txn.as_mut().expect("caller checked");
     txn.filter = Some(FilterRun {
         table,
+        to,
         below,
         set: set.iter().map(|(c, v)| (c.clone(), v.value())).collect(),
         mark,
@@ -173,6 +204,16 @@ pub(super) fn next(world: &mut World, s: &mut Sess) -> Option<Option<bool>> {
             )
         }
         Step::Unlock(rows) => unlock(world, s, rows),
+        Step::ReadOn(id) => {
+            f.phase = Phase::Read;
+            let req = range_read(
+                &table,
+                RangeBound::Excluded(vec![Value::UInt(id)]),
+                f.to,
+                !f.set.is_empty(),
+            );
+            session::exec(world, s, req)
+        }
     })
 }
 
@@ -197,6 +238,13 @@ pub(super) fn answered(world: &mut World, s: &mut Sess, resp: &Response) {
                 isolation,
                 engine::Isolation::ReadCommitted | engine::Isolation::ReadUncommitted
             );
+            if semi.len() > 1 || semi.first().is_some_and(|&i| i + 1 != rows.len()) {
+                world.violations.push(format!(
+                    "filtered UPDATE of {}: the semi-consistent read went on past the first row it read unlocked (rows {semi:?} of {}): MySQL locks that row before it reads on",
+                    f.table,
+                    rows.len()
+                ));
+            }
             if !semi.is_empty() && (!lenient || f.set.is_empty()) {
                 world.violations.push(format!(
                     "filtered {} of {} under {isolation:?}: the engine read {} rows semi-consistently, which only an UPDATE under READ COMMITTED or READ UNCOMMITTED does",
@@ -240,6 +288,7 @@ pub(super) fn answered(world: &mut World, s: &mut Sess, resp: &Response) {
                     if k < f.below {
                         steps.push_back(Step::Relock(*id));
                     }
+                    steps.push_back(Step::ReadOn(*id));
                     continue;
                 }
                 let locked = on_row.iter().any(|(t, _, mode, waiting)| {

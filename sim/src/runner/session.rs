@@ -633,7 +633,23 @@ fn judged(world: &mut World, s: &mut Sess, req: &Request, resp: Response) {
             }
         }
         Request::Locking { read, .. } | Request::SemiConsistent { read } => {
-            if let (Request::Get { table, key }, Response::Row(r)) = (read.as_ref(), &resp) {
+            // A semi-consistent read stops after the first row it reads
+            // unlocked (its last): what it read is the range up to that
+            // row.
+            let stopped = match (req, read.as_ref(), &resp) {
+                (Request::SemiConsistent { .. }, Request::Scan { .. }, Response::Rows(rows)) => {
+                    let semi = world.engine().semi_consistent_rows(s.id);
+                    match (semi.last(), rows.last()) {
+                        (Some(&i), Some(last)) if i + 1 == rows.len() => {
+                            Some(super::filter::read_up_to(read, last))
+                        }
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            let read = stopped.as_ref().unwrap_or(read.as_ref());
+            if let (Request::Get { table, key }, Response::Row(r)) = (read, &resp) {
                 if table == "sb" {
                     if let Some(Value::UInt(id)) = key.first() {
                         let balance = r.as_ref().and_then(|row| match row.get(1) {

@@ -570,15 +570,19 @@ impl Server {
                 } else {
                     self.engine.execute(s, read)
                 });
-            } else if let Some(r) = ch.relock.pop_front() {
-                ch.awaiting = Awaiting::Relock;
-                pending = Some(self.engine.execute(s, r));
             } else if let Some(w) = ch.queue.pop_front() {
+                // The rows read so far change before a row read unlocked
+                // is locked (MySQL changes each row as it reads it).
                 ch.awaiting = Awaiting::Write;
                 ch.inserting = (ch.on_duplicate != OnDuplicate::Error
                     && matches!(w, Request::Insert { .. }))
                 .then(|| w.clone());
                 pending = Some(self.engine.execute(s, w));
+            } else if let Some(r) = ch.relock.pop_front() {
+                ch.awaiting = Awaiting::Relock;
+                pending = Some(self.engine.execute(s, r));
+            } else if let Some(read) = ch.next_read.take() {
+                ch.read = Some(read);
             } else {
                 ch.awaiting = Awaiting::End;
                 pending = Some(self.engine.end_statement(s, true));
@@ -652,6 +656,22 @@ impl Server {
                 // did_semi_consistent_read, which MySQL's UPDATE answers by
                 // reading the row again with its lock).
                 let semi = self.engine.semi_consistent_rows(s).to_vec();
+                // A semi-consistent read that stopped at a row it read
+                // unlocked (the last) goes on from after it, once that row
+                // is dealt with.
+                let keyed = !self
+                    .engine
+                    .table(&table)
+                    .map_err(|e| self.engine_err(c, &e))?
+                    .def
+                    .primary_key
+                    .is_empty();
+                if let (true, Some(&last), Some(read)) = (keyed, semi.last(), &ch.semi_read) {
+                    if last + 1 == rows.len() {
+                        let key = self.primary_key_of(c, &table, &rows[last])?;
+                        ch.next_read = Some(read_on_after(read, key));
+                    }
+                }
                 // A table without a primary key: each row carries its
                 // row id after its columns from here on, the key its
                 // change, relock or unlock addresses it by.
@@ -692,7 +712,7 @@ impl Server {
                 let Reply::Rows { rows: matched, .. } = self.finish_select(c, &post, src)? else {
                     unreachable!("a select gives rows")
                 };
-                ch.matched = matched.len() as u64;
+                ch.matched += matched.len() as u64;
                 for r in matched {
                     self.queue_row_change(c, ch, r)?;
                 }
@@ -1147,4 +1167,23 @@ pub(super) struct AutoincInterval {
     /// or INSERT ... SELECT): outside strict mode a NULL for a NOT NULL
     /// column is then a warning.
     multi_row: bool,
+}
+
+/// Semi-consistent read `read` going on from after the row with primary
+/// key `key`, in its direction.
+fn read_on_after(read: &Request, key: Vec<Value>) -> Request {
+    let mut read = read.clone();
+    if let Request::SemiConsistent { read: scan } = &mut read {
+        if let Request::Scan {
+            low, high, reverse, ..
+        } = scan.as_mut()
+        {
+            if *reverse {
+                *high = crate::RangeBound::Excluded(key);
+            } else {
+                *low = crate::RangeBound::Excluded(key);
+            }
+        }
+    }
+    read
 }

@@ -121,6 +121,12 @@ struct Change {
     /// The secondary index its read goes through, if it does.
     read_index: Option<String>,
     read: Option<Request>,
+    /// Its read, when it is semi-consistent: a read that stopped at a row
+    /// it read unlocked goes on from after it ([`Request::SemiConsistent`]).
+    semi_read: Option<Request>,
+    /// The read that goes on, once the writes and the relock of the rows
+    /// read so far are done.
+    next_read: Option<Request>,
     plan: ChangePlan,
     /// Locking reads of the rows a semi-consistent read matched unlocked,
     /// made before the writes.
@@ -168,9 +174,15 @@ impl Change {
             }
             _ => None,
         };
+        let semi_read = read
+            .as_ref()
+            .filter(|r| matches!(r, Request::SemiConsistent { .. }))
+            .cloned();
         Change {
             table,
             read_index,
+            semi_read,
+            next_read: None,
             read,
             plan,
             relock: VecDeque::new(),
