@@ -103,6 +103,20 @@ fn key_columns(
     Some((index_name.to_string(), cols))
 }
 
+/// A row's primary key from the columns an index entry holds (`None` if
+/// one is missing).
+fn primary_key_of(
+    table: &engine::dict::Table,
+    cols: &[(usize, ModelValue)],
+) -> Option<Vec<ModelValue>> {
+    table
+        .def
+        .primary_key
+        .iter()
+        .map(|p| cols.iter().find(|(c, _)| c == p).map(|(_, v)| v.clone()))
+        .collect()
+}
+
 /// The table and primary key of the row a record lock on a clustered
 /// index is on, in the model's terms; `None` for a table lock, the
 /// supremum, a secondary index, a table the schema does not know or a
@@ -121,12 +135,7 @@ pub(crate) fn clustered_row(
     }
     let shape = schema.table(table.name())?;
     let (_, cols) = key_columns(table, shape, *i, key)?;
-    let pk = table
-        .def
-        .primary_key
-        .iter()
-        .map(|p| cols.iter().find(|(c, _)| c == p).map(|(_, v)| v.clone()))
-        .collect::<Option<Vec<_>>>()?;
+    let pk = primary_key_of(table, &cols)?;
     Some((table.name().to_string(), pk))
 }
 
@@ -161,13 +170,7 @@ pub(crate) fn judge_conversion(
     // primary-key columns a secondary entry carries (none for a hidden
     // row id, which the runner cannot read back).
     let (index, cols) = key_columns(t, shape, *index_id, key)?;
-    let pk = t
-        .def
-        .primary_key
-        .iter()
-        .map(|c| cols.iter().find(|(k, _)| k == c).map(|(_, v)| v.clone()))
-        .collect::<Option<Vec<_>>>()
-        .filter(|pk| !pk.is_empty())?;
+    let pk = primary_key_of(t, &cols).filter(|pk| !pk.is_empty())?;
     let table = t.name().to_string();
     let mine: Vec<&Write> = writes
         .iter()
@@ -740,12 +743,7 @@ pub(crate) fn early_release(
     let table = table_by_id(engine, table_id)?;
     let shape = schema.table(table.name())?;
     let (index_name, cols) = key_columns(table, shape, index_id, key)?;
-    let pk: Vec<ModelValue> = table
-        .def
-        .primary_key
-        .iter()
-        .map(|p| cols.iter().find(|(c, _)| c == p).map(|(_, v)| v.clone()))
-        .collect::<Option<_>>()?;
+    let pk = primary_key_of(table, &cols)?;
     let name = table.name();
     let has = |row: &Row| {
         cols.iter().all(|(c, v)| {

@@ -370,6 +370,17 @@ fn finish(
     None
 }
 
+/// A DDL statement's answer for the trace: `ok` or its error.
+fn answer_of(r: &engine::Result<()>) -> String {
+    match r {
+        Ok(()) => "ok".to_string(),
+        Err(e) => match e.mysql_code() {
+            Some(code) => format!("error {code}"),
+            None => format!("error ({e})"),
+        },
+    }
+}
+
 /// Judges the answer of a copying ALTER TABLE of `table`: it succeeds (a
 /// full disk undoes the copy); once it has, every REPEATABLE READ view
 /// older than it finds the table empty, and its indexes, new ones built
@@ -378,13 +389,7 @@ fn finish(
 /// with 1412). What the rows are is the durability and read judges'
 /// business: the same as before.
 fn judge_rebuild(world: &mut World, table: &str, r: engine::Result<()>) {
-    let answer = match &r {
-        Ok(()) => "ok".to_string(),
-        Err(e) => match e.mysql_code() {
-            Some(code) => format!("error {code}"),
-            None => format!("error ({e})"),
-        },
-    };
+    let answer = answer_of(&r);
     world.event(
         "ddl",
         json!({"statement": "ALTER TABLE", "table": table, "answer": answer}),
@@ -428,13 +433,7 @@ fn judge_table_ddl(world: &mut World, st: &PlannedStmt, r: engine::Result<()>) {
     };
     let create = kind == Kind::Create;
     let verb = verb(st);
-    let answer = match &r {
-        Ok(()) => "ok".to_string(),
-        Err(e) => match e.mysql_code() {
-            Some(code) => format!("error {code}"),
-            None => format!("error ({e})"),
-        },
-    };
+    let answer = answer_of(&r);
     world.event(
         "ddl",
         json!({"statement": verb, "table": table, "answer": answer}),
@@ -591,13 +590,7 @@ fn judge_index_ddl(
         .copied()
         .unwrap_or(IndexState::Absent);
     let verb = if create { "CREATE INDEX" } else { "DROP INDEX" };
-    let answer = match &r {
-        Ok(()) => "ok".to_string(),
-        Err(e) => match e.mysql_code() {
-            Some(code) => format!("error {code}"),
-            None => format!("error ({e})"),
-        },
-    };
+    let answer = answer_of(&r);
     world.event(
         "ddl",
         json!({"statement": verb, "table": table, "index": name, "answer": answer}),
