@@ -530,7 +530,8 @@ impl World {
     /// The size of a file's pages, as the plan made its table (the system
     /// tablespace and the scratch tables are never compressed).
     fn page_bytes(&self, file: &str) -> u64 {
-        file.strip_suffix(".ibd")
+        table_file(file)
+            .strip_suffix(".ibd")
             .and_then(|t| self.schema.table(t))
             .and_then(|t| t.zip_size)
             .map_or(crate::storage::PAGE_BYTES, |z| z as u64)
@@ -558,6 +559,8 @@ impl World {
     /// Notes a page a fault damaged (the first cause stays), with what the
     /// page holds now.
     fn damage(&mut self, file: &str, page_no: u32, cause: Damage) {
+        let file = table_file(file);
+        let file = file.as_str();
         let hash = self.page_hash(file, page_no);
         let d = self
             .damaged_pages
@@ -578,8 +581,9 @@ impl World {
     /// The fault that damaged a page, if the page still holds what the
     /// fault left (the engine has not written it since).
     fn damage_of(&self, file: &str, page_no: u32) -> Option<Damage> {
-        let d = self.damaged_pages.get(&(file.to_string(), page_no))?;
-        (self.page_hash(file, page_no) == d.hash).then_some(d.cause)
+        let file = table_file(file);
+        let d = self.damaged_pages.get(&(file.clone(), page_no))?;
+        (self.page_hash(&file, page_no) == d.hash).then_some(d.cause)
     }
 
     /// Counts a damaged page caught, and ends the run: the database is
@@ -694,4 +698,19 @@ pub(super) fn read_db(e: &mut Engine, schema: &crate::schema::Schema) -> engine:
     }
     e.close_session(s)?;
     Ok(db)
+}
+
+/// The table file a file stands for: a table's own, or for the new file a
+/// copying ALTER or a TRUNCATE builds under a temporary name (`t#7.ibd`,
+/// `engine::handler` `temporary_file`) the table's (`t.ibd`), whose pages
+/// it holds and whose name it takes once the dictionary swaps them (the
+/// rename startup finishes when a crash cut it short). A fault on the new
+/// file of a copy a crash cut short before the swap (an orphan startup
+/// removes) is noted against the table's file too: the only cost is that
+/// a report of that page of the old file as corrupt would be excused.
+fn table_file(file: &str) -> String {
+    match file.strip_suffix(".ibd").and_then(|f| f.split_once('#')) {
+        Some((table, _)) => format!("{table}.ibd"),
+        None => file.to_string(),
+    }
 }
