@@ -480,8 +480,10 @@ impl Engine {
     /// matching its WHERE (InnoDB's `row_unlock_for_mysql`, which unlocks
     /// the record under the read's cursor and, for a secondary index, the
     /// clustered record it locked too; the entries the statement's own
-    /// changes locked in other indexes stay). Under REPEATABLE READ and
-    /// SERIALIZABLE it does nothing: those keep every lock.
+    /// changes locked in other indexes stay), unless the transaction
+    /// wrote the row itself (its DB_TRX_ID is the transaction's). Under
+    /// REPEATABLE READ and SERIALIZABLE it does nothing: those keep every
+    /// lock.
     pub fn unlock_rows(
         &mut self,
         s: SessionId,
@@ -514,6 +516,17 @@ impl Engine {
         for (i, row) in rows.iter().enumerate() {
             let cols = row::stored_columns(t, row)?;
             let pk = write::key_of_columns(t, &cols, keyless.then(|| row_ids[i]));
+            // A record the transaction itself wrote keeps its locks
+            // (`row_unlock_for_mysql` unlocks only a record whose
+            // DB_TRX_ID is another's): its implicit lock stands, and a
+            // waiter granted the released one would meet it.
+            if let Some(found) =
+                crate::btree::get(&mut self.pager, &t.clustered, &crate::btree::key_refs(&pk))?
+            {
+                if row::trx_id_of(t, &found.rec)? == trx {
+                    continue;
+                }
+            }
             targets.push(Target::Record {
                 table: id,
                 index: t.clustered.id,

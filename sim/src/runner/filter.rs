@@ -26,7 +26,8 @@
 //! - the rows let go are those whose `k` (as the read returned it, which
 //!   the model just judged) the condition rejects; under READ COMMITTED
 //!   and READ UNCOMMITTED exactly one of the X locks the statement took on
-//!   each must be gone after the call (`lock_rec_unlock` resets one), and
+//!   each must be gone after the call (`lock_rec_unlock` resets one), none
+//!   of a row the transaction itself wrote (by the model's writes), and
 //!   no other lock may go (the early-release judge allows one X lock a
 //!   rejected row); under the stronger levels nothing goes.
 
@@ -368,8 +369,22 @@ fn unlock(world: &mut World, s: &mut Sess, rows: Vec<Vec<Value>>) -> Option<bool
             _ => None,
         })
         .collect();
+    // The rows the transaction wrote itself, by the model: they keep their
+    // locks (row_unlock_for_mysql unlocks only a record whose DB_TRX_ID is
+    // another transaction's).
+    let own: BTreeSet<u64> = ids
+        .iter()
+        .copied()
+        .filter(|&id| {
+            let key = [ModelValue::Int(id.into())];
+            txn.writes
+                .iter()
+                .any(|w| w.table == table && w.key.as_slice() == key)
+        })
+        .collect();
     if let (true, Some(trx)) = (lenient, s.trx) {
-        world.allowed_releases = Some((trx, table.clone(), ids.clone()));
+        let others: BTreeSet<u64> = ids.difference(&own).copied().collect();
+        world.allowed_releases = Some((trx, table.clone(), others));
     }
     let taken_before = taken(world, s, &table, &ids);
     world.call_start_us = world.clock_now();
@@ -395,9 +410,11 @@ fn unlock(world: &mut World, s: &mut Sess, rows: Vec<Vec<Value>>) -> Option<bool
     let taken_after = taken(world, s, &table, &ids);
     for id in &ids {
         let (before, after) = (taken_before[id], taken_after[id]);
-        if after + usize::from(before > 0) != before {
+        let released = usize::from(before > 0 && !own.contains(id));
+        if after + released != before {
             world.violations.push(format!(
-                "READ COMMITTED: row {id} of {table}, read and rejected by a filtered change, held {before} X locks the statement took and {after} after it let go of the row (row_unlock_for_mysql lets go of one)"
+                "READ COMMITTED: row {id} of {table}, read and rejected by a filtered change, held {before} X locks the statement took and {after} after it let go of the row (row_unlock_for_mysql lets go of one, none of a row the transaction wrote: {})",
+                own.contains(id)
             ));
         }
     }
