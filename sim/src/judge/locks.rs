@@ -413,10 +413,17 @@ pub(crate) fn judge_insert(
         indexes.push((sec.index.id, sec.def.name.as_str()));
     }
     let judged = judged.start.min(indexes.len())..judged.end.min(indexes.len());
-    for &(iid, iname) in &indexes[judged] {
+    for (pos, &(iid, iname)) in indexes
+        .iter()
+        .enumerate()
+        .skip(judged.start)
+        .take(judged.len())
+    {
         let Some(cols) = index_columns(table, iid) else {
             continue;
         };
+        // The indexes the insert puts its entries in after this one.
+        let later: Vec<u64> = indexes[pos + 1..].iter().map(|&(id, _)| id).collect();
         if table.def.primary_key.is_empty() {
             let ctx = KeylessInsert {
                 table,
@@ -427,6 +434,7 @@ pub(crate) fn judge_insert(
                 index: (iid, iname),
                 cols: &cols,
                 next_seq,
+                later: &later,
             };
             if let Some(v) = ctx.judge(row, committed, known) {
                 return Some(v);
@@ -462,7 +470,11 @@ pub(crate) fn judge_insert(
         };
         // Formatted only for a message: this runs for every insert.
         let shown = || models::value::fmt_key(&entry);
-        let later = inherited_after(events, trx);
+        let later = inherited_after(
+            events,
+            trx,
+            |t| matches!(t, OTarget::Record(a, b, _) if *a == tid && later.contains(b)),
+        );
         if checks.is_empty() && oracle.others_lock_gaps(trx, tid, iid, &later) && !took_over() {
             return Some(format!(
                 "gap locking: trx {trx} inserted {} into {table_name}.{iname} without checking its gap, while another transaction locks gaps of that index",
@@ -549,6 +561,8 @@ struct KeylessInsert<'a> {
     cols: &'a [Option<usize>],
     /// The model's number for the next row (`World::row_seq`).
     next_seq: u64,
+    /// The indexes the insert puts its entries in after this one.
+    later: &'a [u64],
 }
 
 impl KeylessInsert<'_> {
@@ -596,7 +610,11 @@ impl KeylessInsert<'_> {
             .filter(|e| matches!(e.kind, OKind::InsertChecked | OKind::Wait))
             .collect();
         let shown = || models::value::fmt_key(&entry);
-        let later = inherited_after(self.events, self.trx);
+        let later = inherited_after(
+            self.events,
+            self.trx,
+            |t| matches!(t, OTarget::Record(a, b, _) if *a == tid && self.later.contains(b)),
+        );
         if checks.is_empty() && self.oracle.others_lock_gaps(self.trx, tid, iid, &later) {
             return Some(format!(
                 "gap locking: trx {} inserted {} into {name}.{iname} without checking its gap, while another transaction locks gaps of that index",
@@ -689,17 +707,23 @@ impl KeylessInsert<'_> {
     }
 }
 
-/// The gap locks inherited in this step's `events` after the last event
-/// of `trx` (io-errors seed 11531: purge at the end of the call, after an
+/// The gap locks inherited in this step's `events` after `trx` had put
+/// its entry into an index: after its first event in one of the indexes
+/// it inserts into after that one (`later`: it had left this index then,
+/// default seed 9161: a waiting insert into a secondary index chose a
+/// deadlock victim whose rolled-back record handed its locks to the
+/// clustered record the insert had just put in), or else after its last
+/// event (io-errors seed 11531: purge at the end of the call, after an
 /// autocommit insert had committed, moved a reader's record locks to the
-/// gaps): they did not exist when its insert ran, so it had no reason to
+/// gaps). They did not exist when its insert ran, so it had no reason to
 /// check them. None when the step has no event of `trx`, whose insert's
 /// place in the step is then unknown.
-fn inherited_after(events: &[OEvent], trx: u64) -> Vec<u64> {
-    let Some(last) = events.iter().rposition(|e| e.trx == trx) else {
+fn inherited_after(events: &[OEvent], trx: u64, later: impl Fn(&OTarget) -> bool) -> Vec<u64> {
+    let left = events.iter().position(|e| e.trx == trx && later(&e.target));
+    let Some(from) = left.or_else(|| events.iter().rposition(|e| e.trx == trx)) else {
         return Vec::new();
     };
-    events[last + 1..]
+    events[from + 1..]
         .iter()
         .filter(|e| e.kind == OKind::Inherited)
         .map(|e| e.lock)
