@@ -36,6 +36,14 @@ pub enum LaterRule {
     /// A locking range read under READ COMMITTED or READ UNCOMMITTED gives
     /// back its lock on the row past the range's end.
     PastEndRowUnlockedUnderReadCommitted,
+    /// A new lock request passes a waiting request of another
+    /// transaction that waits for a lock the requester holds on the same
+    /// record, and goes into the queue ahead of it.
+    WaiterBypassedByItsBlocker,
+    /// A single-table UPDATE or DELETE by the whole primary key reads a
+    /// secondary index instead when the WHERE fixes all its columns and
+    /// its range is estimated at one row too.
+    SecondaryIndexOnOneRowTie,
 }
 
 /// An entry of the list of version differences.
@@ -55,13 +63,15 @@ pub struct Difference {
 
 impl LaterRule {
     /// Every rule.
-    pub const ALL: [LaterRule; 6] = [
+    pub const ALL: [LaterRule; 8] = [
         LaterRule::FkCheckNoGapsUnderReadCommitted,
         LaterRule::OrderByExtendedKey,
         LaterRule::DuplicateIndexNote,
         LaterRule::DeadlockSearchOneBlocker,
         LaterRule::ReadUncommittedXLocksNotInherited,
         LaterRule::PastEndRowUnlockedUnderReadCommitted,
+        LaterRule::WaiterBypassedByItsBlocker,
+        LaterRule::SecondaryIndexOnOneRowTie,
     ];
 
     /// The rule's name.
@@ -77,6 +87,8 @@ impl LaterRule {
             LaterRule::PastEndRowUnlockedUnderReadCommitted => {
                 "past-end-row-unlocked-under-read-committed"
             }
+            LaterRule::WaiterBypassedByItsBlocker => "waiter-bypassed-by-its-blocker",
+            LaterRule::SecondaryIndexOnOneRowTie => "secondary-index-on-one-row-tie",
         }
     }
 
@@ -209,6 +221,52 @@ impl LaterRule {
                          sql/handler.cc handler::read_range_next (unlock_row() before \
                          HA_ERR_END_OF_FILE); ha_innobase::unlock_row releases under \
                          isolation <= READ COMMITTED",
+            },
+            LaterRule::WaiterBypassedByItsBlocker => Difference {
+                pattern: "a transaction holds a lock on a record (or an implicit one, made \
+                          explicit when another transaction asked for the record: its own \
+                          insert, its own change), another transaction waits for it there, \
+                          and the first then asks for a stronger lock on the same record (a \
+                          next-key lock of a range read, the S lock of a duplicate check)",
+                innodb_1_0: "the new request conflicts with the waiting one \
+                             (lock_rec_other_has_conflicting counts waiting requests), so it \
+                             waits behind it: the two wait for each other and the deadlock \
+                             search rolls one back",
+                later: "the new request is granted ahead of the waiting one, which goes on \
+                        waiting: no deadlock",
+                why: "MDEV-27025 (MariaDB 10.6.17, 10.11.7) lets a request bypass a waiting \
+                      lock that waits for a lock the requester already holds, since waiting \
+                      behind it can only end in a deadlock. Checked on MariaDB 10.11.14 by \
+                      hand: T1 holds S (or X) on a row, T2 waits for X on it, T1's LOCK IN \
+                      SHARE MODE range read over the row returns at once and T2 still waits",
+                source: "InnoDB Plugin 1.0.6 lock/lock0lock.c lock_rec_other_has_conflicting \
+                         and lock_rec_has_to_wait (a waiting lock2 counts); MariaDB 10.11.7+ \
+                         storage/innobase/lock/lock0lock.cc lock_rec_other_has_conflicting \
+                         (bypasses a waiting lock whose wait the requester's granted lock \
+                         causes, and lock_rec_lock inserts the new lock after it)",
+            },
+            LaterRule::SecondaryIndexOnOneRowTie => Difference {
+                pattern: "UPDATE or DELETE of one table WHERE every primary key column = a \
+                          constant, with a secondary index whose columns the WHERE also fixes \
+                          by equality and which holds at most one entry for those values",
+                innodb_1_0: "MySQL 5.1 reads the primary key: ha_innobase::read_time makes a \
+                             clustered range of one or two rows cost its rows, less than any \
+                             secondary range and its row lookups; the locks fall on the \
+                             clustered record (or the gap where it would be)",
+                later: "MariaDB reads the secondary index (EXPLAIN: range on it, 1 row), \
+                        so the locks fall on its entry and gap first: the statement waits \
+                        where a secondary-index reader holds locks, and passes where only \
+                        the clustered record's gap is locked",
+                why: "MariaDB's range optimizer costs the two one-row ranges afresh (its \
+                      cost model of 10.x, not 5.1's read_time) and keeps the secondary. \
+                      Checked on MariaDB 10.11.14 with EXPLAIN: `DELETE FROM t WHERE p0 = 7 \
+                      AND p1 = 8` with KEY (p1) reads that key while at most one row has p1 = \
+                      8 and PRIMARY once two do; `UPDATE t2 SET c = 3 WHERE p0 = 'a'` with KEY \
+                      ox (p0) beside PRIMARY KEY (p0) reads ox",
+                source: "MySQL 5.1.45 storage/innobase ha_innobase::read_time (rows <= 2: \
+                         return rows) and sql/opt_range.cc get_key_scans_params; MariaDB 10.11 \
+                         sql/opt_range.cc get_key_scans_params with handler::multi_range_read_\
+                         info_const's cost; observed with EXPLAIN as above",
             },
         }
     }

@@ -164,7 +164,8 @@ impl Engine {
             )
             .with_past_end_unlocked(
                 (config.later).has(crate::LaterRule::PastEndRowUnlockedUnderReadCommitted),
-            ),
+            )
+            .with_bypass_waiters((config.later).has(crate::LaterRule::WaiterBypassedByItsBlocker)),
             tables: BTreeMap::new(),
             names: BTreeMap::new(),
             sessions: BTreeMap::new(),

@@ -413,6 +413,11 @@ pub struct LockSys {
     /// locking range scan under READ COMMITTED or READ UNCOMMITTED gives
     /// back its lock on the row past the range's end.
     pub past_end_unlocked: bool,
+    /// A later version's rule
+    /// ([`crate::LaterRule::WaiterBypassedByItsBlocker`]): a new request
+    /// passes a waiting one that waits for a lock the requester holds on
+    /// the same record, and is queued ahead of it.
+    pub bypass_waiters: bool,
     /// With `one_blocker`, the transaction each waiting one points at
     /// (MariaDB's `trx->lock.wait_trx`): the owner of the first lock in
     /// its way (of a table lock's, the newest), moved on to the next one
@@ -502,6 +507,13 @@ impl LockSys {
     /// range's end, or not ([`LockSys::past_end_unlocked`]).
     pub fn with_past_end_unlocked(mut self, on: bool) -> Self {
         self.past_end_unlocked = on;
+        self
+    }
+
+    /// This lock system with a later version's bypass of waiting requests
+    /// by their blocker, or not ([`LockSys::bypass_waiters`]).
+    pub fn with_bypass_waiters(mut self, on: bool) -> Self {
+        self.bypass_waiters = on;
         self
     }
 
@@ -660,13 +672,42 @@ impl LockSys {
     ) -> Option<LockId> {
         let queue = self.queues.get(target)?;
         let n = ahead.unwrap_or(queue.len());
+        let bypass = self.bypass_waiters && ahead.is_none();
         queue[..n]
             .iter()
             .find(|id| {
                 let l = &self.locks[id];
-                l.trx != trx && has_to_wait(mode, l.mode)
+                l.trx != trx
+                    && has_to_wait(mode, l.mode)
+                    && !(bypass && self.waits_for_holder(l, trx, queue))
             })
             .copied()
+    }
+
+    /// Whether `waiter` is a waiting request in `queue` that waits for a
+    /// granted lock of `holder` there (what a later version lets `holder`'s
+    /// new request pass: [`LockSys::bypass_waiters`]).
+    fn waits_for_holder(&self, waiter: &Lock, holder: TrxId, queue: &[LockId]) -> bool {
+        waiter.waiting
+            && queue.iter().any(|g| {
+                let g = &self.locks[g];
+                g.trx == holder && !g.waiting && has_to_wait(waiter.mode, g.mode)
+            })
+    }
+
+    /// Where a request of `mode` by `trx` granted without waiting goes in
+    /// `target`'s queue: at its end, or with the later version's bypass
+    /// ([`LockSys::bypass_waiters`]) ahead of the first waiting request it
+    /// passed, which then waits for it too.
+    fn granted_place(&self, trx: TrxId, target: &Target, mode: Mode) -> Option<usize> {
+        if !self.bypass_waiters {
+            return None;
+        }
+        let queue = self.queues.get(target)?;
+        queue.iter().position(|id| {
+            let l = &self.locks[id];
+            l.trx != trx && has_to_wait(mode, l.mode) && self.waits_for_holder(l, trx, queue)
+        })
     }
 
     /// Requests a lock for `trx`. Granted at once when the transaction
@@ -742,7 +783,15 @@ impl LockSys {
                 }
             }
         }
-        self.queues.entry(target).or_default().push(id);
+        let place = match conflict {
+            None => self.granted_place(trx, &target, mode),
+            Some(_) => None,
+        };
+        let queue = self.queues.entry(target).or_default();
+        match place {
+            Some(at) => queue.insert(at, id),
+            None => queue.push(id),
+        }
         self.by_trx.entry(trx).or_default().push(id);
         self.count(&lock, 1);
         self.locks.insert(id, lock);

@@ -152,6 +152,24 @@ impl Scenario {
         for name in crate::plan::SCRATCH_TABLES {
             known.push(crate::tables::scratch(name, RowFormat::Compact));
         }
+        // A scan of an index the plan creates reads that index's columns
+        // once it exists (default seed 293 bounded the first column with
+        // the index's values before), so the index belongs to the
+        // definition the statements are rendered by, not to the setup's.
+        for st in plan.transactions.iter().flat_map(|t| &t.statements) {
+            if let PlannedStmt::CreateIndex { table, index } = st {
+                if let Some(def) = known.iter_mut().find(|d| d.name == *table) {
+                    if def.indexes.iter().all(|i| i.name != index.name) {
+                        def.indexes.push(engine::dict::IndexDef {
+                            name: index.name.clone(),
+                            columns: index.columns.clone(),
+                            unique: index.unique,
+                            prefixes: Vec::new(),
+                        });
+                    }
+                }
+            }
+        }
         let defs = render::Tables::new(&known);
         let mut txns = Vec::new();
         for t in &plan.transactions {
@@ -209,7 +227,12 @@ impl Scenario {
     }
 
     /// The scenario of a seed under a profile, cut to its first
-    /// `transactions` transactions if given.
+    /// `transactions` transactions if given, with the DDL of the rest
+    /// drawn in: each DDL transaction cut off goes where its place in the
+    /// whole plan falls in the cut one. A plan places its index build, its
+    /// copying ALTERs and its TRUNCATEs anywhere in hundreds of
+    /// transactions, so a cut to its first forty would lose most of them
+    /// (and the sort that spills with them).
     pub fn generate(
         seed: u64,
         profile: &Profile,
@@ -217,7 +240,19 @@ impl Scenario {
     ) -> Result<Scenario, String> {
         let mut plan = Plan::generate(seed, profile, None, None);
         if let Some(n) = transactions {
-            plan.transactions.truncate(n);
+            let len = plan.transactions.len();
+            if len > n {
+                let rest: Vec<(usize, crate::plan::PlannedTxn)> = plan
+                    .transactions
+                    .drain(n..)
+                    .enumerate()
+                    .filter(|(_, t)| t.statements.iter().any(PlannedStmt::is_ddl))
+                    .map(|(i, t)| (n + i, t))
+                    .collect();
+                for (k, (at, t)) in rest.into_iter().enumerate() {
+                    plan.transactions.insert(at * n / len + k, t);
+                }
+            }
         }
         Scenario::of_plan(&plan)
     }

@@ -395,7 +395,7 @@ impl Server {
         for (_, e) in set.iter().flatten() {
             eval::check_names(e, &cols.in_clause("field list"))?;
         }
-        let plan = self.plan(
+        let mut plan = self.plan(
             c,
             &name,
             &meta,
@@ -403,6 +403,13 @@ impl Server {
             &post.sel.hints,
             &post.sel.order_by,
         )?;
+        if post.sel.hints.is_empty() && post.sel.order_by.is_empty() {
+            if let Some(tied) =
+                self.one_row_tie(c, &name, &meta, post.sel.filter.as_ref(), &plan)?
+            {
+                plan = tied;
+            }
+        }
         let access = plan.access;
         // UPDATE and DELETE ... LIMIT stop where MySQL stops pulling rows
         // when the WHERE is exactly the range read, in ORDER BY's order

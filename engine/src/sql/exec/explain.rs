@@ -173,6 +173,63 @@ impl Server {
         reply(row)
     }
 
+    /// A later version's rule
+    /// ([`crate::LaterRule::SecondaryIndexOnOneRowTie`]) for a
+    /// single-table UPDATE or DELETE whose plan reads one row of the
+    /// primary key by equality on all its columns: the first secondary
+    /// index the WHERE fixes every column of by equality whose range is
+    /// estimated at one row too is read instead. `None` when the rule is
+    /// off or nothing takes the primary key's place.
+    pub(super) fn one_row_tie(
+        &mut self,
+        c: ConnId,
+        name: &str,
+        meta: &TableMeta,
+        filter: Option<&Expr>,
+        plan: &Plan,
+    ) -> R<Option<Plan>> {
+        let later = self.engine.config().later;
+        if !later.has(crate::LaterRule::SecondaryIndexOnOneRowTie) {
+            return Ok(None);
+        }
+        let on_primary = match &plan.access {
+            Access::Point(_) => true,
+            Access::Range { index, .. } | Access::Ranges { index, .. } => index.is_none(),
+        };
+        if !on_primary || !matches!(plan.kind, PlanKind::Const { .. }) {
+            return Ok(None);
+        }
+        if self.plan_rows(c, name, plan)? > 1 {
+            return Ok(None);
+        }
+        let indexes: Vec<(String, usize)> = match self.engine.table(name) {
+            Ok(t) => (t.def.indexes.iter())
+                .map(|ix| (ix.name.clone(), ix.columns.len()))
+                .collect(),
+            Err(e) => return Err(self.engine_err(c, &e)),
+        };
+        for (ix, parts) in indexes {
+            let hint = IndexHint {
+                kind: HintKind::Use,
+                indexes: vec![ix.clone()],
+            };
+            let alt = self.plan(c, name, meta, filter, &[hint], &[])?;
+            let fixes_all = match alt.kind {
+                PlanKind::Ref { parts: p } | PlanKind::Const { parts: p } => p >= parts,
+                _ => false,
+            };
+            let on_it = matches!(&alt.access,
+                Access::Range { index: Some(i), .. } | Access::Ranges { index: Some(i), .. } if *i == ix);
+            if fixes_all && on_it && self.plan_rows(c, name, &alt)? <= 1 {
+                return Ok(Some(Plan {
+                    possible: plan.possible.clone(),
+                    ..alt
+                }));
+            }
+        }
+        Ok(None)
+    }
+
     /// EXPLAIN's `rows`: 1 for a const read, the estimate of each key range
     /// summed for a ref or range read, the table's estimated rows for a
     /// read of a whole index.
