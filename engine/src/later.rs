@@ -44,6 +44,15 @@ pub enum LaterRule {
     /// secondary index instead when the WHERE fixes all its columns and
     /// its range is estimated at one row too.
     SecondaryIndexOnOneRowTie,
+    /// A locking read under READ COMMITTED or READ UNCOMMITTED passes a
+    /// clustered record a committed transaction delete-marked without
+    /// locking it.
+    ReadCommittedSkipsCommittedDeletes,
+    /// A locking read of one whole key value of a secondary index in
+    /// descending order, on a table with a primary key (`k >= v AND k <= v
+    /// ORDER BY k DESC, id DESC`), is read backward as a range, the entry
+    /// below the value locked as the one past the end.
+    DescendingEqualityReadAsRange,
 }
 
 /// An entry of the list of version differences.
@@ -63,7 +72,7 @@ pub struct Difference {
 
 impl LaterRule {
     /// Every rule.
-    pub const ALL: [LaterRule; 8] = [
+    pub const ALL: [LaterRule; 10] = [
         LaterRule::FkCheckNoGapsUnderReadCommitted,
         LaterRule::OrderByExtendedKey,
         LaterRule::DuplicateIndexNote,
@@ -72,6 +81,8 @@ impl LaterRule {
         LaterRule::PastEndRowUnlockedUnderReadCommitted,
         LaterRule::WaiterBypassedByItsBlocker,
         LaterRule::SecondaryIndexOnOneRowTie,
+        LaterRule::ReadCommittedSkipsCommittedDeletes,
+        LaterRule::DescendingEqualityReadAsRange,
     ];
 
     /// The rule's name.
@@ -89,6 +100,10 @@ impl LaterRule {
             }
             LaterRule::WaiterBypassedByItsBlocker => "waiter-bypassed-by-its-blocker",
             LaterRule::SecondaryIndexOnOneRowTie => "secondary-index-on-one-row-tie",
+            LaterRule::ReadCommittedSkipsCommittedDeletes => {
+                "read-committed-skips-committed-deletes"
+            }
+            LaterRule::DescendingEqualityReadAsRange => "descending-equality-read-as-range",
         }
     }
 
@@ -267,6 +282,58 @@ impl LaterRule {
                          return rows) and sql/opt_range.cc get_key_scans_params; MariaDB 10.11 \
                          sql/opt_range.cc get_key_scans_params with handler::multi_range_read_\
                          info_const's cost; observed with EXPLAIN as above",
+            },
+            LaterRule::ReadCommittedSkipsCommittedDeletes => Difference {
+                pattern: "a row deleted and committed but not yet purged (an older read view \
+                          holds purge back), locked by a REPEATABLE READ or SERIALIZABLE \
+                          reader; then a READ COMMITTED or READ UNCOMMITTED transaction \
+                          UPDATEs, DELETEs or locking-reads that key",
+                innodb_1_0: "row_search_for_mysql locks the delete-marked record before it \
+                             looks at the mark (the record alone under READ COMMITTED), so the \
+                             statement waits for the reader's lock",
+                later: "the delete-marked record of a committed transaction is passed over \
+                        without a lock: the statement finds nothing at once",
+                why: "later InnoDBs skip, under READ COMMITTED and READ UNCOMMITTED, a clustered \
+                      record whose delete mark a committed transaction set, since no row can \
+                      come back there (semi-consistent reasoning applied to deletes). Checked \
+                      on MariaDB 10.11.14 by hand: T1 (REPEATABLE READ) SELECT ... WHERE p = '' \
+                      FOR UPDATE on a committed, unpurged delete; T2 at READ COMMITTED: SELECT \
+                      ... FOR UPDATE and DELETE of p = '' return at once with nothing; at \
+                      REPEATABLE READ both wait",
+                source: "InnoDB Plugin 1.0.6 row/row0sel.c row_search_for_mysql \
+                         (sel_set_rec_lock before the rec_get_deleted_flag test); MariaDB 10.11 \
+                         storage/innobase/row/row0sel.cc row_search_mvcc (observed as above; \
+                         clustered records only are taken here)",
+            },
+            LaterRule::DescendingEqualityReadAsRange => Difference {
+                pattern: "SELECT ... FORCE INDEX (k) WHERE k >= v AND k <= v ORDER BY k DESC, id \
+                          DESC ... FOR UPDATE (or LOCK IN SHARE MODE), k a secondary index of a \
+                          table with a primary key, every column of k fixed, under REPEATABLE \
+                          READ, where the entry below v is another transaction's uncommitted \
+                          insert (or locked by it)",
+                innodb_1_0: "MySQL 5.1's QUICK_SELECT_DESC reads an EQ_RANGE over the whole key \
+                             with HA_READ_KEY_EXACT and index_next_same (test_if_order_by_key \
+                             counts a primary key suffix in ORDER BY as no more than the \
+                             index's own parts): InnoDB stops at the first entry above v and \
+                             locks only its gap, so the statement does not wait for the entry \
+                             below v (innosim locks as that read does, and returns the rows \
+                             in descending order)",
+                later: "MariaDB counts the suffix's parts (used_key_parts above the index's \
+                        user-defined parts), so it reads with HA_READ_PREFIX_LAST_OR_PREV and \
+                        index_prev: a backward range whose end the server finds, after InnoDB \
+                        has locked the entry below v with a next-key lock, and the statement \
+                        waits for that entry's owner. A table without a primary key, or ORDER \
+                        BY k DESC alone, reads as 5.1 does",
+                why: "the two servers' QUICK_SELECT_DESC differ in how many key parts ORDER BY \
+                      uses. Checked on MariaDB 10.11.14: corpus/diff/default-179 (sb, ORDER BY \
+                      k DESC, id DESC) waits for the uncommitted insert below the value; \
+                      default seed 486 (a table without a primary key) does not",
+                source: "MySQL 5.1.45 sql/opt_range.cc QUICK_SELECT_DESC::QUICK_SELECT_DESC (\
+                         EQ_RANGE kept for a whole key) and ::get_next (EQ_RANGE && \
+                         used_key_parts <= key_parts: HA_READ_KEY_EXACT), sql/sql_select.cc \
+                         test_if_order_by_key (on_primary_key: used_key_parts = key_parts); \
+                         MariaDB 10.11 sql/opt_range.cc QUICK_SELECT_DESC::get_next (\
+                         user_defined_key_parts) and sql/sql_select.cc test_if_order_by_key",
             },
         }
     }

@@ -65,7 +65,8 @@ impl Engine {
                 Ok(Step::Done(resp))
             }
             Ok(DmlResult::Wait(lock)) => {
-                if self.session_mut(s).insert_progress.is_none() {
+                let sess = self.session_mut(s);
+                if sess.insert_progress.is_none() && sess.update_progress.is_none() {
                     self.rollback_statement(s, undo_no)?;
                 }
                 self.suspend(s, request, lock, undo_no)
@@ -381,9 +382,12 @@ impl Engine {
                     return Ok(DmlResult::Wait(w));
                 }
                 let duplicates = sess.statement.as_ref().is_some_and(|st| st.duplicates);
+                let mut progress = (sess.update_progress.take())
+                    .filter(|&(t, _)| t == id)
+                    .map(|(_, done)| done);
                 let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys, duplicates);
                 let mut old = None;
-                match write::update_returning(
+                let outcome = write::update_returning(
                     &mut self.pager,
                     &mut self.sys,
                     &self.tables[&id],
@@ -392,7 +396,13 @@ impl Engine {
                     &changes,
                     &mut ctx,
                     &mut old,
-                )? {
+                    &mut progress,
+                )?;
+                if let (Outcome::Wait(_), Some(done)) = (&outcome, progress) {
+                    self.stats.updates_kept_deleted += 1;
+                    self.session_mut(s).update_progress = Some((id, done));
+                }
+                match outcome {
                     Outcome::Done(n) => match old.filter(|_| n > 0) {
                         Some(old) => {
                             let mut new = old.clone();

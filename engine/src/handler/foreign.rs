@@ -553,6 +553,9 @@ impl Engine {
                 set,
                 &mut ctx,
                 &mut old,
+                // A cascade that waits is undone with its statement and
+                // runs again from the start.
+                &mut None,
             )?
         };
         match outcome {

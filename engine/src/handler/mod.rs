@@ -113,6 +113,10 @@ struct Session {
     /// waited: its clustered record and this many secondary entries are
     /// in ([`write::insert`]); it goes on from there when it runs again.
     insert_progress: Option<(u64, usize)>,
+    /// An update of a table (by id) that moves its row and waited in its
+    /// insert: its delete is done, and its insert got this far
+    /// ([`write::update_returning`]); it goes on from there.
+    update_progress: Option<(u64, Option<usize>)>,
     /// The undo number the request that runs again after a wait began at
     /// (moved here from its [`Pending`] for the run).
     undo_mark: Option<u64>,
@@ -159,6 +163,9 @@ pub struct EngineStats {
     pub lock_wait_timeouts: u64,
     /// Inserts that waited with their clustered record in place.
     pub inserts_kept_in_place: u64,
+    /// Updates moving their row that waited in its insert with their
+    /// delete kept.
+    pub updates_kept_deleted: u64,
     /// Background rounds run.
     pub background_rounds: u64,
     /// Syncs made for groups of waiting commits.
@@ -413,6 +420,7 @@ impl Engine {
     /// record and entries kept in place.
     fn undo_waited(&mut self, s: SessionId, undo_mark: u64) -> Result<()> {
         self.session_mut(s).insert_progress = None;
+        self.session_mut(s).update_progress = None;
         let r = self.rollback_statement(s, undo_mark);
         self.guard(r)
     }
@@ -690,6 +698,7 @@ impl Engine {
             x.scan_resume = None;
             x.kept_row_id = None;
             x.insert_progress = None;
+            x.update_progress = None;
             x.undo_mark = None;
         }
         let r = self

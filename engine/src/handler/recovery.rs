@@ -165,7 +165,13 @@ impl Engine {
             .with_past_end_unlocked(
                 (config.later).has(crate::LaterRule::PastEndRowUnlockedUnderReadCommitted),
             )
-            .with_bypass_waiters((config.later).has(crate::LaterRule::WaiterBypassedByItsBlocker)),
+            .with_bypass_waiters((config.later).has(crate::LaterRule::WaiterBypassedByItsBlocker))
+            .with_skip_committed_deletes(
+                (config.later).has(crate::LaterRule::ReadCommittedSkipsCommittedDeletes),
+            )
+            .with_desc_equality_as_range(
+                (config.later).has(crate::LaterRule::DescendingEqualityReadAsRange),
+            ),
             tables: BTreeMap::new(),
             names: BTreeMap::new(),
             sessions: BTreeMap::new(),

@@ -418,6 +418,16 @@ pub struct LockSys {
     /// passes a waiting one that waits for a lock the requester holds on
     /// the same record, and is queued ahead of it.
     pub bypass_waiters: bool,
+    /// A later version's rule
+    /// ([`crate::LaterRule::ReadCommittedSkipsCommittedDeletes`]): READ
+    /// COMMITTED's locking reads pass a clustered record a committed
+    /// transaction delete-marked without locking it.
+    pub skip_committed_deletes: bool,
+    /// A later version's rule
+    /// ([`crate::LaterRule::DescendingEqualityReadAsRange`]): a locking
+    /// read of one key value in descending order reads on below it and
+    /// locks the record there, as a range read does.
+    pub desc_equality_as_range: bool,
     /// With `one_blocker`, the transaction each waiting one points at
     /// (MariaDB's `trx->lock.wait_trx`): the owner of the first lock in
     /// its way (of a table lock's, the newest), moved on to the next one
@@ -514,6 +524,21 @@ impl LockSys {
     /// by their blocker, or not ([`LockSys::bypass_waiters`]).
     pub fn with_bypass_waiters(mut self, on: bool) -> Self {
         self.bypass_waiters = on;
+        self
+    }
+
+    /// This lock system with a later version's pass over committed
+    /// deletes under READ COMMITTED, or not
+    /// ([`LockSys::skip_committed_deletes`]).
+    pub fn with_skip_committed_deletes(mut self, on: bool) -> Self {
+        self.skip_committed_deletes = on;
+        self
+    }
+
+    /// This lock system with a later version's descending reads of one
+    /// key value, or not ([`LockSys::desc_equality_as_range`]).
+    pub fn with_desc_equality_as_range(mut self, on: bool) -> Self {
+        self.desc_equality_as_range = on;
         self
     }
 

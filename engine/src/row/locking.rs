@@ -192,6 +192,19 @@ impl LockCtx<'_> {
         Ok((holder != self.trx && self.active.binary_search(&holder).is_ok()).then_some(holder))
     }
 
+    /// Whether a locking read passes the clustered record `rec` without a
+    /// lock: a later version's rule
+    /// ([`crate::LaterRule::ReadCommittedSkipsCommittedDeletes`]) under
+    /// READ COMMITTED and READ UNCOMMITTED (no gap locks) for a record
+    /// delete-marked by a transaction that has committed.
+    pub fn passes_committed_delete(&self, table: &Table, rec: &[u8]) -> Result<bool> {
+        if !self.locks.skip_committed_deletes || self.gaps || !crate::record::is_deleted(rec) {
+            return Ok(false);
+        }
+        let marker = super::trx_id_of(table, rec)?;
+        Ok(marker != self.trx && self.active.binary_search(&marker).is_err())
+    }
+
     /// The kind of lock a read or change of a found record takes: the
     /// record alone for a unique search that hits a live record, or under
     /// READ COMMITTED; the record and the gap before it otherwise.

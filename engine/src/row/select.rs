@@ -152,6 +152,9 @@ pub fn get_locking(
         return Ok(Ok(None));
     };
     let deleted = record::is_deleted(&found.rec);
+    if ctx.passes_committed_delete(table, &found.rec)? {
+        return Ok(Ok(None));
+    }
     let kind = ctx.kind_for_found(deleted);
     if let Some(w) = ctx.record(
         pager,
@@ -286,6 +289,9 @@ pub fn scan_locking(
             kind
         };
         first = false;
+        if index.is_none() && ctx.passes_committed_delete(table, &rec)? {
+            continue;
+        }
         let place = keeps_place.then(|| k.clone());
         if let Some(w) = lock_entry(pager, table, ix, k, &rec, mode, this_kind, ctx)? {
             keep_place(ctx, place, out, false);
@@ -348,12 +354,38 @@ pub fn scan_locking(
         Direction::Forward => &high,
         Direction::Backward => &low,
     };
-    let exact = matches!((&low, &high), (Bound::Included(a), Bound::Included(b)) if a == b);
+    let equal = match (&low, &high) {
+        (Bound::Included(a), Bound::Included(b)) if a == b => Some(a.len()),
+        _ => None,
+    };
+    // A descending read of one value (MySQL's QUICK_SELECT_DESC): of a
+    // whole key (every column the index was defined with) it is an
+    // EQ_RANGE, which MySQL 5.1 reads forward as an exact match and its
+    // rows as if backward (the gap above was locked first, below); of a
+    // key prefix it is a range read backward, the record below the value
+    // read and locked as the one past the end. A later version's rule:
+    // MariaDB counts a secondary index's primary key suffix among the
+    // parts ORDER BY uses (the diff orders by it), so a whole key of a
+    // secondary index of a table with a primary key is a range read too.
+    let key_parts = match index {
+        None => table.def.primary_key.len(),
+        Some(i) => table.secondary[i].def.columns.len(),
+    };
+    let desc_range = dir == Direction::Backward
+        && equal.is_some_and(|n| {
+            n < key_parts
+                || (ctx.locks.desc_equality_as_range
+                    && index.is_some()
+                    && !table.def.primary_key.is_empty())
+        });
+    let exact = equal.is_some() && !desc_range;
     if exact {
         // An equality on a key prefix (ROW_SEL_EXACT_PREFIX): the first
         // record that does not match ends the search, its gap locked under
-        // REPEATABLE READ, nothing under READ COMMITTED.
-        if ctx.gaps {
+        // REPEATABLE READ, nothing under READ COMMITTED. Read backward
+        // (a whole key's EQ_RANGE, read forward by 5.1), that record is
+        // the one above, whose gap the read locked before it began.
+        if ctx.gaps && dir == Direction::Forward {
             if let Some(stop) = first_beyond(pager, ix, end, dir)? {
                 if let Some(w) = lock_gap_at(pager, table, ix, stop, mode, ctx)? {
                     return Ok(Err(w));
@@ -397,6 +429,9 @@ pub fn scan_locking(
             }
             break;
         };
+        if index.is_none() && ctx.passes_committed_delete(table, &rec)? {
+            continue;
+        }
         let k = btree::key_of(ix, 0, &rec)?;
         let place = keeps_place.then(|| k.clone());
         let mark = ctx.locks.next_lock_id();

@@ -766,12 +766,19 @@ pub fn update(
     changes: &[(usize, Option<Vec<u8>>)],
     ctx: &mut LockCtx<'_>,
 ) -> Result<Outcome> {
-    update_returning(pager, sys, table, trx, key, changes, ctx, &mut None)
+    update_returning(
+        pager, sys, table, trx, key, changes, ctx, &mut None, &mut None,
+    )
 }
 
 /// [`update`], leaving the row's columns as they were before in `old`
 /// when it changes the row (the foreign key checks that follow a change
-/// need them).
+/// need them). An update that moves the row (a change of its primary
+/// key) and must wait in its insert keeps its delete and what the insert
+/// put in (`row_upd_clust_rec_by_insert` leaves its node at
+/// UPD_NODE_INSERT_CLUSTERED): `progress` says so (`Some`, with the
+/// insert's own progress), and the update run again with it goes on with
+/// the insert.
 #[allow(clippy::too_many_arguments)]
 pub fn update_returning(
     pager: &mut Pager,
@@ -782,7 +789,38 @@ pub fn update_returning(
     changes: &[(usize, Option<Vec<u8>>)],
     ctx: &mut LockCtx<'_>,
     old: &mut Option<Columns>,
+    progress: &mut Option<Option<usize>>,
 ) -> Result<Outcome> {
+    if let Some(mut inserted) = progress.take() {
+        // The row is delete-marked, by this transaction, under its X lock.
+        let Some(found) = btree::get(pager, &table.clustered, &btree::key_refs(key))? else {
+            return Err(Error::Corrupt {
+                file: table.name().to_string(),
+                reason: "the old record of an update that waited in its insert is gone".into(),
+            });
+        };
+        let old_cols = current_columns(pager, table, &found.rec)?;
+        *old = Some(old_cols.clone());
+        let mut new_cols = old_cols;
+        for (c, v) in changes {
+            new_cols[*c] = v.clone();
+        }
+        let o = insert(
+            pager,
+            sys,
+            table,
+            trx,
+            &new_cols,
+            None,
+            ctx,
+            &mut no_checks,
+            &mut inserted,
+        )?;
+        if matches!(o, Outcome::Wait(_)) {
+            *progress = Some(inserted);
+        }
+        return Ok(o);
+    }
     let Some(found) = lock_for_change(pager, table, key, ctx)? else {
         return Ok(Outcome::Done(0));
     };
@@ -827,14 +865,16 @@ pub fn update_returning(
         && key_of_columns(table, &old_cols, None) != key_of_columns(table, &new_cols, None);
     if pk_changes {
         // A delete and an insert (`row_upd_clust_rec_by_insert`), whose
-        // duplicate checks are the insert's, index by index. A wait undoes
-        // both and runs the update again.
+        // duplicate checks are the insert's, index by index. A wait in the
+        // delete (for the row's lock) undoes it and runs the update again;
+        // a wait in the insert keeps the delete (see `progress`).
         if let Outcome::Wait(w) = delete(pager, sys, table, trx, key, ctx)? {
             return Ok(Outcome::Wait(w));
         }
         // The changed row's constraints are checked after the update
         // (`Engine::check_parents`).
-        return insert(
+        let mut inserted = None;
+        let o = insert(
             pager,
             sys,
             table,
@@ -843,8 +883,12 @@ pub fn update_returning(
             None,
             ctx,
             &mut no_checks,
-            &mut None,
-        );
+            &mut inserted,
+        )?;
+        if matches!(o, Outcome::Wait(_)) {
+            *progress = Some(inserted);
+        }
+        return Ok(o);
     }
     if let Some(w) = check_unique(pager, table, &new_cols, Some(key), ctx)? {
         return Ok(Outcome::Wait(w));
@@ -902,6 +946,9 @@ fn lock_for_change(
         return Ok(None);
     };
     let deleted = record::is_deleted(&found.rec);
+    if ctx.passes_committed_delete(table, &found.rec)? {
+        return Ok(Some(Locked::Deleted));
+    }
     let kind = ctx.kind_for_found(deleted);
     if let Some(w) = ctx.record(
         pager,

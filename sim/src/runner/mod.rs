@@ -271,7 +271,14 @@ struct Sess {
     /// record in place (the lock oracle says so by what it waits for; see
     /// `models::lock::InsertShape`): a READ UNCOMMITTED reader may see it,
     /// and another transaction locking it finds this one's implicit lock.
-    in_flight: Option<Write>,
+    /// For a waiting update that moves its row (a change of its primary
+    /// key), the delete of the old key and the row at the new one: InnoDB
+    /// keeps the delete through a wait in the insert
+    /// (`row_upd_clust_rec_by_insert`), and the insert's clustered record
+    /// through a wait in a secondary index, so a READ UNCOMMITTED reader
+    /// may find either state (the runner allows both: which one the wait
+    /// is in, it does not follow).
+    in_flight: Vec<Write>,
     /// How many of the running insert's indexes (the clustered index
     /// first) were judged for the gaps they checked, in the steps that put
     /// their entries in before it waited.
@@ -908,7 +915,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             last: None,
             scan_states: Vec::new(),
             kept_seq: None,
-            in_flight: None,
+            in_flight: Vec::new(),
             insert_judged: 0,
         });
     }
@@ -1304,8 +1311,8 @@ fn judge_uncommitted_reads(world: &mut World, sessions: &[Sess]) {
         .chain(
             sessions
                 .iter()
-                .filter_map(|s| s.in_flight.as_ref())
-                .map(std::slice::from_ref),
+                .filter(|s| !s.in_flight.is_empty())
+                .map(|s| s.in_flight.as_slice()),
         )
         .collect();
     for (read, resp) in std::mem::take(&mut world.uncommitted_reads) {

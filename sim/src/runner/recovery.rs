@@ -310,7 +310,7 @@ pub(super) fn recover(
                 s.waiting = false;
                 s.last = None;
                 s.kept_seq = None;
-                s.in_flight = None;
+                s.in_flight.clear();
                 s.insert_judged = 0;
                 s.trx = None;
                 s.isolation = engine::Isolation::default();

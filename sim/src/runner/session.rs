@@ -68,6 +68,8 @@ pub(super) fn step_session(world: &mut World, s: &mut Sess) -> Option<bool> {
         world.call_start_us = world.clock_now();
         let shape = insert_shape(world, s.last.as_ref());
         world.locks.running_insert(shape);
+        let shape = update_shape(world, s.last.as_ref());
+        world.locks.running_update(shape);
         let r = world.engine().resume(s.id);
         return handle(world, s, None, r);
     }
@@ -166,6 +168,8 @@ pub(super) fn exec(world: &mut World, s: &mut Sess, req: Request) -> Option<bool
     let began_before = world.engine().last_trx_id(s.id);
     let shape = insert_shape(world, Some(&req));
     world.locks.running_insert(shape);
+    let shape = update_shape(world, Some(&req));
+    world.locks.running_update(shape);
     let r = world.engine().execute(s.id, req.clone());
     if let Some(t) = world.engine.as_ref().and_then(|e| e.trx_id(s.id)) {
         s.trx = Some(t);
@@ -212,6 +216,45 @@ fn insert_shape(world: &World, req: Option<&Request>) -> Option<models::lock::In
         }
     }
     Some(out)
+}
+
+/// The shape of an update for the lock oracle
+/// ([`models::lock::UpdateShape`]) if it moves its row.
+fn update_shape(world: &World, req: Option<&Request>) -> Option<models::lock::UpdateShape> {
+    let Some(Request::Update { table, key, set }) = req else {
+        return None;
+    };
+    if !moves_row(world, table, key, set) {
+        return None;
+    }
+    let t = world.engine.as_ref()?.table(table).ok()?;
+    Some(models::lock::UpdateShape {
+        table: t.id,
+        clustered: t.clustered.id,
+    })
+}
+
+/// Whether an UPDATE of `table`'s row at `key` setting `set` moves the
+/// row: sets a column of the model's primary key to another value.
+fn moves_row(
+    world: &World,
+    table: &str,
+    key: &[engine::Value],
+    set: &[(String, engine::Value)],
+) -> bool {
+    let Some(t) = world.schema.table(table).filter(|t| !t.hidden) else {
+        return false;
+    };
+    let old = t.key_from_values(None, key);
+    set.iter().any(|(name, v)| {
+        let Some(c) = t.columns.iter().position(|n| n == name) else {
+            return false;
+        };
+        t.primary_key
+            .iter()
+            .position(|&k| k == c)
+            .is_some_and(|j| old.get(j) != Some(&t.keyed(c, &crate::judge::reads::to_model(v))))
+    })
 }
 
 /// Tells the lock oracle how many rows the session's transaction has
@@ -295,6 +338,7 @@ pub(super) fn handle(
     let waits_before = world.locks.stats.waits;
     world.judge_locks();
     world.locks.running_insert(None);
+    world.locks.running_update(None);
     world.insert_seq_override = s.kept_seq;
     let out = stepped(world, s, req, r, waits_before);
     world.insert_seq_override = None;
@@ -322,16 +366,25 @@ fn stepped(
                     world.stats.keyless_kept_row_ids += 1;
                 }
             }
-            if let (Request::Insert { table, row }, None, Some(trx)) = (&req, &s.in_flight, s.trx) {
+            if let (Request::Insert { table, row }, true, Some(trx)) =
+                (&req, s.in_flight.is_empty(), s.trx)
+            {
                 if world.locks.insert_in_place(trx) == Some(true) {
                     // Its clustered record is in (`row_ins_index_entry_step`
                     // keeps its place): the row, as the model would write it.
                     world.stats.inserts_kept_in_place += 1;
-                    s.in_flight = in_flight_row(world, table, row, s.kept_seq);
+                    s.in_flight = in_flight_row(world, table, row, s.kept_seq)
+                        .into_iter()
+                        .collect();
                 }
             }
+            if let (Request::Update { table, key, set }, true, Some(txn)) =
+                (&req, s.in_flight.is_empty(), s.txn.as_ref())
+            {
+                s.in_flight = moving_update(world, &txn.writes, table, key, set, &req);
+            }
             if let (Request::Insert { table, .. }, Some(w), Some(trx)) =
-                (&req, s.in_flight.clone(), s.trx)
+                (&req, s.in_flight.first().cloned(), s.trx)
             {
                 // The entries it put in before the index it waits in are
                 // judged now, against this step's lock events.
@@ -407,7 +460,7 @@ fn stepped(
         Ok(Step::Done(resp)) => {
             s.waiting = false;
             s.kept_seq = None;
-            s.in_flight = None;
+            s.in_flight.clear();
             // What the insert (if it is one) put in before its last wait
             // was judged then; `done` judges the rest, then it starts over.
             if let (
@@ -436,7 +489,7 @@ fn stepped(
         Err(e) => {
             s.waiting = false;
             s.kept_seq = None;
-            s.in_flight = None;
+            s.in_flight.clear();
             s.insert_judged = 0;
             s.scan_states.clear();
             world.statement_event(s.id, &req, Stepped::Failed(&e));
@@ -445,6 +498,44 @@ fn stepped(
             crashed
         }
     }
+}
+
+/// What a waiting UPDATE of `table`'s row at `key` may have done where a
+/// READ UNCOMMITTED reader sees it, if it moves the row (sets a primary
+/// key column to another value): the old key deleted and, where the model
+/// says the update would succeed now, its rows written (see
+/// `Sess::in_flight`). Empty for an update that leaves the key alone,
+/// which changes its row in place only once it has every lock it needs.
+fn moving_update(
+    world: &World,
+    own: &[Write],
+    table: &str,
+    key: &[engine::Value],
+    set: &[(String, engine::Value)],
+    req: &Request,
+) -> Vec<Write> {
+    let Some(t) = world.schema.table(table) else {
+        return Vec::new();
+    };
+    if !moves_row(world, table, key, set) {
+        return Vec::new();
+    }
+    let old = t.key_from_values(None, key);
+    let mut out = vec![Write {
+        table: table.to_string(),
+        key: old.clone(),
+        row: None,
+    }];
+    let expected =
+        crate::judge::reads::expected(&world.schema, &world.committed, own, req, world.row_seq);
+    if let Some((Ok(_), writes)) = expected {
+        out.extend(
+            writes
+                .into_iter()
+                .filter(|w| w.table == table && w.key != old && w.row.is_some()),
+        );
+    }
+    out
 }
 
 /// The model's row for an insert of `values` into `table` (`seq`: its
