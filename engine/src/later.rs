@@ -36,9 +36,9 @@ pub enum LaterRule {
     /// A locking range read under READ COMMITTED or READ UNCOMMITTED gives
     /// back its lock on the row past the range's end.
     PastEndRowUnlockedUnderReadCommitted,
-    /// A new lock request passes a waiting request of another
-    /// transaction that waits for a lock the requester holds on the same
-    /// record, and goes into the queue ahead of it.
+    /// A new lock request (not an insert intention) passes a waiting
+    /// request of another transaction that waits for a lock the requester
+    /// holds on the same record, and goes into the queue ahead of it.
     WaiterBypassedByItsBlocker,
     /// A single-table UPDATE or DELETE by the whole primary key reads a
     /// secondary index instead when the WHERE fixes all its columns and
@@ -248,7 +248,9 @@ impl LaterRule {
                              waits behind it: the two wait for each other and the deadlock \
                              search rolls one back",
                 later: "the new request is granted ahead of the waiting one, which goes on \
-                        waiting: no deadlock",
+                        waiting: no deadlock. An insert intention does not pass: an insert \
+                        into the gap of such a waiting next-key request still deadlocks \
+                        (default seeds 264 and 503)",
                 why: "MDEV-27025 (MariaDB 10.6.17, 10.11.7) lets a request bypass a waiting \
                       lock that waits for a lock the requester already holds, since waiting \
                       behind it can only end in a deadlock. Checked on MariaDB 10.11.14 by \
