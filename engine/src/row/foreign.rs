@@ -119,13 +119,15 @@ pub fn probe(
     let wait = match beyond.next(pager, index)? {
         Some(rec) => {
             let k = btree::key_of(index, 0, &rec)?;
-            ctx.gap(
-                table.id,
+            ctx.record(
+                pager,
+                table,
                 index,
                 RecKey::Key(btree::lock_key(index, k)),
                 RecMode::S,
                 RecKind::Gap,
-            )
+                Some(&rec),
+            )?
         }
         None => ctx.record(
             pager,

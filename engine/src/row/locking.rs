@@ -86,7 +86,12 @@ impl LockCtx<'_> {
         kind: RecKind,
         rec: Option<&[u8]>,
     ) -> Result<Option<LockId>> {
-        if matches!(kind, RecKind::NextKey | RecKind::RecNotGap) {
+        // A read's lock on a user record makes its owner's implicit lock
+        // explicit first, whatever its kind: a gap lock too
+        // (`lock_clust_rec_read_check_and_lock` and its secondary twin
+        // convert before `lock_rec_lock` for any record but the
+        // supremum), which gives the owner a lock struct and its weight.
+        if matches!(kind, RecKind::NextKey | RecKind::RecNotGap | RecKind::Gap) {
             if let RecKey::Key(k) = &key {
                 if let Some(holder) = self.implicit_holder(pager, table, index, k, rec)? {
                     let target = Target::Record {

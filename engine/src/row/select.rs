@@ -145,7 +145,15 @@ pub fn get_locking(
     let Some(found) = btree::get(pager, &table.clustered, &btree::key_refs(key))? else {
         if ctx.gaps {
             let next = successor(pager, &table.clustered, key)?;
-            if let Some(w) = ctx.gap(table.id, &table.clustered, next, mode, RecKind::Gap) {
+            if let Some(w) = ctx.record(
+                pager,
+                table,
+                &table.clustered,
+                next,
+                mode,
+                RecKind::Gap,
+                None,
+            )? {
                 return Ok(Err(w));
             }
         }
@@ -243,7 +251,7 @@ pub fn scan_locking(
     };
     if ctx.gaps && dir == Direction::Backward {
         if let Some(above) = first_beyond(pager, ix, &high, Direction::Forward)? {
-            if let Some(w) = ctx.gap(table.id, ix, above, mode, RecKind::Gap) {
+            if let Some(w) = ctx.record(pager, table, ix, above, mode, RecKind::Gap, None)? {
                 return Ok(Err(w));
             }
         }
@@ -560,6 +568,6 @@ fn lock_gap_at(
             RecKind::NextKey,
             None,
         ),
-        key => Ok(ctx.gap(table.id, ix, key, mode, RecKind::Gap)),
+        key => ctx.record(pager, table, ix, key, mode, RecKind::Gap, None),
     }
 }

@@ -939,7 +939,8 @@ fn lock_for_change(
     let Some(found) = btree::get(pager, &table.clustered, &btree::key_refs(key))? else {
         if ctx.gaps {
             let next = super::locking::successor(pager, &table.clustered, key)?;
-            if let Some(w) = ctx.gap(table.id, &table.clustered, next, RecMode::X, RecKind::Gap) {
+            let (clustered, x, gap) = (&table.clustered, RecMode::X, RecKind::Gap);
+            if let Some(w) = ctx.record(pager, table, clustered, next, x, gap, None)? {
                 return Ok(Some(Locked::Wait(w)));
             }
         }
