@@ -247,7 +247,12 @@ fn with_constraints(
 
 /// The row a transaction sees at `key`: its own latest write, else the
 /// committed one.
-fn visible(committed: &Db, writes: &[Write], table: &str, key: &[ModelValue]) -> Option<Row> {
+pub(crate) fn visible(
+    committed: &Db,
+    writes: &[Write],
+    table: &str,
+    key: &[ModelValue],
+) -> Option<Row> {
     for w in writes.iter().rev() {
         if w.table == table && w.key == key {
             return w.row.clone();

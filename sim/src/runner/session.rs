@@ -528,12 +528,30 @@ fn moving_update(
     }];
     let expected =
         crate::judge::reads::expected(&world.schema, &world.committed, own, req, world.row_seq);
-    if let Some((Ok(_), writes)) = expected {
-        out.extend(
+    match expected {
+        Some((Ok(_), writes)) => out.extend(
             writes
                 .into_iter()
                 .filter(|w| w.table == table && w.key != old && w.row.is_some()),
-        );
+        ),
+        // One the model says fails (a constraint checked after the
+        // change, a duplicate) may still have put its new row in while
+        // it waits: the row as the change makes it.
+        _ => {
+            if let Some(mut row) = crate::judge::reads::visible(&world.committed, own, table, &old)
+            {
+                for (name, v) in set {
+                    if let Some(c) = t.columns.iter().position(|n| n == name) {
+                        row[c] = crate::judge::reads::to_model(v);
+                    }
+                }
+                out.push(Write {
+                    table: table.to_string(),
+                    key: t.key_of(&row),
+                    row: Some(row),
+                });
+            }
+        }
     }
     out
 }
