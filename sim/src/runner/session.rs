@@ -68,7 +68,8 @@ pub(super) fn step_session(world: &mut World, s: &mut Sess) -> Option<bool> {
         world.call_start_us = world.clock_now();
         let shape = insert_shape(world, s.last.as_ref());
         world.locks.running_insert(shape);
-        let shape = update_shape(world, s.last.as_ref());
+        let own = s.txn.as_ref().map_or(&[][..], |t| t.writes.as_slice());
+        let shape = update_shape(world, own, s.last.as_ref());
         world.locks.running_update(shape);
         let r = world.engine().resume(s.id);
         return handle(world, s, None, r);
@@ -168,7 +169,8 @@ pub(super) fn exec(world: &mut World, s: &mut Sess, req: Request) -> Option<bool
     let began_before = world.engine().last_trx_id(s.id);
     let shape = insert_shape(world, Some(&req));
     world.locks.running_insert(shape);
-    let shape = update_shape(world, Some(&req));
+    let own = s.txn.as_ref().map_or(&[][..], |t| t.writes.as_slice());
+    let shape = update_shape(world, own, Some(&req));
     world.locks.running_update(shape);
     let r = world.engine().execute(s.id, req.clone());
     if let Some(t) = world.engine.as_ref().and_then(|e| e.trx_id(s.id)) {
@@ -220,11 +222,15 @@ fn insert_shape(world: &World, req: Option<&Request>) -> Option<models::lock::In
 
 /// The shape of an update for the lock oracle
 /// ([`models::lock::UpdateShape`]) if it moves its row.
-fn update_shape(world: &World, req: Option<&Request>) -> Option<models::lock::UpdateShape> {
+fn update_shape(
+    world: &World,
+    own: &[Write],
+    req: Option<&Request>,
+) -> Option<models::lock::UpdateShape> {
     let Some(Request::Update { table, key, set }) = req else {
         return None;
     };
-    if !moves_row(world, table, key, set) {
+    if !moves_row(world, own, table, key, set) {
         return None;
     }
     let t = world.engine.as_ref()?.table(table).ok()?;
@@ -235,9 +241,14 @@ fn update_shape(world: &World, req: Option<&Request>) -> Option<models::lock::Up
 }
 
 /// Whether an UPDATE of `table`'s row at `key` setting `set` moves the
-/// row: sets a column of the model's primary key to another value.
+/// row: sets a column of the model's primary key to other bytes than the
+/// row has (`row_upd_changes_ord_field_binary`: `' '` for `''` under a
+/// PAD SPACE collation moves it too), the row as the transaction sees it
+/// (`own`: its writes), or, where it sees none, to a value another key
+/// compares as.
 fn moves_row(
     world: &World,
+    own: &[Write],
     table: &str,
     key: &[engine::Value],
     set: &[(String, engine::Value)],
@@ -246,14 +257,19 @@ fn moves_row(
         return false;
     };
     let old = t.key_from_values(None, key);
+    let row = crate::judge::reads::visible(&world.committed, own, table, &old);
     set.iter().any(|(name, v)| {
         let Some(c) = t.columns.iter().position(|n| n == name) else {
             return false;
         };
-        t.primary_key
-            .iter()
-            .position(|&k| k == c)
-            .is_some_and(|j| old.get(j) != Some(&t.keyed(c, &crate::judge::reads::to_model(v))))
+        let Some(j) = t.primary_key.iter().position(|&k| k == c) else {
+            return false;
+        };
+        let new = crate::judge::reads::to_model(v);
+        match &row {
+            Some(r) => r.get(c) != Some(&new),
+            None => old.get(j) != Some(&t.keyed(c, &new)),
+        }
     })
 }
 
@@ -517,7 +533,7 @@ fn moving_update(
     let Some(t) = world.schema.table(table) else {
         return Vec::new();
     };
-    if !moves_row(world, table, key, set) {
+    if !moves_row(world, own, table, key, set) {
         return Vec::new();
     }
     let old = t.key_from_values(None, key);
