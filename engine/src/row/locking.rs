@@ -209,17 +209,6 @@ impl LockCtx<'_> {
         let marker = super::trx_id_of(table, rec)?;
         Ok(marker != self.trx && self.active.binary_search(&marker).is_err())
     }
-
-    /// The kind of lock a read or change of a found record takes: the
-    /// record alone for a unique search that hits a live record, or under
-    /// READ COMMITTED; the record and the gap before it otherwise.
-    pub fn kind_for_found(&self, deleted: bool) -> RecKind {
-        if !self.gaps || !deleted {
-            RecKind::RecNotGap
-        } else {
-            RecKind::NextKey
-        }
-    }
 }
 
 /// The position of the first record (delete-marked or not) whose key is

@@ -163,7 +163,12 @@ pub fn get_locking(
     if ctx.passes_committed_delete(table, &found.rec)? {
         return Ok(Ok(None));
     }
-    let kind = ctx.kind_for_found(deleted);
+    // A search for a whole primary key that finds it locks the record
+    // alone, delete-marked or not, and stops there: 1.0.6's
+    // row_search_for_mysql takes LOCK_REC_NOT_GAP for an exact PAGE_CUR_GE
+    // match on the clustered index, and a delete-marked one ends the
+    // unique search without a lock on the record after it.
+    let kind = RecKind::RecNotGap;
     if let Some(w) = ctx.record(
         pager,
         table,

@@ -927,8 +927,7 @@ enum Locked {
 
 /// Finds the row an UPDATE or DELETE by primary key changes and X-locks
 /// it (`lock_clust_rec_modify_check_and_lock` after a unique search): the
-/// record alone when it is live, with the gap before it when it is
-/// delete-marked under REPEATABLE READ; a missing row locks the gap where
+/// record alone, delete-marked or not; a missing row locks the gap where
 /// it would be (REPEATABLE READ). `None` if there is no such row.
 fn lock_for_change(
     pager: &mut Pager,
@@ -950,7 +949,12 @@ fn lock_for_change(
     if ctx.passes_committed_delete(table, &found.rec)? {
         return Ok(Some(Locked::Deleted));
     }
-    let kind = ctx.kind_for_found(deleted);
+    // A search for a whole primary key that finds it locks the record
+    // alone, delete-marked or not, and stops there: 1.0.6's
+    // row_search_for_mysql takes LOCK_REC_NOT_GAP for an exact PAGE_CUR_GE
+    // match on the clustered index, and a delete-marked one ends the
+    // unique search without a lock on the record after it.
+    let kind = RecKind::RecNotGap;
     if let Some(w) = ctx.record(
         pager,
         table,
