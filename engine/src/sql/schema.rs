@@ -417,6 +417,20 @@ pub fn decide_format_given(
     Ok((format, w))
 }
 
+/// Orders a new table's secondary indexes as MySQL 5.1's
+/// `mysql_prepare_create_table` sorts its keys (`sort_keys`): UNIQUE
+/// before the others; among UNIQUE ones, those with no nullable column
+/// first, then those with no column prefix; otherwise as declared. The
+/// order is InnoDB's too (the indexes a row's insert goes through, the
+/// duplicate checks first) and SHOW CREATE TABLE's.
+fn sort_keys(defs: &mut [IndexDef], columns: &[ColumnSpec]) {
+    defs.sort_by_key(|d| {
+        let nullable = d.columns.iter().any(|&c| !columns[c].not_null);
+        let partial = d.prefixes.iter().any(|&p| p != 0);
+        (!d.unique, d.unique && nullable, d.unique && partial)
+    });
+}
+
 /// Builds the engine's definition of a CREATE TABLE (engine name
 /// `engine_name`), with the server definition text inside.
 pub fn build(
@@ -518,6 +532,7 @@ pub fn build(
         d.prefixes = key_parts(&columns, &d.columns, &ix.prefixes, ix.unique, warnings)?;
     }
     let primary_prefixes = key_parts(&columns, &pk, &pk_prefixes, true, warnings)?;
+    sort_keys(&mut defs, &columns);
     for c in &mut columns {
         if c.default == Some(Datum::Null) {
             c.default = None;
