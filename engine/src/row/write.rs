@@ -791,7 +791,7 @@ pub fn update_returning(
     old: &mut Option<Columns>,
     progress: &mut Option<Option<usize>>,
 ) -> Result<Outcome> {
-    if let Some(mut inserted) = progress.take() {
+    if let Some(inserted) = progress.take() {
         // The row is delete-marked, by this transaction, under its X lock.
         let Some(found) = btree::get(pager, &table.clustered, &btree::key_refs(key))? else {
             return Err(Error::Corrupt {
@@ -805,21 +805,7 @@ pub fn update_returning(
         for (c, v) in changes {
             new_cols[*c] = v.clone();
         }
-        let o = insert(
-            pager,
-            sys,
-            table,
-            trx,
-            &new_cols,
-            None,
-            ctx,
-            &mut no_checks,
-            &mut inserted,
-        )?;
-        if matches!(o, Outcome::Wait(_)) {
-            *progress = Some(inserted);
-        }
-        return Ok(o);
+        return insert_moved(pager, sys, table, trx, &new_cols, ctx, inserted, progress);
     }
     let Some(found) = lock_for_change(pager, table, key, ctx)? else {
         return Ok(Outcome::Done(0));
@@ -873,22 +859,7 @@ pub fn update_returning(
         }
         // The changed row's constraints are checked after the update
         // (`Engine::check_parents`).
-        let mut inserted = None;
-        let o = insert(
-            pager,
-            sys,
-            table,
-            trx,
-            &new_cols,
-            None,
-            ctx,
-            &mut no_checks,
-            &mut inserted,
-        )?;
-        if matches!(o, Outcome::Wait(_)) {
-            *progress = Some(inserted);
-        }
-        return Ok(o);
+        return insert_moved(pager, sys, table, trx, &new_cols, ctx, None, progress);
     }
     if let Some(w) = check_unique(pager, table, &new_cols, Some(key), ctx)? {
         return Ok(Outcome::Wait(w));
@@ -913,6 +884,36 @@ pub fn update_returning(
         ctx,
         true,
     )
+}
+
+/// The insert of a row-moving update ([`update_returning`]), its
+/// progress `inserted` so far: a wait keeps the update's progress.
+#[allow(clippy::too_many_arguments)]
+fn insert_moved(
+    pager: &mut Pager,
+    sys: &mut TrxSys,
+    table: &Table,
+    trx: &mut Trx,
+    new_cols: &[Option<Vec<u8>>],
+    ctx: &mut LockCtx<'_>,
+    mut inserted: Option<usize>,
+    progress: &mut Option<Option<usize>>,
+) -> Result<Outcome> {
+    let o = insert(
+        pager,
+        sys,
+        table,
+        trx,
+        new_cols,
+        None,
+        ctx,
+        &mut no_checks,
+        &mut inserted,
+    )?;
+    if matches!(o, Outcome::Wait(_)) {
+        *progress = Some(inserted);
+    }
+    Ok(o)
 }
 
 /// A row an update or delete found and locked.
