@@ -394,10 +394,8 @@ fn stepped(
                         .collect();
                 }
             }
-            if let (Request::Update { table, key, set }, true, Some(txn)) =
-                (&req, s.in_flight.is_empty(), s.txn.as_ref())
-            {
-                s.in_flight = moving_update(world, &txn.writes, table, key, set, &req);
+            if let (true, Some(txn)) = (s.in_flight.is_empty(), s.txn.as_ref()) {
+                s.in_flight = moving_update(world, &txn.writes, &req);
             }
             if let (Request::Insert { table, .. }, Some(w), Some(trx)) =
                 (&req, s.in_flight.first().cloned(), s.trx)
@@ -516,20 +514,17 @@ fn stepped(
     }
 }
 
-/// What a waiting UPDATE of `table`'s row at `key` may have done where a
-/// READ UNCOMMITTED reader sees it, if it moves the row (sets a primary
-/// key column to another value): the old key deleted and, where the model
-/// says the update would succeed now, its rows written (see
-/// `Sess::in_flight`). Empty for an update that leaves the key alone,
-/// which changes its row in place only once it has every lock it needs.
-fn moving_update(
-    world: &World,
-    own: &[Write],
-    table: &str,
-    key: &[engine::Value],
-    set: &[(String, engine::Value)],
-    req: &Request,
-) -> Vec<Write> {
+/// What a waiting UPDATE `req` may have done where a READ UNCOMMITTED
+/// reader sees it, if it moves its row ([`moves_row`]): the old key
+/// deleted and the row at its new key (the model's writes where it says
+/// the update would succeed now, else the row as the change makes it; see
+/// `Sess::in_flight`). Empty for any other statement, and for an update
+/// that leaves the key alone, which changes its row in place only once it
+/// has every lock it needs.
+fn moving_update(world: &World, own: &[Write], req: &Request) -> Vec<Write> {
+    let Request::Update { table, key, set } = req else {
+        return Vec::new();
+    };
     let Some(t) = world.schema.table(table) else {
         return Vec::new();
     };
@@ -548,7 +543,7 @@ fn moving_update(
         Some((Ok(_), writes)) => out.extend(
             writes
                 .into_iter()
-                .filter(|w| w.table == table && w.key != old && w.row.is_some()),
+                .filter(|w| w.table == *table && w.key != old && w.row.is_some()),
         ),
         // One the model says fails (a constraint checked after the
         // change, a duplicate) may still have put its new row in while
