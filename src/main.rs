@@ -1934,6 +1934,12 @@ struct DiffOpts {
     /// its .result (needs --shrink).
     #[arg(long)]
     save: Option<std::path::PathBuf>,
+    /// Leave this later version's rule (by name, as the version
+    /// differences are listed) out of those innosim's side may follow: what
+    /// it explains is then a mismatch, to shrink and save as the rule's
+    /// script for corpus/diff/versions.def. May be given more than once.
+    #[arg(long = "without-rule")]
+    without_rule: Vec<String>,
 }
 
 fn diff(o: DiffOpts) -> ExitCode {
@@ -1941,6 +1947,19 @@ fn diff(o: DiffOpts) -> ExitCode {
         Ok(u) => u,
         Err(e) => return usage(e),
     };
+    let mut without = engine::LaterRules::NONE;
+    for name in &o.without_rule {
+        match engine::LaterRule::from_name(name) {
+            Some(r) => without = without.with(r),
+            None => {
+                let names: Vec<&str> = engine::LaterRule::ALL.iter().map(|r| r.name()).collect();
+                return usage(format!(
+                    "no later rule named '{name}' (the rules: {})",
+                    names.join(", ")
+                ));
+            }
+        }
+    }
     let Some(profile) = sim::profile::Profile::named(&o.profile) else {
         return usage(format!("no profile named '{}'", o.profile));
     };
@@ -1956,7 +1975,7 @@ fn diff(o: DiffOpts) -> ExitCode {
         (None, None) => sim::diff::Budget::Seeds(0, 100),
         (Some(_), Some(_)) => return usage("--seeds and --time exclude each other".into()),
     };
-    let mut theirs = sim::diff::backend::Remote::new(url);
+    let mut theirs = sim::diff::backend::Remote::new(url).without_rules(without);
     let clock = engine::io::OsClock::new();
     let result = sim::diff::campaign(
         &profile,

@@ -1196,3 +1196,64 @@ fn a_purged_record_hands_on_no_x_lock_of_a_read_committed_transaction() -> Resul
     }
     Ok(())
 }
+
+/// A transaction locks a row it inserted itself: InnoDB 1.0.6 makes its
+/// own implicit lock explicit first (`lock_rec_convert_impl_to_expl`
+/// takes whoever holds it), a struct that adds to its deadlock weight; a
+/// later version leaves it implicit and takes it for a record-only lock
+/// (`LaterRule::OwnImplicitLockSuffices`, innosim diff default seed
+/// 1782). Under both, the range read's next-key lock on the row keeps the
+/// gap below it from other inserts.
+#[test]
+fn an_own_implicit_lock_is_made_explicit_by_1_0_6_and_not_by_the_later_rule() -> Result<()> {
+    for later in [false, true] {
+        let cfg = Config {
+            later: if later {
+                LaterRules::NONE.with(LaterRule::OwnImplicitLockSuffices)
+            } else {
+                LaterRules::NONE
+            },
+            ..Config::default()
+        };
+        let (mut e, _clock) = open(cfg.clone(), &[10, 30])?;
+        let (t1, t2) = (e.session(), e.session());
+        ok(&mut e, t1, Request::Begin)?;
+        ok(&mut e, t1, insert(20, 20))?;
+        // One undo record and the IX table lock; the insert's own lock is
+        // implicit.
+        assert_eq!(trx_row(&mut e, t1)?.trx_weight, 2, "later {later}");
+        ok(&mut e, t1, locking_get(20, true))?;
+        // 1.0.6: the converted X record-only lock, which the read's own
+        // request finds held; later: nothing.
+        let w = trx_row(&mut e, t1)?.trx_weight;
+        assert_eq!(w, if later { 2 } else { 3 }, "later {later}");
+        ok(&mut e, t1, scan_for_update(15, 25))?;
+        // One next-key X struct more (20 and 30 share it) either way.
+        let w = trx_row(&mut e, t1)?.trx_weight;
+        assert_eq!(w, if later { 3 } else { 4 }, "later {later}");
+        ok(&mut e, t2, Request::Begin)?;
+        waits(&mut e, t2, insert(15, 15))?;
+        // A descending scan's gap lock on the row above its range, the
+        // transaction's own insert, is taken under both (compressed seed
+        // 2): another insert into that gap waits.
+        let (mut e, _clock) = open(cfg, &[10])?;
+        let (t1, t2) = (e.session(), e.session());
+        ok(&mut e, t1, Request::Begin)?;
+        ok(&mut e, t1, insert(30, 30))?;
+        let descending = Request::Locking {
+            read: Box::new(Request::Scan {
+                table: T.into(),
+                index: None,
+                low: RangeBound::Included(vec![Value::UInt(15)]),
+                high: RangeBound::Included(vec![Value::UInt(25)]),
+                reverse: true,
+                limit: None,
+            }),
+            exclusive: true,
+        };
+        ok(&mut e, t1, descending)?;
+        ok(&mut e, t2, Request::Begin)?;
+        waits(&mut e, t2, insert(20, 20))?;
+    }
+    Ok(())
+}

@@ -171,6 +171,9 @@ impl Engine {
             )
             .with_desc_equality_as_range(
                 (config.later).has(crate::LaterRule::DescendingEqualityReadAsRange),
+            )
+            .with_own_implicit_suffices(
+                (config.later).has(crate::LaterRule::OwnImplicitLockSuffices),
             ),
             tables: BTreeMap::new(),
             names: BTreeMap::new(),

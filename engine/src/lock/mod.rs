@@ -428,6 +428,11 @@ pub struct LockSys {
     /// read of one key value in descending order reads on below it and
     /// locks the record there, as a range read does.
     pub desc_equality_as_range: bool,
+    /// A later version's rule
+    /// ([`crate::LaterRule::OwnImplicitLockSuffices`]): a transaction's
+    /// own implicit lock on a record is not made explicit, and stands for
+    /// a record-only lock it asks for there.
+    pub own_implicit_suffices: bool,
     /// With `one_blocker`, the transaction each waiting one points at
     /// (MariaDB's `trx->lock.wait_trx`): the owner of the first lock in
     /// its way (of a table lock's, the newest), moved on to the next one
@@ -539,6 +544,13 @@ impl LockSys {
     /// key value, or not ([`LockSys::desc_equality_as_range`]).
     pub fn with_desc_equality_as_range(mut self, on: bool) -> Self {
         self.desc_equality_as_range = on;
+        self
+    }
+
+    /// This lock system with a later version's use of a transaction's own
+    /// implicit locks, or not ([`LockSys::own_implicit_suffices`]).
+    pub fn with_own_implicit_suffices(mut self, on: bool) -> Self {
+        self.own_implicit_suffices = on;
         self
     }
 

@@ -91,9 +91,20 @@ impl LockCtx<'_> {
         // (`lock_clust_rec_read_check_and_lock` and its secondary twin
         // convert before `lock_rec_lock` for any record but the
         // supremum), which gives the owner a lock struct and its weight.
+        // The owner may be the reader itself: 1.0.6 converts its own
+        // implicit lock as well (`lock_rec_convert_impl_to_expl` takes
+        // whoever `lock_clust_rec_some_has_impl` names), where a later
+        // version leaves it implicit, and takes it for a record-only lock
+        // asked for.
         if matches!(kind, RecKind::NextKey | RecKind::RecNotGap | RecKind::Gap) {
             if let RecKey::Key(k) = &key {
                 if let Some(holder) = self.implicit_holder(pager, table, index, k, rec)? {
+                    if holder == self.trx && self.locks.own_implicit_suffices {
+                        if kind == RecKind::RecNotGap {
+                            return Ok(None);
+                        }
+                        return Ok(self.request(table.id, index, key, mode, kind));
+                    }
                     let target = Target::Record {
                         table: table.id,
                         index: index.id,
@@ -150,7 +161,7 @@ impl LockCtx<'_> {
         }
     }
 
-    /// The active transaction other than ours whose implicit lock covers
+    /// The active transaction (ours included) whose implicit lock covers
     /// the record with key `key` in `index`, if any: a clustered record is
     /// implicitly locked by its DB_TRX_ID while that transaction is active
     /// (`lock_clust_rec_some_has_impl`); a secondary entry by the active
@@ -167,9 +178,6 @@ impl LockCtx<'_> {
         key: &Key,
         rec: Option<&[u8]>,
     ) -> Result<Option<TrxId>> {
-        if !self.active.iter().any(|&t| t != self.trx) {
-            return Ok(None);
-        }
         if index.id != table.clustered.id {
             let Some(sec) = table.secondary.iter().find(|s| s.index.id == index.id) else {
                 return Ok(None);
@@ -185,7 +193,7 @@ impl LockCtx<'_> {
                     None => return Ok(None),
                 },
             };
-            return super::sec_implicit_holder(pager, table, sec, entry, self.trx, &self.active);
+            return super::sec_implicit_holder(pager, table, sec, entry, None, &self.active);
         }
         let holder = match rec {
             Some(r) => super::trx_id_of(table, r)?,
@@ -194,7 +202,7 @@ impl LockCtx<'_> {
                 None => return Ok(None),
             },
         };
-        Ok((holder != self.trx && self.active.binary_search(&holder).is_ok()).then_some(holder))
+        Ok((holder == self.trx || self.active.binary_search(&holder).is_ok()).then_some(holder))
     }
 
     /// Whether a locking read passes the clustered record `rec` without a

@@ -416,7 +416,7 @@ pub fn entry_needed(
     Err(corrupt(table, "undo chain does not end"))
 }
 
-/// The active transaction (other than `own`) that holds an implicit X
+/// The active transaction (other than `except`) that holds an implicit X
 /// lock on secondary record `srec` of `sec`, as InnoDB's
 /// `row_vers_impl_x_locked` decides: the transaction that last changed
 /// the entry's row, if it is active and one of its versions of the row
@@ -429,10 +429,10 @@ pub fn sec_implicit_holder(
     table: &Table,
     sec: &Secondary,
     srec: &[u8],
-    own: TrxId,
+    except: Option<TrxId>,
     active: &[TrxId],
 ) -> Result<Option<TrxId>> {
-    Ok(match sec_holder(pager, table, sec, srec, own, active)? {
+    Ok(match sec_holder(pager, table, sec, srec, except, active)? {
         SecHolder::Holder(t) => Some(t),
         SecHolder::None | SecHolder::OverDeleted(_) => None,
     })
@@ -456,7 +456,7 @@ pub fn sec_holder(
     table: &Table,
     sec: &Secondary,
     srec: &[u8],
-    own: TrxId,
+    except: Option<TrxId>,
     active: &[TrxId],
 ) -> Result<SecHolder> {
     let ck = write::clustered_key_of_entry(table, sec, srec)?;
@@ -464,7 +464,7 @@ pub fn sec_holder(
         return Ok(SecHolder::None);
     };
     let trx = trx_id_of(table, &found.rec)?;
-    if trx == own || active.binary_search(&trx).is_err() {
+    if Some(trx) == except || active.binary_search(&trx).is_err() {
         return Ok(SecHolder::None);
     }
     if pager.implicit_by_row_changer {

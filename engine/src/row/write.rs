@@ -362,7 +362,7 @@ fn unmarked_by_active(
         return Ok(None);
     }
     Ok(
-        match super::sec_holder(pager, table, sec, entry, ctx.trx, &ctx.active)? {
+        match super::sec_holder(pager, table, sec, entry, Some(ctx.trx), &ctx.active)? {
             super::SecHolder::OverDeleted(writer) => Some(writer),
             _ => None,
         },

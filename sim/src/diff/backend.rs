@@ -237,9 +237,40 @@ pub trait Backend {
     fn later_rules(&mut self) -> Result<engine::LaterRules, String> {
         Ok(engine::LaterRules::NONE)
     }
+    /// Each session's open transaction's deadlock weight, as INNODB_TRX
+    /// shows it (`trx_weight`: undo records plus lock structs, what
+    /// `lock_deadlock_occurs` and MariaDB's `Deadlock::report` pick the
+    /// victim by). Sessions without a transaction are left out. Asked on a
+    /// connection of its own, so it can be asked while sessions wait.
+    fn weights(&mut self) -> Result<BTreeMap<usize, u64>, String>;
     /// Closes the sessions (rolling back what they left open).
     fn stop(&mut self) -> Result<(), String>;
 }
+
+/// INNODB_TRX's weights by session, from `SELECT trx_mysql_thread_id,
+/// trx_weight FROM information_schema.INNODB_TRX` and the sessions'
+/// thread ids in session order.
+fn weights_of(answer: &Answer, threads: &[u32]) -> Result<BTreeMap<usize, u64>, String> {
+    let Answer::Rows { rows, .. } = answer else {
+        return Err(format!("INNODB_TRX: {}", answer.describe()));
+    };
+    let number = |c: Option<&Option<Vec<u8>>>| -> Option<u64> {
+        std::str::from_utf8(c?.as_ref()?).ok()?.parse().ok()
+    };
+    let mut out = BTreeMap::new();
+    for row in rows {
+        let (Some(thread), Some(weight)) = (number(row.first()), number(row.get(1))) else {
+            return Err(format!("INNODB_TRX: a row without numbers: {row:?}"));
+        };
+        if let Some(s) = threads.iter().position(|&t| u64::from(t) == thread) {
+            out.insert(s, weight);
+        }
+    }
+    Ok(out)
+}
+
+/// The query [`weights_of`] reads.
+const WEIGHTS: &str = "SELECT trx_mysql_thread_id, trx_weight FROM information_schema.INNODB_TRX";
 
 /// The statements innosim needs before the tables (compressed tables want
 /// Barracuda and a file per table), which a MariaDB refuses with 1193 (it
@@ -437,6 +468,11 @@ impl Backend for Local {
         self.run(c, sql)
     }
 
+    fn weights(&mut self) -> Result<BTreeMap<usize, u64>, String> {
+        let a = self.query(WEIGHTS)?;
+        weights_of(&a, &self.sessions)
+    }
+
     fn stop(&mut self) -> Result<(), String> {
         if let Some(mut server) = self.server.take() {
             self.closed_stats = server.engine().stats;
@@ -515,7 +551,15 @@ pub struct Remote {
     /// The real clock a real server's statements are timed by (the one
     /// place real time enters, `engine::io::OsClock`).
     clock: Box<dyn Clock>,
+    /// When INNODB_TRX was last read ([`Backend::weights`]).
+    trx_cache_read_us: Option<u64>,
+    /// Later rules left out of the server's ([`Remote::without_rules`]).
+    without: engine::LaterRules,
 }
+
+/// How long after a read of INNODB_TRX the server refreshes its cache
+/// (InnoDB's CACHE_MIN_IDLE_TIME_US, 100 ms), with a margin.
+const TRX_CACHE_IDLE_US: u64 = 110_000;
 
 impl Remote {
     /// A side on the server at `url` (connected at [`Backend::start`]).
@@ -526,7 +570,16 @@ impl Remote {
             sessions: Vec::new(),
             blocker: None,
             clock: Box::new(engine::io::OsClock::new()),
+            trx_cache_read_us: None,
+            without: engine::LaterRules::NONE,
         }
+    }
+
+    /// This side, with `rules` left out of the later rules its server's
+    /// version has ([`Backend::later_rules`]).
+    pub fn without_rules(mut self, rules: engine::LaterRules) -> Remote {
+        self.without = rules;
+        self
     }
 
     /// What the server says it is (`SELECT VERSION()`), or why not.
@@ -756,12 +809,28 @@ impl Backend for Remote {
             .map_err(|e| format!("{url}: {sql}: {e}"))
     }
 
+    /// InnoDB fills INNODB_TRX from a cache it refreshes only when it was
+    /// last read more than 100 ms before (`trx_i_s_possibly_fetch_data_into_cache`,
+    /// CACHE_MIN_IDLE_TIME_US), so a read follows the last one by more.
+    fn weights(&mut self) -> Result<BTreeMap<usize, u64>, String> {
+        if let Some(last) = self.trx_cache_read_us {
+            let since = self.clock.now_us().saturating_sub(last);
+            if since < TRX_CACHE_IDLE_US {
+                std::thread::sleep(Duration::from_micros(TRX_CACHE_IDLE_US - since));
+            }
+        }
+        let a = Backend::query(self, WEIGHTS);
+        self.trx_cache_read_us = Some(self.clock.now_us());
+        let threads: Vec<u32> = self.sessions.iter().map(|c| c.id).collect();
+        weights_of(&a?, &threads)
+    }
+
     /// MariaDB's (10.11's, as far as innosim knows them) when the server
     /// says it is MariaDB; none otherwise (innosim serve is 1.0.6).
     fn later_rules(&mut self) -> Result<engine::LaterRules, String> {
         let version = self.version();
         Ok(if version.contains("MariaDB") {
-            engine::LaterRules::mariadb_10_11()
+            engine::LaterRules::mariadb_10_11().without(self.without)
         } else {
             engine::LaterRules::NONE
         })
@@ -808,5 +877,28 @@ mod tests {
                       MariaDB thread id 11, OS thread handle 1, query id 7\n\
                       ---TRANSACTION 0x2a, LOCK WAIT, MySQL thread id 12\n";
         assert_eq!(waiting_threads(status), BTreeSet::from([5, 11, 12]));
+    }
+
+    #[test]
+    fn weights_are_read_by_session_from_the_thread_ids() {
+        let cell = |s: &str| Some(s.as_bytes().to_vec());
+        let rows = Answer::Rows {
+            columns: vec!["trx_mysql_thread_id".into(), "trx_weight".into()],
+            rows: vec![
+                vec![cell("12"), cell("5")],
+                vec![cell("9"), cell("0")],
+                // Another connection's transaction (the purge blocker).
+                vec![cell("40"), cell("1")],
+            ],
+            warnings: 0,
+        };
+        let w = weights_of(&rows, &[9, 11, 12]).unwrap();
+        assert_eq!(w, BTreeMap::from([(0, 0), (2, 5)]));
+        let bad = Answer::Rows {
+            columns: vec!["trx_mysql_thread_id".into(), "trx_weight".into()],
+            rows: vec![vec![cell("12"), None]],
+            warnings: 0,
+        };
+        assert!(weights_of(&bad, &[12]).is_err());
     }
 }

@@ -608,26 +608,7 @@ pub fn run_transcript(
     ours.start(t.sessions, &t.setup)?;
     theirs.start(t.sessions, &t.setup)?;
     let mut out = Outcome::default();
-    let mut blocked: BTreeSet<usize> = BTreeSet::new();
-    let mut consumed = t.steps.len();
-    for (k, (s, sql)) in t.steps.iter().enumerate() {
-        if blocked.contains(s) {
-            continue;
-        }
-        let (pic, verdict) = compare_step(ours, theirs, *s, sql.clone(), &blocked, &mut out)?;
-        match verdict {
-            Verdict::Same => blocked = pic.blocked,
-            Verdict::Racy => {
-                out.racy = true;
-                consumed = k + 1;
-                break;
-            }
-            Verdict::Mismatch => {
-                consumed = k + 1;
-                break;
-            }
-        }
-    }
+    let consumed = run_steps(t, ours, theirs, &mut out)?;
     if out.mismatch.is_none() && !out.racy {
         let scenario = Scenario {
             seed: t.seed,
@@ -645,6 +626,75 @@ pub fn run_transcript(
     ours.stop()?;
     theirs.stop()?;
     Ok((out, consumed))
+}
+
+/// A started transcript's steps in order, on both sides, up to the first
+/// that mismatches or races: how many of them it went through.
+fn run_steps(
+    t: &Transcript,
+    ours: &mut dyn Backend,
+    theirs: &mut dyn Backend,
+    out: &mut Outcome,
+) -> Result<usize, String> {
+    let mut blocked: BTreeSet<usize> = BTreeSet::new();
+    for (k, (s, sql)) in t.steps.iter().enumerate() {
+        if blocked.contains(s) {
+            continue;
+        }
+        let (pic, verdict) = compare_step(ours, theirs, *s, sql.clone(), &blocked, out)?;
+        match verdict {
+            Verdict::Same => blocked = pic.blocked,
+            Verdict::Racy => {
+                out.racy = true;
+                return Ok(k + 1);
+            }
+            Verdict::Mismatch => return Ok(k + 1),
+        }
+    }
+    Ok(t.steps.len())
+}
+
+/// Each session's transaction's deadlock weight ([`Backend::weights`]).
+pub type Weights = BTreeMap<usize, u64>;
+
+/// Each session's transaction's deadlock weight on both sides
+/// ([`Backend::weights`]) just before a run's last step: the steps before
+/// it run again on fresh sides. Where a deadlock's victims differ, equal
+/// weights point at the choice between them, different ones at what one
+/// side counts (lock structs, undo records).
+pub fn weights_before_last(
+    scenario: &Scenario,
+    out: &Outcome,
+    ours: &mut dyn Backend,
+    theirs: &mut dyn Backend,
+) -> Result<(Weights, Weights), String> {
+    let mut t = Transcript::of_run(scenario, out);
+    t.steps.pop();
+    ours.set_sort_buffer(scenario.sort_buffer_bytes);
+    ours.start(t.sessions, &t.setup)?;
+    theirs.start(t.sessions, &t.setup)?;
+    let mut again = Outcome::default();
+    run_steps(&t, ours, theirs, &mut again)?;
+    let w = (ours.weights()?, theirs.weights()?);
+    ours.stop()?;
+    theirs.stop()?;
+    Ok(w)
+}
+
+/// Weights by session, as a report shows them (`s0 3, s1 5`): a weight of
+/// 0 (a transaction begun that holds nothing and wrote nothing, which
+/// innosim lists and MariaDB, starting its transactions at their first
+/// read or lock, does not) is left out.
+fn describe_weights(w: &BTreeMap<usize, u64>) -> String {
+    let parts: Vec<String> = w
+        .iter()
+        .filter(|(_, &n)| n > 0)
+        .map(|(s, n)| format!("s{s} {n}"))
+        .collect();
+    if parts.is_empty() {
+        return "none".into();
+    }
+    parts.join(", ")
 }
 
 /// Shrinks a mismatching transcript: drops runs of steps, then of setup
@@ -949,6 +999,32 @@ pub fn campaign(
         sum.racy += u64::from(out.racy);
         if out.mismatch.is_some() {
             let mut r = report(&scenario, &out, &name);
+            let deadlock = out.steps.last().is_some_and(|st| {
+                st.ours != st.theirs
+                    && [&st.ours, &st.theirs]
+                        .iter()
+                        .any(|p| p.finished.values().any(|a| a.error() == Some(1213)))
+            });
+            if deadlock {
+                let later = if with_rules {
+                    sum.later
+                } else {
+                    engine::LaterRules::NONE
+                };
+                let mut ours = backend::Local::with_later_rules(later);
+                let (a, b) = weights_before_last(&scenario, &out, &mut ours, theirs)
+                    .map_err(|e| format!("seed {seed}: {e}"))?;
+                r.push_str(&format!(
+                    "         trx_weight before it: innosim {}; {name} {}{}\n",
+                    describe_weights(&a),
+                    describe_weights(&b),
+                    if describe_weights(&a) == describe_weights(&b) {
+                        ""
+                    } else {
+                        " (weights differ)"
+                    }
+                ));
+            }
             if with_rules {
                 r = format!(
                     "(innosim with the later version's rules, past a difference they explain)\n{r}"
