@@ -32,7 +32,32 @@ impl Engine {
         self.session_mut(s).statement = Some(StatementScope {
             undo_no,
             duplicates: false,
+            row_by_row: false,
         });
+        self.session_mut(s).read_on = None;
+        Ok(())
+    }
+
+    /// Marks the open statement as one that changes each row as it reads
+    /// it, as MySQL's UPDATE and DELETE do (`mysql_update` and
+    /// `mysql_delete` call `ha_update_row`/`ha_delete_row` inside their
+    /// read_record loop, unless an ORDER BY must sort first or an UPDATE
+    /// changes the key it reads by): from now until it ends, a locking
+    /// scan that has rows read and meets a lock it would wait for returns
+    /// those rows first ([`Engine::read_goes_on`]), and the same read
+    /// asked again goes on from there, to wait. The rows are then changed
+    /// before the wait, and their undo records count in the transaction's
+    /// deadlock weight, as in InnoDB.
+    pub fn set_statement_row_by_row(&mut self, s: SessionId) -> Result<()> {
+        let sess = self
+            .sessions
+            .get_mut(&s)
+            .ok_or(Error::SessionState(s, "no such session"))?;
+        let scope = sess
+            .statement
+            .as_mut()
+            .ok_or(Error::SessionState(s, "no statement is open"))?;
+        scope.row_by_row = true;
         Ok(())
     }
 

@@ -790,6 +790,9 @@ impl Engine {
                     semi: None,
                     semi_rows: Vec::new(),
                     resume: None,
+                    row_by_row: false,
+                    yield_waits: false,
+                    yielded: false,
                     duplicates: false,
                 };
                 self.pager.free_check()?;
@@ -862,6 +865,9 @@ impl Engine {
             semi: None,
             semi_rows: Vec::new(),
             resume: None,
+            row_by_row: false,
+            yield_waits: false,
+            yielded: false,
             duplicates: false,
         };
         let missing = |id: u64| Error::Corrupt {

@@ -669,6 +669,9 @@ pub(super) fn lock_ctx<'a>(
         semi: None,
         semi_rows: Vec::new(),
         resume: None,
+        row_by_row: false,
+        yield_waits: false,
+        yielded: false,
         duplicates,
     }
 }

@@ -132,6 +132,11 @@ struct Session {
     last_trx: Option<u64>,
     /// A statement of several requests is open ([`Engine::begin_statement`]).
     statement: Option<StatementScope>,
+    /// Where the open statement's row-by-row locking scan goes on from,
+    /// once the rows it handed over are changed
+    /// ([`Engine::set_statement_row_by_row`]): its next locking scan
+    /// starts there.
+    read_on: Option<crate::row::locking::ScanResume>,
     /// `foreign_key_checks=0`: no FOREIGN KEY check or action runs.
     no_foreign_checks: bool,
 }
@@ -146,6 +151,9 @@ struct StatementScope {
     /// IGNORE): its duplicate checks take X locks (InnoDB's
     /// `trx->duplicates`, set by `ha_innobase::extra`).
     duplicates: bool,
+    /// The statement changes each row its locking scan reads before the
+    /// scan reads on ([`Engine::set_statement_row_by_row`]).
+    row_by_row: bool,
 }
 
 /// Counters an engine keeps about itself.
@@ -180,6 +188,9 @@ pub struct EngineStats {
     /// Rows UPDATEs read semi-consistently: unlocked, in their last
     /// committed version, where their lock would have waited.
     pub semi_consistent_rows: u64,
+    /// Rows an UPDATE's or DELETE's locking scan handed over to be changed
+    /// before a lock it then waited for ([`Engine::set_statement_row_by_row`]).
+    pub rows_handed_before_waits: u64,
     /// Record locks READ COMMITTED let go of for rows a statement read and
     /// did not change (`row_unlock_for_mysql`).
     pub record_locks_let_go: u64,
@@ -431,6 +442,13 @@ impl Engine {
     /// locking read).
     pub fn semi_consistent_rows(&self, s: SessionId) -> &[usize] {
         self.sessions.get(&s).map_or(&[], |x| &x.semi_rows)
+    }
+
+    /// Whether the session's last locking scan handed its rows over before
+    /// a lock it would wait for ([`Engine::set_statement_row_by_row`]):
+    /// the same read, asked again in the statement, goes on from there.
+    pub fn read_goes_on(&self, s: SessionId) -> bool {
+        self.sessions.get(&s).is_some_and(|x| x.read_on.is_some())
     }
 
     /// The DB_ROW_ID of each row the session's last read returned, when

@@ -147,13 +147,24 @@ impl Engine {
         }
         let now = self.pager.now_us();
         let sess = self.sessions.get_mut(&s).expect("session exists");
-        let resume = sess.scan_resume.take();
+        let row_by_row = scan_args.is_some()
+            && wait == ReadWait::Wait
+            && sess.statement.is_some_and(|st| st.row_by_row);
+        // A row-by-row scan goes on from where it handed its rows over; a
+        // scan that waited, from where it waited.
+        let read_on = if row_by_row {
+            sess.read_on.take()
+        } else {
+            None
+        };
+        let resume = sess.scan_resume.take().or(read_on);
         let trx = sess.trx.as_mut().expect("transaction open");
         if let Some(w) = table_lock(&mut self.locks, trx.id, id, table_mode, now) {
             return Ok(DmlResult::Wait(w));
         }
         let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys, false);
         ctx.resume = resume;
+        ctx.row_by_row = row_by_row;
         ctx.skip_locked = wait != ReadWait::Wait;
         if wait == ReadWait::Semi {
             ctx.semi = Some(self.sys.snapshot());
@@ -194,10 +205,17 @@ impl Engine {
                 )? {
                     Ok(mut rows) => {
                         let semi = std::mem::take(&mut ctx.semi_rows);
+                        // Set only where a row-by-row scan handed its rows
+                        // over before a wait.
+                        let read_on = ctx.resume.take();
                         drop(ctx);
                         self.stats.semi_consistent_rows += semi.len() as u64;
+                        if read_on.is_some() {
+                            self.stats.rows_handed_before_waits += rows.len() as u64;
+                        }
                         if let Some(sess) = self.sessions.get_mut(&s) {
                             sess.semi_rows = semi;
+                            sess.read_on = read_on;
                         }
                         self.take_row_refs(s, id, &mut rows);
                         DmlResult::Done(Response::Rows(rows))

@@ -42,9 +42,23 @@ pub struct LockCtx<'a> {
     pub duplicates: bool,
     /// The positions, in a semi-consistent read's rows, of those read so.
     pub semi_rows: Vec<usize>,
-    /// A locking scan's place: given, where a scan that waited goes on
-    /// from; set by a scan that must wait.
+    /// A locking scan's place: given, where a scan that waited (or handed
+    /// its rows over, `row_by_row`) goes on from; set by a scan that must
+    /// wait or hands its rows over.
     pub resume: Option<ScanResume>,
+    /// The statement changes each row as it reads it (MySQL's UPDATE and
+    /// DELETE, `mysql_update`'s and `mysql_delete`'s read_record loop): a
+    /// locking scan that has rows read and meets a lock it would wait for
+    /// hands those rows over first, its place kept in `resume`, so the
+    /// rows are changed before the wait, as in InnoDB, where they count
+    /// in the transaction's weight.
+    pub row_by_row: bool,
+    /// Set by the scan while it has rows to hand over: a request that
+    /// would wait is not made; `yielded` says so.
+    pub yield_waits: bool,
+    /// A request was not made for `yield_waits` since this was last
+    /// cleared.
+    pub yielded: bool,
 }
 
 /// Where a locking scan that waited for a lock goes on from, as InnoDB's
@@ -66,6 +80,9 @@ pub struct ScanResume {
     /// past the end anew (one inserted meanwhile between the range and it
     /// would be another).
     pub past_end: bool,
+    /// Rows the scan handed over before (`row_by_row`): its LIMIT counts
+    /// them.
+    pub handed: usize,
 }
 
 impl LockCtx<'_> {
@@ -144,6 +161,14 @@ impl LockCtx<'_> {
             index: index.id,
             key,
         };
+        if self.yield_waits
+            && self
+                .locks
+                .would_wait(self.trx, &target, Mode::Record(mode, kind))
+        {
+            self.yielded = true;
+            return None;
+        }
         if self.skip_locked
             && self
                 .locks

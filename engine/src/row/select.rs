@@ -242,7 +242,12 @@ pub fn scan_locking(
     ctx: &mut LockCtx<'_>,
 ) -> Result<LockedRead<Vec<Vec<Value>>>> {
     let mut out = Vec::new();
+    // Rows handed over before this part of a row-by-row read (see
+    // `LockCtx::row_by_row`): the LIMIT counts them.
+    let handed = ctx.resume.as_ref().map_or(0, |r| r.handed);
+    let limit = limit.saturating_sub(handed);
     if limit == 0 {
+        ctx.resume = None;
         return Ok(Ok(out));
     }
     let ix = match index {
@@ -306,9 +311,16 @@ pub fn scan_locking(
             continue;
         }
         let place = keeps_place.then(|| k.clone());
-        if let Some(w) = lock_entry(pager, table, ix, k, &rec, mode, this_kind, ctx)? {
-            keep_place(ctx, place, out, false);
+        ctx.yield_waits = ctx.row_by_row && !out.is_empty();
+        let locked = lock_entry(pager, table, ix, k.clone(), &rec, mode, this_kind, ctx);
+        ctx.yield_waits = false;
+        if let Some(w) = locked? {
+            keep_place(ctx, place, out, false, handed);
             return Ok(Err(w));
+        }
+        if std::mem::take(&mut ctx.yielded) {
+            hand_over(ctx, k, handed + out.len(), false);
+            return Ok(Ok(out));
         }
         if std::mem::take(&mut ctx.skipped) {
             // Semi-consistent: the last committed version instead, if the
@@ -333,10 +345,20 @@ pub fn scan_locking(
             None => rec,
             Some(i) => {
                 let sec = &table.secondary[i];
-                let found = match lock_clustered_of(pager, table, i, &rec, mode, ctx)? {
+                ctx.yield_waits = ctx.row_by_row && !out.is_empty();
+                let locked = lock_clustered_of(pager, table, i, &rec, mode, ctx);
+                ctx.yield_waits = false;
+                let found = match locked? {
                     Err(w) => {
-                        keep_place(ctx, place, out, false);
+                        keep_place(ctx, place, out, false, handed);
                         return Ok(Err(w));
+                    }
+                    Ok(_) if std::mem::take(&mut ctx.yielded) => {
+                        // The entry is locked, its row's record is not:
+                        // the scan goes on from the entry.
+                        let at = btree::key_of(ix, 0, &rec)?;
+                        hand_over(ctx, at, handed + out.len(), false);
+                        return Ok(Ok(out));
                     }
                     Ok(None) => continue,
                     Ok(Some(found)) => found,
@@ -453,9 +475,16 @@ pub fn scan_locking(
             index: ix.id,
             key: RecKey::Key(btree::lock_key(ix, k.clone())),
         };
-        if let Some(w) = lock_entry(pager, table, ix, k, &rec, mode, kind, ctx)? {
-            keep_place(ctx, place, out, true);
+        ctx.yield_waits = ctx.row_by_row && !out.is_empty();
+        let locked = lock_entry(pager, table, ix, k.clone(), &rec, mode, kind, ctx);
+        ctx.yield_waits = false;
+        if let Some(w) = locked? {
+            keep_place(ctx, place, out, true, handed);
             return Ok(Err(w));
+        }
+        if std::mem::take(&mut ctx.yielded) {
+            hand_over(ctx, k, handed + out.len(), true);
+            return Ok(Ok(out));
         }
         if std::mem::take(&mut ctx.skipped) {
             break;
@@ -465,9 +494,17 @@ pub fn scan_locking(
         }
         let mut targets = vec![entry_target];
         if let Some(i) = index {
-            match lock_clustered_of(pager, table, i, &rec, mode, ctx)? {
+            ctx.yield_waits = ctx.row_by_row && !out.is_empty();
+            let locked = lock_clustered_of(pager, table, i, &rec, mode, ctx);
+            ctx.yield_waits = false;
+            if std::mem::take(&mut ctx.yielded) {
+                let at = btree::key_of(ix, 0, &rec)?;
+                hand_over(ctx, at, handed + out.len(), true);
+                return Ok(Ok(out));
+            }
+            match locked? {
                 Err(w) => {
-                    keep_place(ctx, place, out, true);
+                    keep_place(ctx, place, out, true, handed);
                     return Ok(Err(w));
                 }
                 Ok(Some(_)) => {
@@ -499,14 +536,34 @@ pub fn scan_locking(
 /// A scan that must wait at the entry `place` (`None`: it does not keep
 /// its place) with the rows `rows` read so far: where it goes on from
 /// ([`ScanResume`]).
-fn keep_place(ctx: &mut LockCtx<'_>, place: Option<Key>, rows: Vec<Vec<Value>>, past_end: bool) {
+fn keep_place(
+    ctx: &mut LockCtx<'_>,
+    place: Option<Key>,
+    rows: Vec<Vec<Value>>,
+    past_end: bool,
+    handed: usize,
+) {
     if let Some(key) = place {
         ctx.resume = Some(ScanResume {
             key,
             rows,
             past_end,
+            handed,
         });
     }
+}
+
+/// A row-by-row scan that has rows to hand over and would wait at the
+/// entry `key` (`LockCtx::row_by_row`): it stops there, the rows going to
+/// the caller to be changed, and goes on from `key` when asked again;
+/// `handed` rows will have been handed over by then.
+fn hand_over(ctx: &mut LockCtx<'_>, key: Key, handed: usize, past_end: bool) {
+    ctx.resume = Some(ScanResume {
+        key,
+        rows: Vec::new(),
+        past_end,
+        handed,
+    });
 }
 
 /// Locks record `rec` of `ix`, whose key is `key`.

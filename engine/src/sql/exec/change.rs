@@ -420,6 +420,36 @@ impl Server {
             _ => None,
         };
         let inner = access.request(&name, pushed);
+        // MySQL changes each row as its read hands it over (the
+        // read_record loops of mysql_update and mysql_delete), unless an
+        // ORDER BY must sort the rows first, or an UPDATE changes the key
+        // it reads by (`used_key_is_modified`: it reads every row first,
+        // then changes them). A LIMIT the read does not stop at is left
+        // to the whole read here.
+        let key_changed = match (&set, &inner) {
+            (Some(set), Request::Scan { index, .. }) => {
+                let t = self
+                    .engine
+                    .table(&name)
+                    .map_err(|e| self.engine_err(c, &e))?;
+                let mut keyed: Vec<usize> = t.def.primary_key.clone();
+                if let Some(ix) = index {
+                    if let Some(sec) = t
+                        .secondary
+                        .iter()
+                        .find(|s| s.def.name.eq_ignore_ascii_case(ix))
+                    {
+                        keyed.extend(sec.def.columns.iter().copied());
+                    }
+                }
+                set.iter().any(|(i, _)| keyed.contains(i))
+            }
+            _ => false,
+        };
+        let row_by_row = matches!(inner, Request::Scan { .. })
+            && in_order
+            && (limit.is_none() || pushed.is_some())
+            && !key_changed;
         // An UPDATE without LIMIT that scans the clustered index reads
         // semi-consistently (the engine does so under READ COMMITTED and
         // READ UNCOMMITTED only): rows others have locked are not waited
@@ -452,10 +482,9 @@ impl Server {
                 ChangeKind::Delete,
             ),
         };
-        Ok(self.start_change(
-            c,
-            Change::new(name, Some(read), plan, kind, OnDuplicate::Error),
-        ))
+        let mut change = Change::new(name, Some(read.clone()), plan, kind, OnDuplicate::Error);
+        change.read_again = row_by_row.then_some(read);
+        Ok(self.start_change(c, change))
     }
 
     pub(super) fn start_change(&mut self, c: ConnId, mut ch: Change) -> Outcome {
@@ -465,6 +494,12 @@ impl Server {
         }
         if ch.on_duplicate != OnDuplicate::Error {
             if let Err(e) = self.engine.set_statement_duplicates(s) {
+                let err = self.engine_err(c, &e);
+                return self.fail_change(c, &ch, err);
+            }
+        }
+        if ch.read_again.is_some() {
+            if let Err(e) = self.engine.set_statement_row_by_row(s) {
                 let err = self.engine_err(c, &e);
                 return self.fail_change(c, &ch, err);
             }
@@ -722,6 +757,11 @@ impl Server {
                 ch.matched += matched.len() as u64;
                 for r in matched {
                     self.queue_row_change(c, ch, r)?;
+                }
+                // A row-by-row read that handed its rows over before a
+                // lock it would wait for goes on, once they are changed.
+                if ch.next_read.is_none() && self.engine.read_goes_on(s) {
+                    ch.next_read = ch.read_again.clone();
                 }
             }
         }

@@ -127,6 +127,10 @@ struct Change {
     /// The read that goes on, once the writes and the relock of the rows
     /// read so far are done.
     next_read: Option<Request>,
+    /// Its read, when the statement changes each row as the read hands it
+    /// over ([`crate::Engine::set_statement_row_by_row`]): asked again, it
+    /// goes on from where it handed rows over before a wait.
+    read_again: Option<Request>,
     plan: ChangePlan,
     /// Locking reads of the rows a semi-consistent read matched unlocked,
     /// made before the writes.
@@ -183,6 +187,7 @@ impl Change {
             read_index,
             semi_read,
             next_read: None,
+            read_again: None,
             read,
             plan,
             relock: VecDeque::new(),
