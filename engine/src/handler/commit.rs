@@ -61,6 +61,24 @@ impl Engine {
         Ok(())
     }
 
+    /// [`set_statement_row_by_row`](Self::set_statement_row_by_row) for
+    /// every locking scan of session `s` from now until it is turned off,
+    /// for a caller that sends a change's read and
+    /// its writes as requests of their own (the fuzzer's runner drives
+    /// MySQL's UPDATE and DELETE so). Turning it off forgets where a scan
+    /// would have gone on from.
+    pub fn set_row_by_row(&mut self, s: SessionId, on: bool) -> Result<()> {
+        let sess = self
+            .sessions
+            .get_mut(&s)
+            .ok_or(Error::SessionState(s, "no such session"))?;
+        if !on {
+            sess.read_on = None;
+        }
+        sess.row_by_row = on;
+        Ok(())
+    }
+
     /// Marks the open statement as one that replaces, updates or ignores
     /// the rows its writes collide with: from now until it ends, the
     /// duplicates its inserts and updates find are locked X, not S, as
@@ -160,6 +178,9 @@ impl Engine {
         sess.last_trx = Some(trx.id);
         sess.trx = Some(trx);
         sess.implicit = implicit;
+        // A place an earlier transaction's scan would have gone on from
+        // is not this one's.
+        sess.read_on = None;
         Ok(())
     }
 

@@ -137,6 +137,9 @@ struct Session {
     /// ([`Engine::set_statement_row_by_row`]): its next locking scan
     /// starts there.
     read_on: Option<crate::row::locking::ScanResume>,
+    /// Every locking scan of the session reads row by row, statement or
+    /// not ([`Engine::set_row_by_row`]).
+    row_by_row: bool,
     /// `foreign_key_checks=0`: no FOREIGN KEY check or action runs.
     no_foreign_checks: bool,
 }

@@ -149,7 +149,7 @@ impl Engine {
         let sess = self.sessions.get_mut(&s).expect("session exists");
         let row_by_row = scan_args.is_some()
             && wait == ReadWait::Wait
-            && sess.statement.is_some_and(|st| st.row_by_row);
+            && (sess.row_by_row || sess.statement.is_some_and(|st| st.row_by_row));
         // A row-by-row scan goes on from where it handed its rows over; a
         // scan that waited, from where it waited.
         let read_on = if row_by_row {

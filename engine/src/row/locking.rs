@@ -83,6 +83,11 @@ pub struct ScanResume {
     /// Rows the scan handed over before (`row_by_row`): its LIMIT counts
     /// them.
     pub handed: usize,
+    /// The scan goes on from after `key`, the last entry it handed a row
+    /// of over (`row_by_row`), where its cursor stood while the rows were
+    /// changed: an entry inserted after it meanwhile is read, as InnoDB's
+    /// cursor, moving on from that entry, reads it.
+    pub after: bool,
 }
 
 impl LockCtx<'_> {
@@ -146,6 +151,13 @@ impl LockCtx<'_> {
     ) -> Option<LockId> {
         debug_assert!(matches!(kind, RecKind::Gap | RecKind::InsertIntention));
         self.request(table, index, key, mode, kind)
+    }
+
+    /// An X record-only lock for a change of a secondary entry whose row
+    /// the transaction has changed already (`lock_sec_rec_modify_check_and_lock`):
+    /// no implicit lock is made explicit first.
+    pub fn modify(&mut self, table: u64, index: &Index, key: RecKey) -> Option<LockId> {
+        self.request(table, index, key, RecMode::X, RecKind::RecNotGap)
     }
 
     fn request(

@@ -288,6 +288,8 @@ pub fn scan_locking(
         .map(|r| r.key.clone());
     let mut first = resume.is_none();
     let (start_low, start_high) = match (&resume, dir) {
+        (Some(r), Direction::Forward) if r.after => (Bound::Excluded(r.key.clone()), high.clone()),
+        (Some(r), Direction::Backward) if r.after => (low.clone(), Bound::Excluded(r.key.clone())),
         (Some(r), Direction::Forward) => (Bound::Included(r.key.clone()), high.clone()),
         (Some(r), Direction::Backward) => (low.clone(), Bound::Included(r.key.clone())),
         (None, _) => (low.clone(), high.clone()),
@@ -296,6 +298,9 @@ pub fn scan_locking(
         out = r.rows;
     }
     let mut cur = Cursor::new(start_low, start_high, dir);
+    // The entry of the last row read, where a row-by-row scan's cursor
+    // stands when it hands its rows over.
+    let mut last_out: Option<Key> = None;
     while let Some(rec) = match past_end_at {
         Some(_) => None,
         None => cur.next(pager, ix)?,
@@ -319,7 +324,7 @@ pub fn scan_locking(
             return Ok(Err(w));
         }
         if std::mem::take(&mut ctx.yielded) {
-            hand_over(ctx, k, handed + out.len(), false);
+            hand_over(ctx, last_out.take(), k, handed + out.len());
             return Ok(Ok(out));
         }
         if std::mem::take(&mut ctx.skipped) {
@@ -354,10 +359,7 @@ pub fn scan_locking(
                         return Ok(Err(w));
                     }
                     Ok(_) if std::mem::take(&mut ctx.yielded) => {
-                        // The entry is locked, its row's record is not:
-                        // the scan goes on from the entry.
-                        let at = btree::key_of(ix, 0, &rec)?;
-                        hand_over(ctx, at, handed + out.len(), false);
+                        hand_over(ctx, last_out.take(), k, handed + out.len());
                         return Ok(Ok(out));
                     }
                     Ok(None) => continue,
@@ -381,6 +383,7 @@ pub fn scan_locking(
             continue;
         }
         out.push(output(pager, table, &row_rec)?);
+        last_out = Some(k);
         if out.len() >= limit {
             return Ok(Ok(out));
         }
@@ -483,7 +486,7 @@ pub fn scan_locking(
             return Ok(Err(w));
         }
         if std::mem::take(&mut ctx.yielded) {
-            hand_over(ctx, k, handed + out.len(), true);
+            hand_over(ctx, last_out.take(), k, handed + out.len());
             return Ok(Ok(out));
         }
         if std::mem::take(&mut ctx.skipped) {
@@ -498,8 +501,7 @@ pub fn scan_locking(
             let locked = lock_clustered_of(pager, table, i, &rec, mode, ctx);
             ctx.yield_waits = false;
             if std::mem::take(&mut ctx.yielded) {
-                let at = btree::key_of(ix, 0, &rec)?;
-                hand_over(ctx, at, handed + out.len(), true);
+                hand_over(ctx, last_out.take(), k, handed + out.len());
                 return Ok(Ok(out));
             }
             match locked? {
@@ -549,20 +551,24 @@ fn keep_place(
             rows,
             past_end,
             handed,
+            after: false,
         });
     }
 }
 
 /// A row-by-row scan that has rows to hand over and would wait at the
-/// entry `key` (`LockCtx::row_by_row`): it stops there, the rows going to
-/// the caller to be changed, and goes on from `key` when asked again;
+/// entry `at` (`LockCtx::row_by_row`): it stops there, the rows going to
+/// the caller to be changed, and goes on, when asked again, from after
+/// `last`, the entry of the last row it read (from `at` if it knows none);
 /// `handed` rows will have been handed over by then.
-fn hand_over(ctx: &mut LockCtx<'_>, key: Key, handed: usize, past_end: bool) {
+fn hand_over(ctx: &mut LockCtx<'_>, last: Option<Key>, at: Key, handed: usize) {
+    let after = last.is_some();
     ctx.resume = Some(ScanResume {
-        key,
+        key: last.unwrap_or(at),
         rows: Vec::new(),
-        past_end,
+        past_end: false,
         handed,
+        after,
     });
 }
 

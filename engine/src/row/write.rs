@@ -423,15 +423,16 @@ fn sec_insert_locked(
     let key = btree::key_of(&sec.index, 0, entry)?;
     let exists = btree::get(pager, &sec.index, &btree::key_refs(&key))?.is_some();
     if exists {
-        if let Some(w) = ctx.record(
-            pager,
-            table,
+        // The entry's row is this transaction's own change by now (its
+        // clustered record changed first): the modify check makes no
+        // implicit lock explicit (`lock_sec_rec_modify_check_and_lock`).
+        // It takes an X lock here where 1.0.6 takes one only if it must
+        // wait (`impl = TRUE`).
+        if let Some(w) = ctx.modify(
+            table.id,
             &sec.index,
             RecKey::Key(btree::lock_key(&sec.index, key)),
-            RecMode::X,
-            RecKind::RecNotGap,
-            None,
-        )? {
+        ) {
             return Ok(Some(w));
         }
         sec_insert(pager, sec, entry)?;

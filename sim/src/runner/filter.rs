@@ -312,6 +312,25 @@ pub(super) fn answered(world: &mut World, s: &mut Sess, resp: &Response) {
             if !rejected.is_empty() {
                 steps.push_front(Step::Unlock(rejected));
             }
+            // A read that handed its rows over before a lock it would wait
+            // for (MySQL changes each row as it reads it) reads on, to
+            // wait, once they are changed; a semi-consistent read never
+            // waits, so never does both.
+            if world.engine().read_goes_on(s.id) {
+                let last = rows.last().and_then(|r| match r.first() {
+                    Some(Value::UInt(id)) => Some(*id),
+                    _ => None,
+                });
+                match last {
+                    Some(id) if semi.is_empty() => steps.push_back(Step::ReadOn(id)),
+                    _ => world.violations.push(format!(
+                        "filtered change of {}: the read stopped to hand over {} rows ({} read semi-consistently), which a row-by-row read does only with rows read and none semi-consistently",
+                        f.table,
+                        rows.len(),
+                        semi.len()
+                    )),
+                }
+            }
             f.queue = steps;
             f.phase = Phase::Steps;
         }

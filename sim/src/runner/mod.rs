@@ -386,6 +386,13 @@ struct World {
     /// Implicit locks the engine made explicit since they were last
     /// judged (see [`judge_conversions`]).
     conversions: Vec<models::lock::OEvent>,
+    /// The session that made the last call, and the rows that call's
+    /// change writes (its old key gone, its new row in; see
+    /// [`session::statement_writes`]): an implicit lock its own statement
+    /// made explicit may be on one of them before the statement fails
+    /// and writes nothing (InnoDB 1.0.6 converts the caller's own implicit
+    /// locks too, `lock_rec_convert_impl_to_expl`).
+    step_writes: Option<(SessionId, Vec<Write>)>,
     /// The releases the step's call may make: a READ COMMITTED or READ
     /// UNCOMMITTED transaction letting go of the rows of a table (by id)
     /// that its filtered change read and rejected (see [`filter`]).
@@ -844,6 +851,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             .collect(),
         index_epoch: 0,
         conversions: Vec::new(),
+        step_writes: None,
         allowed_releases: None,
         rebuilt: BTreeMap::new(),
     };
@@ -1286,6 +1294,9 @@ fn judge_conversions(world: &mut World, sessions: &[Sess]) {
         if let Some((txn, s)) = holder.and_then(|s| s.txn.as_ref().map(|t| (t, s))) {
             let mut writes = txn.writes.clone();
             writes.extend(s.in_flight.iter().cloned());
+            if let Some((_, w)) = world.step_writes.as_ref().filter(|(id, _)| *id == s.id) {
+                writes.extend(w.iter().cloned());
+            }
             if let Some(v) = crate::judge::locks::judge_conversion(
                 engine,
                 &world.schema,

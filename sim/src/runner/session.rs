@@ -71,6 +71,11 @@ pub(super) fn step_session(world: &mut World, s: &mut Sess) -> Option<bool> {
         let own = s.txn.as_ref().map_or(&[][..], |t| t.writes.as_slice());
         let shape = update_shape(world, own, s.last.as_ref());
         world.locks.running_update(shape);
+        let writes = s
+            .last
+            .as_ref()
+            .map_or_else(Vec::new, |req| statement_writes(world, own, req));
+        world.step_writes = Some((s.id, writes));
         let r = world.engine().resume(s.id);
         return handle(world, s, None, r);
     }
@@ -172,7 +177,15 @@ pub(super) fn exec(world: &mut World, s: &mut Sess, req: Request) -> Option<bool
     let own = s.txn.as_ref().map_or(&[][..], |t| t.writes.as_slice());
     let shape = update_shape(world, own, Some(&req));
     world.locks.running_update(shape);
-    let r = world.engine().execute(s.id, req.clone());
+    // A filtered change's read hands its rows over before a lock it would
+    // wait for, to be changed first, as MySQL's UPDATE and DELETE read
+    // (see filter); every other read reads whole.
+    world.step_writes = Some((s.id, statement_writes(world, own, &req)));
+    let filtering = s.txn.as_ref().is_some_and(|t| t.filter.is_some());
+    let r = match world.engine().set_row_by_row(s.id, filtering) {
+        Ok(()) => world.engine().execute(s.id, req.clone()),
+        Err(e) => Err(e),
+    };
     if let Some(t) = world.engine.as_ref().and_then(|e| e.trx_id(s.id)) {
         s.trx = Some(t);
     } else if s.txn.as_ref().is_some_and(|t| t.autocommit) {
@@ -514,6 +527,53 @@ fn stepped(
     }
 }
 
+/// The rows a change `req` writes, as the model would write them from the
+/// committed state and the transaction's own writes `own` whether or not
+/// it goes on to succeed: an UPDATE's row with its SET applied (and its
+/// old key gone first, if the SET names a primary key column), a DELETE's
+/// key gone. Empty for any other request.
+pub(super) fn statement_writes(world: &World, own: &[Write], req: &Request) -> Vec<Write> {
+    let (table, key) = match req {
+        Request::Update { table, key, .. } | Request::Delete { table, key } => (table, key),
+        _ => return Vec::new(),
+    };
+    let Some(t) = world.schema.table(table) else {
+        return Vec::new();
+    };
+    let old = t.key_from_values(None, key);
+    let gone = Write {
+        table: table.to_string(),
+        key: old.clone(),
+        row: None,
+    };
+    let Request::Update { set, .. } = req else {
+        return vec![gone];
+    };
+    let Some(mut row) = crate::judge::reads::visible(&world.committed, own, table, &old) else {
+        return Vec::new();
+    };
+    // A SET of a primary key column moves the row even to the key it has
+    // (the engine deletes it and inserts it again, its entries with it).
+    let mut moves = false;
+    for (name, v) in set {
+        if let Some(c) = t.columns.iter().position(|n| n == name) {
+            row[c] = crate::judge::reads::to_model(v);
+            moves |= t.primary_key.contains(&c);
+        }
+    }
+    let new_key = t.key_of(&row);
+    let mut out = Vec::new();
+    if moves || new_key != old {
+        out.push(gone);
+    }
+    out.push(Write {
+        table: table.to_string(),
+        key: new_key,
+        row: Some(row),
+    });
+    out
+}
+
 /// What a waiting UPDATE `req` may have done where a READ UNCOMMITTED
 /// reader sees it, if it moves its row ([`moves_row`]): the old key
 /// deleted and the row at its new key (the model's writes where it says
@@ -754,8 +814,9 @@ fn judged(world: &mut World, s: &mut Sess, req: &Request, resp: Response) {
         }
         Request::Locking { read, .. } | Request::SemiConsistent { read } => {
             // A semi-consistent read stops after the first row it reads
-            // unlocked (its last): what it read is the range up to that
-            // row.
+            // unlocked (its last), a row-by-row read before a lock it
+            // would wait for (filter): what it read is the range up to
+            // its last row.
             let stopped = match (req, read.as_ref(), &resp) {
                 (Request::SemiConsistent { .. }, Request::Scan { .. }, Response::Rows(rows)) => {
                     let semi = world.engine().semi_consistent_rows(s.id);
@@ -767,6 +828,16 @@ fn judged(world: &mut World, s: &mut Sess, req: &Request, resp: Response) {
                     }
                 }
                 _ => None,
+            };
+            let stopped = match (stopped, read.as_ref(), &resp) {
+                (None, Request::Scan { .. }, Response::Rows(rows))
+                    if world.engine().read_goes_on(s.id) =>
+                {
+                    world.stats.rows_handed_before_waits += rows.len() as u64;
+                    rows.last()
+                        .map(|last| super::filter::read_up_to(read, last))
+                }
+                (stopped, ..) => stopped,
             };
             let read = stopped.as_ref().unwrap_or(read.as_ref());
             if let (Request::Get { table, key }, Response::Row(r)) = (read, &resp) {

@@ -118,6 +118,10 @@ pub struct RunStats {
     /// Rows read semi-consistently that matched and were read again with
     /// their lock.
     pub semi_consistent_relocks: u64,
+    /// Rows filtered changes' reads handed over to be changed before a
+    /// lock the read then waited for (MySQL changes each row as it reads
+    /// it).
+    pub rows_handed_before_waits: u64,
     /// Rows filtered changes read and rejected, let go under READ
     /// COMMITTED and READ UNCOMMITTED (`row_unlock_for_mysql`).
     pub rows_let_go: u64,
@@ -210,6 +214,7 @@ impl RunStats {
             rebuilt_old_view_reads,
             semi_consistent_rows,
             semi_consistent_relocks,
+            rows_handed_before_waits,
             rows_let_go,
             fk_child_refused,
             fk_parent_refused,
@@ -273,6 +278,7 @@ impl RunStats {
         self.rebuilt_old_view_reads += rebuilt_old_view_reads;
         self.semi_consistent_rows += semi_consistent_rows;
         self.semi_consistent_relocks += semi_consistent_relocks;
+        self.rows_handed_before_waits += rows_handed_before_waits;
         self.rows_let_go += rows_let_go;
         self.fk_child_refused += fk_child_refused;
         self.fk_parent_refused += fk_parent_refused;
@@ -367,6 +373,10 @@ impl RunStats {
             (
                 "semi-consistent rows that matched, read again locked",
                 self.semi_consistent_relocks,
+            ),
+            (
+                "rows changes read and changed before their read waited",
+                self.rows_handed_before_waits,
             ),
             (
                 "rejected rows READ COMMITTED let go (row_unlock_for_mysql)",
