@@ -49,24 +49,25 @@ impl Engine {
     /// before the wait, and their undo records count in the transaction's
     /// deadlock weight, as in InnoDB.
     pub fn set_statement_row_by_row(&mut self, s: SessionId) -> Result<()> {
-        let sess = self
-            .sessions
+        self.open_statement(s)?.row_by_row = true;
+        Ok(())
+    }
+
+    /// The statement open in session `s`.
+    fn open_statement(&mut self, s: SessionId) -> Result<&mut StatementScope> {
+        self.sessions
             .get_mut(&s)
-            .ok_or(Error::SessionState(s, "no such session"))?;
-        let scope = sess
+            .ok_or(Error::SessionState(s, "no such session"))?
             .statement
             .as_mut()
-            .ok_or(Error::SessionState(s, "no statement is open"))?;
-        scope.row_by_row = true;
-        Ok(())
+            .ok_or(Error::SessionState(s, "no statement is open"))
     }
 
     /// [`set_statement_row_by_row`](Self::set_statement_row_by_row) for
     /// every locking scan of session `s` from now until it is turned off,
-    /// for a caller that sends a change's read and
-    /// its writes as requests of their own (the fuzzer's runner drives
-    /// MySQL's UPDATE and DELETE so). Turning it off forgets where a scan
-    /// would have gone on from.
+    /// for a caller that sends a change's read and its writes as requests
+    /// of their own (the fuzzer's runner drives MySQL's UPDATE and DELETE
+    /// so). Turning it off forgets where a scan would have gone on from.
     pub fn set_row_by_row(&mut self, s: SessionId, on: bool) -> Result<()> {
         let sess = self
             .sessions
@@ -86,15 +87,7 @@ impl Engine {
     /// that the row it goes on to change is not first shared with another
     /// transaction doing the same.
     pub fn set_statement_duplicates(&mut self, s: SessionId) -> Result<()> {
-        let sess = self
-            .sessions
-            .get_mut(&s)
-            .ok_or(Error::SessionState(s, "no such session"))?;
-        let scope = sess
-            .statement
-            .as_mut()
-            .ok_or(Error::SessionState(s, "no statement is open"))?;
-        scope.duplicates = true;
+        self.open_statement(s)?.duplicates = true;
         Ok(())
     }
 
