@@ -173,20 +173,19 @@ impl LockCtx<'_> {
             index: index.id,
             key,
         };
-        if self.yield_waits
+        // A request that would wait is not made by a scan handing its rows
+        // over first (`yield_waits`) or by SKIP LOCKED and semi-consistent
+        // reads (`skip_locked`); a read is never both.
+        if (self.yield_waits || self.skip_locked)
             && self
                 .locks
                 .would_wait(self.trx, &target, Mode::Record(mode, kind))
         {
-            self.yielded = true;
-            return None;
-        }
-        if self.skip_locked
-            && self
-                .locks
-                .would_wait(self.trx, &target, Mode::Record(mode, kind))
-        {
-            self.skipped = true;
+            if self.yield_waits {
+                self.yielded = true;
+            } else {
+                self.skipped = true;
+            }
             return None;
         }
         match self

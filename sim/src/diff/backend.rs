@@ -811,7 +811,10 @@ impl Backend for Remote {
 
     /// InnoDB fills INNODB_TRX from a cache it refreshes only when it was
     /// last read more than 100 ms before (`trx_i_s_possibly_fetch_data_into_cache`,
-    /// CACHE_MIN_IDLE_TIME_US), so a read follows the last one by more.
+    /// CACHE_MIN_IDLE_TIME_US), so a read follows the last one by more. The
+    /// wait is real time, as this side's statements are (`settle`): the
+    /// other side is a real server, outside the simulated world, and the
+    /// weights only annotate a mismatch's report, never decide one.
     fn weights(&mut self) -> Result<BTreeMap<usize, u64>, String> {
         if let Some(last) = self.trx_cache_read_us {
             let since = self.clock.now_us().saturating_sub(last);
