@@ -57,6 +57,13 @@ pub enum LaterRule {
     /// changed the record) is not made explicit when it locks the record
     /// again, and stands for a record-only lock it asks for there.
     OwnImplicitLockSuffices,
+    /// An insert its compressed leaf page refuses writes one undo record
+    /// before the split rather than two.
+    PessimisticInsertTriesNoOptimisticFirst,
+    /// A SELECT's locking read of a range of a secondary index, forward,
+    /// does not lock the clustered record of the entry past the range's
+    /// end.
+    IndexConditionPushdown,
 }
 
 /// An entry of the list of version differences.
@@ -76,7 +83,7 @@ pub struct Difference {
 
 impl LaterRule {
     /// Every rule.
-    pub const ALL: [LaterRule; 11] = [
+    pub const ALL: [LaterRule; 13] = [
         LaterRule::FkCheckNoGapsUnderReadCommitted,
         LaterRule::OrderByExtendedKey,
         LaterRule::DuplicateIndexNote,
@@ -88,6 +95,8 @@ impl LaterRule {
         LaterRule::ReadCommittedSkipsCommittedDeletes,
         LaterRule::DescendingEqualityReadAsRange,
         LaterRule::OwnImplicitLockSuffices,
+        LaterRule::PessimisticInsertTriesNoOptimisticFirst,
+        LaterRule::IndexConditionPushdown,
     ];
 
     /// The rule's name.
@@ -110,6 +119,10 @@ impl LaterRule {
             }
             LaterRule::DescendingEqualityReadAsRange => "descending-equality-read-as-range",
             LaterRule::OwnImplicitLockSuffices => "own-implicit-lock-suffices",
+            LaterRule::PessimisticInsertTriesNoOptimisticFirst => {
+                "pessimistic-insert-tries-no-optimistic-first"
+            }
+            LaterRule::IndexConditionPushdown => "index-condition-pushdown",
         }
     }
 
@@ -377,6 +390,62 @@ impl LaterRule {
                          lock_clust_rec_read_check_and_lock, lock_sec_rec_read_check_and_lock, \
                          lock_clust_rec_modify_check_and_lock ('We already hold an implicit \
                          exclusive lock.', for a LOCK_REC_NOT_GAP request)",
+            },
+            LaterRule::PessimisticInsertTriesNoOptimisticFirst => Difference {
+                pattern: "a transaction inserts a row (or changes a row's primary key) into a \
+                          compressed table whose leaf page has room for it uncompressed but \
+                          cannot take it compressed, even reorganized, so that the page splits; \
+                          the deadlock victim is then chosen by weight",
+                innodb_1_0: "btr_cur_optimistic_insert writes the insert's undo record before it \
+                             tries the page and gives up when the compressed page refuses; \
+                             btr_cur_pessimistic_insert tries btr_cur_optimistic_insert again \
+                             first, which writes a second, and then writes a third for the \
+                             split: the transaction's undo number, and its weight (TRX_WEIGHT), \
+                             grows by 3 for the row",
+                later: "btr_cur_pessimistic_insert goes straight to its own undo record and the \
+                        split: 2 undo records for the row",
+                why: "MariaDB dropped the optimistic retry from the pessimistic insert, which its \
+                      caller makes only after an optimistic one failed. Checked on MariaDB \
+                      10.11.14: INNODB_TRX shows 'undo log entries 4' for a transaction that \
+                      inserted two rows into KEY_BLOCK_SIZE=1 tables, one of them a split \
+                      (innosim diff compressed seed 1648 chose the other deadlock victim by the \
+                      weight)",
+                source: "InnoDB Plugin 1.0.6 btr/btr0cur.c btr_cur_optimistic_insert \
+                         (btr_cur_ins_lock_and_undo, then page_cur_tuple_insert, 'goto fail' on \
+                         a compressed page) and btr_cur_pessimistic_insert ('Try first an \
+                         optimistic insert'), called by row_ins_index_entry's BTR_MODIFY_TREE \
+                         retry; MariaDB 10.11 storage/innobase/btr/btr0cur.cc \
+                         btr_cur_pessimistic_insert ('Check locks and write to undo log, if \
+                         specified' first)",
+            },
+            LaterRule::IndexConditionPushdown => Difference {
+                pattern: "SELECT ... FOR UPDATE or LOCK IN SHARE MODE (or a plain SELECT under \
+                          SERIALIZABLE) reading a range of a secondary index in ascending \
+                          order, for columns outside the index, while another transaction \
+                          holds a lock on the clustered record of the first row past the \
+                          range's end",
+                innodb_1_0: "InnoDB hands the server the row past the end before the server \
+                             sees it is past: it locks the entry and the row's clustered \
+                             record, and waits for the other transaction",
+                later: "the server has pushed its index condition and the range's end down \
+                        to InnoDB, which checks the entry before it looks up the row: the \
+                        entry is locked, the clustered record is not, and the read does not \
+                        wait. UPDATE and DELETE (no pushed condition in MariaDB's \
+                        single-table UPDATE and DELETE), descending reads and reads of the \
+                        index's columns alone still lock it",
+                why: "index condition pushdown came with MySQL 5.6 and MariaDB 5.3; MySQL \
+                      5.1 has no handler::idx_cond_push. Checked on MariaDB 10.11.14 by hand: \
+                      'Using index condition' reads returned without waiting for the row past \
+                      the end, 'Using where' reads (UPDATE, DELETE, ORDER BY ... DESC) and \
+                      'Using index' reads waited for it (innosim diff compressed seed 1287)",
+                source: "MySQL 5.1.45 sql/handler.cc handler::read_range_next (compare_key \
+                         after the row is fetched) and storage/innodb_plugin/row/row0sel.c \
+                         row_search_for_mysql (row_sel_get_clust_rec_for_mysql locks the \
+                         clustered record of every secondary entry it hands over); MariaDB \
+                         10.11 storage/innobase/row/row0sel.cc row_search_mvcc \
+                         (row_search_idx_cond_check before row_sel_get_clust_rec_for_mysql) and \
+                         sql/handler.cc handler_index_cond_check (end_range: \
+                         CHECK_OUT_OF_RANGE)",
             },
         }
     }

@@ -28,7 +28,9 @@
 //!   transaction waits on the record, one per wait, dropped when the wait
 //!   times out or is a victim's; `lock_rec_add_to_queue`); the engine's
 //!   undo count is cross-checked: a `Weight` event that disagrees is a
-//!   violation;
+//!   violation (a row written into a compressed table may have taken
+//!   [`REFUSED_INSERT_UNDO`] more, as the oracle cannot know which pages
+//!   refused an insert: those weights are ranges, judged by their ends);
 //! - an implicit lock made explicit (`Converted`) is an X record lock on a
 //!   record, for a transaction that holds an IX or X lock on its table;
 //! - locks are held until their transaction ends (two-phase locking): a
@@ -42,6 +44,14 @@
 
 use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, BTreeSet};
+
+/// The undo records beyond its own that InnoDB 1.0.6 writes for a
+/// clustered insert its compressed leaf page refuses: one by
+/// `btr_cur_optimistic_insert`, which writes the record's undo before it
+/// tries the page, and one more by the same function called again first
+/// by `btr_cur_pessimistic_insert`, before the undo record of the split
+/// that takes the row (btr/btr0cur.c).
+pub const REFUSED_INSERT_UNDO: u64 = 2;
 
 /// A table lock mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -236,6 +246,10 @@ pub struct LockOracle {
     /// Row changes per transaction (its undo records), as the runner
     /// counted them from the statements and their results.
     changes: FxHashMap<u64, u64>,
+    /// Of those, the rows written into a compressed table (new or
+    /// changed, as the runner counts them): each may have been an insert
+    /// into a clustered leaf that refused it ([`REFUSED_INSERT_UNDO`]).
+    refusable: FxHashMap<u64, u64>,
     /// Transactions that released a lock, per target and mode, for the
     /// conflict graph. By mode, so that a grant visits only the modes it
     /// conflicts with (table IX locks pile up by the thousand and conflict
@@ -309,6 +323,9 @@ pub struct InsertShape {
     pub parents_before: BTreeSet<u64>,
     /// Parent tables checked after it.
     pub parents_after: BTreeSet<u64>,
+    /// The table is compressed: a clustered record in place may have
+    /// taken [`REFUSED_INSERT_UNDO`] more undo records.
+    pub compressed: bool,
 }
 
 impl InsertShape {
@@ -348,6 +365,9 @@ pub struct UpdateShape {
     pub table: u64,
     /// Its clustered index's id.
     pub clustered: u64,
+    /// The table is compressed: the insert of the moved row may have
+    /// taken [`REFUSED_INSERT_UNDO`] more undo records.
+    pub compressed: bool,
 }
 
 impl UpdateShape {
@@ -361,9 +381,14 @@ impl UpdateShape {
             OTarget::Record(_, i, _) if *i == self.clustered => (0, 1),
             OTarget::Record(..) => (0, 2),
         };
+        let refused = if self.compressed && hi > 0 {
+            REFUSED_INSERT_UNDO
+        } else {
+            0
+        };
         Kept {
             lo,
-            hi,
+            hi: hi + refused,
             insert: None,
         }
     }
@@ -381,16 +406,19 @@ struct Kept {
 }
 
 impl Kept {
-    fn of_insert(in_place: Option<bool>) -> Kept {
+    fn of_insert(in_place: Option<bool>, compressed: bool) -> Kept {
+        // A clustered record in place may have been refused by its leaf
+        // first, as the oracle cannot tell.
+        let refused = if compressed { REFUSED_INSERT_UNDO } else { 0 };
         match in_place {
             Some(k) => Kept {
                 lo: u64::from(k),
-                hi: u64::from(k),
+                hi: u64::from(k) * (1 + refused),
                 insert: Some(k),
             },
             None => Kept {
                 lo: 0,
-                hi: 1,
+                hi: 1 + refused,
                 insert: None,
             },
         }
@@ -516,6 +544,9 @@ impl LockOracle {
                 // Where the shape cannot tell, every count in its range is
                 // InnoDB's, and the victim rule is judged with the ends.
                 let (lo, hi) = kept.map_or((0, 0), |k| (k.lo, k.hi));
+                // A compressed row may have taken more: which ones a page
+                // refused is the pages' to know, not the model's.
+                let hi = hi + self.refused_extra(e.trx);
                 let ok = (counted + lo..=counted + hi).contains(&e.undo_records);
                 if !ok {
                     self.violations.push(format!(
@@ -544,7 +575,9 @@ impl LockOracle {
                 if e.kind == OKind::Wait {
                     self.waiting.entry(e.trx).or_default().insert(e.lock);
                     let kept = match (&self.running_insert, &self.running_update) {
-                        (Some(shape), _) => Some(Kept::of_insert(shape.in_place(&e.target))),
+                        (Some(shape), _) => {
+                            Some(Kept::of_insert(shape.in_place(&e.target), shape.compressed))
+                        }
                         (None, Some(shape)) => Some(shape.kept(&e.target)),
                         (None, None) => None,
                     };
@@ -872,7 +905,7 @@ impl LockOracle {
     /// statement may keep where the oracle cannot tell how many.
     fn weight_hi(&self, trx: u64) -> u64 {
         let unknown = self.in_place.get(&trx).map_or(0, |k| k.hi - k.lo);
-        self.weight(trx) + unknown
+        self.weight(trx) + unknown + self.refused_extra(trx)
     }
 
     /// The insert the next engine call runs (or runs again), or `None`
@@ -928,9 +961,17 @@ impl LockOracle {
 
     /// The runner's count of a transaction's row changes so far (its undo
     /// records: one per row a finished statement inserted, updated or
-    /// deleted, less those a rollback to a savepoint undid).
-    pub fn set_changes(&mut self, trx: u64, changes: u64) {
+    /// deleted, less those a rollback to a savepoint undid), and how many
+    /// of them wrote a row of a compressed table.
+    pub fn set_changes(&mut self, trx: u64, changes: u64, refusable: u64) {
         self.changes.insert(trx, changes);
+        self.refusable.insert(trx, refusable);
+    }
+
+    /// The most undo records beyond one a row that the compressed rows a
+    /// transaction wrote may have taken ([`REFUSED_INSERT_UNDO`] each).
+    fn refused_extra(&self, trx: u64) -> u64 {
+        self.refusable.get(&trx).copied().unwrap_or(0) * REFUSED_INSERT_UNDO
     }
 
     /// A victim must be on a cycle, and the lighter of the requester (the
@@ -1292,7 +1333,7 @@ mod tests {
         assert!(o.take_violations()[0].contains("undetected"));
         // Trx 1 is heavier by the runner's count: trx 2 (the requester)
         // must be the victim.
-        o.set_changes(1, 10);
+        o.set_changes(1, 10, 0);
         o.event(&ev(OKind::Victim, 3, 1, 2, X, 2));
         assert!(o.take_violations()[0].contains("weight rule"));
     }
@@ -1300,7 +1341,7 @@ mod tests {
     #[test]
     fn the_engines_weight_is_checked_against_the_runners_count_not_used() {
         let mut o = LockOracle::new(1_000_000, true);
-        o.set_changes(1, 3);
+        o.set_changes(1, 3, 0);
         let mut w = ev(OKind::Weight, 1, 1, 1, X, 0);
         w.undo_records = 3;
         o.event(&w);
@@ -1309,6 +1350,31 @@ mod tests {
         o.event(&w);
         assert!(o.take_violations()[0].contains("undo records by the engine's count"));
         assert_eq!(o.weight(1), 3, "the engine's count sets nothing");
+    }
+
+    #[test]
+    fn a_compressed_row_may_take_the_undo_records_of_a_refused_insert() {
+        // Three rows, one of them into a compressed table: 3 undo records,
+        // or 5 if its leaf refused it, and no other count.
+        let mut o = LockOracle::new(1_000_000, true);
+        o.set_changes(1, 3, 1);
+        let mut w = ev(OKind::Weight, 1, 1, 1, X, 0);
+        for ok in [3, 4, 5] {
+            w.undo_records = ok;
+            o.event(&w);
+            assert!(o.take_violations().is_empty(), "{ok} undo records");
+        }
+        w.undo_records = 6;
+        o.event(&w);
+        assert!(o.take_violations()[0].contains("undo records by the engine's count"));
+        assert_eq!((o.weight(1), o.weight_hi(1)), (3, 5), "judged by both ends");
+        o.set_changes(1, 3, 0);
+        w.undo_records = 5;
+        o.event(&w);
+        assert!(
+            !o.take_violations().is_empty(),
+            "no compressed row: exactly 3"
+        );
     }
 
     #[test]

@@ -510,7 +510,7 @@ pub fn get(pager: &mut Pager, index: &Index, key: &[Option<&[u8]>]) -> Result<Op
 /// Inserts a record. The caller has checked that no record with the same
 /// key exists.
 pub fn insert(pager: &mut Pager, index: &Index, rec: &[u8]) -> Result<()> {
-    insert_inner(pager, index, rec, false, None)
+    insert_inner(pager, index, rec, false, None, false).map(|_| ())
 }
 
 /// Where a search for a full key ended: the leaf it belongs to, as the leaf
@@ -565,14 +565,41 @@ pub fn insert_with_hint(
     rec: &[u8],
     hint: &LeafHint,
 ) -> Result<()> {
-    insert_inner(pager, index, rec, false, Some(hint))
+    insert_inner(pager, index, rec, false, Some(hint), false).map(|_| ())
+}
+
+/// What an insert into its leaf alone made of a record
+/// ([`try_insert_with_hint`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Optimistic {
+    /// It is in.
+    Done,
+    /// The leaf has no room for it: InnoDB's `btr_cur_optimistic_insert`
+    /// gives up before it writes the undo record.
+    NoRoom,
+    /// The leaf has room but its compressed page cannot take it, even
+    /// reorganized: `btr_cur_optimistic_insert` gives up after it wrote
+    /// the undo record (`btr_cur_ins_lock_and_undo` comes before
+    /// `page_cur_tuple_insert`), which stays in the transaction's undo log.
+    Refused,
+}
+
+/// [`insert_with_hint`] without a split: the record goes into its leaf if
+/// that can take it, or nothing changes and the answer says why not.
+pub fn try_insert_with_hint(
+    pager: &mut Pager,
+    index: &Index,
+    rec: &[u8],
+    hint: &LeafHint,
+) -> Result<Optimistic> {
+    insert_inner(pager, index, rec, false, Some(hint), true)
 }
 
 /// Inserts a record, or, if one with the same full key is there, clears its
 /// delete mark (secondary entries coming back), taking `rec`'s bytes where
 /// the key is equal only in its collation. One search either way.
 pub fn insert_or_unmark(pager: &mut Pager, index: &Index, rec: &[u8]) -> Result<()> {
-    insert_inner(pager, index, rec, true, None)
+    insert_inner(pager, index, rec, true, None, false).map(|_| ())
 }
 
 fn insert_inner(
@@ -581,7 +608,8 @@ fn insert_inner(
     rec: &[u8],
     unmark_existing: bool,
     hint: Option<&LeafHint>,
-) -> Result<()> {
+    optimistic_only: bool,
+) -> Result<Optimistic> {
     if rec.len() > index::MAX_REC_LEN {
         return Err(Error::RowTooBig {
             size: rec.len(),
@@ -624,7 +652,7 @@ fn insert_inner(
                     // delete-marked 'A'): the entry takes the new bytes, as
                     // row_ins_sec_index_entry_by_modify rewrites it.
                     mtr.release(pager);
-                    return update(pager, index, rec);
+                    return update(pager, index, rec).map(|_| Optimistic::Done);
                 }
                 if record::is_deleted(prev) {
                     mtr.page_op(
@@ -639,7 +667,7 @@ fn insert_inner(
                 } else {
                     mtr.release(pager);
                 }
-                return Ok(());
+                return Ok(Optimistic::Done);
             }
             Ok(_) => {}
             Err(e) => {
@@ -648,7 +676,8 @@ fn insert_inner(
             }
         }
     }
-    if index::fits(pager.page(f), rec.len())
+    let fits = index::fits(pager.page(f), rec.len());
+    if fits
         && mtr.try_page_op(
             pager,
             f,
@@ -659,9 +688,16 @@ fn insert_inner(
         )?
     {
         mtr.commit(pager)?;
-        return Ok(());
+        return Ok(Optimistic::Done);
     }
     mtr.release(pager);
+    if optimistic_only {
+        return Ok(if fits {
+            Optimistic::Refused
+        } else {
+            Optimistic::NoRoom
+        });
+    }
     fits_compressed_alone(pager, index, rec)?;
     if hinted.is_some() {
         // The hint skipped the search from the root; a split needs its path.
@@ -673,7 +709,7 @@ fn insert_inner(
     let mut mtr = Mtr::new();
     split_and_insert(&mut mtr, pager, index, &path, leaf, slot, rec)?;
     mtr.commit(pager)?;
-    Ok(())
+    Ok(Optimistic::Done)
 }
 
 /// Replaces the record with the same key as `new_rec` (at a known leaf

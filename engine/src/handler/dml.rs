@@ -275,6 +275,18 @@ impl Engine {
     }
 
     pub(super) fn dml(&mut self, s: SessionId, request: &Request) -> Result<DmlResult> {
+        // Whether the read is a SELECT's: a locking read says so, a plain
+        // read is one (its SERIALIZABLE lock included).
+        let index_condition = match request {
+            Request::Locking {
+                index_condition, ..
+            } => *index_condition,
+            Request::Get { .. } | Request::Scan { .. } | Request::Ranges { .. } => true,
+            _ => false,
+        };
+        if let Some(sess) = self.sessions.get_mut(&s) {
+            sess.index_condition = index_condition;
+        }
         match request {
             Request::Insert { table, row } => {
                 let id = self.table_id(table)?;
@@ -446,16 +458,18 @@ impl Engine {
                     Outcome::Wait(t) => Ok(DmlResult::Wait(t)),
                 }
             }
-            Request::Locking { read, exclusive } if matches!(**read, Request::Ranges { .. }) => {
+            Request::Locking {
+                read, exclusive, ..
+            } if matches!(**read, Request::Ranges { .. }) => {
                 self.read_ranges(s, read, Some((*exclusive, ReadWait::Wait)))
             }
             Request::SkipLocked { read, exclusive } if matches!(**read, Request::Ranges { .. }) => {
                 self.read_ranges(s, read, Some((*exclusive, ReadWait::Skip)))
             }
             Request::Ranges { .. } => self.read_ranges(s, request, None),
-            Request::Locking { read, exclusive } => {
-                self.locking_read(s, read, *exclusive, ReadWait::Wait)
-            }
+            Request::Locking {
+                read, exclusive, ..
+            } => self.locking_read(s, read, *exclusive, ReadWait::Wait),
             Request::SkipLocked { read, exclusive } => {
                 if !matches!(**read, Request::Scan { .. }) {
                     return Err(Error::InvalidArgument(
@@ -670,6 +684,7 @@ pub(super) fn lock_ctx<'a>(
         semi_rows: Vec::new(),
         resume: None,
         row_by_row: false,
+        index_condition: false,
         yield_waits: false,
         yielded: false,
         duplicates,

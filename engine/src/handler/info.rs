@@ -601,7 +601,9 @@ pub fn statement_text(r: &Request) -> String {
             format!("SELECT * FROM {table} WHERE PRIMARY KEY = ({})", vals(key))
         }
         Request::Scan { table, .. } => format!("SELECT * FROM {table} WHERE <range>"),
-        Request::Locking { read, exclusive } => format!(
+        Request::Locking {
+            read, exclusive, ..
+        } => format!(
             "{} {}",
             statement_text(read),
             if *exclusive {

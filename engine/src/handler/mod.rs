@@ -142,6 +142,9 @@ struct Session {
     row_by_row: bool,
     /// `foreign_key_checks=0`: no FOREIGN KEY check or action runs.
     no_foreign_checks: bool,
+    /// The request running is a SELECT's read (see
+    /// [`Request::Locking`]'s `index_condition`).
+    index_condition: bool,
 }
 
 /// Where a statement of several requests began.

@@ -158,6 +158,7 @@ impl Engine {
             None
         };
         let resume = sess.scan_resume.take().or(read_on);
+        let index_condition = sess.index_condition;
         let trx = sess.trx.as_mut().expect("transaction open");
         if let Some(w) = table_lock(&mut self.locks, trx.id, id, table_mode, now) {
             return Ok(DmlResult::Wait(w));
@@ -165,6 +166,7 @@ impl Engine {
         let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys, false);
         ctx.resume = resume;
         ctx.row_by_row = row_by_row;
+        ctx.index_condition = ctx.locks.index_condition_pushdown && index_condition;
         ctx.skip_locked = wait != ReadWait::Wait;
         if wait == ReadWait::Semi {
             ctx.semi = Some(self.sys.snapshot());

@@ -145,7 +145,10 @@ impl Engine {
 
     fn assemble(pager: Pager, config: Config) -> Result<Engine> {
         let mut pager = pager;
-        let sys = TrxSys::load(&mut pager)?;
+        let mut sys = TrxSys::load(&mut pager)?;
+        if (config.later).has(crate::LaterRule::PessimisticInsertTriesNoOptimisticFirst) {
+            sys.refused_insert_undo = 1;
+        }
         let next_background_us = pager.now_us() + super::BACKGROUND_PERIOD_US;
         Ok(Engine {
             pager,
@@ -174,6 +177,9 @@ impl Engine {
             )
             .with_own_implicit_suffices(
                 (config.later).has(crate::LaterRule::OwnImplicitLockSuffices),
+            )
+            .with_index_condition_pushdown(
+                (config.later).has(crate::LaterRule::IndexConditionPushdown),
             ),
             tables: BTreeMap::new(),
             names: BTreeMap::new(),

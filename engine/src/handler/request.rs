@@ -93,6 +93,10 @@ pub enum Request {
         read: Box<Request>,
         /// FOR UPDATE rather than LOCK IN SHARE MODE.
         exclusive: bool,
+        /// The read is a SELECT's, whose WHERE a later server pushes down
+        /// with the range's end (index condition pushdown): read under
+        /// [`crate::LaterRule::IndexConditionPushdown`] only.
+        index_condition: bool,
     },
     /// A locking read that skips the rows other transactions hold locks
     /// on instead of waiting (FOR UPDATE / FOR SHARE ... SKIP LOCKED, as

@@ -438,6 +438,11 @@ pub struct LockSys {
     /// its way (of a table lock's, the newest), moved on to the next one
     /// in the way when that goes.
     wait_trx: BTreeMap<TrxId, TrxId>,
+    /// A later version's rule
+    /// ([`crate::LaterRule::IndexConditionPushdown`]): a SELECT's
+    /// forward range read of a secondary index does not lock the
+    /// clustered record of the entry past the range's end.
+    pub index_condition_pushdown: bool,
     /// Whether events are recorded.
     pub log_events: bool,
     events: Vec<LockEvent>,
@@ -465,11 +470,30 @@ pub struct LockSys {
 /// InnoDB by the extra pages' structs.
 #[derive(Debug, Default)]
 struct Structs {
-    /// How many (what later InnoDBs show as INNODB_TRX.trx_lock_structs).
-    count: usize,
+    /// Each, in the order made: how many is what later InnoDBs show as
+    /// INNODB_TRX.trx_lock_structs.
+    list: Vec<StructDesc>,
     /// The record lock kinds, by (table, index, mode), it has a granted
     /// struct for: where a new lock sets a bit.
     similar: std::collections::BTreeSet<(u64, u64, Mode)>,
+}
+
+/// One lock struct ([`LockSys::struct_list`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StructDesc {
+    /// The table it is on or in.
+    pub table: u64,
+    /// The index, for a record lock struct.
+    pub index: Option<u64>,
+    /// Its mode (a lock on the supremum counts as a next-key lock).
+    pub mode: Mode,
+    /// It is a record lock struct for the supremum's locks alone: one
+    /// for an insert intention there (where InnoDB drops the gap flag,
+    /// `lock_rec_add_to_queue`).
+    pub supremum: bool,
+    /// It was made for a request that had to wait (and waits still if it
+    /// is its transaction's last such and the transaction waits).
+    pub waiting: bool,
 }
 
 /// The kind of struct a record lock goes into, or `None` for a table lock:
@@ -554,6 +578,13 @@ impl LockSys {
         self
     }
 
+    /// This lock system with a later version's index condition
+    /// pushdown, or not ([`LockSys::index_condition_pushdown`]).
+    pub fn with_index_condition_pushdown(mut self, on: bool) -> Self {
+        self.index_condition_pushdown = on;
+        self
+    }
+
     /// A lock by id.
     pub fn lock(&self, id: LockId) -> Option<&Lock> {
         self.locks.get(&id)
@@ -601,7 +632,22 @@ impl LockSys {
     /// The lock structs a transaction has (see [`Structs`]): with its undo
     /// records, its deadlock weight.
     pub fn lock_structs(&self, trx: TrxId) -> usize {
-        self.structs.get(&trx).map_or(0, |s| s.count)
+        self.structs.get(&trx).map_or(0, |s| s.list.len())
+    }
+
+    /// A transaction's lock structs, in the order made (see [`Structs`]),
+    /// `waiting` set only on the one its waiting request has.
+    pub fn struct_list(&self, trx: TrxId) -> Vec<StructDesc> {
+        let mut list = self
+            .structs
+            .get(&trx)
+            .map_or(Vec::new(), |s| s.list.clone());
+        let waits = self.waits.contains_key(&trx);
+        let last = list.iter().rposition(|d| d.waiting);
+        for (i, d) in list.iter_mut().enumerate() {
+            d.waiting = waits && Some(i) == last;
+        }
+        list
     }
 
     /// Counts the struct a new lock of `trx` takes, if it needs one: before
@@ -610,14 +656,27 @@ impl LockSys {
         let kind = struct_kind(target, mode);
         let someone_waits = kind.is_some() && !waiting && self.has_waiter(target);
         let s = self.structs.entry(trx).or_default();
+        let desc = StructDesc {
+            table: target.table(),
+            index: kind.map(|k| k.1),
+            mode: kind.map_or(mode, |k| k.2),
+            supremum: matches!(
+                target,
+                Target::Record {
+                    key: RecKey::Supremum,
+                    ..
+                }
+            ),
+            waiting,
+        };
         match kind {
             Some(k) if !waiting => {
                 if someone_waits || !s.similar.contains(&k) {
-                    s.count += 1;
+                    s.list.push(desc);
                     s.similar.insert(k);
                 }
             }
-            _ => s.count += 1,
+            _ => s.list.push(desc),
         }
     }
 
@@ -1142,7 +1201,9 @@ impl LockSys {
             // A NOWAIT request given up keeps its struct, as a wait ended
             // by its record's removal does (`lock_rec_cancel`).
             if let Some(s) = self.structs.get_mut(&trx) {
-                s.count = s.count.saturating_sub(1);
+                if let Some(i) = s.list.iter().rposition(|d| d.waiting) {
+                    s.list.remove(i);
+                }
             }
         }
         self.record(now_us, why, &lock);

@@ -59,6 +59,10 @@ pub struct LockCtx<'a> {
     /// A request was not made for `yield_waits` since this was last
     /// cleared.
     pub yielded: bool,
+    /// The read is a SELECT's and the server sees a range's end before
+    /// the engine looks up the clustered record of a secondary index
+    /// entry ([`crate::LaterRule::IndexConditionPushdown`]).
+    pub index_condition: bool,
 }
 
 /// Where a locking scan that waited for a lock goes on from, as InnoDB's

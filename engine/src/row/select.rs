@@ -496,7 +496,12 @@ pub fn scan_locking(
             continue;
         }
         let mut targets = vec![entry_target];
-        if let Some(i) = index {
+        // A later server checks the range's end on the entry itself,
+        // before it looks up the row (`handler_index_cond_check`'s
+        // end_range, CHECK_OUT_OF_RANGE): the row's clustered record is
+        // not locked.
+        let pushed = ctx.index_condition && dir == Direction::Forward;
+        if let Some(i) = index.filter(|_| !pushed) {
             ctx.yield_waits = ctx.row_by_row && !out.is_empty();
             let locked = lock_clustered_of(pager, table, i, &rec, mode, ctx);
             ctx.yield_waits = false;

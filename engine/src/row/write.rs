@@ -614,30 +614,56 @@ pub fn insert(
         let done = progress.insert(0);
         return insert_secondaries(pager, table, cols, &now.rec, ctx, before, done);
     }
-    let ptr = write_undo(
-        pager,
-        sys,
-        trx,
-        UndoRecord {
-            kind: UndoKind::Insert,
-            undo_no: 0,
-            table_id: table.id,
-            key: key.clone(),
-            updated: vec![],
-            old_rec: vec![],
-            externals_freed: false,
-        },
-    )?;
+    let undo_rec = UndoRecord {
+        kind: UndoKind::Insert,
+        undo_no: 0,
+        table_id: table.id,
+        key: key.clone(),
+        updated: vec![],
+        old_rec: vec![],
+        externals_freed: false,
+    };
+    let ptr = write_undo(pager, sys, trx, undo_rec.clone())?;
     let mut sources = new_sources(table, cols, row_id, trx.id);
     sources[table.roll_ptr_field] = Some(ptr.encode().to_vec());
     let sources: Vec<Source> = sources.iter().map(|s| Source::New(s.as_deref())).collect();
-    let (reps, written) = place(pager, table, &sources)?;
-    let rec = super::encode(&table.clustered.leaf, &reps, false);
+    let (mut reps, written) = place(pager, table, &sources)?;
+    let mut rec = super::encode(&table.clustered.leaf, &reps, false);
     // Room in the log before each index operation (a split logs pages
     // whole), as InnoDB's row_ins_index_entry_step does with
     // log_free_check: no mini-transaction is open between them.
     pager.free_check()?;
-    if let Err(e) = btree::insert_with_hint(pager, &table.clustered, &rec, &hint) {
+    // The leaf alone first (`btr_cur_optimistic_insert`), then the tree
+    // (`btr_cur_pessimistic_insert`). A compressed leaf that refuses the
+    // record after the undo record was written leaves that record in the
+    // log, and each attempt after it writes another: the record points at
+    // the last, and a rollback passes the others, whose roll pointer no
+    // record has (`row_undo_search_clust_to_pcur`). They count in the
+    // transaction's weight as InnoDB's do.
+    let done = match btree::try_insert_with_hint(pager, &table.clustered, &rec, &hint) {
+        Ok(btree::Optimistic::Done) => Ok(()),
+        Ok(btree::Optimistic::NoRoom) => {
+            btree::insert_with_hint(pager, &table.clustered, &rec, &hint)
+        }
+        Ok(btree::Optimistic::Refused) => {
+            let mut again = Ok(());
+            for _ in 0..sys.refused_insert_undo {
+                match write_undo(pager, sys, trx, undo_rec.clone()) {
+                    Ok(p) => reps[table.roll_ptr_field] = super::Rep::Inline(p.encode().to_vec()),
+                    Err(e) => {
+                        again = Err(e);
+                        break;
+                    }
+                }
+            }
+            again.and_then(|()| {
+                rec = super::encode(&table.clustered.leaf, &reps, false);
+                btree::insert_with_hint(pager, &table.clustered, &rec, &hint)
+            })
+        }
+        Err(e) => Err(e),
+    };
+    if let Err(e) = done {
         if !e.stops_engine() {
             super::free_chains(pager, &written)?;
         }

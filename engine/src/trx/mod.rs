@@ -88,6 +88,13 @@ pub struct TrxSys {
     /// Commits since purge last emptied what it could: a cheap hint of the
     /// history list's length, to run purge before it grows long.
     pub history_hint: u64,
+    /// How many undo records a clustered insert that its compressed leaf
+    /// refused writes before the one its record points to: 2 in 1.0.6,
+    /// whose `btr_cur_optimistic_insert` writes one before it finds the
+    /// page cannot take the record and whose `btr_cur_pessimistic_insert`
+    /// tries that again first; 1 under
+    /// [`crate::LaterRule::PessimisticInsertTriesNoOptimisticFirst`].
+    pub refused_insert_undo: u8,
 }
 
 /// The free undo slots of the rollback segment, as a bitmap: the lowest
@@ -147,6 +154,7 @@ impl TrxSys {
             free_slots,
             views: BTreeMap::new(),
             history_hint: u64::from(history_len),
+            refused_insert_undo: 2,
         })
     }
 

@@ -243,6 +243,12 @@ pub trait Backend {
     /// victim by). Sessions without a transaction are left out. Asked on a
     /// connection of its own, so it can be asked while sessions wait.
     fn weights(&mut self) -> Result<BTreeMap<usize, u64>, String>;
+    /// Each session's open transaction's lock structs, one line each, for
+    /// a report where the weights differ ([`lock_structs_of`]); none from
+    /// a side that cannot say.
+    fn lock_structs(&mut self) -> Result<BTreeMap<usize, Vec<String>>, String> {
+        Ok(BTreeMap::new())
+    }
     /// Closes the sessions (rolling back what they left open).
     fn stop(&mut self) -> Result<(), String>;
 }
@@ -471,6 +477,89 @@ impl Backend for Local {
     fn weights(&mut self) -> Result<BTreeMap<usize, u64>, String> {
         let a = self.query(WEIGHTS)?;
         weights_of(&a, &self.sessions)
+    }
+
+    /// innosim keeps no struct per page: its structs as its lock system
+    /// counts them ([`engine::lock::LockSys::struct_list`]), each record
+    /// lock struct with how many of the transaction's locks are of its
+    /// kind (on the first struct of a kind; 0 on the others).
+    fn lock_structs(&mut self) -> Result<BTreeMap<usize, Vec<String>>, String> {
+        use engine::lock::{Mode, RecKey, RecKind, RecMode, Target};
+        let Some(server) = &self.server else {
+            return Ok(BTreeMap::new());
+        };
+        let engine = server.engine();
+        let mut names: BTreeMap<u64, String> = BTreeMap::new();
+        let mut indexes: BTreeMap<(u64, u64), String> = BTreeMap::new();
+        for name in engine.table_names() {
+            let Ok(t) = engine.table(&name) else { continue };
+            let short = name.rsplit('$').next().unwrap_or(&name).to_string();
+            let clustered = if t.def.primary_key.is_empty() {
+                "GEN_CLUST_INDEX"
+            } else {
+                "PRIMARY"
+            };
+            indexes.insert((t.id, t.clustered.id), format!("{short}.{clustered}"));
+            for sec in &t.secondary {
+                indexes.insert((t.id, sec.index.id), format!("{short}.{}", sec.index.name));
+            }
+            names.insert(t.id, short);
+        }
+        // A record lock's mode as the server's monitor spells a struct's.
+        let spell = |mode: Mode, supremum: bool| match mode {
+            Mode::Table(m) => m.name().to_string(),
+            Mode::Record(m, k) => {
+                let m = match m {
+                    RecMode::S => "S",
+                    RecMode::X => "X",
+                };
+                match (k, supremum) {
+                    (RecKind::InsertIntention, true) => format!("{m},II"),
+                    (_, true) | (RecKind::NextKey, _) => m.to_string(),
+                    (RecKind::Gap, _) => format!("{m},GAP"),
+                    (RecKind::RecNotGap, _) => format!("{m},REC"),
+                    (RecKind::InsertIntention, _) => format!("{m},GAP,II"),
+                }
+            }
+        };
+        let mut out = BTreeMap::new();
+        for (s, &c) in self.sessions.iter().enumerate() {
+            let Some(trx) = server.session_of(c).and_then(|id| engine.trx_id(id)) else {
+                continue;
+            };
+            // The transaction's record locks by the struct they go in.
+            let mut bits: BTreeMap<(u64, u64, String, bool), usize> = BTreeMap::new();
+            for l in engine.locks().locks().filter(|l| l.trx == trx) {
+                if let Target::Record { table, index, key } = &l.target {
+                    let name = spell(l.mode, *key == RecKey::Supremum);
+                    *bits.entry((*table, *index, name, l.waiting)).or_default() += 1;
+                }
+            }
+            let mut lines = Vec::new();
+            for d in engine.locks().struct_list(trx) {
+                let table = names.get(&d.table).cloned().unwrap_or(d.table.to_string());
+                match d.index {
+                    None => lines.push(format!("{table} {}", spell(d.mode, false))),
+                    Some(index) => {
+                        let supremum = d.supremum;
+                        let name = spell(d.mode, supremum);
+                        let n = bits
+                            .remove(&(d.table, index, name.clone(), d.waiting))
+                            .unwrap_or(0);
+                        lines.push(format!(
+                            "{} {name}{} {n}",
+                            indexes
+                                .get(&(d.table, index))
+                                .cloned()
+                                .unwrap_or(format!("{table}.{index}")),
+                            if d.waiting { " waiting" } else { "" }
+                        ));
+                    }
+                }
+            }
+            out.insert(s, lines);
+        }
+        Ok(out)
     }
 
     fn stop(&mut self) -> Result<(), String> {
@@ -712,6 +801,109 @@ pub fn waiting_threads(status: &str) -> BTreeSet<u32> {
     out
 }
 
+/// Each session's lock structs, from the TRANSACTIONS section of `SHOW
+/// ENGINE INNODB STATUS` with `innodb_status_output_locks` on
+/// (`lock_trx_print_locks`): one line per struct, in the order listed,
+/// `sb IX` for a table lock and `sb.PRIMARY p3 X,GAP,II 1` for a record
+/// lock struct (its index, page, mode, and how many records it has a bit
+/// for: 0 for a struct whose records moved to another page or whose
+/// waiting request was made again elsewhere). The waiting request the
+/// section shows first is listed once, in its place among the others.
+/// Sessions by their connections' thread ids, as [`waiting_threads`].
+pub fn lock_structs_of(status: &str, threads: &[u32]) -> BTreeMap<usize, Vec<String>> {
+    let mut out = BTreeMap::new();
+    let Some(start) = status.find("\nTRANSACTIONS\n") else {
+        return out;
+    };
+    for block in status[start..].split("---TRANSACTION").skip(1) {
+        let Some(at) = block.find(" thread id ") else {
+            continue;
+        };
+        let digits: String = block[at + 11..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        let Some(s) = digits
+            .parse::<u32>()
+            .ok()
+            .and_then(|id| threads.iter().position(|&t| t == id))
+        else {
+            continue;
+        };
+        let mut structs: Vec<String> = Vec::new();
+        let mut in_wait = false;
+        for line in block.lines() {
+            if line.starts_with("------- TRX HAS BEEN WAITING") {
+                in_wait = true;
+                continue;
+            }
+            if in_wait {
+                in_wait = !line.starts_with("------------------");
+                continue;
+            }
+            let table = |l: &str| {
+                l.find(" table `").map(|i| {
+                    let rest = &l[i + 8..];
+                    let name = rest.split(' ').next().unwrap_or(rest);
+                    name.rsplit('`')
+                        .nth(1)
+                        .unwrap_or(name)
+                        .trim_matches('`')
+                        .to_string()
+                })
+            };
+            if let Some(rest) = line.strip_prefix("TABLE LOCK") {
+                let mode = rest.rsplit("lock mode ").next().unwrap_or("").trim();
+                structs.push(format!("{} {mode}", table(line).unwrap_or_default()));
+            } else if line.starts_with("RECORD LOCKS") {
+                let word = |key: &str| {
+                    line.find(key).map(|i| {
+                        line[i + key.len()..]
+                            .split(' ')
+                            .next()
+                            .unwrap_or("")
+                            .to_string()
+                    })
+                };
+                let mode = line
+                    .find("lock_mode ")
+                    .or_else(|| line.find("lock mode "))
+                    .map(|i| &line[i + 10..])
+                    .unwrap_or("");
+                let m = mode.split(' ').next().unwrap_or("");
+                let mut name = m.to_string();
+                if mode.contains("locks gap before rec") {
+                    name.push_str(",GAP");
+                }
+                if mode.contains("locks rec but not gap") {
+                    name.push_str(",REC");
+                }
+                if mode.contains("insert intention") {
+                    name.push_str(",II");
+                }
+                if mode.contains("waiting") {
+                    name.push_str(" waiting");
+                }
+                structs.push(format!(
+                    "{}.{} p{} {name} 0",
+                    table(line).unwrap_or_default(),
+                    word("index ").unwrap_or_default(),
+                    word("page no ").unwrap_or_default()
+                ));
+            } else if line.starts_with("Record lock, heap no") {
+                if let Some(last) = structs.last_mut() {
+                    if let Some((head, n)) = last.rsplit_once(' ') {
+                        let n: u32 = n.parse().unwrap_or(0);
+                        *last = format!("{head} {}", n + 1);
+                    }
+                }
+            }
+        }
+        out.insert(s, structs);
+    }
+    out
+}
+
 impl Backend for Remote {
     fn name(&self) -> String {
         self.url.to_string()
@@ -826,6 +1018,27 @@ impl Backend for Remote {
         self.trx_cache_read_us = Some(self.clock.now_us());
         let threads: Vec<u32> = self.sessions.iter().map(|c| c.id).collect();
         weights_of(&a?, &threads)
+    }
+
+    fn lock_structs(&mut self) -> Result<BTreeMap<usize, Vec<String>>, String> {
+        let url = self.url.clone();
+        let c = self.control()?;
+        // A server without the setting prints no locks: nothing to list.
+        let _ = c.query("SET GLOBAL innodb_status_output_locks = ON");
+        let reply = c
+            .query("SHOW ENGINE INNODB STATUS")
+            .map_err(|e| format!("{url}: SHOW ENGINE INNODB STATUS: {e}"))?;
+        let WireReply::Rows { rows, .. } = reply else {
+            return Ok(BTreeMap::new());
+        };
+        let text = rows
+            .first()
+            .and_then(|r| r.last())
+            .and_then(|c| c.as_ref())
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .unwrap_or_default();
+        let threads: Vec<u32> = self.sessions.iter().map(|c| c.id).collect();
+        Ok(lock_structs_of(&text, &threads))
     }
 
     /// MariaDB's (10.11's, as far as innosim knows them) when the server

@@ -657,6 +657,20 @@ fn run_steps(
 /// Each session's transaction's deadlock weight ([`Backend::weights`]).
 pub type Weights = BTreeMap<usize, u64>;
 
+/// Both sides' transactions just before a run's last step
+/// ([`weights_before_last`]).
+#[derive(Debug, Default)]
+pub struct Before {
+    /// innosim's weights.
+    pub ours: Weights,
+    /// The server's weights.
+    pub theirs: Weights,
+    /// innosim's locks, by session ([`Backend::lock_structs`]).
+    pub our_structs: BTreeMap<usize, Vec<String>>,
+    /// The server's lock structs, by session.
+    pub their_structs: BTreeMap<usize, Vec<String>>,
+}
+
 /// Each session's transaction's deadlock weight on both sides
 /// ([`Backend::weights`]) just before a run's last step: the steps before
 /// it run again on fresh sides. Where a deadlock's victims differ, equal
@@ -667,7 +681,7 @@ pub fn weights_before_last(
     out: &Outcome,
     ours: &mut dyn Backend,
     theirs: &mut dyn Backend,
-) -> Result<(Weights, Weights), String> {
+) -> Result<Before, String> {
     let mut t = Transcript::of_run(scenario, out);
     t.steps.pop();
     ours.set_sort_buffer(scenario.sort_buffer_bytes);
@@ -675,7 +689,12 @@ pub fn weights_before_last(
     theirs.start(t.sessions, &t.setup)?;
     let mut again = Outcome::default();
     run_steps(&t, ours, theirs, &mut again)?;
-    let w = (ours.weights()?, theirs.weights()?);
+    let w = Before {
+        ours: ours.weights()?,
+        theirs: theirs.weights()?,
+        our_structs: ours.lock_structs()?,
+        their_structs: theirs.lock_structs()?,
+    };
     ours.stop()?;
     theirs.stop()?;
     Ok(w)
@@ -1012,18 +1031,31 @@ pub fn campaign(
                     engine::LaterRules::NONE
                 };
                 let mut ours = backend::Local::with_later_rules(later);
-                let (a, b) = weights_before_last(&scenario, &out, &mut ours, theirs)
+                let before = weights_before_last(&scenario, &out, &mut ours, theirs)
                     .map_err(|e| format!("seed {seed}: {e}"))?;
+                let (a, b) = (
+                    describe_weights(&before.ours),
+                    describe_weights(&before.theirs),
+                );
                 r.push_str(&format!(
-                    "         trx_weight before it: innosim {}; {name} {}{}\n",
-                    describe_weights(&a),
-                    describe_weights(&b),
-                    if describe_weights(&a) == describe_weights(&b) {
-                        ""
-                    } else {
-                        " (weights differ)"
-                    }
+                    "         trx_weight before it: innosim {a}; {name} {b}{}\n",
+                    if a == b { "" } else { " (weights differ)" }
                 ));
+                if a != b {
+                    for (s, w) in &before.ours {
+                        if before.theirs.get(s) == Some(w) {
+                            continue;
+                        }
+                        let list = |m: &BTreeMap<usize, Vec<String>>| {
+                            m.get(s).map_or("none".to_string(), |l| l.join("; "))
+                        };
+                        r.push_str(&format!(
+                            "         s{s}'s locks: innosim {}\n         s{s}'s lock structs: {name} {}\n",
+                            list(&before.our_structs),
+                            list(&before.their_structs)
+                        ));
+                    }
+                }
             }
             if with_rules {
                 r = format!(

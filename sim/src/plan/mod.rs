@@ -395,6 +395,7 @@ impl PlannedStmt {
                     key: key.values(),
                 }),
                 exclusive: *exclusive,
+                index_condition: false,
             },
             PlannedStmt::LockingScan {
                 table,
@@ -414,6 +415,7 @@ impl PlannedStmt {
                     (from, to, *open),
                 )),
                 exclusive: *exclusive,
+                index_condition: false,
             },
             PlannedStmt::Savepoint(n) => Request::Savepoint(n.clone()),
             PlannedStmt::RollbackTo(n) => Request::RollbackToSavepoint(n.clone()),

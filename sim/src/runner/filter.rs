@@ -110,6 +110,7 @@ fn range_read(table: &str, low: RangeBound, to: u64, update: bool) -> Request {
         Request::Locking {
             read: Box::new(scan),
             exclusive: true,
+            index_condition: false,
         }
     }
 }
@@ -201,6 +202,7 @@ pub(super) fn next(world: &mut World, s: &mut Sess) -> Option<Option<bool>> {
                         key: key(id),
                     }),
                     exclusive: true,
+                    index_condition: false,
                 },
             )
         }

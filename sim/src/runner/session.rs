@@ -152,6 +152,7 @@ pub(super) fn account_read(id: u64) -> Request {
             key: vec![Value::UInt(id)],
         }),
         exclusive: true,
+        index_condition: false,
     }
 }
 
@@ -215,6 +216,7 @@ fn insert_shape(world: &World, req: Option<&Request>) -> Option<models::lock::In
     let mut out = models::lock::InsertShape {
         table: t.id,
         clustered: t.clustered.id,
+        compressed: shape.zip_size.is_some(),
         ..Default::default()
     };
     for f in &shape.foreign {
@@ -250,6 +252,10 @@ fn update_shape(
     Some(models::lock::UpdateShape {
         table: t.id,
         clustered: t.clustered.id,
+        compressed: world
+            .schema
+            .table(table)
+            .is_some_and(|s| s.zip_size.is_some()),
     })
 }
 
@@ -291,7 +297,21 @@ fn moves_row(
 /// finished statements): its undo records, half of its weight.
 pub(super) fn count_changes(world: &mut World, s: &Sess) {
     if let (Some(t), Some(txn)) = (s.trx, &s.txn) {
-        world.locks.set_changes(t, txn.writes.len() as u64);
+        let compressed = |table: &str| {
+            world
+                .schema
+                .tables
+                .iter()
+                .any(|s| s.name == table && s.zip_size.is_some())
+        };
+        let refusable = txn
+            .writes
+            .iter()
+            .filter(|w| w.row.is_some() && compressed(&w.table))
+            .count();
+        world
+            .locks
+            .set_changes(t, txn.writes.len() as u64, refusable as u64);
     }
 }
 

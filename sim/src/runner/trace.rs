@@ -166,7 +166,9 @@ pub fn describe(r: &Request) -> String {
         } => {
             let _ = write!(out, "scan {table} {index:?} rev={reverse} limit={limit:?}");
         }
-        Request::Locking { read, exclusive } => {
+        Request::Locking {
+            read, exclusive, ..
+        } => {
             out.push_str(&describe(read));
             out.push_str(if *exclusive {
                 " for update"

@@ -102,6 +102,7 @@ impl Server {
                     Request::Locking {
                         read: Box::new(plain),
                         exclusive: false,
+                        index_condition: false,
                     }
                 };
                 Ok(self.start_change(
@@ -465,6 +466,7 @@ impl Server {
             Request::Locking {
                 read: Box::new(inner),
                 exclusive: true,
+                index_condition: false,
             }
         };
         let (plan, kind) = match set {
@@ -733,6 +735,7 @@ impl Server {
                                 key,
                             }),
                             exclusive: true,
+                            index_condition: false,
                         });
                     }
                 }
@@ -1037,6 +1040,7 @@ impl Server {
         Ok(Request::Locking {
             read: Box::new(read),
             exclusive: true,
+            index_condition: false,
         })
     }
 

@@ -81,6 +81,7 @@ impl Server {
             l => Request::Locking {
                 read: Box::new(read),
                 exclusive: l == LockClause::Update,
+                index_condition: true,
             },
         };
         Ok(self.single(c, req, Then::Select(Box::new(post))))
