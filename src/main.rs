@@ -2001,6 +2001,9 @@ fn diff(o: DiffOpts) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    for (_, report) in &sum.layout {
+        println!("(the same locks on both sides, their weights spread by the pages)\n{report}");
+    }
     for (_, report) in &sum.mismatches {
         println!("{report}");
     }
@@ -2075,7 +2078,7 @@ fn diff(o: DiffOpts) -> ExitCode {
         .map(|(c, n)| format!("{c}: {n}"))
         .collect();
     println!(
-        "{} scenarios of profile {} against {}: {} statements, {} lock waits, {} deadlocks, errors {{{}}}, {} parted where woken waiters raced, {} version differences, {} mismatches, {:.1} s",
+        "{} scenarios of profile {} against {}: {} statements, {} lock waits, {} deadlocks, errors {{{}}}, {} parted where woken waiters raced, {} version differences, {} victims chosen by weights the pages spread, {} mismatches, {:.1} s",
         sum.scenarios,
         o.profile,
         o.server,
@@ -2085,6 +2088,7 @@ fn diff(o: DiffOpts) -> ExitCode {
         errors.join(", "),
         sum.racy,
         sum.version_seeds.len(),
+        sum.layout.len(),
         sum.mismatches.len(),
         engine::io::Clock::now_us(&clock) as f64 / 1e6
     );
@@ -2095,6 +2099,14 @@ fn diff(o: DiffOpts) -> ExitCode {
         .map(|(name, n)| format!("{n} {name}"))
         .collect();
     println!("reached on innosim's side: {}", reached.join(", "));
+    if !sum.layout.is_empty() {
+        let seeds: Vec<String> = sum.layout.iter().map(|(s, _)| s.to_string()).collect();
+        println!(
+            "  deadlock victims chosen by weights the pages spread (innosim keeps one lock struct \
+             per index and its own page layout; see each report above): seeds {}",
+            seeds.join(" ")
+        );
+    }
     for (rule, n) in &sum.versions {
         let seeds: Vec<String> = sum
             .version_seeds

@@ -64,6 +64,10 @@ pub enum LaterRule {
     /// does not lock the clustered record of the entry past the range's
     /// end.
     IndexConditionPushdown,
+    /// SET SESSION TRANSACTION ISOLATION LEVEL inside a transaction begun
+    /// by BEGIN (or by a statement with autocommit off) applies from the
+    /// next transaction.
+    IsolationSetForNextTransaction,
 }
 
 /// An entry of the list of version differences.
@@ -83,7 +87,7 @@ pub struct Difference {
 
 impl LaterRule {
     /// Every rule.
-    pub const ALL: [LaterRule; 13] = [
+    pub const ALL: [LaterRule; 14] = [
         LaterRule::FkCheckNoGapsUnderReadCommitted,
         LaterRule::OrderByExtendedKey,
         LaterRule::DuplicateIndexNote,
@@ -97,6 +101,7 @@ impl LaterRule {
         LaterRule::OwnImplicitLockSuffices,
         LaterRule::PessimisticInsertTriesNoOptimisticFirst,
         LaterRule::IndexConditionPushdown,
+        LaterRule::IsolationSetForNextTransaction,
     ];
 
     /// The rule's name.
@@ -123,6 +128,7 @@ impl LaterRule {
                 "pessimistic-insert-tries-no-optimistic-first"
             }
             LaterRule::IndexConditionPushdown => "index-condition-pushdown",
+            LaterRule::IsolationSetForNextTransaction => "isolation-set-for-next-transaction",
         }
     }
 
@@ -446,6 +452,30 @@ impl LaterRule {
                          (row_search_idx_cond_check before row_sel_get_clust_rec_for_mysql) and \
                          sql/handler.cc handler_index_cond_check (end_range: \
                          CHECK_OUT_OF_RANGE)",
+            },
+            LaterRule::IsolationSetForNextTransaction => Difference {
+                pattern: "SET SESSION TRANSACTION ISOLATION LEVEL after BEGIN, before the \
+                          transaction ends, then a read or a change in it",
+                innodb_1_0: "the statements after it run at the new level: InnoDB reads the \
+                             session's tx_isolation at each statement's start (a plain SELECT \
+                             under SERIALIZABLE locks and reads the newest rows, one under \
+                             READ COMMITTED takes a view of its own)",
+                later: "the transaction keeps the level it began with; the new one applies \
+                        from the next transaction (@@tx_isolation shows it at once)",
+                why: "MySQL 5.5 split the session's level from the transaction's \
+                      (thd->tx_isolation, set from the session's only outside an active \
+                      multi-statement transaction and when one ends). Checked on MariaDB \
+                      10.11.14 by hand: after BEGIN and a SELECT, SET SESSION ... SERIALIZABLE \
+                      left INNODB_TRX.trx_isolation_level at REPEATABLE READ and the next \
+                      SELECT read the old snapshot; the next transaction was SERIALIZABLE \
+                      (innosim diff compressed seed 1805)",
+                source: "MySQL 5.1.45 sql/sql_class.cc thd_tx_isolation (returns \
+                         thd->variables.tx_isolation) and storage/innodb_plugin/handler/\
+                         ha_innodb.cc ha_innobase::store_lock (trx->isolation_level from it at \
+                         each statement); MariaDB 10.11 sql/sys_vars.cc \
+                         Sys_var_tx_isolation::session_update (thd->tx_isolation changed only \
+                         when !thd->in_active_multi_stmt_transaction()) and sql/sql_class.cc \
+                         thd_tx_isolation (returns thd->tx_isolation)",
             },
         }
     }

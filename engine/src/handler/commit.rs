@@ -144,10 +144,18 @@ impl Engine {
     /// view of its own, and one under REPEATABLE READ after a READ
     /// COMMITTED statement a new view it then keeps (InnoDB closes a READ
     /// COMMITTED view when its statement ends).
+    ///
+    /// Under [`crate::LaterRule::IsolationSetForNextTransaction`] a
+    /// transaction begun by BEGIN (or by a statement with autocommit off)
+    /// keeps the level it began with.
     pub(super) fn statement_isolation(&mut self, s: SessionId) {
+        let kept = (self.config.later).has(crate::LaterRule::IsolationSetForNextTransaction);
         let Some(sess) = self.sessions.get_mut(&s) else {
             return;
         };
+        if kept && !sess.implicit {
+            return;
+        }
         let iso = sess.isolation;
         let Some(trx) = sess.trx.as_mut() else {
             return;

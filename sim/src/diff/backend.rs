@@ -246,7 +246,7 @@ pub trait Backend {
     /// Each session's open transaction's lock structs, one line each, for
     /// a report where the weights differ ([`lock_structs_of`]); none from
     /// a side that cannot say.
-    fn lock_structs(&mut self) -> Result<BTreeMap<usize, Vec<String>>, String> {
+    fn lock_structs(&mut self) -> Result<BTreeMap<usize, Vec<LockStruct>>, String> {
         Ok(BTreeMap::new())
     }
     /// Closes the sessions (rolling back what they left open).
@@ -483,7 +483,7 @@ impl Backend for Local {
     /// counts them ([`engine::lock::LockSys::struct_list`]), each record
     /// lock struct with how many of the transaction's locks are of its
     /// kind (on the first struct of a kind; 0 on the others).
-    fn lock_structs(&mut self) -> Result<BTreeMap<usize, Vec<String>>, String> {
+    fn lock_structs(&mut self) -> Result<BTreeMap<usize, Vec<LockStruct>>, String> {
         use engine::lock::{Mode, RecKey, RecKind, RecMode, Target};
         let Some(server) = &self.server else {
             return Ok(BTreeMap::new());
@@ -539,21 +539,28 @@ impl Backend for Local {
             for d in engine.locks().struct_list(trx) {
                 let table = names.get(&d.table).cloned().unwrap_or(d.table.to_string());
                 match d.index {
-                    None => lines.push(format!("{table} {}", spell(d.mode, false))),
+                    None => lines.push(LockStruct {
+                        on: table,
+                        page: None,
+                        mode: spell(d.mode, false),
+                        waiting: false,
+                        bits: None,
+                    }),
                     Some(index) => {
-                        let supremum = d.supremum;
-                        let name = spell(d.mode, supremum);
+                        let mode = spell(d.mode, d.supremum);
                         let n = bits
-                            .remove(&(d.table, index, name.clone(), d.waiting))
+                            .remove(&(d.table, index, mode.clone(), d.waiting))
                             .unwrap_or(0);
-                        lines.push(format!(
-                            "{} {name}{} {n}",
-                            indexes
+                        lines.push(LockStruct {
+                            on: indexes
                                 .get(&(d.table, index))
                                 .cloned()
                                 .unwrap_or(format!("{table}.{index}")),
-                            if d.waiting { " waiting" } else { "" }
-                        ));
+                            page: None,
+                            mode,
+                            waiting: d.waiting,
+                            bits: Some(n as u32),
+                        });
                     }
                 }
             }
@@ -801,6 +808,40 @@ pub fn waiting_threads(status: &str) -> BTreeSet<u32> {
     out
 }
 
+/// One lock struct of a transaction ([`Backend::lock_structs`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LockStruct {
+    /// The table (a table lock) or `table.index` (a record lock struct).
+    pub on: String,
+    /// The page, where the side keeps a struct per page.
+    pub page: Option<u32>,
+    /// The mode as the monitor spells a struct's: `IX`, `X`, `S,GAP`,
+    /// `X,REC` (record only), `X,GAP,II` (insert intention).
+    pub mode: String,
+    /// It is the transaction's waiting request.
+    pub waiting: bool,
+    /// How many records (supremums included) it has a bit for; `None` for
+    /// a table lock.
+    pub bits: Option<u32>,
+}
+
+impl std::fmt::Display for LockStruct {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.on)?;
+        if let Some(p) = self.page {
+            write!(f, " p{p}")?;
+        }
+        write!(f, " {}", self.mode)?;
+        if self.waiting {
+            write!(f, " waiting")?;
+        }
+        match self.bits {
+            Some(n) => write!(f, " {n}"),
+            None => Ok(()),
+        }
+    }
+}
+
 /// Each session's lock structs, from the TRANSACTIONS section of `SHOW
 /// ENGINE INNODB STATUS` with `innodb_status_output_locks` on
 /// (`lock_trx_print_locks`): one line per struct, in the order listed,
@@ -810,7 +851,7 @@ pub fn waiting_threads(status: &str) -> BTreeSet<u32> {
 /// waiting request was made again elsewhere). The waiting request the
 /// section shows first is listed once, in its place among the others.
 /// Sessions by their connections' thread ids, as [`waiting_threads`].
-pub fn lock_structs_of(status: &str, threads: &[u32]) -> BTreeMap<usize, Vec<String>> {
+pub fn lock_structs_of(status: &str, threads: &[u32]) -> BTreeMap<usize, Vec<LockStruct>> {
     let mut out = BTreeMap::new();
     let Some(start) = status.find("\nTRANSACTIONS\n") else {
         return out;
@@ -830,7 +871,7 @@ pub fn lock_structs_of(status: &str, threads: &[u32]) -> BTreeMap<usize, Vec<Str
         else {
             continue;
         };
-        let mut structs: Vec<String> = Vec::new();
+        let mut structs: Vec<LockStruct> = Vec::new();
         let mut in_wait = false;
         for line in block.lines() {
             if line.starts_with("------- TRX HAS BEEN WAITING") {
@@ -841,37 +882,45 @@ pub fn lock_structs_of(status: &str, threads: &[u32]) -> BTreeMap<usize, Vec<Str
                 in_wait = !line.starts_with("------------------");
                 continue;
             }
-            let table = |l: &str| {
-                l.find(" table `").map(|i| {
-                    let rest = &l[i + 8..];
-                    let name = rest.split(' ').next().unwrap_or(rest);
-                    name.rsplit('`')
-                        .nth(1)
-                        .unwrap_or(name)
+            // `db`.`t` after " table ": the table's name.
+            let table = || {
+                line.find(" table `").map_or(String::new(), |i| {
+                    let rest = line[i + 7..].split(' ').next().unwrap_or("");
+                    rest.rsplit('.')
+                        .next()
+                        .unwrap_or(rest)
                         .trim_matches('`')
                         .to_string()
                 })
             };
-            if let Some(rest) = line.strip_prefix("TABLE LOCK") {
-                let mode = rest.rsplit("lock mode ").next().unwrap_or("").trim();
-                structs.push(format!("{} {mode}", table(line).unwrap_or_default()));
+            let word = |key: &str| {
+                line.find(key).map_or(String::new(), |i| {
+                    line[i + key.len()..]
+                        .split(' ')
+                        .next()
+                        .unwrap_or("")
+                        .to_string()
+                })
+            };
+            if line.starts_with("TABLE LOCK") {
+                structs.push(LockStruct {
+                    on: table(),
+                    page: None,
+                    mode: line
+                        .rsplit("lock mode ")
+                        .next()
+                        .unwrap_or("")
+                        .trim()
+                        .to_string(),
+                    waiting: false,
+                    bits: None,
+                });
             } else if line.starts_with("RECORD LOCKS") {
-                let word = |key: &str| {
-                    line.find(key).map(|i| {
-                        line[i + key.len()..]
-                            .split(' ')
-                            .next()
-                            .unwrap_or("")
-                            .to_string()
-                    })
-                };
                 let mode = line
                     .find("lock_mode ")
                     .or_else(|| line.find("lock mode "))
-                    .map(|i| &line[i + 10..])
-                    .unwrap_or("");
-                let m = mode.split(' ').next().unwrap_or("");
-                let mut name = m.to_string();
+                    .map_or("", |i| &line[i + 10..]);
+                let mut name = mode.split(' ').next().unwrap_or("").to_string();
                 if mode.contains("locks gap before rec") {
                     name.push_str(",GAP");
                 }
@@ -881,21 +930,16 @@ pub fn lock_structs_of(status: &str, threads: &[u32]) -> BTreeMap<usize, Vec<Str
                 if mode.contains("insert intention") {
                     name.push_str(",II");
                 }
-                if mode.contains("waiting") {
-                    name.push_str(" waiting");
-                }
-                structs.push(format!(
-                    "{}.{} p{} {name} 0",
-                    table(line).unwrap_or_default(),
-                    word("index ").unwrap_or_default(),
-                    word("page no ").unwrap_or_default()
-                ));
+                structs.push(LockStruct {
+                    on: format!("{}.{}", table(), word("index ")),
+                    page: word("page no ").parse().ok(),
+                    mode: name,
+                    waiting: mode.contains("waiting"),
+                    bits: Some(0),
+                });
             } else if line.starts_with("Record lock, heap no") {
-                if let Some(last) = structs.last_mut() {
-                    if let Some((head, n)) = last.rsplit_once(' ') {
-                        let n: u32 = n.parse().unwrap_or(0);
-                        *last = format!("{head} {}", n + 1);
-                    }
+                if let Some(LockStruct { bits: Some(n), .. }) = structs.last_mut() {
+                    *n += 1;
                 }
             }
         }
@@ -1020,7 +1064,7 @@ impl Backend for Remote {
         weights_of(&a?, &threads)
     }
 
-    fn lock_structs(&mut self) -> Result<BTreeMap<usize, Vec<String>>, String> {
+    fn lock_structs(&mut self) -> Result<BTreeMap<usize, Vec<LockStruct>>, String> {
         let url = self.url.clone();
         let c = self.control()?;
         // A server without the setting prints no locks: nothing to list.
@@ -1116,5 +1160,48 @@ mod tests {
             warnings: 0,
         };
         assert!(weights_of(&bad, &[12]).is_err());
+    }
+
+    #[test]
+    fn lock_structs_are_read_from_the_monitor_with_their_pages_and_records() {
+        // As MariaDB 10.11.14 printed it (innosim diff default seed 837),
+        // records' fields left out.
+        let status = "------------\nTRANSACTIONS\n------------\n\
+            ---TRANSACTION 4749354, ACTIVE 1 sec inserting\n\
+            mysql tables in use 1, locked 1\n\
+            LOCK WAIT 6 lock struct(s), heap size 1128, 3 row lock(s)\n\
+            MariaDB thread id 544, OS thread handle 1, query id 11569 localhost root Update\n\
+            INSERT INTO `sb` VALUES (286, 8, 'x', 'y')\n\
+            ------- TRX HAS BEEN WAITING 301833 us FOR THIS LOCK TO BE GRANTED:\n\
+            RECORD LOCKS space id 240976 page no 3 n bits 320 index PRIMARY of table `diffx`.`sb` trx id 4749354 lock_mode X locks gap before rec insert intention waiting\n\
+            Record lock, heap no 5 PHYSICAL RECORD: n_fields 6; compact format; info bits 0\n\
+            ------------------\n\
+            TABLE LOCK table `diffx`.`docs` trx id 4749354 lock mode IX\n\
+            RECORD LOCKS space id 240977 page no 3 n bits 320 index PRIMARY of table `diffx`.`docs` trx id 4749354 lock_mode X\n\
+            Record lock, heap no 1 PHYSICAL RECORD: n_fields 1; compact format; info bits 0\n\
+            TABLE LOCK table `diffx`.`sb` trx id 4749354 lock mode IX\n\
+            RECORD LOCKS space id 240976 page no 3 n bits 320 index PRIMARY of table `diffx`.`sb` trx id 4749354 lock_mode X locks gap before rec insert intention\n\
+            RECORD LOCKS space id 240976 page no 7 n bits 320 index k of table `diffx`.`sb` trx id 4749354 lock_mode S locks rec but not gap\n\
+            Record lock, heap no 4 PHYSICAL RECORD: n_fields 6; compact format; info bits 0\n\
+            Record lock, heap no 6 PHYSICAL RECORD: n_fields 6; compact format; info bits 0\n\
+            RECORD LOCKS space id 240976 page no 3 n bits 320 index PRIMARY of table `diffx`.`sb` trx id 4749354 lock_mode X locks gap before rec insert intention waiting\n\
+            Record lock, heap no 5 PHYSICAL RECORD: n_fields 6; compact format; info bits 0\n\
+            ---TRANSACTION 4749355, ACTIVE 1 sec\n\
+            MariaDB thread id 9, OS thread handle 2\n\
+            --------\nFILE I/O\n";
+        let got = lock_structs_of(status, &[7, 544]);
+        let lines: Vec<String> = got[&1].iter().map(ToString::to_string).collect();
+        assert_eq!(
+            lines,
+            [
+                "docs IX",
+                "docs.PRIMARY p3 X 1",
+                "sb IX",
+                "sb.PRIMARY p3 X,GAP,II 0",
+                "sb.k p7 S,REC 2",
+                "sb.PRIMARY p3 X,GAP,II waiting 1",
+            ]
+        );
+        assert_eq!(got.len(), 1, "a connection not the scenario's is left out");
     }
 }
