@@ -1342,3 +1342,119 @@ fn a_row_its_compressed_leaf_refuses_writes_the_undo_records_of_each_try() -> Re
     }
     Ok(())
 }
+
+/// A SELECT's locking read of a secondary index range, ascending: InnoDB
+/// 1.0.6 hands the row past the range's end to the server before the
+/// server sees it is past, so it locks that entry and its row's clustered
+/// record; under `LaterRule::IndexConditionPushdown` (MariaDB's pushed
+/// index condition, `handler_index_cond_check`) the entry is checked
+/// first and its clustered record is not locked (innosim diff compressed
+/// seed 1287). The same read by an UPDATE (no pushed condition) locks it
+/// under both. Under READ COMMITTED with the past-end rule too, the
+/// entry's lock stays: the server never sees that row to unlock it
+/// (compressed seed 430).
+#[test]
+fn a_pushed_index_condition_stops_before_the_clustered_record_past_the_end() -> Result<()> {
+    let read = |select| match k_range_for_update(10, 20) {
+        Request::Locking {
+            read, exclusive, ..
+        } => Request::Locking {
+            read,
+            exclusive,
+            index_condition: select,
+        },
+        _ => unreachable!("a locking read"),
+    };
+    for (later, select, waits_past_end) in [
+        (false, true, true),
+        (true, true, false),
+        (true, false, true),
+    ] {
+        let cfg = Config {
+            later: if later {
+                LaterRules::NONE.with(LaterRule::IndexConditionPushdown)
+            } else {
+                LaterRules::NONE
+            },
+            ..Config::default()
+        };
+        // Rows 10, 20 and 30 (k as id): 30 is past the range's end.
+        let (mut e, _clock) = open(cfg, &[10, 20, 30])?;
+        let (t1, t2) = (e.session(), e.session());
+        ok(&mut e, t1, Request::Begin)?;
+        ok(&mut e, t1, locking_get(30, true))?;
+        ok(&mut e, t2, Request::Begin)?;
+        if waits_past_end {
+            waits(&mut e, t2, read(select))?;
+        } else {
+            match ok(&mut e, t2, read(select))? {
+                Response::Rows(rows) => assert_eq!(rows, vec![row(10, 10), row(20, 20)]),
+                other => panic!("later {later}: {other:?}"),
+            }
+        }
+    }
+    // READ COMMITTED, both rules: the past-end entry (k = 30) stays locked
+    // (record only), its clustered record is free.
+    let cfg = Config {
+        later: LaterRules::NONE
+            .with(LaterRule::IndexConditionPushdown)
+            .with(LaterRule::PastEndRowUnlockedUnderReadCommitted),
+        ..Config::default()
+    };
+    let (mut e, _clock) = open(cfg, &[10, 20, 30])?;
+    let (t1, t2) = (e.session(), e.session());
+    ok(&mut e, t1, Request::SetIsolation(Isolation::ReadCommitted))?;
+    ok(&mut e, t1, Request::Begin)?;
+    ok(&mut e, t1, read(true))?;
+    let trx = e.trx_id(t1).expect("t1's transaction");
+    let keys: Vec<String> = (e.locks().locks())
+        .filter(|l| l.trx == trx)
+        .map(|l| format!("{}", l.target))
+        .collect();
+    assert_eq!(
+        keys.len(),
+        6,
+        "IX, three k entries, two clustered records: {keys:?}"
+    );
+    ok(&mut e, t2, Request::Begin)?;
+    ok(&mut e, t2, locking_get(30, true))?;
+    Ok(())
+}
+
+/// SET SESSION TRANSACTION ISOLATION LEVEL inside a transaction: 1.0.6
+/// runs the transaction's next statement at the new level (InnoDB reads
+/// the session's `tx_isolation` at each statement), so a plain read under
+/// SERIALIZABLE locks and reads the newest row; under
+/// `LaterRule::IsolationSetForNextTransaction` the transaction keeps its
+/// REPEATABLE READ snapshot, and the next transaction takes the new level
+/// (innosim diff compressed seed 1805).
+#[test]
+fn an_isolation_level_set_inside_a_transaction_waits_for_the_next_under_the_later_rule(
+) -> Result<()> {
+    for later in [false, true] {
+        let cfg = Config {
+            later: if later {
+                LaterRules::NONE.with(LaterRule::IsolationSetForNextTransaction)
+            } else {
+                LaterRules::NONE
+            },
+            ..Config::default()
+        };
+        let (mut e, _clock) = open(cfg, &[10])?;
+        let (t1, t2) = (e.session(), e.session());
+        ok(&mut e, t1, Request::Begin)?;
+        assert_eq!(k_seen(&mut e, t1, get(20))?, None);
+        ok(&mut e, t2, insert(20, 20))?;
+        ok(&mut e, t1, Request::SetIsolation(Isolation::Serializable))?;
+        let seen = k_seen(&mut e, t1, get(20))?;
+        assert_eq!(seen, if later { None } else { Some(20) }, "later {later}");
+        ok(&mut e, t1, Request::Commit)?;
+        // The next transaction is SERIALIZABLE either way: its plain read
+        // locks the row, and another transaction's change of it waits.
+        ok(&mut e, t1, Request::Begin)?;
+        assert_eq!(k_seen(&mut e, t1, get(20))?, Some(20));
+        ok(&mut e, t2, Request::Begin)?;
+        waits(&mut e, t2, update(20, 21))?;
+    }
+    Ok(())
+}

@@ -496,11 +496,11 @@ pub fn scan_locking(
             continue;
         }
         let mut targets = vec![entry_target];
-        // A later server checks the range's end on the entry itself,
-        // before it looks up the row (`handler_index_cond_check`'s
+        // A later server checks the range's end on a secondary entry
+        // itself, before it looks up the row (`handler_index_cond_check`'s
         // end_range, CHECK_OUT_OF_RANGE): the row's clustered record is
-        // not locked.
-        let pushed = ctx.index_condition && dir == Direction::Forward;
+        // not locked. A clustered index takes no pushed condition.
+        let pushed = ctx.index_condition && dir == Direction::Forward && index.is_some();
         if let Some(i) = index.filter(|_| !pushed) {
             ctx.yield_waits = ctx.row_by_row && !out.is_empty();
             let locked = lock_clustered_of(pager, table, i, &rec, mode, ctx);
@@ -525,11 +525,13 @@ pub fn scan_locking(
                 Ok(None) => {}
             }
         }
-        if !ctx.gaps && ctx.locks.past_end_unlocked {
+        if !ctx.gaps && ctx.locks.past_end_unlocked && !pushed {
             // A later version's rule: the server gives back the lock on
             // the row past the range's end (`handler::read_range_next`'s
             // unlock_row, which releases it under READ COMMITTED and READ
-            // UNCOMMITTED).
+            // UNCOMMITTED). A row its pushed index condition found past
+            // the end never reaches the server, and its entry's lock stays
+            // (compressed seed 430).
             let now = ctx.now_us;
             ctx.locks
                 .release_records(ctx.trx, &targets, mode, mark, now);
