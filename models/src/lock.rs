@@ -710,6 +710,15 @@ impl LockOracle {
             }
             OKind::Released | OKind::Cancelled => {
                 let held = self.locks.get(&e.lock).is_some_and(|l| !l.waiting);
+                if e.kind == OKind::Cancelled && !held {
+                    // A wait ended without a grant (its record left, or
+                    // the request given up): its struct stays, no longer
+                    // waiting (`lock_rec_cancel`), one a later lock of
+                    // its kind sets a bit in.
+                    if let Some(k) = struct_kind(&e.target, e.mode) {
+                        self.structs.entry(e.trx).or_default().1.insert(k);
+                    }
+                }
                 if held && e.kind == OKind::Released {
                     let target = self.locks[&e.lock].target;
                     // The inheritance just before the release, unless it

@@ -680,6 +680,18 @@ impl LockSys {
         }
     }
 
+    /// A waiting request's struct stays once its wait ends without a
+    /// grant (its record left, or the request given up), no longer
+    /// waiting: one a later lock of its kind may set a bit in.
+    fn struct_granted(&mut self, lock: &Lock) {
+        if let (Some(k), Some(s)) = (
+            struct_kind(&lock.target, lock.mode),
+            self.structs.get_mut(&lock.trx),
+        ) {
+            s.similar.insert(k);
+        }
+    }
+
     /// The lock a transaction waits for.
     pub fn waiting_for(&self, trx: TrxId) -> Option<&Lock> {
         self.waits.get(&trx).and_then(|id| self.locks.get(id))
@@ -1196,6 +1208,9 @@ impl LockSys {
             return Vec::new();
         };
         let lock = self.remove(id).expect("a waiting lock exists");
+        if why == EventKind::Cancelled {
+            self.struct_granted(&lock);
+        }
         if matches!(why, EventKind::TimedOut | EventKind::Victim) {
             // Dequeued, its struct with it (`lock_cancel_waiting_and_release`).
             // A NOWAIT request given up keeps its struct, as a wait ended
@@ -1404,7 +1419,11 @@ impl LockSys {
             self.remove(id);
             if lock.waiting {
                 // The wait ends (lock_rec_reset_and_release_wait), the
-                // statement going on from where it stood.
+                // statement going on from where it stood. Its struct
+                // stays, granted now (`lock_rec_cancel` clears LOCK_WAIT):
+                // a later lock of its kind sets a bit in it (default seed
+                // 1462, where innosim made a second one).
+                self.struct_granted(&lock);
                 self.record(now_us, EventKind::Cancelled, &lock);
                 woken.push(lock.trx);
             } else {

@@ -299,6 +299,44 @@ fn lock_structs_are_counted_per_index_and_mode_as_innodb_keeps_them() {
 }
 
 #[test]
+fn a_wait_ended_by_its_records_removal_leaves_a_struct_later_locks_share() {
+    // Trx 1 holds record 3 (as its inserter would, made explicit); trx 2's
+    // next-key request waits there. The record leaves (its insert rolled
+    // back): trx 2's wait ends, its request inherited as a gap lock on
+    // record 5, and its struct stays, no longer waiting (`lock_rec_cancel`
+    // clears LOCK_WAIT). A next-key lock trx 2 then takes on record 5 sets
+    // a bit in that struct: the gap lock's struct and the old wait's, no
+    // third (innosim diff default seed 1462, where innosim made one).
+    let mut ls = LockSys::new();
+    ls.request(1, rec(3), X_REC, 0);
+    assert!(matches!(
+        ls.request(2, rec(3), X_NEXT, 0),
+        Request::Waiting(_)
+    ));
+    assert_eq!(ls.lock_structs(2), 1);
+    let woken = ls.inherit_to_gap(
+        1,
+        10,
+        &vec![Some(vec![3])],
+        RecKey::Key(vec![Some(vec![5])]),
+        1,
+    );
+    assert_eq!(woken, vec![2]);
+    assert_eq!(
+        ls.lock_structs(2),
+        2,
+        "the old wait's and the inherited gap's"
+    );
+    assert_eq!(ls.request(2, rec(5), X_NEXT, 2), Request::Granted);
+    assert_eq!(
+        ls.lock_structs(2),
+        2,
+        "the next-key lock shares the old wait's struct"
+    );
+    assert!(ls.struct_list(2).iter().all(|d| !d.waiting));
+}
+
+#[test]
 fn the_deadlock_weight_counts_structs_not_locked_records() {
     // T1 locks ten records in one mode (2 structs with its table lock);
     // T2 has one undo record, its table lock and one record lock (3).
