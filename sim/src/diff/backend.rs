@@ -720,6 +720,11 @@ impl Remote {
 
     /// The connections whose transaction waits for a lock now.
     fn lock_waits(&mut self) -> Result<BTreeSet<u32>, String> {
+        Ok(waiting_threads(&self.innodb_status()?))
+    }
+
+    /// The text of `SHOW ENGINE INNODB STATUS`.
+    fn innodb_status(&mut self) -> Result<String, String> {
         let url = self.url.clone();
         let reply = self
             .control()?
@@ -728,13 +733,12 @@ impl Remote {
         let WireReply::Rows { rows, .. } = reply else {
             return Err(format!("{url}: SHOW ENGINE INNODB STATUS: {reply:?}"));
         };
-        let text = rows
+        Ok(rows
             .first()
             .and_then(|r| r.last())
             .and_then(|c| c.as_ref())
             .map(|b| String::from_utf8_lossy(b).into_owned())
-            .unwrap_or_default();
-        Ok(waiting_threads(&text))
+            .unwrap_or_default())
     }
 
     /// Waits for session `s`'s statement: its answer, or `None` once it is
@@ -786,26 +790,27 @@ impl Remote {
 /// one, among them `LOCK WAIT` and `MySQL thread id N`, which MariaDB
 /// spells `MariaDB thread id N`).
 pub fn waiting_threads(status: &str) -> BTreeSet<u32> {
-    let mut out = BTreeSet::new();
-    let Some(start) = status.find("\nTRANSACTIONS\n") else {
-        return out;
-    };
-    for block in status[start..].split("---TRANSACTION").skip(1) {
-        if !block.contains("LOCK WAIT") {
-            continue;
-        }
-        // MariaDB prints `MariaDB thread id N`.
-        if let Some(at) = block.find(" thread id ") {
-            let digits: String = block[at + 11..]
-                .chars()
-                .take_while(char::is_ascii_digit)
-                .collect();
-            if let Ok(id) = digits.parse() {
-                out.insert(id);
-            }
-        }
-    }
-    out
+    transactions(status)
+        .filter(|(_, block)| block.contains("LOCK WAIT"))
+        .map(|(id, _)| id)
+        .collect()
+}
+
+/// Each transaction of the TRANSACTIONS section of `SHOW ENGINE INNODB
+/// STATUS` that names its connection (`MySQL thread id N`, which MariaDB
+/// spells `MariaDB thread id N`): the id and the transaction's lines.
+fn transactions(status: &str) -> impl Iterator<Item = (u32, &str)> {
+    let section = status
+        .find("\nTRANSACTIONS\n")
+        .map_or("", |start| &status[start..]);
+    section.split("---TRANSACTION").skip(1).filter_map(|block| {
+        let at = block.find(" thread id ")?;
+        let digits: String = block[at + 11..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        Some((digits.parse().ok()?, block))
+    })
 }
 
 /// One lock struct of a transaction ([`Backend::lock_structs`]).
@@ -853,22 +858,8 @@ impl std::fmt::Display for LockStruct {
 /// Sessions by their connections' thread ids, as [`waiting_threads`].
 pub fn lock_structs_of(status: &str, threads: &[u32]) -> BTreeMap<usize, Vec<LockStruct>> {
     let mut out = BTreeMap::new();
-    let Some(start) = status.find("\nTRANSACTIONS\n") else {
-        return out;
-    };
-    for block in status[start..].split("---TRANSACTION").skip(1) {
-        let Some(at) = block.find(" thread id ") else {
-            continue;
-        };
-        let digits: String = block[at + 11..]
-            .chars()
-            .take_while(char::is_ascii_digit)
-            .collect();
-        let Some(s) = digits
-            .parse::<u32>()
-            .ok()
-            .and_then(|id| threads.iter().position(|&t| t == id))
-        else {
+    for (id, block) in transactions(status) {
+        let Some(s) = threads.iter().position(|&t| t == id) else {
             continue;
         };
         let mut structs: Vec<LockStruct> = Vec::new();
@@ -1065,22 +1056,11 @@ impl Backend for Remote {
     }
 
     fn lock_structs(&mut self) -> Result<BTreeMap<usize, Vec<LockStruct>>, String> {
-        let url = self.url.clone();
-        let c = self.control()?;
         // A server without the setting prints no locks: nothing to list.
-        let _ = c.query("SET GLOBAL innodb_status_output_locks = ON");
-        let reply = c
-            .query("SHOW ENGINE INNODB STATUS")
-            .map_err(|e| format!("{url}: SHOW ENGINE INNODB STATUS: {e}"))?;
-        let WireReply::Rows { rows, .. } = reply else {
-            return Ok(BTreeMap::new());
-        };
-        let text = rows
-            .first()
-            .and_then(|r| r.last())
-            .and_then(|c| c.as_ref())
-            .map(|b| String::from_utf8_lossy(b).into_owned())
-            .unwrap_or_default();
+        let _ = self
+            .control()?
+            .query("SET GLOBAL innodb_status_output_locks = ON");
+        let text = self.innodb_status()?;
         let threads: Vec<u32> = self.sessions.iter().map(|c| c.id).collect();
         Ok(lock_structs_of(&text, &threads))
     }
