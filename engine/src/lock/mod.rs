@@ -487,9 +487,9 @@ pub struct StructDesc {
     pub index: Option<u64>,
     /// Its mode (a lock on the supremum counts as a next-key lock).
     pub mode: Mode,
-    /// It is a record lock struct for the supremum's locks alone: one
-    /// for an insert intention there (where InnoDB drops the gap flag,
-    /// `lock_rec_add_to_queue`).
+    /// The lock that made it is on the supremum: an insert intention's
+    /// struct there is spelled without the gap flag, which InnoDB drops
+    /// for the supremum (`lock_rec_add_to_queue`).
     pub supremum: bool,
     /// It was made for a request that had to wait (and waits still if it
     /// is its transaction's last such and the transaction waits).
