@@ -48,11 +48,6 @@ pub enum LaterRule {
     /// clustered record a committed transaction delete-marked without
     /// locking it.
     ReadCommittedSkipsCommittedDeletes,
-    /// A locking read of one whole key value of a secondary index in
-    /// descending order, on a table with a primary key (`k >= v AND k <= v
-    /// ORDER BY k DESC, id DESC`), is read backward as a range, the entry
-    /// below the value locked as the one past the end.
-    DescendingEqualityReadAsRange,
     /// A transaction's own implicit lock on a record (it inserted or
     /// changed the record) is not made explicit when it locks the record
     /// again, and stands for a record-only lock it asks for there.
@@ -87,7 +82,7 @@ pub struct Difference {
 
 impl LaterRule {
     /// Every rule.
-    pub const ALL: [LaterRule; 14] = [
+    pub const ALL: [LaterRule; 13] = [
         LaterRule::FkCheckNoGapsUnderReadCommitted,
         LaterRule::OrderByExtendedKey,
         LaterRule::DuplicateIndexNote,
@@ -97,7 +92,6 @@ impl LaterRule {
         LaterRule::WaiterBypassedByItsBlocker,
         LaterRule::SecondaryIndexOnOneRowTie,
         LaterRule::ReadCommittedSkipsCommittedDeletes,
-        LaterRule::DescendingEqualityReadAsRange,
         LaterRule::OwnImplicitLockSuffices,
         LaterRule::PessimisticInsertTriesNoOptimisticFirst,
         LaterRule::IndexConditionPushdown,
@@ -122,7 +116,6 @@ impl LaterRule {
             LaterRule::ReadCommittedSkipsCommittedDeletes => {
                 "read-committed-skips-committed-deletes"
             }
-            LaterRule::DescendingEqualityReadAsRange => "descending-equality-read-as-range",
             LaterRule::OwnImplicitLockSuffices => "own-implicit-lock-suffices",
             LaterRule::PessimisticInsertTriesNoOptimisticFirst => {
                 "pessimistic-insert-tries-no-optimistic-first"
@@ -331,36 +324,6 @@ impl LaterRule {
                          (sel_set_rec_lock before the rec_get_deleted_flag test); MariaDB 10.11 \
                          storage/innobase/row/row0sel.cc row_search_mvcc (observed as above; \
                          clustered records only are taken here)",
-            },
-            LaterRule::DescendingEqualityReadAsRange => Difference {
-                pattern: "SELECT ... FORCE INDEX (k) WHERE k >= v AND k <= v ORDER BY k DESC, id \
-                          DESC ... FOR UPDATE (or LOCK IN SHARE MODE), k a secondary index of a \
-                          table with a primary key, every column of k fixed, under REPEATABLE \
-                          READ, where the entry below v is another transaction's uncommitted \
-                          insert (or locked by it)",
-                innodb_1_0: "MySQL 5.1's QUICK_SELECT_DESC reads an EQ_RANGE over the whole key \
-                             with HA_READ_KEY_EXACT and index_next_same (test_if_order_by_key \
-                             counts a primary key suffix in ORDER BY as no more than the \
-                             index's own parts): InnoDB stops at the first entry above v and \
-                             locks only its gap, so the statement does not wait for the entry \
-                             below v (innosim locks as that read does, and returns the rows \
-                             in descending order)",
-                later: "MariaDB counts the suffix's parts (used_key_parts above the index's \
-                        user-defined parts), so it reads with HA_READ_PREFIX_LAST_OR_PREV and \
-                        index_prev: a backward range whose end the server finds, after InnoDB \
-                        has locked the entry below v with a next-key lock, and the statement \
-                        waits for that entry's owner. A table without a primary key, or ORDER \
-                        BY k DESC alone, reads as 5.1 does",
-                why: "the two servers' QUICK_SELECT_DESC differ in how many key parts ORDER BY \
-                      uses. Checked on MariaDB 10.11.14: corpus/diff/default-179 (sb, ORDER BY \
-                      k DESC, id DESC) waits for the uncommitted insert below the value; \
-                      default seed 486 (a table without a primary key) does not",
-                source: "MySQL 5.1.45 sql/opt_range.cc QUICK_SELECT_DESC::QUICK_SELECT_DESC (\
-                         EQ_RANGE kept for a whole key) and ::get_next (EQ_RANGE && \
-                         used_key_parts <= key_parts: HA_READ_KEY_EXACT), sql/sql_select.cc \
-                         test_if_order_by_key (on_primary_key: used_key_parts = key_parts); \
-                         MariaDB 10.11 sql/opt_range.cc QUICK_SELECT_DESC::get_next (\
-                         user_defined_key_parts) and sql/sql_select.cc test_if_order_by_key",
             },
             LaterRule::OwnImplicitLockSuffices => Difference {
                 pattern: "a transaction inserts or changes a row, then locks it again while the \

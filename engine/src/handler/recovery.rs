@@ -172,9 +172,6 @@ impl Engine {
             .with_skip_committed_deletes(
                 (config.later).has(crate::LaterRule::ReadCommittedSkipsCommittedDeletes),
             )
-            .with_desc_equality_as_range(
-                (config.later).has(crate::LaterRule::DescendingEqualityReadAsRange),
-            )
             .with_own_implicit_suffices(
                 (config.later).has(crate::LaterRule::OwnImplicitLockSuffices),
             )

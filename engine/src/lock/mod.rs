@@ -424,11 +424,6 @@ pub struct LockSys {
     /// transaction delete-marked without locking it.
     pub skip_committed_deletes: bool,
     /// A later version's rule
-    /// ([`crate::LaterRule::DescendingEqualityReadAsRange`]): a locking
-    /// read of one key value in descending order reads on below it and
-    /// locks the record there, as a range read does.
-    pub desc_equality_as_range: bool,
-    /// A later version's rule
     /// ([`crate::LaterRule::OwnImplicitLockSuffices`]): a transaction's
     /// own implicit lock on a record is not made explicit, and stands for
     /// a record-only lock it asks for there.
@@ -561,13 +556,6 @@ impl LockSys {
     /// ([`LockSys::skip_committed_deletes`]).
     pub fn with_skip_committed_deletes(mut self, on: bool) -> Self {
         self.skip_committed_deletes = on;
-        self
-    }
-
-    /// This lock system with a later version's descending reads of one
-    /// key value, or not ([`LockSys::desc_equality_as_range`]).
-    pub fn with_desc_equality_as_range(mut self, on: bool) -> Self {
-        self.desc_equality_as_range = on;
         self
     }
 

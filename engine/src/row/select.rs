@@ -392,38 +392,17 @@ pub fn scan_locking(
         Direction::Forward => &high,
         Direction::Backward => &low,
     };
-    let equal = match (&low, &high) {
-        (Bound::Included(a), Bound::Included(b)) if a == b => Some(a.len()),
-        _ => None,
-    };
-    // A descending read of one value (MySQL's QUICK_SELECT_DESC): of a
-    // whole key (every column the index was defined with) it is an
-    // EQ_RANGE, which MySQL 5.1 reads forward as an exact match and its
-    // rows as if backward (the gap above was locked first, below); of a
-    // key prefix it is a range read backward, the record below the value
-    // read and locked as the one past the end. A later version's rule:
-    // MariaDB counts a secondary index's primary key suffix among the
-    // parts ORDER BY uses (the diff orders by it), so a whole key of a
-    // secondary index of a table with a primary key is a range read too.
-    let key_parts = match index {
-        None => table.def.primary_key.len(),
-        Some(i) => table.secondary[i].def.columns.len(),
-    };
-    let desc_range = dir == Direction::Backward
-        && equal.is_some_and(|n| {
-            n < key_parts
-                || (ctx.locks.desc_equality_as_range
-                    && index.is_some()
-                    && !table.def.primary_key.is_empty())
-        });
-    let exact = equal.is_some() && !desc_range;
-    if exact {
-        // An equality on a key prefix (ROW_SEL_EXACT_PREFIX): the first
-        // record that does not match ends the search, its gap locked under
-        // REPEATABLE READ, nothing under READ COMMITTED. Read backward
-        // (a whole key's EQ_RANGE, read forward by 5.1), that record is
-        // the one above, whose gap the read locked before it began.
-        if ctx.gaps && dir == Direction::Forward {
+    let equal = matches!((&low, &high), (Bound::Included(a), Bound::Included(b)) if a == b);
+    // An equality read forward (ROW_SEL_EXACT, ROW_SEL_EXACT_PREFIX): the
+    // first record that does not match ends the search, its gap locked
+    // under REPEATABLE READ, nothing under READ COMMITTED. Read backward,
+    // one value is a range (the server's QUICK_SELECT_DESC reads it with
+    // HA_READ_PREFIX_LAST_OR_PREV, which InnoDB searches without a match
+    // mode): the record below the value is read and locked as the one past
+    // the end. (The server reads a descending EQ_RANGE over a whole key
+    // forward; the SQL layer's plan asks for that read.)
+    if equal && dir == Direction::Forward {
+        if ctx.gaps {
             if let Some(stop) = first_beyond(pager, ix, end, dir)? {
                 if let Some(w) = lock_gap_at(pager, table, ix, stop, mode, ctx)? {
                     return Ok(Err(w));

@@ -160,7 +160,7 @@ impl Server {
             .iter()
             .filter(|cand| forced || cand.index.is_none())
             .filter(|_| !order_by.is_empty())
-            .find_map(|cand| cand.gives_order(order_by, &[], &names).map(|r| (cand, r)));
+            .find_map(|cand| (cand.gives_order(order_by, &[], &names)).map(|r| (cand, r.reverse)));
         let (index, whole_index, reverse) = match by_index {
             Some((cand, reverse)) => (cand.index.clone(), Some(cand.cols.len()), reverse),
             None => (None, None, false),
@@ -257,7 +257,7 @@ impl Server {
                     exact: false,
                     kind: PlanKind::Range { parts },
                     possible: Vec::new(),
-                    ordered: order == Some(false),
+                    ordered: order.is_some_and(|o| !o.reverse),
                 });
             }
         }
@@ -307,6 +307,24 @@ impl Server {
             PlanKind::Ref { parts: eq.len() }
         };
         let exact = exact(ranged);
+        // A descending read of one value of the whole key (every column
+        // the index was defined with equal to one constant) is an
+        // EQ_RANGE, which MySQL's `QUICK_SELECT_DESC::get_next` reads
+        // forward, as an exact match ("sorting backwards is same as
+        // sorting forwards"), unless ORDER BY goes on into the primary key
+        // suffix; then it reads backward as a range
+        // (HA_READ_PREFIX_LAST_OR_PREV). The rows of the forward read come
+        // in the index's order, the server sorts nothing.
+        let one_value = match (&lo, &hi) {
+            _ if eq.len() == cols.len() => true,
+            (Some((a, true)), Some((b, true))) if eq.len() + 1 == cols.len() => {
+                let ty = meta.columns[cols[eq.len()]].engine_type();
+                let stored = |v: &Value| crate::record::to_stored(&ty, v, "").ok();
+                stored(a).is_some() && stored(a) == stored(b)
+            }
+            _ => false,
+        };
+        let reverse = order.is_some_and(|o| o.reverse && (o.into_suffix || !one_value));
         Some(Plan {
             access: Access::Range {
                 index,
@@ -318,7 +336,7 @@ impl Server {
                     bound(lo, &eq)
                 },
                 high: bound(hi, &eq),
-                reverse: order == Some(true),
+                reverse,
             },
             exact,
             kind,
@@ -348,21 +366,24 @@ impl Candidate {
     /// aside, as MySQL's `test_if_order_by_key` decides: each ORDER BY key
     /// a column the index holds whole, in the index's order from the first
     /// unfixed column on (a secondary index's primary key suffix
-    /// included), all ascending (`Some(false)`: read forward) or
-    /// all descending (`Some(true)`: read backward, as `QUICK_SELECT_DESC`
-    /// and `join_read_last` do); `None` when neither.
+    /// included), all ascending (read forward) or all descending (read
+    /// backward, as `QUICK_SELECT_DESC` and `join_read_last` do); `None`
+    /// when neither.
     fn gives_order(
         &self,
         order_by: &[(Expr, bool)],
         fixed: &[usize],
         names: &[String],
-    ) -> Option<bool> {
+    ) -> Option<IndexOrder> {
         // The index's parts after the fixed ones, then the primary key's
         // (test_if_order_by_key's `on_pk_suffix`), each with whether it
         // holds its column whole.
-        let parts: Vec<(usize, bool)> = (self.cols.iter().enumerate())
+        let own: Vec<(usize, bool)> = (self.cols.iter().enumerate())
             .skip(fixed.len())
             .map(|(i, &c)| (c, self.prefixes.get(i).is_none_or(|&p| p == 0)))
+            .filter(|(c, _)| !fixed.contains(c))
+            .collect();
+        let parts: Vec<(usize, bool)> = (own.iter().copied())
             .chain(self.pk_suffix.iter().copied())
             .filter(|(c, _)| !fixed.contains(c))
             .collect();
@@ -382,8 +403,22 @@ impl Candidate {
             }
             next += 1;
         }
-        Some(direction.unwrap_or(false))
+        Some(IndexOrder {
+            reverse: direction.unwrap_or(false),
+            into_suffix: next > own.len(),
+        })
     }
+}
+
+/// How an index gives ORDER BY's order ([`Candidate::gives_order`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct IndexOrder {
+    /// Read backward (ORDER BY ... DESC).
+    reverse: bool,
+    /// ORDER BY goes on into a secondary index's primary key suffix, so
+    /// that it uses more parts than the index was defined with
+    /// (`test_if_order_by_key`'s `used_key_parts` above `key_parts`).
+    into_suffix: bool,
 }
 
 /// How a statement reads its table, in EXPLAIN's terms.
