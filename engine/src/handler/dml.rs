@@ -275,6 +275,18 @@ impl Engine {
     }
 
     pub(super) fn dml(&mut self, s: SessionId, request: &Request) -> Result<DmlResult> {
+        let (index_only, request) = match request {
+            Request::IndexOnly { read } => (true, &**read),
+            r => (false, r),
+        };
+        if matches!(request, Request::IndexOnly { .. }) {
+            return Err(Error::InvalidArgument(
+                "an index-only read wraps a read, not another".into(),
+            ));
+        }
+        if let Some(sess) = self.sessions.get_mut(&s) {
+            sess.index_only = index_only;
+        }
         // Whether the read is a SELECT's: a locking read says so, a plain
         // read is one (its SERIALIZABLE lock included).
         let index_condition = match request {
@@ -685,6 +697,7 @@ pub(super) fn lock_ctx<'a>(
         resume: None,
         row_by_row: false,
         index_condition: false,
+        index_only: false,
         yield_waits: false,
         yielded: false,
         duplicates,

@@ -145,6 +145,9 @@ struct Session {
     /// The request running is a SELECT's read (see
     /// [`Request::Locking`]'s `index_condition`).
     index_condition: bool,
+    /// The request running reads its secondary index alone where it
+    /// locks S ([`Request::IndexOnly`]).
+    index_only: bool,
 }
 
 /// Where a statement of several requests began.

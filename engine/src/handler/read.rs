@@ -159,6 +159,7 @@ impl Engine {
         };
         let resume = sess.scan_resume.take().or(read_on);
         let index_condition = sess.index_condition;
+        let index_only = sess.index_only;
         let trx = sess.trx.as_mut().expect("transaction open");
         if let Some(w) = table_lock(&mut self.locks, trx.id, id, table_mode, now) {
             return Ok(DmlResult::Wait(w));
@@ -167,6 +168,7 @@ impl Engine {
         ctx.resume = resume;
         ctx.row_by_row = row_by_row;
         ctx.index_condition = ctx.locks.index_condition_pushdown && index_condition;
+        ctx.index_only = index_only;
         ctx.skip_locked = wait != ReadWait::Wait;
         if wait == ReadWait::Semi {
             ctx.semi = Some(self.sys.snapshot());

@@ -98,6 +98,20 @@ pub enum Request {
         /// [`crate::LaterRule::IndexConditionPushdown`] only.
         index_condition: bool,
     },
+    /// A read (plain, or a [`Request::Locking`] or [`Request::SkipLocked`]
+    /// one) through a secondary index that holds every column the
+    /// statement reads, whole (MySQL's covering keys: the index's own
+    /// columns and the primary key's). InnoDB's `build_template` then
+    /// finds each column it must return in the secondary record
+    /// (`need_to_access_clustered` stays false) unless the read locks X,
+    /// which fetches the whole row: a read that locks S (LOCK IN SHARE
+    /// MODE, a plain read under SERIALIZABLE) locks the index entries and
+    /// neither looks up nor locks their clustered records. On the
+    /// clustered index, or with FOR UPDATE, it is `read` alone.
+    IndexOnly {
+        /// The read.
+        read: Box<Request>,
+    },
     /// A locking read that skips the rows other transactions hold locks
     /// on instead of waiting (FOR UPDATE / FOR SHARE ... SKIP LOCKED, as
     /// MySQL 8.0 has it): `read` is a [`Request::Scan`].
@@ -196,7 +210,8 @@ impl Request {
             Request::Ranges { ranges, .. } => ranges.is_empty(),
             Request::Locking { read, .. }
             | Request::SkipLocked { read, .. }
-            | Request::SemiConsistent { read } => read.reads_nothing(),
+            | Request::SemiConsistent { read }
+            | Request::IndexOnly { read } => read.reads_nothing(),
             _ => false,
         }
     }

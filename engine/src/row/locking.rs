@@ -63,6 +63,10 @@ pub struct LockCtx<'a> {
     /// the engine looks up the clustered record of a secondary index
     /// entry ([`crate::LaterRule::IndexConditionPushdown`]).
     pub index_condition: bool,
+    /// The read needs no column but those its secondary index holds
+    /// ([`crate::Request::IndexOnly`]): a shared lock takes the index
+    /// entry alone, never the clustered record.
+    pub index_only: bool,
 }
 
 /// Where a locking scan that waited for a lock goes on from, as InnoDB's

@@ -589,6 +589,13 @@ fn lock_clustered_of(
     let Some(found) = btree::get(pager, &table.clustered, &btree::key_refs(&ck))? else {
         return Ok(Ok(None));
     };
+    // A read of the index alone under a shared lock: InnoDB returns the
+    // entry's own fields and never visits the clustered record (the
+    // record here only gives the row's columns, which the entry holds,
+    // locked as it is).
+    if ctx.index_only && mode == RecMode::S {
+        return Ok(Ok(Some(found)));
+    }
     if let Some(w) = ctx.record(
         pager,
         table,

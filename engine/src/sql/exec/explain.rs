@@ -277,7 +277,7 @@ impl Server {
 /// The columns (positions in `columns`) a single-table SELECT names
 /// anywhere: its list (`*` is all of them), WHERE, GROUP BY, HAVING and
 /// ORDER BY.
-fn used_columns(sel: &Select, columns: &[String]) -> Vec<usize> {
+pub(super) fn used_columns(sel: &Select, columns: &[String]) -> Vec<usize> {
     fn walk(e: &Expr, names: &mut Vec<String>) {
         match e {
             Expr::Column { name, .. } => names.push(name.clone()),

@@ -421,6 +421,26 @@ struct IndexOrder {
     into_suffix: bool,
 }
 
+/// Whether secondary index `index` of `def` holds every column of `used`
+/// whole in its entries: its own columns and the primary key's, which
+/// InnoDB appends (MySQL's `covering_keys`; InnoDB's `build_template`
+/// finds each such column in the secondary record). A column held only
+/// as a prefix is not held.
+pub(super) fn index_covers(def: &crate::dict::TableDef, index: &str, used: &[usize]) -> bool {
+    let Some(ix) = def
+        .indexes
+        .iter()
+        .find(|i| i.name.eq_ignore_ascii_case(index))
+    else {
+        return false;
+    };
+    used.iter().all(|&c| {
+        ix.holds_whole(c)
+            || (def.primary_key.iter().enumerate())
+                .any(|(i, &k)| k == c && def.primary_prefix(i).is_none())
+    })
+}
+
 /// How a statement reads its table, in EXPLAIN's terms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum PlanKind {

@@ -1,6 +1,8 @@
 //! SELECT: the engine read a statement plans, then the server's work on
 //! its rows (filter, group, aggregate, order, distinct, limit).
 
+use super::explain::used_columns;
+use super::plan::{index_covers, Access};
 use super::*;
 
 impl Server {
@@ -68,6 +70,22 @@ impl Server {
             _ => None,
         };
         let read = plan.access.request(&name, limit);
+        let covered = match &plan.access {
+            Access::Range {
+                index: Some(ix), ..
+            }
+            | Access::Ranges {
+                index: Some(ix), ..
+            } => {
+                let def = &self
+                    .engine
+                    .table(&name)
+                    .map_err(|e| self.engine_err(c, &e))?
+                    .def;
+                index_covers(def, ix, &used_columns(sel, &post.names))
+            }
+            _ => false,
+        };
         let req = match sel.lock {
             LockClause::None => read,
             l if sel.wait == Wait::SkipLocked => {
@@ -83,6 +101,13 @@ impl Server {
                 exclusive: l == LockClause::Update,
                 index_condition: true,
             },
+        };
+        let req = if covered {
+            Request::IndexOnly {
+                read: Box::new(req),
+            }
+        } else {
+            req
         };
         Ok(self.single(c, req, Then::Select(Box::new(post))))
     }
