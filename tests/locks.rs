@@ -24,6 +24,15 @@ const T: &str = "t";
 /// InnoDB's default `innodb_lock_wait_timeout`, 50 s.
 const TIMEOUT_US: u64 = 50_000_000;
 
+/// Only `rule` when `on`, else InnoDB 1.0.6's rules alone.
+fn only_if(on: bool, rule: LaterRule) -> LaterRules {
+    if on {
+        LaterRules::NONE.with(rule)
+    } else {
+        LaterRules::NONE
+    }
+}
+
 /// An engine with table [`T`] holding the rows with these ids, and its clock.
 fn open(cfg: Config, ids: &[u64]) -> Result<(Engine, Arc<ManualClock>)> {
     let clock = Arc::new(ManualClock::new());
@@ -1211,11 +1220,7 @@ fn a_purged_record_hands_on_no_x_lock_of_a_read_committed_transaction() -> Resul
 fn an_own_implicit_lock_is_made_explicit_by_1_0_6_and_not_by_the_later_rule() -> Result<()> {
     for later in [false, true] {
         let cfg = Config {
-            later: if later {
-                LaterRules::NONE.with(LaterRule::OwnImplicitLockSuffices)
-            } else {
-                LaterRules::NONE
-            },
+            later: only_if(later, LaterRule::OwnImplicitLockSuffices),
             ..Config::default()
         };
         let (mut e, _clock) = open(cfg.clone(), &[10, 30])?;
@@ -1279,11 +1284,7 @@ fn a_row_its_compressed_leaf_refuses_writes_the_undo_records_of_each_try() -> Re
     ] {
         let cfg = Config {
             file_per_table: true,
-            later: if later {
-                LaterRules::NONE.with(LaterRule::PessimisticInsertTriesNoOptimisticFirst)
-            } else {
-                LaterRules::NONE
-            },
+            later: only_if(later, LaterRule::PessimisticInsertTriesNoOptimisticFirst),
             ..Config::default()
         };
         let (mut e, _) = Engine::open(
@@ -1371,11 +1372,7 @@ fn a_pushed_index_condition_stops_before_the_clustered_record_past_the_end() -> 
         (true, false, true),
     ] {
         let cfg = Config {
-            later: if later {
-                LaterRules::NONE.with(LaterRule::IndexConditionPushdown)
-            } else {
-                LaterRules::NONE
-            },
+            later: only_if(later, LaterRule::IndexConditionPushdown),
             ..Config::default()
         };
         // Rows 10, 20 and 30 (k as id): 30 is past the range's end.
@@ -1433,11 +1430,7 @@ fn an_isolation_level_set_inside_a_transaction_waits_for_the_next_under_the_late
 ) -> Result<()> {
     for later in [false, true] {
         let cfg = Config {
-            later: if later {
-                LaterRules::NONE.with(LaterRule::IsolationSetForNextTransaction)
-            } else {
-                LaterRules::NONE
-            },
+            later: only_if(later, LaterRule::IsolationSetForNextTransaction),
             ..Config::default()
         };
         let (mut e, _clock) = open(cfg, &[10])?;

@@ -41,8 +41,8 @@ pub enum LaterRule {
     /// holds on the same record, and goes into the queue ahead of it.
     WaiterBypassedByItsBlocker,
     /// A single-table UPDATE or DELETE by the whole primary key reads a
-    /// secondary index instead when the WHERE fixes all its columns and
-    /// its range is estimated at one row too.
+    /// secondary index instead when the WHERE fixes its columns (all, or
+    /// its leading ones) and its range is estimated at one row too.
     SecondaryIndexOnOneRowTie,
     /// A locking read under READ COMMITTED or READ UNCOMMITTED passes a
     /// clustered record a committed transaction delete-marked without
@@ -282,8 +282,9 @@ impl LaterRule {
             },
             LaterRule::SecondaryIndexOnOneRowTie => Difference {
                 pattern: "UPDATE or DELETE of one table WHERE every primary key column = a \
-                          constant, with a secondary index whose columns the WHERE also fixes \
-                          by equality and which holds at most one entry for those values",
+                          constant, with a secondary index whose columns, or leading columns, \
+                          the WHERE also fixes by equality and which holds at most one entry \
+                          for those values",
                 innodb_1_0: "MySQL 5.1 reads the primary key: ha_innobase::read_time makes a \
                              clustered range of one or two rows cost its rows, less than any \
                              secondary range and its row lookups; the locks fall on the \
@@ -297,7 +298,9 @@ impl LaterRule {
                       Checked on MariaDB 10.11.14 with EXPLAIN: `DELETE FROM t WHERE p0 = 7 \
                       AND p1 = 8` with KEY (p1) reads that key while at most one row has p1 = \
                       8 and PRIMARY once two do; `UPDATE t2 SET c = 3 WHERE p0 = 'a'` with KEY \
-                      ox (p0) beside PRIMARY KEY (p0) reads ox",
+                      ox (p0) beside PRIMARY KEY (p0) reads ox; `DELETE FROM t5 WHERE p0 = 1 AND \
+                      p1 = 'z'` with KEY kx (p1, c0) beside PRIMARY KEY (p0, p1) reads kx (a \
+                      prefix of it fixed; default seed 1085)",
                 source: "MySQL 5.1.45 storage/innobase ha_innobase::read_time (rows <= 2: \
                          return rows) and sql/opt_range.cc get_key_scans_params; MariaDB 10.11 \
                          sql/opt_range.cc get_key_scans_params with handler::multi_range_read_\

@@ -739,6 +739,19 @@ impl Engine {
         self.guard(r)
     }
 
+    /// Notes that a statement of session `s` opened and locked its tables
+    /// (`ha_innobase::external_lock`, which registers InnoDB in the open
+    /// transaction, `innobase_register_trx_and_stmt`), whether or not the
+    /// statement then fails before it asks InnoDB for a row: MySQL checks
+    /// a statement's columns, index hints and values only after that
+    /// (1054, 1136 and 1176 leave InnoDB registered; 1146, a table that
+    /// does not exist, does not). Nothing without an open transaction.
+    pub fn register_statement(&mut self, s: SessionId) {
+        if let Some(trx) = self.sessions.get_mut(&s).and_then(|x| x.trx.as_mut()) {
+            trx.touched = true;
+        }
+    }
+
     /// Whether session `s`'s open transaction has run a statement on a
     /// table (MySQL has registered InnoDB in it); `false` with none open.
     pub fn trx_touched(&self, s: SessionId) -> bool {

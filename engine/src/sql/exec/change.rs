@@ -14,6 +14,9 @@ impl Server {
         on_duplicate: OnDuplicate,
     ) -> R<Outcome> {
         let (name, meta) = self.resolve(c, &table)?;
+        if matches!(source, InsertSource::Values(_)) {
+            self.tables_locked(c);
+        }
         match source {
             InsertSource::Values(rows) => {
                 let mut queue = VecDeque::new();
@@ -81,6 +84,7 @@ impl Server {
                     return Err(SqlError::unsupported("INSERT ... SELECT from a join"));
                 }
                 let (src, src_meta) = self.resolve(c, &from)?;
+                self.tables_locked(c);
                 let qualifier = sel.alias.clone().unwrap_or_else(|| from.name.clone());
                 let post = post_for(*sel, &src_meta, &qualifier);
                 let access = self.access(
@@ -329,6 +333,7 @@ impl Server {
         limit: Option<u64>,
     ) -> R<Outcome> {
         let (name, meta) = self.resolve(c, &table)?;
+        self.tables_locked(c);
         let set = set
             .into_iter()
             .map(|(col, e)| {
@@ -351,6 +356,7 @@ impl Server {
         limit: Option<u64>,
     ) -> R<Outcome> {
         let (name, meta) = self.resolve(c, &table)?;
+        self.tables_locked(c);
         self.row_change(c, &table, name, meta, filter, order_by, limit, None)
     }
 

@@ -177,8 +177,8 @@ impl Server {
     /// ([`crate::LaterRule::SecondaryIndexOnOneRowTie`]) for a
     /// single-table UPDATE or DELETE whose plan reads one row of the
     /// primary key by equality on all its columns: the first secondary
-    /// index the WHERE fixes every column of by equality whose range is
-    /// estimated at one row too is read instead. `None` when the rule is
+    /// index whose leading columns (one or more) the WHERE fixes by
+    /// equality, its range estimated at one row too, is read instead. `None` when the rule is
     /// off or nothing takes the primary key's place.
     pub(super) fn one_row_tie(
         &mut self,
@@ -202,25 +202,26 @@ impl Server {
         if self.plan_rows(c, name, plan)? > 1 {
             return Ok(None);
         }
-        let indexes: Vec<(String, usize)> = match self.engine.table(name) {
-            Ok(t) => (t.def.indexes.iter())
-                .map(|ix| (ix.name.clone(), ix.columns.len()))
-                .collect(),
+        let indexes: Vec<String> = match self.engine.table(name) {
+            Ok(t) => (t.def.indexes.iter()).map(|ix| ix.name.clone()).collect(),
             Err(e) => return Err(self.engine_err(c, &e)),
         };
-        for (ix, parts) in indexes {
+        for ix in indexes {
             let hint = IndexHint {
                 kind: HintKind::Use,
                 indexes: vec![ix.clone()],
             };
             let alt = self.plan(c, name, meta, filter, &[hint], &[])?;
-            let fixes_all = match alt.kind {
-                PlanKind::Ref { parts: p } | PlanKind::Const { parts: p } => p >= parts,
-                _ => false,
-            };
+            // Equality on the index's first columns, all of them or a
+            // prefix (MariaDB 10.11.14's EXPLAIN: `range` on KEY (p1, c0)
+            // for `p0 = 1 AND p1 = 'z'` beside PRIMARY KEY (p0, p1)).
+            let fixes_lead = matches!(
+                alt.kind,
+                PlanKind::Ref { parts: 1.. } | PlanKind::Const { parts: 1.. }
+            );
             let on_it = matches!(&alt.access,
                 Access::Range { index: Some(i), .. } | Access::Ranges { index: Some(i), .. } if *i == ix);
-            if fixes_all && on_it && self.plan_rows(c, name, &alt)? <= 1 {
+            if fixes_lead && on_it && self.plan_rows(c, name, &alt)? <= 1 {
                 return Ok(Some(Plan {
                     possible: plan.possible.clone(),
                     ..alt

@@ -281,6 +281,14 @@ impl Server {
         }
     }
 
+    /// A DML statement has opened and locked its tables: InnoDB is part of
+    /// the connection's open transaction from now on, whatever the
+    /// statement does next ([`crate::Engine::register_statement`]).
+    pub(super) fn tables_locked(&mut self, c: ConnId) {
+        let s = self.conn(c).session;
+        self.engine.register_statement(s);
+    }
+
     /// What `ha_innobase::open` does when a statement opens a table the
     /// server's table cache does not hold: raises the tablespace's file
     /// format tag to the table's format, as a CREATE does (5.1's

@@ -38,6 +38,7 @@ impl Server {
             return self.select_join(c, sel);
         }
         let (name, meta) = self.resolve(c, &from)?;
+        self.tables_locked(c);
         let qualifier = sel.alias.clone().unwrap_or_else(|| from.name.clone());
         let mut post = post_for(sel, &meta, &qualifier);
         post.sources = table_sources(&name, &meta, &qualifier);
@@ -154,6 +155,7 @@ impl Server {
             }
             metas.push((name, meta, shown));
         }
+        self.tables_locked(c);
         let mut names: Vec<String> = Vec::new();
         let mut cols = eval::JoinColumns {
             tables: Vec::new(),
