@@ -313,20 +313,26 @@ impl LaterRule {
                           UPDATEs, DELETEs or locking-reads that key",
                 innodb_1_0: "row_search_for_mysql locks the delete-marked record before it \
                              looks at the mark (the record alone under READ COMMITTED), so the \
-                             statement waits for the reader's lock",
-                later: "the delete-marked record of a committed transaction is passed over \
-                        without a lock: the statement finds nothing at once",
+                             statement waits for the reader's lock; READ COMMITTED then lets go \
+                             of a clustered record's lock (row_unlock_for_mysql) and keeps a \
+                             secondary entry's",
+                later: "the delete-marked record of a committed transaction, a clustered \
+                        record or a secondary entry no active transaction holds an implicit \
+                        lock on, is passed over without a lock: the statement finds nothing \
+                        at once",
                 why: "later InnoDBs skip, under READ COMMITTED and READ UNCOMMITTED, a clustered \
                       record whose delete mark a committed transaction set, since no row can \
                       come back there (semi-consistent reasoning applied to deletes). Checked \
                       on MariaDB 10.11.14 by hand: T1 (REPEATABLE READ) SELECT ... WHERE p = '' \
                       FOR UPDATE on a committed, unpurged delete; T2 at READ COMMITTED: SELECT \
                       ... FOR UPDATE and DELETE of p = '' return at once with nothing; at \
-                      REPEATABLE READ both wait",
+                      REPEATABLE READ both wait. A secondary entry alike: T3 (REPEATABLE READ) \
+                      SELECT ... FORCE INDEX (k) WHERE k = 20 FOR UPDATE on a committed delete; \
+                      T1 at READ COMMITTED reads k from 15 to 25 FOR UPDATE at once (compressed \
+                      seed 1105's neighbourhood)",
                 source: "InnoDB Plugin 1.0.6 row/row0sel.c row_search_for_mysql \
                          (sel_set_rec_lock before the rec_get_deleted_flag test); MariaDB 10.11 \
-                         storage/innobase/row/row0sel.cc row_search_mvcc (observed as above; \
-                         clustered records only are taken here)",
+                         storage/innobase/row/row0sel.cc row_search_mvcc (observed as above)",
             },
             LaterRule::OwnImplicitLockSuffices => Difference {
                 pattern: "a transaction inserts or changes a row, then locks it again while the \

@@ -690,6 +690,7 @@ pub(super) fn lock_ctx<'a>(
             trx.isolation,
             Isolation::RepeatableRead | Isolation::Serializable
         ),
+        read_committed: trx.isolation == Isolation::ReadCommitted,
         skip_locked: false,
         skipped: false,
         semi: None,

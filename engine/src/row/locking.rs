@@ -20,6 +20,10 @@ pub struct LockCtx<'a> {
     /// Whether gaps are locked (REPEATABLE READ and SERIALIZABLE; READ
     /// COMMITTED and READ UNCOMMITTED lock records only).
     pub gaps: bool,
+    /// READ COMMITTED itself (not READ UNCOMMITTED): the level at which
+    /// `row_search_for_mysql` lets go of its lock on a delete-marked record
+    /// it passes.
+    pub read_committed: bool,
     /// The transactions active when the statement began, sorted: a record
     /// whose DB_TRX_ID is one of them (other than `trx`) is implicitly
     /// X-locked by it.
@@ -260,6 +264,29 @@ impl LockCtx<'_> {
         }
         let marker = super::trx_id_of(table, rec)?;
         Ok(marker != self.trx && self.active.binary_search(&marker).is_err())
+    }
+
+    /// [`passes_committed_delete`](Self::passes_committed_delete) for an
+    /// entry `rec` of secondary index `sec`: delete-marked, and no
+    /// transaction still active (this one included) holds an implicit lock
+    /// on it, so that the delete that marked it has committed. MariaDB
+    /// 10.11.14 passes such an entry under READ COMMITTED without waiting
+    /// for another transaction's lock on it.
+    pub fn passes_committed_entry(
+        &self,
+        pager: &mut Pager,
+        table: &Table,
+        sec: &super::Secondary,
+        rec: &[u8],
+    ) -> Result<bool> {
+        if !self.locks.skip_committed_deletes || self.gaps || !crate::record::is_deleted(rec) {
+            return Ok(false);
+        }
+        let mut active = self.active.clone();
+        if let Err(at) = active.binary_search(&self.trx) {
+            active.insert(at, self.trx);
+        }
+        Ok(super::sec_implicit_holder(pager, table, sec, rec, None, &active)?.is_none())
     }
 }
 

@@ -169,11 +169,13 @@ pub fn get_locking(
     // match on the clustered index, and a delete-marked one ends the
     // unique search without a lock on the record after it.
     let kind = RecKind::RecNotGap;
+    let mark = ctx.locks.next_lock_id();
+    let target = RecKey::Key(btree::lock_key(&table.clustered, key.clone()));
     if let Some(w) = ctx.record(
         pager,
         table,
         &table.clustered,
-        RecKey::Key(btree::lock_key(&table.clustered, key.clone())),
+        target.clone(),
         mode,
         kind,
         Some(&found.rec),
@@ -181,6 +183,12 @@ pub fn get_locking(
         return Ok(Err(w));
     }
     if deleted {
+        let target = Target::Record {
+            table: table.id,
+            index: table.clustered.id,
+            key: target,
+        };
+        let_go_deleted(ctx, table, &found.rec, &[target], mode, mark)?;
         return Ok(Ok(None));
     }
     Ok(Ok(Some(output(pager, table, &found.rec)?)))
@@ -312,10 +320,15 @@ pub fn scan_locking(
             kind
         };
         first = false;
-        if index.is_none() && ctx.passes_committed_delete(table, &rec)? {
+        let passes = match index {
+            None => ctx.passes_committed_delete(table, &rec)?,
+            Some(i) => ctx.passes_committed_entry(pager, table, &table.secondary[i], &rec)?,
+        };
+        if passes {
             continue;
         }
         let place = keeps_place.then(|| k.clone());
+        let mark = ctx.locks.next_lock_id();
         ctx.yield_waits = ctx.row_by_row && !out.is_empty();
         let locked = lock_entry(pager, table, ix, k.clone(), &rec, mode, this_kind, ctx);
         ctx.yield_waits = false;
@@ -346,6 +359,20 @@ pub fn scan_locking(
             }
             continue;
         }
+        let entry_target = Target::Record {
+            table: table.id,
+            index: ix.id,
+            key: RecKey::Key(btree::lock_key(ix, k.clone())),
+        };
+        // A delete-marked record is passed once it is locked, a secondary
+        // entry's row never looked up (row_search_for_mysql tests the mark
+        // before it fetches the clustered record).
+        if record::is_deleted(&rec) {
+            if index.is_none() {
+                let_go_deleted(ctx, table, &rec, &[entry_target], mode, mark)?;
+            }
+            continue;
+        }
         let row_rec = match index {
             None => rec,
             Some(i) => {
@@ -368,20 +395,29 @@ pub fn scan_locking(
                 if std::mem::take(&mut ctx.skipped) {
                     continue;
                 }
+                // A row whose clustered record is delete-marked is passed,
+                // its two locks let go under READ COMMITTED.
+                if record::is_deleted(&found.rec) {
+                    let ck = clustered_key_of_entry(table, sec, &rec)?;
+                    let clustered = Target::Record {
+                        table: table.id,
+                        index: table.clustered.id,
+                        key: RecKey::Key(btree::lock_key(&table.clustered, ck)),
+                    };
+                    let targets = [entry_target, clustered];
+                    let_go_deleted(ctx, table, &found.rec, &targets, mode, mark)?;
+                    continue;
+                }
                 // A stale entry (another version of the row) reads nothing.
                 let implied = sec_entry(pager, table, sec, &found.rec)?;
-                if record::is_deleted(&rec)
-                    || record::compare_records(&sec.index.leaf, &implied, &rec, sec.index.n_key)?
-                        != Ordering::Equal
+                if record::compare_records(&sec.index.leaf, &implied, &rec, sec.index.n_key)?
+                    != Ordering::Equal
                 {
                     continue;
                 }
                 found.rec
             }
         };
-        if record::is_deleted(&row_rec) {
-            continue;
-        }
         out.push(output(pager, table, &row_rec)?);
         last_out = Some(k);
         if out.len() >= limit {
@@ -446,7 +482,11 @@ pub fn scan_locking(
             }
             break;
         };
-        if index.is_none() && ctx.passes_committed_delete(table, &rec)? {
+        let passes = match index {
+            None => ctx.passes_committed_delete(table, &rec)?,
+            Some(i) => ctx.passes_committed_entry(pager, table, &table.secondary[i], &rec)?,
+        };
+        if passes {
             continue;
         }
         let k = btree::key_of(ix, 0, &rec)?;
@@ -472,6 +512,9 @@ pub fn scan_locking(
             break;
         }
         if record::is_deleted(&rec) {
+            if index.is_none() {
+                let_go_deleted(ctx, table, &rec, &[entry_target], mode, mark)?;
+            }
             continue;
         }
         let mut targets = vec![entry_target];
@@ -608,6 +651,31 @@ fn lock_clustered_of(
         return Ok(Err(w));
     }
     Ok(Ok(Some(found)))
+}
+
+/// READ COMMITTED passes a delete-marked clustered record without keeping
+/// the lock it just took on it (and, for a row a secondary entry led to,
+/// the entry's): `row_search_for_mysql` calls `row_unlock_for_mysql`
+/// there ("no need to keep a lock on a delete-marked record if we do not
+/// want to use next-key locking"), which unlocks a clustered record whose
+/// DB_TRX_ID (`clustered`'s) is not the transaction's own. A delete-marked
+/// secondary entry passed before its row is looked up keeps its lock: 1.0.6's
+/// `row_unlock_for_mysql` unlocks clustered records only ("we do not know
+/// how to unlock the record"). READ UNCOMMITTED and the other levels keep
+/// every lock.
+pub(super) fn let_go_deleted(
+    ctx: &mut LockCtx<'_>,
+    table: &Table,
+    clustered: &[u8],
+    targets: &[Target],
+    mode: RecMode,
+    mark: LockId,
+) -> Result<()> {
+    if ctx.read_committed && super::trx_id_of(table, clustered)? != ctx.trx {
+        let now = ctx.now_us;
+        ctx.locks.release_records(ctx.trx, targets, mode, mark, now);
+    }
+    Ok(())
 }
 
 /// A gap lock on the gap before `at` (the supremum's: the gap at the end).

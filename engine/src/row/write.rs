@@ -983,22 +983,29 @@ fn lock_for_change(
     // match on the clustered index, and a delete-marked one ends the
     // unique search without a lock on the record after it.
     let kind = RecKind::RecNotGap;
+    let mark = ctx.locks.next_lock_id();
+    let at = RecKey::Key(btree::lock_key(&table.clustered, key.clone()));
     if let Some(w) = ctx.record(
         pager,
         table,
         &table.clustered,
-        RecKey::Key(btree::lock_key(&table.clustered, key.clone())),
+        at.clone(),
         RecMode::X,
         kind,
         Some(&found.rec),
     )? {
         return Ok(Some(Locked::Wait(w)));
     }
-    Ok(Some(if deleted {
-        Locked::Deleted
-    } else {
-        Locked::Live(found)
-    }))
+    if deleted {
+        let target = crate::lock::Target::Record {
+            table: table.id,
+            index: table.clustered.id,
+            key: at,
+        };
+        super::select::let_go_deleted(ctx, table, &found.rec, &[target], RecMode::X, mark)?;
+        return Ok(Some(Locked::Deleted));
+    }
+    Ok(Some(Locked::Live(found)))
 }
 
 /// The stored form of every column of a record, off-page columns read in.
