@@ -235,16 +235,18 @@ impl LaterRule {
                          mode != (duplicates ? LOCK_S : LOCK_X))",
             },
             LaterRule::PastEndRowUnlockedUnderReadCommitted => Difference {
-                pattern: "SELECT ... FOR UPDATE (or LOCK IN SHARE MODE) over a range under READ \
-                          COMMITTED or READ UNCOMMITTED, then another transaction locks the \
-                          first row past the range's end",
+                pattern: "SELECT ... FOR UPDATE (or LOCK IN SHARE MODE) over a range read \
+                          forward under READ COMMITTED or READ UNCOMMITTED, then another \
+                          transaction locks the first row past the range's end",
                 innodb_1_0: "InnoDB reads and locks the row past the end before the server \
                              sees the range is over, and the lock stays to the transaction's \
                              end: the other transaction waits",
                 later: "the server gives the lock back as soon as it sees the row is past the \
                         end (unlock_row, which InnoDB honours under READ COMMITTED and READ \
                         UNCOMMITTED): the other transaction goes ahead; under REPEATABLE READ \
-                        both keep it",
+                        both keep it, and a descending read keeps it on both \
+                        (QUICK_SELECT_DESC::get_next finds the end with cmp_prev and unlocks \
+                        nothing; compressed seed 1211)",
                 why: "MySQL 5.6 made handler::read_range_next and read_range_first call \
                       unlock_row() for a row outside the range; 5.1 returns end of file without \
                       it. Checked on MariaDB 10.11.14 by hand: the row past the end is locked \

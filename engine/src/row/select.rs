@@ -547,11 +547,12 @@ pub fn scan_locking(
                 Ok(None) => {}
             }
         }
-        if !ctx.gaps && ctx.locks.past_end_unlocked && !pushed {
+        if !ctx.gaps && ctx.locks.past_end_unlocked && !pushed && dir == Direction::Forward {
             // A later version's rule: the server gives back the lock on
             // the row past the range's end (`handler::read_range_next`'s
             // unlock_row, which releases it under READ COMMITTED and READ
-            // UNCOMMITTED). A row its pushed index condition found past
+            // UNCOMMITTED); a descending read (`QUICK_SELECT_DESC`) finds
+            // its end itself and gives nothing back. A row its pushed index condition found past
             // the end never reaches the server, and its entry's lock stays
             // (compressed seed 430).
             let now = ctx.now_us;
