@@ -5,8 +5,9 @@
 //! is listed in `corpus/diff/disabled.def` with what is known of it, and
 //! must still differ, so that a fix shows as an entry to take out. One
 //! that a later version's rule explains is listed in
-//! `corpus/diff/versions.def` with the rule: it must differ with 1.0.6's
-//! rules and give the server's output with that rule on (`engine::LaterRule`).
+//! `corpus/diff/versions.def` with the rule (or the rules, by commas, that
+//! it needs together): it must differ with 1.0.6's rules and give the
+//! server's output with those rules on (`engine::LaterRule`).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -53,11 +54,16 @@ fn every_saved_difference_gives_the_servers_output_or_is_listed_open() {
             .unwrap_or_else(|e| panic!("{name}.result: {e}"));
         let same = run.output == want;
         if let Some(rule) = versions.get(&name) {
-            let later = engine::LaterRule::from_name(rule)
-                .unwrap_or_else(|| panic!("versions.def: {name}: no later rule {rule}"));
+            // One rule, or several a difference needs together, by commas.
+            let later =
+                (rule.split(',').map(str::trim)).fold(engine::LaterRules::NONE, |rules, r| {
+                    let r = engine::LaterRule::from_name(r)
+                        .unwrap_or_else(|| panic!("versions.def: {name}: no later rule {r}"));
+                    rules.with(r)
+                });
             let opts = sim::script::Options {
                 base: path.parent().map(PathBuf::from),
-                later: engine::LaterRules::NONE.with(later),
+                later,
                 ..Default::default()
             };
             let text = std::fs::read_to_string(path).expect("the script reads");

@@ -59,6 +59,10 @@ pub enum LaterRule {
     /// does not lock the clustered record of the entry past the range's
     /// end.
     IndexConditionPushdown,
+    /// READ COMMITTED's `unlock_row` (a row an UPDATE or DELETE read and
+    /// found not matching, a row past a range's end) lets go of nothing
+    /// when the read went through a secondary index.
+    UnlockRowClusteredOnly,
     /// SET SESSION TRANSACTION ISOLATION LEVEL inside a transaction begun
     /// by BEGIN (or by a statement with autocommit off) applies from the
     /// next transaction.
@@ -82,7 +86,7 @@ pub struct Difference {
 
 impl LaterRule {
     /// Every rule.
-    pub const ALL: [LaterRule; 13] = [
+    pub const ALL: [LaterRule; 14] = [
         LaterRule::FkCheckNoGapsUnderReadCommitted,
         LaterRule::OrderByExtendedKey,
         LaterRule::DuplicateIndexNote,
@@ -96,6 +100,7 @@ impl LaterRule {
         LaterRule::PessimisticInsertTriesNoOptimisticFirst,
         LaterRule::IndexConditionPushdown,
         LaterRule::IsolationSetForNextTransaction,
+        LaterRule::UnlockRowClusteredOnly,
     ];
 
     /// The rule's name.
@@ -122,6 +127,7 @@ impl LaterRule {
             }
             LaterRule::IndexConditionPushdown => "index-condition-pushdown",
             LaterRule::IsolationSetForNextTransaction => "isolation-set-for-next-transaction",
+            LaterRule::UnlockRowClusteredOnly => "unlock-row-clustered-only",
         }
     }
 
@@ -450,6 +456,30 @@ impl LaterRule {
                          Sys_var_tx_isolation::session_update (thd->tx_isolation changed only \
                          when !thd->in_active_multi_stmt_transaction()) and sql/sql_class.cc \
                          thd_tx_isolation (returns thd->tx_isolation)",
+            },
+            LaterRule::UnlockRowClusteredOnly => Difference {
+                pattern: "under READ COMMITTED (or READ UNCOMMITTED), an UPDATE or DELETE that \
+                          reads a secondary index finds a row its WHERE does not match (or a \
+                          range read through a secondary index reads the row past its end), \
+                          then another transaction locks that row",
+                innodb_1_0: "ha_innobase::unlock_row calls row_unlock_for_mysql, which with \
+                             both records locked (new_rec_locks 2) unlocks the secondary entry \
+                             and the clustered record unless the row's DB_TRX_ID is the \
+                             transaction's: the other transaction goes ahead",
+                later: "nothing is let go when the read went through a secondary index: the \
+                        entry and the clustered record stay locked, and the other transaction \
+                        waits; read through the clustered index the row is let go as before",
+                why: "MariaDB's row_unlock_for_mysql unlocks a record only when the read's \
+                      index is the clustered one. Checked on MariaDB 10.11.14 by hand, READ \
+                      COMMITTED: `UPDATE ru SET c0 = 'DDc' WHERE p0 = '' AND p1 = -10` read \
+                      through KEY ox (p0) keeps X locks on the entry and on the row ('', 24) \
+                      (SHOW ENGINE INNODB STATUS lists both) and a FOR UPDATE of the row waits; \
+                      read through PRIMARY it does not (compressed seed 1959, with \
+                      secondary-index-on-one-row-tie)",
+                source: "InnoDB Plugin 1.0.6 row/row0mysql.c row_unlock_for_mysql (new_rec_locks \
+                         >= 2: both records unlocked); MariaDB 10.11 \
+                         storage/innobase/row/row0mysql.cc row_unlock_for_mysql (observed as \
+                         above)",
             },
         }
     }

@@ -538,6 +538,11 @@ impl Engine {
         ) {
             return Ok(());
         }
+        // A later version's rule: nothing is let go of a row read through
+        // a secondary index.
+        if self.locks.unlock_clustered_only && index.is_some() {
+            return Ok(());
+        }
         let trx = trx.id;
         let id = self.table_id(table)?;
         let t = &self.tables[&id];

@@ -165,6 +165,9 @@ impl Engine {
             .with_ru_x_not_inherited(
                 (config.later).has(crate::LaterRule::ReadUncommittedXLocksNotInherited),
             )
+            .with_unlock_clustered_only(
+                (config.later).has(crate::LaterRule::UnlockRowClusteredOnly),
+            )
             .with_past_end_unlocked(
                 (config.later).has(crate::LaterRule::PastEndRowUnlockedUnderReadCommitted),
             )

@@ -414,6 +414,11 @@ pub struct LockSys {
     /// back its lock on the row past the range's end.
     pub past_end_unlocked: bool,
     /// A later version's rule
+    /// ([`crate::LaterRule::UnlockRowClusteredOnly`]): READ COMMITTED's
+    /// release of a row the server does not want lets go of nothing when
+    /// the read went through a secondary index.
+    pub unlock_clustered_only: bool,
+    /// A later version's rule
     /// ([`crate::LaterRule::WaiterBypassedByItsBlocker`]): a new request
     /// passes a waiting one that waits for a lock the requester holds on
     /// the same record, and is queued ahead of it.
@@ -534,6 +539,14 @@ impl LockSys {
     /// UNCOMMITTED, or not ([`LockSys::ru_x_not_inherited`]).
     pub fn with_ru_x_not_inherited(mut self, on: bool) -> Self {
         self.ru_x_not_inherited = on;
+        self
+    }
+
+    /// This lock system with a later version's release of rows read
+    /// through the clustered index only, or not
+    /// ([`LockSys::unlock_clustered_only`]).
+    pub fn with_unlock_clustered_only(mut self, on: bool) -> Self {
+        self.unlock_clustered_only = on;
         self
     }
 

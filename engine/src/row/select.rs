@@ -547,7 +547,9 @@ pub fn scan_locking(
                 Ok(None) => {}
             }
         }
-        if !ctx.gaps && ctx.locks.past_end_unlocked && !pushed && dir == Direction::Forward {
+        let kept = ctx.locks.unlock_clustered_only && index.is_some();
+        if !ctx.gaps && ctx.locks.past_end_unlocked && !pushed && !kept && dir == Direction::Forward
+        {
             // A later version's rule: the server gives back the lock on
             // the row past the range's end (`handler::read_range_next`'s
             // unlock_row, which releases it under READ COMMITTED and READ
