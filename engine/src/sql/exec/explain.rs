@@ -8,14 +8,16 @@
 //! read through a read view and nothing is locked.
 //!
 //! Where MySQL's optimizer would choose otherwise, EXPLAIN says what the
-//! layer does: it never reads an index alone (no `Using index`), picks
+//! layer does: it says `Using index` for the clustered key alone (a
+//! covering secondary index is read alone only by a read that locks S,
+//! [`crate::Request::IndexOnly`], and EXPLAIN does not say so), picks
 //! the primary key, else the first secondary index, that the WHERE bounds
 //! (not the cheapest), and does not evaluate a const table's row while
 //! planning (no `Impossible WHERE noticed after reading const tables`).
 //! Joins, which the layer reads as a nested loop over whole tables, are
 //! not explained (1235).
 
-use super::plan::{Access, Plan, PlanKind};
+use super::plan::{index_covers, Access, Plan, PlanKind};
 use super::*;
 
 /// EXPLAIN's columns.
@@ -104,14 +106,7 @@ impl Server {
         // statement needs, and a scan of it is an index scan (MySQL's
         // `covering_keys`, the clustered key of an InnoDB table; the layer
         // reads no secondary index alone).
-        let covered = index.is_none()
-            && !def.primary_key.is_empty()
-            && used_columns(sel, &post.names).iter().all(|c| {
-                def.primary_key
-                    .iter()
-                    .enumerate()
-                    .any(|(i, k)| k == c && def.primary_prefix(i).is_none())
-            });
+        let covered = index.is_none() && index_covers(&def, None, &used_columns(sel, &post.names));
         let kind = match plan.kind {
             PlanKind::All if covered => PlanKind::Index {
                 parts: def.primary_key.len(),

@@ -320,7 +320,7 @@ impl Server {
             (Some((a, true)), Some((b, true))) if eq.len() + 1 == cols.len() => {
                 let ty = meta.columns[cols[eq.len()]].engine_type();
                 let stored = |v: &Value| crate::record::to_stored(&ty, v, "").ok();
-                stored(a).is_some() && stored(a) == stored(b)
+                matches!((stored(a), stored(b)), (Some(x), Some(y)) if x == y)
             }
             _ => false,
         };
@@ -384,8 +384,12 @@ impl Candidate {
             .filter(|(c, _)| !fixed.contains(c))
             .collect();
         let parts: Vec<(usize, bool)> = (own.iter().copied())
-            .chain(self.pk_suffix.iter().copied())
-            .filter(|(c, _)| !fixed.contains(c))
+            .chain(
+                self.pk_suffix
+                    .iter()
+                    .copied()
+                    .filter(|(c, _)| !fixed.contains(c)),
+            )
             .collect();
         let mut next = 0;
         let mut direction = None;
@@ -421,24 +425,32 @@ struct IndexOrder {
     into_suffix: bool,
 }
 
-/// Whether secondary index `index` of `def` holds every column of `used`
-/// whole in its entries: its own columns and the primary key's, which
-/// InnoDB appends (MySQL's `covering_keys`; InnoDB's `build_template`
-/// finds each such column in the secondary record). A column held only
-/// as a prefix is not held.
-pub(super) fn index_covers(def: &crate::dict::TableDef, index: &str, used: &[usize]) -> bool {
-    let Some(ix) = def
-        .indexes
-        .iter()
-        .find(|i| i.name.eq_ignore_ascii_case(index))
-    else {
-        return false;
+/// Whether index `index` of `def` (`None`: the clustered key) holds every
+/// column of `used` whole in its entries (MySQL's `covering_keys`): the
+/// primary key's columns, and a secondary index's own, which InnoDB
+/// appends the primary key to (its `build_template` then finds each such
+/// column in the secondary record). A column held only as a prefix is not
+/// held; a table without a primary key has no covering clustered key.
+pub(super) fn index_covers(
+    def: &crate::dict::TableDef,
+    index: Option<&str>,
+    used: &[usize],
+) -> bool {
+    let in_pk = |c: usize| {
+        (def.primary_key.iter().enumerate())
+            .any(|(i, &k)| k == c && def.primary_prefix(i).is_none())
     };
-    used.iter().all(|&c| {
-        ix.holds_whole(c)
-            || (def.primary_key.iter().enumerate())
-                .any(|(i, &k)| k == c && def.primary_prefix(i).is_none())
-    })
+    match index {
+        None => !def.primary_key.is_empty() && used.iter().all(|&c| in_pk(c)),
+        Some(name) => match def
+            .indexes
+            .iter()
+            .find(|i| i.name.eq_ignore_ascii_case(name))
+        {
+            Some(ix) => used.iter().all(|&c| ix.holds_whole(c) || in_pk(c)),
+            None => false,
+        },
+    }
 }
 
 /// How a statement reads its table, in EXPLAIN's terms.

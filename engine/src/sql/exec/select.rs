@@ -83,7 +83,7 @@ impl Server {
                     .table(&name)
                     .map_err(|e| self.engine_err(c, &e))?
                     .def;
-                index_covers(def, ix, &used_columns(sel, &post.names))
+                index_covers(def, Some(ix), &used_columns(sel, &post.names))
             }
             _ => false,
         };
