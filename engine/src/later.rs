@@ -267,8 +267,9 @@ impl LaterRule {
                 pattern: "a transaction holds a lock on a record (or an implicit one, made \
                           explicit when another transaction asked for the record: its own \
                           insert, its own change), another transaction waits for it there, \
-                          and the first then asks for a stronger lock on the same record (a \
-                          next-key lock of a range read, the S lock of a duplicate check)",
+                          and the first then asks for another lock on the same record, of a \
+                          mode no stronger than one it holds there (a next-key lock of a range \
+                          read, the S lock of a duplicate check; S or X after X, S after S)",
                 innodb_1_0: "the new request conflicts with the waiting one \
                              (lock_rec_other_has_conflicting counts waiting requests), so it \
                              waits behind it: the two wait for each other and the deadlock \
@@ -276,12 +277,17 @@ impl LaterRule {
                 later: "the new request is granted ahead of the waiting one, which goes on \
                         waiting: no deadlock. An insert intention does not pass: an insert \
                         into the gap of such a waiting next-key request still deadlocks \
-                        (default seeds 264 and 503)",
+                        (default seeds 264 and 503), and neither does a request stronger \
+                        than every lock the transaction holds there: FOR UPDATE over a row \
+                        it holds S on waits, and the two deadlock (compressed seed 1110)",
                 why: "MDEV-27025 (MariaDB 10.6.17, 10.11.7) lets a request bypass a waiting \
                       lock that waits for a lock the requester already holds, since waiting \
                       behind it can only end in a deadlock. Checked on MariaDB 10.11.14 by \
                       hand: T1 holds S (or X) on a row, T2 waits for X on it, T1's LOCK IN \
-                      SHARE MODE range read over the row returns at once and T2 still waits",
+                      SHARE MODE range read over the row returns at once and T2 still waits; \
+                      T1 holding X, its FOR UPDATE range read returns at once too; T1 holding \
+                      S, its FOR UPDATE (point, range or through a secondary index) or UPDATE \
+                      of the row deadlocks with T2",
                 source: "InnoDB Plugin 1.0.6 lock/lock0lock.c lock_rec_other_has_conflicting \
                          and lock_rec_has_to_wait (a waiting lock2 counts); MariaDB 10.11.7+ \
                          storage/innobase/lock/lock0lock.cc lock_rec_other_has_conflicting \

@@ -421,7 +421,8 @@ pub struct LockSys {
     /// A later version's rule
     /// ([`crate::LaterRule::WaiterBypassedByItsBlocker`]): a new request
     /// passes a waiting one that waits for a lock the requester holds on
-    /// the same record, and is queued ahead of it.
+    /// the same record, and is queued ahead of it, if the requester holds
+    /// a lock there as strong as the request ([`LockSys::may_bypass`]).
     pub bypass_waiters: bool,
     /// A later version's rule
     /// ([`crate::LaterRule::ReadCommittedSkipsCommittedDeletes`]): READ
@@ -784,9 +785,7 @@ impl LockSys {
         // An insert intention passes no waiter (MariaDB 10.11.14 still
         // deadlocks an insert into the gap of a waiting next-key request
         // that waits for the inserter: default seeds 264 and 503).
-        let bypass = self.bypass_waiters
-            && ahead.is_none()
-            && !matches!(mode, Mode::Record(_, RecKind::InsertIntention));
+        let bypass = ahead.is_none() && self.may_bypass(trx, queue, mode);
         queue[..n]
             .iter()
             .find(|id| {
@@ -796,6 +795,26 @@ impl LockSys {
                     && !(bypass && self.waits_for_holder(l, trx, queue))
             })
             .copied()
+    }
+
+    /// Whether the later version lets `trx`'s request of `mode` pass
+    /// waiting requests in `queue` ([`LockSys::bypass_waiters`]): a record
+    /// lock other than an insert intention, by a transaction that holds a
+    /// granted lock there of the same strength or stronger (an S or X
+    /// lock, whatever gap it covers). MariaDB 10.11.14: holding X on a
+    /// row, a LOCK IN SHARE MODE or FOR UPDATE range read over it passes
+    /// the X request waiting there; holding S, a FOR UPDATE does not, and
+    /// the two transactions deadlock (compressed seed 1110).
+    fn may_bypass(&self, trx: TrxId, queue: &[LockId], mode: Mode) -> bool {
+        let Mode::Record(m, kind) = mode else {
+            return false;
+        };
+        self.bypass_waiters
+            && kind != RecKind::InsertIntention
+            && queue.iter().any(|g| {
+                let g = &self.locks[g];
+                g.trx == trx && !g.waiting && matches!(g.mode, Mode::Record(h, _) if h.covers(m))
+            })
     }
 
     /// Whether `waiter` is a waiting request in `queue` that waits for a
@@ -814,10 +833,10 @@ impl LockSys {
     /// ([`LockSys::bypass_waiters`]) ahead of the first waiting request it
     /// passed, which then waits for it too.
     fn granted_place(&self, trx: TrxId, target: &Target, mode: Mode) -> Option<usize> {
-        if !self.bypass_waiters || matches!(mode, Mode::Record(_, RecKind::InsertIntention)) {
+        let queue = self.queues.get(target)?;
+        if !self.may_bypass(trx, queue, mode) {
             return None;
         }
-        let queue = self.queues.get(target)?;
         queue.iter().position(|id| {
             let l = &self.locks[id];
             l.trx != trx && has_to_wait(mode, l.mode) && self.waits_for_holder(l, trx, queue)

@@ -408,3 +408,53 @@ fn the_later_search_picks_the_lightest_on_the_cycle() {
     // All equal: the requester.
     assert_eq!(ls.deadlock_check(1, &|_| 0), Deadlock::Requester);
 }
+
+#[test]
+fn the_later_bypass_passes_a_waiter_only_for_a_request_no_stronger_than_a_held_lock() {
+    // Without the rule, the holder's new request waits behind the request
+    // that waits for it (lock_rec_other_has_conflicting counts waiters).
+    let mut ls = LockSys::new();
+    assert_eq!(ls.request(1, rec(5), X_REC, 0), Request::Granted);
+    assert!(matches!(
+        ls.request(2, rec(5), X_REC, 0),
+        Request::Waiting(_)
+    ));
+    assert!(matches!(
+        ls.request(1, rec(5), S_NEXT, 0),
+        Request::Waiting(_)
+    ));
+
+    // With it: holding X, a next-key S or X request passes the waiter.
+    for next in [S_NEXT, X_NEXT] {
+        let mut ls = LockSys::new().with_bypass_waiters(true);
+        assert_eq!(ls.request(1, rec(5), X_REC, 0), Request::Granted);
+        assert!(matches!(
+            ls.request(2, rec(5), X_REC, 0),
+            Request::Waiting(_)
+        ));
+        assert_eq!(ls.request(1, rec(5), next, 0), Request::Granted, "{next:?}");
+        assert!(ls.waiting_for(2).is_some(), "T2 still waits");
+    }
+    // Holding S only, an X request does not: it waits, and the two
+    // transactions wait for each other (MariaDB 10.11.14 deadlocks them).
+    for held in [S_REC, S_NEXT] {
+        let mut ls = LockSys::new().with_bypass_waiters(true);
+        assert_eq!(ls.request(1, rec(5), held, 0), Request::Granted);
+        assert!(matches!(
+            ls.request(2, rec(5), X_REC, 0),
+            Request::Waiting(_)
+        ));
+        assert!(
+            matches!(ls.request(1, rec(5), X_REC, 0), Request::Waiting(_)),
+            "X after {held:?}"
+        );
+    }
+    // Holding S, an S next-key request passes.
+    let mut ls = LockSys::new().with_bypass_waiters(true);
+    assert_eq!(ls.request(1, rec(5), S_REC, 0), Request::Granted);
+    assert!(matches!(
+        ls.request(2, rec(5), X_REC, 0),
+        Request::Waiting(_)
+    ));
+    assert_eq!(ls.request(1, rec(5), S_NEXT, 0), Request::Granted);
+}
