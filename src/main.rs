@@ -2004,6 +2004,9 @@ fn diff(o: DiffOpts) -> ExitCode {
     for (_, report) in &sum.layout {
         println!("(the same locks on both sides, their weights spread by the pages)\n{report}");
     }
+    for (_, report) in &sum.page_end {
+        println!("(an insert the server let in at the end of its page)\n{report}");
+    }
     for (_, report) in &sum.mismatches {
         println!("{report}");
     }
@@ -2078,7 +2081,7 @@ fn diff(o: DiffOpts) -> ExitCode {
         .map(|(c, n)| format!("{c}: {n}"))
         .collect();
     println!(
-        "{} scenarios of profile {} against {}: {} statements, {} lock waits, {} deadlocks, errors {{{}}}, {} parted where woken waiters raced, {} version differences, {} victims chosen by weights the pages spread, {} mismatches, {:.1} s",
+        "{} scenarios of profile {} against {}: {} statements, {} lock waits, {} deadlocks, errors {{{}}}, {} parted where woken waiters raced, {} version differences, {} victims chosen by weights the pages spread, {} inserts let in at the end of a page, {} mismatches, {:.1} s",
         sum.scenarios,
         o.profile,
         o.server,
@@ -2089,6 +2092,7 @@ fn diff(o: DiffOpts) -> ExitCode {
         sum.racy,
         sum.version_seeds.len(),
         sum.layout.len(),
+        sum.page_end.len(),
         sum.mismatches.len(),
         engine::io::Clock::now_us(&clock) as f64 / 1e6
     );
@@ -2104,6 +2108,14 @@ fn diff(o: DiffOpts) -> ExitCode {
         println!(
             "  deadlock victims chosen by weights the pages spread (innosim keeps one lock struct \
              per index and its own page layout; see each report above): seeds {}",
+            seeds.join(" ")
+        );
+    }
+    if !sum.page_end.is_empty() {
+        let seeds: Vec<String> = sum.page_end.iter().map(|(s, _)| s.to_string()).collect();
+        println!(
+            "  inserts the server let in at the end of a page (it checks the locks on the next \
+             record of the same page; innosim keeps its locks by key): seeds {}",
             seeds.join(" ")
         );
     }

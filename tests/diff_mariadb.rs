@@ -156,3 +156,90 @@ fn a_campaign_against_mariadb_finds_no_difference_outside_the_known_ones() {
         unknown.join("\n")
     );
 }
+
+/// The probe that tells an insert the server let in at the end of a page
+/// ([`diff::inserts_at_page_end`]) reads the server's pages right: over a
+/// table of several leaf pages, the keys it calls the last of their page
+/// cut the keys into runs as long as the leaf pages' record counts that
+/// INNODB_BUFFER_PAGE shows; and a row an open transaction inserted (the
+/// probe waits for it, and is killed) is read as well.
+#[test]
+fn the_page_end_probe_finds_the_last_record_of_each_leaf_page() {
+    use diff::backend::{Answer, Backend, Issued};
+    let server = Server::start();
+    let url: ServerUrl = server.url.parse().expect("a mysql:// URL");
+    let mut theirs = Remote::new(url);
+    let rows: Vec<String> = (1..=300)
+        .map(|i| format!("({i}, REPEAT('x', 200))"))
+        .collect();
+    let setup = [
+        "CREATE TABLE t (id int NOT NULL, pad char(200) NOT NULL, PRIMARY KEY (id)) \
+         ENGINE=InnoDB ROW_FORMAT=COMPACT"
+            .to_string(),
+        format!("INSERT INTO t VALUES {}", rows.join(", ")),
+    ];
+    theirs.start(1, &setup).expect("the table is set up");
+    let key = |i: u32| vec![("id".to_string(), i.to_string())];
+    let mut runs = Vec::new();
+    let mut run = 0;
+    for i in 1..=300 {
+        run += 1;
+        match theirs.ends_its_page("t", &key(i)).expect("the probe runs") {
+            Some(true) => {
+                runs.push(run);
+                run = 0;
+            }
+            Some(false) => {}
+            None => panic!("row {i}: the probe found no record"),
+        }
+    }
+    assert_eq!(run, 0, "the last row is the last of its page");
+    let Answer::Rows { rows, .. } = theirs
+        .query(
+            "SELECT NUMBER_RECORDS FROM information_schema.INNODB_BUFFER_PAGE \
+             WHERE TABLE_NAME = '`diff`.`t`' AND INDEX_NAME = 'PRIMARY' AND PAGE_TYPE = 'INDEX'",
+        )
+        .expect("INNODB_BUFFER_PAGE")
+    else {
+        panic!("INNODB_BUFFER_PAGE gives rows")
+    };
+    let mut counts: Vec<u32> = rows
+        .iter()
+        .map(|r| {
+            String::from_utf8_lossy(r[0].as_deref().unwrap_or(b""))
+                .parse()
+                .unwrap()
+        })
+        .collect();
+    // The root holds a node pointer per leaf page; the rest are the leaves.
+    let root = counts
+        .iter()
+        .position(|&n| n as usize == counts.len() - 1)
+        .expect("a root with a pointer to each other page");
+    counts.remove(root);
+    assert!(counts.len() >= 3, "several leaf pages: {counts:?}");
+    let (mut counts, mut runs) = (counts, runs.clone());
+    counts.sort_unstable();
+    runs.sort_unstable();
+    assert_eq!(
+        runs, counts,
+        "runs of keys between page ends, and the leaves' record counts"
+    );
+
+    // A row an open transaction inserted after the last one: the probe
+    // waits for its implicit lock, is read while it waits, and is killed.
+    for sql in ["BEGIN", "INSERT INTO t VALUES (1000, 'y')"] {
+        assert!(matches!(
+            theirs.issue(0, sql),
+            Ok(Issued::Done(Answer::Ok { .. }))
+        ));
+    }
+    assert_eq!(theirs.ends_its_page("t", &key(1000)), Ok(Some(true)));
+    // (It went in after 300, on 300's page.)
+    assert_eq!(theirs.ends_its_page("t", &key(300)), Ok(Some(false)));
+    assert!(matches!(
+        theirs.issue(0, "COMMIT"),
+        Ok(Issued::Done(Answer::Ok { .. }))
+    ));
+    theirs.stop().unwrap();
+}

@@ -13,6 +13,7 @@
 //! InnoDB refreshes at most every 100 ms, `CACHE_MIN_IDLE_TIME_US` in
 //! `trx0i_s.cc`; the monitor reads the lock system under its mutex.)
 
+use super::render;
 use crate::client::{Client, ClientError};
 use crate::storage::SimStorage;
 use engine::io::Clock;
@@ -248,6 +249,18 @@ pub trait Backend {
     /// a side that cannot say.
     fn lock_structs(&mut self) -> Result<BTreeMap<usize, Vec<LockStruct>>, String> {
         Ok(BTreeMap::new())
+    }
+    /// Whether the record of `table`'s clustered index whose primary key
+    /// columns hold `key` (column, SQL literal) is the last record of its
+    /// page, the next one on the page its supremum; `None` from a side
+    /// whose pages a client cannot see (innosim keeps no lock per page:
+    /// [`Local::lock_structs`]), or where the side finds no such record.
+    fn ends_its_page(
+        &mut self,
+        _table: &str,
+        _key: &[(String, String)],
+    ) -> Result<Option<bool>, String> {
+        Ok(None)
     }
     /// Closes the sessions (rolling back what they left open).
     fn stop(&mut self) -> Result<(), String>;
@@ -718,6 +731,34 @@ impl Remote {
         }
     }
 
+    /// A connection to the scenario's database with a thread of its own
+    /// that sends it statements one at a time ([`Backend::issue`]).
+    fn open_session(&self) -> Result<Conn, String> {
+        let mut client = self.connect(Some("diff"))?;
+        let id = client.greeting.connection_id;
+        let (send, requests) = mpsc::channel::<String>();
+        let (answer, answers) = mpsc::channel();
+        std::thread::Builder::new()
+            .name(format!("diff-session-{id}"))
+            .spawn(move || {
+                for sql in requests {
+                    let r = client.query(&sql);
+                    let failed = r.is_err();
+                    if answer.send(r).is_err() || failed {
+                        return;
+                    }
+                }
+                let _ = client.quit();
+            })
+            .map_err(|e| e.to_string())?;
+        Ok(Conn {
+            id,
+            send,
+            answers,
+            busy: false,
+        })
+    }
+
     /// The connections whose transaction waits for a lock now.
     fn lock_waits(&mut self) -> Result<BTreeSet<u32>, String> {
         Ok(waiting_threads(&self.innodb_status()?))
@@ -862,81 +903,103 @@ pub fn lock_structs_of(status: &str, threads: &[u32]) -> BTreeMap<usize, Vec<Loc
         let Some(s) = threads.iter().position(|&t| t == id) else {
             continue;
         };
-        let mut structs: Vec<LockStruct> = Vec::new();
-        let mut in_wait = false;
-        for line in block.lines() {
-            if line.starts_with("------- TRX HAS BEEN WAITING") {
-                in_wait = true;
-                continue;
-            }
-            if in_wait {
-                in_wait = !line.starts_with("------------------");
-                continue;
-            }
-            // `db`.`t` after " table ": the table's name.
-            let table = || {
-                line.find(" table `").map_or(String::new(), |i| {
-                    let rest = line[i + 7..].split(' ').next().unwrap_or("");
-                    rest.rsplit('.')
-                        .next()
-                        .unwrap_or(rest)
-                        .trim_matches('`')
-                        .to_string()
-                })
-            };
-            let word = |key: &str| {
-                line.find(key).map_or(String::new(), |i| {
-                    line[i + key.len()..]
-                        .split(' ')
-                        .next()
-                        .unwrap_or("")
-                        .to_string()
-                })
-            };
-            if line.starts_with("TABLE LOCK") {
-                structs.push(LockStruct {
-                    on: table(),
-                    page: None,
-                    mode: line
-                        .rsplit("lock mode ")
-                        .next()
-                        .unwrap_or("")
-                        .trim()
-                        .to_string(),
-                    waiting: false,
-                    bits: None,
-                });
-            } else if line.starts_with("RECORD LOCKS") {
-                let mode = line
-                    .find("lock_mode ")
-                    .or_else(|| line.find("lock mode "))
-                    .map_or("", |i| &line[i + 10..]);
-                let mut name = mode.split(' ').next().unwrap_or("").to_string();
-                if mode.contains("locks gap before rec") {
-                    name.push_str(",GAP");
-                }
-                if mode.contains("locks rec but not gap") {
-                    name.push_str(",REC");
-                }
-                if mode.contains("insert intention") {
-                    name.push_str(",II");
-                }
-                structs.push(LockStruct {
-                    on: format!("{}.{}", table(), word("index ")),
-                    page: word("page no ").parse().ok(),
-                    mode: name,
-                    waiting: mode.contains("waiting"),
-                    bits: Some(0),
-                });
-            } else if line.starts_with("Record lock, heap no") {
-                if let Some(LockStruct { bits: Some(n), .. }) = structs.last_mut() {
-                    *n += 1;
-                }
-            }
-        }
+        let structs = structs_of_block(block)
+            .into_iter()
+            .map(|(l, _)| l)
+            .collect();
         out.insert(s, structs);
     }
     out
+}
+
+/// The lock structs of the transaction of connection `thread` in `status`
+/// (as [`lock_structs_of`] reads them), each with the heap numbers of the
+/// records it has a bit for (1 is the page's supremum).
+pub fn lock_structs_with_heaps(status: &str, thread: u32) -> Vec<(LockStruct, Vec<u32>)> {
+    transactions(status)
+        .find(|(id, _)| *id == thread)
+        .map_or(Vec::new(), |(_, block)| structs_of_block(block))
+}
+
+/// One transaction's block of the monitor's TRANSACTIONS section, read
+/// into its lock structs with their records' heap numbers.
+fn structs_of_block(block: &str) -> Vec<(LockStruct, Vec<u32>)> {
+    let mut structs: Vec<(LockStruct, Vec<u32>)> = Vec::new();
+    let mut in_wait = false;
+    for line in block.lines() {
+        if line.starts_with("------- TRX HAS BEEN WAITING") {
+            in_wait = true;
+            continue;
+        }
+        if in_wait {
+            in_wait = !line.starts_with("------------------");
+            continue;
+        }
+        // `db`.`t` after " table ": the table's name.
+        let table = || {
+            line.find(" table `").map_or(String::new(), |i| {
+                let rest = line[i + 7..].split(' ').next().unwrap_or("");
+                rest.rsplit('.')
+                    .next()
+                    .unwrap_or(rest)
+                    .trim_matches('`')
+                    .to_string()
+            })
+        };
+        let word = |key: &str| {
+            line.find(key).map_or(String::new(), |i| {
+                line[i + key.len()..]
+                    .split(' ')
+                    .next()
+                    .unwrap_or("")
+                    .to_string()
+            })
+        };
+        if line.starts_with("TABLE LOCK") {
+            let lock = LockStruct {
+                on: table(),
+                page: None,
+                mode: line
+                    .rsplit("lock mode ")
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+                    .to_string(),
+                waiting: false,
+                bits: None,
+            };
+            structs.push((lock, Vec::new()));
+        } else if line.starts_with("RECORD LOCKS") {
+            let mode = line
+                .find("lock_mode ")
+                .or_else(|| line.find("lock mode "))
+                .map_or("", |i| &line[i + 10..]);
+            let mut name = mode.split(' ').next().unwrap_or("").to_string();
+            if mode.contains("locks gap before rec") {
+                name.push_str(",GAP");
+            }
+            if mode.contains("locks rec but not gap") {
+                name.push_str(",REC");
+            }
+            if mode.contains("insert intention") {
+                name.push_str(",II");
+            }
+            let lock = LockStruct {
+                on: format!("{}.{}", table(), word("index ")),
+                page: word("page no ").parse().ok(),
+                mode: name,
+                waiting: mode.contains("waiting"),
+                bits: Some(0),
+            };
+            structs.push((lock, Vec::new()));
+        } else if line.starts_with("Record lock, heap no") {
+            if let Some((LockStruct { bits: Some(n), .. }, heaps)) = structs.last_mut() {
+                *n += 1;
+                heaps.extend(word("heap no ").parse::<u32>().ok());
+            }
+        }
+    }
+    structs
 }
 
 impl Backend for Remote {
@@ -965,29 +1028,8 @@ impl Backend for Remote {
             self.must(sql)?;
         }
         for _ in 0..sessions {
-            let mut client = self.connect(Some("diff"))?;
-            let id = client.greeting.connection_id;
-            let (send, requests) = mpsc::channel::<String>();
-            let (answer, answers) = mpsc::channel();
-            std::thread::Builder::new()
-                .name(format!("diff-session-{id}"))
-                .spawn(move || {
-                    for sql in requests {
-                        let r = client.query(&sql);
-                        let failed = r.is_err();
-                        if answer.send(r).is_err() || failed {
-                            return;
-                        }
-                    }
-                    let _ = client.quit();
-                })
-                .map_err(|e| e.to_string())?;
-            self.sessions.push(Conn {
-                id,
-                send,
-                answers,
-                busy: false,
-            });
+            let conn = self.open_session()?;
+            self.sessions.push(conn);
         }
         let mut blocker = self.connect(Some("diff"))?;
         match blocker.query(PURGE_BLOCKER) {
@@ -1074,6 +1116,90 @@ impl Backend for Remote {
         } else {
             engine::LaterRules::NONE
         })
+    }
+
+    /// A probe on its own connection, at REPEATABLE READ: `SELECT ...
+    /// WHERE key <= the record's ORDER BY key DESC LIMIT 1 FOR UPDATE`
+    /// through the clustered index. A descending locking read places a gap
+    /// lock on the record after the one it starts from before it locks that
+    /// one (`row_search_mvcc`, "to prevent phantoms in ORDER BY ... DESC
+    /// queries": `page_rec_get_next` on the same page), so the probe's
+    /// locks in the monitor show the page of the record and whether the
+    /// page's supremum comes next. The probe may wait for the record (its
+    /// inserter's implicit lock); it is read while it waits, then killed.
+    fn ends_its_page(
+        &mut self,
+        table: &str,
+        key: &[(String, String)],
+    ) -> Result<Option<bool>, String> {
+        if key.is_empty() {
+            return Ok(None);
+        }
+        // (a, b) <= (x, y) as ranges the optimizer reads: a < x OR (a = x
+        // AND b <= y).
+        let mut ors = Vec::new();
+        for i in 0..key.len() {
+            let mut ands: Vec<String> = key[..i]
+                .iter()
+                .map(|(c, v)| format!("{} = {v}", render::ident(c)))
+                .collect();
+            let (c, v) = &key[i];
+            let op = if i + 1 == key.len() { "<=" } else { "<" };
+            ands.push(format!("{} {op} {v}", render::ident(c)));
+            ors.push(format!("({})", ands.join(" AND ")));
+        }
+        let order: Vec<String> = key
+            .iter()
+            .map(|(c, _)| format!("{} DESC", render::ident(c)))
+            .collect();
+        let sql = format!(
+            "SELECT 1 FROM {} FORCE INDEX (PRIMARY) WHERE {} ORDER BY {} LIMIT 1 FOR UPDATE",
+            render::ident(table),
+            ors.join(" OR "),
+            order.join(", ")
+        );
+        let _ = self
+            .control()?
+            .query("SET GLOBAL innodb_status_output_locks = ON");
+        let probe = self.open_session()?;
+        let id = probe.id;
+        self.sessions.push(probe);
+        let s = self.sessions.len() - 1;
+        let result = (|| -> Result<Option<bool>, String> {
+            for sql in [
+                "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ",
+                "BEGIN",
+                sql.as_str(),
+            ] {
+                match self.issue(s, sql)? {
+                    Issued::Done(Answer::Err { code, message, .. }) => {
+                        return Err(format!("{}: probe {sql}: {code} {message}", self.url))
+                    }
+                    Issued::Done(_) | Issued::Blocked => {}
+                }
+            }
+            let status = self.innodb_status()?;
+            let on = format!("{table}.PRIMARY");
+            let structs = lock_structs_with_heaps(&status, id);
+            // The page of the record the read started from: the one it
+            // locks (or waits for) other than a supremum.
+            let Some(page) = structs
+                .iter()
+                .filter(|(l, heaps)| l.on == on && heaps.iter().any(|&h| h > 1))
+                .find_map(|(l, _)| l.page)
+            else {
+                return Ok(None);
+            };
+            Ok(Some(structs.iter().any(|(l, heaps)| {
+                l.on == on && l.page == Some(page) && heaps.contains(&1)
+            })))
+        })();
+        if self.sessions[s].busy {
+            // Waiting: end the probe's statement and transaction.
+            self.must(&format!("KILL {id}"))?;
+        }
+        self.sessions.pop();
+        result
     }
 
     fn stop(&mut self) -> Result<(), String> {

@@ -700,6 +700,158 @@ pub fn weights_before_last(
     Ok(w)
 }
 
+/// The primary key of the row a single-row `INSERT ... VALUES` puts in
+/// `tables`' table, as (column, SQL literal) pairs, and the table's name;
+/// `None` for any other statement (REPLACE, IGNORE, ON DUPLICATE KEY
+/// UPDATE, INSERT ... SELECT, several rows, a key prefix, a value that is
+/// not a literal).
+fn inserted_key(sql: &str, tables: &[TableDef]) -> Option<(String, Vec<(String, String)>)> {
+    use engine::sql::ast::{Expr, InsertSource, OnDuplicate, Stmt, UnOp};
+    use engine::sql::value::Datum;
+    let Ok(Stmt::Insert {
+        table,
+        columns,
+        source: InsertSource::Values(rows),
+        on_duplicate: OnDuplicate::Error,
+    }) = engine::sql::parse::parse(sql)
+    else {
+        return None;
+    };
+    let [row] = rows.as_slice() else {
+        return None;
+    };
+    let def = tables
+        .iter()
+        .find(|d| d.name.eq_ignore_ascii_case(&table.name))?;
+    if def.primary_key.is_empty() || def.primary_prefixes.iter().any(|&p| p != 0) {
+        return None;
+    }
+    let lit = |e: &Expr| -> Option<String> {
+        match e {
+            Expr::Lit(Datum::Int(i)) => Some(i.to_string()),
+            Expr::Lit(Datum::UInt(u)) => Some(u.to_string()),
+            Expr::Lit(Datum::Str(b)) => Some(render::quote(b)),
+            Expr::Unary(UnOp::Neg, inner) => match inner.as_ref() {
+                Expr::Lit(Datum::Int(i)) => Some((-i).to_string()),
+                Expr::Lit(Datum::UInt(u)) => Some(format!("-{u}")),
+                _ => None,
+            },
+            _ => None,
+        }
+    };
+    let mut key = Vec::new();
+    for &c in &def.primary_key {
+        let name = &def.columns[c].name;
+        let at = match &columns {
+            Some(cols) => cols.iter().position(|n| n.eq_ignore_ascii_case(name))?,
+            None => c,
+        };
+        key.push((name.clone(), lit(row.get(at)?)?));
+    }
+    Some((def.name.clone(), key))
+}
+
+/// Whether the sessions innosim leaves waiting at a run's last step, where
+/// the server finished them, are inserts the server let in only because
+/// of where its pages end: `Ok(report)` if so, `Err(why not)`.
+///
+/// InnoDB checks an insert against the locks on the record after it on
+/// the same page (`lock_rec_insert_check_and_lock`: `page_rec_get_next`),
+/// which for a row that goes in last on its page is that page's supremum:
+/// a gap lock a range read left on the first record of the next page (a
+/// read that stopped there: LIMIT, the end of its range, a descending
+/// read's start) does not stop it. innosim keeps its locks by key, not
+/// by page (its pages are not InnoDB's byte for byte, and split
+/// elsewhere), so its insert waits for that lock. The witness is the
+/// server's own: every such session's statement is a single-row INSERT
+/// whose wait on innosim's side is an insert intention on a record of the
+/// table's clustered index (not its supremum), and on the server the row
+/// it put in is the last on its page ([`Backend::ends_its_page`]). The
+/// run is made again on fresh sides to look at both; it must part the same
+/// way.
+pub fn inserts_at_page_end(
+    scenario: &Scenario,
+    out: &Outcome,
+    ours: &mut dyn Backend,
+    theirs: &mut dyn Backend,
+) -> Result<Result<String, String>, String> {
+    let Some(last) = out.steps.last() else {
+        return Ok(Err("no step".into()));
+    };
+    let (o, t) = (&last.ours, &last.theirs);
+    let parted: BTreeSet<usize> = o.blocked.difference(&t.blocked).copied().collect();
+    if parted.is_empty() {
+        return Ok(Err("innosim waits nowhere the server did not".into()));
+    }
+    let mut rest = t.finished.clone();
+    rest.retain(|s, _| !parted.contains(s));
+    let same_otherwise = rest == o.finished
+        && t.blocked.is_subset(&o.blocked)
+        && parted
+            .iter()
+            .all(|s| matches!(t.finished.get(s), Some(Answer::Ok { .. })));
+    if !same_otherwise {
+        return Ok(Err(
+            "the sides differ in more than inserts innosim keeps waiting".into(),
+        ));
+    }
+    let mut inserts = Vec::new();
+    for &s in &parted {
+        let Some(step) = out.steps.iter().rev().find(|st| st.session == s) else {
+            return Ok(Err(format!("s{s} sent nothing")));
+        };
+        match inserted_key(&step.sql, &scenario.tables) {
+            Some((table, key)) => inserts.push((s, table, key)),
+            None => return Ok(Err(format!("s{s}'s statement is not a one-row INSERT"))),
+        }
+    }
+    let t_run = Transcript::of_run(scenario, out);
+    ours.set_sort_buffer(scenario.sort_buffer_bytes);
+    ours.start(t_run.sessions, &t_run.setup)?;
+    theirs.start(t_run.sessions, &t_run.setup)?;
+    let mut again = Outcome::default();
+    run_steps(&t_run, ours, theirs, &mut again)?;
+    let verdict = (|| -> Result<Result<String, String>, String> {
+        let same_again = again.steps.len() == out.steps.len()
+            && again
+                .steps
+                .last()
+                .is_some_and(|st| st.ours == *o && st.theirs == *t);
+        if !same_again {
+            return Ok(Err("the run does not part the same way again".into()));
+        }
+        let structs = ours.lock_structs()?;
+        let mut report = String::new();
+        for (s, table, key) in &inserts {
+            let on = format!("{table}.PRIMARY");
+            let waits_ii = structs.get(s).is_some_and(|l| {
+                l.iter()
+                    .any(|l| l.waiting && l.on == on && l.mode == "X,GAP,II")
+            });
+            if !waits_ii {
+                return Ok(Err(format!(
+                    "s{s} waits in innosim for something other than an insert intention on {on}"
+                )));
+            }
+            if theirs.ends_its_page(table, key)? != Some(true) {
+                return Ok(Err(format!(
+                    "s{s}'s row is not the last of its page on the server"
+                )));
+            }
+            let k: Vec<&str> = key.iter().map(|(_, v)| v.as_str()).collect();
+            report.push_str(&format!(
+                "         s{s}: its row ({}) is the last of its page on the server, \
+                 which checked the page's supremum; innosim waits with an insert intention on {on}\n",
+                k.join(", ")
+            ));
+        }
+        Ok(Ok(report))
+    })();
+    ours.stop()?;
+    theirs.stop()?;
+    verdict
+}
+
 /// Weights by session, as a report shows them (`s0 3, s1 5`): a weight of
 /// 0 (a transaction begun that holds nothing and wrote nothing, which
 /// innosim lists and MariaDB, starting its transactions at their first
@@ -950,6 +1102,10 @@ pub struct Summary {
     /// ([`layout_bound`]): each seed with its report. Not mismatches, and
     /// not the version's: innosim's pages are not InnoDB's byte for byte.
     pub layout: Vec<(u64, String)>,
+    /// Inserts innosim keeps waiting that the server let in because the
+    /// row went in last on its page ([`inserts_at_page_end`]): each seed
+    /// with its report. Not mismatches, for the same reason.
+    pub page_end: Vec<(u64, String)>,
 }
 
 /// The rare paths innosim's side of a campaign took: what the scenarios
@@ -1274,8 +1430,31 @@ pub fn campaign(
                     "(innosim with the later version's rules, past a difference they explain)\n{r}"
                 );
             }
+            let mut page_end = false;
+            let innosim_waits_more = out
+                .steps
+                .last()
+                .is_some_and(|st| !st.ours.blocked.is_subset(&st.theirs.blocked));
+            if !deadlock && innosim_waits_more {
+                let mut ours = backend::Local::with_later_rules(if with_rules {
+                    sum.later
+                } else {
+                    engine::LaterRules::NONE
+                });
+                match inserts_at_page_end(&scenario, &out, &mut ours, theirs)
+                    .map_err(|e| format!("seed {seed}: {e}"))?
+                {
+                    Ok(why) => {
+                        r.push_str(&why);
+                        page_end = true;
+                    }
+                    Err(why) => r.push_str(&format!("         not the pages' doing: {why}\n")),
+                }
+            }
             if layout {
                 sum.layout.push((seed, r));
+            } else if page_end {
+                sum.page_end.push((seed, r));
             } else {
                 sum.mismatches.push((seed, r));
             }
