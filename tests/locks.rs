@@ -653,6 +653,64 @@ fn deadlock_victim_weight_ignores_rolled_back_undo_records() -> Result<()> {
     Ok(())
 }
 
+/// An UPDATE in place or a DELETE that must wait to change the row's
+/// entry in a secondary index keeps what it did while it waits: InnoDB
+/// changes the clustered record first (its undo record written) and waits
+/// inside `row_upd_sec_step`, so the change counts in the transaction's
+/// deadlock weight (default seed 2861: MariaDB chose the other victim by
+/// it) and the statement goes on from there when granted.
+#[test]
+fn a_change_waiting_in_a_secondary_index_keeps_its_clustered_change() -> Result<()> {
+    for delete in [false, true] {
+        let (mut e, _clock) = open(Config::default(), &[4, 5, 6])?;
+        let (t1, t2) = (e.session(), e.session());
+        // T1 shares the entry (5, 5) of index k alone: a LOCK IN SHARE
+        // MODE read of the covering index (build_template needs no
+        // clustered record).
+        ok(&mut e, t1, Request::Begin)?;
+        let entry = RangeBound::Included(vec![Value::UInt(5)]);
+        let read = Request::IndexOnly {
+            read: Box::new(Request::Locking {
+                read: Box::new(Request::Scan {
+                    table: T.into(),
+                    index: Some("k".into()),
+                    low: entry.clone(),
+                    high: entry,
+                    reverse: false,
+                    limit: None,
+                }),
+                exclusive: false,
+                index_condition: false,
+            }),
+        };
+        ok(&mut e, t1, read)?;
+        ok(&mut e, t2, Request::Begin)?;
+        let change = if delete {
+            Request::Delete {
+                table: T.into(),
+                key: vec![Value::UInt(5)],
+            }
+        } else {
+            update(5, 105)
+        };
+        waits(&mut e, t2, change)?;
+        // Its undo record, its IX, its X on the clustered record, and its
+        // waiting X on the entry.
+        assert_eq!(trx_row(&mut e, t2)?.trx_weight, 4, "delete {delete}");
+        still_waits(&mut e, t2)?;
+        ok(&mut e, t1, Request::Commit)?;
+        assert_eq!(resumes(&mut e, t2)?, Response::Affected(1));
+        // Granted, it went on from the entry: still one undo record (the
+        // waiting struct now holds the granted lock).
+        assert_eq!(trx_row(&mut e, t2)?.trx_weight, 4, "one change, not two");
+        ok(&mut e, t2, Request::Commit)?;
+        let want = if delete { None } else { Some(105) };
+        assert_eq!(committed_k(&mut e, 5)?, want);
+        assert!(e.check_table(T)?.problems.is_empty());
+    }
+    Ok(())
+}
+
 // ---------------------------------------------------------------------------
 // 3. Gaps under REPEATABLE READ.
 // ---------------------------------------------------------------------------

@@ -359,6 +359,15 @@ impl InsertShape {
 /// statement to its start, so it keeps nothing. Where the oracle cannot
 /// tell (it does not follow which record is the row's), it allows each
 /// count.
+///
+/// An UPDATE in place and a DELETE of one row change the clustered record
+/// first (its undo record written), then the row's secondary entries
+/// index by index (`row_upd_sec_step`), and a wait for a lock on one of
+/// those entries keeps the change (InnoDB's thread waits inside the row
+/// operation): one undo record. A wait for the row's own lock, or in the
+/// duplicate check innosim runs on an update's unique secondary indexes
+/// before the clustered change, keeps nothing (so with a unique secondary
+/// index a wait there may keep either).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct UpdateShape {
     /// The table's id.
@@ -368,11 +377,30 @@ pub struct UpdateShape {
     /// The table is compressed: the insert of the moved row may have
     /// taken [`REFUSED_INSERT_UNDO`] more undo records.
     pub compressed: bool,
+    /// The update moves its row; else it is an update in place or a
+    /// delete.
+    pub moves: bool,
+    /// In place, an update of a table with a unique secondary index,
+    /// checked before the clustered change.
+    pub unique_first: bool,
 }
 
 impl UpdateShape {
     fn kept(&self, target: &OTarget) -> Kept {
         let (OTarget::Table(t) | OTarget::Record(t, _, _)) = target;
+        if !self.moves {
+            let (lo, hi) = match target {
+                OTarget::Record(_, i, _) if *t == self.table && *i != self.clustered => {
+                    (u64::from(!self.unique_first), 1)
+                }
+                _ => (0, 0),
+            };
+            return Kept {
+                lo,
+                hi,
+                insert: None,
+            };
+        }
         let (lo, hi) = match target {
             _ if *t != self.table => (0, 0),
             OTarget::Table(_) => (0, 0),

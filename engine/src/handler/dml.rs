@@ -66,7 +66,10 @@ impl Engine {
             }
             Ok(DmlResult::Wait(lock)) => {
                 let sess = self.session_mut(s);
-                if sess.insert_progress.is_none() && sess.update_progress.is_none() {
+                if sess.insert_progress.is_none()
+                    && sess.update_progress.is_none()
+                    && sess.change_progress.is_none()
+                {
                     self.rollback_statement(s, undo_no)?;
                 }
                 self.suspend(s, request, lock, undo_no)
@@ -409,6 +412,9 @@ impl Engine {
                 let mut progress = (sess.update_progress.take())
                     .filter(|&(t, _)| t == id)
                     .map(|(_, done)| done);
+                let mut kept = (sess.change_progress.take())
+                    .filter(|(t, _)| *t == id)
+                    .map(|(_, k)| k);
                 let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys, duplicates);
                 let mut old = None;
                 let outcome = write::update_returning(
@@ -421,10 +427,14 @@ impl Engine {
                     &mut ctx,
                     &mut old,
                     &mut progress,
+                    &mut kept,
                 )?;
                 if let (Outcome::Wait(_), Some(done)) = (&outcome, progress) {
                     self.stats.updates_kept_deleted += 1;
                     self.session_mut(s).update_progress = Some((id, done));
+                }
+                if let (Outcome::Wait(_), Some(k)) = (&outcome, kept) {
+                    self.session_mut(s).change_progress = Some((id, k));
                 }
                 match outcome {
                     Outcome::Done(n) => match old.filter(|_| n > 0) {
@@ -450,6 +460,9 @@ impl Engine {
                 if let Some(w) = table_lock(&mut self.locks, trx.id, id, TableMode::IX, now) {
                     return Ok(DmlResult::Wait(w));
                 }
+                let mut kept = (sess.change_progress.take())
+                    .filter(|(t, _)| *t == id)
+                    .map(|(_, k)| k);
                 let mut ctx = lock_ctx(&mut self.locks, trx, now, &self.sys, false);
                 let mut old = None;
                 // The deleted row's columns, for the constraints that
@@ -462,12 +475,18 @@ impl Engine {
                     &key,
                     &mut ctx,
                     referenced.then_some(&mut old),
+                    &mut kept,
                 )? {
                     Outcome::Done(n) => match old.filter(|_| n > 0) {
                         Some(old) => Ok(self.after_change(s, id, &old, None, n)?),
                         None => Ok(DmlResult::Done(Response::Affected(n))),
                     },
-                    Outcome::Wait(t) => Ok(DmlResult::Wait(t)),
+                    Outcome::Wait(t) => {
+                        if let Some(k) = kept {
+                            self.session_mut(s).change_progress = Some((id, k));
+                        }
+                        Ok(DmlResult::Wait(t))
+                    }
                 }
             }
             Request::Locking {

@@ -542,6 +542,9 @@ impl Engine {
                 key,
                 &mut ctx,
                 Some(&mut old),
+                // A cascade that waits is undone with its statement and
+                // runs again from the start.
+                &mut None,
             )?
         } else {
             write::update_returning(
@@ -555,6 +558,7 @@ impl Engine {
                 &mut old,
                 // A cascade that waits is undone with its statement and
                 // runs again from the start.
+                &mut None,
                 &mut None,
             )?
         };

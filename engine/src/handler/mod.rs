@@ -117,6 +117,10 @@ struct Session {
     /// insert: its delete is done, and its insert got this far
     /// ([`write::update_returning`]); it goes on from there.
     update_progress: Option<(u64, Option<usize>)>,
+    /// An update in place or a delete of a table (by id) that waited in a
+    /// secondary index: its clustered change and the entries before that
+    /// index are done ([`write::KeptChange`]); it goes on from there.
+    change_progress: Option<(u64, write::KeptChange)>,
     /// The undo number the request that runs again after a wait began at
     /// (moved here from its [`Pending`] for the run).
     undo_mark: Option<u64>,
@@ -437,10 +441,11 @@ impl Engine {
 
     /// A waiting request that gives up (its wait timed out or was given
     /// up) undoes what it did before it waited: an insert's clustered
-    /// record and entries kept in place.
+    /// record and entries kept in place, an update's or delete's change.
     fn undo_waited(&mut self, s: SessionId, undo_mark: u64) -> Result<()> {
         self.session_mut(s).insert_progress = None;
         self.session_mut(s).update_progress = None;
+        self.session_mut(s).change_progress = None;
         let r = self.rollback_statement(s, undo_mark);
         self.guard(r)
     }
@@ -731,6 +736,7 @@ impl Engine {
             x.kept_row_id = None;
             x.insert_progress = None;
             x.update_progress = None;
+            x.change_progress = None;
             x.undo_mark = None;
         }
         let r = self

@@ -603,6 +603,7 @@ pub fn insert(
             UndoKind::UpdDel,
             ctx,
             false,
+            &mut None,
         )?;
         debug_assert_eq!(done, Outcome::Done(1), "no secondary entry was touched");
         let Some(now) = btree::get(pager, &table.clustered, &refs)? else {
@@ -722,6 +723,7 @@ fn update_record(
     kind: UndoKind,
     ctx: &mut LockCtx<'_>,
     secondaries: bool,
+    kept: &mut Option<KeptChange>,
 ) -> Result<Outcome> {
     let old_reps = reps_of(&table.clustered.leaf, old_rec)?;
     let (mut reps, written) = place(pager, table, sources)?;
@@ -761,22 +763,71 @@ fn update_record(
         }
         return Err(e);
     }
-    for sec in table.secondary.iter().filter(|_| secondaries) {
+    if !secondaries {
+        return Ok(Outcome::Done(1));
+    }
+    match change_secondaries(pager, table, old_rec, &new_rec, kind, ctx, 0)? {
+        Ok(()) => Ok(Outcome::Done(1)),
+        Err((done, w)) => {
+            if kind == UndoKind::UpdExist {
+                *kept = Some(KeptChange {
+                    old_rec: old_rec.to_vec(),
+                    done,
+                });
+            }
+            Ok(Outcome::Wait(w))
+        }
+    }
+}
+
+/// What an UPDATE in place or a DELETE of one row has done when it waits
+/// for a lock on a secondary entry (`lock_sec_rec_modify_check_and_lock`,
+/// or an insert intention): its clustered record is changed, its undo
+/// record written, and the entries of the first `done` secondary indexes
+/// changed. InnoDB's thread waits inside the row operation
+/// (`row_upd_sec_step`) and goes on from there when granted, so the
+/// change counts in the transaction's deadlock weight while it waits;
+/// the statement runs again from here ([`update_returning`],
+/// [`delete_returning`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptChange {
+    /// The row's clustered record before the change.
+    pub old_rec: Vec<u8>,
+    /// Secondary indexes done.
+    pub done: usize,
+}
+
+/// Changes the row's entries in the secondary indexes from `from` on, for
+/// a clustered record changed from `old_rec` to `new_rec`: an update in
+/// place delete-marks each entry that changes and inserts the new one; an
+/// insert over a delete-marked record (`UpdDel`) inserts every entry.
+/// `Err((index, lock))` where one must wait (that index not done).
+#[allow(clippy::too_many_arguments)]
+fn change_secondaries(
+    pager: &mut Pager,
+    table: &Table,
+    old_rec: &[u8],
+    new_rec: &[u8],
+    kind: UndoKind,
+    ctx: &mut LockCtx<'_>,
+    from: usize,
+) -> Result<std::result::Result<(), (usize, LockId)>> {
+    for (i, sec) in table.secondary.iter().enumerate().skip(from) {
         let old_e = sec_entry(pager, table, sec, old_rec)?;
-        let new_e = sec_entry(pager, table, sec, &new_rec)?;
+        let new_e = sec_entry(pager, table, sec, new_rec)?;
         if old_e != new_e && kind == UndoKind::UpdExist {
             if let Some(w) = sec_mark_locked(pager, table, sec, &old_e, ctx)? {
-                return Ok(Outcome::Wait(w));
+                return Ok(Err((i, w)));
             }
         }
         if old_e != new_e || kind == UndoKind::UpdDel {
             pager.free_check()?;
             if let Some(w) = sec_insert_locked(pager, table, sec, &new_e, ctx)? {
-                return Ok(Outcome::Wait(w));
+                return Ok(Err((i, w)));
             }
         }
     }
-    Ok(Outcome::Done(1))
+    Ok(Ok(()))
 }
 
 /// The stored form of a row's columns, one per column (`None`: NULL).
@@ -794,7 +845,7 @@ pub fn update(
     ctx: &mut LockCtx<'_>,
 ) -> Result<Outcome> {
     update_returning(
-        pager, sys, table, trx, key, changes, ctx, &mut None, &mut None,
+        pager, sys, table, trx, key, changes, ctx, &mut None, &mut None, &mut None,
     )
 }
 
@@ -805,7 +856,9 @@ pub fn update(
 /// put in (`row_upd_clust_rec_by_insert` leaves its node at
 /// UPD_NODE_INSERT_CLUSTERED): `progress` says so (`Some`, with the
 /// insert's own progress), and the update run again with it goes on with
-/// the insert.
+/// the insert. An update in place that must wait in a secondary index
+/// keeps its clustered change and the entries done (`kept`,
+/// [`KeptChange`]), and the update run again with it goes on from there.
 #[allow(clippy::too_many_arguments)]
 pub fn update_returning(
     pager: &mut Pager,
@@ -817,7 +870,22 @@ pub fn update_returning(
     ctx: &mut LockCtx<'_>,
     old: &mut Option<Columns>,
     progress: &mut Option<Option<usize>>,
+    kept: &mut Option<KeptChange>,
 ) -> Result<Outcome> {
+    if let Some(k) = kept.take() {
+        let now = kept_record(pager, table, key, "update")?;
+        *old = Some(current_columns(pager, table, &k.old_rec)?);
+        let kind = UndoKind::UpdExist;
+        return Ok(
+            match change_secondaries(pager, table, &k.old_rec, &now, kind, ctx, k.done)? {
+                Ok(()) => Outcome::Done(1),
+                Err((done, w)) => {
+                    *kept = Some(KeptChange { done, ..k });
+                    Outcome::Wait(w)
+                }
+            },
+        );
+    }
     if let Some(inserted) = progress.take() {
         // The row is delete-marked, by this transaction, under its X lock.
         let Some(found) = btree::get(pager, &table.clustered, &btree::key_refs(key))? else {
@@ -910,7 +978,20 @@ pub fn update_returning(
         UndoKind::UpdExist,
         ctx,
         true,
+        kept,
     )
+}
+
+/// The clustered record of the row whose change waited with its work kept
+/// ([`KeptChange`]): it is there, changed by this transaction.
+fn kept_record(pager: &mut Pager, table: &Table, key: &Key, what: &str) -> Result<Vec<u8>> {
+    match btree::get(pager, &table.clustered, &btree::key_refs(key))? {
+        Some(found) => Ok(found.rec),
+        None => Err(Error::Corrupt {
+            file: table.name().to_string(),
+            reason: format!("the record of an {what} that waited with its change kept is gone"),
+        }),
+    }
 }
 
 /// The insert of a row-moving update ([`update_returning`]), its
@@ -1039,11 +1120,15 @@ pub fn delete(
     key: &Key,
     ctx: &mut LockCtx<'_>,
 ) -> Result<Outcome> {
-    delete_returning(pager, sys, table, trx, key, ctx, None)
+    delete_returning(pager, sys, table, trx, key, ctx, None, &mut None)
 }
 
 /// [`delete`], leaving the deleted row's columns in `old` when it is
-/// given and the row is deleted.
+/// given and the row is deleted. A delete that must wait to delete-mark
+/// a secondary entry keeps its clustered delete mark and the entries
+/// marked (`kept`, [`KeptChange`]), and the delete run again with it
+/// goes on from there.
+#[allow(clippy::too_many_arguments)]
 pub fn delete_returning(
     pager: &mut Pager,
     sys: &mut TrxSys,
@@ -1052,7 +1137,15 @@ pub fn delete_returning(
     key: &Key,
     ctx: &mut LockCtx<'_>,
     old: Option<&mut Option<Columns>>,
+    kept: &mut Option<KeptChange>,
 ) -> Result<Outcome> {
+    if let Some(k) = kept.take() {
+        kept_record(pager, table, key, "delete")?;
+        if let Some(old) = old {
+            *old = Some(current_columns(pager, table, &k.old_rec)?);
+        }
+        return mark_secondaries(pager, table, k.old_rec, ctx, k.done, kept);
+    }
     let refs = btree::key_refs(key);
     let found = match lock_for_change(pager, table, key, ctx)? {
         None | Some(Locked::Deleted) => return Ok(Outcome::Done(0)),
@@ -1081,9 +1174,24 @@ pub fn delete_returning(
     reps[table.roll_ptr_field] = Rep::Inline(ptr.encode().to_vec());
     let new_rec = super::encode(&table.clustered.leaf, &reps, true);
     btree::set_delete_mark(pager, &table.clustered, &refs, true, Some(&new_rec))?;
-    for sec in &table.secondary {
-        let e = sec_entry(pager, table, sec, &found.rec)?;
+    mark_secondaries(pager, table, found.rec, ctx, 0, kept)
+}
+
+/// Delete-marks the entries of a deleted row (whose clustered record was
+/// `old_rec`) in the secondary indexes from `from` on; where one must
+/// wait, the work so far is `kept`.
+fn mark_secondaries(
+    pager: &mut Pager,
+    table: &Table,
+    old_rec: Vec<u8>,
+    ctx: &mut LockCtx<'_>,
+    from: usize,
+    kept: &mut Option<KeptChange>,
+) -> Result<Outcome> {
+    for (i, sec) in table.secondary.iter().enumerate().skip(from) {
+        let e = sec_entry(pager, table, sec, &old_rec)?;
         if let Some(w) = sec_mark_locked(pager, table, sec, &e, ctx)? {
+            *kept = Some(KeptChange { old_rec, done: i });
             return Ok(Outcome::Wait(w));
         }
     }
@@ -1096,7 +1204,7 @@ pub fn delete_returning(
 /// with X (a locking read through the index that has not reached the row
 /// yet), the change queues an X lock and waits; otherwise it takes none,
 /// the row's clustered X lock covering the entry. `Some(lock)` if the
-/// change must wait (the statement is then rolled back and run again).
+/// change must wait (the change keeps its work, [`KeptChange`]).
 fn sec_mark_locked(
     pager: &mut Pager,
     table: &Table,

@@ -277,7 +277,9 @@ struct Sess {
     /// (`row_upd_clust_rec_by_insert`), and the insert's clustered record
     /// through a wait in a secondary index, so a READ UNCOMMITTED reader
     /// may find either state (the runner allows both: which one the wait
-    /// is in, it does not follow).
+    /// is in, it does not follow). For a waiting update in place or
+    /// delete whose wait is in a secondary index, the row as it changes it
+    /// (its clustered change is kept through the wait).
     in_flight: Vec<Write>,
     /// How many of the running insert's indexes (the clustered index
     /// first) were judged for the gaps they checked, in the steps that put

@@ -235,19 +235,21 @@ fn insert_shape(world: &World, req: Option<&Request>) -> Option<models::lock::In
     Some(out)
 }
 
-/// The shape of an update for the lock oracle
-/// ([`models::lock::UpdateShape`]) if it moves its row.
+/// The shape of an update or a delete of one row for the lock oracle
+/// ([`models::lock::UpdateShape`]): what it keeps while it waits.
 fn update_shape(
     world: &World,
     own: &[Write],
     req: Option<&Request>,
 ) -> Option<models::lock::UpdateShape> {
-    let Some(Request::Update { table, key, set }) = req else {
-        return None;
+    let (table, moves) = match req {
+        Some(Request::Update { table, key, set }) => {
+            (table, moves_row(world, own, table, key, set))
+        }
+        Some(Request::Delete { table, .. }) => (table, false),
+        _ => return None,
     };
-    if !moves_row(world, own, table, key, set) {
-        return None;
-    }
+    let is_update = matches!(req, Some(Request::Update { .. }));
     let t = world.engine.as_ref()?.table(table).ok()?;
     Some(models::lock::UpdateShape {
         table: t.id,
@@ -256,6 +258,8 @@ fn update_shape(
             .schema
             .table(table)
             .is_some_and(|s| s.zip_size.is_some()),
+        moves,
+        unique_first: is_update && !moves && t.secondary.iter().any(|s| s.def.unique),
     })
 }
 
@@ -430,6 +434,12 @@ fn stepped(
             if let (true, Some(txn)) = (s.in_flight.is_empty(), s.txn.as_ref()) {
                 s.in_flight = moving_update(world, &txn.writes, &req);
             }
+            if let (true, Some(txn), Some(trx)) = (s.in_flight.is_empty(), s.txn.as_ref(), s.trx) {
+                s.in_flight = kept_change(world, &txn.writes, &req, trx);
+                if !s.in_flight.is_empty() {
+                    world.stats.changes_kept_in_place += 1;
+                }
+            }
             if let (Request::Insert { table, .. }, Some(w), Some(trx)) =
                 (&req, s.in_flight.first().cloned(), s.trx)
             {
@@ -599,8 +609,7 @@ pub(super) fn statement_writes(world: &World, own: &[Write], req: &Request) -> V
 /// deleted and the row at its new key (the model's writes where it says
 /// the update would succeed now, else the row as the change makes it; see
 /// `Sess::in_flight`). Empty for any other statement, and for an update
-/// that leaves the key alone, which changes its row in place only once it
-/// has every lock it needs.
+/// that leaves the key alone ([`kept_change`]).
 fn moving_update(world: &World, own: &[Write], req: &Request) -> Vec<Write> {
     let Request::Update { table, key, set } = req else {
         return Vec::new();
@@ -645,6 +654,51 @@ fn moving_update(world: &World, own: &[Write], req: &Request) -> Vec<Write> {
         }
     }
     out
+}
+
+/// What a waiting UPDATE in place or DELETE of one row `req` has done
+/// where a READ UNCOMMITTED reader sees it, when its transaction `trx`
+/// waits in one of the table's secondary indexes: its clustered change,
+/// kept through the wait (`models::lock::UpdateShape`; the row as the
+/// model would change it, or deleted). A wait there may also come before
+/// the change (an update's unique check), so the reader may find either
+/// state. Empty for any other wait and statement.
+fn kept_change(world: &World, own: &[Write], req: &Request, trx: u64) -> Vec<Write> {
+    let (Request::Update { table, key, .. } | Request::Delete { table, key }) = req else {
+        return Vec::new();
+    };
+    let Some(engine_table) = world.engine.as_ref().and_then(|e| e.table(table).ok()) else {
+        return Vec::new();
+    };
+    let in_secondary = matches!(
+        world.locks.waiting_target(trx),
+        Some(models::lock::OTarget::Record(t, i, _))
+            if t == engine_table.id && i != engine_table.clustered.id
+    );
+    let Some(t) = world.schema.table(table).filter(|_| in_secondary) else {
+        return Vec::new();
+    };
+    let at = t.key_from_values(None, key);
+    let Some(mut row) = crate::judge::reads::visible(&world.committed, own, table, &at) else {
+        return Vec::new();
+    };
+    let Request::Update { set, .. } = req else {
+        return vec![Write {
+            table: table.to_string(),
+            key: at,
+            row: None,
+        }];
+    };
+    for (name, v) in set {
+        if let Some(c) = t.columns.iter().position(|n| n == name) {
+            row[c] = crate::judge::reads::to_model(v);
+        }
+    }
+    vec![Write {
+        table: table.to_string(),
+        key: at,
+        row: Some(row),
+    }]
 }
 
 /// The model's row for an insert of `values` into `table` (`seq`: its

@@ -105,6 +105,9 @@ pub struct RunStats {
     /// Inserts that waited with their clustered record in place (a wait
     /// in a secondary index, or in a FOREIGN KEY check of one).
     pub inserts_kept_in_place: u64,
+    /// Updates in place and deletes that waited in a secondary index with
+    /// their clustered change kept (the lock oracle's `UpdateShape`).
+    pub changes_kept_in_place: u64,
     /// Sorted runs index builds spilled to their merge files.
     pub merge_runs_spilled: u64,
     /// Tables rebuilt by a copying ALTER TABLE.
@@ -209,6 +212,7 @@ impl RunStats {
             scans_kept_place,
             keyless_kept_row_ids,
             inserts_kept_in_place,
+            changes_kept_in_place,
             merge_runs_spilled,
             tables_rebuilt,
             rebuilt_old_view_reads,
@@ -273,6 +277,7 @@ impl RunStats {
         self.scans_kept_place += scans_kept_place;
         self.keyless_kept_row_ids += keyless_kept_row_ids;
         self.inserts_kept_in_place += inserts_kept_in_place;
+        self.changes_kept_in_place += changes_kept_in_place;
         self.merge_runs_spilled += merge_runs_spilled;
         self.tables_rebuilt += tables_rebuilt;
         self.rebuilt_old_view_reads += rebuilt_old_view_reads;
@@ -356,6 +361,10 @@ impl RunStats {
             (
                 "inserts that waited with their clustered record in place",
                 self.inserts_kept_in_place,
+            ),
+            (
+                "updates and deletes that waited in a secondary index with their row changed",
+                self.changes_kept_in_place,
             ),
             (
                 "sorted runs index builds spilled to their merge files",

@@ -8,9 +8,11 @@
 //! read through a read view and nothing is locked.
 //!
 //! Where MySQL's optimizer would choose otherwise, EXPLAIN says what the
-//! layer does: it says `Using index` for the clustered key alone (a
-//! covering secondary index is read alone only by a read that locks S,
-//! [`crate::Request::IndexOnly`], and EXPLAIN does not say so), picks
+//! layer does: it says `Using index` where the index it reads holds every
+//! column the statement names, as MySQL's key read (the layer reads a
+//! covering secondary index alone only for a read that locks S,
+//! [`crate::Request::IndexOnly`], and looks up the rows of the others,
+//! which returns the same rows), picks
 //! the primary key, else the first secondary index, that the WHERE bounds
 //! (not the cheapest), and does not evaluate a const table's row while
 //! planning (no `Impossible WHERE noticed after reading const tables`).
@@ -101,14 +103,15 @@ impl Server {
             }
         };
         let key_name = index.clone().unwrap_or_else(|| "PRIMARY".into());
-        // Every column the statement names is a whole column of the
-        // primary key: the clustered index read holds nothing else the
-        // statement needs, and a scan of it is an index scan (MySQL's
-        // `covering_keys`, the clustered key of an InnoDB table; the layer
-        // reads no secondary index alone).
-        let covered = index.is_none() && index_covers(&def, None, &used_columns(sel, &post.names));
+        // Every column the statement names is a whole column of the index
+        // read (a secondary index's own, or the primary key's, which each
+        // of its entries carries): MySQL's `covering_keys`, a key read
+        // (`table->key_read`), which `select_describe` shows as `Using
+        // index`. A scan of the whole clustered index that needs its key
+        // alone is an index scan.
+        let covered = index_covers(&def, index.as_deref(), &used_columns(sel, &post.names));
         let kind = match plan.kind {
-            PlanKind::All if covered => PlanKind::Index {
+            PlanKind::All if covered && index.is_none() => PlanKind::Index {
                 parts: def.primary_key.len(),
             },
             k => k,
