@@ -63,6 +63,9 @@ pub enum LaterRule {
     /// found not matching, a row past a range's end) lets go of nothing
     /// when the read went through a secondary index.
     UnlockRowClusteredOnly,
+    /// READ COMMITTED's release of a row the statement does not want keeps
+    /// the lock the statement got on it by waiting.
+    UnlockRowKeepsWaitedLock,
     /// SET SESSION TRANSACTION ISOLATION LEVEL inside a transaction begun
     /// by BEGIN (or by a statement with autocommit off) applies from the
     /// next transaction.
@@ -86,7 +89,7 @@ pub struct Difference {
 
 impl LaterRule {
     /// Every rule.
-    pub const ALL: [LaterRule; 14] = [
+    pub const ALL: [LaterRule; 15] = [
         LaterRule::FkCheckNoGapsUnderReadCommitted,
         LaterRule::OrderByExtendedKey,
         LaterRule::DuplicateIndexNote,
@@ -101,6 +104,7 @@ impl LaterRule {
         LaterRule::IndexConditionPushdown,
         LaterRule::IsolationSetForNextTransaction,
         LaterRule::UnlockRowClusteredOnly,
+        LaterRule::UnlockRowKeepsWaitedLock,
     ];
 
     /// The rule's name.
@@ -128,6 +132,7 @@ impl LaterRule {
             LaterRule::IndexConditionPushdown => "index-condition-pushdown",
             LaterRule::IsolationSetForNextTransaction => "isolation-set-for-next-transaction",
             LaterRule::UnlockRowClusteredOnly => "unlock-row-clustered-only",
+            LaterRule::UnlockRowKeepsWaitedLock => "unlock-row-keeps-a-lock-it-waited-for",
         }
     }
 
@@ -486,6 +491,28 @@ impl LaterRule {
                          >= 2: both records unlocked); MariaDB 10.11 \
                          storage/innobase/row/row0mysql.cc row_unlock_for_mysql (observed as \
                          above)",
+            },
+            LaterRule::UnlockRowKeepsWaitedLock => Difference {
+                pattern: "under READ COMMITTED (or READ UNCOMMITTED), a locking read (an \
+                          UPDATE's or DELETE's, or SELECT ... FOR UPDATE) waits for a row's \
+                          lock, is granted it, and then finds the row does not match its WHERE; \
+                          another transaction then locks the row",
+                innodb_1_0: "after the wait row_search_for_mysql goes back to rec_loop and \
+                             sets the lock again (DB_SUCCESS, new_rec_locks = 1), so \
+                             unlock_row lets it go: the other transaction goes ahead",
+                later: "the lock stays: the other transaction waits",
+                why: "InnoDB after 1.0.6 (DB_SUCCESS_LOCKED_REC, MySQL bug 53674) marks a \
+                      record as newly locked only when the call created its lock; once a wait \
+                      is granted, the call finds the lock already there and unlock_row leaves \
+                      it. Checked on MariaDB 10.11.14 by hand, READ COMMITTED: a DELETE, an \
+                      UPDATE and a SELECT ... FOR UPDATE of `id BETWEEN 50 AND 300 AND k + 0 < \
+                      18` that waited for a row another transaction then committed with k = 34 \
+                      all keep their X lock on it (SHOW ENGINE INNODB STATUS), where a row they \
+                      reject without waiting is let go (compressed seed 2693)",
+                source: "InnoDB Plugin 1.0.6 row/row0sel.c row_search_for_mysql (DB_SUCCESS \
+                         after sel_set_rec_lock sets new_rec_locks under READ COMMITTED); \
+                         MariaDB 10.11 storage/innobase/row/row0sel.cc row_search_mvcc (only \
+                         DB_SUCCESS_LOCKED_REC sets it)",
             },
         }
     }

@@ -168,6 +168,7 @@ impl Engine {
             .with_unlock_clustered_only(
                 (config.later).has(crate::LaterRule::UnlockRowClusteredOnly),
             )
+            .with_keep_waited((config.later).has(crate::LaterRule::UnlockRowKeepsWaitedLock))
             .with_past_end_unlocked(
                 (config.later).has(crate::LaterRule::PastEndRowUnlockedUnderReadCommitted),
             )

@@ -419,6 +419,14 @@ pub struct LockSys {
     /// the read went through a secondary index.
     pub unlock_clustered_only: bool,
     /// A later version's rule
+    /// ([`crate::LaterRule::UnlockRowKeepsWaitedLock`]): READ COMMITTED's
+    /// release of a row ([`LockSys::release_records`]) keeps a lock that
+    /// was granted after a wait.
+    pub keep_waited: bool,
+    /// The locks granted after a wait, while they are held (for
+    /// [`LockSys::keep_waited`]).
+    granted_after_wait: std::collections::BTreeSet<LockId>,
+    /// A later version's rule
     /// ([`crate::LaterRule::WaiterBypassedByItsBlocker`]): a new request
     /// passes a waiting one that waits for a lock the requester holds on
     /// the same record, and is queued ahead of it, if the requester holds
@@ -540,6 +548,14 @@ impl LockSys {
     /// UNCOMMITTED, or not ([`LockSys::ru_x_not_inherited`]).
     pub fn with_ru_x_not_inherited(mut self, on: bool) -> Self {
         self.ru_x_not_inherited = on;
+        self
+    }
+
+    /// This lock system with a later version's keeping of the locks a
+    /// wait ended in through a row's release, or not
+    /// ([`LockSys::keep_waited`]).
+    pub fn with_keep_waited(mut self, on: bool) -> Self {
+        self.keep_waited = on;
         self
     }
 
@@ -996,6 +1012,7 @@ impl LockSys {
     /// `unlist` is false (the caller drops the whole list).
     fn remove_inner(&mut self, id: LockId, unlist: bool) -> Option<Lock> {
         let lock = self.locks.remove(&id)?;
+        self.granted_after_wait.remove(&id);
         self.count(&lock, -1);
         if let Some(q) = self.queues.get_mut(&lock.target) {
             q.retain(|&x| x != id);
@@ -1061,6 +1078,9 @@ impl LockSys {
             let lock = self.locks.get_mut(id).expect("queued lock exists");
             lock.waiting = false;
             let lock = lock.clone();
+            if self.keep_waited {
+                self.granted_after_wait.insert(lock.id);
+            }
             self.waits.remove(&trx);
             self.wait_trx.remove(&trx);
             // Its struct, granted, is one a later lock of its kind may
@@ -1204,6 +1224,12 @@ impl LockSys {
                 continue;
             };
             let in_mode = matches!(l.mode, Mode::Record(m, _) if m == mode);
+            if self.granted_after_wait.contains(&id) {
+                // The later rule: the wait's lock is not the statement's
+                // new lock (MariaDB's sel_set_rec_lock returns DB_SUCCESS,
+                // not DB_SUCCESS_LOCKED_REC, once it is granted).
+                continue;
+            }
             if id >= first && in_mode && !l.waiting && targets.contains(&l.target) {
                 let e = newest.entry(&l.target).or_insert(id);
                 *e = (*e).max(id);

@@ -458,3 +458,26 @@ fn the_later_bypass_passes_a_waiter_only_for_a_request_no_stronger_than_a_held_l
     ));
     assert_eq!(ls.request(1, rec(5), S_NEXT, 0), Request::Granted);
 }
+
+#[test]
+fn the_later_rule_keeps_a_lock_granted_after_a_wait_through_a_rows_release() {
+    for keep in [false, true] {
+        let mut ls = LockSys::new().with_keep_waited(keep);
+        assert_eq!(ls.request(1, rec(5), X_REC, 0), Request::Granted);
+        let mark = ls.next_lock_id();
+        assert!(matches!(
+            ls.request(2, rec(5), X_REC, 0),
+            Request::Waiting(_)
+        ));
+        assert_eq!(
+            ls.release_all(1, 1),
+            vec![2],
+            "T2 is granted after its wait"
+        );
+        // A lock taken without a wait, in the same statement.
+        assert_eq!(ls.request(2, rec(6), X_REC, 0), Request::Granted);
+        ls.release_records(2, &[rec(5), rec(6)], RecMode::X, mark, 2);
+        // 1.0.6 lets both go; the later rule keeps the one it waited for.
+        assert_eq!(ls.locks_of(2), usize::from(keep), "keep {keep}");
+    }
+}
