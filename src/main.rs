@@ -2005,7 +2005,7 @@ fn diff(o: DiffOpts) -> ExitCode {
         println!("(the same locks on both sides, their weights spread by the pages)\n{report}");
     }
     for (_, report) in &sum.page_end {
-        println!("(an insert the server let in at the end of its page)\n{report}");
+        println!("(an insert parted by where the server's page ends)\n{report}");
     }
     for (_, report) in &sum.mismatches {
         println!("{report}");
@@ -2081,7 +2081,7 @@ fn diff(o: DiffOpts) -> ExitCode {
         .map(|(c, n)| format!("{c}: {n}"))
         .collect();
     println!(
-        "{} scenarios of profile {} against {}: {} statements, {} lock waits, {} deadlocks, errors {{{}}}, {} parted where woken waiters raced, {} version differences, {} victims chosen by weights the pages spread, {} inserts let in at the end of a page, {} mismatches, {:.1} s",
+        "{} scenarios of profile {} against {}: {} statements, {} lock waits, {} deadlocks, errors {{{}}}, {} parted where woken waiters raced, {} version differences, {} victims chosen by weights the pages spread, {} inserts parted by a page's end, {} mismatches, {:.1} s",
         sum.scenarios,
         o.profile,
         o.server,
@@ -2114,8 +2114,9 @@ fn diff(o: DiffOpts) -> ExitCode {
     if !sum.page_end.is_empty() {
         let seeds: Vec<String> = sum.page_end.iter().map(|(s, _)| s.to_string()).collect();
         println!(
-            "  inserts the server let in at the end of a page (it checks the locks on the next \
-             record of the same page; innosim keeps its locks by key): seeds {}",
+            "  inserts parted by where the server's page ends (it checks the locks on the next \
+             record of the same page, a supremum at a page's end; innosim keeps its locks by \
+             key): seeds {}",
             seeds.join(" ")
         );
     }

@@ -243,3 +243,67 @@ fn the_page_end_probe_finds_the_last_record_of_each_leaf_page() {
     ));
     theirs.stop().unwrap();
 }
+
+/// The other probe ([`Backend::waits_at_page_end`]) reads a waiting
+/// insert's place right: over rows 2, 4, ..., 600 on several pages, all
+/// locked by a FOR UPDATE range read (which locks each page's supremum as
+/// it crosses), an insert of the odd key after the last row of a page
+/// waits on that page's supremum, which ends a page (rows lie above); one
+/// after the last row of all waits on the index's end; one inside a page
+/// waits on the next record.
+#[test]
+fn the_waiting_insert_probe_tells_a_page_end_from_the_index_end() {
+    use diff::backend::{Answer, Backend, Issued};
+    let server = Server::start();
+    let url: ServerUrl = server.url.parse().expect("a mysql:// URL");
+    let mut theirs = Remote::new(url);
+    let rows: Vec<String> = (1..=300)
+        .map(|i| format!("({}, REPEAT('x', 200))", 2 * i))
+        .collect();
+    let setup = [
+        "CREATE TABLE t (id int NOT NULL, pad char(200) NOT NULL, PRIMARY KEY (id)) \
+         ENGINE=InnoDB ROW_FORMAT=COMPACT"
+            .to_string(),
+        format!("INSERT INTO t VALUES {}", rows.join(", ")),
+    ];
+    theirs.start(2, &setup).expect("the table is set up");
+    let key = |i: u32| vec![("id".to_string(), i.to_string())];
+    // The first row that ends its page, below the last row.
+    let end = (1..300)
+        .map(|i| 2 * i)
+        .find(|&k| theirs.ends_its_page("t", &key(k)) == Ok(Some(true)))
+        .expect("a page ends below the last row");
+    for sql in [
+        "BEGIN",
+        "SELECT id FROM t WHERE id >= 2 AND id <= 600 FOR UPDATE",
+    ] {
+        assert!(matches!(theirs.issue(0, sql), Ok(Issued::Done(_))));
+    }
+    let mut place = |k: u32| {
+        let sql = format!("INSERT INTO t VALUES ({k}, 'y')");
+        assert!(
+            matches!(theirs.issue(1, &sql), Ok(Issued::Blocked)),
+            "{sql} waits"
+        );
+        let at = theirs
+            .waits_at_page_end(1, "t", &key(k))
+            .expect("the probe runs");
+        // Let the insert go: KILL QUERY ends its statement alone.
+        let Answer::Rows { rows, .. } = theirs
+            .query("SELECT ID FROM information_schema.PROCESSLIST WHERE INFO LIKE 'INSERT INTO t%'")
+            .unwrap()
+        else {
+            panic!("PROCESSLIST gives rows")
+        };
+        let id = String::from_utf8_lossy(rows[0][0].as_deref().unwrap()).into_owned();
+        theirs.query(&format!("KILL QUERY {id}")).unwrap();
+        assert!(theirs.completions().is_ok());
+        at
+    };
+    assert!(place(end + 1).is_ok(), "after the last row of a page");
+    let inside = place(end - 1);
+    assert!(inside.is_err(), "inside a page: {inside:?}");
+    let last = place(601);
+    assert!(last.is_err(), "after the last row: {last:?}");
+    theirs.stop().unwrap();
+}

@@ -262,6 +262,20 @@ pub trait Backend {
     ) -> Result<Option<bool>, String> {
         Ok(None)
     }
+    /// Where session `session` waits to insert the row of `table` whose
+    /// primary key columns hold `key`: the page of the clustered index
+    /// whose supremum its insert intention waits on, when another
+    /// transaction holds a lock on that supremum and committed rows with
+    /// greater keys exist (so the supremum ends a page, not the index);
+    /// otherwise why not (a side whose pages a client cannot see says so).
+    fn waits_at_page_end(
+        &mut self,
+        _session: usize,
+        _table: &str,
+        _key: &[(String, String)],
+    ) -> Result<Result<u32, String>, String> {
+        Ok(Err("the side shows no pages".into()))
+    }
     /// Closes the sessions (rolling back what they left open).
     fn stop(&mut self) -> Result<(), String>;
 }
@@ -1200,6 +1214,114 @@ impl Backend for Remote {
         }
         self.sessions.pop();
         result
+    }
+
+    /// From the monitor: the session's waiting struct is an insert
+    /// intention on `table`.PRIMARY with heap no 1 alone, another
+    /// transaction holds a struct on the same page with heap no 1; then a
+    /// plain read on the control connection finds a committed row above
+    /// `key`.
+    fn waits_at_page_end(
+        &mut self,
+        session: usize,
+        table: &str,
+        key: &[(String, String)],
+    ) -> Result<Result<u32, String>, String> {
+        let Some(conn) = self.sessions.get(session) else {
+            return Ok(Err(format!("no session {session}")));
+        };
+        let id = conn.id;
+        let _ = self
+            .control()?
+            .query("SET GLOBAL innodb_status_output_locks = ON");
+        let status = self.innodb_status()?;
+        let on = format!("{table}.PRIMARY");
+        let structs = lock_structs_with_heaps(&status, id);
+        let Some(page) = structs
+            .iter()
+            .find(|(l, heaps)| {
+                l.waiting && l.on == on && l.mode.contains("II") && heaps.as_slice() == [1]
+            })
+            .and_then(|(l, _)| l.page)
+        else {
+            let waiting: Vec<String> = structs
+                .iter()
+                .filter(|(l, _)| l.waiting)
+                .map(|(l, heaps)| format!("{l} heap {heaps:?}"))
+                .collect();
+            return Ok(Err(format!(
+                "it waits for {}, not an insert intention on a supremum of {on}",
+                if waiting.is_empty() {
+                    "nothing the monitor lists".to_string()
+                } else {
+                    waiting.join("; ")
+                }
+            )));
+        };
+        // What it waits for, from the lock wait tables (the monitor prints
+        // ten structs of a transaction at most): a lock on that supremum.
+        // They are a cache InnoDB refreshes once 100 ms have passed since
+        // the last read ([`Backend::weights`] waits the same way).
+        if let Some(last) = self.trx_cache_read_us {
+            let since = self.clock.now_us().saturating_sub(last);
+            if since < TRX_CACHE_IDLE_US {
+                std::thread::sleep(Duration::from_micros(TRX_CACHE_IDLE_US - since));
+            }
+        }
+        let blockers = Backend::query(
+            self,
+            &format!(
+                "SELECT b.lock_page, b.lock_rec FROM information_schema.INNODB_LOCK_WAITS w \
+                 JOIN information_schema.INNODB_LOCKS b ON b.lock_id = w.blocking_lock_id \
+                 JOIN information_schema.INNODB_TRX r ON r.trx_id = w.requesting_trx_id \
+                 WHERE r.trx_mysql_thread_id = {id} AND b.lock_index = 'PRIMARY'"
+            ),
+        );
+        self.trx_cache_read_us = Some(self.clock.now_us());
+        let cell = |c: &Option<Vec<u8>>| {
+            c.as_deref()
+                .and_then(|b| std::str::from_utf8(b).ok())
+                .and_then(|t| t.parse::<u32>().ok())
+        };
+        let held = match blockers? {
+            Answer::Rows { rows, .. } => rows
+                .iter()
+                .any(|r| r.len() == 2 && cell(&r[0]) == Some(page) && cell(&r[1]) == Some(1)),
+            other => {
+                return Err(format!(
+                    "{}: INNODB_LOCK_WAITS: {}",
+                    self.url,
+                    other.describe()
+                ))
+            }
+        };
+        if !held {
+            return Ok(Err(format!(
+                "no other transaction holds the supremum of {on} page {page}"
+            )));
+        }
+        let mut ors = Vec::new();
+        for i in 0..key.len() {
+            let mut ands: Vec<String> = key[..i]
+                .iter()
+                .map(|(c, v)| format!("{} = {v}", render::ident(c)))
+                .collect();
+            let (c, v) = &key[i];
+            ands.push(format!("{} > {v}", render::ident(c)));
+            ors.push(format!("({})", ands.join(" AND ")));
+        }
+        let sql = format!(
+            "SELECT 1 FROM `diff`.{} WHERE {} LIMIT 1",
+            render::ident(table),
+            ors.join(" OR ")
+        );
+        match Backend::query(self, &sql)? {
+            Answer::Rows { rows, .. } if !rows.is_empty() => Ok(Ok(page)),
+            Answer::Rows { .. } => Ok(Err(format!(
+                "no committed row above it: page {page} may end the index"
+            ))),
+            other => Err(format!("{}: {sql}: {}", self.url, other.describe())),
+        }
     }
 
     fn stop(&mut self) -> Result<(), String> {

@@ -766,9 +766,21 @@ fn inserted_key(sql: &str, tables: &[TableDef]) -> Option<(String, Vec<(String, 
 /// server's own: every such session's statement is a single-row INSERT
 /// whose wait on innosim's side is an insert intention on a record of the
 /// table's clustered index (not its supremum), and on the server the row
-/// it put in is the last on its page ([`Backend::ends_its_page`]). The
-/// run is made again on fresh sides to look at both; it must part the same
-/// way.
+/// it put in is the last on its page ([`Backend::ends_its_page`]).
+///
+/// The mirror: the server keeps waiting inserts innosim finished (with any
+/// answer), because a page split handed the left page's supremum the
+/// locks of the right page's first record (`lock_rec_inherit_to_gap`,
+/// which MariaDB applies to record-only locks too when the heir is a
+/// supremum), and an insert that lands last on the left page checks that
+/// supremum. The witness: each is a single-row INSERT whose waiting
+/// request on the server is an insert intention on the supremum of a page
+/// of the table's clustered index that another transaction holds a lock
+/// on, while the table has committed rows above the row's key, so that
+/// supremum is a page's end, not the index's ([`Backend::waits_at_page_end`]).
+///
+/// The run is made again on fresh sides to look at both; it must part the
+/// same way.
 pub fn inserts_at_page_end(
     scenario: &Scenario,
     out: &Outcome,
@@ -779,20 +791,31 @@ pub fn inserts_at_page_end(
         return Ok(Err("no step".into()));
     };
     let (o, t) = (&last.ours, &last.theirs);
-    let parted: BTreeSet<usize> = o.blocked.difference(&t.blocked).copied().collect();
-    if parted.is_empty() {
-        return Ok(Err("innosim waits nowhere the server did not".into()));
-    }
-    let mut rest = t.finished.clone();
+    // Which side keeps the inserts waiting: innosim (the server let them
+    // in at its page's end), or the server (it checked a page supremum a
+    // split gave a lock).
+    let ours_wait: BTreeSet<usize> = o.blocked.difference(&t.blocked).copied().collect();
+    let theirs_wait: BTreeSet<usize> = t.blocked.difference(&o.blocked).copied().collect();
+    let (parted, server_waits) = match (ours_wait.is_empty(), theirs_wait.is_empty()) {
+        (false, true) => (ours_wait, false),
+        (true, false) => (theirs_wait, true),
+        _ => return Ok(Err("the sides do not differ by one side's waits".into())),
+    };
+    let (waiter, finisher) = if server_waits { (t, o) } else { (o, t) };
+    let mut rest = finisher.finished.clone();
     rest.retain(|s, _| !parted.contains(s));
-    let same_otherwise = rest == o.finished
-        && t.blocked.is_subset(&o.blocked)
-        && parted
-            .iter()
-            .all(|s| matches!(t.finished.get(s), Some(Answer::Ok { .. })));
+    let same_otherwise = rest == waiter.finished
+        && finisher.blocked.is_subset(&waiter.blocked)
+        && parted.iter().all(|s| match finisher.finished.get(s) {
+            Some(Answer::Ok { .. }) => true,
+            // innosim went on past the server's wait: its answer may be
+            // the INSERT's own (a duplicate found later, say).
+            Some(_) => server_waits,
+            None => false,
+        });
     if !same_otherwise {
         return Ok(Err(
-            "the sides differ in more than inserts innosim keeps waiting".into(),
+            "the sides differ in more than inserts one side keeps waiting".into(),
         ));
     }
     let mut inserts = Vec::new();
@@ -820,8 +843,28 @@ pub fn inserts_at_page_end(
         if !same_again {
             return Ok(Err("the run does not part the same way again".into()));
         }
-        let structs = ours.lock_structs()?;
         let mut report = String::new();
+        if server_waits {
+            for (s, table, key) in &inserts {
+                let k: Vec<&str> = key.iter().map(|(_, v)| v.as_str()).collect();
+                match theirs.waits_at_page_end(*s, table, key)? {
+                    Ok(page) => report.push_str(&format!(
+                        "         s{s}: its row ({}) waits on the server with an insert intention on \
+                         the supremum of {table}.PRIMARY page {page}, which another transaction \
+                         holds and which ends a page, not the index (committed rows lie above \
+                         the row); innosim keeps no lock on a page's supremum\n",
+                        k.join(", ")
+                    )),
+                    Err(why) => {
+                        return Ok(Err(format!(
+                            "s{s}'s wait on the server is not at a page's end: {why}"
+                        )))
+                    }
+                }
+            }
+            return Ok(Ok(report));
+        }
+        let structs = ours.lock_structs()?;
         for (s, table, key) in &inserts {
             let on = format!("{table}.PRIMARY");
             let waits_ii = structs.get(s).is_some_and(|l| {
@@ -1102,9 +1145,11 @@ pub struct Summary {
     /// ([`layout_bound`]): each seed with its report. Not mismatches, and
     /// not the version's: innosim's pages are not InnoDB's byte for byte.
     pub layout: Vec<(u64, String)>,
-    /// Inserts innosim keeps waiting that the server let in because the
-    /// row went in last on its page ([`inserts_at_page_end`]): each seed
-    /// with its report. Not mismatches, for the same reason.
+    /// Inserts one side keeps waiting that the other finished, because of
+    /// where the server's page ends ([`inserts_at_page_end`]: the server
+    /// let a row in last on its page, or checked a page's supremum a split
+    /// gave a lock): each seed with its report. Not mismatches, for the
+    /// same reason.
     pub page_end: Vec<(u64, String)>,
 }
 
@@ -1431,11 +1476,11 @@ pub fn campaign(
                 );
             }
             let mut page_end = false;
-            let innosim_waits_more = out
+            let waits_differ = out
                 .steps
                 .last()
-                .is_some_and(|st| !st.ours.blocked.is_subset(&st.theirs.blocked));
-            if !deadlock && innosim_waits_more {
+                .is_some_and(|st| st.ours.blocked != st.theirs.blocked);
+            if !deadlock && waits_differ {
                 let mut ours = backend::Local::with_later_rules(if with_rules {
                     sum.later
                 } else {
