@@ -868,6 +868,24 @@ fn transactions(status: &str) -> impl Iterator<Item = (u32, &str)> {
     })
 }
 
+/// A comparison of the columns of `key` (column, SQL literal) with its
+/// values, as ranges the optimizer reads: `(a, b) <= (x, y)` is `a < x OR
+/// (a = x AND b <= y)` with `op` `<` and `last` `<=`.
+fn key_compared(key: &[(String, String)], op: &str, last: &str) -> String {
+    let mut ors = Vec::new();
+    for i in 0..key.len() {
+        let mut ands: Vec<String> = key[..i]
+            .iter()
+            .map(|(c, v)| format!("{} = {v}", render::ident(c)))
+            .collect();
+        let (c, v) = &key[i];
+        let op = if i + 1 == key.len() { last } else { op };
+        ands.push(format!("{} {op} {v}", render::ident(c)));
+        ors.push(format!("({})", ands.join(" AND ")));
+    }
+    ors.join(" OR ")
+}
+
 /// One lock struct of a transaction ([`Backend::lock_structs`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LockStruct {
@@ -1149,19 +1167,7 @@ impl Backend for Remote {
         if key.is_empty() {
             return Ok(None);
         }
-        // (a, b) <= (x, y) as ranges the optimizer reads: a < x OR (a = x
-        // AND b <= y).
-        let mut ors = Vec::new();
-        for i in 0..key.len() {
-            let mut ands: Vec<String> = key[..i]
-                .iter()
-                .map(|(c, v)| format!("{} = {v}", render::ident(c)))
-                .collect();
-            let (c, v) = &key[i];
-            let op = if i + 1 == key.len() { "<=" } else { "<" };
-            ands.push(format!("{} {op} {v}", render::ident(c)));
-            ors.push(format!("({})", ands.join(" AND ")));
-        }
+        let below = key_compared(key, "<", "<=");
         let order: Vec<String> = key
             .iter()
             .map(|(c, _)| format!("{} DESC", render::ident(c)))
@@ -1169,7 +1175,7 @@ impl Backend for Remote {
         let sql = format!(
             "SELECT 1 FROM {} FORCE INDEX (PRIMARY) WHERE {} ORDER BY {} LIMIT 1 FOR UPDATE",
             render::ident(table),
-            ors.join(" OR "),
+            below,
             order.join(", ")
         );
         let _ = self
@@ -1300,20 +1306,10 @@ impl Backend for Remote {
                 "no other transaction holds the supremum of {on} page {page}"
             )));
         }
-        let mut ors = Vec::new();
-        for i in 0..key.len() {
-            let mut ands: Vec<String> = key[..i]
-                .iter()
-                .map(|(c, v)| format!("{} = {v}", render::ident(c)))
-                .collect();
-            let (c, v) = &key[i];
-            ands.push(format!("{} > {v}", render::ident(c)));
-            ors.push(format!("({})", ands.join(" AND ")));
-        }
         let sql = format!(
             "SELECT 1 FROM `diff`.{} WHERE {} LIMIT 1",
             render::ident(table),
-            ors.join(" OR ")
+            key_compared(key, ">", ">")
         );
         match Backend::query(self, &sql)? {
             Answer::Rows { rows, .. } if !rows.is_empty() => Ok(Ok(page)),
@@ -1388,6 +1384,19 @@ mod tests {
             warnings: 0,
         };
         assert!(weights_of(&bad, &[12]).is_err());
+    }
+
+    #[test]
+    fn a_key_comparison_is_written_as_the_ranges_it_means() {
+        let key = [
+            ("a".to_string(), "1".to_string()),
+            ("b".into(), "'x'".into()),
+        ];
+        assert_eq!(
+            key_compared(&key, "<", "<="),
+            "(`a` < 1) OR (`a` = 1 AND `b` <= 'x')"
+        );
+        assert_eq!(key_compared(&key[..1], ">", ">"), "(`a` > 1)");
     }
 
     #[test]
