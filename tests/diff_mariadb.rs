@@ -22,14 +22,26 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The scratch server, shut down when dropped.
+/// The tests here run one at a time, each with its own server: three
+/// servers bootstrapping and running campaigns at once on a 2-core
+/// machine are slow, and their bootstraps have collided.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The scratch server, shut down when dropped, holding the turn of its
+/// test ([`ONE_AT_A_TIME`]) until then.
 struct Server {
     dir: tempfile::TempDir,
     url: String,
+    _turn: std::sync::MutexGuard<'static, ()>,
 }
 
 impl Server {
     fn start() -> Server {
+        // A test that failed holding the turn poisons it; the next may
+        // still run.
+        let turn = ONE_AT_A_TIME
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let dir = tempfile::tempdir().expect("a scratch directory");
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
@@ -47,7 +59,11 @@ impl Server {
             String::from_utf8_lossy(&out.stderr)
         );
         let url = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        Server { dir, url }
+        Server {
+            dir,
+            url,
+            _turn: turn,
+        }
     }
 }
 

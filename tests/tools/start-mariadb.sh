@@ -10,16 +10,18 @@ dir=${1:?usage: start-mariadb.sh DIR PORT}
 port=${2:?usage: start-mariadb.sh DIR PORT}
 command -v mariadbd >/dev/null 2>&1 || PATH=$PATH:/usr/sbin
 command -v mariadbd >/dev/null || { echo "mariadbd is not installed (Debian: mariadb-server)" >&2; exit 3; }
-mkdir -p "$dir"
+mkdir -p "$dir/tmp"
 dir=$(cd "$dir" && pwd)
+# Each server's temporary files in its own directory: bootstraps running at
+# once in one /tmp have failed (1051 Unknown table 'mysql.tmp_user_sys').
 if [ ! -d "$dir/data/mysql" ]; then
-    mariadb-install-db --no-defaults --datadir="$dir/data" --user="$(id -un)" \
+    mariadb-install-db --no-defaults --datadir="$dir/data" --tmpdir="$dir/tmp" --user="$(id -un)" \
         --auth-root-authentication-method=normal --skip-test-db >"$dir/install.log" 2>&1 ||
         { cat "$dir/install.log" >&2; exit 1; }
 fi
 # --no-defaults: none of Debian's /etc/mysql settings (utf8mb4 among them);
 # latin1 is the compiled default, as in MySQL 5.1.
-mariadbd --no-defaults --datadir="$dir/data" --user="$(id -un)" \
+mariadbd --no-defaults --datadir="$dir/data" --tmpdir="$dir/tmp" --user="$(id -un)" \
     --bind-address=127.0.0.1 --port="$port" --socket="$dir/mysqld.sock" \
     --pid-file="$dir/mysqld.pid" --log-error="$dir/error.log" \
     --skip-log-bin --innodb-buffer-pool-size=64M --innodb-log-file-size=48M \
