@@ -173,6 +173,18 @@ fn a_campaign_against_mariadb_finds_no_difference_outside_the_known_ones() {
     );
 }
 
+/// A COMPACT table `t` with a row of about 200 bytes for each id: several
+/// leaf pages for a few hundred rows.
+fn paged_table(ids: impl Iterator<Item = u32>) -> [String; 2] {
+    let rows: Vec<String> = ids.map(|i| format!("({i}, REPEAT('x', 200))")).collect();
+    [
+        "CREATE TABLE t (id int NOT NULL, pad char(200) NOT NULL, PRIMARY KEY (id)) \
+         ENGINE=InnoDB ROW_FORMAT=COMPACT"
+            .to_string(),
+        format!("INSERT INTO t VALUES {}", rows.join(", ")),
+    ]
+}
+
 /// The probe that tells an insert the server let in at the end of a page
 /// ([`diff::inserts_at_page_end`]) reads the server's pages right: over a
 /// table of several leaf pages, the keys it calls the last of their page
@@ -185,16 +197,9 @@ fn the_page_end_probe_finds_the_last_record_of_each_leaf_page() {
     let server = Server::start();
     let url: ServerUrl = server.url.parse().expect("a mysql:// URL");
     let mut theirs = Remote::new(url);
-    let rows: Vec<String> = (1..=300)
-        .map(|i| format!("({i}, REPEAT('x', 200))"))
-        .collect();
-    let setup = [
-        "CREATE TABLE t (id int NOT NULL, pad char(200) NOT NULL, PRIMARY KEY (id)) \
-         ENGINE=InnoDB ROW_FORMAT=COMPACT"
-            .to_string(),
-        format!("INSERT INTO t VALUES {}", rows.join(", ")),
-    ];
-    theirs.start(1, &setup).expect("the table is set up");
+    theirs
+        .start(1, &paged_table(1..=300))
+        .expect("the table is set up");
     let key = |i: u32| vec![("id".to_string(), i.to_string())];
     let mut runs = Vec::new();
     let mut run = 0;
@@ -273,16 +278,9 @@ fn the_waiting_insert_probe_tells_a_page_end_from_the_index_end() {
     let server = Server::start();
     let url: ServerUrl = server.url.parse().expect("a mysql:// URL");
     let mut theirs = Remote::new(url);
-    let rows: Vec<String> = (1..=300)
-        .map(|i| format!("({}, REPEAT('x', 200))", 2 * i))
-        .collect();
-    let setup = [
-        "CREATE TABLE t (id int NOT NULL, pad char(200) NOT NULL, PRIMARY KEY (id)) \
-         ENGINE=InnoDB ROW_FORMAT=COMPACT"
-            .to_string(),
-        format!("INSERT INTO t VALUES {}", rows.join(", ")),
-    ];
-    theirs.start(2, &setup).expect("the table is set up");
+    theirs
+        .start(2, &paged_table((1..=300).map(|i| 2 * i)))
+        .expect("the table is set up");
     let key = |i: u32| vec![("id".to_string(), i.to_string())];
     // The first row that ends its page, below the last row.
     let end = (1..300)

@@ -266,7 +266,8 @@ impl Engine {
             let mut entries = 0;
             let pager = &mut self.pager;
             let (r, file) = sorter.finish(|e| {
-                if sec.def.unique && !record::is_deleted(e) {
+                // No entry is delete-marked (the scan left those rows out).
+                if sec.def.unique {
                     if let Some(p) = &prev {
                         if unique_clash(sec, p, e, n_unique)? {
                             return Err(duplicate(table, sec, e));

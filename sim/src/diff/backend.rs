@@ -773,6 +773,26 @@ impl Remote {
         })
     }
 
+    /// Runs `sql`, a read of the INFORMATION_SCHEMA tables InnoDB fills
+    /// from its transaction cache (INNODB_TRX, INNODB_LOCKS,
+    /// INNODB_LOCK_WAITS), no sooner than InnoDB refreshes the cache: when
+    /// it was last read more than 100 ms before
+    /// (`trx_i_s_possibly_fetch_data_into_cache`, CACHE_MIN_IDLE_TIME_US).
+    /// The wait is real time, as this side's statements are (`settle`):
+    /// the other side is a real server, outside the simulated world, and
+    /// what these tables say only annotates or classifies a mismatch.
+    fn query_trx_cache(&mut self, sql: &str) -> Result<Answer, String> {
+        if let Some(last) = self.trx_cache_read_us {
+            let since = self.clock.now_us().saturating_sub(last);
+            if since < TRX_CACHE_IDLE_US {
+                std::thread::sleep(Duration::from_micros(TRX_CACHE_IDLE_US - since));
+            }
+        }
+        let a = Backend::query(self, sql);
+        self.trx_cache_read_us = Some(self.clock.now_us());
+        a
+    }
+
     /// The connections whose transaction waits for a lock now.
     fn lock_waits(&mut self) -> Result<BTreeSet<u32>, String> {
         Ok(waiting_threads(&self.innodb_status()?))
@@ -1110,21 +1130,10 @@ impl Backend for Remote {
             .map_err(|e| format!("{url}: {sql}: {e}"))
     }
 
-    /// InnoDB fills INNODB_TRX from a cache it refreshes only when it was
-    /// last read more than 100 ms before (`trx_i_s_possibly_fetch_data_into_cache`,
-    /// CACHE_MIN_IDLE_TIME_US), so a read follows the last one by more. The
-    /// wait is real time, as this side's statements are (`settle`): the
-    /// other side is a real server, outside the simulated world, and the
-    /// weights only annotate a mismatch's report, never decide one.
+    /// INNODB_TRX, read as its cache allows ([`Remote::query_trx_cache`]);
+    /// the weights only annotate a mismatch's report, never decide one.
     fn weights(&mut self) -> Result<BTreeMap<usize, u64>, String> {
-        if let Some(last) = self.trx_cache_read_us {
-            let since = self.clock.now_us().saturating_sub(last);
-            if since < TRX_CACHE_IDLE_US {
-                std::thread::sleep(Duration::from_micros(TRX_CACHE_IDLE_US - since));
-            }
-        }
-        let a = Backend::query(self, WEIGHTS);
-        self.trx_cache_read_us = Some(self.clock.now_us());
+        let a = self.query_trx_cache(WEIGHTS);
         let threads: Vec<u32> = self.sessions.iter().map(|c| c.id).collect();
         weights_of(&a?, &threads)
     }
@@ -1266,24 +1275,13 @@ impl Backend for Remote {
         };
         // What it waits for, from the lock wait tables (the monitor prints
         // ten structs of a transaction at most): a lock on that supremum.
-        // They are a cache InnoDB refreshes once 100 ms have passed since
-        // the last read ([`Backend::weights`] waits the same way).
-        if let Some(last) = self.trx_cache_read_us {
-            let since = self.clock.now_us().saturating_sub(last);
-            if since < TRX_CACHE_IDLE_US {
-                std::thread::sleep(Duration::from_micros(TRX_CACHE_IDLE_US - since));
-            }
-        }
-        let blockers = Backend::query(
-            self,
-            &format!(
-                "SELECT b.lock_page, b.lock_rec FROM information_schema.INNODB_LOCK_WAITS w \
+        // They are the same cache as INNODB_TRX ([`Remote::query_trx_cache`]).
+        let blockers = self.query_trx_cache(&format!(
+            "SELECT b.lock_page, b.lock_rec FROM information_schema.INNODB_LOCK_WAITS w \
                  JOIN information_schema.INNODB_LOCKS b ON b.lock_id = w.blocking_lock_id \
                  JOIN information_schema.INNODB_TRX r ON r.trx_id = w.requesting_trx_id \
                  WHERE r.trx_mysql_thread_id = {id} AND b.lock_index = 'PRIMARY'"
-            ),
-        );
-        self.trx_cache_read_us = Some(self.clock.now_us());
+        ));
         let cell = |c: &Option<Vec<u8>>| {
             c.as_deref()
                 .and_then(|b| std::str::from_utf8(b).ok())

@@ -250,16 +250,18 @@ fn update_shape(
         _ => return None,
     };
     let is_update = matches!(req, Some(Request::Update { .. }));
+    // The engine's ids name the table and index its lock events are on;
+    // what the table is (compressed, with a unique index: one the workload
+    // may have created since counts) is the model's.
     let t = world.engine.as_ref()?.table(table).ok()?;
+    let shape = world.schema.table(table);
+    let unique = shape.is_some_and(|s| s.indexes.iter().chain(&s.online).any(|i| i.unique));
     Some(models::lock::UpdateShape {
         table: t.id,
         clustered: t.clustered.id,
-        compressed: world
-            .schema
-            .table(table)
-            .is_some_and(|s| s.zip_size.is_some()),
+        compressed: shape.is_some_and(|s| s.zip_size.is_some()),
         moves,
-        unique_first: is_update && !moves && t.secondary.iter().any(|s| s.def.unique),
+        unique_first: is_update && !moves && unique,
     })
 }
 
