@@ -364,10 +364,9 @@ impl InsertShape {
 /// first (its undo record written), then the row's secondary entries
 /// index by index (`row_upd_sec_step`), and a wait for a lock on one of
 /// those entries keeps the change (InnoDB's thread waits inside the row
-/// operation): one undo record. A wait for the row's own lock, or in the
-/// duplicate check innosim runs on an update's unique secondary indexes
-/// before the clustered change, keeps nothing (so with a unique secondary
-/// index a wait there may keep either).
+/// operation): one undo record, the new entry's duplicate check in a
+/// unique index included (`row_upd_sec_index_entry` runs it after the old
+/// entry is delete-marked). A wait for the row's own lock keeps nothing.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct UpdateShape {
     /// The table's id.
@@ -380,9 +379,6 @@ pub struct UpdateShape {
     /// The update moves its row; else it is an update in place or a
     /// delete.
     pub moves: bool,
-    /// In place, an update of a table with a unique secondary index,
-    /// checked before the clustered change.
-    pub unique_first: bool,
 }
 
 impl UpdateShape {
@@ -390,9 +386,7 @@ impl UpdateShape {
         let (OTarget::Table(t) | OTarget::Record(t, _, _)) = target;
         if !self.moves {
             let (lo, hi) = match target {
-                OTarget::Record(_, i, _) if *t == self.table && *i != self.clustered => {
-                    (u64::from(!self.unique_first), 1)
-                }
+                OTarget::Record(_, i, _) if *t == self.table && *i != self.clustered => (1, 1),
                 _ => (0, 0),
             };
             return Kept {

@@ -167,88 +167,6 @@ fn unique_prefix(
     Some(prefix)
 }
 
-/// Checks unique secondary indexes for an updated row's new image (an
-/// insert runs [`sec_unique_scan`] index by index instead), locking what
-/// it reads: an S next-key lock on each entry with the same unique
-/// prefix, and S on its row's clustered record, which waits for a
-/// transaction still changing that row. InnoDB checks an update's new
-/// entries as an insert's, after the clustered record changes
-/// (`row_upd_sec_index_entry`); this earlier check is innosim's. Returns
-/// the lock to wait for, if any.
-fn check_unique(
-    pager: &mut Pager,
-    table: &Table,
-    cols: &[Option<Vec<u8>>],
-    own_key: Option<&Key>,
-    ctx: &mut LockCtx<'_>,
-) -> Result<Option<LockId>> {
-    for sec in table.secondary.iter().filter(|s| s.def.unique) {
-        let Some(prefix) = unique_prefix(pager, sec, cols) else {
-            continue; // NULLs never collide
-        };
-        let mut cur = Cursor::new(
-            Bound::Included(prefix.clone()),
-            Bound::Included(prefix.clone()),
-            Direction::Forward,
-        );
-        while let Some(entry) = cur.next(pager, &sec.index)? {
-            let ck = clustered_key_of_entry(table, sec, &entry)?;
-            if own_key.is_some_and(|k| btree::keys_equal(&table.clustered, &ck, k)) {
-                continue;
-            }
-            let entry_key = btree::key_of(&sec.index, 0, &entry)?;
-            if pager.unique_binary && entry_key[..prefix.len()] != prefix[..] {
-                // The canary takes only a byte-equal entry as a duplicate.
-                continue;
-            }
-            if let Some(w) = ctx.record(
-                pager,
-                table,
-                &sec.index,
-                RecKey::Key(btree::lock_key(&sec.index, entry_key)),
-                if ctx.duplicates {
-                    RecMode::X
-                } else {
-                    RecMode::S
-                },
-                RecKind::NextKey,
-                None,
-            )? {
-                return Ok(Some(w));
-            }
-            let Some(found) = btree::get(pager, &table.clustered, &btree::key_refs(&ck))? else {
-                continue;
-            };
-            if let Some(w) = ctx.record(
-                pager,
-                table,
-                &table.clustered,
-                RecKey::Key(btree::lock_key(&table.clustered, ck)),
-                if ctx.duplicates {
-                    RecMode::X
-                } else {
-                    RecMode::S
-                },
-                RecKind::RecNotGap,
-                Some(&found.rec),
-            )? {
-                return Ok(Some(w));
-            }
-            if !record::is_deleted(&found.rec) {
-                let e = sec_entry(pager, table, sec, &found.rec)?;
-                let ek = btree::key_of(&sec.index, 0, &e)?;
-                if btree::keys_equal(&sec.index, &ek[..prefix.len()], &prefix) {
-                    return Err(Error::DuplicateKey {
-                        key: format_values(table, &sec.def.columns, cols),
-                        index: sec.def.name.clone(),
-                    });
-                }
-            }
-        }
-    }
-    Ok(None)
-}
-
 /// The duplicate check of a new entry of unique secondary index `sec`,
 /// as `row_ins_scan_sec_index_for_duplicate` runs it once the row's
 /// clustered record is in, when an entry with the new row's unique columns
@@ -812,12 +730,27 @@ fn change_secondaries(
     ctx: &mut LockCtx<'_>,
     from: usize,
 ) -> Result<std::result::Result<(), (usize, LockId)>> {
+    let mut new_cols = None;
     for (i, sec) in table.secondary.iter().enumerate().skip(from) {
         let old_e = sec_entry(pager, table, sec, old_rec)?;
         let new_e = sec_entry(pager, table, sec, new_rec)?;
         if old_e != new_e && kind == UndoKind::UpdExist {
             if let Some(w) = sec_mark_locked(pager, table, sec, &old_e, ctx)? {
                 return Ok(Err((i, w)));
+            }
+            if sec.def.unique {
+                // The new entry's duplicate check, as an insert's
+                // (`row_upd_sec_index_entry` calls `row_ins_index_entry`
+                // once the old entry is delete-marked): a wait here keeps
+                // the clustered change and the old entry's mark, and the
+                // change run again after it marks nothing twice.
+                let cols = match &new_cols {
+                    Some(c) => c,
+                    None => new_cols.insert(current_columns(pager, table, new_rec)?),
+                };
+                if let Some(w) = sec_unique_scan(pager, table, sec, cols, ctx)? {
+                    return Ok(Err((i, w)));
+                }
             }
         }
         if old_e != new_e || kind == UndoKind::UpdDel {
@@ -932,7 +865,8 @@ pub fn update_returning(
     if !any_change {
         return Ok(Outcome::Done(0));
     }
-    // Unique secondary indexes must still hold with the new values.
+    // The row's new columns; unique secondary indexes are checked for
+    // them index by index after the clustered change (`change_secondaries`).
     let old_cols = current_columns(pager, table, &found.rec)?;
     *old = Some(old_cols.clone());
     let mut new_cols = old_cols.clone();
@@ -955,9 +889,6 @@ pub fn update_returning(
         // The changed row's constraints are checked after the update
         // (`Engine::check_parents`).
         return insert_moved(pager, sys, table, trx, &new_cols, ctx, None, progress);
-    }
-    if let Some(w) = check_unique(pager, table, &new_cols, Some(key), ctx)? {
-        return Ok(Outcome::Wait(w));
     }
     let sources: Vec<Source> = (0..table.fields.len())
         .map(|f| match table.fields[f] {

@@ -199,11 +199,24 @@ pub(crate) fn judge_conversion(
                 .all(|(c, v)| r.get(*c).is_some_and(|x| shape.keyed(*c, x) == *v))
         })
     };
+    // A change touches the entry when the row comes to have it or stops
+    // having it, and also when the row keeps it with other bytes in the
+    // index's columns ('a' for 'A' under a case-insensitive collation):
+    // InnoDB compares an update's fields in binary
+    // (`row_upd_changes_ord_field_binary`), delete-marks the old entry and
+    // inserts the new one.
+    let bytes = |row: Option<&Row>| {
+        row.map(|r| {
+            (cols[..n_index].iter())
+                .map(|(c, _)| r.get(*c).cloned())
+                .collect::<Vec<_>>()
+        })
+    };
     let before = committed.tables.get(&table).and_then(|rows| rows.get(&pk));
-    let mut prev = implies(before);
+    let mut prev = (implies(before), bytes(before));
     for w in &mine {
-        let now = implies(w.row.as_ref());
-        if now != prev {
+        let now = (implies(w.row.as_ref()), bytes(w.row.as_ref()));
+        if now.0 != prev.0 || (now.0 && now.1 != prev.1) {
             return None;
         }
         prev = now;

@@ -249,19 +249,15 @@ fn update_shape(
         Some(Request::Delete { table, .. }) => (table, false),
         _ => return None,
     };
-    let is_update = matches!(req, Some(Request::Update { .. }));
     // The engine's ids name the table and index its lock events are on;
-    // what the table is (compressed, with a unique index: one the workload
-    // may have created since counts) is the model's.
+    // what the table is (compressed) is the model's.
     let t = world.engine.as_ref()?.table(table).ok()?;
     let shape = world.schema.table(table);
-    let unique = shape.is_some_and(|s| s.indexes.iter().chain(&s.online).any(|i| i.unique));
     Some(models::lock::UpdateShape {
         table: t.id,
         clustered: t.clustered.id,
         compressed: shape.is_some_and(|s| s.zip_size.is_some()),
         moves,
-        unique_first: is_update && !moves && unique,
     })
 }
 
@@ -662,9 +658,8 @@ fn moving_update(world: &World, own: &[Write], req: &Request) -> Vec<Write> {
 /// where a READ UNCOMMITTED reader sees it, when its transaction `trx`
 /// waits in one of the table's secondary indexes: its clustered change,
 /// kept through the wait (`models::lock::UpdateShape`; the row as the
-/// model would change it, or deleted). A wait there may also come before
-/// the change (an update's unique check), so the reader may find either
-/// state. Empty for any other wait and statement.
+/// model would change it, or deleted). Empty for any other wait and
+/// statement.
 fn kept_change(world: &World, own: &[Write], req: &Request, trx: u64) -> Vec<Write> {
     let (Request::Update { table, key, .. } | Request::Delete { table, key }) = req else {
         return Vec::new();
