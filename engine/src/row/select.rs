@@ -277,7 +277,10 @@ pub fn scan_locking(
     // A forward scan from `>= full primary key` that finds that very key
     // locks it alone: nothing below the start can enter the range
     // (row_search_for_mysql's LOCK_REC_NOT_GAP for an exact PAGE_CUR_GE
-    // match on the clustered index).
+    // match on the clustered index, in the call that opens the scan:
+    // `direction == 0`). A wait for that lock ends in the same call (`goto
+    // rec_loop`), so the lock it takes then is record-only too (compressed
+    // seed 2059: MariaDB lets an insert below the start in).
     let exact_start = match (&low, index, dir) {
         (Bound::Included(k), None, Direction::Forward) if k.len() == table.clustered.n_key => {
             Some(k.clone())
@@ -294,7 +297,6 @@ pub fn scan_locking(
         .as_ref()
         .filter(|r| r.past_end)
         .map(|r| r.key.clone());
-    let mut first = resume.is_none();
     let (start_low, start_high) = match (&resume, dir) {
         (Some(r), Direction::Forward) if r.after => (Bound::Excluded(r.key.clone()), high.clone()),
         (Some(r), Direction::Backward) if r.after => (low.clone(), Bound::Excluded(r.key.clone())),
@@ -314,12 +316,11 @@ pub fn scan_locking(
         None => cur.next(pager, ix)?,
     } {
         let k = btree::key_of(ix, 0, &rec)?;
-        let this_kind = if first && exact_start.as_ref() == Some(&k) {
+        let this_kind = if exact_start.as_ref() == Some(&k) {
             RecKind::RecNotGap
         } else {
             kind
         };
-        first = false;
         let passes = match index {
             None => ctx.passes_committed_delete(table, &rec)?,
             Some(i) => ctx.passes_committed_entry(pager, table, &table.secondary[i], &rec)?,
