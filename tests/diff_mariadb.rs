@@ -321,3 +321,70 @@ fn the_waiting_insert_probe_tells_a_page_end_from_the_index_end() {
     assert!(last.is_err(), "after the last row: {last:?}");
     theirs.stop().unwrap();
 }
+
+/// The counts a deadlock's transactions had when it was found, read from
+/// each side's LATEST DETECTED DEADLOCK ([`Backend::latest_deadlock`]),
+/// agree where the pages cannot part them and differ as the pages make
+/// them where they can: a range read over several leaf pages holds a
+/// struct per page on the server (and locks each page's supremum it
+/// crosses), one on innosim; a transaction of two single-row locks counts
+/// the same on both. What `innosim diff` tells a victim the pages chose
+/// by ([`diff::cycle_bound`]).
+#[test]
+fn a_deadlock_is_counted_alike_by_the_server_and_innosim_but_for_the_pages() {
+    use diff::backend::{Backend, CycleTrx, Issued, Local};
+    let server = Server::start();
+    let url: ServerUrl = server.url.parse().expect("a mysql:// URL");
+    let mut theirs = Remote::new(url);
+    let mut ours = Local::with_later_rules(engine::LaterRules::mariadb_10_11());
+    let setup = paged_table((1..=300).map(|i| 2 * i));
+    let mut cycles: Vec<Vec<CycleTrx>> = Vec::new();
+    for side in [&mut ours as &mut dyn Backend, &mut theirs] {
+        side.start(2, &setup).expect("the table is set up");
+        let run = |side: &mut dyn Backend, s: usize, sql: &str| side.issue(s, sql).expect(sql);
+        assert!(matches!(run(side, 1, "BEGIN"), Issued::Done(_)));
+        let update = "UPDATE t SET pad = 'z' WHERE id = 600";
+        assert!(matches!(run(side, 1, update), Issued::Done(_)));
+        assert!(matches!(run(side, 0, "BEGIN"), Issued::Done(_)));
+        // s0 locks 2..598 over every leaf page, and waits at 600.
+        let range = "SELECT id FROM t WHERE id >= 2 AND id <= 598 FOR UPDATE";
+        assert!(matches!(run(side, 0, range), Issued::Blocked));
+        // s1 closes the cycle and is its victim: the lighter.
+        let Issued::Done(a) = run(side, 1, "SELECT id FROM t WHERE id = 2 FOR UPDATE") else {
+            panic!("{}: the deadlock is found at once", side.name())
+        };
+        assert!(a.describe().contains("1213"), "{}", a.describe());
+        cycles.push(side.latest_deadlock().expect("the monitor is read"));
+        side.stop().expect("the sessions close");
+    }
+    let by_session = |c: &[CycleTrx], s: usize| {
+        c.iter()
+            .find(|t| t.session == Some(s))
+            .cloned()
+            .unwrap_or_else(|| panic!("s{s} is in the cycle: {c:?}"))
+    };
+    let (o0, t0) = (by_session(&cycles[0], 0), by_session(&cycles[1], 0));
+    let (o1, t1) = (by_session(&cycles[0], 1), by_session(&cycles[1], 1));
+    assert_eq!(cycles[0].len(), 2, "{:?}", cycles[0]);
+    assert_eq!(cycles[1].len(), 2, "{:?}", cycles[1]);
+    // s1: IX, X on 600, its waiting X on 2; the update's undo record.
+    assert_eq!((o1.structs, o1.rows, o1.undo), (3, 2, 1));
+    assert_eq!(
+        o1,
+        CycleTrx {
+            session: Some(1),
+            ..t1
+        }
+    );
+    // s0: 299 records and its waiting request on both (IX; 2 alone, the
+    // exact start of the range; the rest next-key; the wait); the
+    // server's spread over a struct per page, with the supremums it
+    // crossed.
+    assert_eq!((o0.structs, o0.rows, o0.undo), (4, 300, 0));
+    assert!(t0.structs > o0.structs, "{t0:?}");
+    assert!(
+        t0.rows >= o0.rows && t0.rows - o0.rows <= t0.structs - o0.structs,
+        "{t0:?}"
+    );
+    assert_eq!(t0.undo, 0);
+}

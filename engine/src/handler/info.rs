@@ -393,6 +393,13 @@ pub struct DeadlockTrx {
     pub session: SessionId,
     /// The lock it waited for: mode, index, table, key.
     pub waiting_for: String,
+    /// Its lock structs when the deadlock was found, the waiting one
+    /// included (with `undo`, its deadlock weight).
+    pub lock_structs: u64,
+    /// Its record locks then ([`crate::lock::LockSys::record_locks_of`]).
+    pub row_locks: u64,
+    /// Its undo records then.
+    pub undo: u64,
 }
 
 /// The latest deadlock the engine found.
@@ -452,6 +459,12 @@ impl Engine {
                 .find(|(_, x)| x.trx.as_ref().map(|tr| tr.id) == Some(t))
                 .map_or(0, |(&id, _)| id)
         };
+        let undo_of = |t: TrxId| {
+            (self.sessions.values())
+                .filter_map(|x| x.trx.as_ref())
+                .find(|tr| tr.id == t)
+                .map_or(0, |tr| tr.undo_no())
+        };
         let trxs: Vec<DeadlockTrx> = cycle
             .iter()
             .map(|&t| DeadlockTrx {
@@ -461,6 +474,9 @@ impl Engine {
                     .locks
                     .waiting_for(t)
                     .map_or_else(String::new, |l| self.lock_text(l)),
+                lock_structs: self.locks.lock_structs(t) as u64,
+                row_locks: self.locks.record_locks_of(t) as u64,
+                undo: undo_of(t),
             })
             .collect();
         let victim = cycle.iter().position(|&t| t == victim).unwrap_or(0);

@@ -647,6 +647,20 @@ impl LockSys {
         self.by_trx.get(&trx).map_or(0, Vec::len)
     }
 
+    /// The record locks a transaction holds or waits for, a supremum's
+    /// included: the bits set in its record lock structs, what InnoDB's
+    /// `lock_number_of_rows_locked` counts and its monitor prints as
+    /// "row lock(s)".
+    pub fn record_locks_of(&self, trx: TrxId) -> usize {
+        self.by_trx.get(&trx).map_or(0, |ids| {
+            (ids.iter())
+                .filter(|id| {
+                    (self.locks.get(id)).is_some_and(|l| matches!(l.target, Target::Record { .. }))
+                })
+                .count()
+        })
+    }
+
     /// The lock structs a transaction has (see [`Structs`]): with its undo
     /// records, its deadlock weight.
     pub fn lock_structs(&self, trx: TrxId) -> usize {

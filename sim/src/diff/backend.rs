@@ -276,8 +276,91 @@ pub trait Backend {
     ) -> Result<Result<u32, String>, String> {
         Ok(Err("the side shows no pages".into()))
     }
+    /// The transactions of the latest deadlock the side found, as SHOW
+    /// ENGINE INNODB STATUS's LATEST DETECTED DEADLOCK section counts them
+    /// when the deadlock was found ([`deadlock_of`]); none from a side that
+    /// cannot say.
+    fn latest_deadlock(&mut self) -> Result<Vec<CycleTrx>, String> {
+        Ok(Vec::new())
+    }
     /// Closes the sessions (rolling back what they left open).
     fn stop(&mut self) -> Result<(), String>;
+}
+
+/// One transaction of a deadlock's cycle, as the monitor's LATEST DETECTED
+/// DEADLOCK section prints it (`trx_print`: "LOCK WAIT 7 lock struct(s),
+/// heap size 1128, 9 row lock(s), undo log entries 2"), at the moment the
+/// deadlock was found, before the victim was rolled back: its deadlock
+/// weight is `structs + undo`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CycleTrx {
+    /// Its session, by its connection's thread id (`None`: not a session
+    /// of the run's).
+    pub session: Option<usize>,
+    /// Its lock structs, the waiting one included.
+    pub structs: u64,
+    /// Its record locks (bits set in those structs, supremums included).
+    pub rows: u64,
+    /// Its undo records (0 where the line names none).
+    pub undo: u64,
+}
+
+/// The transactions of the LATEST DETECTED DEADLOCK section of a `SHOW
+/// ENGINE INNODB STATUS` text, in the order printed; empty without the
+/// section. Sessions by their connections' thread ids ("MySQL thread id"
+/// or "MariaDB thread id"), in session order.
+pub fn deadlock_of(status: &str, threads: &[u32]) -> Vec<CycleTrx> {
+    let Some(at) = status.find("LATEST DETECTED DEADLOCK") else {
+        return Vec::new();
+    };
+    let section = &status[at..];
+    let section = section
+        .find("\nTRANSACTIONS\n")
+        .map_or(section, |end| &section[..end]);
+    // The number just before `what` in `line`, or just after it.
+    let before = |line: &str, what: &str| -> Option<u64> {
+        let head = &line[..line.find(what)?];
+        head.rsplit(|c: char| !c.is_ascii_digit())
+            .next()?
+            .parse()
+            .ok()
+    };
+    let after = |line: &str, what: &str| -> Option<u64> {
+        let tail = &line[line.find(what)? + what.len()..];
+        tail.split(|c: char| !c.is_ascii_digit())
+            .next()?
+            .parse()
+            .ok()
+    };
+    let mut out: Vec<CycleTrx> = Vec::new();
+    let mut open = false;
+    for line in section.lines() {
+        if line.starts_with("*** (") && line.ends_with("TRANSACTION:") {
+            out.push(CycleTrx {
+                session: None,
+                structs: 0,
+                rows: 0,
+                undo: 0,
+            });
+            open = true;
+            continue;
+        }
+        if line.starts_with("*** WE ROLL BACK") {
+            open = false;
+        }
+        let Some(t) = out.last_mut().filter(|_| open) else {
+            continue;
+        };
+        if let Some(id) = after(line, "thread id ") {
+            t.session = threads.iter().position(|&th| u64::from(th) == id);
+        }
+        if line.contains(" lock struct(s)") {
+            t.structs = before(line, " lock struct(s)").unwrap_or(0);
+            t.rows = before(line, " row lock(s)").unwrap_or(0);
+            t.undo = after(line, "undo log entries ").unwrap_or(0);
+        }
+    }
+    out
 }
 
 /// INNODB_TRX's weights by session, from `SELECT trx_mysql_thread_id,
@@ -504,6 +587,19 @@ impl Backend for Local {
     fn weights(&mut self) -> Result<BTreeMap<usize, u64>, String> {
         let a = self.query(WEIGHTS)?;
         weights_of(&a, &self.sessions)
+    }
+
+    fn latest_deadlock(&mut self) -> Result<Vec<CycleTrx>, String> {
+        let a = self.query("SHOW ENGINE INNODB STATUS")?;
+        let Answer::Rows { rows, .. } = &a else {
+            return Err(format!("SHOW ENGINE INNODB STATUS: {}", a.describe()));
+        };
+        let text = (rows.first())
+            .and_then(|r| r.last())
+            .and_then(|c| c.as_ref())
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .unwrap_or_default();
+        Ok(deadlock_of(&text, &self.sessions))
     }
 
     /// innosim keeps no struct per page: its structs as its lock system
@@ -1148,6 +1244,12 @@ impl Backend for Remote {
         Ok(lock_structs_of(&text, &threads))
     }
 
+    fn latest_deadlock(&mut self) -> Result<Vec<CycleTrx>, String> {
+        let text = self.innodb_status()?;
+        let threads: Vec<u32> = self.sessions.iter().map(|c| c.id).collect();
+        Ok(deadlock_of(&text, &threads))
+    }
+
     /// MariaDB's (10.11's, as far as innosim knows them) when the server
     /// says it is MariaDB; none otherwise (innosim serve is 1.0.6).
     fn later_rules(&mut self) -> Result<engine::LaterRules, String> {
@@ -1331,6 +1433,61 @@ impl Backend for Remote {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_deadlock_cycle_is_read_from_either_monitor() {
+        // MariaDB 10.11.14's section (trimmed), compressed seed 2694.
+        let maria = "------------------------\nLATEST DETECTED DEADLOCK\n------------------------\n\
+            2026-12-06 11:30:29 0x7f58677fe6c0\n\
+            *** (1) TRANSACTION:\n\
+            TRANSACTION 142032, ACTIVE 0 sec fetching rows\n\
+            mysql tables in use 1, locked 1\n\
+            LOCK WAIT 7 lock struct(s), heap size 1128, 9 row lock(s)\n\
+            MariaDB thread id 1813, OS thread handle 140017670284992, query id 58992 localhost 127.0.0.1 root Sending data\n\
+            *** WAITING FOR THIS LOCK TO BE GRANTED:\n\
+            RECORD LOCKS space id 6067 page no 4 n bits 320 index k of table `diffx`.`sb` trx id 142032 lock mode S waiting\n\
+            *** (2) TRANSACTION:\n\
+            TRANSACTION 142031, ACTIVE 0 sec inserting\n\
+            LOCK WAIT 4 lock struct(s), heap size 1128, 3 row lock(s), undo log entries 2\n\
+            MariaDB thread id 1816, OS thread handle 140017669977792, query id 58991 localhost 127.0.0.1 root Update\n\
+            *** WE ROLL BACK TRANSACTION (1)\n\
+            ------------\nTRANSACTIONS\n------------\n\
+            ---TRANSACTION 142032, ACTIVE 0 sec\n\
+            7 lock struct(s), heap size 1128, 13 row lock(s)\n\
+            MariaDB thread id 1813, OS thread handle 1, query id 58992 localhost 127.0.0.1 root\n";
+        let cycle = deadlock_of(maria, &[1810, 1813, 1815, 1816]);
+        let want = vec![
+            CycleTrx {
+                session: Some(1),
+                structs: 7,
+                rows: 9,
+                undo: 0,
+            },
+            CycleTrx {
+                session: Some(3),
+                structs: 4,
+                rows: 3,
+                undo: 2,
+            },
+        ];
+        assert_eq!(cycle, want);
+        // innosim's own section says the same in its words.
+        let ours = "LATEST DETECTED DEADLOCK\n------------------------\n\
+            at 0.000000 s of the engine's clock\n\
+            *** (1) TRANSACTION:\nTRANSACTION 1E, MySQL thread id 1813\n\
+            LOCK WAIT 7 lock struct(s), 9 row lock(s)\n\
+            *** (1) WAITING FOR THIS LOCK TO BE GRANTED:\n\
+            RECORD LOCKS index `k` of table `diff`.`sb` lock_mode S waiting, key 7, 59\n\
+            *** (2) TRANSACTION:\nTRANSACTION 1C, MySQL thread id 1816\n\
+            LOCK WAIT 4 lock struct(s), 3 row lock(s), undo log entries 2\n\
+            *** (2) WAITING FOR THIS LOCK TO BE GRANTED:\n\
+            RECORD LOCKS index `PRIMARY` of table `diff`.`sb` lock_mode X,GAP waiting, key 326\n\
+            *** WE ROLL BACK TRANSACTION (1)\n------------\nTRANSACTIONS\n";
+        assert_eq!(deadlock_of(ours, &[1810, 1813, 1815, 1816]), want);
+        // No section, no cycle; a thread that is no session's is None.
+        assert!(deadlock_of("------------\nTRANSACTIONS\n", &[1]).is_empty());
+        assert_eq!(deadlock_of(maria, &[1813])[1].session, None);
+    }
 
     #[test]
     fn urls_name_user_password_and_address() {

@@ -669,6 +669,11 @@ pub struct Before {
     pub our_structs: BTreeMap<usize, Vec<backend::LockStruct>>,
     /// The server's lock structs, by session.
     pub their_structs: BTreeMap<usize, Vec<backend::LockStruct>>,
+    /// innosim's deadlock cycle once the last step ran again
+    /// ([`Backend::latest_deadlock`]; empty if it found none).
+    pub our_cycle: Vec<backend::CycleTrx>,
+    /// The server's.
+    pub their_cycle: Vec<backend::CycleTrx>,
 }
 
 /// Each session's transaction's deadlock weight on both sides
@@ -689,12 +694,32 @@ pub fn weights_before_last(
     theirs.start(t.sessions, &t.setup)?;
     let mut again = Outcome::default();
     run_steps(&t, ours, theirs, &mut again)?;
-    let w = Before {
+    let mut w = Before {
         ours: ours.weights()?,
         theirs: theirs.weights()?,
         our_structs: ours.lock_structs()?,
         their_structs: theirs.lock_structs()?,
+        our_cycle: Vec::new(),
+        their_cycle: Vec::new(),
     };
+    // The last step again, for the cycle each side then reports: what
+    // its transactions weighed when the deadlock was found.
+    if let (Some(last), Some(step)) = (out.steps.len().checked_sub(1), out.steps.last()) {
+        let waiting = match last.checked_sub(1) {
+            Some(k) => out.steps[k].ours.blocked.clone(),
+            None => BTreeSet::new(),
+        };
+        compare_step(
+            ours,
+            theirs,
+            step.session,
+            step.sql.clone(),
+            &waiting,
+            &mut again,
+        )?;
+        w.our_cycle = ours.latest_deadlock()?;
+        w.their_cycle = theirs.latest_deadlock()?;
+    }
     ours.stop()?;
     theirs.stop()?;
     Ok(w)
@@ -1237,14 +1262,12 @@ pub fn explain(
     )))
 }
 
-/// Whether a run's last step is a deadlock each side resolved by killing
-/// a transaction the other kept: one 1213 on each side, for different
-/// sessions (what the survivor then does, finish or wait on, follows from
-/// the choice).
-fn victims_swapped(out: &Outcome) -> bool {
-    let Some(st) = out.steps.last() else {
-        return false;
-    };
+/// The sessions innosim and the server rolled back, where a run's last
+/// step is a deadlock each side resolved by killing a transaction the
+/// other kept: one 1213 on each side, for different sessions (what the
+/// survivor then does, finish or wait on, follows from the choice).
+fn victims_swapped(out: &Outcome) -> Option<(usize, usize)> {
+    let st = out.steps.last()?;
     let victims = |p: &Picture| -> Vec<usize> {
         (p.finished.iter())
             .filter(|(_, a)| a.error() == Some(1213))
@@ -1252,9 +1275,94 @@ fn victims_swapped(out: &Outcome) -> bool {
             .collect()
     };
     match (victims(&st.ours).as_slice(), victims(&st.theirs).as_slice()) {
-        ([a], [b]) => a != b,
-        _ => false,
+        (&[a], &[b]) if a != b => Some((a, b)),
+        _ => None,
     }
+}
+
+/// How many lock structs of a transaction SHOW ENGINE INNODB STATUS
+/// prints at most ("10 LOCKS PRINTED FOR THIS TRX: SUPPRESSING FURTHER
+/// PRINTS", `lock_trx_print_locks`).
+const MONITOR_STRUCTS_PRINTED: usize = 10;
+
+/// Whether the victims of a deadlock both sides found, `ours` and
+/// `theirs` (the sessions each rolled back), differ only because the
+/// server's pages spread the same locks over more lock structs: `Ok(())`
+/// when, by the LATEST DETECTED DEADLOCK sections (what each transaction
+/// weighed when the deadlock was found, [`backend::CycleTrx`]), the
+/// cycles hold the same sessions; each side's victim is the one its own
+/// weights pick under MariaDB's rule (`Deadlock::report`: the lightest,
+/// weight doubled plus one for any but the `requester`, so the requester
+/// loses a tie); and each transaction's counts differ only as pages make
+/// them: the server's structs at least innosim's, its record locks at
+/// least innosim's and more by no more than its extra structs (a scan
+/// that crosses into another page locks that page's supremum), the undo
+/// records the same but beside a compressed table (see [`layout_bound`]),
+/// and some weight differs.
+///
+/// A lock innosim wrongly leaves out, alone in a struct the server has,
+/// passes this check; what the before-step comparison of the structs
+/// ([`layout_bound`]) shows is printed beside it.
+pub fn cycle_bound(
+    ours: &[backend::CycleTrx],
+    theirs: &[backend::CycleTrx],
+    victims: (usize, usize),
+    requester: usize,
+    compressed: bool,
+) -> Result<(), String> {
+    let by_session = |c: &[backend::CycleTrx]| -> Option<BTreeMap<usize, backend::CycleTrx>> {
+        c.iter().map(|t| Some((t.session?, t.clone()))).collect()
+    };
+    let (Some(o), Some(t)) = (by_session(ours), by_session(theirs)) else {
+        return Err("a transaction of a cycle is not a session's".into());
+    };
+    if o.is_empty() || t.is_empty() {
+        return Err("a side reports no deadlock".into());
+    }
+    if o.keys().ne(t.keys()) {
+        return Err(format!(
+            "the cycles differ: innosim {:?}, the server {:?}",
+            o.keys().collect::<Vec<_>>(),
+            t.keys().collect::<Vec<_>>()
+        ));
+    }
+    let pick = |c: &BTreeMap<usize, backend::CycleTrx>| {
+        c.iter()
+            .map(|(&s, x)| (((x.structs + x.undo) << 1) | u64::from(s != requester), s))
+            .min()
+            .map(|(_, s)| s)
+    };
+    if pick(&o) != Some(victims.0) || pick(&t) != Some(victims.1) {
+        return Err("a side's victim is not the lightest by its own counts".into());
+    }
+    let mut differ = false;
+    for (s, x) in &o {
+        let y = &t[s];
+        if y.structs < x.structs || y.rows < x.rows {
+            return Err(format!(
+                "s{s}: the server has fewer lock structs or record locks ({} and {}) than innosim ({} and {})",
+                y.structs, y.rows, x.structs, x.rows
+            ));
+        }
+        if y.rows - x.rows > y.structs - x.structs {
+            return Err(format!(
+                "s{s}: the server locks {} records more, in {} structs more",
+                y.rows - x.rows,
+                y.structs - x.structs
+            ));
+        }
+        if x.undo != y.undo && !compressed {
+            return Err(format!(
+                "s{s}: {} undo records on innosim, {} on the server",
+                x.undo, y.undo
+            ));
+        }
+        differ |= x.structs + x.undo != y.structs + y.undo;
+    }
+    if !differ {
+        return Err("the weights are the same".into());
+    }
+    Ok(())
 }
 
 /// Why a session's deadlock weights on the two sides differ, if not only
@@ -1423,18 +1531,58 @@ pub fn campaign(
                     "         trx_weight before it: innosim {a}; {name} {b}{}\n",
                     if a == b { "" } else { " (weights differ)" }
                 ));
-                if a != b {
-                    let compressed = scenario
-                        .setup
+                let compressed = scenario
+                    .setup
+                    .iter()
+                    .any(|sql| sql.contains("ROW_FORMAT=COMPRESSED"));
+                let requester = out.steps.last().map_or(0, |st| st.session);
+                let members: BTreeSet<usize> = (before.their_cycle.iter())
+                    .filter_map(|t| t.session)
+                    .collect();
+                // What each side's transactions weighed when it found the
+                // deadlock decides whether the pages chose the victims.
+                let at_deadlock = match victims_swapped(&out) {
+                    Some(v) => cycle_bound(
+                        &before.our_cycle,
+                        &before.their_cycle,
+                        v,
+                        requester,
+                        compressed,
+                    ),
+                    None => Err("the sides do not each roll back another session".into()),
+                };
+                let show_cycle = |c: &[backend::CycleTrx]| {
+                    let v: Vec<String> = c
                         .iter()
-                        .any(|sql| sql.contains("ROW_FORMAT=COMPRESSED"));
+                        .map(|t| {
+                            format!(
+                                "{} {} structs, {} record locks, {} undo",
+                                t.session.map_or("?".into(), |s| format!("s{s}")),
+                                t.structs,
+                                t.rows,
+                                t.undo
+                            )
+                        })
+                        .collect();
+                    v.join("; ")
+                };
+                r.push_str(&format!(
+                    "         at the deadlock: innosim {}; {name} {}: {}\n",
+                    show_cycle(&before.our_cycle),
+                    show_cycle(&before.their_cycle),
+                    match &at_deadlock {
+                        Ok(()) => "the victims follow from structs the pages spread".to_string(),
+                        Err(e) => format!("not by the pages alone: {e}"),
+                    }
+                ));
+                let mut bound = at_deadlock.is_ok();
+                if a != b {
                     let sessions: BTreeSet<usize> = before
                         .ours
                         .keys()
                         .chain(before.theirs.keys())
                         .copied()
                         .collect();
-                    let mut bound = victims_swapped(&out);
                     for s in sessions {
                         let (w0, w1) = (
                             before.ours.get(&s).copied().unwrap_or(0),
@@ -1465,10 +1613,16 @@ pub fn campaign(
                                 Err(e) => format!("not by the pages alone: {e}"),
                             }
                         ));
-                        bound &= why.is_ok();
+                        // Only the cycle's transactions weigh in the
+                        // choice; the monitor prints ten structs of a
+                        // transaction at most, so a longer list cannot be
+                        // compared.
+                        if members.contains(&s) && l1.len() < MONITOR_STRUCTS_PRINTED {
+                            bound &= why.is_ok();
+                        }
                     }
-                    layout = bound;
                 }
+                layout = bound;
             }
             if with_rules {
                 r = format!(
@@ -1576,6 +1730,40 @@ mod tests {
             ..Outcome::default()
         };
         assert_eq!(Signature::of(&end), Signature::End("the table t1".into()));
+    }
+
+    #[test]
+    fn victims_chosen_by_structs_the_pages_spread_are_told_from_other_weights() {
+        // compressed seed 2694: s0's scan meets its rows on two pages of
+        // the server's and on one struct of innosim's; s3 weighs 6 on
+        // both; s0, the requester, loses on innosim and wins on the server.
+        let trx = |s, structs, rows, undo| backend::CycleTrx {
+            session: Some(s),
+            structs,
+            rows,
+            undo,
+        };
+        let ours = [trx(0, 6, 9, 0), trx(3, 4, 3, 2)];
+        let theirs = [trx(0, 7, 9, 0), trx(3, 4, 3, 2)];
+        assert_eq!(cycle_bound(&ours, &theirs, (0, 3), 0, true), Ok(()));
+        // Each side's victim must be the lightest by its own counts.
+        assert!(cycle_bound(&ours, &theirs, (3, 0), 0, true).is_err());
+        // The supremum of the page a scan crossed into, in that page's
+        // struct, is the pages'; two record locks more in one struct more
+        // are a lock innosim left out.
+        let crossed = [trx(0, 7, 10, 0), trx(3, 4, 3, 2)];
+        assert_eq!(cycle_bound(&ours, &crossed, (0, 3), 0, true), Ok(()));
+        let more_rows = [trx(0, 7, 11, 0), trx(3, 4, 3, 2)];
+        assert!(cycle_bound(&ours, &more_rows, (0, 3), 0, true).is_err());
+        // Fewer structs on the server, or other undo records beside no
+        // compressed table, or another cycle: not the pages.
+        assert!(cycle_bound(&theirs, &ours, (3, 0), 0, true).is_err());
+        let undo = [trx(0, 6, 9, 1), trx(3, 4, 3, 2)];
+        assert!(cycle_bound(&ours, &undo, (0, 3), 0, false).is_err());
+        let other = [trx(0, 7, 9, 0), trx(2, 4, 3, 2)];
+        assert!(cycle_bound(&ours, &other, (0, 2), 0, true).is_err());
+        // The same weights: the pages did not choose.
+        assert!(cycle_bound(&ours, &ours, (0, 3), 0, true).is_err());
     }
 
     #[test]

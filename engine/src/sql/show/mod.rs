@@ -462,10 +462,19 @@ impl Server {
                             waiting.replace(&format!("`{name}`"), &format!("`{db}`.`{table}`"));
                     }
                 }
+                // trx_print's counts: structs, record locks, and undo
+                // records where there are any.
+                let undo = if t.undo > 0 {
+                    format!(", undo log entries {}", t.undo)
+                } else {
+                    String::new()
+                };
                 s.push_str(&format!(
-                    "*** ({n}) TRANSACTION:\nTRANSACTION {}, MySQL thread id {}\n*** ({n}) WAITING FOR THIS LOCK TO BE GRANTED:\n{waiting}\n",
+                    "*** ({n}) TRANSACTION:\nTRANSACTION {}, MySQL thread id {}\nLOCK WAIT {} lock struct(s), {} row lock(s){undo}\n*** ({n}) WAITING FOR THIS LOCK TO BE GRANTED:\n{waiting}\n",
                     t.trx_id,
                     self.thread_id(t.session),
+                    t.lock_structs,
+                    t.row_locks,
                     n = i + 1
                 ));
             }
