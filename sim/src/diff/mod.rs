@@ -717,8 +717,18 @@ pub fn weights_before_last(
             &waiting,
             &mut again,
         )?;
-        w.our_cycle = ours.latest_deadlock()?;
-        w.their_cycle = theirs.latest_deadlock()?;
+        // Only a run that went the same way to the same end found the
+        // same deadlock: the monitors keep the latest one, which could
+        // otherwise be an earlier step's.
+        let same = again.steps.len() == out.steps.len()
+            && again
+                .steps
+                .last()
+                .is_some_and(|a| a.ours == step.ours && a.theirs == step.theirs);
+        if same {
+            w.our_cycle = ours.latest_deadlock()?;
+            w.their_cycle = theirs.latest_deadlock()?;
+        }
     }
     ours.stop()?;
     theirs.stop()?;
