@@ -678,7 +678,8 @@ pub struct Before {
 
 /// Each session's transaction's deadlock weight on both sides
 /// ([`Backend::weights`]) just before a run's last step: the steps before
-/// it run again on fresh sides. Where a deadlock's victims differ, equal
+/// it run again on fresh sides; then the last step runs again too, for
+/// the deadlock cycle each side reports ([`Before::our_cycle`]). Where a deadlock's victims differ, equal
 /// weights point at the choice between them, different ones at what one
 /// side counts (lock structs, undo records).
 pub fn weights_before_last(
