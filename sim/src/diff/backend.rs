@@ -1226,7 +1226,7 @@ impl Backend for Remote {
             .map_err(|e| format!("{url}: {sql}: {e}"))
     }
 
-    /// INNODB_TRX, read as its cache allows ([`Remote::query_trx_cache`]);
+    /// INNODB_TRX, read as its cache allows (`Remote::query_trx_cache`);
     /// the weights only annotate a mismatch's report, never decide one.
     fn weights(&mut self) -> Result<BTreeMap<usize, u64>, String> {
         let a = self.query_trx_cache(WEIGHTS);
