@@ -385,6 +385,22 @@ fn weights_of(answer: &Answer, threads: &[u32]) -> Result<BTreeMap<usize, u64>, 
     Ok(out)
 }
 
+/// The monitor's query ([`status_text`] reads its answer).
+const INNODB_STATUS: &str = "SHOW ENGINE INNODB STATUS";
+
+/// The text of a `SHOW ENGINE INNODB STATUS` answer: its one row's last
+/// column (Type, Name, Status).
+fn status_text(answer: &Answer) -> Result<String, String> {
+    let Answer::Rows { rows, .. } = answer else {
+        return Err(format!("{INNODB_STATUS}: {}", answer.describe()));
+    };
+    Ok((rows.first())
+        .and_then(|r| r.last())
+        .and_then(|c| c.as_ref())
+        .map(|b| String::from_utf8_lossy(b).into_owned())
+        .unwrap_or_default())
+}
+
 /// The query [`weights_of`] reads.
 const WEIGHTS: &str = "SELECT trx_mysql_thread_id, trx_weight FROM information_schema.INNODB_TRX";
 
@@ -590,15 +606,7 @@ impl Backend for Local {
     }
 
     fn latest_deadlock(&mut self) -> Result<Vec<CycleTrx>, String> {
-        let a = self.query("SHOW ENGINE INNODB STATUS")?;
-        let Answer::Rows { rows, .. } = &a else {
-            return Err(format!("SHOW ENGINE INNODB STATUS: {}", a.describe()));
-        };
-        let text = (rows.first())
-            .and_then(|r| r.last())
-            .and_then(|c| c.as_ref())
-            .map(|b| String::from_utf8_lossy(b).into_owned())
-            .unwrap_or_default();
+        let text = status_text(&self.query(INNODB_STATUS)?)?;
         Ok(deadlock_of(&text, &self.sessions))
     }
 
@@ -896,20 +904,8 @@ impl Remote {
 
     /// The text of `SHOW ENGINE INNODB STATUS`.
     fn innodb_status(&mut self) -> Result<String, String> {
-        let url = self.url.clone();
-        let reply = self
-            .control()?
-            .query("SHOW ENGINE INNODB STATUS")
-            .map_err(|e| format!("{url}: SHOW ENGINE INNODB STATUS: {e}"))?;
-        let WireReply::Rows { rows, .. } = reply else {
-            return Err(format!("{url}: SHOW ENGINE INNODB STATUS: {reply:?}"));
-        };
-        Ok(rows
-            .first()
-            .and_then(|r| r.last())
-            .and_then(|c| c.as_ref())
-            .map(|b| String::from_utf8_lossy(b).into_owned())
-            .unwrap_or_default())
+        let a = Backend::query(self, INNODB_STATUS)?;
+        status_text(&a).map_err(|e| format!("{}: {e}", self.url))
     }
 
     /// Waits for session `s`'s statement: its answer, or `None` once it is
