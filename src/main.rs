@@ -2007,6 +2007,12 @@ fn diff(o: DiffOpts) -> ExitCode {
     for (_, report) in &sum.page_end {
         println!("(an insert parted by where the server's page ends)\n{report}");
     }
+    for (_, report) in &sum.timing {
+        println!(
+            "(parted on its first run, not on every one of {} more: the server's timing)\n{report}",
+            sim::diff::RERUNS
+        );
+    }
     for (_, report) in &sum.mismatches {
         println!("{report}");
     }
@@ -2081,7 +2087,7 @@ fn diff(o: DiffOpts) -> ExitCode {
         .map(|(c, n)| format!("{c}: {n}"))
         .collect();
     println!(
-        "{} scenarios of profile {} against {}: {} statements, {} lock waits, {} deadlocks, errors {{{}}}, {} parted where woken waiters raced, {} version differences, {} victims chosen by weights the pages spread, {} inserts parted by a page's end, {} mismatches, {:.1} s",
+        "{} scenarios of profile {} against {}: {} statements, {} lock waits, {} deadlocks, errors {{{}}}, {} parted where woken waiters raced, {} version differences, {} victims chosen by weights the pages spread, {} inserts parted by a page's end, {} parted on one run only (the server's timing), {} mismatches, {:.1} s",
         sum.scenarios,
         o.profile,
         o.server,
@@ -2093,6 +2099,7 @@ fn diff(o: DiffOpts) -> ExitCode {
         sum.version_seeds.len(),
         sum.layout.len(),
         sum.page_end.len(),
+        sum.timing.len(),
         sum.mismatches.len(),
         engine::io::Clock::now_us(&clock) as f64 / 1e6
     );
@@ -2117,6 +2124,14 @@ fn diff(o: DiffOpts) -> ExitCode {
             "  inserts parted by where the server's page ends (it checks the locks on the next \
              record of the same page, a supremum at a page's end; innosim keeps its locks by \
              key): seeds {}",
+            seeds.join(" ")
+        );
+    }
+    if !sum.timing.is_empty() {
+        let seeds: Vec<String> = sum.timing.iter().map(|(s, _)| s.to_string()).collect();
+        println!(
+            "  parted on the first run only (the server's threads woke waiters in another \
+             order; see each report above): seeds {}",
             seeds.join(" ")
         );
     }

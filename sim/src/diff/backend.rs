@@ -238,6 +238,14 @@ pub trait Backend {
     fn later_rules(&mut self) -> Result<engine::LaterRules, String> {
         Ok(engine::LaterRules::NONE)
     }
+    /// Whether the side's own threads may order what one step sets off
+    /// differently from run to run (a real server's waiters woken by one
+    /// commit), so that a scenario can part on one run and not the next.
+    /// innosim, in process or behind `innosim serve`, does not: a
+    /// difference there shows on every run.
+    fn races(&mut self) -> Result<bool, String> {
+        Ok(false)
+    }
     /// Each session's open transaction's deadlock weight, as INNODB_TRX
     /// shows it (`trx_weight`: undo records plus lock structs, what
     /// `lock_deadlock_occurs` and MariaDB's `Deadlock::report` pick the
@@ -1255,6 +1263,20 @@ impl Backend for Remote {
         } else {
             engine::LaterRules::NONE
         })
+    }
+
+    /// A server other than `innosim serve` (whose version ends in
+    /// `-innosim`) runs each connection on its own thread and wakes waiters
+    /// in whatever order its scheduler gives.
+    fn races(&mut self) -> Result<bool, String> {
+        match Backend::query(self, "SELECT VERSION()")? {
+            Answer::Rows { rows, .. } => Ok(!rows
+                .iter()
+                .flatten()
+                .flatten()
+                .any(|v| String::from_utf8_lossy(v).contains("innosim"))),
+            a => Err(format!("SELECT VERSION(): {}", a.describe())),
+        }
     }
 
     /// A probe on its own connection, at REPEATABLE READ: `SELECT ...

@@ -1163,6 +1163,11 @@ pub struct Summary {
     pub errors: BTreeMap<u16, u64>,
     /// Each mismatching seed with its report.
     pub mismatches: Vec<(u64, String)>,
+    /// Seeds that parted on their first run but not on every one of
+    /// [`RERUNS`] more (against a server whose threads race:
+    /// [`Backend::races`]), each with its first run's report: the server's
+    /// timing, not mismatches.
+    pub timing: Vec<(u64, String)>,
     /// Scenarios that parted where woken waiters raced (not mismatches).
     pub racy: u64,
     /// The later version's rules the other side follows (none for innosim
@@ -1463,10 +1468,232 @@ pub fn layout_bound(
     Ok(())
 }
 
+/// How a seed's run came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// No difference (or one the later version's rules explain, or woken
+    /// waiters raced).
+    Alike,
+    /// Deadlock victims chosen by weights the pages spread ([`layout_bound`]).
+    Layout,
+    /// An insert parted by where the server's page ends
+    /// ([`inserts_at_page_end`]).
+    PageEnd,
+    /// A mismatch.
+    Mismatch,
+}
+
+/// One seed's run, judged.
+struct Judged {
+    /// The run (with the later rules on past a difference they explain).
+    out: Outcome,
+    /// innosim's engine counters of the first run.
+    stats: engine::EngineStats,
+    /// The later rule that explains where the run without it parted.
+    version: Option<String>,
+    kind: Kind,
+    /// The report of a difference (empty for [`Kind::Alike`]).
+    report: String,
+}
+
+/// Runs `seed`'s scenario on innosim and on `theirs` and judges where they
+/// part: by the later version's rules `later`, the deadlock weights the
+/// pages spread, or an insert at the server's page end, else a mismatch.
+fn judge_seed(
+    seed: u64,
+    profile: &Profile,
+    transactions: Option<usize>,
+    later: engine::LaterRules,
+    theirs: &mut dyn Backend,
+) -> Result<Judged, String> {
+    let name = theirs.name();
+    let scenario = Scenario::generate(seed, profile, transactions)?;
+    let mut ours = backend::Local::new();
+    let mut out = run(&scenario, &mut ours, theirs).map_err(|e| format!("seed {seed}: {e}"))?;
+    let stats = ours.engine_stats();
+    let mut version = None;
+    if out.mismatch.is_some() && !later.is_empty() {
+        if let Some((rule, again)) =
+            explain(&scenario, &out, later, theirs).map_err(|e| format!("seed {seed}: {e}"))?
+        {
+            version = Some(rule);
+            out = again;
+        }
+    }
+    let with_rules = version.is_some();
+    let mut kind = Kind::Alike;
+    let mut r = String::new();
+    if out.mismatch.is_some() {
+        r = report(&scenario, &out, &name);
+        let deadlock = out.steps.last().is_some_and(|st| {
+            st.ours != st.theirs
+                && [&st.ours, &st.theirs]
+                    .iter()
+                    .any(|p| p.finished.values().any(|a| a.error() == Some(1213)))
+        });
+        let mut layout = false;
+        if deadlock {
+            // The weights innosim gives with the server's rules: those
+            // the server's choice is to be compared with.
+            let mut ours = backend::Local::with_later_rules(later);
+            let before = weights_before_last(&scenario, &out, &mut ours, theirs)
+                .map_err(|e| format!("seed {seed}: {e}"))?;
+            let (a, b) = (
+                describe_weights(&before.ours),
+                describe_weights(&before.theirs),
+            );
+            r.push_str(&format!(
+                "         trx_weight before it: innosim {a}; {name} {b}{}\n",
+                if a == b { "" } else { " (weights differ)" }
+            ));
+            let compressed = scenario
+                .setup
+                .iter()
+                .any(|sql| sql.contains("ROW_FORMAT=COMPRESSED"));
+            let requester = out.steps.last().map_or(0, |st| st.session);
+            let members: BTreeSet<usize> = (before.their_cycle.iter())
+                .filter_map(|t| t.session)
+                .collect();
+            // What each side's transactions weighed when it found the
+            // deadlock decides whether the pages chose the victims.
+            let at_deadlock = match victims_swapped(&out) {
+                Some(v) => cycle_bound(
+                    &before.our_cycle,
+                    &before.their_cycle,
+                    v,
+                    requester,
+                    compressed,
+                ),
+                None => Err("the sides do not each roll back another session".into()),
+            };
+            let show_cycle = |c: &[backend::CycleTrx]| {
+                let v: Vec<String> = c
+                    .iter()
+                    .map(|t| {
+                        format!(
+                            "{} {} structs, {} record locks, {} undo",
+                            t.session.map_or("?".into(), |s| format!("s{s}")),
+                            t.structs,
+                            t.rows,
+                            t.undo
+                        )
+                    })
+                    .collect();
+                v.join("; ")
+            };
+            r.push_str(&format!(
+                "         at the deadlock: innosim {}; {name} {}: {}\n",
+                show_cycle(&before.our_cycle),
+                show_cycle(&before.their_cycle),
+                match &at_deadlock {
+                    Ok(()) => "the victims follow from structs the pages spread".to_string(),
+                    Err(e) => format!("not by the pages alone: {e}"),
+                }
+            ));
+            let mut bound = at_deadlock.is_ok();
+            if a != b {
+                let sessions: BTreeSet<usize> = before
+                    .ours
+                    .keys()
+                    .chain(before.theirs.keys())
+                    .copied()
+                    .collect();
+                for s in sessions {
+                    let (w0, w1) = (
+                        before.ours.get(&s).copied().unwrap_or(0),
+                        before.theirs.get(&s).copied().unwrap_or(0),
+                    );
+                    if w0 == w1 {
+                        continue;
+                    }
+                    let list = |m: &BTreeMap<usize, Vec<backend::LockStruct>>| {
+                        m.get(&s).map_or(Vec::new(), Clone::clone)
+                    };
+                    let (l0, l1) = (list(&before.our_structs), list(&before.their_structs));
+                    let why = layout_bound(&l0, &l1, (w0, w1), compressed);
+                    let show = |l: &[backend::LockStruct]| {
+                        let v: Vec<String> = l.iter().map(ToString::to_string).collect();
+                        if v.is_empty() {
+                            "none".to_string()
+                        } else {
+                            v.join("; ")
+                        }
+                    };
+                    r.push_str(&format!(
+                        "         s{s}'s lock structs: innosim {}\n         s{s}'s lock structs: {name} {}\n         s{s}: {}\n",
+                        show(&l0),
+                        show(&l1),
+                        match &why {
+                            Ok(()) => "the same locks, spread by the pages".to_string(),
+                            Err(e) => format!("not by the pages alone: {e}"),
+                        }
+                    ));
+                    // Only the cycle's transactions weigh in the
+                    // choice; the monitor prints ten structs of a
+                    // transaction at most, so a longer list cannot be
+                    // compared.
+                    if members.contains(&s) && l1.len() < MONITOR_STRUCTS_PRINTED {
+                        bound &= why.is_ok();
+                    }
+                }
+            }
+            layout = bound;
+        }
+        if with_rules {
+            r = format!(
+                "(innosim with the later version's rules, past a difference they explain)\n{r}"
+            );
+        }
+        let mut page_end = false;
+        let waits_differ = out
+            .steps
+            .last()
+            .is_some_and(|st| st.ours.blocked != st.theirs.blocked);
+        if !deadlock && waits_differ {
+            let mut ours = backend::Local::with_later_rules(if with_rules {
+                later
+            } else {
+                engine::LaterRules::NONE
+            });
+            match inserts_at_page_end(&scenario, &out, &mut ours, theirs)
+                .map_err(|e| format!("seed {seed}: {e}"))?
+            {
+                Ok(why) => {
+                    r.push_str(&why);
+                    page_end = true;
+                }
+                Err(why) => r.push_str(&format!("         not the pages' doing: {why}\n")),
+            }
+        }
+        kind = if layout {
+            Kind::Layout
+        } else if page_end {
+            Kind::PageEnd
+        } else {
+            Kind::Mismatch
+        };
+    }
+    Ok(Judged {
+        out,
+        stats,
+        version,
+        kind,
+        report: r,
+    })
+}
+
+/// How many more runs of a mismatching seed a campaign against a server
+/// that races ([`Backend::races`]) makes: the mismatch counts only if
+/// each shows one.
+pub const RERUNS: usize = 2;
+
 /// Runs scenarios of `profile` on innosim and on `theirs` within the
 /// budget, calling `each` with every seed's outcome (for progress).
 /// A time budget is read off `clock` (real time, `engine::io::OsClock`, for
-/// a campaign against a real server).
+/// a campaign against a real server). Against a server whose threads race
+/// ([`Backend::races`]), a mismatching seed runs [`RERUNS`] more times,
+/// and one that a re-run does not show is the server's timing
+/// ([`Summary::timing`]), not a mismatch.
 pub fn campaign(
     profile: &Profile,
     budget: Budget,
@@ -1484,28 +1711,20 @@ pub fn campaign(
         later: theirs.later_rules()?,
         ..Summary::default()
     };
-    let name = theirs.name();
+    let races = theirs.races()?;
     for seed in start..end {
         if let Budget::Time(t) = budget {
             if clock.now_us().saturating_sub(began) as f64 / 1e6 >= t {
                 break;
             }
         }
-        let scenario = Scenario::generate(seed, profile, transactions)?;
-        let mut ours = backend::Local::new();
-        let mut out = run(&scenario, &mut ours, theirs).map_err(|e| format!("seed {seed}: {e}"))?;
-        sum.reached.add(&ours.engine_stats());
-        let mut with_rules = false;
-        if out.mismatch.is_some() && !sum.later.is_empty() {
-            if let Some((rule, again)) = explain(&scenario, &out, sum.later, theirs)
-                .map_err(|e| format!("seed {seed}: {e}"))?
-            {
-                *sum.versions.entry(rule.clone()).or_default() += 1;
-                sum.version_seeds.push((seed, rule));
-                out = again;
-                with_rules = true;
-            }
+        let j = judge_seed(seed, profile, transactions, sum.later, theirs)?;
+        sum.reached.add(&j.stats);
+        if let Some(rule) = &j.version {
+            *sum.versions.entry(rule.clone()).or_default() += 1;
+            sum.version_seeds.push((seed, rule.clone()));
         }
+        let out = &j.out;
         sum.scenarios += 1;
         sum.steps += out.steps.len() as u64;
         sum.waits += out.waits;
@@ -1514,157 +1733,29 @@ pub fn campaign(
             *sum.errors.entry(*code).or_default() += n;
         }
         sum.racy += u64::from(out.racy);
-        if out.mismatch.is_some() {
-            let mut r = report(&scenario, &out, &name);
-            let deadlock = out.steps.last().is_some_and(|st| {
-                st.ours != st.theirs
-                    && [&st.ours, &st.theirs]
-                        .iter()
-                        .any(|p| p.finished.values().any(|a| a.error() == Some(1213)))
-            });
-            let mut layout = false;
-            if deadlock {
-                // The weights innosim gives with the server's rules: those
-                // the server's choice is to be compared with.
-                let mut ours = backend::Local::with_later_rules(sum.later);
-                let before = weights_before_last(&scenario, &out, &mut ours, theirs)
-                    .map_err(|e| format!("seed {seed}: {e}"))?;
-                let (a, b) = (
-                    describe_weights(&before.ours),
-                    describe_weights(&before.theirs),
-                );
-                r.push_str(&format!(
-                    "         trx_weight before it: innosim {a}; {name} {b}{}\n",
-                    if a == b { "" } else { " (weights differ)" }
-                ));
-                let compressed = scenario
-                    .setup
-                    .iter()
-                    .any(|sql| sql.contains("ROW_FORMAT=COMPRESSED"));
-                let requester = out.steps.last().map_or(0, |st| st.session);
-                let members: BTreeSet<usize> = (before.their_cycle.iter())
-                    .filter_map(|t| t.session)
-                    .collect();
-                // What each side's transactions weighed when it found the
-                // deadlock decides whether the pages chose the victims.
-                let at_deadlock = match victims_swapped(&out) {
-                    Some(v) => cycle_bound(
-                        &before.our_cycle,
-                        &before.their_cycle,
-                        v,
-                        requester,
-                        compressed,
-                    ),
-                    None => Err("the sides do not each roll back another session".into()),
-                };
-                let show_cycle = |c: &[backend::CycleTrx]| {
-                    let v: Vec<String> = c
-                        .iter()
-                        .map(|t| {
-                            format!(
-                                "{} {} structs, {} record locks, {} undo",
-                                t.session.map_or("?".into(), |s| format!("s{s}")),
-                                t.structs,
-                                t.rows,
-                                t.undo
-                            )
-                        })
-                        .collect();
-                    v.join("; ")
-                };
-                r.push_str(&format!(
-                    "         at the deadlock: innosim {}; {name} {}: {}\n",
-                    show_cycle(&before.our_cycle),
-                    show_cycle(&before.their_cycle),
-                    match &at_deadlock {
-                        Ok(()) => "the victims follow from structs the pages spread".to_string(),
-                        Err(e) => format!("not by the pages alone: {e}"),
-                    }
-                ));
-                let mut bound = at_deadlock.is_ok();
-                if a != b {
-                    let sessions: BTreeSet<usize> = before
-                        .ours
-                        .keys()
-                        .chain(before.theirs.keys())
-                        .copied()
-                        .collect();
-                    for s in sessions {
-                        let (w0, w1) = (
-                            before.ours.get(&s).copied().unwrap_or(0),
-                            before.theirs.get(&s).copied().unwrap_or(0),
-                        );
-                        if w0 == w1 {
-                            continue;
-                        }
-                        let list = |m: &BTreeMap<usize, Vec<backend::LockStruct>>| {
-                            m.get(&s).map_or(Vec::new(), Clone::clone)
-                        };
-                        let (l0, l1) = (list(&before.our_structs), list(&before.their_structs));
-                        let why = layout_bound(&l0, &l1, (w0, w1), compressed);
-                        let show = |l: &[backend::LockStruct]| {
-                            let v: Vec<String> = l.iter().map(ToString::to_string).collect();
-                            if v.is_empty() {
-                                "none".to_string()
-                            } else {
-                                v.join("; ")
-                            }
-                        };
-                        r.push_str(&format!(
-                            "         s{s}'s lock structs: innosim {}\n         s{s}'s lock structs: {name} {}\n         s{s}: {}\n",
-                            show(&l0),
-                            show(&l1),
-                            match &why {
-                                Ok(()) => "the same locks, spread by the pages".to_string(),
-                                Err(e) => format!("not by the pages alone: {e}"),
-                            }
-                        ));
-                        // Only the cycle's transactions weigh in the
-                        // choice; the monitor prints ten structs of a
-                        // transaction at most, so a longer list cannot be
-                        // compared.
-                        if members.contains(&s) && l1.len() < MONITOR_STRUCTS_PRINTED {
-                            bound &= why.is_ok();
+        match j.kind {
+            Kind::Alike => {}
+            Kind::Layout => sum.layout.push((seed, j.report.clone())),
+            Kind::PageEnd => sum.page_end.push((seed, j.report.clone())),
+            Kind::Mismatch => {
+                let mut shown = true;
+                if races {
+                    for _ in 0..RERUNS {
+                        let again = judge_seed(seed, profile, transactions, sum.later, theirs)?;
+                        if again.kind != Kind::Mismatch {
+                            shown = false;
+                            break;
                         }
                     }
                 }
-                layout = bound;
-            }
-            if with_rules {
-                r = format!(
-                    "(innosim with the later version's rules, past a difference they explain)\n{r}"
-                );
-            }
-            let mut page_end = false;
-            let waits_differ = out
-                .steps
-                .last()
-                .is_some_and(|st| st.ours.blocked != st.theirs.blocked);
-            if !deadlock && waits_differ {
-                let mut ours = backend::Local::with_later_rules(if with_rules {
-                    sum.later
+                if shown {
+                    sum.mismatches.push((seed, j.report.clone()));
                 } else {
-                    engine::LaterRules::NONE
-                });
-                match inserts_at_page_end(&scenario, &out, &mut ours, theirs)
-                    .map_err(|e| format!("seed {seed}: {e}"))?
-                {
-                    Ok(why) => {
-                        r.push_str(&why);
-                        page_end = true;
-                    }
-                    Err(why) => r.push_str(&format!("         not the pages' doing: {why}\n")),
+                    sum.timing.push((seed, j.report.clone()));
                 }
-            }
-            if layout {
-                sum.layout.push((seed, r));
-            } else if page_end {
-                sum.page_end.push((seed, r));
-            } else {
-                sum.mismatches.push((seed, r));
             }
         }
-        each(seed, &out);
+        each(seed, out);
     }
     Ok(sum)
 }
@@ -1823,5 +1914,131 @@ mod tests {
         // Equal lists and different undo records beside no compressed
         // table: nothing the pages did.
         assert!(layout_bound(&ours, &ours, (3, 4), false).is_err());
+    }
+
+    /// innosim as the other side, answering one more affected row to the
+    /// first INSERT of the runs `wrong` names (counted by `start`), and
+    /// saying whether its threads race.
+    struct Flaky {
+        inner: backend::Local,
+        runs: usize,
+        wrong: fn(usize) -> bool,
+        races: bool,
+        inserted: bool,
+    }
+
+    impl Backend for Flaky {
+        fn name(&self) -> String {
+            "flaky".into()
+        }
+        fn start(&mut self, sessions: usize, setup: &[String]) -> Result<(), String> {
+            self.runs += 1;
+            self.inserted = false;
+            self.inner.start(sessions, setup)
+        }
+        fn set_sort_buffer(&mut self, bytes: Option<usize>) {
+            self.inner.set_sort_buffer(bytes);
+        }
+        fn issue(&mut self, session: usize, sql: &str) -> Result<backend::Issued, String> {
+            let issued = self.inner.issue(session, sql)?;
+            if self.inserted || !sql.starts_with("INSERT") || !(self.wrong)(self.runs) {
+                return Ok(issued);
+            }
+            Ok(match issued {
+                backend::Issued::Done(Answer::Ok {
+                    affected,
+                    warnings,
+                    info,
+                }) => {
+                    self.inserted = true;
+                    backend::Issued::Done(Answer::Ok {
+                        affected: affected + 1,
+                        warnings,
+                        info,
+                    })
+                }
+                other => other,
+            })
+        }
+        fn completions(&mut self) -> Result<BTreeMap<usize, Answer>, String> {
+            self.inner.completions()
+        }
+        fn query(&mut self, sql: &str) -> Result<Answer, String> {
+            self.inner.query(sql)
+        }
+        fn races(&mut self) -> Result<bool, String> {
+            Ok(self.races)
+        }
+        fn weights(&mut self) -> Result<BTreeMap<usize, u64>, String> {
+            self.inner.weights()
+        }
+        fn stop(&mut self) -> Result<(), String> {
+            self.inner.stop()
+        }
+    }
+
+    /// A campaign of seed 3 against `theirs`.
+    fn one_seed(theirs: &mut Flaky) -> Summary {
+        let profile = Profile::named("default").unwrap();
+        let clock = engine::io::OsClock::new();
+        campaign(
+            &profile,
+            Budget::Seeds(3, 4),
+            Some(40),
+            theirs,
+            &clock,
+            |_, _| {},
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_mismatch_against_a_racing_server_counts_only_if_every_run_shows_it() {
+        let flaky = |wrong: fn(usize) -> bool, races| Flaky {
+            inner: backend::Local::new(),
+            runs: 0,
+            wrong,
+            races,
+            inserted: false,
+        };
+        // Parted on the first run only: the server's timing, run 1 + RERUNS
+        // times no more (the first re-run that agrees ends it).
+        let mut once = flaky(|run| run == 1, true);
+        let sum = one_seed(&mut once);
+        assert_eq!(once.runs, 2);
+        assert!(sum.mismatches.is_empty(), "{sum:?}");
+        assert_eq!(sum.timing.len(), 1, "{sum:?}");
+        assert_eq!(sum.timing[0].0, 3);
+        assert_eq!(sum.scenarios, 1);
+        // Parted on the first two runs, not the third: still timing.
+        let mut twice = flaky(|run| run <= 2, true);
+        let sum = one_seed(&mut twice);
+        assert_eq!(twice.runs, 1 + RERUNS);
+        assert!(
+            sum.mismatches.is_empty() && sum.timing.len() == 1,
+            "{sum:?}"
+        );
+        // Parted on every run: a mismatch, counted once.
+        let mut always = flaky(|_| true, true);
+        let sum = one_seed(&mut always);
+        assert_eq!(always.runs, 1 + RERUNS);
+        assert_eq!(sum.mismatches.len(), 1, "{sum:?}");
+        assert!(sum.timing.is_empty());
+        assert_eq!(sum.scenarios, 1);
+        // A side that does not race is never run again: what parted once
+        // is a mismatch.
+        let mut steady = flaky(|run| run == 1, false);
+        let sum = one_seed(&mut steady);
+        assert_eq!(steady.runs, 1);
+        assert_eq!(sum.mismatches.len(), 1, "{sum:?}");
+        assert!(sum.timing.is_empty());
+        // And one that agrees is run once.
+        let mut right = flaky(|_| false, true);
+        let sum = one_seed(&mut right);
+        assert_eq!(right.runs, 1);
+        assert!(
+            sum.mismatches.is_empty() && sum.timing.is_empty(),
+            "{sum:?}"
+        );
     }
 }
