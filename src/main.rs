@@ -208,6 +208,10 @@ enum Command {
         /// With --oltp: seeds per flush setting.
         #[arg(long, default_value_t = 50)]
         seeds: u64,
+        /// With --oltp: time-driven scheduling (sessions overlap in
+        /// simulated time; a sync waits for the device).
+        #[arg(long, requires = "oltp")]
+        timed: bool,
         /// Rows to load (default 200,000; 1,000,000 with --compression).
         #[arg(long)]
         rows: Option<u64>,
@@ -987,6 +991,7 @@ fn main() -> ExitCode {
             oltp: true,
             seeds,
             json,
+            timed,
             ..
         } => {
             if seeds == 0 {
@@ -1005,7 +1010,7 @@ fn main() -> ExitCode {
                 .into_iter()
                 .map(|(f, group)| {
                     let start = std::time::Instant::now();
-                    let row = sim::bench::oltp(0..seeds, f, group);
+                    let row = sim::bench::oltp(0..seeds, f, group, timed);
                     (row, start.elapsed().as_secs_f64())
                 })
                 .collect();
@@ -1061,7 +1066,7 @@ fn main() -> ExitCode {
             for ((flush, group), (row, _)) in settings.into_iter().zip(&rows) {
                 for &seed in &row.failing_seeds {
                     failed = true;
-                    let plan = sim::bench::oltp_plan(seed, flush, group);
+                    let plan = sim::bench::oltp_plan(seed, flush, group, timed);
                     match shrink_and_save(&plan, 200) {
                         Some((dir, _)) => eprintln!(
                             "violation: seed {seed}, flush {}{}; reproduce: innosim replay {}",

@@ -252,10 +252,16 @@ pub fn run(opts: &BenchOptions) -> engine::Result<Vec<Phase>> {
 /// engine, set the rate) and no crash before the run's end, so that the
 /// rates are those of a steady workload. Every run is still judged by
 /// every checker.
-pub fn oltp_bench_profile() -> crate::profile::Profile {
+pub fn oltp_bench_profile(timed: bool) -> crate::profile::Profile {
     let base = crate::profile::Profile::named("oltp").expect("oltp is a profile");
     crate::profile::Profile {
-        name: "oltp-bench".into(),
+        name: if timed {
+            "oltp-bench+timed"
+        } else {
+            "oltp-bench"
+        }
+        .into(),
+        timed,
         sessions_range: Some((16, 16)),
         sessions: 16,
         sync_latency_us: 1_000,
@@ -268,8 +274,13 @@ pub fn oltp_bench_profile() -> crate::profile::Profile {
 /// The plan the lock benchmark runs for `seed`: a plan of
 /// [`oltp_bench_profile`] under one flush setting, with or without group
 /// commit. A failing one saved to the corpus replays as it ran.
-pub fn oltp_plan(seed: u64, flush: FlushAtCommit, group_commit: bool) -> crate::plan::Plan {
-    let mut plan = crate::plan::Plan::generate(seed, &oltp_bench_profile(), Some(flush), None);
+pub fn oltp_plan(
+    seed: u64,
+    flush: FlushAtCommit,
+    group_commit: bool,
+    timed: bool,
+) -> crate::plan::Plan {
+    let mut plan = crate::plan::Plan::generate(seed, &oltp_bench_profile(timed), Some(flush), None);
     plan.group_commit = group_commit;
     plan
 }
@@ -311,7 +322,12 @@ impl OltpRow {
 }
 
 /// Runs [`oltp_plan`] for each of `seeds`.
-pub fn oltp(seeds: std::ops::Range<u64>, flush: FlushAtCommit, group_commit: bool) -> OltpRow {
+pub fn oltp(
+    seeds: std::ops::Range<u64>,
+    flush: FlushAtCommit,
+    group_commit: bool,
+    timed: bool,
+) -> OltpRow {
     let mut row = OltpRow {
         flush: flush.setting(),
         group_commit,
@@ -319,7 +335,7 @@ pub fn oltp(seeds: std::ops::Range<u64>, flush: FlushAtCommit, group_commit: boo
     };
     let mut sim_us = 0u64;
     for seed in seeds {
-        let plan = oltp_plan(seed, flush, group_commit);
+        let plan = oltp_plan(seed, flush, group_commit, timed);
         let o = crate::runner::execute(&plan, false).expect("the bench profile is valid");
         row.seeds += 1;
         row.commits += o.stats.commits;

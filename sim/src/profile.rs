@@ -144,6 +144,10 @@ pub struct Profile {
     /// The KEY_BLOCK_SIZEs a compressed table draws from.
     #[serde(default = "default_key_block_sizes")]
     pub key_block_sizes: Vec<u32>,
+    /// Time-driven scheduling (`runner::timed`): sessions overlap in
+    /// simulated time, each step costing its I/O's latency.
+    #[serde(default)]
+    pub timed: bool,
 }
 
 /// Every KEY_BLOCK_SIZE.
@@ -161,8 +165,16 @@ fn default_timeouts() -> (u64, u64) {
 }
 
 impl Profile {
-    /// The profiles by name.
+    /// The profiles by name; `NAME+timed` is profile NAME with time-driven
+    /// scheduling ([`Profile::timed`]).
     pub fn named(name: &str) -> Option<Profile> {
+        if let Some(base) = name.strip_suffix("+timed") {
+            return Profile::named(base).filter(|p| !p.timed).map(|p| Profile {
+                name: name.to_string(),
+                timed: true,
+                ..p
+            });
+        }
         let base = Profile {
             name: name.to_string(),
             sessions: 4,
@@ -193,6 +205,7 @@ impl Profile {
             think_us: default_think_us(),
             p_compressed: 0.2,
             key_block_sizes: default_key_block_sizes(),
+            timed: false,
         };
         let io_faults = vec![
             FaultKind::ProcessCrash,

@@ -67,6 +67,7 @@ impl Plan {
             schedule: None,
             system_tables: false,
             sort_buffer_bytes: None,
+            timed: profile.timed,
         };
         if let Some((lo, hi)) = profile.sessions_range {
             plan.sessions = rng.gen_range(lo..=hi);

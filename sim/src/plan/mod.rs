@@ -598,6 +598,12 @@ pub struct Plan {
     /// which the plans' tables never fill).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sort_buffer_bytes: Option<usize>,
+    /// Time-driven scheduling (discrete events, see `runner::timed`):
+    /// each session keeps its own time, each step costs the simulated time
+    /// of its I/O, and the earliest event runs next; otherwise each turn
+    /// picks a session at random after a random think time.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub timed: bool,
 }
 
 /// A failing fsync anchored to a recovery (see

@@ -40,6 +40,7 @@ mod filter;
 mod recovery;
 mod session;
 mod stats;
+mod timed;
 mod trace;
 
 pub use stats::RunStats;
@@ -285,6 +286,9 @@ struct Sess {
     /// first) were judged for the gaps they checked, in the steps that put
     /// their entries in before it waited.
     insert_judged: usize,
+    /// Time-driven scheduling ([`timed`]): when the session's next step
+    /// comes; `None` while it waits for a lock (until the wait ends).
+    ready_us: Option<u64>,
 }
 
 struct World {
@@ -403,6 +407,9 @@ struct World {
     /// ([`World::index_epoch`]) it was: a REPEATABLE READ view older than
     /// it finds the table empty.
     rebuilt: BTreeMap<String, u64>,
+    /// Time-driven scheduling ([`timed`]): the storage charges latency to
+    /// each step, not the clock.
+    timed: bool,
 }
 
 impl World {
@@ -767,6 +774,10 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         fc.latency_us.sync = plan.sync_latency_us;
         storage.set_clock(clock.clone());
     }
+    if plan.timed {
+        // Latency goes to each step instead (set once setup is done).
+        storage.set_clock(clock.clone());
+    }
     let disk_headroom = plan.disk_headroom_kib.map(|k| k * 1024);
     let formats = [
         format_of(&plan.row_formats[0]).unwrap_or(RowFormat::Compact),
@@ -856,6 +867,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         step_writes: None,
         allowed_releases: None,
         rebuilt: BTreeMap::new(),
+        timed: plan.timed,
     };
     world.event(
         "run",
@@ -927,7 +939,12 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             kept_seq: None,
             in_flight: Vec::new(),
             insert_judged: 0,
+            ready_us: plan.timed.then(|| rng.gen_range(0..plan.think_us.max(1))),
         });
+    }
+    let mut timed = timed::Timed::default();
+    if plan.timed {
+        world.storage.set_timeline(true);
     }
     let mut started = 0usize;
     let mut steps = 0u64;
@@ -942,17 +959,30 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         if !busy && started >= n_txns {
             break;
         }
-        // The plan's recorded turn, while it has one; else a draw.
+        if plan.timed {
+            timed.settle(&mut world, &mut sessions, &mut rng, plan.think_us);
+        }
+        // The plan's recorded turn, while it has one; else a draw (the
+        // earliest event, when time drives the scheduler).
         let turn = world.replay.turns.pop_front();
+        let mut event = None;
         let think_us = match turn {
             Some(t) => t.think_us,
+            None if plan.timed => {
+                let Some(e) = timed.next_event(&world, &sessions, started < n_txns, &mut rng)
+                else {
+                    break;
+                };
+                event = Some(e);
+                e.at_us - world.clock_now()
+            }
             None => rng.gen_range(0..plan.think_us.max(1)),
         };
         world.clock.advance_us(think_us);
         let commit_waiting = sessions
             .iter()
             .any(|s| s.txn.as_ref().is_some_and(|t| t.commit_written.is_some()));
-        if sessions.iter().all(|s| s.waiting) && !commit_waiting {
+        if !plan.timed && sessions.iter().all(|s| s.waiting) && !commit_waiting {
             // Everyone waits for a lock: let time run to the next lock wait
             // deadline (at most half a second). A grouped commit waits for
             // nothing but its own resumption, so time does not jump then.
@@ -977,6 +1007,9 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
                     .and_then(|t| world.locks.deadline(t))
                     .is_some_and(|d| d <= now);
             if due && crashed.is_none() && world.engine.is_some() {
+                if plan.timed {
+                    timed.stepping(i, now);
+                }
                 crashed = stepped(&mut world, &mut sessions, i);
             }
         }
@@ -997,9 +1030,21 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         }
         world.locks.check_timeouts(now);
         world.take_lock_violations();
-        let i = match turn {
-            None => rng.gen_range(0..sessions.len()),
-            Some(t) => match turn_session(&t, &sessions, started) {
+        let i = match (turn, event) {
+            (None, Some(e)) if e.deadline => {
+                // The event was a wait's deadline, resumed above: the turn
+                // steps nothing more.
+                world.recorded.turns.push(crate::schedule::Turn {
+                    txn: None,
+                    at: 0,
+                    think_us,
+                    session: e.session,
+                });
+                continue;
+            }
+            (None, Some(e)) => e.session,
+            (None, None) => rng.gen_range(0..sessions.len()),
+            (Some(t), _) => match turn_session(&t, &sessions, started) {
                 Some(i) => i,
                 None => {
                     // A turn with nothing to do, or whose work is gone or
@@ -1018,6 +1063,9 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             session: i,
             ..turn_of(plan, &sessions[i], started)
         });
+        if plan.timed {
+            timed.stepping(i, world.clock_now());
+        }
         if sessions[i].txn.is_none() {
             if started >= n_txns {
                 continue;
@@ -1135,7 +1183,10 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             ));
         }
     }
-    world.stats.workload_us = world.clock_now();
+    if plan.timed {
+        timed.settle(&mut world, &mut sessions, &mut rng, plan.think_us);
+    }
+    world.stats.workload_us = world.clock_now().max(timed.end_us);
     // Every run ends with a crash, so every run exercises recovery.
     world.final_crash = true;
     if world.engine.is_some() && world.violations.is_empty() {

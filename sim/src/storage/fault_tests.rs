@@ -534,6 +534,52 @@ fn latency_advances_the_clock_exactly() -> io::Result<()> {
 }
 
 #[test]
+fn on_a_timeline_latency_goes_to_the_step_and_syncs_queue_for_the_device() -> io::Result<()> {
+    let mut storage = SimStorage::new();
+    let clock = SimClock::new();
+    storage.set_clock(clock.clone());
+    storage.set_faults(FaultConfig {
+        latency_us: Latency {
+            write: 20,
+            sync: 1000,
+            ..Latency::default()
+        },
+        ..FaultConfig::default()
+    });
+    storage.set_timeline(true);
+    let mut file = storage.create("a")?;
+    // A step at time 100: a write and a sync, the device idle.
+    clock.set_us(100);
+    file.write_at(0, &[1; 512])?;
+    file.sync()?;
+    assert_eq!(clock.now_us(), 100, "the clock stays at the step's start");
+    assert_eq!(storage.take_spent_us(), 1020);
+    assert_eq!(storage.device_free_us(), 100 + 1020);
+    // A step at 500 syncs while that sync runs: it starts at 1120.
+    clock.set_us(500);
+    file.write_at(0, &[2; 512])?;
+    file.sync()?;
+    assert_eq!(storage.take_spent_us(), 1120 + 1000 - 500);
+    assert_eq!(storage.device_free_us(), 2120);
+    assert_eq!(storage.fault_counters().sync_queue_us_total, 1120 - 520);
+    // A write does not queue behind a sync; a step after the device is
+    // free waits for nothing.
+    clock.set_us(600);
+    file.write_at(0, &[3; 512])?;
+    assert_eq!(storage.take_spent_us(), 20);
+    clock.set_us(5_000);
+    file.sync()?;
+    assert_eq!(storage.take_spent_us(), 1000);
+    assert_eq!(storage.take_spent_us(), 0, "taken once");
+    assert_eq!(storage.fault_counters().latency_us_total, 3 * 20 + 3 * 1000);
+    // Off again: latency advances the clock.
+    storage.set_timeline(false);
+    file.sync()?;
+    assert_eq!(clock.now_us(), 6_000);
+    Ok(())
+}
+
+#[test]
 fn unsynced_namespace_ops_can_be_lost_when_opted_in() -> io::Result<()> {
     let setup = || -> io::Result<SimStorage> {
         let mut storage = SimStorage::new();

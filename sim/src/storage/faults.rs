@@ -342,6 +342,9 @@ pub struct FaultCounters {
     /// Simulated microseconds charged as latency (charged to the clock, if
     /// one is attached).
     pub latency_us_total: u64,
+    /// Simulated microseconds syncs waited for the device to finish an
+    /// earlier sync (time-driven runs only: `SimStorage::set_timeline`).
+    pub sync_queue_us_total: u64,
 }
 
 impl FaultCounters {

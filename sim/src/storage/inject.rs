@@ -39,6 +39,40 @@ fn generator(seed: u64, stream: Stream) -> ChaCha8Rng {
 /// cost per MiB divides exactly.
 const TRANSFER_SHIFT: u32 = 20;
 
+/// Where the latency of a time-driven run goes (see `SimStorage::set_timeline`):
+/// the simulated time the step under way has spent, from the clock's time
+/// when it began, and when the device ends the last sync it was given. A
+/// device serves one sync at a time, so a sync issued while another runs
+/// starts when that one ends: commits that sync at once queue, and a
+/// group's sync serves everyone written before it starts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Timeline {
+    /// Microseconds the step under way has spent in I/O, queueing included.
+    pub spent_us: u64,
+    /// When the device finishes the last sync it was given.
+    pub device_free_us: u64,
+}
+
+impl Timeline {
+    /// Charges an operation of `us` microseconds issued by a step that
+    /// began at `now`: a sync waits first for the device. Returns the
+    /// microseconds it queued.
+    pub fn charge(&mut self, now: u64, us: u64, sync: bool) -> u64 {
+        let issued = now + self.spent_us;
+        let start = if sync {
+            issued.max(self.device_free_us)
+        } else {
+            issued
+        };
+        let end = start + us;
+        if sync {
+            self.device_free_us = end;
+        }
+        self.spent_us = end - now;
+        start - issued
+    }
+}
+
 /// The fault state of one disk.
 #[derive(Debug)]
 pub(super) struct Injector {
@@ -55,6 +89,9 @@ pub(super) struct Injector {
     transfer_remainder: u64,
     /// The clock latency is charged to.
     pub clock: Option<SimClock>,
+    /// Time-driven scheduling: latency goes to the running step's own
+    /// time instead of the clock, and syncs queue for the device.
+    pub timeline: Option<Timeline>,
     pub counters: FaultCounters,
     pub log: Vec<FaultRecord>,
     /// The I/O index of every failed sync, kept with tracing off too.
@@ -79,6 +116,7 @@ impl Default for Injector {
             fsync_failure_fired: false,
             transfer_remainder: 0,
             clock: None,
+            timeline: None,
             counters: FaultCounters::default(),
             log: Vec::new(),
             fsync_failed_at: Vec::new(),
@@ -230,9 +268,23 @@ impl Disk {
         }
     }
 
-    /// Charges an admitted call's latency to the counters and the clock.
+    /// Charges an admitted call's latency to the counters and the clock,
+    /// or, on a timeline, to the step under way (a sync waiting first for
+    /// the device to finish the sync before it).
     pub(super) fn charge_latency(&mut self, op: IoOp, transferred_bytes: u64) {
         let us = self.faults.latency_us(op, transferred_bytes);
+        let now = self
+            .faults
+            .clock
+            .as_ref()
+            .map_or(0, |c| engine::io::Clock::now_us(c));
+        if let Some(t) = &mut self.faults.timeline {
+            let sync = matches!(op, IoOp::Sync | IoOp::SyncDir);
+            let queued = t.charge(now, us, sync);
+            self.faults.counters.sync_queue_us_total += queued;
+            self.faults.counters.latency_us_total += us;
+            return;
+        }
         if us == 0 {
             return;
         }

@@ -70,6 +70,7 @@ pub use faults::{
     BitFlip, BitRot, Fault, FaultConfig, FaultCounters, FaultRecord, InvalidFaultConfig, Latency,
     NamespaceChange, PAGE_BYTES,
 };
+pub use inject::Timeline;
 pub use power_loss::{
     fnv1a, CrashMode, MisdirectedPage, PendingKind, PendingWrite, PowerLossPolicy, RestartReport,
     Survival, DISPLACED_BYTES,
@@ -255,6 +256,33 @@ impl SimStorage {
     /// Attaches the clock that latency advances (replacing any before).
     pub fn set_clock(&self, clock: SimClock) {
         self.disk().faults.clock = Some(clock);
+    }
+
+    /// Time-driven scheduling on or off. On, latency no longer advances
+    /// the clock: each operation is charged to the step under way, from
+    /// the clock's time when the step began (the scheduler sets the clock
+    /// to each event's time and reads what the step spent with
+    /// [`take_spent_us`](Self::take_spent_us)), and a sync waits for the
+    /// device to finish the sync before it.
+    pub fn set_timeline(&self, on: bool) {
+        self.disk().faults.timeline = on.then(Timeline::default);
+    }
+
+    /// What the step under way has spent in I/O since the last call
+    /// (queueing for the device included), starting the next step's
+    /// account; 0 without a timeline.
+    pub fn take_spent_us(&self) -> u64 {
+        self.disk()
+            .faults
+            .timeline
+            .as_mut()
+            .map_or(0, |t| std::mem::take(&mut t.spent_us))
+    }
+
+    /// When the device finishes the last sync it was given (0 without a
+    /// timeline).
+    pub fn device_free_us(&self) -> u64 {
+        self.disk().faults.timeline.map_or(0, |t| t.device_free_us)
     }
 
     /// The running totals of injected faults.
