@@ -277,7 +277,7 @@ impl Disk {
             .faults
             .clock
             .as_ref()
-            .map_or(0, |c| engine::io::Clock::now_us(c));
+            .map_or(0, engine::io::Clock::now_us);
         if let Some(t) = &mut self.faults.timeline {
             let sync = matches!(op, IoOp::Sync | IoOp::SyncDir);
             let queued = t.charge(now, us, sync);
