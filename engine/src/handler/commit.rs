@@ -232,7 +232,12 @@ impl Engine {
             }
         }
         let now = self.pager.now_us();
-        self.locks.release_all(trx.id, now);
+        if deferred && self.config.locks_until_durable {
+            // Released by the sync that acknowledges it (`resume`).
+            self.session_mut(s).commit_wait_trx = Some(trx.id);
+        } else {
+            self.locks.release_all(trx.id, now);
+        }
         self.stats.commits += 1;
         let sess = self.session_mut(s);
         sess.implicit = false;

@@ -67,6 +67,14 @@ pub struct Config {
     /// (crate::Step) until one sync, made by the first waiting session to
     /// resume, covers it and every other commit written by then.
     pub group_commit: bool,
+    /// With [`group_commit`](Self::group_commit): a commit waiting for its
+    /// group's sync keeps its locks until the sync, as a server with the
+    /// binary log does. 5.1 commits such a transaction in two phases:
+    /// `trx_prepare_off_kernel` syncs the log (flush 1) with every lock
+    /// still held, and only `trx_commit_off_kernel` after the binary log
+    /// releases them (`lock_release_off_kernel`); without the binary log
+    /// the commit releases its locks before `log_write_up_to` syncs.
+    pub locks_until_durable: bool,
     /// `innodb_compression_level`: the zlib level compressed pages are
     /// compressed at, 0 to 9.
     pub compression_level: u32,
@@ -100,6 +108,7 @@ impl Default for Config {
             max_dirty_pages_pct: 75,
             purge_batch_logs: 300,
             group_commit: false,
+            locks_until_durable: false,
             compression_level: crate::page::zip::DEFAULT_LEVEL,
             sort_buffer_bytes: 1 << 20,
             file_per_table: true,

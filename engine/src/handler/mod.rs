@@ -132,6 +132,9 @@ struct Session {
     /// it durable before it is acknowledged, and the statement's response.
     commit_wait_lsn: Option<u64>,
     commit_wait_response: Option<Response>,
+    /// With [`Config::locks_until_durable`]: the committed transaction
+    /// whose locks the sync releases.
+    commit_wait_trx: Option<u64>,
     /// The id of the last transaction the session began.
     last_trx: Option<u64>,
     /// A statement of several requests is open ([`Engine::begin_statement`]).
@@ -357,7 +360,14 @@ impl Engine {
         if self.sessions.contains_key(&s) {
             let r = self.rollback_trx(s);
             self.guard(r)?;
-            self.sessions.remove(&s);
+            if let Some(session) = self.sessions.remove(&s) {
+                // A commit waiting for its group's sync with its locks: the
+                // commit is written; the locks go with the session.
+                if let Some(trx) = session.commit_wait_trx {
+                    let now = self.pager.now_us();
+                    self.locks.release_all(trx, now);
+                }
+            }
         }
         Ok(())
     }
@@ -809,6 +819,7 @@ impl Engine {
             .ok_or(Error::SessionState(s, "no such session"))?;
         if let Some(lsn) = session.commit_wait_lsn.take() {
             let resp = session.commit_wait_response.take().unwrap_or(Response::Ok);
+            let holder = session.commit_wait_trx.take();
             if self.pager.log.flushed_lsn() < lsn {
                 // One sync for every commit written so far: the group.
                 let end = self.pager.log.lsn();
@@ -816,6 +827,10 @@ impl Engine {
                 let r = self.pager.log.write_up_to(end, sync);
                 self.guard(r)?;
                 self.stats.group_commit_syncs += 1;
+            }
+            if let Some(trx) = holder {
+                let now = self.pager.now_us();
+                self.locks.release_all(trx, now);
             }
             return Ok(Step::Done(resp));
         }

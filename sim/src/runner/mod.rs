@@ -757,6 +757,10 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         flush_at_commit: flush,
         lock_wait_timeout_us: plan.lock_wait_timeout_s * 1_000_000,
         group_commit: plan.group_commit,
+        // A time-driven run's grouped commits keep their locks until their
+        // sync, as a server with the binary log does: the time a commit
+        // waits for its sync is then time others wait for its rows.
+        locks_until_durable: plan.timed && plan.group_commit,
         canaries,
         file_per_table: !plan.system_tables,
         sort_buffer_bytes: plan
