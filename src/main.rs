@@ -1031,6 +1031,8 @@ fn main() -> ExitCode {
                             "wall_seconds": wall,
                             "tps_sim": r.tps(),
                             "deadlocks_per_sim_sec": r.deadlocks_per_sec(),
+                            "log_syncs": r.log_syncs,
+                            "commits_per_log_sync": r.commits_per_log_sync(),
                             "seeds_per_sec": seeds_per_sec(*wall),
                             "failing_seeds": r.failing_seeds,
                         })
@@ -1041,10 +1043,10 @@ fn main() -> ExitCode {
                 println!(
                     "oltp_read_write, 16 sessions, 1 ms fsync, {seeds} seeds per setting, one core"
                 );
-                println!("flush         commits  deadlocks  timeouts   sim s   trx/sim s  deadlocks/sim s  seeds/wall s");
+                println!("flush         commits  deadlocks  timeouts   sim s   trx/sim s  deadlocks/sim s  commits/log sync  seeds/wall s");
                 for (r, wall) in &rows {
                     println!(
-                        "{:<12} {:>8} {:>10} {:>9} {:>7.2} {:>11.1} {:>16.2} {:>13.1}",
+                        "{:<12} {:>8} {:>10} {:>9} {:>7.2} {:>11.1} {:>16.2} {:>17.2} {:>13.1}",
                         if r.group_commit {
                             format!("{} (group)", r.flush)
                         } else {
@@ -1056,6 +1058,7 @@ fn main() -> ExitCode {
                         r.sim_seconds,
                         r.tps(),
                         r.deadlocks_per_sec(),
+                        r.commits_per_log_sync(),
                         seeds_per_sec(*wall)
                     );
                 }

@@ -245,6 +245,15 @@ pub fn run(opts: &BenchOptions) -> engine::Result<Vec<Phase>> {
     Ok(phases)
 }
 
+/// The processors of the lock benchmark's server when time drives it.
+pub const OLTP_CPU: crate::profile::CpuModel = crate::profile::CpuModel {
+    cores: 1,
+    call_ns: 40_000,
+    page_ns: 1_000,
+    compress_ns_per_kib: 0,
+    decompress_ns_per_kib: 0,
+};
+
 /// The lock benchmark's workload: the `oltp` profile (sysbench's
 /// oltp_read_write on 2000 preloaded rows) with 16 sessions, a 1 ms fsync,
 /// at most 100 us between two statements (a client's round trip on one
@@ -252,6 +261,8 @@ pub fn run(opts: &BenchOptions) -> engine::Result<Vec<Phase>> {
 /// engine, set the rate) and no crash before the run's end, so that the
 /// rates are those of a steady workload. Every run is still judged by
 /// every checker.
+/// With `timed`, time drives the scheduler and the server has
+/// [`OLTP_CPU`]'s processor.
 pub fn oltp_bench_profile(timed: bool) -> crate::profile::Profile {
     let base = crate::profile::Profile::named("oltp").expect("oltp is a profile");
     crate::profile::Profile {
@@ -262,6 +273,7 @@ pub fn oltp_bench_profile(timed: bool) -> crate::profile::Profile {
         }
         .into(),
         timed,
+        cpu: if timed { OLTP_CPU } else { base.cpu },
         sessions_range: Some((16, 16)),
         sessions: 16,
         sync_latency_us: 1_000,
@@ -303,6 +315,8 @@ pub struct OltpRow {
     pub lock_timeouts: u64,
     /// Statements that waited for a lock.
     pub waits: u64,
+    /// Syncs of the redo log during the workloads.
+    pub log_syncs: u64,
     /// Simulated seconds of workload (to the last statement).
     pub sim_seconds: f64,
     /// Seeds whose run had a violation (a correct engine has none).
@@ -313,6 +327,11 @@ impl OltpRow {
     /// Commits per simulated second.
     pub fn tps(&self) -> f64 {
         self.commits as f64 / self.sim_seconds.max(1e-9)
+    }
+
+    /// Commits per sync of the redo log (group commit makes it above 1).
+    pub fn commits_per_log_sync(&self) -> f64 {
+        self.commits as f64 / self.log_syncs.max(1) as f64
     }
 
     /// Deadlocks per simulated second.
@@ -341,6 +360,7 @@ pub fn oltp(
         row.commits += o.stats.commits;
         row.deadlocks += o.stats.deadlocks;
         row.lock_timeouts += o.stats.lock_timeouts;
+        row.log_syncs += o.stats.workload_log_syncs;
         row.waits += o.stats.waits - o.stats.commit_waits;
         sim_us += o.stats.workload_us;
         if !o.violations.is_empty() {

@@ -59,6 +59,43 @@ impl FaultKind {
     }
 }
 
+/// What a step costs the server's processors under time-driven
+/// scheduling (`runner::timed`), from the engine's own counters of the
+/// work it did: per engine call, per page it fixed in the buffer pool, and
+/// per KiB it compressed or decompressed. A step's processor time runs on
+/// the earliest free of `cores` (none: processors cost nothing), before
+/// its I/O. Nanoseconds, so that small costs add up exactly.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CpuModel {
+    /// Processors (0: processor time is free).
+    pub cores: usize,
+    /// Per engine call (a statement, or a step of one).
+    pub call_ns: u64,
+    /// Per page fixed in the buffer pool (found or read).
+    pub page_ns: u64,
+    /// Per KiB of page compressed (each attempt, at its page size).
+    pub compress_ns_per_kib: u64,
+    /// Per KiB of page decompressed.
+    pub decompress_ns_per_kib: u64,
+}
+
+impl CpuModel {
+    /// No processor cost.
+    pub const FREE: CpuModel = CpuModel {
+        cores: 0,
+        call_ns: 0,
+        page_ns: 0,
+        compress_ns_per_kib: 0,
+        decompress_ns_per_kib: 0,
+    };
+
+    /// Whether processor time costs nothing.
+    pub fn is_free(&self) -> bool {
+        self.cores == 0
+    }
+}
+
 /// The shape of a profile's transactions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -148,6 +185,9 @@ pub struct Profile {
     /// simulated time, each step costing its I/O's latency.
     #[serde(default)]
     pub timed: bool,
+    /// What a step costs the processors under time-driven scheduling.
+    #[serde(default)]
+    pub cpu: CpuModel,
 }
 
 /// Every KEY_BLOCK_SIZE.
@@ -206,6 +246,7 @@ impl Profile {
             p_compressed: 0.2,
             key_block_sizes: default_key_block_sizes(),
             timed: false,
+            cpu: CpuModel::FREE,
         };
         let io_faults = vec![
             FaultKind::ProcessCrash,
@@ -341,6 +382,12 @@ impl Profile {
         if t0 == 0 || t1 < t0 || t1 > 1_073_741_824 {
             return Err(format!(
                 "lock_wait_timeout_s must be ordered and positive, not {t0}..={t1}"
+            ));
+        }
+        if self.cpu.cores > 1024 {
+            return Err(format!(
+                "cpu.cores must be 0..=1024, not {}",
+                self.cpu.cores
             ));
         }
         if self.shape != Shape::Mixed && self.preload == 0 {

@@ -68,6 +68,7 @@ impl Plan {
             system_tables: false,
             sort_buffer_bytes: None,
             timed: profile.timed,
+            cpu: profile.cpu,
         };
         if let Some((lo, hi)) = profile.sessions_range {
             plan.sessions = rng.gen_range(lo..=hi);

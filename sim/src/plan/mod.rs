@@ -604,6 +604,9 @@ pub struct Plan {
     /// picks a session at random after a random think time.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub timed: bool,
+    /// What a step costs the processors when time drives the scheduler.
+    #[serde(default, skip_serializing_if = "crate::profile::CpuModel::is_free")]
+    pub cpu: crate::profile::CpuModel,
 }
 
 /// A failing fsync anchored to a recovery (see

@@ -950,6 +950,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
     if plan.timed {
         world.storage.set_timeline(true);
     }
+    let log_syncs_before = world.storage.counters().log_syncs;
     let mut started = 0usize;
     let mut steps = 0u64;
     let n_txns = plan.transactions.len();
@@ -964,7 +965,13 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             break;
         }
         if plan.timed {
-            timed.settle(&mut world, &mut sessions, &mut rng, plan.think_us);
+            timed.settle(
+                &mut world,
+                &mut sessions,
+                &mut rng,
+                plan.think_us,
+                &plan.cpu,
+            );
         }
         // The plan's recorded turn, while it has one; else a draw (the
         // earliest event, when time drives the scheduler).
@@ -1012,7 +1019,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
                     .is_some_and(|d| d <= now);
             if due && crashed.is_none() && world.engine.is_some() {
                 if plan.timed {
-                    timed.stepping(i, now);
+                    timed.stepping(&world, i, now);
                 }
                 crashed = stepped(&mut world, &mut sessions, i);
             }
@@ -1068,7 +1075,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             ..turn_of(plan, &sessions[i], started)
         });
         if plan.timed {
-            timed.stepping(i, world.clock_now());
+            timed.stepping(&world, i, world.clock_now());
         }
         if sessions[i].txn.is_none() {
             if started >= n_txns {
@@ -1188,9 +1195,16 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         }
     }
     if plan.timed {
-        timed.settle(&mut world, &mut sessions, &mut rng, plan.think_us);
+        timed.settle(
+            &mut world,
+            &mut sessions,
+            &mut rng,
+            plan.think_us,
+            &plan.cpu,
+        );
     }
     world.stats.workload_us = world.clock_now().max(timed.end_us);
+    world.stats.workload_log_syncs = world.storage.counters().log_syncs - log_syncs_before;
     // Every run ends with a crash, so every run exercises recovery.
     world.final_crash = true;
     if world.engine.is_some() && world.violations.is_empty() {

@@ -21,6 +21,9 @@ pub struct RunStats {
     /// Simulated microseconds when the workload ended (before the final
     /// crash and its recovery): the denominator of transaction rates.
     pub workload_us: u64,
+    /// Syncs of the redo log during the workload (setup's and the final
+    /// recovery's left out): commits per log sync tell group commit.
+    pub workload_log_syncs: u64,
     /// Crash-and-recover cycles.
     pub crashes: u64,
     /// Simulated microseconds.
@@ -179,6 +182,7 @@ impl RunStats {
             deadlocks,
             lock_timeouts,
             workload_us,
+            workload_log_syncs,
             crashes,
             sim_us,
             io_ops,
@@ -244,6 +248,7 @@ impl RunStats {
         self.deadlocks += deadlocks;
         self.lock_timeouts += lock_timeouts;
         self.workload_us += workload_us;
+        self.workload_log_syncs += workload_log_syncs;
         self.crashes += crashes;
         self.sim_us += sim_us;
         self.io_ops += io_ops;

@@ -32,8 +32,59 @@ pub(super) struct Timed {
     /// The sessions stepped in the turn under way and the time it began.
     stepped: Vec<usize>,
     began_us: u64,
+    /// The engine's work counters when the turn began.
+    work_before: Work,
+    /// When each processor finishes the work it was given.
+    cores_free_us: Vec<u64>,
+    /// Processor time not yet charged, below one microsecond, in
+    /// nanoseconds.
+    cpu_remainder_ns: u64,
     /// When the latest step ended (the workload's end).
     pub end_us: u64,
+}
+
+/// The engine's counters of the work its calls did, which the processor
+/// model prices ([`crate::profile::CpuModel`]).
+#[derive(Debug, Clone, Copy, Default)]
+struct Work {
+    pages: u64,
+    compressed_bytes: u64,
+    decompressed_bytes: u64,
+}
+
+impl Work {
+    fn of(world: &World) -> Work {
+        let Some(e) = world.engine.as_ref() else {
+            return Work::default();
+        };
+        let pool = e.pager().pool.stats;
+        let mut w = Work {
+            pages: pool.hits + pool.misses,
+            ..Work::default()
+        };
+        for (size, z) in e.pager().compression.cmp() {
+            w.compressed_bytes += z.compress_ops * size as u64;
+            w.decompressed_bytes += z.uncompress_ops * size as u64;
+        }
+        w
+    }
+
+    /// The processor time of the work done since `before` and of `calls`
+    /// engine calls, in nanoseconds. A counter that went back (a new
+    /// engine after a crash) counts nothing.
+    fn cost_ns(&self, before: &Work, calls: u64, cpu: &crate::profile::CpuModel) -> u64 {
+        let pages = self.pages.saturating_sub(before.pages);
+        let zip = self
+            .compressed_bytes
+            .saturating_sub(before.compressed_bytes);
+        let unzip = self
+            .decompressed_bytes
+            .saturating_sub(before.decompressed_bytes);
+        calls * cpu.call_ns
+            + pages * cpu.page_ns
+            + zip * cpu.compress_ns_per_kib / 1024
+            + unzip * cpu.decompress_ns_per_kib / 1024
+    }
 }
 
 /// The next event a free-running (unrecorded) turn makes: its session, its
@@ -49,9 +100,10 @@ pub(super) struct Event {
 
 impl Timed {
     /// Notes that session `i` steps in the turn beginning at `now_us`.
-    pub(super) fn stepping(&mut self, i: usize, now_us: u64) {
+    pub(super) fn stepping(&mut self, world: &World, i: usize, now_us: u64) {
         if self.stepped.is_empty() {
             self.began_us = now_us;
+            self.work_before = Work::of(world);
         }
         if !self.stepped.contains(&i) {
             self.stepped.push(i);
@@ -65,19 +117,43 @@ impl Timed {
     /// sync comes when the device is free; and every waiter whose wait
     /// ended in the turn (granted, or chosen as a deadlock victim) goes on
     /// when the turn's steps end.
+    ///
+    /// The turn's processor time (`cpu`, from the engine's counters) runs
+    /// first, on the earliest free processor at or after the turn began;
+    /// its I/O follows.
     pub(super) fn settle(
         &mut self,
         world: &mut World,
         sessions: &mut [Sess],
         rng: &mut ChaCha8Rng,
         think_max_us: u64,
+        cpu: &crate::profile::CpuModel,
     ) {
         let spent = world.storage.take_spent_us();
         let stepped = std::mem::take(&mut self.stepped);
         if stepped.is_empty() && spent == 0 {
             return;
         }
-        let end = self.began_us + spent;
+        let mut end = self.began_us + spent;
+        if !cpu.is_free() && !stepped.is_empty() {
+            if self.cores_free_us.len() != cpu.cores {
+                self.cores_free_us = vec![0; cpu.cores];
+            }
+            let ns = Work::of(world).cost_ns(&self.work_before, stepped.len() as u64, cpu)
+                + self.cpu_remainder_ns;
+            self.cpu_remainder_ns = ns % 1_000;
+            let (core, free) = self
+                .cores_free_us
+                .iter()
+                .copied()
+                .enumerate()
+                .min_by_key(|&(_, f)| f)
+                .expect("at least one core");
+            let start = free.max(self.began_us);
+            let done = start + ns / 1_000;
+            self.cores_free_us[core] = done;
+            end = done + spent;
+        }
         self.end_us = self.end_us.max(end);
         let device_free = world.storage.device_free_us();
         for &i in &stepped {
