@@ -373,11 +373,13 @@ fn time_driven_runs_are_pure_functions_of_their_seeds() {
     // The same seed twice gives the same trace, on every profile; a
     // recorded schedule replays the same run (the turns carry the clock's
     // advance to each step).
+    let mut timeouts = 0;
     for name in ["default", "hot-rows", "transfer", "compressed"] {
         let p = Profile::named(&format!("{name}+timed")).expect("known profile");
         assert!(p.timed);
         for seed in 0..3 {
             let a = run(seed, &p, &RunOptions::default()).expect("valid");
+            timeouts += a.stats.lock_timeouts;
             let b = run(seed, &p, &RunOptions::default()).expect("valid");
             assert!(a.violations.is_empty(), "{name} {seed}: {:?}", a.violations);
             assert_eq!(a.trace_hash, b.trace_hash, "{name} seed {seed}");
@@ -390,6 +392,9 @@ fn time_driven_runs_are_pure_functions_of_their_seeds() {
             );
         }
     }
+    // Clients that pause inside their transactions hold their locks long
+    // enough for others' waits to time out.
+    assert!(timeouts > 10, "{timeouts} lock wait timeouts");
 }
 
 #[test]

@@ -274,6 +274,7 @@ pub fn oltp_bench_profile(timed: bool) -> crate::profile::Profile {
         .into(),
         timed,
         cpu: if timed { OLTP_CPU } else { base.cpu },
+        p_long_pause: 0.0,
         sessions_range: Some((16, 16)),
         sessions: 16,
         sync_latency_us: 1_000,

@@ -188,6 +188,18 @@ pub struct Profile {
     /// What a step costs the processors under time-driven scheduling.
     #[serde(default)]
     pub cpu: CpuModel,
+    /// Under time-driven scheduling, the chance that a client pauses inside
+    /// its transaction after a statement, for up to twice the lock wait
+    /// timeout (so that waits for its locks time out, as on a server);
+    /// 0 for a steady workload.
+    #[serde(default = "default_p_long_pause")]
+    pub p_long_pause: f64,
+}
+
+/// The default chance of a long pause inside a transaction: one statement
+/// in a hundred.
+pub fn default_p_long_pause() -> f64 {
+    0.01
 }
 
 /// Every KEY_BLOCK_SIZE.
@@ -247,6 +259,7 @@ impl Profile {
             key_block_sizes: default_key_block_sizes(),
             timed: false,
             cpu: CpuModel::FREE,
+            p_long_pause: default_p_long_pause(),
         };
         let io_faults = vec![
             FaultKind::ProcessCrash,
@@ -397,6 +410,7 @@ impl Profile {
             || !p_ok(self.p_savepoint)
             || !p_ok(self.p_long_value)
             || !p_ok(self.p_locking_read)
+            || !p_ok(self.p_long_pause)
         {
             return Err("probabilities must be in 0..=1".into());
         }

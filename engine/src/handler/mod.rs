@@ -635,6 +635,15 @@ impl Engine {
             / 1_000_000
     }
 
+    /// When the background work (the once-a-second log flush, the page
+    /// cleaner, purge) is next due, in the engine's clock: a scheduler
+    /// that moves simulated time from event to event calls
+    /// [`tick`](Self::tick) then, as InnoDB's master thread wakes each
+    /// second whether or not a client calls.
+    pub fn next_background_us(&self) -> u64 {
+        self.next_background_us
+    }
+
     /// Runs background work that is due, then checks waiting statements
     /// for timeouts (they report at their next [`resume`](Self::resume)).
     pub fn tick(&mut self) -> Result<()> {

@@ -69,6 +69,7 @@ impl Plan {
             sort_buffer_bytes: None,
             timed: profile.timed,
             cpu: profile.cpu,
+            p_long_pause: profile.p_long_pause,
         };
         if let Some((lo, hi)) = profile.sessions_range {
             plan.sessions = rng.gen_range(lo..=hi);

@@ -607,6 +607,13 @@ pub struct Plan {
     /// What a step costs the processors when time drives the scheduler.
     #[serde(default, skip_serializing_if = "crate::profile::CpuModel::is_free")]
     pub cpu: crate::profile::CpuModel,
+    /// The chance of a long pause inside a transaction when time drives
+    /// the scheduler (see `Profile::p_long_pause`).
+    #[serde(
+        default = "crate::profile::default_p_long_pause",
+        skip_serializing_if = "is_default_long_pause"
+    )]
+    pub p_long_pause: f64,
 }
 
 /// A failing fsync anchored to a recovery (see
@@ -1172,4 +1179,8 @@ mod system_tablespace_tests {
             .filter(|p| p.system_tables)
             .all(|p| p.validate().is_ok()));
     }
+}
+
+fn is_default_long_pause(p: &f64) -> bool {
+    *p == crate::profile::default_p_long_pause()
 }

@@ -947,6 +947,9 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         });
     }
     let mut timed = timed::Timed::default();
+    // Twice the lock wait timeout: the longest a client of a time-driven
+    // run pauses inside its transaction.
+    let long_pause_us = 2 * config.lock_wait_timeout_us;
     if plan.timed {
         world.storage.set_timeline(true);
     }
@@ -970,6 +973,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
                 &mut sessions,
                 &mut rng,
                 plan.think_us,
+                (plan.p_long_pause, long_pause_us),
                 &plan.cpu,
             );
         }
@@ -989,7 +993,24 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             }
             None => rng.gen_range(0..plan.think_us.max(1)),
         };
-        world.clock.advance_us(think_us);
+        let stopped = if plan.timed {
+            timed::advance(&mut world, think_us)
+        } else {
+            world.clock.advance_us(think_us);
+            None
+        };
+        if plan.timed {
+            if let Some(c) = stopped {
+                world.recorded.turns.push(crate::schedule::Turn {
+                    txn: None,
+                    at: 0,
+                    think_us,
+                    session: turn.map_or(0, |t| t.session),
+                });
+                recover(&mut world, &mut rng, &mut sessions, c);
+                continue;
+            }
+        }
         let commit_waiting = sessions
             .iter()
             .any(|s| s.txn.as_ref().is_some_and(|t| t.commit_written.is_some()));
@@ -1042,7 +1063,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         world.locks.check_timeouts(now);
         world.take_lock_violations();
         let i = match (turn, event) {
-            (None, Some(e)) if e.deadline => {
+            (None, Some(e)) if e.kind != timed::Kind::Step => {
                 // The event was a wait's deadline, resumed above: the turn
                 // steps nothing more.
                 world.recorded.turns.push(crate::schedule::Turn {
@@ -1200,6 +1221,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             &mut sessions,
             &mut rng,
             plan.think_us,
+            (plan.p_long_pause, long_pause_us),
             &plan.cpu,
         );
     }

@@ -88,14 +88,77 @@ impl Work {
 }
 
 /// The next event a free-running (unrecorded) turn makes: its session, its
-/// time, and whether it is the deadline of that session's lock wait
-/// (which the runner's resumption of due waits handles: the turn itself
-/// then steps nothing).
+/// time, and what it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Event {
     pub session: usize,
     pub at_us: u64,
-    pub deadline: bool,
+    pub kind: Kind,
+}
+
+/// What an event is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// The session's next step.
+    Step,
+    /// The deadline of the session's lock wait, which the runner's
+    /// resumption of due waits handles: the turn itself steps nothing.
+    Deadline,
+}
+
+/// Moves the clock `us` forward, running the engine's background work
+/// (the once-a-second log flush, the page cleaner, purge) at each of its
+/// deadlines on the way, as InnoDB's master thread wakes each second
+/// whether or not a client calls: a step-by-step scheduler never let a
+/// second pass without a call, an event-driven one jumps over idle time.
+/// Every turn of a time-driven run moves the clock so, a replayed one
+/// too. The background's I/O occupies the device but delays no session.
+/// Returns `Some(crashed)` when the engine stopped in it (the clock then
+/// stands where it stopped).
+pub(super) fn advance(world: &mut World, us: u64) -> Option<bool> {
+    let target = world.clock_now() + us;
+    loop {
+        let next = match world.engine.as_ref() {
+            Some(e) if e.halted().is_none() => e.next_background_us(),
+            _ => break,
+        };
+        if next > target {
+            break;
+        }
+        world.clock.set_us(next.max(world.clock_now()));
+        if let Some(c) = tick(world) {
+            return Some(c);
+        }
+    }
+    world.clock.set_us(target);
+    None
+}
+
+/// Runs the engine's background work at the clock's time, judged as a
+/// call: its lock events (purge hands removed records' locks on) go to
+/// the oracle, its log writes to the durability judge.
+fn tick(world: &mut World) -> Option<bool> {
+    world.call_start_us = world.clock_now();
+    let r = world.engine().tick();
+    world.judge_locks();
+    world.take_lock_violations();
+    world.storage.take_spent_us();
+    match r {
+        Ok(()) => {
+            world.observe_log();
+            None
+        }
+        Err(e) => {
+            let crashed = world.storage.crashed();
+            if !crashed && !e.stops_engine() && !e.is_fatal() {
+                world
+                    .violations
+                    .push(format!("background work: unexpected engine error: {e}"));
+                return None;
+            }
+            Some(crashed)
+        }
+    }
 }
 
 impl Timed {
@@ -112,7 +175,9 @@ impl Timed {
 
     /// Settles the turn just made: what its steps spent on the storage
     /// moves each stepped session's next statement (after a think time
-    /// drawn up to `think_max_us`); a session left waiting for a lock has
+    /// drawn up to `think_max_us`, or inside a transaction, with the
+    /// chance `long_pause.0`, a pause up to `long_pause.1`: without such
+    /// pauses no lock is held long enough for a wait to time out); a session left waiting for a lock has
     /// none until the wait ends; a commit left waiting for its group's
     /// sync comes when the device is free; and every waiter whose wait
     /// ended in the turn (granted, or chosen as a deadlock victim) goes on
@@ -127,6 +192,7 @@ impl Timed {
         sessions: &mut [Sess],
         rng: &mut ChaCha8Rng,
         think_max_us: u64,
+        long_pause: (f64, u64),
         cpu: &crate::profile::CpuModel,
     ) {
         let spent = world.storage.take_spent_us();
@@ -159,7 +225,17 @@ impl Timed {
         for &i in &stepped {
             let s = &mut sessions[i];
             s.ready_us = if !s.waiting {
-                Some(end + rng.gen_range(0..think_max_us.max(1)))
+                // A client inside a transaction now and then does other
+                // work for a while (up to twice the lock wait timeout), so
+                // that waits for its locks time out as on a server.
+                let (p, long_pause_us) = long_pause;
+                let pause = s.txn.is_some() && long_pause_us > 0 && p > 0.0 && rng.gen_bool(p);
+                let think = if pause {
+                    rng.gen_range(0..long_pause_us)
+                } else {
+                    rng.gen_range(0..think_max_us.max(1))
+                };
+                Some(end + think)
             } else if s.txn.as_ref().is_some_and(|t| t.commit_written.is_some()) {
                 // A group's sync starts when the device is free: every
                 // commit written by then joins it.
@@ -207,7 +283,7 @@ impl Timed {
                 Some(at) => Event {
                     session: i,
                     at_us: at.max(now),
-                    deadline: false,
+                    kind: Kind::Step,
                 },
                 // A lock wait's deadline by the oracle's clock of the wait
                 // (so that a timeout the engine fires late is seen late),
@@ -216,7 +292,7 @@ impl Timed {
                     Some(d) => Event {
                         session: i,
                         at_us: d.max(now),
-                        deadline: true,
+                        kind: Kind::Deadline,
                     },
                     None => Event {
                         session: i,
@@ -225,7 +301,7 @@ impl Timed {
                             .as_ref()
                             .and_then(|e| e.wait_deadline_us(s.id))
                             .map_or(now, |d| d.max(now)),
-                        deadline: false,
+                        kind: Kind::Step,
                     },
                 },
             };
