@@ -369,6 +369,25 @@ fn under_time_driven_scheduling_one_device_bounds_commits_that_sync_alone() {
 }
 
 #[test]
+fn time_driven_runs_catch_lock_timeouts_fired_early_or_late() {
+    // A time-driven scheduler steps a waiting session only when its wait
+    // ends: at a grant, at the oracle's deadline (so a timeout the engine
+    // fires late is caught there), or at the engine's own earlier one, as
+    // InnoDB's lock timeout thread wakes it (so one fired early is caught).
+    let p = Profile::named("hot-rows+timed").expect("known profile");
+    for canary in ["late-lock-timeout", "deadline-from-first-wait"] {
+        let opts = RunOptions {
+            canary: Some(canary.into()),
+            ..RunOptions::default()
+        };
+        let caught = (0..10)
+            .filter(|&seed| !run(seed, &p, &opts).expect("valid").violations.is_empty())
+            .count();
+        assert!(caught > 0, "{canary}: not caught in 10 seeds");
+    }
+}
+
+#[test]
 fn time_driven_runs_are_pure_functions_of_their_seeds() {
     // The same seed twice gives the same trace, on every profile; a
     // recorded schedule replays the same run (the turns carry the clock's

@@ -286,24 +286,31 @@ impl Timed {
                     kind: Kind::Step,
                 },
                 // A lock wait's deadline by the oracle's clock of the wait
-                // (so that a timeout the engine fires late is seen late),
-                // else by the engine's.
-                None => match s.trx.and_then(|t| world.locks.deadline(t)) {
-                    Some(d) => Event {
-                        session: i,
-                        at_us: d.max(now),
-                        kind: Kind::Deadline,
-                    },
-                    None => Event {
-                        session: i,
-                        at_us: world
-                            .engine
-                            .as_ref()
-                            .and_then(|e| e.wait_deadline_us(s.id))
-                            .map_or(now, |d| d.max(now)),
-                        kind: Kind::Step,
-                    },
-                },
+                // (so that a timeout the engine fires late is seen late);
+                // the engine's own, where it is earlier, wakes the waiter
+                // as InnoDB's lock timeout thread does (so that a timeout
+                // the engine fires early is seen early).
+                None => {
+                    let oracle = s.trx.and_then(|t| world.locks.deadline(t));
+                    let engine = world.engine.as_ref().and_then(|e| e.wait_deadline_us(s.id));
+                    match (oracle, engine) {
+                        (Some(o), Some(e)) if e < o => Event {
+                            session: i,
+                            at_us: e.max(now),
+                            kind: Kind::Step,
+                        },
+                        (Some(o), _) => Event {
+                            session: i,
+                            at_us: o.max(now),
+                            kind: Kind::Deadline,
+                        },
+                        (None, e) => Event {
+                            session: i,
+                            at_us: e.map_or(now, |d| d.max(now)),
+                            kind: Kind::Step,
+                        },
+                    }
+                }
             };
             match best.first() {
                 Some(b) if b.at_us < event.at_us => {}
