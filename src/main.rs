@@ -212,6 +212,10 @@ enum Command {
         /// simulated time; a sync waits for the device).
         #[arg(long, requires = "oltp")]
         timed: bool,
+        /// With --oltp --timed: every storage operation costs as this
+        /// preset says (seeds-disk, ssd, memory), a sync included.
+        #[arg(long, requires = "timed")]
+        latency: Option<String>,
         /// Rows to load (default 200,000; 1,000,000 with --compression).
         #[arg(long)]
         rows: Option<u64>,
@@ -992,12 +996,25 @@ fn main() -> ExitCode {
             seeds,
             json,
             timed,
+            latency,
             ..
         } => {
             if seeds == 0 {
                 eprintln!("innosim: --seeds must be positive");
                 return ExitCode::from(2);
             }
+            let bench_profile = match &latency {
+                None => sim::bench::oltp_bench_profile(timed),
+                Some(p) => match sim::bench::oltp_bench_profile_on(p) {
+                    Some(profile) => profile,
+                    None => {
+                        return usage(format!(
+                            "no latency preset named '{p}' (one of: {})",
+                            sim::storage::faults::Latency::PRESETS.join(", ")
+                        ))
+                    }
+                },
+            };
             let settings = [
                 (FlushAtCommit::Lazy, false),
                 (FlushAtCommit::Sync, false),
@@ -1010,7 +1027,7 @@ fn main() -> ExitCode {
                 .into_iter()
                 .map(|(f, group)| {
                     let start = std::time::Instant::now();
-                    let row = sim::bench::oltp(0..seeds, f, group, timed);
+                    let row = sim::bench::oltp_of(0..seeds, f, group, &bench_profile);
                     (row, start.elapsed().as_secs_f64())
                 })
                 .collect();
@@ -1041,7 +1058,16 @@ fn main() -> ExitCode {
                 println!("{}", serde_json::json!({ "oltp": out }));
             } else {
                 println!(
-                    "oltp_read_write, 16 sessions, 1 ms fsync, {seeds} seeds per setting, one core"
+                    "oltp_read_write, 16 sessions, {} fsync, {seeds} seeds per setting, one core{}",
+                    match &bench_profile.latency {
+                        Some(l) => format!("{:.0} us", l.mean_sync_us()),
+                        None => format!("{} us", bench_profile.sync_latency_us),
+                    },
+                    match (&latency, timed) {
+                        (Some(p), _) => format!(", time-driven, latency preset {p}"),
+                        (None, true) => ", time-driven".to_string(),
+                        (None, false) => String::new(),
+                    }
                 );
                 println!("flush         commits  deadlocks  timeouts   sim s   trx/sim s  deadlocks/sim s  commits/log sync  seeds/wall s");
                 for (r, wall) in &rows {
@@ -1069,7 +1095,7 @@ fn main() -> ExitCode {
             for ((flush, group), (row, _)) in settings.into_iter().zip(&rows) {
                 for &seed in &row.failing_seeds {
                     failed = true;
-                    let plan = sim::bench::oltp_plan(seed, flush, group, timed);
+                    let plan = sim::bench::oltp_plan_of(seed, flush, group, &bench_profile);
                     match shrink_and_save(&plan, 200) {
                         Some((dir, _)) => eprintln!(
                             "violation: seed {seed}, flush {}{}; reproduce: innosim replay {}",

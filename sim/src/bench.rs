@@ -293,9 +293,33 @@ pub fn oltp_plan(
     group_commit: bool,
     timed: bool,
 ) -> crate::plan::Plan {
-    let mut plan = crate::plan::Plan::generate(seed, &oltp_bench_profile(timed), Some(flush), None);
+    oltp_plan_of(seed, flush, group_commit, &oltp_bench_profile(timed))
+}
+
+/// [`oltp_plan`] of another bench profile (a latency preset's).
+pub fn oltp_plan_of(
+    seed: u64,
+    flush: FlushAtCommit,
+    group_commit: bool,
+    profile: &crate::profile::Profile,
+) -> crate::plan::Plan {
+    let mut plan = crate::plan::Plan::generate(seed, profile, Some(flush), None);
     plan.group_commit = group_commit;
     plan
+}
+
+/// The time-driven bench profile on a latency preset
+/// ([`crate::storage::faults::Latency::preset`]): every storage operation
+/// costs, a sync its preset's. `None` for an unknown preset.
+pub fn oltp_bench_profile_on(preset: &str) -> Option<crate::profile::Profile> {
+    let latency = crate::storage::faults::Latency::preset(preset)?;
+    let base = oltp_bench_profile(true);
+    Some(crate::profile::Profile {
+        name: format!("{}:{preset}", base.name),
+        sync_latency_us: latency.mean_sync_us() as u64,
+        latency: Some(latency),
+        ..base
+    })
 }
 
 /// What the lock benchmark measured for one flush setting, in simulated
@@ -348,6 +372,17 @@ pub fn oltp(
     group_commit: bool,
     timed: bool,
 ) -> OltpRow {
+    oltp_of(seeds, flush, group_commit, &oltp_bench_profile(timed))
+}
+
+/// [`oltp`] on another bench profile (a latency preset's:
+/// [`oltp_bench_profile_on`]).
+pub fn oltp_of(
+    seeds: std::ops::Range<u64>,
+    flush: FlushAtCommit,
+    group_commit: bool,
+    profile: &crate::profile::Profile,
+) -> OltpRow {
     let mut row = OltpRow {
         flush: flush.setting(),
         group_commit,
@@ -355,7 +390,7 @@ pub fn oltp(
     };
     let mut sim_us = 0u64;
     for seed in seeds {
-        let plan = oltp_plan(seed, flush, group_commit, timed);
+        let plan = oltp_plan_of(seed, flush, group_commit, profile);
         let o = crate::runner::execute(&plan, false).expect("the bench profile is valid");
         row.seeds += 1;
         row.commits += o.stats.commits;

@@ -194,6 +194,11 @@ pub struct Profile {
     /// 0 for a steady workload.
     #[serde(default = "default_p_long_pause")]
     pub p_long_pause: f64,
+    /// What each storage operation costs in simulated time, where the
+    /// profile says (a preset: [`crate::storage::faults::Latency::preset`]);
+    /// otherwise only syncs cost, `sync_latency_us` each.
+    #[serde(default)]
+    pub latency: Option<crate::storage::faults::Latency>,
 }
 
 /// The default chance of a long pause inside a transaction: one statement
@@ -260,6 +265,7 @@ impl Profile {
             timed: false,
             cpu: CpuModel::FREE,
             p_long_pause: default_p_long_pause(),
+            latency: None,
         };
         let io_faults = vec![
             FaultKind::ProcessCrash,

@@ -70,6 +70,7 @@ impl Plan {
             timed: profile.timed,
             cpu: profile.cpu,
             p_long_pause: profile.p_long_pause,
+            latency: profile.latency.clone(),
         };
         if let Some((lo, hi)) = profile.sessions_range {
             plan.sessions = rng.gen_range(lo..=hi);

@@ -614,6 +614,10 @@ pub struct Plan {
         skip_serializing_if = "is_default_long_pause"
     )]
     pub p_long_pause: f64,
+    /// What each storage operation costs, where the profile gives a model
+    /// (else only syncs cost, `sync_latency_us` each).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency: Option<crate::storage::faults::Latency>,
 }
 
 /// A failing fsync anchored to a recovery (see

@@ -778,6 +778,11 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         fc.latency_us.sync = plan.sync_latency_us;
         storage.set_clock(clock.clone());
     }
+    if let Some(l) = &plan.latency {
+        // The profile's whole model: every operation costs.
+        fc.latency_us = l.clone();
+        storage.set_clock(clock.clone());
+    }
     if plan.timed {
         // Latency goes to each step instead (set once setup is done).
         storage.set_clock(clock.clone());

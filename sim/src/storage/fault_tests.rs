@@ -498,6 +498,9 @@ fn latency_advances_the_clock_exactly() -> io::Result<()> {
             set_len: 5,
             read_per_mib: 1,
             write_per_mib: 1024,
+            read_jitter: 0,
+            write_jitter: 0,
+            sync_jitter: 0,
         },
         ..FaultConfig::default()
     });
@@ -576,6 +579,44 @@ fn on_a_timeline_latency_goes_to_the_step_and_syncs_queue_for_the_device() -> io
     storage.set_timeline(false);
     file.sync()?;
     assert_eq!(clock.now_us(), 6_000);
+    Ok(())
+}
+
+#[test]
+fn latency_spreads_draw_within_their_range_from_their_own_stream() -> io::Result<()> {
+    // A sync costs 700 to 1,300 us under the seeds' disk preset, each draw
+    // from the latency stream of the configuration's seed: two disks of
+    // one seed agree, and the draws spread over the range.
+    let run = |seed: u64| -> io::Result<Vec<u64>> {
+        let mut storage = SimStorage::new();
+        let clock = SimClock::new();
+        storage.set_clock(clock.clone());
+        storage.set_faults(FaultConfig {
+            seed,
+            latency_us: Latency::preset("seeds-disk").expect("a preset"),
+            ..FaultConfig::default()
+        });
+        let mut file = storage.create("a")?;
+        let mut costs = Vec::new();
+        for _ in 0..200 {
+            let before = clock.now_us();
+            file.sync()?;
+            costs.push(clock.now_us() - before);
+        }
+        Ok(costs)
+    };
+    let a = run(1)?;
+    assert_eq!(a, run(1)?);
+    assert_ne!(a, run(2)?);
+    assert!(a.iter().all(|&c| (700..=1_300).contains(&c)), "{a:?}");
+    let mean = a.iter().sum::<u64>() as f64 / a.len() as f64;
+    assert!((900.0..1_100.0).contains(&mean), "mean {mean}");
+    assert!(a.iter().any(|&c| c < 800) && a.iter().any(|&c| c > 1_200));
+    assert_eq!(Latency::preset("memory"), Some(Latency::default()));
+    assert!(Latency::preset("floppy").is_none());
+    for name in Latency::PRESETS {
+        assert!(Latency::preset(name).is_some(), "{name}");
+    }
     Ok(())
 }
 

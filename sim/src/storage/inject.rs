@@ -27,6 +27,7 @@ enum Stream {
     Misdirect = 3,
     BitRot = 4,
     Namespace = 5,
+    Latency = 6,
 }
 
 fn generator(seed: u64, stream: Stream) -> ChaCha8Rng {
@@ -82,6 +83,7 @@ pub(super) struct Injector {
     misdirect_rng: ChaCha8Rng,
     rot_rng: ChaCha8Rng,
     namespace_rng: ChaCha8Rng,
+    latency_rng: ChaCha8Rng,
     /// Whether `fsync_failure_at_op` has fired.
     fsync_failure_fired: bool,
     /// Transfer cost not yet charged, below one microsecond, in units of
@@ -113,6 +115,7 @@ impl Default for Injector {
             misdirect_rng: generator(seed, Stream::Misdirect),
             rot_rng: generator(seed, Stream::BitRot),
             namespace_rng: generator(seed, Stream::Namespace),
+            latency_rng: generator(seed, Stream::Latency),
             fsync_failure_fired: false,
             transfer_remainder: 0,
             clock: None,
@@ -136,6 +139,7 @@ impl Injector {
         self.misdirect_rng = generator(seed, Stream::Misdirect);
         self.rot_rng = generator(seed, Stream::BitRot);
         self.namespace_rng = generator(seed, Stream::Namespace);
+        self.latency_rng = generator(seed, Stream::Latency);
         self.fsync_failure_fired = false;
         self.transfer_remainder = 0;
         self.config = config;
@@ -200,6 +204,18 @@ impl Injector {
     /// write; 0 otherwise).
     fn latency_us(&mut self, op: IoOp, transferred_bytes: u64) -> u64 {
         let latency = &self.config.latency_us;
+        let jitter = match op {
+            IoOp::ReadAt => latency.read_jitter,
+            IoOp::WriteAt => latency.write_jitter,
+            IoOp::Sync | IoOp::SyncDir => latency.sync_jitter,
+            _ => 0,
+        };
+        let spread = if jitter > 0 {
+            self.latency_rng.gen_range(0..=jitter)
+        } else {
+            0
+        };
+        let latency = &self.config.latency_us;
         let (base_us, per_mib_us) = match op {
             IoOp::Create => (latency.create, 0),
             IoOp::Open => (latency.open, 0),
@@ -213,6 +229,7 @@ impl Injector {
             IoOp::Len => (latency.len, 0),
             IoOp::SetLen => (latency.set_len, 0),
         };
+        let base_us = base_us + spread;
         if per_mib_us == 0 || transferred_bytes == 0 {
             return base_us;
         }
