@@ -205,7 +205,15 @@ enum Command {
         /// operation, 200 MB/s, 1 ms per sync) and bytes written.
         #[arg(long, conflicts_with_all = ["oltp", "compression", "flush", "row_format", "dir"])]
         index: bool,
-        /// With --oltp: seeds per flush setting.
+        /// Run the simulator's own benchmark instead: seeds per wall
+        /// second and simulated seconds per wall second for every profile,
+        /// step-driven and time-driven (--seeds each; 10 with --quick).
+        #[arg(long, conflicts_with_all = ["oltp", "compression", "index", "dir"])]
+        sim: bool,
+        /// With --sim: a short run (10 seeds a profile), for CI.
+        #[arg(long, requires = "sim")]
+        quick: bool,
+        /// With --oltp: seeds per flush setting; with --sim, per profile.
         #[arg(long, default_value_t = 50)]
         seeds: u64,
         /// With --oltp: time-driven scheduling (sessions overlap in
@@ -251,6 +259,66 @@ fn format_label(f: RowFormat) -> String {
         RowFormat::Compressed { key_block_size } => format!("COMPRESSED {key_block_size}K"),
         other => other.name().to_string(),
     }
+}
+
+fn bench_sim(seeds: u64, json: bool) -> ExitCode {
+    if seeds == 0 {
+        return usage("--seeds must be positive".into());
+    }
+    let mut rows = Vec::new();
+    for name in sim::profile::Profile::NAMES {
+        for timed in [false, true] {
+            let name = if timed {
+                format!("{name}+timed")
+            } else {
+                name.to_string()
+            };
+            let Some(p) = sim::profile::Profile::named(&name) else {
+                return usage(format!("no profile named '{name}'"));
+            };
+            rows.push(sim::bench::sim_rates(&p, 0..seeds));
+        }
+    }
+    if json {
+        let out: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "profile": r.profile, "seeds": r.seeds, "failing": r.failing,
+                    "sim_seconds": r.sim_seconds, "wall_seconds": r.wall_seconds,
+                    "seeds_per_sec": r.seeds_per_sec(), "sim_per_wall": r.sim_per_wall(),
+                })
+            })
+            .collect();
+        println!(
+            "{}",
+            serde_json::json!({ "sim": out, "commit": commit_id() })
+        );
+    } else {
+        println!(
+            "the simulator on one core, {seeds} seeds a profile, every run judged (commit {})",
+            commit_id()
+        );
+        println!(
+            "{:<22} {:>8} {:>8} {:>10} {:>16}",
+            "profile", "seeds", "failing", "seeds/s", "sim s per wall s"
+        );
+        for r in &rows {
+            println!(
+                "{:<22} {:>8} {:>8} {:>10.1} {:>16.1}",
+                r.profile,
+                r.seeds,
+                r.failing,
+                r.seeds_per_sec(),
+                r.sim_per_wall()
+            );
+        }
+    }
+    if rows.iter().any(|r| r.failing > 0) {
+        eprintln!("innosim bench --sim: a seed failed; run innosim fuzz on its profile to see it");
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
 }
 
 fn bench_compression(rows: u64, json: bool) -> ExitCode {
@@ -991,6 +1059,13 @@ fn main() -> ExitCode {
             println!("lying-fsync");
             ExitCode::SUCCESS
         }
+        Command::Bench {
+            sim: true,
+            seeds,
+            quick,
+            json,
+            ..
+        } => bench_sim(if quick { 10 } else { seeds }, json),
         Command::Bench {
             oltp: true,
             seeds,

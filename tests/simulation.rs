@@ -637,3 +637,34 @@ fn power_losses_undo_creates_and_removes_the_directory_sync_did_not_cover() {
         totals.namespace_ops_lost
     );
 }
+
+#[test]
+fn the_simulator_bench_runs_every_profile_both_ways_and_judges_each_seed() {
+    // `innosim bench --sim --quick --json`: a row per profile, step-driven
+    // and time-driven, each of ten seeds judged; the rates are the
+    // machine's and only reported (no timing is asserted).
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_innosim"))
+        .args(["bench", "--sim", "--quick", "--json"])
+        .output()
+        .expect("innosim runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let rows = v["sim"].as_array().expect("rows");
+    assert_eq!(rows.len(), 2 * Profile::NAMES.len());
+    for name in Profile::NAMES {
+        for p in [name.to_string(), format!("{name}+timed")] {
+            let r = rows
+                .iter()
+                .find(|r| r["profile"] == p.as_str())
+                .unwrap_or_else(|| panic!("no row for {p}"));
+            assert_eq!(r["seeds"], 10, "{r}");
+            assert_eq!(r["failing"], 0, "{r}");
+            assert!(r["sim_seconds"].as_f64().unwrap() > 0.0, "{r}");
+            assert!(r["seeds_per_sec"].as_f64().unwrap() > 0.0, "{r}");
+        }
+    }
+}
