@@ -46,7 +46,8 @@ enum Command {
         /// Plant a canary (see `innosim canaries`).
         #[arg(long)]
         canary: Option<String>,
-        /// Write the trace, one event per line.
+        /// Write the trace, one event per line; a path ending in .json gets
+        /// a timeline in Chrome's trace-event format (Perfetto).
         #[arg(long)]
         trace: Option<std::path::PathBuf>,
     },
@@ -63,7 +64,8 @@ enum Command {
         /// Plant a canary (see `innosim canaries`).
         #[arg(long)]
         canary: Option<String>,
-        /// Write the trace, one event per line.
+        /// Write the trace, one event per line; a path ending in .json gets
+        /// a timeline in Chrome's trace-event format (Perfetto).
         #[arg(long)]
         trace: Option<std::path::PathBuf>,
     },
@@ -493,6 +495,19 @@ fn reproduce_line(o: &sim::runner::Outcome, canary: &Option<String>) -> String {
     )
 }
 
+/// A run's trace as `--trace PATH` writes it: Chrome's trace-event format
+/// (Perfetto, chrome://tracing) for a path ending in `.json`, else the
+/// trace's own JSON lines.
+fn trace_text(path: &std::path::Path, lines: &[String]) -> Result<String, String> {
+    if path.extension().is_some_and(|e| e == "json") {
+        let v = sim::runner::chrome_trace(lines)?;
+        sim::runner::check_chrome_trace(&v)?;
+        Ok(v.to_string())
+    } else {
+        Ok(lines.iter().map(|l| format!("{l}\n")).collect())
+    }
+}
+
 fn one_run(
     seed: u64,
     profile_name: &str,
@@ -513,7 +528,10 @@ fn one_run(
         Err(e) => return usage(e.to_string()),
     };
     if let Some(path) = trace {
-        let text: String = o.trace.iter().map(|l| format!("{l}\n")).collect();
+        let text = match trace_text(&path, &o.trace) {
+            Ok(t) => t,
+            Err(e) => return usage(e),
+        };
         if let Err(e) = std::fs::write(&path, text) {
             return usage(format!("cannot write {}: {e}", path.display()));
         }
@@ -556,7 +574,10 @@ fn replay_entry(dir: &std::path::Path, trace: Option<std::path::PathBuf>) -> Exi
         Err(e) => return usage(e.to_string()),
     };
     if let Some(path) = trace {
-        let text: String = o.trace.iter().map(|l| format!("{l}\n")).collect();
+        let text = match trace_text(&path, &o.trace) {
+            Ok(t) => t,
+            Err(e) => return usage(e),
+        };
         if let Err(e) = std::fs::write(&path, text) {
             return usage(format!("cannot write {}: {e}", path.display()));
         }

@@ -668,3 +668,40 @@ fn the_simulator_bench_runs_every_profile_both_ways_and_judges_each_seed() {
         }
     }
 }
+
+#[test]
+fn a_run_is_drawn_as_a_timeline_in_the_trace_event_format() {
+    // A time-driven seed on the SSD preset, where steps take time, with a
+    // crash and its recovery: its trace converts to Chrome's format, which
+    // the checker accepts (fields, nesting, paired waits), with turn
+    // slices of some length, waits, the crash and recovery on the engine's
+    // track. A step-driven seed converts too.
+    let mut p = Profile::named("default+timed").expect("known profile");
+    p.latency = sim::storage::faults::Latency::preset("ssd");
+    let opts = RunOptions {
+        keep_trace: true,
+        ..RunOptions::default()
+    };
+    let mut waits = 0;
+    for seed in 0..4 {
+        let o = run(seed, &p, &opts).expect("valid");
+        assert!(o.violations.is_empty(), "{seed}: {:?}", o.violations);
+        let v = sim::runner::chrome_trace(&o.trace).expect("converts");
+        sim::runner::check_chrome_trace(&v).expect("a well-formed timeline");
+        let events = v["traceEvents"].as_array().expect("events");
+        assert!(
+            events
+                .iter()
+                .any(|e| e["ph"] == "X" && e["dur"].as_u64().unwrap_or(0) > 0),
+            "seed {seed}: no turn took time"
+        );
+        assert!(events.iter().any(|e| e["cat"] == "crash"), "seed {seed}");
+        assert!(events.iter().any(|e| e["cat"] == "recovery"), "seed {seed}");
+        waits += events.iter().filter(|e| e["ph"] == "b").count();
+    }
+    assert!(waits > 0);
+    let step = Profile::named("default").expect("known profile");
+    let o = run(0, &step, &opts).expect("valid");
+    let v = sim::runner::chrome_trace(&o.trace).expect("converts");
+    sim::runner::check_chrome_trace(&v).expect("a well-formed timeline");
+}

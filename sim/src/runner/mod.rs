@@ -41,9 +41,11 @@ mod recovery;
 mod session;
 mod stats;
 mod timed;
+mod timeline;
 mod trace;
 
 pub use stats::RunStats;
+pub use timeline::{check_chrome_trace, chrome_trace};
 pub use trace::describe;
 
 use crate::clock::SimClock;

@@ -41,6 +41,10 @@ pub(super) struct Timed {
     cpu_remainder_ns: u64,
     /// When the latest step ended (the workload's end).
     pub end_us: u64,
+    /// When each session's last turn ended: its next step never begins
+    /// before (a grant can come while the waiting statement's own I/O is
+    /// still being charged).
+    busy_until_us: Vec<u64>,
 }
 
 /// The engine's counters of the work its calls did, which the processor
@@ -222,7 +226,16 @@ impl Timed {
         }
         self.end_us = self.end_us.max(end);
         let device_free = world.storage.device_free_us();
+        if self.busy_until_us.len() < sessions.len() {
+            self.busy_until_us.resize(sessions.len(), 0);
+        }
         for &i in &stepped {
+            self.busy_until_us[i] = end;
+            let id = sessions[i].id;
+            world.event(
+                "step end",
+                serde_json::json!({"session": id, "end_us": end}),
+            );
             let s = &mut sessions[i];
             s.ready_us = if !s.waiting {
                 // A client inside a transaction now and then does other
@@ -244,7 +257,8 @@ impl Timed {
                 None
             };
         }
-        for s in sessions.iter_mut() {
+        for (i, s) in sessions.iter_mut().enumerate() {
+            let busy = self.busy_until_us[i];
             // The engine says whether a wait goes on (a scheduler is no
             // judge; the oracle judges what the engine did).
             let lock_wait = world
@@ -257,7 +271,8 @@ impl Timed {
                         end.max(device_free)
                     } else {
                         end
-                    },
+                    }
+                    .max(busy),
                 );
             }
         }
