@@ -1006,18 +1006,6 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             world.clock.advance_us(think_us);
             None
         };
-        if plan.timed {
-            if let Some(c) = stopped {
-                world.recorded.turns.push(crate::schedule::Turn {
-                    txn: None,
-                    at: 0,
-                    think_us,
-                    session: turn.map_or(0, |t| t.session),
-                });
-                recover(&mut world, &mut rng, &mut sessions, c);
-                continue;
-            }
-        }
         let commit_waiting = sessions
             .iter()
             .any(|s| s.txn.as_ref().is_some_and(|t| t.commit_written.is_some()));
@@ -1036,9 +1024,10 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
                 .advance_us(next.saturating_sub(now).clamp(1, 500_000));
         }
         // A wait that reached its deadline is resumed now, so the oracle can
-        // tell a timeout that fires late.
+        // tell a timeout that fires late (unless the engine stopped in the
+        // background work the clock's advance ran).
         let now = world.clock_now();
-        let mut crashed = None;
+        let mut crashed = stopped;
         for i in 0..sessions.len() {
             let s = &sessions[i];
             let due = s.waiting
@@ -1053,7 +1042,8 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             }
         }
         if let Some(c) = crashed {
-            // The turn's think time passed: a turn with nothing to do.
+            // The turn's think time passed: a turn with nothing to do
+            // (the engine stopped in it).
             world.recorded.turns.push(crate::schedule::Turn {
                 txn: None,
                 at: 0,
