@@ -14,10 +14,18 @@
 //! every commit written until then joins it). Ties break by the seeded
 //! generator, so a run stays a pure function of its seed.
 //!
+//! Around the sessions: the engine's background work runs at each of its
+//! deadlines as the clock moves ([`advance`], in every turn, replayed or
+//! not); a profile's processor model prices each turn's work from the
+//! engine's counters and runs it on the earliest free core before its
+//! I/O; clients pause inside a transaction now and then (the profile's
+//! `p_long_pause`), so that waits time out; and a session's next step
+//! never begins before its last one ended.
+//!
 //! A step begins at its event's time, and the scheduler records it as a
 //! turn whose think time is the clock's advance to it
 //! ([`crate::schedule::Turn`]): replaying the turns gives the same steps at
-//! the same times without this module. Steps are atomic in the engine: a
+//! the same times without choosing events. Steps are atomic in the engine: a
 //! statement's changes and lock releases take effect at the time it
 //! begins, and another session's step inside its span sees them; what a
 //! statement's span holds back is its own session's next statement.
