@@ -953,10 +953,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             ready_us: plan.timed.then(|| rng.gen_range(0..plan.think_us.max(1))),
         });
     }
-    let mut timed = timed::Timed::default();
-    // Twice the lock wait timeout: the longest a client of a time-driven
-    // run pauses inside its transaction.
-    let long_pause_us = 2 * config.lock_wait_timeout_us;
+    let mut timed = timed::Timed::new(plan);
     if plan.timed {
         world.storage.set_timeline(true);
     }
@@ -975,14 +972,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             break;
         }
         if plan.timed {
-            timed.settle(
-                &mut world,
-                &mut sessions,
-                &mut rng,
-                plan.think_us,
-                (plan.p_long_pause, long_pause_us),
-                &plan.cpu,
-            );
+            timed.settle(&mut world, &mut sessions, &mut rng);
         }
         // The plan's recorded turn, while it has one; else a draw (the
         // earliest event, when time drives the scheduler).
@@ -1213,14 +1203,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         }
     }
     if plan.timed {
-        timed.settle(
-            &mut world,
-            &mut sessions,
-            &mut rng,
-            plan.think_us,
-            (plan.p_long_pause, long_pause_us),
-            &plan.cpu,
-        );
+        timed.settle(&mut world, &mut sessions, &mut rng);
     }
     world.stats.workload_us = world.clock_now().max(timed.end_us);
     world.stats.workload_log_syncs = world.storage.counters().log_syncs - log_syncs_before;

@@ -53,6 +53,13 @@ pub(super) struct Timed {
     /// before (a grant can come while the waiting statement's own I/O is
     /// still being charged).
     busy_until_us: Vec<u64>,
+    /// The plan's bound on a think time between two statements.
+    think_max_us: u64,
+    /// The chance of a long pause inside a transaction, and its bound
+    /// (twice the lock wait timeout).
+    long_pause: (f64, u64),
+    /// The plan's processor model.
+    cpu: crate::profile::CpuModel,
 }
 
 /// The engine's counters of the work its calls did, which the processor
@@ -174,6 +181,19 @@ fn tick(world: &mut World) -> Option<bool> {
 }
 
 impl Timed {
+    /// The scheduler of `plan`'s run.
+    pub(super) fn new(plan: &crate::plan::Plan) -> Timed {
+        Timed {
+            think_max_us: plan.think_us,
+            long_pause: (
+                plan.p_long_pause,
+                2 * plan.lock_wait_timeout_s.saturating_mul(1_000_000),
+            ),
+            cpu: plan.cpu,
+            ..Timed::default()
+        }
+    }
+
     /// Notes that session `i` steps in the turn beginning at `now_us`.
     pub(super) fn stepping(&mut self, world: &World, i: usize, now_us: u64) {
         if self.stepped.is_empty() {
@@ -187,15 +207,17 @@ impl Timed {
 
     /// Settles the turn just made: what its steps spent on the storage
     /// moves each stepped session's next statement (after a think time
-    /// drawn up to `think_max_us`, or inside a transaction, with the
-    /// chance `long_pause.0`, a pause up to `long_pause.1`: without such
-    /// pauses no lock is held long enough for a wait to time out); a session left waiting for a lock has
+    /// drawn up to the plan's bound, or inside a transaction, now and then
+    /// (the plan's `p_long_pause`), a pause up to twice the lock wait
+    /// timeout: without such pauses no lock is held long enough for a wait
+    /// to time out); a session left waiting for a lock has
     /// none until the wait ends; a commit left waiting for its group's
     /// sync comes when the device is free; and every waiter whose wait
     /// ended in the turn (granted, or chosen as a deadlock victim) goes on
     /// when the turn's steps end.
     ///
-    /// The turn's processor time (`cpu`, from the engine's counters) runs
+    /// The turn's processor time (the plan's model, from the engine's
+    /// counters) runs
     /// first, on the earliest free processor at or after the turn began;
     /// its I/O follows.
     pub(super) fn settle(
@@ -203,10 +225,8 @@ impl Timed {
         world: &mut World,
         sessions: &mut [Sess],
         rng: &mut ChaCha8Rng,
-        think_max_us: u64,
-        long_pause: (f64, u64),
-        cpu: &crate::profile::CpuModel,
     ) {
+        let (think_max_us, long_pause, cpu) = (self.think_max_us, self.long_pause, self.cpu);
         let spent = world.storage.take_spent_us();
         let stepped = std::mem::take(&mut self.stepped);
         if stepped.is_empty() && spent == 0 {
@@ -217,7 +237,7 @@ impl Timed {
             if self.cores_free_us.len() != cpu.cores {
                 self.cores_free_us = vec![0; cpu.cores];
             }
-            let ns = Work::of(world).cost_ns(&self.work_before, stepped.len() as u64, cpu)
+            let ns = Work::of(world).cost_ns(&self.work_before, stepped.len() as u64, &cpu)
                 + self.cpu_remainder_ns;
             self.cpu_remainder_ns = ns % 1_000;
             let (core, free) = self
