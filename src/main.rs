@@ -212,8 +212,9 @@ enum Command {
         /// step-driven and time-driven (--seeds each; 10 with --quick).
         #[arg(long, conflicts_with_all = ["oltp", "compression", "index", "dir"])]
         sim: bool,
-        /// With --sim: a short run (10 seeds a profile), for CI.
-        #[arg(long, requires = "sim")]
+        /// With --sim: a short run (10 seeds a profile); with --flush, 2
+        /// seeds a row at 1 and 16 clients. For CI.
+        #[arg(long)]
         quick: bool,
         /// With --oltp: seeds per flush setting; with --sim, per profile.
         #[arg(long, default_value_t = 50)]
@@ -222,9 +223,10 @@ enum Command {
         /// simulated time; a sync waits for the device).
         #[arg(long, requires = "oltp")]
         timed: bool,
-        /// With --oltp --timed: every storage operation costs as this
-        /// preset says (seeds-disk, ssd, memory), a sync included.
-        #[arg(long, requires = "timed")]
+        /// With --oltp --timed or --flush: every storage operation costs
+        /// as this preset says (seeds-disk, platter, ssd, memory), a sync
+        /// included.
+        #[arg(long)]
         latency: Option<String>,
         /// Rows to load (default 200,000; 1,000,000 with --compression).
         #[arg(long)]
@@ -232,9 +234,18 @@ enum Command {
         /// Buffer pool size in MiB.
         #[arg(long, default_value_t = 64)]
         pool_mib: usize,
-        /// innodb_flush_log_at_trx_commit: 0, 1 or 2.
-        #[arg(long, default_value_t = 1)]
-        flush: u8,
+        /// Run the flush benchmark instead (time-driven oltp_read_write at
+        /// 1, 4, 8 and 16 clients on the seeds-disk and platter latency
+        /// presets, or --latency's): transactions and deadlocks per
+        /// simulated second and commits per log sync for flush 0, 2 and 1
+        /// on each commit path (own sync, group commit, the binary log's
+        /// mutex), beside the seeds' figures.
+        #[arg(long, conflicts_with_all = ["oltp", "compression", "index", "sim", "dir"])]
+        flush: bool,
+        /// With the micro-benchmarks: innodb_flush_log_at_trx_commit, 0, 1
+        /// or 2.
+        #[arg(long = "innodb-flush-log-at-trx-commit", default_value_t = 1)]
+        flush_setting: u8,
         /// Row format.
         #[arg(long, value_enum, default_value_t = Format::Compact)]
         row_format: Format,
@@ -1229,16 +1240,24 @@ fn main() -> ExitCode {
             ..
         } => bench_compression(rows.unwrap_or(1_000_000), json),
         Command::Bench {
+            flush: true,
+            seeds,
+            quick,
+            json,
+            latency,
+            ..
+        } => bench_flush(seeds, quick, json, latency),
+        Command::Bench {
             rows,
             pool_mib,
-            flush,
+            flush_setting,
             row_format,
             json,
             dir,
             ..
         } => {
             let rows = rows.unwrap_or(200_000);
-            let flush = match FlushAtCommit::from_setting(flush) {
+            let flush = match FlushAtCommit::from_setting(flush_setting) {
                 Ok(f) => f,
                 Err(e) => {
                     eprintln!("innosim: {e}");
@@ -1294,6 +1313,186 @@ fn main() -> ExitCode {
                 }
             }
         }
+    }
+}
+
+/// `innosim bench --flush`: the flush benchmark's table (or JSON), the
+/// flush 0 over flush 1 ratios beside seeds/004's, and every failing
+/// seed shrunk and saved.
+fn bench_flush(seeds: u64, quick: bool, json: bool, latency: Option<String>) -> ExitCode {
+    if seeds == 0 {
+        return usage("--seeds must be positive".into());
+    }
+    let presets: Vec<String> = match latency {
+        Some(p) => vec![p],
+        None => vec!["seeds-disk".into(), "platter".into()],
+    };
+    for p in &presets {
+        if sim::storage::faults::Latency::preset(p).is_none() {
+            return usage(format!(
+                "no latency preset named '{p}' (one of: {})",
+                sim::storage::faults::Latency::PRESETS.join(", ")
+            ));
+        }
+    }
+    let (seeds, threads): (u64, &[usize]) = if quick {
+        (2, &[1, 16])
+    } else {
+        (seeds, &[1, 4, 8, 16])
+    };
+    // (row, wall seconds): the wall is timed here, the simulation knows
+    // only its own clock.
+    let mut rows: Vec<(sim::bench::FlushRow, f64)> = Vec::new();
+    for preset in &presets {
+        for &n in threads {
+            for (flush, path) in sim::bench::flush_settings() {
+                let start = std::time::Instant::now();
+                let row = sim::bench::flush_row(preset, n, flush, path, 0..seeds)
+                    .expect("the preset was checked");
+                rows.push((row, start.elapsed().as_secs_f64()));
+            }
+        }
+    }
+    let tps_of = |preset: &str, flush: u8, path: sim::bench::CommitPath| {
+        rows.iter()
+            .find(|(r, _)| {
+                r.preset == preset && r.sessions == 16 && r.row.flush == flush && r.path == path
+            })
+            .map(|(r, _)| r.row.tps())
+    };
+    let seed_ratio = 780.35 / 181.90;
+    let mut ratios = Vec::new();
+    for preset in &presets {
+        for path in sim::bench::CommitPath::ALL {
+            if let (Some(f0), Some(f1)) = (
+                tps_of(preset, 0, sim::bench::CommitPath::Own),
+                tps_of(preset, 1, path),
+            ) {
+                ratios.push((preset.clone(), path, f0 / f1.max(1e-9)));
+            }
+        }
+    }
+    let per_trx = |r: &sim::bench::OltpRow| r.deadlocks as f64 / r.commits.max(1) as f64;
+    if json {
+        let out: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|(r, wall)| {
+                let seed: Vec<serde_json::Value> = sim::bench::seed_figure(r.sessions, r.row.flush)
+                    .iter()
+                    .map(|f| {
+                        serde_json::json!({
+                            "source": f.source,
+                            "tps": f.tps,
+                            "deadlocks_per_sec": f.deadlocks_per_sec,
+                            "ours_over_seed": r.row.tps() / f.tps,
+                        })
+                    })
+                    .collect();
+                serde_json::json!({
+                    "preset": r.preset,
+                    "sessions": r.sessions,
+                    "flush": r.row.flush,
+                    "commit_path": r.path.name(),
+                    "seeds": r.row.seeds,
+                    "commits": r.row.commits,
+                    "deadlocks": r.row.deadlocks,
+                    "lock_timeouts": r.row.lock_timeouts,
+                    "waits": r.row.waits,
+                    "log_syncs": r.row.log_syncs,
+                    "sim_seconds": r.row.sim_seconds,
+                    "tps_sim": r.row.tps(),
+                    "deadlocks_per_sim_sec": r.row.deadlocks_per_sec(),
+                    "deadlocks_per_trx": per_trx(&r.row),
+                    "commits_per_log_sync": r.row.commits_per_log_sync(),
+                    "wall_seconds": wall,
+                    "seeds_per_sec": r.row.seeds as f64 / wall.max(1e-9),
+                    "failing_seeds": r.row.failing_seeds,
+                    "seed_figures": seed,
+                })
+            })
+            .collect();
+        let ratios: Vec<serde_json::Value> = ratios
+            .iter()
+            .map(|(p, path, x)| {
+                serde_json::json!({
+                    "preset": p,
+                    "commit_path": path.name(),
+                    "flush0_over_flush1": x,
+                    "seed": seed_ratio,
+                })
+            })
+            .collect();
+        println!("{}", serde_json::json!({ "flush": out, "ratios": ratios }));
+    } else {
+        let cpu = sim::bench::OLTP_CPU;
+        println!(
+            "oltp_read_write on 2,000 rows, time-driven, {} core ({} us a statement, {} us a page), {seeds} seeds a row",
+            cpu.cores,
+            cpu.call_ns / 1_000,
+            cpu.page_ns / 1_000
+        );
+        println!("preset      clients flush path           commits    trx/s  deadlocks/s  deadlocks/trx  commits/log sync  seed trx/s  ours/seed  seeds/wall s");
+        for (r, wall) in &rows {
+            let figures = sim::bench::seed_figure(r.sessions, r.row.flush);
+            let (seed, vs) = match figures.first() {
+                Some(f) => (
+                    format!("{:.0}", f.tps),
+                    format!("{:.2}", r.row.tps() / f.tps),
+                ),
+                None => ("-".into(), "-".into()),
+            };
+            println!(
+                "{:<11} {:>7} {:>5} {:<13} {:>8} {:>8.1} {:>12.2} {:>14.4} {:>17.2} {:>11} {:>10} {:>13.1}",
+                r.preset,
+                r.sessions,
+                r.row.flush,
+                if r.row.flush == 1 { r.path.name() } else { "-" },
+                r.row.commits,
+                r.row.tps(),
+                r.row.deadlocks_per_sec(),
+                per_trx(&r.row),
+                r.row.commits_per_log_sync(),
+                seed,
+                vs,
+                r.row.seeds as f64 / wall.max(1e-9)
+            );
+        }
+        println!("seed figures: seeds/004 at 16 clients (flush 1: 182 trx/s, 8.04 deadlocks/s; flush 0: 780, 0); seeds/002 at flush 1 (4: 1190, 8: 1690, 16: 1402; no deadlocks)");
+        for (p, path, x) in &ratios {
+            println!(
+                "flush 0 over flush 1 at 16 clients, {p}, {}: {x:.2} (seeds/004: {seed_ratio:.2})",
+                path.name()
+            );
+        }
+    }
+    // A failure is shrunk and saved like the fuzzer's, so that `innosim
+    // replay corpus/ENTRY` runs the bench's own plan.
+    let mut failed = false;
+    for (r, _) in &rows {
+        let profile = sim::bench::flush_profile(&r.preset, r.sessions).expect("checked");
+        let flush = FlushAtCommit::from_setting(r.row.flush).expect("a setting");
+        for &seed in &r.row.failing_seeds {
+            failed = true;
+            let plan = sim::bench::flush_plan(seed, flush, r.path, &profile);
+            match shrink_and_save(&plan, 200) {
+                Some((dir, _)) => eprintln!(
+                    "violation: seed {seed}, {} clients, flush {} ({}); reproduce: innosim replay {}",
+                    r.sessions,
+                    r.row.flush,
+                    r.path.name(),
+                    dir.display()
+                ),
+                None => eprintln!(
+                    "violation: seed {seed}, flush {} did not fail again (nondeterminism)",
+                    r.row.flush
+                ),
+            }
+        }
+    }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
     }
 }
 

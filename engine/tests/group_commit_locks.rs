@@ -87,3 +87,69 @@ fn a_session_closed_while_its_commit_waits_for_the_sync_lets_its_locks_go() -> e
     assert!(matches!(e.resume(b)?, Step::Done(Response::Affected(1))));
     Ok(())
 }
+
+/// MySQL 5.1's `prepare_commit_mutex` (`Config::commit_mutex`): a commit
+/// waits for the mutex uncommitted, its locks held and its changes
+/// invisible; the resume that takes the mutex commits it alone.
+#[test]
+fn a_commit_queued_for_the_binary_log_mutex_commits_when_resumed() -> engine::Result<()> {
+    let config = Config {
+        flush_at_commit: FlushAtCommit::Sync,
+        commit_mutex: true,
+        ..config()
+    };
+    let (mut e, _) = Engine::open(
+        Box::new(MemStorage::new()),
+        Box::new(TestClock::default()),
+        config,
+    )?;
+    e.create_table(counters_def())?;
+    let (a, b, c, d) = (e.session(), e.session(), e.session(), e.session());
+    // An autocommit insert queues too, and answers when resumed.
+    assert!(matches!(e.execute(a, insert(1))?, Step::Waiting));
+    assert!(e.is_commit_queued(a) && e.is_waiting(a));
+    assert!(matches!(e.resume(a)?, Step::Done(Response::Affected(1))));
+    assert!(!e.is_commit_queued(a));
+    e.execute(d, insert(2))?;
+    e.resume(d)?;
+    let before = e.last_commit_lsn();
+    e.execute(a, Request::Begin)?;
+    e.execute(a, set_k(1, 7))?;
+    assert!(matches!(e.execute(a, Request::Commit)?, Step::Waiting));
+    e.execute(d, Request::Begin)?;
+    e.execute(d, set_k(2, 9))?;
+    assert!(matches!(e.execute(d, Request::Commit)?, Step::Waiting));
+    assert_eq!(
+        e.last_commit_lsn(),
+        before,
+        "no commit written while queued"
+    );
+    // Uncommitted: another transaction's change of row 1 waits, and a
+    // consistent read sees the old value.
+    e.execute(b, Request::Begin)?;
+    assert!(matches!(e.execute(b, set_k(1, 8))?, Step::Waiting));
+    match e.execute(c, common::get(1))? {
+        Step::Done(r) => assert_eq!(common::k_of(&r), Some(0)),
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(e.resume(b)?, Step::Waiting), "a still holds row 1");
+    // Each resume commits one transaction: its own commit record.
+    assert!(matches!(e.resume(a)?, Step::Done(Response::Ok)));
+    let after_a = e.last_commit_lsn();
+    assert!(after_a > before);
+    assert!(matches!(e.resume(d)?, Step::Done(Response::Ok)));
+    assert!(e.last_commit_lsn() > after_a);
+    assert!(matches!(e.resume(b)?, Step::Done(Response::Affected(1))));
+    match e.execute(c, common::get(2))? {
+        Step::Done(r) => assert_eq!(common::k_of(&r), Some(9)),
+        other => panic!("{other:?}"),
+    }
+    // A read-only commit has nothing to queue.
+    e.execute(c, Request::Begin)?;
+    e.execute(c, common::get(1))?;
+    assert!(matches!(
+        e.execute(c, Request::Commit)?,
+        Step::Done(Response::Ok)
+    ));
+    Ok(())
+}

@@ -258,9 +258,13 @@ pub const OLTP_CPU: crate::profile::CpuModel = crate::profile::CpuModel {
 /// oltp_read_write on 2000 preloaded rows) with 16 sessions, a 1 ms fsync,
 /// at most 100 us between two statements (a client's round trip on one
 /// host; the fuzzing profiles' 2 ms would make the clients, not the
-/// engine, set the rate) and no crash before the run's end, so that the
-/// rates are those of a steady workload. Every run is still judged by
-/// every checker.
+/// engine, set the rate), a buffer pool of 512 pages that holds the table
+/// (the seeds' servers held theirs: 12 GB in seeds/002), and no fault but
+/// the power loss at the run's end, so that the rates are those of a
+/// steady workload (a misdirected write or a flipped bit that stops the
+/// engine early would cut a run's simulated time short). Every run is
+/// still judged by every checker, and the power loss checks what each
+/// flush setting promised.
 /// With `timed`, time drives the scheduler and the server has
 /// [`OLTP_CPU`]'s processor.
 pub fn oltp_bench_profile(timed: bool) -> crate::profile::Profile {
@@ -275,6 +279,8 @@ pub fn oltp_bench_profile(timed: bool) -> crate::profile::Profile {
         timed,
         cpu: if timed { OLTP_CPU } else { base.cpu },
         p_long_pause: 0.0,
+        faults: vec![crate::profile::FaultKind::PowerLoss],
+        pool_pages: (512, 512),
         sessions_range: Some((16, 16)),
         sessions: 16,
         sync_latency_us: 1_000,
@@ -303,9 +309,173 @@ pub fn oltp_plan_of(
     group_commit: bool,
     profile: &crate::profile::Profile,
 ) -> crate::plan::Plan {
+    let path = if group_commit {
+        CommitPath::Group
+    } else {
+        CommitPath::Own
+    };
+    flush_plan(seed, flush, path, profile)
+}
+
+/// How a commit under flush 1 reaches the disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommitPath {
+    /// Each commit syncs the log itself (a later commit whose record an
+    /// earlier sync covered syncs nothing).
+    Own,
+    /// Group commit: a commit waits for a sync shared with every commit
+    /// written before it starts, its locks held until then (as with the
+    /// plugin's two-phase commit from 1.0.4: `Plan::group_commit`).
+    Group,
+    /// MySQL 5.1's built-in InnoDB with the binary log: the
+    /// `prepare_commit_mutex` queue, one commit and one sync at a time,
+    /// locks held until a commit's turn (`Plan::commit_mutex`).
+    BinlogMutex,
+}
+
+impl CommitPath {
+    /// Every path, in the table's order.
+    pub const ALL: [CommitPath; 3] = [CommitPath::Own, CommitPath::Group, CommitPath::BinlogMutex];
+
+    /// Its name in tables and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            CommitPath::Own => "own sync",
+            CommitPath::Group => "group commit",
+            CommitPath::BinlogMutex => "binlog mutex",
+        }
+    }
+}
+
+/// The plan the flush benchmark runs for `seed`: `profile`'s plan under
+/// one flush setting and commit path (which matters under flush 1 only).
+pub fn flush_plan(
+    seed: u64,
+    flush: FlushAtCommit,
+    path: CommitPath,
+    profile: &crate::profile::Profile,
+) -> crate::plan::Plan {
     let mut plan = crate::plan::Plan::generate(seed, profile, Some(flush), None);
-    plan.group_commit = group_commit;
+    plan.group_commit = path == CommitPath::Group;
+    plan.commit_mutex = path == CommitPath::BinlogMutex;
     plan
+}
+
+/// The time-driven bench profile on a latency preset with `sessions`
+/// clients. `None` for an unknown preset.
+pub fn flush_profile(preset: &str, sessions: usize) -> Option<crate::profile::Profile> {
+    let base = oltp_bench_profile_on(preset)?;
+    Some(crate::profile::Profile {
+        name: format!("{}:{sessions}", base.name),
+        sessions_range: Some((sessions, sessions)),
+        sessions,
+        ..base
+    })
+}
+
+/// A figure a seed measured with sysbench's OLTP test (0.4's `complex`
+/// mode, oltp_read_write's ancestor).
+#[derive(Debug, Clone, Copy)]
+pub struct SeedFigure {
+    /// The seed and its server.
+    pub source: &'static str,
+    /// sysbench's threads.
+    pub sessions: usize,
+    /// innodb_flush_log_at_trx_commit.
+    pub flush: u8,
+    /// Transactions per second.
+    pub tps: f64,
+    /// Deadlocks per second.
+    pub deadlocks_per_sec: f64,
+}
+
+/// The seeds' OLTP figures by flush setting and threads.
+pub const SEED_FLUSH_FIGURES: [SeedFigure; 5] = [
+    SeedFigure {
+        source: "seeds/004 (MySQL 5.x, 500,000 rows)",
+        sessions: 16,
+        flush: 1,
+        tps: 181.90,
+        deadlocks_per_sec: 8.04,
+    },
+    SeedFigure {
+        source: "seeds/004 (MySQL 5.x, 500,000 rows)",
+        sessions: 16,
+        flush: 0,
+        tps: 780.35,
+        deadlocks_per_sec: 0.0,
+    },
+    SeedFigure {
+        source: "seeds/002 (5.1.24-rc + Plugin 1.0.0, 12 GB pool, 1,000,000 rows)",
+        sessions: 4,
+        flush: 1,
+        tps: 1189.56,
+        deadlocks_per_sec: 0.0,
+    },
+    SeedFigure {
+        source: "seeds/002 (5.1.24-rc + Plugin 1.0.0, 12 GB pool, 1,000,000 rows)",
+        sessions: 8,
+        flush: 1,
+        tps: 1689.60,
+        deadlocks_per_sec: 0.0,
+    },
+    SeedFigure {
+        source: "seeds/002 (5.1.24-rc + Plugin 1.0.0, 12 GB pool, 1,000,000 rows)",
+        sessions: 16,
+        flush: 1,
+        tps: 1401.51,
+        deadlocks_per_sec: 0.0,
+    },
+];
+
+/// The seeds' figure for `sessions` threads under `flush`, if one measured it.
+pub fn seed_figure(sessions: usize, flush: u8) -> Vec<SeedFigure> {
+    SEED_FLUSH_FIGURES
+        .iter()
+        .filter(|f| f.sessions == sessions && f.flush == flush)
+        .copied()
+        .collect()
+}
+
+/// One row of the flush benchmark.
+#[derive(Debug, Clone)]
+pub struct FlushRow {
+    /// The latency preset.
+    pub preset: String,
+    /// Clients.
+    pub sessions: usize,
+    /// The commit path (flush 1; `Own` otherwise).
+    pub path: CommitPath,
+    /// What ran.
+    pub row: OltpRow,
+}
+
+/// The settings the flush benchmark runs at each preset and thread count:
+/// flush 0 and 2, and flush 1 on each commit path.
+pub fn flush_settings() -> Vec<(FlushAtCommit, CommitPath)> {
+    let mut v = vec![(FlushAtCommit::Lazy, CommitPath::Own)];
+    v.extend(CommitPath::ALL.map(|p| (FlushAtCommit::Sync, p)));
+    v.push((FlushAtCommit::Write, CommitPath::Own));
+    v
+}
+
+/// Runs one row of the flush benchmark: `seeds` of [`flush_profile`].
+/// `None` for an unknown preset.
+pub fn flush_row(
+    preset: &str,
+    sessions: usize,
+    flush: FlushAtCommit,
+    path: CommitPath,
+    seeds: std::ops::Range<u64>,
+) -> Option<FlushRow> {
+    let profile = flush_profile(preset, sessions)?;
+    let row = run_rows(seeds, flush, path, &profile);
+    Some(FlushRow {
+        preset: preset.to_string(),
+        sessions,
+        path,
+        row,
+    })
 }
 
 /// The time-driven bench profile on a latency preset
@@ -383,14 +553,28 @@ pub fn oltp_of(
     group_commit: bool,
     profile: &crate::profile::Profile,
 ) -> OltpRow {
+    let path = if group_commit {
+        CommitPath::Group
+    } else {
+        CommitPath::Own
+    };
+    run_rows(seeds, flush, path, profile)
+}
+
+fn run_rows(
+    seeds: std::ops::Range<u64>,
+    flush: FlushAtCommit,
+    path: CommitPath,
+    profile: &crate::profile::Profile,
+) -> OltpRow {
     let mut row = OltpRow {
         flush: flush.setting(),
-        group_commit,
+        group_commit: path == CommitPath::Group,
         ..OltpRow::default()
     };
     let mut sim_us = 0u64;
     for seed in seeds {
-        let plan = oltp_plan_of(seed, flush, group_commit, profile);
+        let plan = flush_plan(seed, flush, path, profile);
         let o = crate::runner::execute(&plan, false).expect("the bench profile is valid");
         row.seeds += 1;
         row.commits += o.stats.commits;

@@ -19,7 +19,11 @@ impl Engine {
             .sessions
             .get(&s)
             .ok_or(Error::SessionState(s, "no such session"))?;
-        if sess.pending.is_some() || sess.commit_wait_lsn.is_some() || sess.statement.is_some() {
+        if sess.pending.is_some()
+            || sess.commit_wait_lsn.is_some()
+            || sess.commit_queued
+            || sess.statement.is_some()
+        {
             return Err(Error::SessionState(s, "a statement is open"));
         }
         if sess.trx.is_none() {
@@ -198,7 +202,16 @@ impl Engine {
         s: SessionId,
         may_defer: bool,
     ) -> Result<bool> {
-        let Some(mut trx) = self.session_mut(s).trx.take() else {
+        let queue = may_defer
+            && self.config.commit_mutex
+            && self.config.flush_at_commit == FlushAtCommit::Sync;
+        let sess = self.session_mut(s);
+        if queue && sess.trx.as_ref().is_some_and(|t| t.undo.is_some()) {
+            // Prepared; the commit comes when the mutex is free (`resume`).
+            sess.commit_queued = true;
+            return Ok(true);
+        }
+        let Some(mut trx) = sess.trx.take() else {
             return Ok(false);
         };
         let lsn = match self.sys.commit(&mut self.pager, &mut trx) {

@@ -75,6 +75,18 @@ pub struct Config {
     /// releases them (`lock_release_off_kernel`); without the binary log
     /// the commit releases its locks before `log_write_up_to` syncs.
     pub locks_until_durable: bool,
+    /// The binary log's `prepare_commit_mutex`, as MySQL 5.0 and 5.1 with
+    /// the built-in InnoDB hold it (`innobase_xa_prepare` takes it,
+    /// `innobase_commit` releases it after the commit's log flush; the
+    /// plugin from 1.0.4 flushes after releasing it, which lets commits
+    /// group again). Under flush 1 a commit of a transaction with changes
+    /// answers [`Step::Waiting`](crate::Step) still uncommitted, its locks
+    /// held; the resume that takes the mutex commits it and syncs the log
+    /// for it alone. Commits thus take the log's sync one at a time, and a
+    /// transaction's locks wait out the queue before it. Not modelled: the
+    /// prepare's own log sync (a group sync before the queue) and the
+    /// binary log's write.
+    pub commit_mutex: bool,
     /// `innodb_compression_level`: the zlib level compressed pages are
     /// compressed at, 0 to 9.
     pub compression_level: u32,
@@ -109,6 +121,7 @@ impl Default for Config {
             purge_batch_logs: 300,
             group_commit: false,
             locks_until_durable: false,
+            commit_mutex: false,
             compression_level: crate::page::zip::DEFAULT_LEVEL,
             sort_buffer_bytes: 1 << 20,
             file_per_table: true,

@@ -135,6 +135,10 @@ struct Session {
     /// With [`Config::locks_until_durable`]: the committed transaction
     /// whose locks the sync releases.
     commit_wait_trx: Option<u64>,
+    /// With [`Config::commit_mutex`]: the session's prepared transaction
+    /// waits for the mutex to commit (its response in
+    /// `commit_wait_response`).
+    commit_queued: bool,
     /// The id of the last transaction the session began.
     last_trx: Option<u64>,
     /// A statement of several requests is open ([`Engine::begin_statement`]).
@@ -376,7 +380,13 @@ impl Engine {
     pub fn is_waiting(&self, s: SessionId) -> bool {
         self.sessions
             .get(&s)
-            .is_some_and(|x| x.pending.is_some() || x.commit_wait_lsn.is_some())
+            .is_some_and(|x| x.pending.is_some() || x.commit_wait_lsn.is_some() || x.commit_queued)
+    }
+
+    /// Whether a session's commit waits, still uncommitted, for the
+    /// binary log's mutex ([`Config::commit_mutex`]).
+    pub fn is_commit_queued(&self, s: SessionId) -> bool {
+        self.sessions.get(&s).is_some_and(|x| x.commit_queued)
     }
 
     /// The id of a session's open transaction.
@@ -736,7 +746,7 @@ impl Engine {
             .sessions
             .get(&s)
             .ok_or(Error::SessionState(s, "no such session"))?;
-        if session.pending.is_some() || session.commit_wait_lsn.is_some() {
+        if session.pending.is_some() || session.commit_wait_lsn.is_some() || session.commit_queued {
             return Err(Error::SessionState(s, "a statement is waiting"));
         }
         Ok(())
@@ -826,6 +836,14 @@ impl Engine {
             .sessions
             .get_mut(&s)
             .ok_or(Error::SessionState(s, "no such session"))?;
+        if std::mem::take(&mut session.commit_queued) {
+            // The mutex is ours: commit, sync for this commit alone, and
+            // release the locks.
+            let resp = session.commit_wait_response.take().unwrap_or(Response::Ok);
+            let r = self.commit_trx(s);
+            self.guard(r)?;
+            return Ok(Step::Done(resp));
+        }
         if let Some(lsn) = session.commit_wait_lsn.take() {
             let resp = session.commit_wait_response.take().unwrap_or(Response::Ok);
             let holder = session.commit_wait_trx.take();

@@ -58,6 +58,7 @@ impl Plan {
             sync_latency_us: profile.sync_latency_us,
             think_us: profile.think_us,
             group_commit: false,
+            commit_mutex: false,
             log_file_kib: default_log_file_kib(),
             crash_at_statements: Vec::new(),
             crash_after_checkpoints: Vec::new(),

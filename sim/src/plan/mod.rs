@@ -548,6 +548,12 @@ pub struct Plan {
     /// the commits written before it.
     #[serde(default)]
     pub group_commit: bool,
+    /// The binary log's `prepare_commit_mutex` of MySQL 5.1's built-in
+    /// InnoDB (`engine::Config::commit_mutex`), in a time-driven run: under
+    /// flush 1 commits take the log's sync one at a time, their locks held
+    /// until their turn.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub commit_mutex: bool,
     /// The size of each of the two redo log files, KiB. Small logs wrap
     /// around many times a run, so checkpoints come often and crashes land
     /// just after them.

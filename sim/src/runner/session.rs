@@ -405,6 +405,21 @@ fn stepped(
     waits_before: u64,
 ) -> Option<bool> {
     match r {
+        Ok(Step::Waiting)
+            if world
+                .engine
+                .as_ref()
+                .is_some_and(|e| e.is_commit_queued(s.id)) =>
+        {
+            // Done but uncommitted, waiting for the binary log's mutex
+            // (`Config::commit_mutex`): nothing is judged until the resume
+            // that commits it answers.
+            world.stats.commit_queue_waits += 1;
+            s.waiting = true;
+            world.statement_event(s.id, &req, Stepped::Waiting);
+            s.last = Some(req);
+            None
+        }
         Ok(Step::Waiting) => {
             // An insert into a table without a primary key that waits for
             // a record lock has its row id (taken after the table's IX

@@ -14,6 +14,9 @@ pub struct RunStats {
     pub waits: u64,
     /// Commits that waited for a group commit's sync.
     pub commit_waits: u64,
+    /// Commits that waited, uncommitted, for the binary log's mutex
+    /// (`Plan::commit_mutex`).
+    pub commit_queue_waits: u64,
     /// Transactions chosen as deadlock victims (error 1213).
     pub deadlocks: u64,
     /// Statements that timed out waiting for a lock (error 1205).
@@ -179,6 +182,7 @@ impl RunStats {
             rollbacks,
             waits,
             commit_waits,
+            commit_queue_waits,
             deadlocks,
             lock_timeouts,
             workload_us,
@@ -245,6 +249,7 @@ impl RunStats {
         self.rollbacks += rollbacks;
         self.waits += waits;
         self.commit_waits += commit_waits;
+        self.commit_queue_waits += commit_queue_waits;
         self.deadlocks += deadlocks;
         self.lock_timeouts += lock_timeouts;
         self.workload_us += workload_us;
@@ -353,6 +358,10 @@ impl RunStats {
                 self.secondary_locks_converted,
             ),
             ("group commit waits", self.commit_waits),
+            (
+                "commits queued for the binary log's mutex",
+                self.commit_queue_waits,
+            ),
             ("inserts without a primary key", self.keyless_inserts),
             ("reads of tables without a primary key", self.keyless_reads),
             (

@@ -277,9 +277,12 @@ impl Timed {
                     rng.gen_range(0..think_max_us.max(1))
                 };
                 Some(end + think)
-            } else if s.txn.as_ref().is_some_and(|t| t.commit_written.is_some()) {
+            } else if s.txn.as_ref().is_some_and(|t| t.commit_written.is_some()) || queued(world, s)
+            {
                 // A group's sync starts when the device is free: every
-                // commit written by then joins it.
+                // commit written by then joins it. A commit queued for the
+                // binary log's mutex takes it when the sync before it has
+                // ended.
                 Some(end.max(device_free))
             } else {
                 None
@@ -293,6 +296,12 @@ impl Timed {
                 .engine
                 .as_ref()
                 .is_some_and(|e| s.trx.is_some_and(|t| e.locks().waiting_for(t).is_some()));
+            if s.waiting && queued(world, s) {
+                // The mutex is free once the device is: a commit that took
+                // it in this turn holds it through its sync.
+                s.ready_us = Some(s.ready_us.unwrap_or(end).max(device_free).max(busy));
+                continue;
+            }
             if s.waiting && s.ready_us.is_none() && !lock_wait {
                 s.ready_us = Some(
                     if s.txn.as_ref().is_some_and(|t| t.commit_written.is_some()) {
@@ -367,4 +376,13 @@ impl Timed {
             n => Some(best[rng.gen_range(0..n)]),
         }
     }
+}
+
+/// Whether a session's commit waits for the binary log's mutex
+/// (`engine::Config::commit_mutex`).
+fn queued(world: &World, s: &Sess) -> bool {
+    world
+        .engine
+        .as_ref()
+        .is_some_and(|e| e.is_commit_queued(s.id))
 }

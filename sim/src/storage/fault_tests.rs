@@ -501,6 +501,7 @@ fn latency_advances_the_clock_exactly() -> io::Result<()> {
             read_jitter: 0,
             write_jitter: 0,
             sync_jitter: 0,
+            rotation: 0,
         },
         ..FaultConfig::default()
     });
@@ -579,6 +580,60 @@ fn on_a_timeline_latency_goes_to_the_step_and_syncs_queue_for_the_device() -> io
     storage.set_timeline(false);
     file.sync()?;
     assert_eq!(clock.now_us(), 6_000);
+    Ok(())
+}
+
+#[test]
+fn on_a_platter_a_sync_ends_a_whole_number_of_turns_after_the_last() -> io::Result<()> {
+    let mut storage = SimStorage::new();
+    let clock = SimClock::new();
+    storage.set_clock(clock.clone());
+    storage.set_faults(FaultConfig {
+        latency_us: Latency {
+            sync: 200,
+            rotation: 6_000,
+            ..Latency::default()
+        },
+        ..FaultConfig::default()
+    });
+    storage.set_timeline(true);
+    let mut file = storage.create("log")?;
+    // The first sync: the platter's phase starts at 0, so it ends at the
+    // first turn after its own 200 us.
+    clock.set_us(100);
+    file.sync()?;
+    assert_eq!(storage.device_free_us(), 6_000);
+    assert_eq!(storage.take_spent_us(), 5_900);
+    // Issued while it runs: it queues, and then the sector it rewrites
+    // comes round a whole turn later.
+    clock.set_us(1_000);
+    file.sync()?;
+    assert_eq!(storage.device_free_us(), 12_000);
+    assert_eq!(storage.take_spent_us(), 11_000);
+    // Issued 2.5 turns after: it waits only to the next passage.
+    clock.set_us(12_000 + 15_000);
+    file.sync()?;
+    assert_eq!(storage.device_free_us(), 30_000);
+    assert_eq!(storage.take_spent_us(), 3_000);
+    // Issued 100 us before a passage: its own cost runs past it, so it
+    // waits for the one after.
+    clock.set_us(35_900);
+    file.sync()?;
+    assert_eq!(storage.device_free_us(), 42_000);
+    assert_eq!(storage.take_spent_us(), 6_100);
+    // Without a timeline, the clock pays the same wait.
+    storage.set_timeline(false);
+    clock.set_us(43_000);
+    file.sync()?;
+    assert_eq!(
+        clock.now_us(),
+        48_000,
+        "the next turn after 42,000 and 43,200"
+    );
+    file.sync()?;
+    assert_eq!(clock.now_us(), 54_000, "back to back: a whole turn");
+    let preset = Latency::preset("platter").expect("a preset");
+    assert_eq!(preset.mean_sync_us(), 200.0 + 3_000.0);
     Ok(())
 }
 

@@ -216,13 +216,23 @@ pub struct Latency {
     pub write_jitter: u64,
     /// A sync's spread, as `read_jitter`.
     pub sync_jitter: u64,
+    /// The platter's turn, for a disk without a write cache (0: none).
+    /// A sync ends only when its sectors pass under the head: at a whole
+    /// number of turns after the previous sync ended, the earliest one not
+    /// before its own cost (`sync` and spread) has passed. The redo log's
+    /// syncs rewrite its last block, so back to back they cost a whole
+    /// turn each: a 10,000 rpm disk (6 ms a turn) syncs a log at most
+    /// about 166 times a second, whatever the sync's own cost.
+    pub rotation: u64,
 }
 
 impl Latency {
-    /// The presets, by name: `seeds-disk` (a 2009 server's disk without a
-    /// write cache, as the seeds measured on: about 1 ms a sync, 5 to
-    /// 10 ms a random page read, 100 MB/s), `ssd` (about 85 us a sync,
-    /// 100 us a read, 500 MB/s) and `memory` (nothing costs time).
+    /// The presets, by name: `seeds-disk` (about 1 ms a sync, 5 to
+    /// 10 ms a random page read, 100 MB/s), `platter` (a 10,000 rpm disk
+    /// without a write cache: a sync waits for its sectors to come round,
+    /// 6 ms a turn, so back-to-back log syncs cost a turn each; reads and
+    /// transfers as `seeds-disk`), `ssd` (about 85 us a sync, 100 us a
+    /// read, 500 MB/s) and `memory` (nothing costs time).
     pub fn preset(name: &str) -> Option<Latency> {
         Some(match name {
             "seeds-disk" => Latency {
@@ -231,6 +241,16 @@ impl Latency {
                 write: 20,
                 sync: 700,
                 sync_jitter: 600,
+                read_per_mib: 10_000,
+                write_per_mib: 10_000,
+                ..Latency::default()
+            },
+            "platter" => Latency {
+                read: 5_000,
+                read_jitter: 5_000,
+                write: 20,
+                sync: 200,
+                rotation: 6_000,
                 read_per_mib: 10_000,
                 write_per_mib: 10_000,
                 ..Latency::default()
@@ -251,11 +271,23 @@ impl Latency {
     }
 
     /// Every preset's name.
-    pub const PRESETS: [&'static str; 3] = ["seeds-disk", "ssd", "memory"];
+    pub const PRESETS: [&'static str; 4] = ["seeds-disk", "platter", "ssd", "memory"];
 
-    /// The mean cost of a sync, microseconds.
+    /// The mean cost of a sync issued at a random moment, microseconds (on
+    /// a platter, half a turn more).
     pub fn mean_sync_us(&self) -> f64 {
-        self.sync as f64 + self.sync_jitter as f64 / 2.0
+        self.sync as f64 + self.sync_jitter as f64 / 2.0 + self.rotation as f64 / 2.0
+    }
+
+    /// When a sync that could end at `earliest` ends, the previous one
+    /// having ended at `previous` (on a platter, a whole number of turns
+    /// after it).
+    pub fn sync_end(&self, earliest: u64, previous: u64) -> u64 {
+        if self.rotation == 0 || earliest <= previous {
+            return earliest;
+        }
+        let turns = (earliest - previous).div_ceil(self.rotation);
+        previous + turns * self.rotation
     }
 }
 

@@ -58,14 +58,24 @@ impl Timeline {
     /// Charges an operation of `us` microseconds issued by a step that
     /// began at `now`: a sync waits first for the device. Returns the
     /// microseconds it queued.
-    pub fn charge(&mut self, now: u64, us: u64, sync: bool) -> u64 {
+    pub fn charge(
+        &mut self,
+        now: u64,
+        us: u64,
+        sync: bool,
+        latency: &super::faults::Latency,
+    ) -> u64 {
         let issued = now + self.spent_us;
         let start = if sync {
             issued.max(self.device_free_us)
         } else {
             issued
         };
-        let end = start + us;
+        let end = if sync {
+            latency.sync_end(start + us, self.device_free_us)
+        } else {
+            start + us
+        };
         if sync {
             self.device_free_us = end;
         }
@@ -94,6 +104,8 @@ pub(super) struct Injector {
     /// Time-driven scheduling: latency goes to the running step's own
     /// time instead of the clock, and syncs queue for the device.
     pub timeline: Option<Timeline>,
+    /// When the last sync ended, without a timeline (a platter's phase).
+    pub last_sync_end_us: u64,
     pub counters: FaultCounters,
     pub log: Vec<FaultRecord>,
     /// The I/O index of every failed sync, kept with tracing off too.
@@ -120,6 +132,7 @@ impl Default for Injector {
             transfer_remainder: 0,
             clock: None,
             timeline: None,
+            last_sync_end_us: 0,
             counters: FaultCounters::default(),
             log: Vec::new(),
             fsync_failed_at: Vec::new(),
@@ -295,13 +308,23 @@ impl Disk {
             .clock
             .as_ref()
             .map_or(0, engine::io::Clock::now_us);
+        let sync = matches!(op, IoOp::Sync | IoOp::SyncDir);
         if let Some(t) = &mut self.faults.timeline {
-            let sync = matches!(op, IoOp::Sync | IoOp::SyncDir);
-            let queued = t.charge(now, us, sync);
+            let queued = t.charge(now, us, sync, &self.faults.config.latency_us);
             self.faults.counters.sync_queue_us_total += queued;
             self.faults.counters.latency_us_total += us;
             return;
         }
+        let us = if sync {
+            // Without a timeline the clock is the step's: a sync on a
+            // platter still waits for its sectors.
+            let end =
+                (self.faults.config.latency_us).sync_end(now + us, self.faults.last_sync_end_us);
+            self.faults.last_sync_end_us = end;
+            end - now
+        } else {
+            us
+        };
         if us == 0 {
             return;
         }
