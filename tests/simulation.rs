@@ -747,3 +747,68 @@ fn a_run_is_drawn_as_a_timeline_in_the_trace_event_format() {
     let v = sim::runner::chrome_trace(&o.trace).expect("converts");
     sim::runner::check_chrome_trace(&v).expect("a well-formed timeline");
 }
+
+/// A JSON value's shape: every number becomes its kind, everything else
+/// stays (names, settings), so that a snapshot changes only when a field
+/// or a setting does, not when a rate moves.
+fn json_shape(v: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::Number(n) if n.is_f64() => Value::String("<float>".into()),
+        Value::Number(_) => Value::String("<integer>".into()),
+        Value::Array(a) => Value::Array(a.iter().map(json_shape).collect()),
+        Value::Object(o) => {
+            Value::Object(o.iter().map(|(k, v)| (k.clone(), json_shape(v))).collect())
+        }
+        other => other.clone(),
+    }
+}
+
+#[test]
+fn the_flush_bench_reports_every_row_beside_the_seeds_figures() {
+    // `innosim bench --flush --quick --json`: both presets, 1 and 16
+    // clients, flush 0 and 2 and flush 1 on each commit path, every seed
+    // judged; the JSON's shape is a snapshot (`cargo insta review` accepts
+    // a change made on purpose). Rates are the simulation's and only
+    // reported here (the acceptance test above bounds them).
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_innosim"))
+        .args(["bench", "--flush", "--quick", "--json"])
+        .output()
+        .expect("innosim runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let rows = v["flush"].as_array().expect("rows");
+    assert_eq!(rows.len(), 2 * 2 * 5);
+    for r in rows {
+        assert_eq!(r["failing_seeds"], serde_json::json!([]), "{r}");
+        assert_eq!(r["seeds"], 2, "{r}");
+        assert!(r["commits"].as_u64().unwrap() > 0, "{r}");
+    }
+    // The seeds' figures sit beside the rows they measured.
+    let f1 = rows
+        .iter()
+        .find(|r| r["preset"] == "platter" && r["sessions"] == 16 && r["flush"] == 1)
+        .expect("a row");
+    let sources: Vec<&str> = f1["seed_figures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["source"].as_str().unwrap())
+        .collect();
+    assert!(
+        sources.iter().any(|s| s.starts_with("seeds/004")),
+        "{sources:?}"
+    );
+    assert!(
+        sources.iter().any(|s| s.starts_with("seeds/002")),
+        "{sources:?}"
+    );
+    let mut shape = json_shape(&v);
+    // One row stands for all (they share their fields).
+    shape["flush"] = serde_json::json!([shape["flush"][rows.len() - 2].clone()]);
+    insta::assert_json_snapshot!("bench_flush_quick_json_shape", shape);
+}
