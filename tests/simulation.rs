@@ -725,6 +725,7 @@ fn a_run_is_drawn_as_a_timeline_in_the_trace_event_format() {
         ..RunOptions::default()
     };
     let mut waits = 0;
+    let mut finished = 0;
     for seed in 0..4 {
         let o = run(seed, &p, &opts).expect("valid");
         assert!(o.violations.is_empty(), "{seed}: {:?}", o.violations);
@@ -739,9 +740,51 @@ fn a_run_is_drawn_as_a_timeline_in_the_trace_event_format() {
         );
         assert!(events.iter().any(|e| e["cat"] == "crash"), "seed {seed}");
         assert!(events.iter().any(|e| e["cat"] == "recovery"), "seed {seed}");
+        // Each finished recovery's phases, in order, one after another on
+        // the engine's track, the whole of them taking the disk's time.
+        let phases: Vec<(&str, u64, u64)> = events
+            .iter()
+            .filter(|e| e["cat"] == "recovery" && e["ph"] == "X")
+            .map(|e| {
+                let ts = e["ts"].as_u64().unwrap();
+                (
+                    e["name"].as_str().unwrap(),
+                    ts,
+                    ts + e["dur"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        let order = [
+            "redo scan",
+            "open tablespaces",
+            "doublewrite repair",
+            "redo apply",
+            "dictionary",
+            "rollback",
+            "clean-up",
+            "flush and checkpoint",
+        ];
+        // (A recovery that met bit rot, or crashed, has none.)
+        let recovered = events
+            .iter()
+            .filter(|e| e["name"] == "recovery: recovered")
+            .count();
+        assert_eq!(
+            phases.len(),
+            recovered * order.len(),
+            "seed {seed}: {phases:?}"
+        );
+        finished += recovered;
+        for run in phases.chunks(order.len()) {
+            let names: Vec<&str> = run.iter().map(|p| p.0).collect();
+            assert_eq!(names, order, "seed {seed}");
+            assert!(run.windows(2).all(|w| w[0].2 == w[1].1), "{run:?}");
+            assert!(run[order.len() - 1].2 > run[0].1, "seed {seed}: {run:?}");
+        }
         waits += events.iter().filter(|e| e["ph"] == "b").count();
     }
     assert!(waits > 0);
+    assert!(finished > 0, "no recovery finished");
     let step = Profile::named("default").expect("known profile");
     let o = run(0, &step, &opts).expect("valid");
     let v = sim::runner::chrome_trace(&o.trace).expect("converts");

@@ -36,7 +36,8 @@ pub mod wire;
 
 pub use handler::{
     Config, DdlStep, Engine, EngineStats, FlushAtCommit, InnodbCmp, InnodbCmpMem, InnodbLock,
-    InnodbLockWait, InnodbTrx, RangeBound, RecoveryReport, Request, Response, SessionId, Step,
+    InnodbLockWait, InnodbTrx, RangeBound, RecoveryPhase, RecoveryReport, Request, Response,
+    SessionId, Step,
 };
 
 pub use canary::{Canaries, Canary};

@@ -50,7 +50,7 @@ pub use info::{
     LatestDeadlock,
 };
 use read::*;
-pub use recovery::RecoveryReport;
+pub use recovery::{RecoveryPhase, RecoveryReport};
 pub use request::{RangeBound, Request, Response, Step};
 
 use crate::btree::{Bound, Direction, Key};

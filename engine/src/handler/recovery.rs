@@ -74,6 +74,34 @@ pub struct RecoveryReport {
     /// Tablespace files grown back to the size their header records (a
     /// crash lost their extension).
     pub files_extended: Vec<String>,
+    /// Recovery's phases in order, each with the clock's time at its start
+    /// and end (microseconds): the redo scan, opening the tablespaces,
+    /// the doublewrite repair, the redo apply, loading the dictionary,
+    /// the rollback, the clean-up (half-built indexes, orphan files) and
+    /// the final flush and checkpoint.
+    pub phases: Vec<RecoveryPhase>,
+}
+
+/// One phase of recovery and when it ran ([`RecoveryReport::phases`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecoveryPhase {
+    /// Its name.
+    pub name: &'static str,
+    /// The clock when it began, microseconds.
+    pub start_us: u64,
+    /// The clock when it ended.
+    pub end_us: u64,
+}
+
+impl RecoveryReport {
+    /// Notes a phase that ran from `start_us` to `end_us`.
+    fn phase(&mut self, name: &'static str, start_us: u64, end_us: u64) {
+        self.phases.push(RecoveryPhase {
+            name,
+            start_us,
+            end_us,
+        });
+    }
 }
 
 /// First page a new system tablespace may allocate.
@@ -260,6 +288,7 @@ impl Engine {
         config: Config,
     ) -> Result<(Engine, RecoveryReport)> {
         let mut report = RecoveryReport::default();
+        let t0 = clock.now_us();
         let mut fil = Fil::new(storage);
         fil.trust_page_id = config.canaries.has(crate::Canary::TrustPageId);
         fil.skip_dir_sync = config.canaries.has(crate::Canary::SkipDirectorySync);
@@ -296,9 +325,15 @@ impl Engine {
                 created.insert(name.to_string(), (*space, *zip_size));
             }
         }
+        let t1 = clock.now_us();
+        report.phase("redo scan", t0, t1);
         let unidentified = open_tablespaces(&mut fil, &created, scan.checkpoint_lsn)?;
+        let t2 = clock.now_us();
+        report.phase("open tablespaces", t1, t2);
         let repair = doublewrite::recover(&mut fil, scan.checkpoint_lsn)?;
         report.pages_repaired = repair.restored;
+        let t3 = clock.now_us();
+        report.phase("doublewrite repair", t2, t3);
 
         let log = Log::open(fil.storage(), &config.log, &scan)?;
         let mut pager = pager_for(fil, log, clock, &config);
@@ -311,9 +346,13 @@ impl Engine {
             &unidentified,
         )?;
         report.files_extended = extend_to_recorded_sizes(&mut pager)?;
+        let t4 = pager.now_us();
+        report.phase("redo apply", t3, t4);
 
         let mut engine = Self::assemble(pager, config)?;
         engine.load_dictionary(true, &unidentified)?;
+        let t5 = engine.pager.now_us();
+        report.phase("dictionary", t4, t5);
         // Roll back what never committed.
         let slotted = if engine
             .config
@@ -365,8 +404,12 @@ impl Engine {
             report.undo_records_rolled_back += n;
         }
         engine.load_dictionary(false, &unidentified)?;
+        let t6 = engine.pager.now_us();
+        report.phase("rollback", t5, t6);
         report.indexes_dropped = engine.drop_interrupted_builds()?;
         report.orphans_removed = engine.remove_orphans()?;
+        let t7 = engine.pager.now_us();
+        report.phase("clean-up", t6, t7);
         // The rollback's redo is made durable, then every page recovery
         // changed is written and a checkpoint taken before the engine
         // serves, so that the next recovery starts here and not at the
@@ -383,6 +426,7 @@ impl Engine {
             engine.pager.flush_all()?;
             engine.pager.checkpoint()?;
         }
+        report.phase("flush and checkpoint", t7, engine.pager.now_us());
         Ok((engine, report))
     }
 

@@ -415,6 +415,14 @@ pub(super) fn open_recovering(
         let at = world.storage.counters().ops + world.recovery_rng.gen_range(1..=400);
         world.storage.set_crash_at(Some(at));
     }
+    if world.timed {
+        // The server is down while it recovers: recovery's I/O moves the
+        // clock itself (nobody else runs), so each phase has its length;
+        // the I/O the crashed turn had spent passes first.
+        let spent = world.storage.take_spent_us();
+        world.clock.advance_us(spent);
+        world.storage.set_timeline(false);
+    }
     world.opening();
     let opened = Engine::open(
         Box::new(world.storage.clone()),
@@ -422,6 +430,17 @@ pub(super) fn open_recovering(
         world.config.clone(),
     );
     world.opened();
+    if world.timed {
+        world.storage.set_timeline(true);
+    }
+    if let Ok((_, report)) = &opened {
+        for p in &report.phases {
+            world.event(
+                "recovery phase",
+                json!({"phase": p.name, "start_us": p.start_us, "end_us": p.end_us}),
+            );
+        }
+    }
     opened
 }
 

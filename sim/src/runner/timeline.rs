@@ -86,6 +86,17 @@ pub fn chrome_trace(lines: &[String]) -> Result<Value, String> {
                     "args": { "statements": ops },
                 }));
             }
+            "recovery phase" => {
+                // A phase of a recovery that finished, as long as its I/O
+                // took on the clock.
+                let start = v["start_us"].as_u64().unwrap_or(ts);
+                let end = v["end_us"].as_u64().unwrap_or(start);
+                events.push(json!({
+                    "ph": "X", "cat": "recovery",
+                    "name": v["phase"].as_str().unwrap_or("recovery"),
+                    "pid": 1, "tid": ENGINE_TID, "ts": start, "dur": end.saturating_sub(start),
+                }));
+            }
             "run" => {
                 events.push(json!({
                     "ph": "i", "s": "g", "name": "run", "cat": "run",
@@ -262,6 +273,8 @@ mod tests {
             r#"{"io":2,"kind":"statement","op":"update sb [1] set k=2","result":"affected 1","session":3,"t_us":50}"#,
             r#"{"end_us":55,"io":2,"kind":"step end","session":3,"t_us":50}"#,
             r#"{"io":3,"kind":"crash","mode":"power loss","t_us":60}"#,
+            r#"{"io":3,"kind":"recovery phase","phase":"redo scan","start_us":60,"end_us":65,"t_us":70}"#,
+            r#"{"io":3,"kind":"recovery phase","phase":"redo apply","start_us":65,"end_us":70,"t_us":70}"#,
             r#"{"io":3,"kind":"recovery","step":"recovered","t_us":70}"#,
         ]
         .iter()
@@ -271,8 +284,21 @@ mod tests {
         check_chrome_trace(&v).unwrap();
         let events = v["traceEvents"].as_array().unwrap();
         let of = |ph: &str| events.iter().filter(|e| e["ph"] == ph).count();
-        assert_eq!(of("X"), 2);
+        assert_eq!(of("X"), 4);
         assert_eq!((of("b"), of("e")), (1, 1));
+        let phases: Vec<(&str, u64, u64)> = events
+            .iter()
+            .filter(|e| e["cat"] == "recovery" && e["ph"] == "X")
+            .map(|e| {
+                assert_eq!(e["tid"], ENGINE_TID);
+                (
+                    e["name"].as_str().unwrap(),
+                    e["ts"].as_u64().unwrap(),
+                    e["dur"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(phases, [("redo scan", 60, 5), ("redo apply", 65, 5)]);
         let wait = events.iter().find(|e| e["ph"] == "e").unwrap();
         assert_eq!(wait["ts"], 50, "the wait ends with the next statement");
         let turn = events.iter().find(|e| e["ph"] == "X").unwrap();
