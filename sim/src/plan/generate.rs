@@ -550,6 +550,14 @@ impl Plan {
         if builds && sort.gen_bool(0.5) {
             plan.sort_buffer_bytes = Some(sort.gen_range(32..=256));
         }
+        // From a generator of its own: a third of the time-driven plans
+        // without group commit commit through the binary log's mutex
+        // (MySQL 5.1's built-in InnoDB), where a commit waits uncommitted
+        // with its locks for its turn.
+        let mut binlog = ChaCha8Rng::seed_from_u64(seed ^ 0x4249_4e4c_0000_0030);
+        if plan.timed && !plan.group_commit && binlog.gen_bool(1.0 / 3.0) {
+            plan.commit_mutex = true;
+        }
         filtered_changes(&mut plan, profile, seed);
         rebuilds(&mut plan, profile, seed);
         plan

@@ -412,9 +412,16 @@ fn stepped(
                 .is_some_and(|e| e.is_commit_queued(s.id)) =>
         {
             // Done but uncommitted, waiting for the binary log's mutex
-            // (`Config::commit_mutex`): nothing is judged until the resume
-            // that commits it answers.
+            // (`Config::commit_mutex`). An autocommit statement is judged
+            // now, by this step's lock events; its answer and its commit
+            // come with the resume that takes the mutex.
             world.stats.commit_queue_waits += 1;
+            if s.txn
+                .as_ref()
+                .is_some_and(|t| t.autocommit && t.answer.is_none())
+            {
+                judge_before_commit(world, s, &req);
+            }
             s.waiting = true;
             world.statement_event(s.id, &req, Stepped::Waiting);
             s.last = Some(req);
@@ -494,20 +501,7 @@ fn stepped(
                 // group's sync: its changes are in the log now, its answer
                 // comes with the sync.
                 world.stats.commit_waits += 1;
-                let txn = s.txn.as_ref().expect("checked");
-                if let Some((want, writes)) = expected(world, &txn.writes, &req) {
-                    if let (Request::Insert { table, .. }, Ok(_), Some(w), Some(trx)) =
-                        (&req, &want, writes.first(), s.trx)
-                    {
-                        let from = s.insert_judged;
-                        judge_insert_gap(world, trx, table, w, &txn.writes, from..usize::MAX);
-                    }
-                    let txn = s.txn.as_mut().expect("checked");
-                    if want.is_ok() {
-                        txn.writes.extend(writes);
-                    }
-                    txn.answer = Some(want);
-                }
+                judge_before_commit(world, s, &req);
                 commit_written(world, s);
             }
             // A scan waits only as a locking read (a plain one under
@@ -737,6 +731,27 @@ fn in_flight_row(
     })
 }
 
+/// An autocommit statement done, its commit not acknowledged yet (waiting
+/// for a group's sync or for the binary log's mutex): judged against the
+/// state it ran in and by its step's lock events; the answer it expects is
+/// kept for when the acknowledgement comes.
+fn judge_before_commit(world: &mut World, s: &mut Sess, req: &Request) {
+    let Some(txn) = s.txn.as_ref() else { return };
+    if let Some((want, writes)) = expected(world, &txn.writes, req) {
+        if let (Request::Insert { table, .. }, Ok(_), Some(w), Some(trx)) =
+            (req, &want, writes.first(), s.trx)
+        {
+            let from = s.insert_judged;
+            judge_insert_gap(world, trx, table, w, &txn.writes, from..usize::MAX);
+        }
+        let txn = s.txn.as_mut().expect("checked");
+        if want.is_ok() {
+            txn.writes.extend(writes);
+        }
+        txn.answer = Some(want);
+    }
+}
+
 /// A commit reached the log: it joins the committed model and the commit
 /// history, in log order. Returns its index in the history if its
 /// acknowledgement will promise it durable: it has writes in the model, or
@@ -799,7 +814,7 @@ fn judged(world: &mut World, s: &mut Sess, req: &Request, resp: Response) {
         // Judged against the state its commit was written in.
         if want != Ok(resp.clone()) {
             world.violations.push(format!(
-                "{}: the engine answered {resp:?} after its group commit, the model expected {want:?}",
+                "{}: the engine answered {resp:?} after its commit waited, the model expected {want:?}",
                 describe(req)
             ));
         }
@@ -1121,11 +1136,19 @@ pub(super) fn failed(world: &mut World, s: &mut Sess, req: &Request, e: Error) -
                 // model expects of it (one whose commit was written, its
                 // sync failing now, is in the history already).
                 let txn = s.txn.take().expect("checked");
-                if let Some((Ok(_), writes)) = expected(world, &txn.writes, req) {
-                    if !writes.is_empty() {
-                        world.history.commit(TxnEffects { writes });
-                        world.durability.cut_off();
+                let writes = if txn.answer.is_some() {
+                    // Judged when it finished, its commit queued for the
+                    // binary log's mutex: its writes are the statement's.
+                    Some(txn.writes)
+                } else {
+                    match expected(world, &txn.writes, req) {
+                        Some((Ok(_), writes)) => Some(writes),
+                        _ => None,
                     }
+                };
+                if let Some(writes) = writes.filter(|w| !w.is_empty()) {
+                    world.history.commit(TxnEffects { writes });
+                    world.durability.cut_off();
                 }
             }
             return Some(crashed);
