@@ -14,6 +14,7 @@ pub mod judge;
 pub mod kind;
 pub mod plan;
 pub mod profile;
+pub mod report;
 pub mod runner;
 pub mod schedule;
 pub mod schema;
