@@ -522,6 +522,18 @@ fn reproduce_line(o: &sim::runner::Outcome, canary: &Option<String>) -> String {
     )
 }
 
+/// The command that draws a failing run as a timeline.
+fn timeline_line(o: &sim::runner::Outcome, canary: &Option<String>) -> String {
+    let c = canary
+        .as_ref()
+        .map(|c| format!(" --canary {c}"))
+        .unwrap_or_default();
+    format!(
+        "timeline: innosim replay {} --profile {}{c} --trace seed-{}.json (open it in Perfetto or chrome://tracing)",
+        o.seed, o.profile, o.seed
+    )
+}
+
 /// A run's trace as `--trace PATH` writes it: Chrome's trace-event format
 /// (Perfetto, chrome://tracing) for a path ending in `.json`, else the
 /// trace's own JSON lines.
@@ -576,6 +588,7 @@ fn one_run(
             println!("violation: {v}");
         }
         println!("{} (commit {})", reproduce_line(&o, &canary), commit_id());
+        println!("{}", timeline_line(&o, &canary));
         ExitCode::FAILURE
     }
 }
@@ -614,6 +627,11 @@ fn replay_entry(dir: &std::path::Path, trace: Option<std::path::PathBuf>) -> Exi
         println!("no violation");
         ExitCode::SUCCESS
     } else {
+        println!(
+            "timeline: innosim replay {} --trace seed-{}.json (open it in Perfetto or chrome://tracing)",
+            dir.display(),
+            o.seed
+        );
         ExitCode::FAILURE
     }
 }
@@ -950,6 +968,7 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
         for o in &failures {
             println!("seed {}: {}", o.seed, o.violations[0]);
             println!("{} (commit {})", reproduce_line(o, &canary), commit_id());
+            println!("{}", timeline_line(o, &canary));
             let class = sim::kind::violation_kind(&o.violations[0]);
             if let Some((seed, saved)) = shrunk.get(&class) {
                 if *seed == o.seed {
