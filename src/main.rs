@@ -511,26 +511,25 @@ fn commit_id() -> &'static str {
     env!("INNOSIM_COMMIT")
 }
 
-fn reproduce_line(o: &sim::runner::Outcome, canary: &Option<String>) -> String {
+/// The command that runs a seed again.
+fn replay_command(o: &sim::runner::Outcome, canary: &Option<String>) -> String {
     let c = canary
         .as_ref()
         .map(|c| format!(" --canary {c}"))
         .unwrap_or_default();
-    format!(
-        "reproduce: innosim replay {} --profile {}{c}",
-        o.seed, o.profile
-    )
+    format!("innosim replay {} --profile {}{c}", o.seed, o.profile)
+}
+
+fn reproduce_line(o: &sim::runner::Outcome, canary: &Option<String>) -> String {
+    format!("reproduce: {}", replay_command(o, canary))
 }
 
 /// The command that draws a failing run as a timeline.
 fn timeline_line(o: &sim::runner::Outcome, canary: &Option<String>) -> String {
-    let c = canary
-        .as_ref()
-        .map(|c| format!(" --canary {c}"))
-        .unwrap_or_default();
     format!(
-        "timeline: innosim replay {} --profile {}{c} --trace seed-{}.json (open it in Perfetto or chrome://tracing)",
-        o.seed, o.profile, o.seed
+        "timeline: {} --trace seed-{}.json (open it in Perfetto or chrome://tracing)",
+        replay_command(o, canary),
+        o.seed
     )
 }
 

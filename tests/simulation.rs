@@ -726,6 +726,7 @@ fn a_run_is_drawn_as_a_timeline_in_the_trace_event_format() {
     };
     let mut waits = 0;
     let mut finished = 0;
+    let mut flows = 0;
     for seed in 0..4 {
         let o = run(seed, &p, &opts).expect("valid");
         assert!(o.violations.is_empty(), "{seed}: {:?}", o.violations);
@@ -782,8 +783,10 @@ fn a_run_is_drawn_as_a_timeline_in_the_trace_event_format() {
             assert!(run[order.len() - 1].2 > run[0].1, "seed {seed}: {run:?}");
         }
         waits += events.iter().filter(|e| e["ph"] == "b").count();
+        flows += events.iter().filter(|e| e["ph"] == "s").count();
     }
     assert!(waits > 0);
+    assert!(flows > 0, "no wait drew an arrow from its blocker");
     assert!(finished > 0, "no recovery finished");
     let step = Profile::named("default").expect("known profile");
     let o = run(0, &step, &opts).expect("valid");

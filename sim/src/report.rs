@@ -126,14 +126,9 @@ fn legend(out: &mut String, series: &[Series]) {
     }
 }
 
-/// A grouped bar chart: a group per category, a bar per series.
-pub fn bar_chart(
-    id: &str,
-    title: &str,
-    categories: &[String],
-    series: &[Series],
-    y_label: &str,
-) -> String {
+/// A chart's start: its frame, title and y axis, scaled to a round bound
+/// over every series' values (returned).
+fn open_chart(id: &str, title: &str, series: &[Series], y_label: &str) -> (String, f64) {
     let max = series
         .iter()
         .flat_map(|s| s.values.iter().flatten())
@@ -142,6 +137,18 @@ pub fn bar_chart(
     let mut out = String::new();
     open_svg(&mut out, id, title);
     y_axis(&mut out, max, y_label);
+    (out, max)
+}
+
+/// A grouped bar chart: a group per category, a bar per series.
+pub fn bar_chart(
+    id: &str,
+    title: &str,
+    categories: &[String],
+    series: &[Series],
+    y_label: &str,
+) -> String {
+    let (mut out, max) = open_chart(id, title, series, y_label);
     let plot_w = WIDTH - LEFT - RIGHT;
     let plot_h = HEIGHT - TOP - BOTTOM;
     let group_w = plot_w / categories.len().max(1) as f64;
@@ -187,15 +194,8 @@ pub fn line_chart(
     x_label: &str,
     y_label: &str,
 ) -> String {
-    let max = series
-        .iter()
-        .flat_map(|s| s.values.iter().flatten())
-        .fold(0.0f64, |m, &v| m.max(v));
-    let max = nice_max(max);
+    let (mut out, max) = open_chart(id, title, series, y_label);
     let x_max = x.iter().copied().fold(0.0f64, f64::max).max(1.0);
-    let mut out = String::new();
-    open_svg(&mut out, id, title);
-    y_axis(&mut out, max, y_label);
     let plot_w = WIDTH - LEFT - RIGHT;
     let plot_h = HEIGHT - TOP - BOTTOM;
     let px = |v: f64| LEFT + plot_w * v / x_max;

@@ -246,6 +246,7 @@ fn attempt(
     world.judge_locks();
     if let Some(t) = world.engine.as_ref().and_then(|e| e.trx_id(s.id)) {
         s.trx = Some(t);
+        world.trx_sessions.insert(t, s.id);
     }
     match r {
         Ok(DdlStep::Waiting) => {

@@ -412,6 +412,9 @@ struct World {
     /// Time-driven scheduling ([`timed`]): the storage charges latency to
     /// each step, not the clock.
     timed: bool,
+    /// The session each transaction the engine named belongs to, so that
+    /// a wait's blockers can be drawn as arrows between sessions.
+    trx_sessions: BTreeMap<u64, SessionId>,
 }
 
 impl World {
@@ -880,6 +883,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         allowed_releases: None,
         rebuilt: BTreeMap::new(),
         timed: plan.timed,
+        trx_sessions: BTreeMap::new(),
     };
     world.event(
         "run",

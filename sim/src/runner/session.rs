@@ -170,6 +170,7 @@ pub(super) fn exec(world: &mut World, s: &mut Sess, req: Request) -> Option<bool
     world.call_start_us = world.clock_now();
     if let Some(t) = world.engine().trx_id(s.id) {
         s.trx = Some(t);
+        world.trx_sessions.insert(t, s.id);
     }
     count_changes(world, s);
     let began_before = world.engine().last_trx_id(s.id);
@@ -189,6 +190,7 @@ pub(super) fn exec(world: &mut World, s: &mut Sess, req: Request) -> Option<bool
     };
     if let Some(t) = world.engine.as_ref().and_then(|e| e.trx_id(s.id)) {
         s.trx = Some(t);
+        world.trx_sessions.insert(t, s.id);
     } else if s.txn.as_ref().is_some_and(|t| t.autocommit) {
         // An autocommit statement's transaction may have begun and ended
         // inside the call (a consistent read begins none).
@@ -518,6 +520,7 @@ fn stepped(
             }
             s.waiting = true;
             world.statement_event(s.id, &req, Stepped::Waiting);
+            blocked_event(world, s);
             s.last = Some(req);
             None
         }
@@ -729,6 +732,28 @@ fn in_flight_row(
         key,
         row: Some(row),
     })
+}
+
+/// A lock wait's blockers, by the engine's wait graph, as the sessions
+/// they belong to: the timeline draws an arrow from each to the waiter.
+fn blocked_event(world: &mut World, s: &Sess) {
+    let Some(t) = s.trx else { return };
+    let Some(e) = world.engine.as_ref() else {
+        return;
+    };
+    let mut by: Vec<SessionId> = e
+        .locks()
+        .wait_edges()
+        .iter()
+        .filter(|w| w.requesting_trx == t)
+        .filter_map(|w| world.trx_sessions.get(&w.blocking_trx).copied())
+        .filter(|&b| b != s.id)
+        .collect();
+    by.sort_unstable();
+    by.dedup();
+    if !by.is_empty() {
+        world.event("blocked", json!({"session": s.id, "by": by}));
+    }
 }
 
 /// An autocommit statement done, its commit not acknowledged yet (waiting

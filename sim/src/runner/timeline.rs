@@ -9,11 +9,13 @@
 //! time it began to the time its I/O and processor time ended (the
 //! runner's `step end` events). A statement that waits opens an async
 //! slice ("lock wait" or "commit wait") that the session's next statement
-//! closes. Timestamps are simulated microseconds.
+//! closes; a lock wait has a flow arrow from each session whose
+//! transaction blocks it (the runner's `blocked` events, from the engine's
+//! wait graph). Each finished recovery's phases are slices on the engine's
+//! track. Timestamps are simulated microseconds.
 //!
-//! Not yet drawn: flow arrows from the blocking transaction, the syncs of
-//! commits and the page cleaner's flushes, checkpoints, and counters for
-//! dirty pages and the log's age.
+//! Not yet drawn: the syncs of commits and the page cleaner's flushes,
+//! checkpoints, and counters for dirty pages and the log's age.
 
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -27,6 +29,7 @@ pub fn chrome_trace(lines: &[String]) -> Result<Value, String> {
     let mut events: Vec<Value> = Vec::new();
     let mut sessions: BTreeMap<u64, SessionTrack> = BTreeMap::new();
     let mut next_wait_id = 1u64;
+    let mut next_flow_id = 1u64;
     for (n, line) in lines.iter().enumerate() {
         let v: Value =
             serde_json::from_str(line).map_err(|e| format!("trace line {}: {e}", n + 1))?;
@@ -85,6 +88,23 @@ pub fn chrome_trace(lines: &[String]) -> Result<Value, String> {
                     "pid": 1, "tid": tid, "ts": ts, "dur": end.saturating_sub(ts),
                     "args": { "statements": ops },
                 }));
+            }
+            "blocked" => {
+                // An arrow from each blocker's track to the waiter's.
+                let session = v["session"].as_u64().unwrap_or(0);
+                for by in v["by"].as_array().into_iter().flatten() {
+                    let Some(by) = by.as_u64() else { continue };
+                    let id = next_flow_id;
+                    next_flow_id += 1;
+                    events.push(json!({
+                        "ph": "s", "cat": "blocked", "name": "blocks", "id": id,
+                        "pid": 1, "tid": by + 1, "ts": ts,
+                    }));
+                    events.push(json!({
+                        "ph": "f", "bp": "e", "cat": "blocked", "name": "blocks", "id": id,
+                        "pid": 1, "tid": session + 1, "ts": ts,
+                    }));
+                }
             }
             "recovery phase" => {
                 // A phase of a recovery that finished, as long as its I/O
@@ -159,12 +179,14 @@ struct SessionTrack {
 
 /// Checks a trace-event object against the format's rules this module
 /// keeps: every event has `ph`, `ts`, `pid` and `tid`; the complete slices
-/// (`X`) of a track nest (each one inside or after the one before it); and
-/// every async begin (`b`) has one end (`e`) with its id, not before it.
+/// (`X`) of a track nest (each one inside or after the one before it);
+/// every async begin (`b`) has one end (`e`) with its id, not before it;
+/// and every flow start (`s`) one finish (`f`) with its id, not before it.
 pub fn check_chrome_trace(v: &Value) -> Result<(), String> {
     let events = v["traceEvents"].as_array().ok_or("no traceEvents array")?;
     let mut slices: BTreeMap<u64, Vec<(u64, u64)>> = BTreeMap::new();
     let mut open: BTreeMap<u64, u64> = BTreeMap::new();
+    let mut flows: BTreeMap<u64, u64> = BTreeMap::new();
     let mut ended = 0usize;
     for (n, e) in events.iter().enumerate() {
         for key in ["ph", "ts", "pid", "tid"] {
@@ -201,12 +223,30 @@ pub fn check_chrome_trace(v: &Value) -> Result<(), String> {
                 }
                 ended += 1;
             }
+            Some("s") => {
+                let id = e["id"].as_u64().ok_or(format!("event {n}: s without id"))?;
+                if flows.insert(id, ts).is_some() {
+                    return Err(format!("event {n}: flow {id} starts twice"));
+                }
+            }
+            Some("f") => {
+                let id = e["id"].as_u64().ok_or(format!("event {n}: f without id"))?;
+                let began = flows
+                    .remove(&id)
+                    .ok_or(format!("event {n}: flow {id} ends without a start"))?;
+                if ts < began {
+                    return Err(format!("event {n}: flow {id} ends before it starts"));
+                }
+            }
             Some("i" | "M") => {}
             other => return Err(format!("event {n}: unknown phase {other:?}")),
         }
     }
     if let Some(id) = open.keys().next() {
         return Err(format!("async id {id} never ends"));
+    }
+    if let Some(id) = flows.keys().next() {
+        return Err(format!("flow {id} never ends"));
     }
     for (tid, list) in &mut slices {
         list.sort_by_key(|&(start, end)| (start, std::cmp::Reverse(end)));
@@ -269,6 +309,7 @@ mod tests {
         let lines: Vec<String> = [
             r#"{"io":0,"kind":"run","seed":1,"t_us":0}"#,
             r#"{"io":1,"kind":"statement","op":"update sb [1] set k=2","result":"waiting","session":3,"t_us":10}"#,
+            r#"{"by":[1],"io":1,"kind":"blocked","session":3,"t_us":10}"#,
             r#"{"end_us":40,"io":1,"kind":"step end","session":3,"t_us":10}"#,
             r#"{"io":2,"kind":"statement","op":"update sb [1] set k=2","result":"affected 1","session":3,"t_us":50}"#,
             r#"{"end_us":55,"io":2,"kind":"step end","session":3,"t_us":50}"#,
@@ -286,6 +327,12 @@ mod tests {
         let of = |ph: &str| events.iter().filter(|e| e["ph"] == ph).count();
         assert_eq!(of("X"), 4);
         assert_eq!((of("b"), of("e")), (1, 1));
+        let flow = |ph: &str| events.iter().find(|e| e["ph"] == ph).unwrap();
+        assert_eq!(
+            (flow("s")["tid"].as_u64(), flow("f")["tid"].as_u64()),
+            (Some(2), Some(4))
+        );
+        assert_eq!(flow("s")["id"], flow("f")["id"]);
         let phases: Vec<(&str, u64, u64)> = events
             .iter()
             .filter(|e| e["cat"] == "recovery" && e["ph"] == "X")
