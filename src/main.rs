@@ -1389,64 +1389,46 @@ fn report(out: &std::path::Path, quick: bool) -> ExitCode {
             .map(|r| &r.row)
     };
     let seed16 = |f: FlushAtCommit| seed_figure(16, f.setting()).first().copied();
-    let mut series: Vec<Series> = presets
-        .iter()
-        .enumerate()
-        .map(|(i, preset)| Series {
-            name: format!("innosim, {preset}"),
-            color: PALETTE[i],
-            values: settings
-                .iter()
-                .map(|&(f, p)| at16(preset, f, p).map(|r| r.tps()))
-                .collect(),
-        })
-        .collect();
-    series.push(Series {
-        name: "seeds/004".into(),
-        color: PALETTE[3],
-        values: settings
+    // A series per preset and seeds/004's, of one figure of a row.
+    let at16_series = |of_row: &dyn Fn(&sim::bench::OltpRow) -> f64,
+                       of_seed: &dyn Fn(&sim::bench::SeedFigure) -> f64|
+     -> Vec<Series> {
+        presets
             .iter()
-            .map(|&(f, _)| {
-                seed16(f)
-                    .filter(|s| s.source.starts_with("seeds/004"))
-                    .map(|s| s.tps)
+            .enumerate()
+            .map(|(i, preset)| Series {
+                name: format!("innosim, {preset}"),
+                color: PALETTE[i],
+                values: settings
+                    .iter()
+                    .map(|&(f, p)| at16(preset, f, p).map(of_row))
+                    .collect(),
             })
-            .collect(),
-    });
+            .chain([Series {
+                name: "seeds/004".into(),
+                color: PALETTE[3],
+                values: settings
+                    .iter()
+                    .map(|&(f, _)| {
+                        seed16(f)
+                            .filter(|s| s.source.starts_with("seeds/004"))
+                            .map(|s| of_seed(&s))
+                    })
+                    .collect(),
+            }])
+            .collect()
+    };
     let flush_svg = bar_chart(
         "flush",
         "oltp_read_write at 16 clients: transactions per second",
         &categories,
-        &series,
+        &at16_series(&|r| r.tps(), &|s| s.tps),
         "transactions / simulated s",
     );
-    let dl_series: Vec<Series> = presets
-        .iter()
-        .enumerate()
-        .map(|(i, preset)| Series {
-            name: format!("innosim, {preset}"),
-            color: PALETTE[i],
-            values: settings
-                .iter()
-                .map(|&(f, p)| {
-                    at16(preset, f, p)
-                        .map(|r| 1000.0 * r.deadlocks as f64 / r.commits.max(1) as f64)
-                })
-                .collect(),
-        })
-        .chain([Series {
-            name: "seeds/004".into(),
-            color: PALETTE[3],
-            values: settings
-                .iter()
-                .map(|&(f, _)| {
-                    seed16(f)
-                        .filter(|s| s.source.starts_with("seeds/004"))
-                        .map(|s| 1000.0 * s.deadlocks_per_sec / s.tps)
-                })
-                .collect(),
-        }])
-        .collect();
+    let dl_series = at16_series(
+        &|r| 1000.0 * r.deadlocks as f64 / r.commits.max(1) as f64,
+        &|s| 1000.0 * s.deadlocks_per_sec / s.tps,
+    );
     let deadlock_svg = bar_chart(
         "deadlocks",
         "Deadlocks per 1,000 transactions at 16 clients",

@@ -685,16 +685,7 @@ fn the_simulator_bench_runs_every_profile_both_ways_and_judges_each_seed() {
     // `innosim bench --sim --quick --json`: a row per profile, step-driven
     // and time-driven, each of ten seeds judged; the rates are the
     // machine's and only reported (no timing is asserted).
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_innosim"))
-        .args(["bench", "--sim", "--quick", "--json"])
-        .output()
-        .expect("innosim runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let v = innosim_json(&["bench", "--sim", "--quick", "--json"]);
     let rows = v["sim"].as_array().expect("rows");
     assert_eq!(rows.len(), 2 * Profile::NAMES.len());
     for name in Profile::NAMES {
@@ -794,6 +785,21 @@ fn a_run_is_drawn_as_a_timeline_in_the_trace_event_format() {
     sim::runner::check_chrome_trace(&v).expect("a well-formed timeline");
 }
 
+/// Runs the command line, which must succeed, and reads the one JSON
+/// object it prints.
+fn innosim_json(args: &[&str]) -> serde_json::Value {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_innosim"))
+        .args(args)
+        .output()
+        .expect("innosim runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
+
 /// A JSON value's shape: every number becomes its kind, everything else
 /// stays (names, settings), so that a snapshot changes only when a field
 /// or a setting does, not when a rate moves.
@@ -817,16 +823,7 @@ fn the_flush_bench_reports_every_row_beside_the_seeds_figures() {
     // judged; the JSON's shape is a snapshot (`cargo insta review` accepts
     // a change made on purpose). Rates are the simulation's and only
     // reported here (the acceptance test above bounds them).
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_innosim"))
-        .args(["bench", "--flush", "--quick", "--json"])
-        .output()
-        .expect("innosim runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let v = innosim_json(&["bench", "--flush", "--quick", "--json"]);
     let rows = v["flush"].as_array().expect("rows");
     assert_eq!(rows.len(), 2 * 2 * 5);
     for r in rows {
