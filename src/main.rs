@@ -211,22 +211,22 @@ enum Command {
         /// COMPRESSED at 16, 8, 4, 2 and 1 KiB, on sysbench 0.4's rows and
         /// sysbench 1.0's: file sizes beside the seeds', INNODB_CMP's
         /// ok-rates, forced splits, and rates relative to COMPACT.
-        #[arg(long, conflicts_with_all = ["oltp", "pool_mib", "flush", "row_format", "dir"])]
+        #[arg(long, conflicts_with_all = ["oltp", "pool_mib", "flush", "flush_setting", "row_format", "dir"])]
         compression: bool,
         /// Run the index benchmark instead (seeds/000's experiment):
         /// sysbench's table (at --rows, default 1,000,000 here) on the
         /// simulated disk, DROP INDEX k and CREATE INDEX k in place and by
         /// copying the table, in simulated seconds of I/O (100 us per
         /// operation, 200 MB/s, 1 ms per sync) and bytes written.
-        #[arg(long, conflicts_with_all = ["oltp", "compression", "flush", "row_format", "dir"])]
+        #[arg(long, conflicts_with_all = ["oltp", "compression", "flush", "flush_setting", "row_format", "dir"])]
         index: bool,
         /// Run the simulator's own benchmark instead: seeds per wall
         /// second and simulated seconds per wall second for every profile,
         /// step-driven and time-driven (--seeds each; 10 with --quick).
-        #[arg(long, conflicts_with_all = ["oltp", "compression", "index", "dir"])]
+        #[arg(long, conflicts_with_all = ["oltp", "compression", "index", "flush_setting", "row_format", "dir"])]
         sim: bool,
-        /// With --sim: a short run (10 seeds a profile); with --flush, 2
-        /// seeds a row at 1 and 16 clients. For CI.
+        /// With --sim: a short run (10 seeds a profile, whatever --seeds
+        /// says); with --flush, 2 seeds a row at 1 and 16 clients. For CI.
         #[arg(long)]
         quick: bool,
         /// With --oltp: seeds per flush setting; with --sim, per profile.
@@ -253,7 +253,7 @@ enum Command {
         /// simulated second and commits per log sync for flush 0, 2 and 1
         /// on each commit path (own sync, group commit, the binary log's
         /// mutex), beside the seeds' figures.
-        #[arg(long, conflicts_with_all = ["oltp", "compression", "index", "sim", "dir"])]
+        #[arg(long, conflicts_with_all = ["oltp", "compression", "index", "sim", "flush_setting", "row_format", "pool_mib", "rows", "dir"])]
         flush: bool,
         /// With the micro-benchmarks: innodb_flush_log_at_trx_commit, 0, 1
         /// or 2.
@@ -1127,6 +1127,18 @@ fn main() -> ExitCode {
         }
         Command::Report { out, quick } => report(&out, quick),
         Command::Bench {
+            quick: true,
+            sim: false,
+            flush: false,
+            ..
+        } => usage("--quick goes with --sim or --flush".into()),
+        Command::Bench {
+            latency: Some(_),
+            flush: false,
+            timed: false,
+            ..
+        } => usage("--latency goes with --flush or --oltp --timed".into()),
+        Command::Bench {
             sim: true,
             seeds,
             quick,
@@ -1719,7 +1731,7 @@ fn bench_flush(seeds: u64, quick: bool, json: bool, latency: Option<String>) -> 
             })
             .map(|(r, _)| r.row.tps())
     };
-    let seed_ratio = 780.35 / 181.90;
+    let seed_ratio = sim::bench::seed_flush_ratio();
     let mut ratios = Vec::new();
     for preset in &presets {
         for path in sim::bench::CommitPath::ALL {
@@ -1751,7 +1763,7 @@ fn bench_flush(seeds: u64, quick: bool, json: bool, latency: Option<String>) -> 
                     "preset": r.preset,
                     "sessions": r.sessions,
                     "flush": r.row.flush,
-                    "commit_path": r.path.name(),
+                    "commit_path": (r.row.flush == 1).then(|| r.path.name()),
                     "seeds": r.row.seeds,
                     "commits": r.row.commits,
                     "deadlocks": r.row.deadlocks,
@@ -1790,18 +1802,50 @@ fn bench_flush(seeds: u64, quick: bool, json: bool, latency: Option<String>) -> 
             cpu.call_ns / 1_000,
             cpu.page_ns / 1_000
         );
-        println!("preset      clients flush path           commits    trx/s  deadlocks/s  deadlocks/trx  commits/log sync  seed trx/s  ours/seed  seeds/wall s");
+        println!(
+            "{:<11} {:>7} {:>5} {:<13} {:>8} {:>8} {:>12} {:>14} {:>17} {:>22} {:>24} {:>13}",
+            "preset",
+            "clients",
+            "flush",
+            "path",
+            "commits",
+            "trx/s",
+            "deadlocks/s",
+            "deadlocks/trx",
+            "commits/log sync",
+            "seed trx/s",
+            "ours/seed",
+            "seeds/wall s"
+        );
         for (r, wall) in &rows {
             let figures = sim::bench::seed_figure(r.sessions, r.row.flush);
-            let (seed, vs) = match figures.first() {
-                Some(f) => (
-                    format!("{:.0}", f.tps),
-                    format!("{:.2}", r.row.tps() / f.tps),
-                ),
-                None => ("-".into(), "-".into()),
+            // Every seed that measured the row, each named ("004": seeds/004).
+            let tag = |f: &sim::bench::SeedFigure| {
+                f.source
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or("")
+                    .trim_start_matches("seeds/")
+                    .to_string()
+            };
+            let (seed, vs) = if figures.is_empty() {
+                ("-".to_string(), "-".to_string())
+            } else {
+                (
+                    figures
+                        .iter()
+                        .map(|f| format!("{:.0} ({})", f.tps, tag(f)))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    figures
+                        .iter()
+                        .map(|f| format!("{:.2} ({})", r.row.tps() / f.tps, tag(f)))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                )
             };
             println!(
-                "{:<11} {:>7} {:>5} {:<13} {:>8} {:>8.1} {:>12.2} {:>14.4} {:>17.2} {:>11} {:>10} {:>13.1}",
+                "{:<11} {:>7} {:>5} {:<13} {:>8} {:>8.1} {:>12.2} {:>14.4} {:>17.2} {:>22} {:>24} {:>13.1}",
                 r.preset,
                 r.sessions,
                 r.row.flush,
@@ -1816,7 +1860,12 @@ fn bench_flush(seeds: u64, quick: bool, json: bool, latency: Option<String>) -> 
                 r.row.seeds as f64 / wall.max(1e-9)
             );
         }
-        println!("seed figures: seeds/004 at 16 clients (flush 1: 182 trx/s, 8.04 deadlocks/s; flush 0: 780, 0); seeds/002 at flush 1 (4: 1190, 8: 1690, 16: 1402; no deadlocks)");
+        for f in sim::bench::SEED_FLUSH_FIGURES {
+            println!(
+                "seed figure: {}, {} threads, flush {}: {:.2} trx/s, {:.2} deadlocks/s",
+                f.source, f.sessions, f.flush, f.tps, f.deadlocks_per_sec
+            );
+        }
         for (p, path, x) in &ratios {
             println!(
                 "flush 0 over flush 1 at 16 clients, {p}, {}: {x:.2} (seeds/004: {seed_ratio:.2})",

@@ -290,19 +290,9 @@ pub fn oltp_bench_profile(timed: bool) -> crate::profile::Profile {
     }
 }
 
-/// The plan the lock benchmark runs for `seed`: a plan of
-/// [`oltp_bench_profile`] under one flush setting, with or without group
+/// The plan the lock benchmark runs for `seed` on a bench profile (a
+/// latency preset's): under one flush setting, with or without group
 /// commit. A failing one saved to the corpus replays as it ran.
-pub fn oltp_plan(
-    seed: u64,
-    flush: FlushAtCommit,
-    group_commit: bool,
-    timed: bool,
-) -> crate::plan::Plan {
-    oltp_plan_of(seed, flush, group_commit, &oltp_bench_profile(timed))
-}
-
-/// [`oltp_plan`] of another bench profile (a latency preset's).
 pub fn oltp_plan_of(
     seed: u64,
     flush: FlushAtCommit,
@@ -432,6 +422,18 @@ pub const SEED_FLUSH_FIGURES: [SeedFigure; 5] = [
     },
 ];
 
+/// seeds/004's flush 0 over flush 1 transactions per second at 16
+/// threads: the ratio `bench --flush` is judged by.
+pub fn seed_flush_ratio() -> f64 {
+    let tps = |flush| {
+        seed_figure(16, flush)
+            .iter()
+            .find(|f| f.source.starts_with("seeds/004"))
+            .map_or(f64::NAN, |f| f.tps)
+    };
+    tps(0) / tps(1)
+}
+
 /// The seeds' figure for `sessions` threads under `flush`, if one measured it.
 pub fn seed_figure(sessions: usize, flush: u8) -> Vec<SeedFigure> {
     SEED_FLUSH_FIGURES
@@ -539,7 +541,7 @@ impl OltpRow {
     }
 }
 
-/// Runs [`oltp_plan`] for each of `seeds`.
+/// Runs [`oltp_plan_of`] of [`oltp_bench_profile`] for each of `seeds`.
 pub fn oltp(
     seeds: std::ops::Range<u64>,
     flush: FlushAtCommit,

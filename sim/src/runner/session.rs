@@ -418,6 +418,21 @@ fn stepped(
             // now, by this step's lock events; its answer and its commit
             // come with the resume that takes the mutex.
             world.stats.commit_queue_waits += 1;
+            // Only the configuration the runner chose queues a commit.
+            let mutex = world.config.commit_mutex
+                && world.config.flush_at_commit == engine::FlushAtCommit::Sync;
+            let lock_wait = s.trx.is_some_and(|t| world.locks.deadline(t).is_some());
+            if !mutex || lock_wait {
+                world.violations.push(format!(
+                    "{}: the engine queued a commit for the binary log's mutex {}",
+                    describe(&req),
+                    if mutex {
+                        "while the lock oracle has the transaction waiting for a lock"
+                    } else {
+                        "that the configuration does not have (or not under flush 1)"
+                    }
+                ));
+            }
             if s.txn
                 .as_ref()
                 .is_some_and(|t| t.autocommit && t.answer.is_none())
