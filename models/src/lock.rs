@@ -332,10 +332,12 @@ impl InsertShape {
     /// Whether an insert waiting for a lock on `target` has its clustered
     /// record in; `None` when the shape cannot tell (a parent table checked
     /// both before and after).
-    fn in_place(&self, target: &OTarget) -> Option<bool> {
+    fn in_place(&self, target: &OTarget, other_row: bool) -> Option<bool> {
         let (OTarget::Table(t) | OTarget::Record(t, _, _)) = target;
         if *t == self.table {
-            return Some(matches!(target, OTarget::Record(_, i, _) if *i != self.clustered));
+            return Some(
+                other_row || matches!(target, OTarget::Record(_, i, _) if *i != self.clustered),
+            );
         }
         match (
             self.parents_before.contains(t),
@@ -382,8 +384,25 @@ pub struct UpdateShape {
 }
 
 impl UpdateShape {
-    fn kept(&self, target: &OTarget) -> Kept {
+    fn kept(&self, target: &OTarget, other_row: bool) -> Kept {
         let (OTarget::Table(t) | OTarget::Record(t, _, _)) = target;
+        if other_row && *t == self.table {
+            // A unique secondary index's duplicate check, waiting for the
+            // inserter of another row at that row's record: the update's
+            // own change is made (and, for a move, its insert's clustered
+            // record is in).
+            let n = 1 + u64::from(self.moves);
+            let refused = if self.moves && self.compressed {
+                REFUSED_INSERT_UNDO
+            } else {
+                0
+            };
+            return Kept {
+                lo: n,
+                hi: n + refused,
+                insert: None,
+            };
+        }
         if !self.moves {
             let (lo, hi) = match target {
                 OTarget::Record(_, i, _) if *t == self.table && *i != self.clustered => (1, 1),
@@ -558,6 +577,16 @@ impl LockOracle {
 
     /// Feeds one event.
     pub fn event(&mut self, e: &OEvent) {
+        self.event_at(e, false);
+    }
+
+    /// Feeds one event; `other_row`: the runner knows it is a wait for a
+    /// record-only lock on a record of the running statement's table's
+    /// clustered index that is not the row the statement changes (the
+    /// duplicate check of a unique secondary index waits there for the
+    /// uncommitted inserter of the row its entry belongs to), so the
+    /// statement's own change is in while it waits.
+    pub fn event_at(&mut self, e: &OEvent, other_row: bool) {
         let inherited_before = self.last_inherited.take();
         match e.kind {
             OKind::Weight => {
@@ -601,10 +630,11 @@ impl LockOracle {
                 if e.kind == OKind::Wait {
                     self.waiting.entry(e.trx).or_default().insert(e.lock);
                     let kept = match (&self.running_insert, &self.running_update) {
-                        (Some(shape), _) => {
-                            Some(Kept::of_insert(shape.in_place(&e.target), shape.compressed))
-                        }
-                        (None, Some(shape)) => Some(shape.kept(&e.target)),
+                        (Some(shape), _) => Some(Kept::of_insert(
+                            shape.in_place(&e.target, other_row),
+                            shape.compressed,
+                        )),
+                        (None, Some(shape)) => Some(shape.kept(&e.target, other_row)),
                         (None, None) => None,
                     };
                     if let Some(kept) = kept {

@@ -221,16 +221,23 @@ fn sec_unique_scan(
         };
         let entry_key = btree::key_of(&sec.index, 0, &entry)?;
         let target = RecKey::Key(btree::lock_key(&sec.index, entry_key.clone()));
-        if let Some(writer) = unmarked_by_active(pager, table, sec, &entry, ctx)? {
-            ctx.locks.convert_implicit(
-                writer,
-                &crate::lock::Target::Record {
-                    table: table.id,
-                    index: sec.index.id,
-                    key: target.clone(),
-                },
-                ctx.now_us,
-            );
+        if unmarked_by_active(pager, table, sec, &entry, ctx)? {
+            // Wait for the inserter where it really holds its lock: at its
+            // clustered record (its implicit lock there is made explicit),
+            // never by an explicit lock on the entry, which a reader may
+            // hold in share already (it was granted one, as in InnoDB).
+            let ck = clustered_key_of_entry(table, sec, &entry)?;
+            if let Some(w) = ctx.record(
+                pager,
+                table,
+                &table.clustered,
+                RecKey::Key(btree::lock_key(&table.clustered, ck)),
+                RecMode::S,
+                RecKind::RecNotGap,
+                None,
+            )? {
+                return Ok(Some(w));
+            }
         }
         if let Some(w) = ctx.record(
             pager,
@@ -260,31 +267,30 @@ fn sec_unique_scan(
     }
 }
 
-/// The active transaction that inserted the row of live secondary entry
-/// `entry` over a delete-marked record, where no implicit lock is found on
-/// the entry: InnoDB's `row_vers_impl_x_locked_off_kernel` stops at the
-/// deleted version and finds none, so its duplicate check reports a
-/// duplicate of a row that is not committed and may yet be rolled back.
-/// Here the duplicate check makes that transaction's lock on the entry
-/// explicit and waits for it, then looks again: the one place the check
-/// differs from InnoDB's (a reader still meets the inserter at the
-/// clustered record, as in InnoDB).
+/// Whether an active transaction other than this one inserted the row of
+/// live secondary entry `entry` over a delete-marked record, where no
+/// implicit lock is found on the entry: InnoDB's
+/// `row_vers_impl_x_locked_off_kernel` stops at the deleted version and
+/// finds none, so its duplicate check reports a duplicate of a row that is
+/// not committed and may yet be rolled back. Here the duplicate check
+/// waits for that transaction at the row's clustered record, then looks
+/// again: the one place the check differs from InnoDB's (a reader too
+/// meets the inserter at the clustered record, as in InnoDB, unless it
+/// reads the entry alone).
 fn unmarked_by_active(
     pager: &mut Pager,
     table: &Table,
     sec: &crate::dict::Secondary,
     entry: &[u8],
     ctx: &LockCtx<'_>,
-) -> Result<Option<u64>> {
+) -> Result<bool> {
     if record::is_deleted(entry) {
-        return Ok(None);
+        return Ok(false);
     }
-    Ok(
-        match super::sec_holder(pager, table, sec, entry, Some(ctx.trx), &ctx.active)? {
-            super::SecHolder::OverDeleted(writer) => Some(writer),
-            _ => None,
-        },
-    )
+    Ok(matches!(
+        super::sec_holder(pager, table, sec, entry, Some(ctx.trx), &ctx.active)?,
+        super::SecHolder::OverDeleted(_)
+    ))
 }
 
 /// Puts in the secondary entries of a new row whose clustered record

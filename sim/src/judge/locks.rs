@@ -506,6 +506,35 @@ pub(crate) fn judge_insert(
     None
 }
 
+/// The position (as [`waited_index`] counts) of the unique secondary
+/// index of `table_name` whose duplicate check an insert of `ours` waits
+/// in when it waits at the clustered record of row `theirs` (the check
+/// waits there for that row's uncommitted inserter): the first whose key,
+/// without NULLs, the two rows share (in the model's order of keys).
+pub(crate) fn unique_index_shared(
+    engine: &engine::Engine,
+    schema: &Schema,
+    table_name: &str,
+    ours: &Row,
+    theirs: &Row,
+) -> Option<usize> {
+    let table = engine.table(table_name).ok()?;
+    let shape = schema.table(table_name)?;
+    table.secondary.iter().enumerate().find_map(|(p, sec)| {
+        if !sec.def.unique {
+            return None;
+        }
+        let n = sec.def.columns.len();
+        let cols = index_columns(table, sec.index.id)?;
+        let (a, b) = (
+            entry_of(shape, &cols, ours)?,
+            entry_of(shape, &cols, theirs)?,
+        );
+        let shared = a[..n] == b[..n] && !a[..n].contains(&ModelValue::Null);
+        shared.then_some(p + 1)
+    })
+}
+
 /// The position (the clustered index first, then the secondary ones in
 /// the table's order) of the index an insert into `table_name` that waits
 /// for a lock on `target` waits in: its own index's, or, for a FOREIGN KEY

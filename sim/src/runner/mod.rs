@@ -394,6 +394,9 @@ struct World {
     /// Implicit locks the engine made explicit since they were last
     /// judged (see [`judge_conversions`]).
     conversions: Vec<models::lock::OEvent>,
+    /// An insert of the step just made that waits at another row's record
+    /// (see [`place_insert`]).
+    unplaced_insert: Option<UnplacedInsert>,
     /// The session that made the last call, and the rows that call's
     /// change writes (its old key gone, its new row in; see
     /// [`session::statement_writes`]): an implicit lock its own statement
@@ -880,6 +883,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         index_epoch: 0,
         conversions: Vec::new(),
         step_writes: None,
+        unplaced_insert: None,
         allowed_releases: None,
         rebuilt: BTreeMap::new(),
         timed: plan.timed,
@@ -1287,10 +1291,56 @@ fn turn_of(plan: &Plan, s: &Sess, started: usize) -> crate::schedule::Turn {
 fn stepped(world: &mut World, sessions: &mut [Sess], i: usize) -> Option<bool> {
     let writes_before = sessions[i].txn.as_ref().map_or(0, |t| t.writes.len());
     let crashed = step_session(world, &mut sessions[i]);
+    place_insert(world, sessions, i);
     judge_uncommitted_reads(world, sessions);
     judge_early_releases(world, sessions, (i, writes_before));
     judge_conversions(world, sessions);
     crashed
+}
+
+/// An insert that waits in a unique index's duplicate check at another
+/// row's clustered record (for that row's uncommitted inserter), its
+/// entries before that index judged once the index is known.
+struct UnplacedInsert {
+    trx: u64,
+    table: String,
+    /// The insert's row.
+    write: Write,
+    /// Its transaction's writes before it.
+    own: Vec<Write>,
+    /// The primary key of the row it waits at.
+    other: Vec<models::ModelValue>,
+}
+
+/// Judges the entries an insert put in before the unique index whose
+/// duplicate check it waits in at another row's record (see
+/// [`UnplacedInsert`]), against the step's lock events: the index is the
+/// first unique one whose key the insert's row shares with that row, as
+/// the open transaction that wrote it has it.
+fn place_insert(world: &mut World, sessions: &mut [Sess], i: usize) {
+    let Some(u) = world.unplaced_insert.take() else {
+        return;
+    };
+    let theirs = sessions
+        .iter()
+        .filter(|s| s.trx != Some(u.trx))
+        .flat_map(|s| s.txn.iter().flat_map(|t| &t.writes).chain(&s.in_flight))
+        .rfind(|w| w.table == u.table && w.key == u.other)
+        .and_then(|w| w.row.clone());
+    let (Some(theirs), Some(ours), Some(e)) = (theirs, u.write.row.as_ref(), world.engine.as_ref())
+    else {
+        return;
+    };
+    let Some(upto) =
+        crate::judge::locks::unique_index_shared(e, &world.schema, &u.table, ours, &theirs)
+    else {
+        return;
+    };
+    let from = sessions[i].insert_judged;
+    if upto > from {
+        session::judge_insert_gap(world, u.trx, &u.table, &u.write, &u.own, from..upto);
+        sessions[i].insert_judged = upto;
+    }
 }
 
 /// Judges the locks released in the step just made by transactions that

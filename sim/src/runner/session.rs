@@ -352,7 +352,9 @@ impl World {
                 });
                 self.trace.keep(line.to_string());
             }
-            self.locks.event(&ev);
+            let other_row = self.waits_at_another_row(&ev);
+            self.stats.unique_checks_at_another_row += u64::from(other_row);
+            self.locks.event_at(&ev, other_row);
             if ev.kind == models::lock::OKind::Converted {
                 self.conversions.push(ev.clone());
             }
@@ -360,6 +362,29 @@ impl World {
         }
         self.locks.settle();
         self.take_lock_violations();
+    }
+
+    /// Whether `ev` is a wait for a record-only lock on a row of the
+    /// clustered index of a table the running statement writes, a row it
+    /// does not write (by the runner's own count of the call's writes,
+    /// `step_writes`): a unique secondary index's duplicate check waiting
+    /// for the row's uncommitted inserter, with the statement's own change
+    /// in (`row::write::sec_unique_scan`). `false` where the runner does
+    /// not know the call's writes.
+    fn waits_at_another_row(&self, ev: &models::lock::OEvent) -> bool {
+        use models::lock::{OKind, OMode, RKind};
+        if ev.kind != OKind::Wait || !matches!(ev.mode, OMode::Record(_, RKind::Record)) {
+            return false;
+        }
+        let (Some(e), Some((_, writes))) = (self.engine.as_ref(), self.step_writes.as_ref()) else {
+            return false;
+        };
+        let Some((table, pk)) = crate::judge::locks::clustered_row(e, &self.schema, &ev.target)
+        else {
+            return false;
+        };
+        writes.iter().any(|w| w.table == table)
+            && !writes.iter().any(|w| w.table == table && w.key == pk)
     }
 
     pub(super) fn take_lock_violations(&mut self) {
@@ -482,11 +507,31 @@ fn stepped(
             {
                 // The entries it put in before the index it waits in are
                 // judged now, against this step's lock events.
-                let waited = world.locks.waiting_target(trx).and_then(|t| {
-                    world.engine.as_ref().and_then(|e| {
-                        crate::judge::locks::waited_index(e, &world.schema, table, &t)
-                    })
+                let target = world.locks.waiting_target(trx);
+                let other = target.as_ref().and_then(|t| {
+                    let e = world.engine.as_ref()?;
+                    crate::judge::locks::clustered_row(e, &world.schema, t)
+                        .filter(|(at, pk)| at == table && *pk != w.key)
                 });
+                if let (Some((_, pk)), Some(txn)) = (other, s.txn.as_ref()) {
+                    // A unique index's duplicate check waits at another
+                    // row's record: which index, the runner finds from
+                    // that row as its writer wrote it (`stepped`).
+                    world.unplaced_insert = Some(super::UnplacedInsert {
+                        trx,
+                        table: table.clone(),
+                        write: w.clone(),
+                        own: txn.writes.clone(),
+                        other: pk,
+                    });
+                }
+                let waited = target.as_ref().and_then(|t| {
+                    world
+                        .engine
+                        .as_ref()
+                        .and_then(|e| crate::judge::locks::waited_index(e, &world.schema, table, t))
+                });
+                let waited = waited.filter(|_| world.unplaced_insert.is_none());
                 if let (Some(upto), Some(txn)) = (waited, s.txn.as_ref()) {
                     if upto > s.insert_judged {
                         let own = txn.writes.clone();
@@ -586,10 +631,14 @@ fn stepped(
 /// committed state and the transaction's own writes `own` whether or not
 /// it goes on to succeed: an UPDATE's row with its SET applied (and its
 /// old key gone first, if the SET names a primary key column), a DELETE's
-/// key gone. Empty for any other request.
+/// key gone, an INSERT's row (in a table with a primary key). Empty for
+/// any other request.
 pub(super) fn statement_writes(world: &World, own: &[Write], req: &Request) -> Vec<Write> {
     let (table, key) = match req {
         Request::Update { table, key, .. } | Request::Delete { table, key } => (table, key),
+        Request::Insert { table, row } => {
+            return in_flight_row(world, table, row, None).into_iter().collect();
+        }
         _ => return Vec::new(),
     };
     let Some(t) = world.schema.table(table) else {
@@ -1096,7 +1145,7 @@ fn hidden_key(world: &World, read: &Request) -> bool {
 
 /// Judges the gap an insert that went ahead checked (see
 /// [`crate::judge::locks::judge_insert`]), from the step's lock events.
-fn judge_insert_gap(
+pub(super) fn judge_insert_gap(
     world: &mut World,
     trx: u64,
     table: &str,

@@ -114,6 +114,9 @@ pub struct RunStats {
     /// Updates in place and deletes that waited in a secondary index with
     /// their clustered change kept (the lock oracle's `UpdateShape`).
     pub changes_kept_in_place: u64,
+    /// Unique secondary duplicate checks that waited for an uncommitted
+    /// insert over a delete-marked row at that row's clustered record.
+    pub unique_checks_at_another_row: u64,
     /// Sorted runs index builds spilled to their merge files.
     pub merge_runs_spilled: u64,
     /// Tables rebuilt by a copying ALTER TABLE.
@@ -221,6 +224,7 @@ impl RunStats {
             keyless_kept_row_ids,
             inserts_kept_in_place,
             changes_kept_in_place,
+            unique_checks_at_another_row,
             merge_runs_spilled,
             tables_rebuilt,
             rebuilt_old_view_reads,
@@ -288,6 +292,7 @@ impl RunStats {
         self.keyless_kept_row_ids += keyless_kept_row_ids;
         self.inserts_kept_in_place += inserts_kept_in_place;
         self.changes_kept_in_place += changes_kept_in_place;
+        self.unique_checks_at_another_row += unique_checks_at_another_row;
         self.merge_runs_spilled += merge_runs_spilled;
         self.tables_rebuilt += tables_rebuilt;
         self.rebuilt_old_view_reads += rebuilt_old_view_reads;
@@ -379,6 +384,10 @@ impl RunStats {
             (
                 "updates and deletes that waited in a secondary index with their row changed",
                 self.changes_kept_in_place,
+            ),
+            (
+                "unique checks that waited at another row's record for its inserter",
+                self.unique_checks_at_another_row,
             ),
             (
                 "sorted runs index builds spilled to their merge files",
