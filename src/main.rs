@@ -210,7 +210,9 @@ enum Command {
         /// default 1,000,000 here) loaded into COMPACT, DYNAMIC and
         /// COMPRESSED at 16, 8, 4, 2 and 1 KiB, on sysbench 0.4's rows and
         /// sysbench 1.0's: file sizes beside the seeds', INNODB_CMP's
-        /// ok-rates, forced splits, and rates relative to COMPACT.
+        /// ok-rates, forced splits, and rates relative to COMPACT; then
+        /// time-driven sysbench OLTP in memory on COMPACT and COMPRESSED
+        /// 8K at seeds/003's 1 to 512 clients, beside its figures.
         #[arg(long, conflicts_with_all = ["oltp", "pool_mib", "flush", "flush_setting", "row_format", "dir"])]
         compression: bool,
         /// Run the index benchmark instead (seeds/000's experiment):
@@ -226,12 +228,16 @@ enum Command {
         #[arg(long, conflicts_with_all = ["oltp", "compression", "index", "flush_setting", "row_format", "dir"])]
         sim: bool,
         /// With --sim: a short run (10 seeds a profile, whatever --seeds
-        /// says); with --flush, 2 seeds a row at 1 and 16 clients. For CI.
+        /// says); with --flush, 2 seeds a row at 1 and 16 clients; with
+        /// --compression, 20,000 rows (unless --rows) and its OLTP table
+        /// at 1 and 16 clients. For CI.
         #[arg(long)]
         quick: bool,
-        /// With --oltp: seeds per flush setting; with --sim, per profile.
-        #[arg(long, default_value_t = 50)]
-        seeds: u64,
+        /// With --oltp and --flush: seeds per row (default 50); with
+        /// --sim, per profile (50); with --compression, per row of its
+        /// OLTP table (1).
+        #[arg(long)]
+        seeds: Option<u64>,
         /// With --oltp: time-driven scheduling (sessions overlap in
         /// simulated time; a sync waits for the device).
         #[arg(long, requires = "oltp")]
@@ -350,10 +356,13 @@ fn bench_sim(seeds: u64, json: bool) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn bench_compression(rows: u64, json: bool) -> ExitCode {
+fn bench_compression(rows: u64, seeds: u64, quick: bool, json: bool) -> ExitCode {
     use sim::zip_bench::{measure, variants, DataSet, ZipBenchOptions};
     if rows == 0 {
         return usage("--rows must be positive".into());
+    }
+    if seeds == 0 {
+        return usage("--seeds must be positive".into());
     }
     // Every page in memory: a 1 KiB page holds about 4 rows of random
     // digits, and each page has a 16 KiB frame.
@@ -373,7 +382,7 @@ fn bench_compression(rows: u64, json: bool) -> ExitCode {
                 data.name()
             );
             println!(
-                "{:<15} {:>12} {:>7} {:>8} {:>12} {:>10} {:>10} {:>7} {:>8} {:>10} {:>7} {:>7} {:>7}",
+                "{:<15} {:>12} {:>7} {:>8} {:>12} {:>10} {:>10} {:>7} {:>8} {:>10} {:>7} {:>7} {:>7} {:>8}",
                 "format",
                 ".ibd bytes",
                 "ratio",
@@ -386,7 +395,8 @@ fn bench_compression(rows: u64, json: bool) -> ExitCode {
                 "load/s",
                 "select",
                 "misses",
-                "update"
+                "update",
+                "cmp/upd"
             );
         }
         for format in variants() {
@@ -417,10 +427,11 @@ fn bench_compression(rows: u64, json: bool) -> ExitCode {
                     "load_per_sec": row.load_per_sec, "select_per_sec": row.select_per_sec,
                     "update_per_sec": row.update_per_sec, "select_misses": row.select_misses,
                     "select_vs_compact": sel, "update_vs_compact": upd,
+                    "compressions_per_update": row.compressions_per_update,
                 }));
             } else {
                 println!(
-                    "{:<15} {:>12} {:>6.2}x {:>8} {:>12} {:>10} {:>10} {:>6.1}% {:>8} {:>10.0} {:>6.2}x {:>7} {:>6.2}x",
+                    "{:<15} {:>12} {:>6.2}x {:>8} {:>12} {:>10} {:>10} {:>6.1}% {:>8} {:>10.0} {:>6.2}x {:>7} {:>6.2}x {:>8.3}",
                     label,
                     row.ibd_bytes,
                     ratio,
@@ -433,7 +444,8 @@ fn bench_compression(rows: u64, json: bool) -> ExitCode {
                     row.load_per_sec,
                     sel,
                     row.select_misses,
-                    upd
+                    upd,
+                    row.compressions_per_update
                 );
             }
         }
@@ -441,12 +453,100 @@ fn bench_compression(rows: u64, json: bool) -> ExitCode {
             println!();
         }
     }
+    if !json {
+        println!("ratio: COMPACT's .ibd over this one's, after the load; seeds: the same ratio in seeds/000 at 10M rows; after upd: the .ibd after updates of k in a tenth of the rows; select and update: rate over COMPACT's, this run; cmp/upd: page compressions per update of k");
+        println!();
+    }
+    let oltp = zip_oltp_table(seeds, quick, json);
     if json {
-        println!("{}", serde_json::Value::Array(out));
-    } else {
-        println!("ratio: COMPACT's .ibd over this one's, after the load; seeds: the same ratio in seeds/000 at 10M rows; after upd: the .ibd after updates of k in a tenth of the rows; select and update: rate over COMPACT's, this run");
+        println!(
+            "{}",
+            serde_json::json!({"sizes": serde_json::Value::Array(out), "oltp": oltp})
+        );
     }
     ExitCode::SUCCESS
+}
+
+/// The compression benchmark's OLTP table: time-driven sysbench OLTP in
+/// memory on COMPACT and COMPRESSED 8K at seeds/003's thread counts (1 and
+/// 16 with `quick`), `seeds` runs a row, printed beside the seed's figures
+/// (unless `json`) and returned as JSON rows.
+fn zip_oltp_table(seeds: u64, quick: bool, json: bool) -> Vec<serde_json::Value> {
+    use sim::bench::{zip_oltp_row, SEED_ZIP_TPS, ZIP_OLTP_CPU, ZIP_OLTP_FORMATS, ZIP_OLTP_ROWS};
+    let threads: Vec<usize> = if quick {
+        vec![1, 16]
+    } else {
+        SEED_ZIP_TPS.iter().map(|&(n, _, _)| n).collect()
+    };
+    if !json {
+        println!(
+            "sysbench OLTP in memory, time-driven: {ZIP_OLTP_ROWS} rows, one core at {} us a statement, {} us a page, {} us a compressed KiB (seeds/003's INNODB_CMP), {seeds} seed(s) a row",
+            ZIP_OLTP_CPU.call_ns / 1000,
+            ZIP_OLTP_CPU.page_ns / 1000,
+            ZIP_OLTP_CPU.compress_ns_per_kib as f64 / 1000.0
+        );
+        println!(
+            "{:>7} {:>12} {:>14} {:>7} {:>12} {:>11} {:>7} {:>12} {:>8}",
+            "threads",
+            "COMPACT tps",
+            "COMPRESSED-8",
+            "ratio",
+            "seed COMPACT",
+            "seed COMPR.",
+            "seed",
+            "cmp ops/trx",
+            "wall s"
+        );
+    }
+    let mut out = Vec::new();
+    for n in threads {
+        let start = std::time::Instant::now();
+        let [compact, zip] = ZIP_OLTP_FORMATS.map(|f| zip_oltp_row(f, n, 0..seeds));
+        let wall = start.elapsed().as_secs_f64();
+        let ratio = zip.tps() / compact.tps().max(1e-9);
+        let seed = SEED_ZIP_TPS.iter().find(|&&(t, _, _)| t == n);
+        let failing: Vec<u64> = compact
+            .failing_seeds
+            .iter()
+            .chain(&zip.failing_seeds)
+            .copied()
+            .collect();
+        let per_trx = zip.zip_compress_ops as f64 / zip.commits.max(1) as f64;
+        if json {
+            out.push(serde_json::json!({
+                "threads": n, "seeds": seeds,
+                "compact_tps": compact.tps(), "compressed_tps": zip.tps(), "ratio": ratio,
+                "seed_compact_tps": seed.map(|s| s.1), "seed_compressed_tps": seed.map(|s| s.2),
+                "seed_ratio": seed.map(|s| s.2 / s.1),
+                "compressions_per_transaction": per_trx,
+                "compact_deadlocks": compact.deadlocks, "compressed_deadlocks": zip.deadlocks,
+                "failing_seeds": failing, "wall_seconds": wall,
+            }));
+        } else {
+            let fig = |v: Option<f64>, p: usize| v.map_or("-".to_string(), |v| format!("{v:.p$}"));
+            println!(
+                "{:>7} {:>12.1} {:>14.1} {:>6.3}x {:>12} {:>11} {:>6}x {:>12.3} {:>8.1}{}",
+                n,
+                compact.tps(),
+                zip.tps(),
+                ratio,
+                fig(seed.map(|s| s.1), 0),
+                fig(seed.map(|s| s.2), 0),
+                fig(seed.map(|s| s.2 / s.1), 3),
+                per_trx,
+                wall,
+                if failing.is_empty() {
+                    String::new()
+                } else {
+                    format!("  VIOLATIONS in seeds {failing:?}")
+                }
+            );
+        }
+    }
+    if !json {
+        println!("ratio: COMPRESSED 8K's transactions/s over COMPACT's, this run; seed: the same in seeds/003 (500,000 rows, 500 MB pool); cmp ops/trx: page compressions per COMPRESSED 8K transaction");
+    }
+    out
 }
 
 fn usage(msg: String) -> ExitCode {
@@ -1130,8 +1230,9 @@ fn main() -> ExitCode {
             quick: true,
             sim: false,
             flush: false,
+            compression: false,
             ..
-        } => usage("--quick goes with --sim or --flush".into()),
+        } => usage("--quick goes with --sim, --flush or --compression".into()),
         Command::Bench {
             latency: Some(_),
             flush: false,
@@ -1144,7 +1245,7 @@ fn main() -> ExitCode {
             quick,
             json,
             ..
-        } => bench_sim(if quick { 10 } else { seeds }, json),
+        } => bench_sim(if quick { 10 } else { seeds.unwrap_or(50) }, json),
         Command::Bench {
             oltp: true,
             seeds,
@@ -1153,6 +1254,7 @@ fn main() -> ExitCode {
             latency,
             ..
         } => {
+            let seeds = seeds.unwrap_or(50);
             if seeds == 0 {
                 eprintln!("innosim: --seeds must be positive");
                 return ExitCode::from(2);
@@ -1281,8 +1383,15 @@ fn main() -> ExitCode {
             compression: true,
             rows,
             json,
+            quick,
+            seeds,
             ..
-        } => bench_compression(rows.unwrap_or(1_000_000), json),
+        } => bench_compression(
+            rows.unwrap_or(if quick { 20_000 } else { 1_000_000 }),
+            seeds.unwrap_or(1),
+            quick,
+            json,
+        ),
         Command::Bench {
             flush: true,
             seeds,
@@ -1290,7 +1399,7 @@ fn main() -> ExitCode {
             json,
             latency,
             ..
-        } => bench_flush(seeds, quick, json, latency),
+        } => bench_flush(seeds.unwrap_or(50), quick, json, latency),
         Command::Bench {
             rows,
             pool_mib,

@@ -59,6 +59,9 @@ impl FaultKind {
     }
 }
 
+/// The most sessions a plan runs (seeds/003 measured up to 512 clients).
+pub const MAX_SESSIONS: usize = 1024;
+
 /// What a step costs the server's processors under time-driven
 /// scheduling (`runner::timed`), from the engine's own counters of the
 /// work it did: per engine call, per page it fixed in the buffer pool, and
@@ -384,16 +387,19 @@ impl Profile {
     /// Checks the parameters.
     pub fn validate(&self) -> Result<(), String> {
         let p_ok = |p: f64| (0.0..=1.0).contains(&p);
-        if self.sessions == 0 || self.sessions > 64 {
-            return Err(format!("sessions must be 1..=64, not {}", self.sessions));
+        if self.sessions == 0 || self.sessions > MAX_SESSIONS {
+            return Err(format!(
+                "sessions must be 1..={MAX_SESSIONS}, not {}",
+                self.sessions
+            ));
         }
         if self.max_statements == 0 || self.key_space == 0 {
             return Err("max_statements and key_space must be positive".into());
         }
         if let Some((lo, hi)) = self.sessions_range {
-            if lo == 0 || hi > 64 || lo > hi {
+            if lo == 0 || hi > MAX_SESSIONS || lo > hi {
                 return Err(format!(
-                    "sessions_range must be within 1..=64, not {lo}..={hi}"
+                    "sessions_range must be within 1..={MAX_SESSIONS}, not {lo}..={hi}"
                 ));
             }
         }

@@ -107,6 +107,8 @@ pub struct ZipRow {
     pub select_misses: u64,
     /// Autocommit updates of `k` per wall second.
     pub update_per_sec: f64,
+    /// Page compressions the updates of `k` made, per update.
+    pub compressions_per_update: f64,
 }
 
 impl ZipRow {
@@ -223,6 +225,8 @@ pub fn measure(data: DataSet, format: RowFormat, opts: &ZipBenchOptions) -> engi
         ))?;
     }
     let update_s = t0.elapsed().as_secs_f64();
+    let update_compress_ops = cmp_row(&e).map_or(0, |r| r.compress_ops)
+        - after_load.as_ref().map_or(0, |r| r.compress_ops);
     let select_misses = misses - after_load_misses;
     e.close()?;
     let ibd_bytes_after_updates = ibd_len(&storage)?;
@@ -242,6 +246,7 @@ pub fn measure(data: DataSet, format: RowFormat, opts: &ZipBenchOptions) -> engi
         select_per_sec: n_sel as f64 / select_s.max(1e-9),
         select_misses,
         update_per_sec: n_upd as f64 / update_s.max(1e-9),
+        compressions_per_update: update_compress_ops as f64 / n_upd as f64,
     })
 }
 

@@ -723,13 +723,13 @@ impl Plan {
         }
         if self.pool_pages < 8
             || self.sessions == 0
-            || self.sessions > 64
+            || self.sessions > crate::profile::MAX_SESSIONS
             || self.lock_wait_timeout_s == 0
         {
-            return Err(
-                "pool_pages >= 8, sessions in 1..=64 and a positive lock wait timeout are required"
-                    .into(),
-            );
+            return Err(format!(
+                "pool_pages >= 8, sessions in 1..={} and a positive lock wait timeout are required",
+                crate::profile::MAX_SESSIONS
+            ));
         }
         for f in &self.row_formats {
             let f = format_of(f).ok_or_else(|| format!("unknown row format '{f}'"))?;

@@ -657,6 +657,19 @@ impl World {
         self.stats.zip_splits_after_failure += z.zip_splits_after_failure;
     }
 
+    /// The running engine's page compressions so far, every size
+    /// (INNODB_CMP's COMPRESS_OPS); 0 without an engine.
+    fn zip_compress_ops(&self) -> u64 {
+        self.engine.as_ref().map_or(0, |e| {
+            e.pager()
+                .compression
+                .cmp()
+                .iter()
+                .map(|(_, z)| z.compress_ops)
+                .sum()
+        })
+    }
+
     fn engine(&mut self) -> &mut Engine {
         self.engine
             .as_mut()
@@ -971,6 +984,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         world.storage.set_timeline(true);
     }
     let log_syncs_before = world.storage.counters().log_syncs;
+    let zip_before = world.zip_compress_ops();
     let mut started = 0usize;
     let mut steps = 0u64;
     let n_txns = plan.transactions.len();
@@ -1220,6 +1234,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
     }
     world.stats.workload_us = world.clock_now().max(timed.end_us);
     world.stats.workload_log_syncs = world.storage.counters().log_syncs - log_syncs_before;
+    world.stats.workload_zip_compress_ops = world.zip_compress_ops().saturating_sub(zip_before);
     // Every run ends with a crash, so every run exercises recovery.
     world.final_crash = true;
     if world.engine.is_some() && world.violations.is_empty() {

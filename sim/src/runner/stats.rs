@@ -27,6 +27,10 @@ pub struct RunStats {
     /// Syncs of the redo log during the workload (setup's and the final
     /// recovery's left out): commits per log sync tell group commit.
     pub workload_log_syncs: u64,
+    /// Page compressions during the workload (setup's left out), by the
+    /// engine's INNODB_CMP: for runs whose workload does not crash (the
+    /// benches'), where the engine's counters run through it.
+    pub workload_zip_compress_ops: u64,
     /// Crash-and-recover cycles.
     pub crashes: u64,
     /// Simulated microseconds.
@@ -190,6 +194,7 @@ impl RunStats {
             lock_timeouts,
             workload_us,
             workload_log_syncs,
+            workload_zip_compress_ops,
             crashes,
             sim_us,
             io_ops,
@@ -258,6 +263,7 @@ impl RunStats {
         self.lock_timeouts += lock_timeouts;
         self.workload_us += workload_us;
         self.workload_log_syncs += workload_log_syncs;
+        self.workload_zip_compress_ops += workload_zip_compress_ops;
         self.crashes += crashes;
         self.sim_us += sim_us;
         self.io_ops += io_ops;

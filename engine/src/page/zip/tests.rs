@@ -764,3 +764,46 @@ fn changes_that_do_not_match_the_page_are_refused() {
     assert!(zip.write_rec(&f, &frame, n + 3, true).is_err());
     assert!(zip.delete_rec(&f, &frame, 0, 0).is_err());
 }
+
+/// The thread's deflate stream, reset between compressions (and made anew
+/// for another level), gives exactly the stream a new one would: a page's
+/// image never depends on what the thread compressed before.
+#[test]
+fn a_reused_deflate_stream_deflates_as_a_new_one() {
+    let fresh = |input: &[u8], level: u32| {
+        let mut c = Compress::new(Compression::new(level), true);
+        let mut out = Vec::with_capacity(input.len() + 64);
+        while c
+            .compress_vec(
+                &input[c.total_in() as usize..],
+                &mut out,
+                FlushCompress::Finish,
+            )
+            .expect("deflate")
+            != Status::StreamEnd
+        {
+            out.reserve(out.capacity().max(1024));
+        }
+        out
+    };
+    let text: Vec<u8> = (0..12_000u32)
+        .map(|i| b"0123456789-abc"[(i * 7 % 13) as usize])
+        .collect();
+    let noise: Vec<u8> = (0..9_000u64)
+        .map(|i| {
+            (i.wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407)
+                >> 56) as u8
+        })
+        .collect();
+    for (input, level) in [
+        (&text, 6),
+        (&noise, 6),
+        (&text, 6),
+        (&text, 1),
+        (&noise, 9),
+        (&text, 6),
+    ] {
+        assert_eq!(deflate(input, level), fresh(input, level), "level {level}");
+    }
+}
