@@ -16,9 +16,26 @@
 //!                            InnoDB's DICT_TF_ZSSIZE; the rest 0
 //! ```
 //!
-//! A free page is formatted as `PageType::Allocated` and links to the next
-//! free page through its FIL next field. All header changes are redo-logged
-//! through the caller's mini-transaction.
+//! The free list is a chain of list pages, each a free page that holds the
+//! numbers of other free pages, so freeing a page does not touch it (as
+//! InnoDB's extent descriptors free a segment's pages without reading
+//! them): a freed page's number goes into the head list page, and only
+//! when that is full does the freed page itself become the new head. An
+//! allocation takes the head's last number, or the head itself once it
+//! holds none. A list page:
+//!
+//! ```text
+//! FIL_PAGE_TYPE      PageType::Allocated
+//! FIL_PAGE_NEXT      the next list page, or FIL_NULL
+//! FIL_PAGE_DATA      4  FREE_MAGIC
+//!               +4   4  numbers held
+//!               +8   4  each: a free page's number
+//! ```
+//!
+//! A list head without the magic is a free page of the format before list
+//! pages (each free page linked to the next): it is taken whole, and the
+//! next freed page starts a list page in front of it. All header and list
+//! changes are redo-logged through the caller's mini-transaction.
 //!
 //! File growth happens only in [`reserve`], which runs in its own
 //! mini-transaction before an operation that may allocate, so a full disk
@@ -206,10 +223,29 @@ pub fn alloc(mtr: &mut Mtr, pager: &mut Pager, space: u32, ty: PageType) -> Resu
     let hdr = SpaceHeader::read(pager.page(h));
     let page_no = if hdr.free_head != FIL_NULL {
         let f = mtr.fix(pager, PageId::new(space, hdr.free_head))?;
-        let next = page::next(pager.page(f));
-        mtr.write_u32(pager, h, FSP_FREE_HEAD, next)?;
-        mtr.write_u32(pager, h, FSP_FREE_LEN, hdr.free_len - 1)?;
-        hdr.free_head
+        let held = list_count(pager.page(f)).unwrap_or(0);
+        mtr.write_u32(pager, h, FSP_FREE_LEN, hdr.free_len.saturating_sub(1))?;
+        if held > 0 {
+            // The head's last number.
+            let page_no = page::get_u32(pager.page(f), FREE_LIST_ENTRIES + 4 * (held - 1) as usize);
+            if page_no == 0 || page_no == hdr.free_head || page_no >= hdr.free_limit {
+                return Err(Error::Corrupt {
+                    file: pager.fil.name(space).unwrap_or("?").to_string(),
+                    reason: format!(
+                        "free list page {} holds page {page_no}, below the space header or past the used pages ({})",
+                        hdr.free_head, hdr.free_limit
+                    ),
+                });
+            }
+            mtr.write_u32(pager, f, FREE_LIST_N, held - 1)?;
+            page_no
+        } else {
+            // An empty list page (or an old-format free page) is taken
+            // itself; the next one heads the list.
+            let next = page::next(pager.page(f));
+            mtr.write_u32(pager, h, FSP_FREE_HEAD, next)?;
+            hdr.free_head
+        }
     } else if hdr.free_limit < hdr.size {
         mtr.write_u32(pager, h, FSP_FREE_LIMIT, hdr.free_limit + 1)?;
         hdr.free_limit
@@ -223,18 +259,51 @@ pub fn alloc(mtr: &mut Mtr, pager: &mut Pager, space: u32, ty: PageType) -> Resu
     Ok(page_no)
 }
 
-/// Returns a page to its space's free list inside `mtr`.
+/// Marks a list page (see the module's header).
+pub const FREE_MAGIC: u32 = 0x4652_4545;
+/// Offset of a list page's magic.
+const FREE_LIST_MAGIC: usize = FIL_PAGE_DATA;
+/// Offset of the count of numbers a list page holds.
+const FREE_LIST_N: usize = FREE_LIST_MAGIC + 4;
+/// Offset of the first number.
+const FREE_LIST_ENTRIES: usize = FREE_LIST_N + 4;
+
+/// How many numbers a list page of a space with pages of `zip_size`
+/// bytes (`None`: 16 KiB) holds: its physical page, less a trailer's room.
+pub fn free_list_capacity(zip_size: Option<usize>) -> u32 {
+    let physical = zip_size.unwrap_or(page::PAGE_SIZE);
+    ((physical - FREE_LIST_ENTRIES - page::FIL_TRAILER_SIZE) / 4) as u32
+}
+
+/// The count a list page holds, or `None` for a free page of the old
+/// format (no magic).
+fn list_count(page: &[u8]) -> Option<u32> {
+    (page::get_u32(page, FREE_LIST_MAGIC) == FREE_MAGIC).then(|| page::get_u32(page, FREE_LIST_N))
+}
+
+/// Returns a page to its space's free list inside `mtr`, without touching
+/// the page unless it becomes the list's new head page.
 pub fn free(mtr: &mut Mtr, pager: &mut Pager, id: PageId) -> Result<()> {
     assert!(id.page_no != 0, "freeing the space header");
     let h = mtr.fix(pager, PageId::new(id.space, 0))?;
     let hdr = SpaceHeader::read(pager.page(h));
-    // Only the type and the link change; the rest of the page is left as it
-    // was (a full re-format would zero 16 KiB for nothing). The page is
-    // read, not created, so that recovery replays these writes onto the
-    // same image.
-    let f = mtr.fix(pager, id)?;
-    mtr.write_u16(pager, f, page::FIL_PAGE_TYPE, PageType::Allocated as u16)?;
+    if hdr.free_head != FIL_NULL {
+        let l = mtr.fix(pager, PageId::new(id.space, hdr.free_head))?;
+        let cap = free_list_capacity(pager.fil.zip_size(id.space));
+        if let Some(n) = list_count(pager.page(l)).filter(|&n| n < cap) {
+            let at = FREE_LIST_ENTRIES + 4 * n as usize;
+            mtr.write_u32(pager, l, at, id.page_no)?;
+            mtr.write_u32(pager, l, FREE_LIST_N, n + 1)?;
+            mtr.write_u32(pager, h, FSP_FREE_LEN, hdr.free_len + 1)?;
+            return Ok(());
+        }
+    }
+    // The page becomes the head list page, formatted afresh (it is not
+    // read: its old contents do not matter).
+    let f = mtr.create(pager, id, PageType::Allocated)?;
     mtr.set_next(pager, f, hdr.free_head)?;
+    mtr.write_u32(pager, f, FREE_LIST_MAGIC, FREE_MAGIC)?;
+    mtr.write_u32(pager, f, FREE_LIST_N, 0)?;
     mtr.write_u32(pager, h, FSP_FREE_HEAD, id.page_no)?;
     mtr.write_u32(pager, h, FSP_FREE_LEN, hdr.free_len + 1)?;
     Ok(())
@@ -242,7 +311,70 @@ pub fn free(mtr: &mut Mtr, pager: &mut Pager, id: PageId) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::SpaceHeader;
+    use super::*;
+    use crate::fil::{Fil, SYSTEM_SPACE};
+    use crate::io::MemStorage;
+    use crate::redo::{Log, LogConfig};
+
+    /// Frees more pages than a list page holds, then allocates them back:
+    /// freeing reads none of them (only list pages are written), and each
+    /// comes back once, before the space's unused pages.
+    #[test]
+    fn freed_pages_are_listed_untouched_and_allocated_back_once() {
+        const SPACE: u32 = 3;
+        let mut fil = Fil::new(Box::new(MemStorage::new()));
+        fil.create(SYSTEM_SPACE, "ibdata1").unwrap();
+        fil.extend(SYSTEM_SPACE, 200).unwrap();
+        fil.create_sized(SPACE, "t.ibd", None).unwrap();
+        let log = Log::create(fil.storage(), &LogConfig::default()).unwrap();
+        let clock = Box::new(crate::io::ManualClock::new());
+        let mut pager = Pager::new(fil, log, 16, true, clock);
+        create_space(&mut pager, SPACE, 4, 1, flags_for(None)).unwrap();
+        let n = free_list_capacity(None) + 900;
+        reserve(&mut pager, SPACE, n).unwrap();
+        let mut pages = Vec::new();
+        for _ in 0..n {
+            let mut mtr = Mtr::new();
+            pages.push(alloc(&mut mtr, &mut pager, SPACE, PageType::Index).unwrap());
+            mtr.commit(&mut pager).unwrap();
+        }
+        pager.flush_all().unwrap();
+        let misses = pager.pool.stats.misses;
+        for &p in &pages {
+            let mut mtr = Mtr::new();
+            free(&mut mtr, &mut pager, PageId::new(SPACE, p)).unwrap();
+            mtr.commit(&mut pager).unwrap();
+        }
+        // The header and the head list page, fetched again after the pool
+        // evicted them, at most a few times; never the freed pages.
+        assert!(
+            pager.pool.stats.misses - misses < 8,
+            "{}",
+            pager.pool.stats.misses - misses
+        );
+        let hdr = header(&mut pager, SPACE).unwrap();
+        assert_eq!(hdr.free_len, n);
+        let mut back = Vec::new();
+        for _ in 0..n {
+            let mut mtr = Mtr::new();
+            back.push(alloc(&mut mtr, &mut pager, SPACE, PageType::Index).unwrap());
+            mtr.commit(&mut pager).unwrap();
+        }
+        back.sort_unstable();
+        pages.sort_unstable();
+        assert_eq!(back, pages);
+        let hdr = header(&mut pager, SPACE).unwrap();
+        assert_eq!((hdr.free_len, hdr.free_head), (0, FIL_NULL));
+        reserve(&mut pager, SPACE, 1).unwrap();
+        let hdr = header(&mut pager, SPACE).unwrap();
+        let mut mtr = Mtr::new();
+        let next = alloc(&mut mtr, &mut pager, SPACE, PageType::Index).unwrap();
+        mtr.commit(&mut pager).unwrap();
+        assert_eq!(
+            next, hdr.free_limit,
+            "an unused page once the list is empty"
+        );
+    }
 
     fn hdr(size: u32, free_limit: u32, free_len: u32) -> SpaceHeader {
         SpaceHeader {

@@ -1428,33 +1428,44 @@ fn halves_compress(
 }
 
 /// Frees every page of a tree (DROP INDEX, DROP TABLE of a table in the
-/// system tablespace). One mini-transaction per page.
+/// system tablespace). One mini-transaction per page. Only the tree's
+/// node pages are read, level by level from the root, for the numbers of
+/// the pages below them: its leaves are freed by number, never read or
+/// written (the free list does not touch the pages it takes), as
+/// `btr_free_but_not_root` frees a segment's extents without reading them.
 pub fn free_tree(pager: &mut Pager, index: &Index) -> Result<()> {
-    // Walk level by level from the leftmost page of each level.
-    let mut level_first = index.root;
-    loop {
-        let f = fix_node(pager, index, level_first, None)?;
-        let page = pager.page(f);
-        let level = index::level(page);
-        let below = if level > 0 && index::n_recs(page) > 0 {
-            Some(child_of(index, index::rec(page, 0))?)
-        } else {
-            None
-        };
-        pager.unfix(f);
-        let mut p = level_first;
-        while p != FIL_NULL {
+    let mut level = vec![index.root];
+    while !level.is_empty() {
+        let mut below = Vec::new();
+        for &p in &level {
             let f = fix_node(pager, index, p, None)?;
-            let next = page::next(pager.page(f));
+            let page = pager.page(f);
+            let height = index::level(page);
+            let children = (0..index::n_recs(page))
+                .take_while(|_| height > 0)
+                .map(|slot| child_of(index, index::rec(page, slot)))
+                .collect::<Result<Vec<u32>>>();
             pager.unfix(f);
-            let mut mtr = Mtr::new();
-            fsp::free(&mut mtr, pager, PageId::new(index.space, p))?;
-            mtr.commit(pager)?;
-            p = next;
+            let children = children?;
+            if height == 1 {
+                // Leaves: freed by number.
+                free_pages(pager, index, &children)?;
+            } else {
+                below.extend(children);
+            }
         }
-        match below {
-            Some(c) => level_first = c,
-            None => return Ok(()),
-        }
+        free_pages(pager, index, &level)?;
+        level = below;
     }
+    Ok(())
+}
+
+/// Frees `pages` of `index`, one mini-transaction each.
+fn free_pages(pager: &mut Pager, index: &Index, pages: &[u32]) -> Result<()> {
+    for &p in pages {
+        let mut mtr = Mtr::new();
+        fsp::free(&mut mtr, pager, PageId::new(index.space, p))?;
+        mtr.commit(pager)?;
+    }
+    Ok(())
 }

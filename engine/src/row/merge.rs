@@ -2,8 +2,14 @@
 //! `row0merge.cc`: entries gather in a sort buffer of bounded size
 //! (`row_merge_buf_add`); a full buffer is sorted and written to a
 //! temporary file as a run (`row_merge_buf_write`); at the end the runs are
-//! merged (`row_merge_sort`, here one k-way merge instead of InnoDB's
-//! passes of two-way merges) into one sorted stream.
+//! merged two by two, pass after pass, until one is left
+//! (`row_merge_sort` calling `row_merge` for each doubling of the block
+//! size, a lone run copied as `row_merge_blocks_copy` does), each pass
+//! reading the whole file and writing it again, and the last run is read
+//! once more into the index (`row_merge_insert_index_tuples`). InnoDB's
+//! passes alternate between its file and a second one (`tmpfd`); here
+//! they alternate between the file's first half and a second half after
+//! it.
 //!
 //! A run is a sequence of records, each a 4-byte big-endian length and the
 //! record's bytes. The temporary file is not part of the database: the
@@ -25,8 +31,10 @@ pub struct SortStats {
     pub entries: u64,
     /// Runs written to the temporary file.
     pub runs: u64,
-    /// Bytes written to it.
+    /// Bytes written to it (the runs, and each merge pass's output).
     pub bytes_spilled: u64,
+    /// Two-way merge passes over the runs.
+    pub passes: u64,
 }
 
 /// Sorts index entries in a buffer of at most `buffer_bytes`, spilling
@@ -132,6 +140,9 @@ impl<'a> Sorter<'a> {
                 return Ok(());
             }
             self.write_run()?;
+            while self.runs.len() > 1 {
+                self.merge_pass()?;
+            }
             self.merge(&mut sink)
         })();
         let file = self.file.take().map(|(name, f)| {
@@ -148,6 +159,60 @@ impl<'a> Sorter<'a> {
             drop(f);
             name
         })
+    }
+
+    /// One pass of two-way merges (`row_merge`): runs 1 and 2 into one,
+    /// 3 and 4 into the next, ..., a last lone run copied, from the half
+    /// of the file that holds them to the other.
+    fn merge_pass(&mut self) -> Result<()> {
+        let total: u64 = self.runs.iter().map(|&(_, len)| len).sum();
+        let out_base = if self.runs[0].0 < total { total } else { 0 };
+        let (layout, n_key) = (self.layout, self.n_key);
+        let step = (self.buffer_bytes as u64 / 2).clamp(4096, CHUNK);
+        let (name, file) = self.file.as_mut().expect("runs were written");
+        let mut out = RunWriter {
+            pos: out_base,
+            buf: Vec::with_capacity(CHUNK as usize),
+        };
+        let mut runs = Vec::with_capacity(self.runs.len().div_ceil(2));
+        for pair in self.runs.chunks(2) {
+            let start = out.pos + out.buf.len() as u64;
+            let mut readers: Vec<RunReader> = pair
+                .iter()
+                .map(|&(off, len)| RunReader {
+                    pos: off,
+                    end: off + len,
+                    chunk: Vec::new(),
+                    at: 0,
+                    step,
+                })
+                .collect();
+            let mut heads = Vec::with_capacity(2);
+            for r in &mut readers {
+                heads.push(r.next(&mut **file, name)?);
+            }
+            loop {
+                // The first run's entry first among equals.
+                let take = match (&heads[0], heads.get(1).and_then(|h| h.as_ref())) {
+                    (None, None) => break,
+                    (Some(_), None) => 0,
+                    (None, Some(_)) => 1,
+                    (Some(a), Some(b)) => {
+                        usize::from(cmp(layout, n_key, a, b) == Ordering::Greater)
+                    }
+                };
+                let e = heads[take].take().expect("the head taken");
+                out.put(&mut **file, name, &e)?;
+                heads[take] = readers[take].next(&mut **file, name)?;
+            }
+            runs.push((start, out.pos + out.buf.len() as u64 - start));
+        }
+        out.flush(&mut **file, name)?;
+        self.runs = runs;
+        self.file_len = self.file_len.max(out_base + total);
+        self.stats.passes += 1;
+        self.stats.bytes_spilled += total;
+        Ok(())
     }
 
     /// The k-way merge of the runs.
@@ -196,6 +261,35 @@ impl<'a> Sorter<'a> {
             sink(&e)?;
             heads[b] = readers[b].next(&mut **file, name)?;
         }
+    }
+}
+
+/// Writes a merge pass's output in chunks.
+struct RunWriter {
+    /// Where `buf` goes in the file.
+    pos: u64,
+    buf: Vec<u8>,
+}
+
+impl RunWriter {
+    fn put(&mut self, file: &mut dyn File, name: &str, entry: &[u8]) -> Result<()> {
+        self.buf
+            .extend_from_slice(&(entry.len() as u32).to_be_bytes());
+        self.buf.extend_from_slice(entry);
+        if self.buf.len() as u64 >= CHUNK {
+            self.flush(file, name)?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self, file: &mut dyn File, name: &str) -> Result<()> {
+        if !self.buf.is_empty() {
+            file.write_at(self.pos, &self.buf)
+                .map_err(|e| Error::io("write", name, e))?;
+            self.pos += self.buf.len() as u64;
+            self.buf.clear();
+        }
+        Ok(())
     }
 }
 
@@ -295,6 +389,12 @@ mod tests {
         st.remove(&file.expect("runs were spilled")).unwrap();
         assert!(stats.runs > 10, "{stats:?}");
         assert_eq!(stats.entries, 2000);
+        // Two by two until one run is left, each pass writing every entry
+        // again (`row_merge_sort`).
+        let passes = u64::BITS - (stats.runs - 1).leading_zeros();
+        assert_eq!(stats.passes, u64::from(passes), "{stats:?}");
+        let bytes = 2000 * (entry(&l, 0).len() as u64 + 4);
+        assert_eq!(stats.bytes_spilled, bytes * (1 + stats.passes), "{stats:?}");
         let expect: Vec<Vec<u8>> = want.iter().map(|&v| entry(&l, v)).collect();
         assert_eq!(got, expect);
         assert!(st.list().unwrap().is_empty());
