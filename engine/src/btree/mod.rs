@@ -971,18 +971,35 @@ fn split_and_insert(
     let k = if compressed {
         match zip_split_point(pager, index, f, level, slot, rec, &sizes, k)? {
             Some(k) => k,
-            None if level == 0
-                && slot > 0
-                && slot < n
-                && halves_compress(pager, index, &pager.page(f).to_vec(), 0, slot, None)? =>
-            {
-                // The record compresses with neither neighbour: split the
-                // page between them first, then insert it again, at the end
-                // of the left page, searching from the root, as
-                // btr_page_split_and_insert retries a split of a compressed
-                // page that the insert still does not fit.
+            None if level == 0 && n >= 2 => {
+                // The record compresses with neither neighbour, or with no
+                // part of the page beside it: split the page first (between
+                // the record's neighbours if both halves compress, else
+                // where both do, nearest the middle), then insert it again,
+                // searching from the root, as btr_page_split_and_insert
+                // splits again a compressed page that the insert still does
+                // not fit.
+                let page = pager.page(f).to_vec();
+                let mut plain: Vec<usize> = (1..n).collect();
+                plain.sort_by_key(|&c| (c != slot, c.abs_diff(n / 2), c));
+                let mut at = None;
+                for c in plain {
+                    if halves_compress(pager, index, &page, 0, c, None)? {
+                        at = Some(c);
+                        break;
+                    }
+                }
+                let Some(at) = at else {
+                    return Err(Error::Corrupt {
+                        file: index.name.clone(),
+                        reason: format!(
+                            "no split point of page {page_no} compresses with a record of {} bytes, nor without it",
+                            rec.len()
+                        ),
+                    });
+                };
                 pager.stats.zip_splits_in_three += 1;
-                split_page(mtr, pager, index, path, page_no, f, slot, None)?;
+                split_page(mtr, pager, index, path, page_no, f, at, None)?;
                 let key = key_of(index, 0, rec)?;
                 let key = key_refs(&key);
                 let (path, leaf) = descend(pager, index, &key, Mode::UpperBound)?;
