@@ -179,13 +179,7 @@ impl<'a> Sorter<'a> {
             let start = out.pos + out.buf.len() as u64;
             let mut readers: Vec<RunReader> = pair
                 .iter()
-                .map(|&(off, len)| RunReader {
-                    pos: off,
-                    end: off + len,
-                    chunk: Vec::new(),
-                    at: 0,
-                    step,
-                })
+                .map(|&(off, len)| RunReader::new(off, len, step))
                 .collect();
             let mut heads = Vec::with_capacity(2);
             for r in &mut readers {
@@ -223,13 +217,7 @@ impl<'a> Sorter<'a> {
         let mut readers: Vec<RunReader> = self
             .runs
             .iter()
-            .map(|&(off, len)| RunReader {
-                pos: off,
-                end: off + len,
-                chunk: Vec::new(),
-                at: 0,
-                step: chunk,
-            })
+            .map(|&(off, len)| RunReader::new(off, len, chunk))
             .collect();
         let mut heads: Vec<Option<Vec<u8>>> = Vec::with_capacity(readers.len());
         for r in &mut readers {
@@ -307,6 +295,17 @@ struct RunReader {
 const CHUNK: u64 = 64 * 1024;
 
 impl RunReader {
+    /// A reader of the run of `len` bytes at `off`, `step` bytes at a time.
+    fn new(off: u64, len: u64, step: u64) -> RunReader {
+        RunReader {
+            pos: off,
+            end: off + len,
+            chunk: Vec::new(),
+            at: 0,
+            step,
+        }
+    }
+
     fn fill(&mut self, file: &mut dyn File, name: &str, need: usize) -> Result<()> {
         let have = self.chunk.len() - self.at;
         if have >= need {
