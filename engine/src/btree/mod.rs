@@ -1458,10 +1458,13 @@ pub fn free_tree(pager: &mut Pager, index: &Index) -> Result<()> {
             let f = fix_node(pager, index, p, None)?;
             let page = pager.page(f);
             let height = index::level(page);
-            let children = (0..index::n_recs(page))
-                .take_while(|_| height > 0)
-                .map(|slot| child_of(index, index::rec(page, slot)))
-                .collect::<Result<Vec<u32>>>();
+            let children = if height > 0 {
+                (0..index::n_recs(page))
+                    .map(|slot| child_of(index, index::rec(page, slot)))
+                    .collect::<Result<Vec<u32>>>()
+            } else {
+                Ok(Vec::new())
+            };
             pager.unfix(f);
             let children = children?;
             if height == 1 {

@@ -143,7 +143,7 @@ impl<'a> Sorter<'a> {
             while self.runs.len() > 1 {
                 self.merge_pass()?;
             }
-            self.merge(&mut sink)
+            self.read_back(&mut sink)
         })();
         let file = self.file.take().map(|(name, f)| {
             drop(f);
@@ -209,46 +209,18 @@ impl<'a> Sorter<'a> {
         Ok(())
     }
 
-    /// The k-way merge of the runs.
-    fn merge(&mut self, sink: &mut impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
+    /// The one run the passes leave, read once more, in order, into
+    /// `sink` (`row_merge_insert_index_tuples`).
+    fn read_back(&mut self, sink: &mut impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
         let (name, file) = self.file.as_mut().expect("runs were written");
-        // The readers share the sort buffer's budget (4 KiB each at least).
-        let chunk = (self.buffer_bytes as u64 / self.runs.len() as u64).clamp(4096, CHUNK);
-        let mut readers: Vec<RunReader> = self
-            .runs
-            .iter()
-            .map(|&(off, len)| RunReader::new(off, len, chunk))
-            .collect();
-        let mut heads: Vec<Option<Vec<u8>>> = Vec::with_capacity(readers.len());
-        for r in &mut readers {
-            heads.push(r.next(&mut **file, name)?);
-        }
-        loop {
-            let mut best: Option<usize> = None;
-            for (i, h) in heads.iter().enumerate() {
-                if let Some(e) = h {
-                    best = match best {
-                        Some(b)
-                            if cmp(
-                                self.layout,
-                                self.n_key,
-                                heads[b].as_ref().expect("a head"),
-                                e,
-                            ) != Ordering::Greater =>
-                        {
-                            Some(b)
-                        }
-                        _ => Some(i),
-                    };
-                }
-            }
-            let Some(b) = best else {
-                return Ok(());
-            };
-            let e = heads[b].take().expect("the best head");
+        let &[(off, len)] = self.runs.as_slice() else {
+            unreachable!("the merge passes leave one run");
+        };
+        let mut reader = RunReader::new(off, len, (self.buffer_bytes as u64).clamp(4096, CHUNK));
+        while let Some(e) = reader.next(&mut **file, name)? {
             sink(&e)?;
-            heads[b] = readers[b].next(&mut **file, name)?;
         }
+        Ok(())
     }
 }
 
