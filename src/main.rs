@@ -1472,33 +1472,35 @@ fn main() -> ExitCode {
 /// `innosim report`: runs the benches small or full and writes their
 /// charts, beside the seeds' figures, to `out/index.html`.
 fn report(out: &std::path::Path, quick: bool) -> ExitCode {
-    use sim::bench::{flush_row, flush_settings, seed_figure, CommitPath};
+    use sim::bench::{flush_settings, seed_figure, CommitPath, Sysbench};
     use sim::report::{bar_chart, line_chart, page, Section, Series, PALETTE};
     let seeds = if quick { 2 } else { 20 };
-    let threads: &[usize] = if quick { &[1, 16] } else { &[1, 4, 8, 16] };
+    let threads = Sysbench::ReadWrite.threads(quick);
     let rows_n = if quick { 5_000 } else { 100_000 };
     let presets = ["seeds-disk", "platter"];
     let label = |flush: FlushAtCommit, path: CommitPath| match flush {
         FlushAtCommit::Sync => format!("1, {}", path.name()),
         other => other.setting().to_string(),
     };
-    let mut flush_rows = Vec::new();
-    for preset in presets {
-        for &n in threads {
-            for (flush, path) in flush_settings() {
-                let r = flush_row(preset, n, flush, path, 0..seeds).expect("a preset");
-                if !r.row.failing_seeds.is_empty() {
-                    eprintln!(
-                        "innosim: report: a violation in the flush bench ({preset}, {n} clients, flush {}, {}): run innosim bench --flush to save and replay it",
-                        r.row.flush,
-                        r.path.name()
-                    );
-                    return ExitCode::FAILURE;
-                }
-                flush_rows.push(r);
-            }
-        }
+    let points = sim::bench::flush_points(&presets.map(String::from), quick);
+    let all_rows: Vec<sim::bench::FlushRow> = run_flush_points(&points, seeds)
+        .into_iter()
+        .map(|(r, _)| r)
+        .collect();
+    if let Some(r) = all_rows.iter().find(|r| !r.row.failing_seeds.is_empty()) {
+        eprintln!(
+            "innosim: report: a violation in the flush bench ({}, {}, {} clients, flush {}, {}): run innosim bench --flush to save and replay it",
+            r.test.name(),
+            r.preset,
+            r.sessions,
+            r.row.flush,
+            r.path.name()
+        );
+        return ExitCode::FAILURE;
     }
+    let (flush_rows, other_tests): (Vec<_>, Vec<_>) = all_rows
+        .into_iter()
+        .partition(|r| r.test == Sysbench::ReadWrite);
     let settings = flush_settings();
     let categories: Vec<String> = settings.iter().map(|&(f, p)| label(f, p)).collect();
     let at16 = |preset: &str, f: FlushAtCommit, p: CommitPath| {
@@ -1610,6 +1612,37 @@ fn report(out: &std::path::Path, quick: bool) -> ExitCode {
             },
         ],
         "clients",
+        "transactions / simulated s",
+    );
+    // Every sysbench test at 16 clients on the seeds' disk, by setting.
+    let tests_svg = bar_chart(
+        "tests",
+        "sysbench tests at 16 clients on seeds-disk: transactions per second",
+        &categories,
+        &Sysbench::ALL
+            .iter()
+            .enumerate()
+            .map(|(i, &test)| Series {
+                name: test.name().into(),
+                color: PALETTE[i],
+                values: settings
+                    .iter()
+                    .map(|&(f, p)| {
+                        flush_rows
+                            .iter()
+                            .chain(&other_tests)
+                            .find(|r| {
+                                r.test == test
+                                    && r.preset == "seeds-disk"
+                                    && r.sessions == 16
+                                    && r.row.flush == f.setting()
+                                    && r.path == p
+                            })
+                            .map(|r| r.row.tps())
+                    })
+                    .collect(),
+            })
+            .collect::<Vec<_>>(),
         "transactions / simulated s",
     );
     // Compressed sizes: COMPACT's .ibd over each format's, beside seeds/000's.
@@ -1760,6 +1793,12 @@ fn report(out: &std::path::Path, quick: bool) -> ExitCode {
             command: "innosim bench --flush --latency platter".into(),
         },
         Section {
+            title: "sysbench's write tests".into(),
+            text: "oltp_read_write beside oltp_write_only (its writes without its eleven reads) and oltp_insert (one autocommit insert of the next id), 16 clients on seeds-disk. The shorter a transaction, the more of its time is its commit's sync under flush 1, and the more a shared sync (group commit) is worth.".into(),
+            svg: tests_svg,
+            command: "innosim bench --flush --latency seeds-disk".into(),
+        },
+        Section {
             title: "Compressed sizes per KEY_BLOCK_SIZE".into(),
             text: format!("How many times smaller than COMPACT each format's .ibd is after loading {rows_n} rows of sysbench 0.4's table, beside seeds/000's ratios at 10 million rows."),
             svg: zip_svg,
@@ -1796,6 +1835,22 @@ fn report(out: &std::path::Path, quick: bool) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// Runs the flush benchmark's `points`, `seeds` each: (row, wall
+/// seconds), the wall timed here (the simulation knows only its own clock).
+fn run_flush_points(
+    points: &[sim::bench::FlushPoint],
+    seeds: u64,
+) -> Vec<(sim::bench::FlushRow, f64)> {
+    points
+        .iter()
+        .map(|point| {
+            let start = std::time::Instant::now();
+            let row = sim::bench::flush_row(point, 0..seeds).expect("the preset was checked");
+            (row, start.elapsed().as_secs_f64())
+        })
+        .collect()
+}
+
 /// `innosim bench --flush`: the flush benchmark's table (or JSON), the
 /// flush 0 over flush 1 ratios beside seeds/004's, and every failing
 /// seed shrunk and saved.
@@ -1815,28 +1870,16 @@ fn bench_flush(seeds: u64, quick: bool, json: bool, latency: Option<String>) -> 
             ));
         }
     }
-    let (seeds, threads): (u64, &[usize]) = if quick {
-        (2, &[1, 16])
-    } else {
-        (seeds, &[1, 4, 8, 16])
-    };
-    // (row, wall seconds): the wall is timed here, the simulation knows
-    // only its own clock.
-    let mut rows: Vec<(sim::bench::FlushRow, f64)> = Vec::new();
-    for preset in &presets {
-        for &n in threads {
-            for (flush, path) in sim::bench::flush_settings() {
-                let start = std::time::Instant::now();
-                let row = sim::bench::flush_row(preset, n, flush, path, 0..seeds)
-                    .expect("the preset was checked");
-                rows.push((row, start.elapsed().as_secs_f64()));
-            }
-        }
-    }
+    let seeds = if quick { 2 } else { seeds };
+    let rows = run_flush_points(&sim::bench::flush_points(&presets, quick), seeds);
     let tps_of = |preset: &str, flush: u8, path: sim::bench::CommitPath| {
         rows.iter()
             .find(|(r, _)| {
-                r.preset == preset && r.sessions == 16 && r.row.flush == flush && r.path == path
+                r.test == sim::bench::Sysbench::ReadWrite
+                    && r.preset == preset
+                    && r.sessions == 16
+                    && r.row.flush == flush
+                    && r.path == path
             })
             .map(|(r, _)| r.row.tps())
     };
@@ -1857,7 +1900,8 @@ fn bench_flush(seeds: u64, quick: bool, json: bool, latency: Option<String>) -> 
         let out: Vec<serde_json::Value> = rows
             .iter()
             .map(|(r, wall)| {
-                let seed: Vec<serde_json::Value> = sim::bench::seed_figure(r.sessions, r.row.flush)
+                let seed: Vec<serde_json::Value> = r
+                    .seed_figures()
                     .iter()
                     .map(|f| {
                         serde_json::json!({
@@ -1870,6 +1914,7 @@ fn bench_flush(seeds: u64, quick: bool, json: bool, latency: Option<String>) -> 
                     .collect();
                 serde_json::json!({
                     "preset": r.preset,
+                    "test": r.test.name(),
                     "sessions": r.sessions,
                     "flush": r.row.flush,
                     "commit_path": (r.row.flush == 1).then(|| r.path.name()),
@@ -1906,13 +1951,14 @@ fn bench_flush(seeds: u64, quick: bool, json: bool, latency: Option<String>) -> 
     } else {
         let cpu = sim::bench::OLTP_CPU;
         println!(
-            "oltp_read_write on 2,000 rows, time-driven, {} core ({} us a statement, {} us a page), {seeds} seeds a row",
+            "sysbench tests on 2,000 preloaded rows, time-driven, {} core ({} us a statement, {} us a page), {seeds} seeds a row",
             cpu.cores,
             cpu.call_ns / 1_000,
             cpu.page_ns / 1_000
         );
         println!(
-            "{:<11} {:>7} {:>5} {:<13} {:>8} {:>8} {:>12} {:>14} {:>17} {:>22} {:>24} {:>13}",
+            "{:<15} {:<11} {:>7} {:>5} {:<13} {:>8} {:>8} {:>12} {:>14} {:>17} {:>22} {:>24} {:>13}",
+            "test",
             "preset",
             "clients",
             "flush",
@@ -1927,7 +1973,7 @@ fn bench_flush(seeds: u64, quick: bool, json: bool, latency: Option<String>) -> 
             "seeds/wall s"
         );
         for (r, wall) in &rows {
-            let figures = sim::bench::seed_figure(r.sessions, r.row.flush);
+            let figures = r.seed_figures();
             // Every seed that measured the row, each named ("004": seeds/004).
             let tag = |f: &sim::bench::SeedFigure| {
                 f.source
@@ -1954,7 +2000,8 @@ fn bench_flush(seeds: u64, quick: bool, json: bool, latency: Option<String>) -> 
                 )
             };
             println!(
-                "{:<11} {:>7} {:>5} {:<13} {:>8} {:>8.1} {:>12.2} {:>14.4} {:>17.2} {:>22} {:>24} {:>13.1}",
+                "{:<15} {:<11} {:>7} {:>5} {:<13} {:>8} {:>8.1} {:>12.2} {:>14.4} {:>17.2} {:>22} {:>24} {:>13.1}",
+                r.test.name(),
                 r.preset,
                 r.sessions,
                 r.row.flush,
@@ -1986,14 +2033,15 @@ fn bench_flush(seeds: u64, quick: bool, json: bool, latency: Option<String>) -> 
     // replay corpus/ENTRY` runs the bench's own plan.
     let mut failed = false;
     for (r, _) in &rows {
-        let profile = sim::bench::flush_profile(&r.preset, r.sessions).expect("checked");
+        let profile = sim::bench::flush_profile(&r.preset, r.test, r.sessions).expect("checked");
         let flush = FlushAtCommit::from_setting(r.row.flush).expect("a setting");
         for &seed in &r.row.failing_seeds {
             failed = true;
             let plan = sim::bench::flush_plan(seed, flush, r.path, &profile);
             match shrink_and_save(&plan, 200) {
                 Some((dir, _)) => eprintln!(
-                    "violation: seed {seed}, {} clients, flush {} ({}); reproduce: innosim replay {}",
+                    "violation: seed {seed}, {}, {} clients, flush {} ({}); reproduce: innosim replay {}",
+                    r.test.name(),
                     r.sessions,
                     r.row.flush,
                     r.path.name(),

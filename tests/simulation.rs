@@ -399,9 +399,16 @@ fn on_a_platter_the_binary_logs_mutex_gives_the_seeds_flush_ratio_and_deadlocks(
     // under flush 1. Group commit shares syncs among 4 or more clients; a
     // lone client's commits each have their own. Every run is judged.
     use engine::FlushAtCommit;
-    use sim::bench::{flush_row, CommitPath};
-    let row = |n, flush, path| {
-        let r = flush_row("platter", n, flush, path, 0..3).expect("a preset");
+    use sim::bench::{flush_row, CommitPath, FlushPoint, Sysbench};
+    let row = |sessions, flush, path| {
+        let point = FlushPoint {
+            preset: "platter".into(),
+            test: Sysbench::ReadWrite,
+            sessions,
+            flush,
+            path,
+        };
+        let r = flush_row(&point, 0..3).expect("a preset");
         assert!(r.row.failing_seeds.is_empty(), "{r:?}");
         assert!(r.row.commits > 3 * 50, "{r:?}");
         r.row
@@ -842,24 +849,54 @@ fn json_shape(v: &serde_json::Value) -> serde_json::Value {
 
 #[test]
 fn the_flush_bench_reports_every_row_beside_the_seeds_figures() {
-    // `innosim bench --flush --quick --json`: both presets, 1 and 16
-    // clients, flush 0 and 2 and flush 1 on each commit path, every seed
-    // judged; the JSON's shape is a snapshot (`cargo insta review` accepts
-    // a change made on purpose). Rates are the simulation's and only
-    // reported here (the acceptance test above bounds them).
+    // `innosim bench --flush --quick --json`: oltp_read_write,
+    // oltp_write_only and oltp_insert on both presets, 1 and 16 clients,
+    // flush 0 and 2 and flush 1 on each commit path, every seed judged;
+    // the JSON's shape is a snapshot (`cargo insta review` accepts a change
+    // made on purpose). Rates are the simulation's and only reported here
+    // (the acceptance test above bounds them).
     let v = innosim_json(&["bench", "--flush", "--quick", "--json"]);
     let rows = v["flush"].as_array().expect("rows");
-    assert_eq!(rows.len(), 2 * 2 * 5);
+    assert_eq!(rows.len(), 3 * 2 * 2 * 5);
     for r in rows {
         assert_eq!(r["failing_seeds"], serde_json::json!([]), "{r}");
         assert_eq!(r["seeds"], 2, "{r}");
         assert!(r["commits"].as_u64().unwrap() > 0, "{r}");
+        // Only the OLTP runs the seeds measured have their figures.
+        if r["test"] != "oltp_read_write" {
+            assert_eq!(r["seed_figures"], serde_json::json!([]), "{r}");
+        }
+        // Under flush 1 a lone client's commits each sync the log (and
+        // the background's once-a-second flush may add one a second); 16
+        // clients share syncs on the group commit path.
+        if r["flush"] == 1 && r["sessions"] == 1 {
+            let commits = r["commits"].as_f64().unwrap();
+            let syncs = r["log_syncs"].as_f64().unwrap();
+            let seconds = r["sim_seconds"].as_f64().unwrap();
+            assert!((commits..=commits + seconds + 2.0).contains(&syncs), "{r}");
+        }
+        if r["flush"] == 1 && r["sessions"] == 16 && r["commit_path"] == "group commit" {
+            assert!(r["commits_per_log_sync"].as_f64().unwrap() > 1.5, "{r}");
+        }
+    }
+    for test in ["oltp_read_write", "oltp_write_only", "oltp_insert"] {
+        assert_eq!(
+            rows.iter().filter(|r| r["test"] == test).count(),
+            2 * 2 * 5,
+            "{test}"
+        );
     }
     // The seeds' figures sit beside the rows they measured.
-    let f1 = rows
+    let at = rows
         .iter()
-        .find(|r| r["preset"] == "platter" && r["sessions"] == 16 && r["flush"] == 1)
+        .position(|r| {
+            r["test"] == "oltp_read_write"
+                && r["preset"] == "platter"
+                && r["sessions"] == 16
+                && r["flush"] == 1
+        })
         .expect("a row");
+    let f1 = &rows[at];
     let sources: Vec<&str> = f1["seed_figures"]
         .as_array()
         .unwrap()
@@ -876,6 +913,6 @@ fn the_flush_bench_reports_every_row_beside_the_seeds_figures() {
     );
     let mut shape = json_shape(&v);
     // One row stands for all (they share their fields).
-    shape["flush"] = serde_json::json!([shape["flush"][rows.len() - 2].clone()]);
+    shape["flush"] = serde_json::json!([shape["flush"][at].clone()]);
     insta::assert_json_snapshot!("bench_flush_quick_json_shape", shape);
 }

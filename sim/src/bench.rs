@@ -355,16 +355,122 @@ pub fn flush_plan(
     plan
 }
 
-/// The time-driven bench profile on a latency preset with `sessions`
-/// clients. `None` for an unknown preset.
-pub fn flush_profile(preset: &str, sessions: usize) -> Option<crate::profile::Profile> {
+/// The sysbench tests the flush benchmark runs (sysbench 1.0's names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sysbench {
+    /// oltp_read_write: ten point selects, a range, two updates, a delete
+    /// and an insert a transaction (seeds/002 and seeds/004 ran its
+    /// ancestor, 0.4's OLTP `complex` mode).
+    ReadWrite,
+    /// oltp_write_only: the same transaction without its reads.
+    WriteOnly,
+    /// oltp_insert: one autocommit insert of the next id a transaction.
+    Insert,
+}
+
+impl Sysbench {
+    /// Every test, in the table's order.
+    pub const ALL: [Sysbench; 3] = [Sysbench::ReadWrite, Sysbench::WriteOnly, Sysbench::Insert];
+
+    /// Its name in tables and JSON: sysbench's.
+    pub fn name(self) -> &'static str {
+        match self {
+            Sysbench::ReadWrite => "oltp_read_write",
+            Sysbench::WriteOnly => "oltp_write_only",
+            Sysbench::Insert => "oltp_insert",
+        }
+    }
+
+    /// The plans' shape for it.
+    pub fn shape(self) -> crate::profile::Shape {
+        match self {
+            Sysbench::ReadWrite => crate::profile::Shape::Oltp,
+            Sysbench::WriteOnly => crate::profile::Shape::OltpWriteOnly,
+            Sysbench::Insert => crate::profile::Shape::OltpInsert,
+        }
+    }
+
+    /// Transactions a run makes: about as many statements a run as
+    /// oltp_read_write's 150 transactions of 16, but at least 600
+    /// commits where its transactions are short.
+    pub fn transactions(self) -> usize {
+        match self {
+            Sysbench::ReadWrite => 150,
+            Sysbench::WriteOnly | Sysbench::Insert => 600,
+        }
+    }
+
+    /// The clients it runs at: seeds/002's 4, 8 and 16 threads and one
+    /// for oltp_read_write, 1, 4 and 16 for the others; 1 and 16 with
+    /// `quick`.
+    pub fn threads(self, quick: bool) -> &'static [usize] {
+        match (quick, self) {
+            (true, _) => &[1, 16],
+            (false, Sysbench::ReadWrite) => &[1, 4, 8, 16],
+            (false, _) => &[1, 4, 16],
+        }
+    }
+}
+
+/// The time-driven bench profile on a latency preset running `test` with
+/// `sessions` clients. `None` for an unknown preset.
+pub fn flush_profile(
+    preset: &str,
+    test: Sysbench,
+    sessions: usize,
+) -> Option<crate::profile::Profile> {
     let base = oltp_bench_profile_on(preset)?;
+    let name = match test {
+        Sysbench::ReadWrite => format!("{}:{sessions}", base.name),
+        other => format!("{}:{}:{sessions}", base.name, other.name()),
+    };
     Some(crate::profile::Profile {
-        name: format!("{}:{sessions}", base.name),
+        name,
+        shape: test.shape(),
+        transactions: test.transactions(),
         sessions_range: Some((sessions, sessions)),
         sessions,
         ..base
     })
+}
+
+/// One row the flush benchmark runs: a test on a preset with some clients,
+/// under a flush setting and commit path.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlushPoint {
+    /// The latency preset.
+    pub preset: String,
+    /// The sysbench test.
+    pub test: Sysbench,
+    /// Clients.
+    pub sessions: usize,
+    /// innodb_flush_log_at_trx_commit.
+    pub flush: FlushAtCommit,
+    /// The commit path (matters under flush 1 only).
+    pub path: CommitPath,
+}
+
+/// Every row of the flush benchmark on `presets`, in the table's order:
+/// each test at its [`Sysbench::threads`], each under every one of
+/// [`flush_settings`].
+pub fn flush_points(presets: &[String], quick: bool) -> Vec<FlushPoint> {
+    let mut v = Vec::new();
+    for test in Sysbench::ALL {
+        for preset in presets {
+            for &sessions in test.threads(quick) {
+                for (flush, path) in flush_settings() {
+                    v.push(FlushPoint {
+                        preset: preset.clone(),
+                        test,
+                        sessions,
+                        flush,
+                        path,
+                    });
+                }
+            }
+        }
+    }
+    v
 }
 
 /// A figure a seed measured with sysbench's OLTP test (0.4's `complex`
@@ -448,6 +554,8 @@ pub fn seed_figure(sessions: usize, flush: u8) -> Vec<SeedFigure> {
 pub struct FlushRow {
     /// The latency preset.
     pub preset: String,
+    /// The sysbench test.
+    pub test: Sysbench,
     /// Clients.
     pub sessions: usize,
     /// The commit path (flush 1; `Own` otherwise).
@@ -467,21 +575,28 @@ pub fn flush_settings() -> Vec<(FlushAtCommit, CommitPath)> {
 
 /// Runs one row of the flush benchmark: `seeds` of [`flush_profile`].
 /// `None` for an unknown preset.
-pub fn flush_row(
-    preset: &str,
-    sessions: usize,
-    flush: FlushAtCommit,
-    path: CommitPath,
-    seeds: std::ops::Range<u64>,
-) -> Option<FlushRow> {
-    let profile = flush_profile(preset, sessions)?;
-    let row = run_rows(seeds, flush, path, &profile);
+pub fn flush_row(point: &FlushPoint, seeds: std::ops::Range<u64>) -> Option<FlushRow> {
+    let profile = flush_profile(&point.preset, point.test, point.sessions)?;
+    let row = run_rows(seeds, point.flush, point.path, &profile);
     Some(FlushRow {
-        preset: preset.to_string(),
-        sessions,
-        path,
+        preset: point.preset.clone(),
+        test: point.test,
+        sessions: point.sessions,
+        path: point.path,
         row,
     })
+}
+
+impl FlushRow {
+    /// The seeds' figures for this row: only oltp_read_write's (their
+    /// OLTP runs), at its clients and flush setting.
+    pub fn seed_figures(&self) -> Vec<SeedFigure> {
+        if self.test == Sysbench::ReadWrite {
+            seed_figure(self.sessions, self.row.flush)
+        } else {
+            Vec::new()
+        }
+    }
 }
 
 /// The time-driven bench profile on a latency preset
@@ -661,7 +776,7 @@ pub const ZIP_OLTP_TRANSACTIONS: usize = 3_000;
 /// table is in the pool and syncs are free), [`ZIP_OLTP_CPU`]'s processor,
 /// [`ZIP_OLTP_ROWS`] rows, and at least two transactions a client.
 pub fn zip_oltp_profile(sessions: usize) -> crate::profile::Profile {
-    let base = flush_profile("memory", sessions).expect("memory is a preset");
+    let base = flush_profile("memory", Sysbench::ReadWrite, sessions).expect("memory is a preset");
     crate::profile::Profile {
         name: format!("zip-{}", base.name),
         cpu: ZIP_OLTP_CPU,
@@ -725,6 +840,41 @@ pub fn sim_rates(profile: &crate::profile::Profile, seeds: std::ops::Range<u64>)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lone_oltp_insert_client_syncs_the_log_once_a_commit_under_flush_1() {
+        // Every autocommit insert commits and, with nobody to share a sync
+        // with, syncs the log itself; a run where some of them never ran
+        // (their isolation level's SET taken for the statement) synced
+        // half as often as it counted commits.
+        let point = FlushPoint {
+            preset: "seeds-disk".into(),
+            test: Sysbench::Insert,
+            sessions: 1,
+            flush: FlushAtCommit::Sync,
+            path: CommitPath::Group,
+        };
+        let r = flush_row(&point, 0..2).expect("a preset");
+        assert!(r.row.failing_seeds.is_empty(), "{r:?}");
+        assert_eq!(r.row.commits, 2 * Sysbench::Insert.transactions() as u64);
+        // (The background's once-a-second flush may add one a second.)
+        let extra = r.row.log_syncs.checked_sub(r.row.commits);
+        assert!(
+            extra.is_some_and(|x| x as f64 <= r.row.sim_seconds + 2.0),
+            "{r:?}"
+        );
+        // With 16 clients group commit shares the syncs.
+        let r = flush_row(
+            &FlushPoint {
+                sessions: 16,
+                ..point
+            },
+            0..2,
+        )
+        .expect("a preset");
+        assert!(r.row.failing_seeds.is_empty(), "{r:?}");
+        assert!(r.row.commits_per_log_sync() > 2.0, "{r:?}");
+    }
 
     /// seeds/003's finding on the engine's own page compressions: sysbench
     /// OLTP in memory on COMPRESSED 8K runs within a quarter of COMPACT's

@@ -114,6 +114,14 @@ pub enum Shape {
     /// a range read, an indexed and a non-indexed update, a delete and an
     /// insert of the same id.
     Oltp,
+    /// sysbench's oltp_write_only on a preloaded `sb`: oltp_read_write's
+    /// transaction without its reads (an indexed and a non-indexed update,
+    /// a delete and an insert of the same id).
+    OltpWriteOnly,
+    /// sysbench's oltp_insert: one autocommit insert a transaction, of the
+    /// next id past the preloaded ones (sysbench's auto-increment, drawn in
+    /// plan order) and a random `k`.
+    OltpInsert,
     /// Money transfers between preloaded accounts of `sb` (the balance is
     /// `k`): both accounts read FOR UPDATE in random order, then updated;
     /// the total never changes.

@@ -80,11 +80,13 @@ impl Plan {
         if (t0, t1) != (1, 5) {
             plan.lock_wait_timeout_s = rng.gen_range(t0..=t1);
         }
-        for _ in 0..profile.transactions {
+        for i in 0..profile.transactions {
             let mut t = match profile.shape {
                 Shape::Mixed => txn(&mut rng, profile),
                 Shape::HotRows => hot_txn(&mut rng, profile),
-                Shape::Oltp => oltp_txn(&mut rng, profile),
+                Shape::Oltp => oltp_txn(&mut rng, profile, true),
+                Shape::OltpWriteOnly => oltp_txn(&mut rng, profile, false),
+                Shape::OltpInsert => oltp_insert_txn(&mut rng, profile, i as u64),
                 Shape::Transfer => transfer_txn(&mut rng, profile),
             };
             if profile.mixed_isolation && rng.gen_bool(0.5) {
@@ -233,7 +235,10 @@ impl Plan {
         // their transactions set one before a random statement and roll
         // back to it (or, one time in four, release it) after a later one:
         // the locks taken in between stay until the transaction ends.
-        if matches!(profile.shape, Shape::HotRows | Shape::Oltp) {
+        if matches!(
+            profile.shape,
+            Shape::HotRows | Shape::Oltp | Shape::OltpWriteOnly
+        ) {
             for t in &mut plan.transactions {
                 let n = t.statements.len();
                 if n < 2 || !rng.gen_bool(0.33) {
@@ -1256,27 +1261,29 @@ fn hot_txn(rng: &mut ChaCha8Rng, profile: &Profile) -> PlannedTxn {
     }
 }
 
-/// sysbench's oltp_read_write transaction on the preloaded ids.
-fn oltp_txn(rng: &mut ChaCha8Rng, profile: &Profile) -> PlannedTxn {
-    let mut id = || PValue::UInt(rng.gen_range(1..=profile.key_space));
-    let mut statements: Vec<PlannedStmt> = (0..10)
-        .map(|_| PlannedStmt::Get {
+/// sysbench's oltp_read_write transaction on the preloaded ids, or
+/// without `reads` its oltp_write_only one (the same writes).
+fn oltp_txn(rng: &mut ChaCha8Rng, profile: &Profile, reads: bool) -> PlannedTxn {
+    let mut statements: Vec<PlannedStmt> = Vec::new();
+    if reads {
+        let mut id = || PValue::UInt(rng.gen_range(1..=profile.key_space));
+        statements.extend((0..10).map(|_| PlannedStmt::Get {
             table: "sb".into(),
             key: id().into(),
-        })
-        .collect();
-    statements.push(PlannedStmt::Scan {
-        table: "sb".into(),
-        index: None,
-        reverse: false,
-        limit: 100,
-        from: Some(id()),
-        to: None,
-        open: false,
-    });
+        }));
+        statements.push(PlannedStmt::Scan {
+            table: "sb".into(),
+            index: None,
+            reverse: false,
+            limit: 100,
+            from: Some(id()),
+            to: None,
+            open: false,
+        });
+    }
     statements.push(PlannedStmt::Update {
         table: "sb".into(),
-        key: id().into(),
+        key: PValue::UInt(rng.gen_range(1..=profile.key_space)).into(),
         set: vec![("k".into(), PValue::UInt(rng.gen_range(0..50)))],
     });
     let c_len = rng.gen_range(1..=120);
@@ -1301,6 +1308,22 @@ fn oltp_txn(rng: &mut ChaCha8Rng, profile: &Profile) -> PlannedTxn {
         rollback: false,
         isolation: None,
         autocommit: false,
+    }
+}
+
+/// sysbench's oltp_insert event: the `i`th transaction inserts, in
+/// autocommit mode, the `i`th id past the preloaded ones (as sysbench's
+/// auto-increment hands them out, in plan order) with a random `k`.
+fn oltp_insert_txn(rng: &mut ChaCha8Rng, profile: &Profile, i: u64) -> PlannedTxn {
+    let id = PValue::UInt(profile.preload.max(profile.key_space) + i + 1);
+    PlannedTxn {
+        statements: vec![PlannedStmt::Insert {
+            table: "sb".into(),
+            row: row(rng, profile, "sb", id),
+        }],
+        rollback: false,
+        isolation: None,
+        autocommit: true,
     }
 }
 

@@ -607,7 +607,10 @@ fn stepped(
             done(world, s, &req, resp);
             s.insert_judged = 0;
             s.scan_states.clear();
-            if s.txn.as_ref().is_some_and(|t| t.autocommit) {
+            // The SET of an autocommit transaction's isolation level runs
+            // before its one statement and commits nothing.
+            let setting = matches!(req, Request::SetIsolation(_));
+            if !setting && s.txn.as_ref().is_some_and(|t| t.autocommit) {
                 autocommitted(world, s);
             }
             count_changes(world, s);
