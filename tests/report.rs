@@ -6,10 +6,11 @@
 use std::path::Path;
 use std::process::Command;
 
-const CHARTS: [&str; 6] = [
+const CHARTS: [&str; 7] = [
     "flush",
     "deadlocks",
     "scaling",
+    "tests",
     "sizes",
     "index",
     "simulator",
