@@ -816,6 +816,82 @@ fn a_run_is_drawn_as_a_timeline_in_the_trace_event_format() {
     sim::runner::check_chrome_trace(&v).expect("a well-formed timeline");
 }
 
+#[test]
+fn a_time_driven_timeline_draws_the_device_syncs_background_rounds_and_counters() {
+    // oltp on the seeds' disk under flush 1: each sync the device ran is a
+    // slice on the disk's track exactly as long as the preset's sync time
+    // (700 us and up to 600 more), the commits' with an arrow from the
+    // session whose turn issued them; the background's rounds (about one a
+    // simulated second) are slices on their own track and flush pages;
+    // checkpoints are instants; dirty pages and log age are counters.
+    let p = Profile::named("oltp+timed+seeds-disk").expect("known profile");
+    let opts = RunOptions {
+        keep_trace: true,
+        flush: Some(engine::FlushAtCommit::Sync),
+        ..RunOptions::default()
+    };
+    let (mut session_syncs, mut flushed, mut checkpoints) = (0, 0, 0);
+    for seed in 0..2 {
+        let o = run(seed, &p, &opts).expect("valid");
+        assert!(o.violations.is_empty(), "{seed}: {:?}", o.violations);
+        let v = sim::runner::chrome_trace(&o.trace).expect("converts");
+        sim::runner::check_chrome_trace(&v).expect("a well-formed timeline");
+        let events = v["traceEvents"].as_array().expect("events");
+        let of = |cat: &str, ph: &str| -> Vec<&serde_json::Value> {
+            events
+                .iter()
+                .filter(|e| e["cat"] == cat && e["ph"] == ph)
+                .collect()
+        };
+        let ends: std::collections::BTreeMap<u64, u64> = of("sync", "e")
+            .iter()
+            .map(|e| (e["id"].as_u64().unwrap(), e["ts"].as_u64().unwrap()))
+            .collect();
+        let syncs = of("sync", "b");
+        assert!(!syncs.is_empty(), "seed {seed}: no sync drawn");
+        let disk = syncs[0]["tid"].clone();
+        for b in &syncs {
+            assert_eq!(b["tid"], disk, "one track for the device");
+            let took = ends[&b["id"].as_u64().unwrap()] - b["ts"].as_u64().unwrap();
+            assert!(
+                (700..=1300).contains(&took),
+                "seed {seed}: {b} took {took} us"
+            );
+            if !b["args"]["sessions"].as_array().unwrap().is_empty() {
+                session_syncs += 1;
+            }
+        }
+        // An arrow from a session's track to the device's for each sync a
+        // turn issued.
+        let arrows = of("sync", "f");
+        assert!(arrows.iter().all(|f| f["tid"] == disk));
+        assert_eq!(arrows.len(), of("sync", "s").len());
+        let rounds = of("background", "X");
+        let seconds = o.stats.sim_us as f64 / 1e6;
+        assert!(
+            !rounds.is_empty() && rounds.len() as f64 <= seconds + 2.0,
+            "seed {seed}: {} rounds in {seconds} s",
+            rounds.len()
+        );
+        flushed += rounds
+            .iter()
+            .map(|r| r["args"]["pages_flushed"].as_u64().unwrap())
+            .sum::<u64>();
+        checkpoints += of("checkpoint", "i").len();
+        for counter in ["dirty pages", "log age"] {
+            assert!(
+                events
+                    .iter()
+                    .any(|e| e["ph"] == "C" && e["name"] == counter),
+                "seed {seed}: no {counter} counter"
+            );
+        }
+    }
+    assert!(session_syncs > 0, "no commit's sync");
+    assert!(flushed > 0, "no round flushed a page");
+    assert!(checkpoints > 0, "no checkpoint drawn");
+}
+
 /// Runs the command line, which must succeed, and reads the one JSON
 /// object it prints.
 fn innosim_json(args: &[&str]) -> serde_json::Value {

@@ -234,8 +234,23 @@ fn default_timeouts() -> (u64, u64) {
 
 impl Profile {
     /// The profiles by name; `NAME+timed` is profile NAME with time-driven
-    /// scheduling ([`Profile::timed`]).
+    /// scheduling ([`Profile::timed`]), and `NAME+PRESET` profile NAME on a
+    /// latency preset's disk ([`crate::storage::faults::Latency::preset`]:
+    /// `oltp+timed+seeds-disk` syncs in about a millisecond, and its
+    /// timeline draws each sync as long as it took).
     pub fn named(name: &str) -> Option<Profile> {
+        if let Some((base, preset)) = name.rsplit_once('+') {
+            if let Some(latency) = crate::storage::faults::Latency::preset(preset) {
+                return Profile::named(base)
+                    .filter(|p| p.latency.is_none())
+                    .map(|p| Profile {
+                        name: name.to_string(),
+                        sync_latency_us: latency.mean_sync_us() as u64,
+                        latency: Some(latency),
+                        ..p
+                    });
+            }
+        }
         if let Some(base) = name.strip_suffix("+timed") {
             return Profile::named(base).filter(|p| !p.timed).map(|p| Profile {
                 name: name.to_string(),
@@ -470,6 +485,21 @@ mod tests {
             assert_eq!(serde_json::from_str::<Profile>(&json).unwrap(), p);
         }
         assert!(Profile::named("nope").is_none());
+        // Suffixes: time-driven, a latency preset's disk, in either order,
+        // each once.
+        for name in ["oltp+timed+seeds-disk", "oltp+seeds-disk+timed"] {
+            let p = Profile::named(name).unwrap();
+            assert!(p.timed, "{name}");
+            assert_eq!(
+                p.latency,
+                crate::storage::faults::Latency::preset("seeds-disk")
+            );
+            assert!(p.sync_latency_us > 0, "{name}");
+            assert_eq!(p.name, name);
+        }
+        assert!(Profile::named("oltp+ssd+platter").is_none());
+        assert!(Profile::named("oltp+timed+timed").is_none());
+        assert!(Profile::named("nope+ssd").is_none());
         let bad = r#"{"name":"x","sessions":1,"transactions":1,"max_statements":1,"key_space":1,"p_rollback":0,"p_savepoint":0,"p_long_value":0,"crashes":0,"faults":[],"pool_pages":[8,8],"extra":1}"#;
         assert!(
             serde_json::from_str::<Profile>(bad).is_err(),

@@ -420,6 +420,18 @@ struct World {
     trx_sessions: BTreeMap<u64, SessionId>,
 }
 
+/// Who issued the syncs the timeline draws ([`World::keep_device_events`]).
+#[derive(Debug, Clone, Copy)]
+enum SyncsBy<'a> {
+    /// The sessions of a time-driven turn.
+    Turn(&'a [u32]),
+    /// The engine's background round.
+    Background,
+    /// A turn a crash cut short (drawn from its start: its processor time
+    /// is not known then).
+    CrashedTurn,
+}
+
 impl World {
     /// Anchors the fsync failures the disk injected since the last look to
     /// the statement issued last before each, or, where none was issued
@@ -483,6 +495,62 @@ impl World {
             obj.extend(f);
         }
         self.trace.push(&serde_json::Value::Object(obj).to_string());
+    }
+
+    /// A line for the reader of a trace only, not hashed (the facts it
+    /// shows follow from the hashed lines' inputs): built only when the
+    /// trace's lines are kept.
+    fn kept_event(&mut self, kind: &str, fields: impl FnOnce(&World) -> serde_json::Value) {
+        if self.trace.lines.is_none() {
+            return;
+        }
+        let mut obj = serde_json::Map::new();
+        obj.insert("t_us".into(), json!(self.clock_now()));
+        obj.insert("io".into(), json!(self.storage.counters().ops));
+        obj.insert("kind".into(), json!(kind));
+        if let serde_json::Value::Object(f) = fields(self) {
+            obj.extend(f);
+        }
+        self.trace.keep(serde_json::Value::Object(obj).to_string());
+    }
+
+    /// For the timeline, kept lines of what the device and the engine's
+    /// background did: each sync the device ran since the last call (its
+    /// times moved `shift_us` later: a turn's I/O follows its processor
+    /// time), issued by `by`, then the engine's dirty pages, log age,
+    /// checkpoints and pages flushed at `at_us`.
+    fn keep_device_events(&mut self, by: SyncsBy<'_>, shift_us: u64, at_us: u64) {
+        if self.trace.lines.is_none() {
+            return;
+        }
+        let (sessions, source) = match by {
+            SyncsBy::Turn(ids) => (ids, "turn"),
+            SyncsBy::Background => (&[][..], "background"),
+            SyncsBy::CrashedTurn => (&[][..], "crashed turn"),
+        };
+        for span in self.storage.take_sync_spans() {
+            self.kept_event("sync", |_| {
+                json!({
+                    "start_us": span.start_us + shift_us,
+                    "end_us": span.end_us + shift_us,
+                    "file": span.file,
+                    "sessions": sessions,
+                    "source": source,
+                })
+            });
+        }
+        let Some(p) = self.engine.as_ref().map(|e| e.pager()) else {
+            return;
+        };
+        let counters = json!({
+            "at_us": at_us,
+            "epoch": self.storage.epoch(),
+            "dirty_pages": p.pool.dirty_count(),
+            "log_age": p.log.lsn().saturating_sub(p.log.checkpoint_lsn()),
+            "checkpoints": p.stats.checkpoints,
+            "pages_flushed": p.stats.pages_flushed,
+        });
+        self.kept_event("counters", |_| counters);
     }
 
     /// The frequent event, one per statement step. Its hash covers what

@@ -420,6 +420,9 @@ pub(super) fn open_recovering(
         // clock itself (nobody else runs), so each phase has its length;
         // the I/O the crashed turn had spent passes first.
         let spent = world.storage.take_spent_us();
+        // The crashed turn's syncs, for the timeline (its processor time
+        // is not known here: drawn from the turn's start).
+        world.keep_device_events(SyncsBy::CrashedTurn, 0, world.clock_now());
         world.clock.advance_us(spent);
         world.storage.set_timeline(false);
     }

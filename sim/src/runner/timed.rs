@@ -158,13 +158,28 @@ pub(super) fn advance(world: &mut World, us: u64) -> Option<bool> {
 /// the oracle, its log writes to the durability judge.
 fn tick(world: &mut World) -> Option<bool> {
     world.call_start_us = world.clock_now();
+    let before = Background::of(world);
     let r = world.engine().tick();
     world.judge_locks();
     world.take_lock_violations();
-    world.storage.take_spent_us();
+    let spent = world.storage.take_spent_us();
     match r {
         Ok(()) => {
             world.observe_log();
+            // For the timeline: what the round did, as long as its I/O
+            // took (it delays no session).
+            let now = world.clock_now();
+            let done = Background::of(world);
+            world.kept_event("background", |_| {
+                serde_json::json!({
+                    "end_us": now + spent,
+                    "pages_flushed": done.pages_flushed.saturating_sub(before.pages_flushed),
+                    "checkpoints": done.checkpoints.saturating_sub(before.checkpoints),
+                    "log_syncs": done.log_syncs.saturating_sub(before.log_syncs),
+                    "purged_rows": done.purged_rows.saturating_sub(before.purged_rows),
+                })
+            });
+            world.keep_device_events(super::SyncsBy::Background, 0, now + spent);
             None
         }
         Err(e) => {
@@ -177,6 +192,30 @@ fn tick(world: &mut World) -> Option<bool> {
             }
             Some(crashed)
         }
+    }
+}
+
+/// The engine's background counters, for the timeline's account of a
+/// round.
+#[derive(Debug, Default, Clone, Copy)]
+struct Background {
+    pages_flushed: u64,
+    checkpoints: u64,
+    log_syncs: u64,
+    purged_rows: u64,
+}
+
+impl Background {
+    fn of(world: &World) -> Background {
+        world.engine.as_ref().map_or_else(Background::default, |e| {
+            let p = e.pager();
+            Background {
+                pages_flushed: p.stats.pages_flushed,
+                checkpoints: p.stats.checkpoints,
+                log_syncs: p.log.stats().syncs,
+                purged_rows: e.stats.purged_rows,
+            }
+        })
     }
 }
 
@@ -253,6 +292,11 @@ impl Timed {
             end = done + spent;
         }
         self.end_us = self.end_us.max(end);
+        // For the timeline: the turn's syncs (its I/O came after its
+        // processor time) and the engine's counters at its end.
+        let ids: Vec<u32> = stepped.iter().map(|&i| sessions[i].id).collect();
+        let shift = end - (self.began_us + spent);
+        world.keep_device_events(super::SyncsBy::Turn(&ids), shift, end);
         let device_free = world.storage.device_free_us();
         if self.busy_until_us.len() < sessions.len() {
             self.busy_until_us.resize(sessions.len(), 0);

@@ -14,14 +14,31 @@
 //! wait graph). Each finished recovery's phases are slices on the engine's
 //! track. Timestamps are simulated microseconds.
 //!
-//! Not yet drawn: the syncs of commits and the page cleaner's flushes,
-//! checkpoints, and counters for dirty pages and the log's age.
+//! Under time-driven scheduling the device and the engine's background
+//! have tracks too: each sync the device ran is an async slice on the
+//! disk's track (syncs queue on the device one at a time; a turn's are
+//! drawn after its processor time), with a flow arrow from each session
+//! whose turn issued it (a commit's sync, or a group's); each round of
+//! the background (the once-a-second log flush, the page cleaner, purge)
+//! is a slice on the background track, as long as its I/O took, with
+//! what it flushed, synced and purged; each checkpoint is an instant on
+//! the engine's track; and the engine's dirty pages and log age (bytes of
+//! redo since the last checkpoint) are counters, sampled at every turn's
+//! end and every round's. A step-driven run has no time for these, and
+//! draws none of them.
 
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
 /// The track of the engine's own events.
 const ENGINE_TID: u64 = 0;
+
+/// The track of the device's syncs (above any session's: at most
+/// `profile::MAX_SESSIONS`).
+const DISK_TID: u64 = 100_000;
+
+/// The track of the engine's background rounds.
+const BACKGROUND_TID: u64 = 100_001;
 
 /// The trace-event object of a run's trace lines (as `Outcome::trace` keeps
 /// them). A line that is not a JSON object is an error.
@@ -30,6 +47,12 @@ pub fn chrome_trace(lines: &[String]) -> Result<Value, String> {
     let mut sessions: BTreeMap<u64, SessionTrack> = BTreeMap::new();
     let mut next_wait_id = 1u64;
     let mut next_flow_id = 1u64;
+    // The background's last slice (its index in `events`), the counters
+    // last drawn, and the engine's checkpoints counted so far.
+    let mut last_round: Option<usize> = None;
+    let mut last_counters: (Option<u64>, Option<u64>) = (None, None);
+    let mut checkpoints_seen = (0u64, 0u64);
+    let mut device_used = false;
     for (n, line) in lines.iter().enumerate() {
         let v: Value =
             serde_json::from_str(line).map_err(|e| format!("trace line {}: {e}", n + 1))?;
@@ -117,6 +140,114 @@ pub fn chrome_trace(lines: &[String]) -> Result<Value, String> {
                     "pid": 1, "tid": ENGINE_TID, "ts": start, "dur": end.saturating_sub(start),
                 }));
             }
+            "sync" => {
+                // A sync on the device, as an async slice (a turn's are
+                // drawn after its processor time, so two may overlap by
+                // that much), with an arrow from each session that issued
+                // it.
+                let start = v["start_us"].as_u64().unwrap_or(ts);
+                let end = v["end_us"].as_u64().unwrap_or(start).max(start);
+                let file = v["file"].as_str().unwrap_or("");
+                let id = next_wait_id;
+                next_wait_id += 1;
+                let by: Vec<u64> = v["sessions"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_u64)
+                    .collect();
+                let file = if file.is_empty() {
+                    "(a directory)"
+                } else {
+                    file
+                };
+                let name = match v["source"].as_str() {
+                    Some("background") => format!("sync {file} (background)"),
+                    Some("crashed turn") => format!("sync {file} (before the crash)"),
+                    _ => format!("sync {file}"),
+                };
+                events.push(json!({
+                    "ph": "b", "cat": "sync", "name": name, "id": id,
+                    "pid": 1, "tid": DISK_TID, "ts": start,
+                    "args": { "file": file, "sessions": by },
+                }));
+                events.push(json!({
+                    "ph": "e", "cat": "sync", "name": name, "id": id,
+                    "pid": 1, "tid": DISK_TID, "ts": end,
+                }));
+                for session in by {
+                    let flow = next_flow_id;
+                    next_flow_id += 1;
+                    events.push(json!({
+                        "ph": "s", "cat": "sync", "name": "syncs", "id": flow,
+                        "pid": 1, "tid": session + 1, "ts": start,
+                    }));
+                    events.push(json!({
+                        "ph": "f", "bp": "e", "cat": "sync", "name": "syncs", "id": flow,
+                        "pid": 1, "tid": DISK_TID, "ts": start,
+                    }));
+                }
+                device_used = true;
+            }
+            "background" => {
+                // A round of the background, until its I/O ended (or the
+                // next round began: a round longer than the period is
+                // drawn to the next one, its end in its args).
+                let end = v["end_us"].as_u64().unwrap_or(ts).max(ts);
+                if let Some(i) = last_round {
+                    let start = events[i]["ts"].as_u64().unwrap_or(0);
+                    let dur = events[i]["dur"].as_u64().unwrap_or(0);
+                    if start + dur > ts {
+                        events[i]["dur"] = json!(ts.saturating_sub(start));
+                    }
+                }
+                last_round = Some(events.len());
+                let mut args = v.clone();
+                for key in ["io", "kind", "t_us"] {
+                    args.as_object_mut().map(|o| o.remove(key));
+                }
+                events.push(json!({
+                    "ph": "X", "cat": "background", "name": "background round",
+                    "pid": 1, "tid": BACKGROUND_TID, "ts": ts, "dur": end - ts,
+                    "args": args,
+                }));
+            }
+            "counters" => {
+                let at = v["at_us"].as_u64().unwrap_or(ts);
+                let dirty = v["dirty_pages"].as_u64();
+                let age = v["log_age"].as_u64();
+                if dirty != last_counters.0 {
+                    events.push(json!({
+                        "ph": "C", "name": "dirty pages", "pid": 1, "tid": ENGINE_TID,
+                        "ts": at, "args": { "pages": dirty.unwrap_or(0) },
+                    }));
+                }
+                if age != last_counters.1 {
+                    events.push(json!({
+                        "ph": "C", "name": "log age", "pid": 1, "tid": ENGINE_TID,
+                        "ts": at, "args": { "bytes": age.unwrap_or(0) },
+                    }));
+                }
+                last_counters = (dirty, age);
+                // The engine's count starts again with each open (each
+                // restart of the disk: its epoch).
+                let n = v["checkpoints"].as_u64().unwrap_or(0);
+                let epoch = v["epoch"].as_u64().unwrap_or(0);
+                let (seen_epoch, seen) = checkpoints_seen;
+                let new = if epoch == seen_epoch {
+                    n.saturating_sub(seen)
+                } else {
+                    n
+                };
+                if new > 0 {
+                    events.push(json!({
+                        "ph": "i", "s": "t", "name": "checkpoint", "cat": "checkpoint",
+                        "pid": 1, "tid": ENGINE_TID, "ts": at,
+                        "args": { "checkpoints": new, "log_age_after": age },
+                    }));
+                }
+                checkpoints_seen = (epoch, n);
+            }
             "run" => {
                 events.push(json!({
                     "ph": "i", "s": "g", "name": "run", "cat": "run",
@@ -158,6 +289,18 @@ pub fn chrome_trace(lines: &[String]) -> Result<Value, String> {
         json!({"ph": "M", "name": "thread_name", "pid": 1, "tid": ENGINE_TID, "ts": 0,
                "args": {"name": "engine"}}),
     ];
+    if device_used {
+        meta.push(
+            json!({"ph": "M", "name": "thread_name", "pid": 1, "tid": DISK_TID,
+                         "ts": 0, "args": {"name": "disk (syncs)"}}),
+        );
+    }
+    if last_round.is_some() {
+        meta.push(
+            json!({"ph": "M", "name": "thread_name", "pid": 1, "tid": BACKGROUND_TID,
+                         "ts": 0, "args": {"name": "background"}}),
+        );
+    }
     for tid in sessions.keys() {
         meta.push(
             json!({"ph": "M", "name": "thread_name", "pid": 1, "tid": tid, "ts": 0,
@@ -238,7 +381,7 @@ pub fn check_chrome_trace(v: &Value) -> Result<(), String> {
                     return Err(format!("event {n}: flow {id} ends before it starts"));
                 }
             }
-            Some("i" | "M") => {}
+            Some("i" | "M" | "C") => {}
             other => return Err(format!("event {n}: unknown phase {other:?}")),
         }
     }
@@ -360,5 +503,61 @@ mod tests {
             && e["args"]["name"] == "session 3"
             && e["tid"] == 4));
         assert!(chrome_trace(&["not json".to_string()]).is_err());
+    }
+
+    #[test]
+    fn syncs_rounds_counters_and_checkpoints_get_their_tracks() {
+        let lines: Vec<String> = [
+            r#"{"io":1,"kind":"sync","start_us":100,"end_us":900,"file":"ib_logfile0","sessions":[2],"source":"turn","t_us":0}"#,
+            r#"{"io":2,"kind":"background","end_us":1500000,"pages_flushed":3,"checkpoints":0,"log_syncs":1,"purged_rows":0,"t_us":1000000}"#,
+            r#"{"io":3,"kind":"background","end_us":2000100,"pages_flushed":0,"checkpoints":1,"log_syncs":1,"purged_rows":0,"t_us":1200000}"#,
+            r#"{"io":3,"kind":"counters","at_us":1200000,"epoch":0,"dirty_pages":7,"log_age":512,"checkpoints":4,"pages_flushed":3,"t_us":1200000}"#,
+            r#"{"io":3,"kind":"counters","at_us":1300000,"epoch":0,"dirty_pages":7,"log_age":0,"checkpoints":5,"pages_flushed":3,"t_us":1300000}"#,
+            r#"{"io":3,"kind":"counters","at_us":1400000,"epoch":1,"dirty_pages":0,"log_age":0,"checkpoints":2,"pages_flushed":0,"t_us":1400000}"#,
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let v = chrome_trace(&lines).unwrap();
+        check_chrome_trace(&v).unwrap();
+        let events = v["traceEvents"].as_array().unwrap();
+        let find = |f: &dyn Fn(&Value) -> bool| -> Vec<&Value> {
+            events.iter().filter(|e| f(e)).collect()
+        };
+        // The sync: an async slice on the disk's track, its arrow from
+        // session 2's track (tid 3).
+        let b = find(&|e| e["ph"] == "b" && e["cat"] == "sync");
+        assert_eq!(
+            (b.len(), b[0]["tid"].as_u64(), b[0]["ts"].as_u64()),
+            (1, Some(DISK_TID), Some(100))
+        );
+        let e = find(&|e| e["ph"] == "e" && e["cat"] == "sync");
+        assert_eq!(e[0]["ts"], 900);
+        let s = find(&|e| e["ph"] == "s" && e["cat"] == "sync");
+        assert_eq!(s[0]["tid"], 3);
+        // The first round is cut where the second begins.
+        let rounds = find(&|e| e["cat"] == "background");
+        let spans: Vec<(u64, u64)> = rounds
+            .iter()
+            .map(|r| (r["ts"].as_u64().unwrap(), r["dur"].as_u64().unwrap()))
+            .collect();
+        assert_eq!(spans, [(1_000_000, 200_000), (1_200_000, 800_100)]);
+        assert!(rounds.iter().all(|r| r["tid"] == BACKGROUND_TID));
+        // Counters change where the values do; checkpoints count from each
+        // open (the epoch): 4, then 1 more, then 2 after the restart.
+        let dirty = find(&|e| e["ph"] == "C" && e["name"] == "dirty pages");
+        assert_eq!(dirty.len(), 2);
+        let age = find(&|e| e["ph"] == "C" && e["name"] == "log age");
+        assert_eq!(age.len(), 2);
+        let cps: Vec<u64> = find(&|e| e["cat"] == "checkpoint")
+            .iter()
+            .map(|e| e["args"]["checkpoints"].as_u64().unwrap())
+            .collect();
+        assert_eq!(cps, [4, 1, 2]);
+        for (tid, name) in [(DISK_TID, "disk (syncs)"), (BACKGROUND_TID, "background")] {
+            assert!(events
+                .iter()
+                .any(|e| e["ph"] == "M" && e["tid"] == tid && e["args"]["name"] == name));
+        }
     }
 }

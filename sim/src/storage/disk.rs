@@ -234,6 +234,8 @@ pub(super) struct Disk {
     pub epoch: u64,
     pub tracing: bool,
     pub trace: Vec<IoRecord>,
+    /// The syncs run on the timeline, while tracing.
+    pub sync_spans: Vec<super::SyncSpan>,
     pub counters: IoCounters,
     /// Faults other than crashes: configuration, generators, log, clock.
     pub faults: Injector,
@@ -271,6 +273,7 @@ impl Disk {
     pub(super) fn new() -> Self {
         Disk {
             tracing: true,
+            sync_spans: Vec::new(),
             ..Disk::default()
         }
     }
@@ -303,7 +306,7 @@ impl Disk {
                 (Ok(_), IoOp::ReadAt | IoOp::WriteAt) => call.len,
                 _ => 0,
             };
-            self.charge_latency(call.op, transferred_bytes);
+            self.charge_latency(call.op, transferred_bytes, call.file);
             result
         };
         if self.tracing {

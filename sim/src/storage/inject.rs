@@ -301,7 +301,7 @@ impl Disk {
     /// Charges an admitted call's latency to the counters and the clock,
     /// or, on a timeline, to the step under way (a sync waiting first for
     /// the device to finish the sync before it).
-    pub(super) fn charge_latency(&mut self, op: IoOp, transferred_bytes: u64) {
+    pub(super) fn charge_latency(&mut self, op: IoOp, transferred_bytes: u64, file: &str) {
         let us = self.faults.latency_us(op, transferred_bytes);
         let now = self
             .faults
@@ -310,9 +310,17 @@ impl Disk {
             .map_or(0, engine::io::Clock::now_us);
         let sync = matches!(op, IoOp::Sync | IoOp::SyncDir);
         if let Some(t) = &mut self.faults.timeline {
+            let issued = now + t.spent_us;
             let queued = t.charge(now, us, sync, &self.faults.config.latency_us);
             self.faults.counters.sync_queue_us_total += queued;
             self.faults.counters.latency_us_total += us;
+            if sync && self.tracing {
+                self.sync_spans.push(super::SyncSpan {
+                    start_us: issued + queued,
+                    end_us: now + t.spent_us,
+                    file: file.to_string(),
+                });
+            }
             return;
         }
         let us = if sync {

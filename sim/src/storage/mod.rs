@@ -76,7 +76,7 @@ pub use power_loss::{
     Survival, DISPLACED_BYTES,
 };
 pub(crate) use power_loss::{fnv_bytes, fnv_word, FNV_BASIS};
-pub use trace::{IoCounters, IoOp, IoOutcome, IoRecord};
+pub use trace::{IoCounters, IoOp, IoOutcome, IoRecord, SyncSpan};
 
 use crate::clock::SimClock;
 use disk::{Call, Disk, InodeId, NamespaceOp, Payload, PendingOp};
@@ -283,6 +283,13 @@ impl SimStorage {
     /// timeline).
     pub fn device_free_us(&self) -> u64 {
         self.disk().faults.timeline.map_or(0, |t| t.device_free_us)
+    }
+
+    /// Takes the syncs the device has run on the timeline since the last
+    /// call, with their times (kept while tracing is on: the timeline of
+    /// `innosim run --trace` draws them).
+    pub fn take_sync_spans(&self) -> Vec<SyncSpan> {
+        std::mem::take(&mut self.disk().sync_spans)
     }
 
     /// The running totals of injected faults.

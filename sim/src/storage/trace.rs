@@ -57,6 +57,18 @@ pub enum IoOutcome {
     Crashed,
 }
 
+/// A sync's time on the device in a time-driven run (kept while tracing):
+/// when the device began it (after the sync before it) and finished it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyncSpan {
+    /// When the device began the sync, in simulated microseconds.
+    pub start_us: u64,
+    /// When it finished.
+    pub end_us: u64,
+    /// The file synced (empty for a directory's sync).
+    pub file: String,
+}
+
 /// One traced I/O operation.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct IoRecord {
