@@ -397,6 +397,10 @@ struct World {
     /// An insert of the step just made that waits at another row's record
     /// (see [`place_insert`]).
     unplaced_insert: Option<UnplacedInsert>,
+    /// The wait of the step just made, if the oracle was told it is at
+    /// another row's clustered record (`World::waits_at_another_row`):
+    /// the waiter and the row's table and primary key.
+    other_row_wait: Option<(u64, String, Vec<ModelValue>)>,
     /// The session that made the last call, and the rows that call's
     /// change writes (its old key gone, its new row in; see
     /// [`session::statement_writes`]): an implicit lock its own statement
@@ -965,6 +969,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         conversions: Vec::new(),
         step_writes: None,
         unplaced_insert: None,
+        other_row_wait: None,
         allowed_releases: None,
         rebuilt: BTreeMap::new(),
         timed: plan.timed,

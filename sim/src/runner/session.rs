@@ -353,8 +353,13 @@ impl World {
                 self.trace.keep(line.to_string());
             }
             let other_row = self.waits_at_another_row(&ev);
-            self.stats.unique_checks_at_another_row += u64::from(other_row);
-            self.locks.event_at(&ev, other_row);
+            self.stats.unique_checks_at_another_row += u64::from(other_row.is_some());
+            self.locks.event_at(&ev, other_row.is_some());
+            if let Some((table, pk)) = other_row {
+                // The waiting branch of the caller's step places its insert
+                // from the same finding (`place_insert`).
+                self.other_row_wait = Some((ev.trx, table, pk));
+            }
             if ev.kind == models::lock::OKind::Converted {
                 self.conversions.push(ev.clone());
             }
@@ -370,21 +375,22 @@ impl World {
     /// `step_writes`): a unique secondary index's duplicate check waiting
     /// for the row's uncommitted inserter, with the statement's own change
     /// in (`row::write::sec_unique_scan`). `false` where the runner does
-    /// not know the call's writes.
-    fn waits_at_another_row(&self, ev: &models::lock::OEvent) -> bool {
+    /// not know the call's writes. Returns the row's table and primary key.
+    fn waits_at_another_row(
+        &self,
+        ev: &models::lock::OEvent,
+    ) -> Option<(String, Vec<models::ModelValue>)> {
         use models::lock::{OKind, OMode, RKind};
         if ev.kind != OKind::Wait || !matches!(ev.mode, OMode::Record(_, RKind::Record)) {
-            return false;
+            return None;
         }
         let (Some(e), Some((_, writes))) = (self.engine.as_ref(), self.step_writes.as_ref()) else {
-            return false;
+            return None;
         };
-        let Some((table, pk)) = crate::judge::locks::clustered_row(e, &self.schema, &ev.target)
-        else {
-            return false;
-        };
-        writes.iter().any(|w| w.table == table)
-            && !writes.iter().any(|w| w.table == table && w.key == pk)
+        let (table, pk) = crate::judge::locks::clustered_row(e, &self.schema, &ev.target)?;
+        (writes.iter().any(|w| w.table == table)
+            && !writes.iter().any(|w| w.table == table && w.key == pk))
+        .then_some((table, pk))
     }
 
     pub(super) fn take_lock_violations(&mut self) {
@@ -414,6 +420,7 @@ pub(super) fn handle(
             .expect("a session resumes only after it waited, and keeps its statement"),
     };
     let waits_before = world.locks.stats.waits;
+    world.other_row_wait = None;
     world.judge_locks();
     world.locks.running_insert(None);
     world.locks.running_update(None);
@@ -508,15 +515,15 @@ fn stepped(
                 // The entries it put in before the index it waits in are
                 // judged now, against this step's lock events.
                 let target = world.locks.waiting_target(trx);
-                let other = target.as_ref().and_then(|t| {
-                    let e = world.engine.as_ref()?;
-                    crate::judge::locks::clustered_row(e, &world.schema, t)
-                        .filter(|(at, pk)| at == table && *pk != w.key)
-                });
-                if let (Some((_, pk)), Some(txn)) = (other, s.txn.as_ref()) {
-                    // A unique index's duplicate check waits at another
-                    // row's record: which index, the runner finds from
-                    // that row as its writer wrote it (`stepped`).
+                // As the oracle was told (`judge_locks`): a unique index's
+                // duplicate check waits at another row's record.
+                let other = world
+                    .other_row_wait
+                    .take()
+                    .filter(|(t, at, pk)| *t == trx && at == table && *pk != w.key);
+                if let (Some((_, _, pk)), Some(txn)) = (other, s.txn.as_ref()) {
+                    // Which index, the runner finds from that row as its
+                    // writer wrote it (`stepped`).
                     world.unplaced_insert = Some(super::UnplacedInsert {
                         trx,
                         table: table.clone(),
