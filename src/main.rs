@@ -293,27 +293,27 @@ fn format_label(f: RowFormat) -> String {
     }
 }
 
-fn bench_sim(seeds: u64, json: bool) -> ExitCode {
-    if seeds == 0 {
-        return usage("--seeds must be positive".into());
-    }
+/// Runs `seeds` of every profile on both schedulers (step-driven, then
+/// `+timed`): (row, wall seconds), the wall timed here (the simulation
+/// knows only its own clock).
+fn run_sim_rows(seeds: u64) -> Vec<(sim::bench::SimRow, f64)> {
     let mut rows = Vec::new();
     for name in sim::profile::Profile::NAMES {
-        for timed in [false, true] {
-            let name = if timed {
-                format!("{name}+timed")
-            } else {
-                name.to_string()
-            };
-            let Some(p) = sim::profile::Profile::named(&name) else {
-                return usage(format!("no profile named '{name}'"));
-            };
-            // The wall is timed here; the simulation knows only its clock.
+        for full in [name.to_string(), format!("{name}+timed")] {
+            let p = sim::profile::Profile::named(&full).expect("a named profile");
             let start = std::time::Instant::now();
             let row = sim::bench::sim_rates(&p, 0..seeds);
             rows.push((row, start.elapsed().as_secs_f64().max(1e-9)));
         }
     }
+    rows
+}
+
+fn bench_sim(seeds: u64, json: bool) -> ExitCode {
+    if seeds == 0 {
+        return usage("--seeds must be positive".into());
+    }
+    let rows = run_sim_rows(seeds);
     if json {
         let out: Vec<serde_json::Value> = rows
             .iter()
@@ -1728,27 +1728,20 @@ fn report(out: &std::path::Path, quick: bool) -> ExitCode {
     );
     // The simulator's own rates: simulated seconds per wall second.
     let sim_seeds = if quick { 2 } else { 10 };
-    let mut names = Vec::new();
-    let mut step = Vec::new();
-    let mut timed = Vec::new();
-    for name in sim::profile::Profile::NAMES {
-        names.push(name.to_string());
-        for (timed_run, out) in [(false, &mut step), (true, &mut timed)] {
-            let full = if timed_run {
-                format!("{name}+timed")
-            } else {
-                name.to_string()
-            };
-            let profile = sim::profile::Profile::named(&full).expect("a named profile");
-            let start = std::time::Instant::now();
-            let row = sim::bench::sim_rates(&profile, 0..sim_seeds);
-            let wall = start.elapsed().as_secs_f64();
-            if row.failing > 0 {
-                eprintln!("innosim: report: {} of {full}'s seeds failed: run innosim fuzz --seeds 0..{sim_seeds} --profile {full}", row.failing);
-                return ExitCode::FAILURE;
-            }
-            out.push(Some(row.sim_seconds / wall.max(1e-9)));
+    let names: Vec<String> = sim::profile::Profile::NAMES.map(String::from).to_vec();
+    let (mut step, mut timed) = (Vec::new(), Vec::new());
+    for (row, wall) in run_sim_rows(sim_seeds) {
+        if row.failing > 0 {
+            let full = &row.profile;
+            eprintln!("innosim: report: {} of {full}'s seeds failed: run innosim fuzz --seeds 0..{sim_seeds} --profile {full}", row.failing);
+            return ExitCode::FAILURE;
         }
+        let out = if row.profile.ends_with("+timed") {
+            &mut timed
+        } else {
+            &mut step
+        };
+        out.push(Some(row.sim_seconds / wall));
     }
     let sim_svg = bar_chart(
         "simulator",
