@@ -83,19 +83,10 @@ fn k_index() -> IndexDef {
     }
 }
 
-/// Loads `rows` rows of sysbench 1.0's data and measures the four
-/// statements. `pool_pages` is the buffer pool.
-pub fn run(rows: u64, pool_pages: usize) -> engine::Result<Vec<IndexRow>> {
-    let storage = SimStorage::new();
-    let clock = SimClock::new();
-    storage.set_clock(clock.clone());
-    let config = Config {
-        buffer_pool_pages: pool_pages,
-        flush_at_commit: FlushAtCommit::Write,
-        ..Config::default()
-    };
-    let (mut e, _) = Engine::open(Box::new(storage.clone()), Box::new(clock.clone()), config)?;
-    e.create_table(sbtest(true))?;
+/// Loads `rows` rows of sysbench 1.0's data into the empty `sbtest`
+/// (ids 1 to `rows`, a random `k`, digits for `c` and `pad`: the same rows
+/// every time), a thousand rows a transaction, and checkpoints.
+fn load(e: &mut Engine, rows: u64) -> engine::Result<()> {
     let s = e.session();
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     let mut id = 1u64;
@@ -126,12 +117,31 @@ pub fn run(rows: u64, pool_pages: usize) -> engine::Result<Vec<IndexRow>> {
         e.execute(s, Request::Commit)?;
     }
     e.close_session(s)?;
-    e.checkpoint()?;
+    e.checkpoint()
+}
+
+/// Loads `rows` rows of sysbench 1.0's data and measures the four index
+/// statements, then emptying the table by DELETE and by TRUNCATE (the
+/// table loaded again between them, unmeasured). `pool_pages` is the
+/// buffer pool.
+pub fn run(rows: u64, pool_pages: usize) -> engine::Result<Vec<IndexRow>> {
+    let storage = SimStorage::new();
+    let clock = SimClock::new();
+    storage.set_clock(clock.clone());
+    let config = Config {
+        buffer_pool_pages: pool_pages,
+        flush_at_commit: FlushAtCommit::Write,
+        ..Config::default()
+    };
+    let (mut e, _) = Engine::open(Box::new(storage.clone()), Box::new(clock.clone()), config)?;
+    e.create_table(sbtest(true))?;
+    load(&mut e, rows)?;
     // The disk model from here on: the load is not measured.
-    storage.set_faults(FaultConfig {
+    let model = FaultConfig {
         latency_us: disk_model(),
         ..FaultConfig::default()
-    });
+    };
+    storage.set_faults(model.clone());
     let mut out = Vec::new();
     let mut measure = |e: &mut Engine,
                        statement: &'static str,
@@ -177,6 +187,32 @@ pub fn run(rows: u64, pool_pages: usize) -> engine::Result<Vec<IndexRow>> {
         e.ddl_now("sbtest", |e, s| e.rebuild_table(s, "sbtest", sbtest(true)))
             .map(|_| ())
     })?;
+    // seeds/004's advice: empty a table with TRUNCATE (or DROP and
+    // CREATE), not DELETE, which deletes row by row, each with its undo
+    // record and redo, and leaves the purge of every row to follow.
+    measure(&mut e, "DELETE FROM sbtest (every row)", &mut |e| {
+        let s = e.session();
+        e.execute(s, Request::Begin)?;
+        for id in 1..=rows {
+            e.execute(
+                s,
+                Request::Delete {
+                    table: "sbtest".into(),
+                    key: vec![Value::UInt(id)],
+                },
+            )?;
+        }
+        e.execute(s, Request::Commit)?;
+        e.close_session(s)
+    })?;
+    // The table full again (not measured: no latency), for TRUNCATE.
+    storage.set_faults(FaultConfig::default());
+    e.ddl_now("sbtest", |e, s| e.truncate_table(s, "sbtest"))?;
+    load(&mut e, rows)?;
+    storage.set_faults(model);
+    measure(&mut e, "TRUNCATE TABLE sbtest", &mut |e| {
+        e.ddl_now("sbtest", |e, s| e.truncate_table(s, "sbtest"))
+    })?;
     let check = e.check_table("sbtest")?;
     assert!(
         check.is_ok(),
@@ -214,5 +250,12 @@ mod tests {
         // DROP INDEX in place keeps the file's size: its pages go to the
         // tablespace's free list.
         assert_eq!(drop_fast.file_bytes, drop_fast.file_before, "{rows:?}");
+        // Emptying the table: DELETE writes every row's undo and redo and
+        // keeps the file; TRUNCATE writes a new, small file.
+        let (delete, truncate) = (by("DELETE FROM"), by("TRUNCATE"));
+        assert!(truncate.simulated_s < delete.simulated_s, "{rows:?}");
+        assert!(truncate.bytes_written < delete.bytes_written, "{rows:?}");
+        assert_eq!(delete.file_bytes, delete.file_before, "{rows:?}");
+        assert!(truncate.file_bytes < truncate.file_before / 4, "{rows:?}");
     }
 }
