@@ -253,6 +253,14 @@ enum Command {
         /// Buffer pool size in MiB.
         #[arg(long, default_value_t = 64)]
         pool_mib: usize,
+        /// Run the engine beside SQLite instead (rusqlite's bundled
+        /// library): the micro-benchmarks' phases on the same table, rows
+        /// and operations, at the same cache (--pool-mib) and durability
+        /// (--innodb-flush-log-at-trx-commit: SQLite's WAL with
+        /// synchronous FULL, NORMAL or OFF), in memory or in --dir, one
+        /// core, as ratios (--quick: 20,000 rows).
+        #[arg(long, conflicts_with_all = ["oltp", "compression", "index", "sim", "flush", "row_format"])]
+        engine: bool,
         /// Run the flush benchmark instead (time-driven oltp_read_write at
         /// 1, 4, 8 and 16 clients on the seeds-disk and platter latency
         /// presets, or --latency's): transactions and deadlocks per
@@ -1231,8 +1239,9 @@ fn main() -> ExitCode {
             sim: false,
             flush: false,
             compression: false,
+            engine: false,
             ..
-        } => usage("--quick goes with --sim, --flush or --compression".into()),
+        } => usage("--quick goes with --sim, --flush, --compression or --engine".into()),
         Command::Bench {
             latency: Some(_),
             flush: false,
@@ -1400,6 +1409,22 @@ fn main() -> ExitCode {
             latency,
             ..
         } => bench_flush(seeds.unwrap_or(50), quick, json, latency),
+        Command::Bench {
+            engine: true,
+            rows,
+            pool_mib,
+            flush_setting,
+            json,
+            dir,
+            quick,
+            ..
+        } => bench_engine(
+            rows.unwrap_or(if quick { 20_000 } else { 200_000 }),
+            pool_mib,
+            flush_setting,
+            json,
+            dir,
+        ),
         Command::Bench {
             rows,
             pool_mib,
@@ -1829,6 +1854,105 @@ fn report(out: &std::path::Path, quick: bool) -> ExitCode {
         return ExitCode::FAILURE;
     }
     println!("{}", file.display());
+    ExitCode::SUCCESS
+}
+
+/// `innosim bench --engine`: the micro-benchmarks' phases on the engine
+/// and on SQLite, in one run, side by side with their ratios; the two must
+/// end holding the same rows.
+fn bench_engine(
+    rows: u64,
+    pool_mib: usize,
+    flush_setting: u8,
+    json: bool,
+    dir: Option<std::path::PathBuf>,
+) -> ExitCode {
+    let flush = match FlushAtCommit::from_setting(flush_setting) {
+        Ok(f) => f,
+        Err(e) => return usage(e.to_string()),
+    };
+    if rows == 0 || pool_mib == 0 {
+        return usage("--rows and --pool-mib must be positive".into());
+    }
+    let opts = sim::bench::BenchOptions {
+        rows,
+        pool_mib,
+        flush,
+        dir: dir.map(|d| d.join("innosim")),
+        ..Default::default()
+    };
+    let sqlite_opts = sim::bench::BenchOptions {
+        dir: opts.dir.as_ref().map(|d| d.with_file_name("sqlite")),
+        ..opts.clone()
+    };
+    let (ours, our_contents) = match sim::bench::run_with_contents(&opts) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("innosim: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let (theirs, their_contents) = match sim::engine_bench::run_sqlite(&sqlite_opts) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("innosim: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if our_contents != their_contents {
+        eprintln!("innosim: the engine ended with (rows, sum of k) {our_contents:?} per table, SQLite with {their_contents:?}");
+        return ExitCode::FAILURE;
+    }
+    let place = if opts.dir.is_some() {
+        "real files"
+    } else {
+        "in memory"
+    };
+    if json {
+        let phases: Vec<serde_json::Value> = ours
+            .iter()
+            .zip(&theirs)
+            .map(|(a, b)| {
+                serde_json::json!({
+                    "phase": a.name, "ops": a.ops,
+                    "innosim_per_sec": a.per_sec(), "sqlite_per_sec": b.per_sec(),
+                    "innosim_over_sqlite": a.per_sec() / b.per_sec().max(1e-9),
+                })
+            })
+            .collect();
+        println!(
+            "{}",
+            serde_json::json!({
+                "rows": rows, "pool_mib": pool_mib, "flush": flush.setting(), "storage": place,
+                "sqlite": sim::engine_bench::sqlite_version(), "phases": phases,
+            })
+        );
+    } else {
+        println!(
+            "sysbench table, {rows} rows, {pool_mib} MiB cache, flush {} (SQLite WAL, synchronous {}), {place}, one core; SQLite {}",
+            flush.setting(),
+            match flush {
+                FlushAtCommit::Sync => "FULL",
+                FlushAtCommit::Write => "NORMAL",
+                FlushAtCommit::Lazy => "OFF",
+            },
+            sim::engine_bench::sqlite_version()
+        );
+        println!(
+            "{:<24} {:>10} {:>14} {:>14} {:>16}",
+            "phase", "ops", "innosim /s", "SQLite /s", "innosim/SQLite"
+        );
+        for (a, b) in ours.iter().zip(&theirs) {
+            println!(
+                "{:<24} {:>10} {:>14.0} {:>14.0} {:>16.2}",
+                a.name,
+                a.ops,
+                a.per_sec(),
+                b.per_sec(),
+                a.per_sec() / b.per_sec().max(1e-9)
+            );
+        }
+    }
     ExitCode::SUCCESS
 }
 

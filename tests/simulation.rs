@@ -892,6 +892,35 @@ fn a_time_driven_timeline_draws_the_device_syncs_background_rounds_and_counters(
     assert!(checkpoints > 0, "no checkpoint drawn");
 }
 
+#[test]
+fn the_engine_bench_runs_sqlite_beside_the_engine() {
+    // `innosim bench --engine --quick --json`: the four phases on both, the
+    // same operations counted; it fails (and this with it) if the two
+    // engines end holding different rows.
+    let v = innosim_json(&["bench", "--engine", "--quick", "--json"]);
+    let phases = v["phases"].as_array().expect("phases");
+    let names: Vec<&str> = phases
+        .iter()
+        .map(|p| p["phase"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "sequential insert",
+            "point select",
+            "update k (autocommit)",
+            "random insert"
+        ]
+    );
+    for p in phases {
+        for key in ["innosim_per_sec", "sqlite_per_sec", "innosim_over_sqlite"] {
+            assert!(p[key].as_f64().unwrap() > 0.0, "{p}");
+        }
+    }
+    assert_eq!(v["rows"], 20_000);
+    assert!(v["sqlite"].as_str().unwrap().starts_with('3'), "{v}");
+}
+
 /// Runs the command line, which must succeed, and reads the one JSON
 /// object it prints.
 fn innosim_json(args: &[&str]) -> serde_json::Value {

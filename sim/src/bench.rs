@@ -68,7 +68,7 @@ pub fn sbtest_def(fmt: RowFormat) -> TableDef {
     crate::tables::sbtest("sbtest1", fmt)
 }
 
-fn sb_row(rng: &mut ChaCha8Rng, id: u64, rows: u64) -> Vec<Value> {
+pub(crate) fn sb_row(rng: &mut ChaCha8Rng, id: u64, rows: u64) -> Vec<Value> {
     // sysbench's c and pad: groups of digits separated by '-'.
     let mut c = Vec::with_capacity(119);
     for g in 0..10 {
@@ -154,6 +154,32 @@ fn load(
 
 /// Runs the benchmark phases.
 pub fn run(opts: &BenchOptions) -> engine::Result<Vec<Phase>> {
+    run_with_contents(opts).map(|(phases, _)| phases)
+}
+
+/// A table's row count and sum of `k`, by a full scan (not timed).
+fn contents(e: &mut Engine, s: engine::SessionId, table: &str) -> engine::Result<(u64, u64)> {
+    let Response::Rows(rows) = ok(e.execute(s, Request::scan_all(table)))? else {
+        return Err(engine::Error::InvalidArgument(
+            "a scan answered no rows".into(),
+        ));
+    };
+    let k = rows
+        .iter()
+        .map(|r| match r.get(1) {
+            Some(Value::UInt(k)) => *k,
+            _ => 0,
+        })
+        .sum();
+    Ok((rows.len() as u64, k))
+}
+
+/// [`run`], and what the two tables hold at the end: each one's row count
+/// and sum of `k` (SQLite's must be the same: [`crate::engine_bench`]).
+pub fn run_with_contents(
+    opts: &BenchOptions,
+) -> engine::Result<(Vec<Phase>, crate::engine_bench::Contents)> {
+    let mut held = Vec::new();
     let mut phases = Vec::new();
     let config = Config {
         buffer_pool_pages: opts.pool_mib * 64,
@@ -220,6 +246,7 @@ pub fn run(opts: &BenchOptions) -> engine::Result<Vec<Phase>> {
         ops: n_upd,
         seconds: t0.elapsed().as_secs_f64(),
     });
+    held.push(contents(&mut e, s, &table)?);
     e.close()?;
 
     // Random inserts into a fresh table.
@@ -241,8 +268,9 @@ pub fn run(opts: &BenchOptions) -> engine::Result<Vec<Phase>> {
         ops: opts.rows,
         seconds,
     });
+    held.push(contents(&mut e, s, &table)?);
     e.close()?;
-    Ok(phases)
+    Ok((phases, held))
 }
 
 /// The processors of the lock benchmark's server when time drives it.

@@ -9,6 +9,7 @@ pub mod clock;
 pub mod corpus;
 pub mod crashloop;
 pub mod diff;
+pub mod engine_bench;
 pub mod index_bench;
 pub mod judge;
 pub mod kind;

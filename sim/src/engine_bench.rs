@@ -1,0 +1,213 @@
+//! `innosim bench --engine`: the engine's single-core rates beside
+//! SQLite's (rusqlite, the bundled library) on the same sysbench table,
+//! the same rows and the same operations, in one run, as ratios.
+//!
+//! Both run the micro-benchmark's four phases ([`crate::bench::run`]):
+//! sequential inserts in transactions of `batch` rows, point selects by
+//! primary key, autocommit updates of the indexed `k`, and random inserts
+//! into a fresh table; the rows and keys come from the same seeded
+//! generator, so both engines hold the same data at the end (the test
+//! checks it). SQLite gets the same cache (`PRAGMA cache_size`) and the
+//! durability the flush setting promises: write-ahead logging with
+//! `synchronous=FULL` (a sync of the log at each commit) for flush 1,
+//! `NORMAL` (the log written, synced at checkpoints) for flush 2, `OFF`
+//! for flush 0; in memory when the engine runs in memory, on files in the
+//! same directory when it runs on files. Statements are prepared once,
+//! as the engine's requests need no parsing.
+
+use crate::bench::{sb_row, BenchOptions, Phase};
+use engine::{FlushAtCommit, Value};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::time::Instant;
+
+/// The bundled SQLite's version.
+pub fn sqlite_version() -> &'static str {
+    rusqlite::version()
+}
+
+/// An error of the SQLite side, as text (the bench prints it).
+fn sql(e: rusqlite::Error) -> String {
+    format!("sqlite: {e}")
+}
+
+/// Opens the SQLite database of a phase group (`sub`): in memory, or a
+/// fresh file in `opts.dir`, with the cache and durability of `opts`.
+fn open(opts: &BenchOptions, sub: &str) -> Result<rusqlite::Connection, String> {
+    let conn = match &opts.dir {
+        None => rusqlite::Connection::open_in_memory().map_err(sql)?,
+        Some(d) => {
+            std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+            let path = d.join(format!("{sub}.sqlite"));
+            for suffix in ["", "-wal", "-shm"] {
+                let p = std::path::PathBuf::from(format!("{}{suffix}", path.display()));
+                if p.exists() {
+                    std::fs::remove_file(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+                }
+            }
+            rusqlite::Connection::open(&path).map_err(sql)?
+        }
+    };
+    let sync = match opts.flush {
+        FlushAtCommit::Sync => "FULL",
+        FlushAtCommit::Write => "NORMAL",
+        FlushAtCommit::Lazy => "OFF",
+    };
+    conn.execute_batch(&format!(
+        "PRAGMA journal_mode=WAL; PRAGMA synchronous={sync}; PRAGMA cache_size=-{};
+         CREATE TABLE sbtest1 (id INTEGER PRIMARY KEY, k INTEGER NOT NULL DEFAULT 0,
+           c CHAR(120) NOT NULL DEFAULT '', pad CHAR(60) NOT NULL DEFAULT '');
+         CREATE INDEX k_1 ON sbtest1(k);",
+        opts.pool_mib * 1024
+    ))
+    .map_err(sql)?;
+    Ok(conn)
+}
+
+/// The SQLite values of one of the engine's rows.
+fn params(row: &[Value]) -> (i64, i64, Vec<u8>, Vec<u8>) {
+    let int = |v: &Value| match v {
+        Value::UInt(n) => *n as i64,
+        _ => 0,
+    };
+    let bytes = |v: &Value| match v {
+        Value::Bytes(b) => b.clone(),
+        _ => Vec::new(),
+    };
+    (int(&row[0]), int(&row[1]), bytes(&row[2]), bytes(&row[3]))
+}
+
+/// Inserts rows with these ids, `opts.batch` a transaction (the rows made
+/// outside the timing, as the engine's load does). Returns the seconds.
+fn load(
+    conn: &mut rusqlite::Connection,
+    ids: &[u64],
+    opts: &BenchOptions,
+    rng: &mut ChaCha8Rng,
+) -> Result<f64, String> {
+    let mut seconds = 0.0;
+    for chunk in ids.chunks(opts.batch.max(1) as usize) {
+        let rows: Vec<_> = chunk
+            .iter()
+            .map(|&id| params(&sb_row(rng, id, opts.rows)))
+            .collect();
+        let t0 = Instant::now();
+        let tx = conn.transaction().map_err(sql)?;
+        {
+            let mut ins = tx
+                .prepare_cached("INSERT INTO sbtest1 (id, k, c, pad) VALUES (?1, ?2, ?3, ?4)")
+                .map_err(sql)?;
+            for (id, k, c, pad) in rows {
+                ins.execute(rusqlite::params![id, k, c, pad]).map_err(sql)?;
+            }
+        }
+        tx.commit().map_err(sql)?;
+        seconds += t0.elapsed().as_secs_f64();
+    }
+    Ok(seconds)
+}
+
+/// What SQLite holds at the end of a run: each table's row count and sum
+/// of `k` (the engine's must be the same).
+pub type Contents = Vec<(u64, u64)>;
+
+/// Runs [`crate::bench::run`]'s phases on SQLite, with the same rows and
+/// keys, and returns them with what its two tables hold at the end.
+pub fn run_sqlite(opts: &BenchOptions) -> Result<(Vec<Phase>, Contents), String> {
+    let mut phases = Vec::new();
+    let mut contents = Vec::new();
+    let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
+    let count = |conn: &rusqlite::Connection| -> Result<(u64, u64), String> {
+        conn.query_row(
+            "SELECT COUNT(*), COALESCE(SUM(k), 0) FROM sbtest1",
+            [],
+            |r| Ok((r.get::<_, i64>(0)? as u64, r.get::<_, i64>(1)? as u64)),
+        )
+        .map_err(sql)
+    };
+
+    let mut conn = open(opts, "sequential")?;
+    let ids: Vec<u64> = (1..=opts.rows).collect();
+    let seconds = load(&mut conn, &ids, opts, &mut rng)?;
+    phases.push(Phase {
+        name: "sequential insert",
+        ops: opts.rows,
+        seconds,
+    });
+
+    let n_sel = opts.rows.min(1_000_000);
+    let t0 = Instant::now();
+    {
+        let mut get = conn
+            .prepare_cached("SELECT id, k, c, pad FROM sbtest1 WHERE id = ?1")
+            .map_err(sql)?;
+        for _ in 0..n_sel {
+            let id = rng.gen_range(1..=opts.rows) as i64;
+            let found = get.query_row([id], |r| r.get::<_, i64>(0)).map_err(sql)?;
+            debug_assert_eq!(found, id);
+        }
+    }
+    phases.push(Phase {
+        name: "point select",
+        ops: n_sel,
+        seconds: t0.elapsed().as_secs_f64(),
+    });
+
+    let n_upd = (opts.rows / 4).max(1);
+    let t0 = Instant::now();
+    {
+        let mut upd = conn
+            .prepare_cached("UPDATE sbtest1 SET k = ?1 WHERE id = ?2")
+            .map_err(sql)?;
+        for _ in 0..n_upd {
+            let id = rng.gen_range(1..=opts.rows) as i64;
+            let k = rng.gen_range(1..=opts.rows) as i64;
+            upd.execute([k, id]).map_err(sql)?;
+        }
+    }
+    phases.push(Phase {
+        name: "update k (autocommit)",
+        ops: n_upd,
+        seconds: t0.elapsed().as_secs_f64(),
+    });
+    contents.push(count(&conn)?);
+    drop(conn);
+
+    let mut conn = open(opts, "random")?;
+    let mut ids: Vec<u64> = (1..=opts.rows).collect();
+    for i in (1..ids.len()).rev() {
+        let j = rng.gen_range(0..=i);
+        ids.swap(i, j);
+    }
+    let seconds = load(&mut conn, &ids, opts, &mut rng)?;
+    phases.push(Phase {
+        name: "random insert",
+        ops: opts.rows,
+        seconds,
+    });
+    contents.push(count(&conn)?);
+    Ok((phases, contents))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sqlite_runs_the_same_phases_and_ends_with_the_engines_data() {
+        let opts = BenchOptions {
+            rows: 3_000,
+            batch: 100,
+            ..BenchOptions::default()
+        };
+        let (ours, theirs) = crate::bench::run_with_contents(&opts).unwrap();
+        let (phases, contents) = run_sqlite(&opts).unwrap();
+        let names = |p: &[Phase]| p.iter().map(|p| (p.name, p.ops)).collect::<Vec<_>>();
+        assert_eq!(names(&ours), names(&phases));
+        // The same inserts and the same updates: the same rows and the same
+        // sum of k in each table.
+        assert_eq!(theirs, contents);
+        assert_eq!(contents[0].0, 3_000);
+        assert_eq!(contents[1].0, 3_000);
+    }
+}
