@@ -117,16 +117,8 @@ pub fn chrome_trace(lines: &[String]) -> Result<Value, String> {
                 let session = v["session"].as_u64().unwrap_or(0);
                 for by in v["by"].as_array().into_iter().flatten() {
                     let Some(by) = by.as_u64() else { continue };
-                    let id = next_flow_id;
-                    next_flow_id += 1;
-                    events.push(json!({
-                        "ph": "s", "cat": "blocked", "name": "blocks", "id": id,
-                        "pid": 1, "tid": by + 1, "ts": ts,
-                    }));
-                    events.push(json!({
-                        "ph": "f", "bp": "e", "cat": "blocked", "name": "blocks", "id": id,
-                        "pid": 1, "tid": session + 1, "ts": ts,
-                    }));
+                    let arrow = ("blocked", "blocks", by + 1, session + 1);
+                    flow(&mut events, &mut next_flow_id, arrow, ts);
                 }
             }
             "recovery phase" => {
@@ -176,16 +168,8 @@ pub fn chrome_trace(lines: &[String]) -> Result<Value, String> {
                     "pid": 1, "tid": DISK_TID, "ts": end,
                 }));
                 for session in by {
-                    let flow = next_flow_id;
-                    next_flow_id += 1;
-                    events.push(json!({
-                        "ph": "s", "cat": "sync", "name": "syncs", "id": flow,
-                        "pid": 1, "tid": session + 1, "ts": start,
-                    }));
-                    events.push(json!({
-                        "ph": "f", "bp": "e", "cat": "sync", "name": "syncs", "id": flow,
-                        "pid": 1, "tid": DISK_TID, "ts": start,
-                    }));
+                    let arrow = ("sync", "syncs", session + 1, DISK_TID);
+                    flow(&mut events, &mut next_flow_id, arrow, start);
                 }
                 device_used = true;
             }
@@ -309,6 +293,23 @@ pub fn chrome_trace(lines: &[String]) -> Result<Value, String> {
     }
     meta.extend(events);
     Ok(json!({ "traceEvents": meta, "displayTimeUnit": "ms" }))
+}
+
+/// An arrow (a flow's start and finish, bound to the enclosing slice at
+/// its end) of category `cat` named `name` from track `from` to track
+/// `to` at `ts`, under the next flow id.
+fn flow(events: &mut Vec<Value>, next_id: &mut u64, arrow: (&str, &str, u64, u64), ts: u64) {
+    let (cat, name, from, to) = arrow;
+    let id = *next_id;
+    *next_id += 1;
+    events.push(json!({
+        "ph": "s", "cat": cat, "name": name, "id": id,
+        "pid": 1, "tid": from, "ts": ts,
+    }));
+    events.push(json!({
+        "ph": "f", "bp": "e", "cat": cat, "name": name, "id": id,
+        "pid": 1, "tid": to, "ts": ts,
+    }));
 }
 
 /// A session's track while the trace is read.
