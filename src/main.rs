@@ -1458,7 +1458,8 @@ fn main() -> ExitCode {
                 dir,
                 ..Default::default()
             };
-            match sim::bench::run(&opts) {
+            let start = std::time::Instant::now();
+            match sim::bench::run(&opts, &|| start.elapsed().as_secs_f64()) {
                 Ok(phases) => {
                     let rss = peak_rss_kib();
                     if json {
@@ -1725,7 +1726,8 @@ fn report(out: &std::path::Path, quick: bool) -> ExitCode {
         ],
         "size ratio to COMPACT",
     );
-    let index = match sim::index_bench::run(rows_n, 4096) {
+    let start = std::time::Instant::now();
+    let index = match sim::index_bench::run(rows_n, 4096, &|| start.elapsed().as_secs_f64()) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("innosim: report: the index bench failed: {e}");
@@ -1885,14 +1887,17 @@ fn bench_engine(
         dir: opts.dir.as_ref().map(|d| d.with_file_name("sqlite")),
         ..opts.clone()
     };
-    let (ours, our_contents) = match sim::bench::run_with_contents(&opts) {
+    // The rates are wall time: the stopwatch is the command line's.
+    let start = std::time::Instant::now();
+    let wall = || start.elapsed().as_secs_f64();
+    let (ours, our_contents) = match sim::bench::run_with_contents(&opts, &wall) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("innosim: {e}");
             return ExitCode::FAILURE;
         }
     };
-    let (theirs, their_contents) = match sim::engine_bench::run_sqlite(&sqlite_opts) {
+    let (theirs, their_contents) = match sim::engine_bench::run_sqlite(&sqlite_opts, &wall) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("innosim: {e}");
@@ -2734,7 +2739,8 @@ fn bench_index(rows: u64, pool_mib: usize, json: bool) -> ExitCode {
         return usage("--rows and --pool-mib must be positive".into());
     }
     let pool_pages = pool_mib * 64;
-    match sim::index_bench::run(rows, pool_pages) {
+    let start = std::time::Instant::now();
+    match sim::index_bench::run(rows, pool_pages, &|| start.elapsed().as_secs_f64()) {
         Ok(out) => {
             if json {
                 let v: Vec<serde_json::Value> = out

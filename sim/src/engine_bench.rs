@@ -15,11 +15,10 @@
 //! same directory when it runs on files. Statements are prepared once,
 //! as the engine's requests need no parsing.
 
-use crate::bench::{sb_row, BenchOptions, Phase};
+use crate::bench::{sb_row, BenchOptions, Phase, Wall};
 use engine::{FlushAtCommit, Value};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::time::Instant;
 
 /// The bundled SQLite's version.
 pub fn sqlite_version() -> &'static str {
@@ -84,6 +83,7 @@ fn load(
     ids: &[u64],
     opts: &BenchOptions,
     rng: &mut ChaCha8Rng,
+    wall: Wall<'_>,
 ) -> Result<f64, String> {
     let mut seconds = 0.0;
     for chunk in ids.chunks(opts.batch.max(1) as usize) {
@@ -91,7 +91,7 @@ fn load(
             .iter()
             .map(|&id| params(&sb_row(rng, id, opts.rows)))
             .collect();
-        let t0 = Instant::now();
+        let t0 = wall();
         let tx = conn.transaction().map_err(sql)?;
         {
             let mut ins = tx
@@ -102,7 +102,7 @@ fn load(
             }
         }
         tx.commit().map_err(sql)?;
-        seconds += t0.elapsed().as_secs_f64();
+        seconds += wall() - t0;
     }
     Ok(seconds)
 }
@@ -113,7 +113,7 @@ pub type Contents = Vec<(u64, u64)>;
 
 /// Runs [`crate::bench::run`]'s phases on SQLite, with the same rows and
 /// keys, and returns them with what its two tables hold at the end.
-pub fn run_sqlite(opts: &BenchOptions) -> Result<(Vec<Phase>, Contents), String> {
+pub fn run_sqlite(opts: &BenchOptions, wall: Wall<'_>) -> Result<(Vec<Phase>, Contents), String> {
     let mut phases = Vec::new();
     let mut contents = Vec::new();
     let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
@@ -128,7 +128,7 @@ pub fn run_sqlite(opts: &BenchOptions) -> Result<(Vec<Phase>, Contents), String>
 
     let mut conn = open(opts, "sequential")?;
     let ids: Vec<u64> = (1..=opts.rows).collect();
-    let seconds = load(&mut conn, &ids, opts, &mut rng)?;
+    let seconds = load(&mut conn, &ids, opts, &mut rng, wall)?;
     phases.push(Phase {
         name: "sequential insert",
         ops: opts.rows,
@@ -136,7 +136,7 @@ pub fn run_sqlite(opts: &BenchOptions) -> Result<(Vec<Phase>, Contents), String>
     });
 
     let n_sel = opts.rows.min(1_000_000);
-    let t0 = Instant::now();
+    let t0 = wall();
     {
         let mut get = conn
             .prepare_cached("SELECT id, k, c, pad FROM sbtest1 WHERE id = ?1")
@@ -150,11 +150,11 @@ pub fn run_sqlite(opts: &BenchOptions) -> Result<(Vec<Phase>, Contents), String>
     phases.push(Phase {
         name: "point select",
         ops: n_sel,
-        seconds: t0.elapsed().as_secs_f64(),
+        seconds: wall() - t0,
     });
 
     let n_upd = (opts.rows / 4).max(1);
-    let t0 = Instant::now();
+    let t0 = wall();
     {
         let mut upd = conn
             .prepare_cached("UPDATE sbtest1 SET k = ?1 WHERE id = ?2")
@@ -168,7 +168,7 @@ pub fn run_sqlite(opts: &BenchOptions) -> Result<(Vec<Phase>, Contents), String>
     phases.push(Phase {
         name: "update k (autocommit)",
         ops: n_upd,
-        seconds: t0.elapsed().as_secs_f64(),
+        seconds: wall() - t0,
     });
     contents.push(count(&conn)?);
     drop(conn);
@@ -179,7 +179,7 @@ pub fn run_sqlite(opts: &BenchOptions) -> Result<(Vec<Phase>, Contents), String>
         let j = rng.gen_range(0..=i);
         ids.swap(i, j);
     }
-    let seconds = load(&mut conn, &ids, opts, &mut rng)?;
+    let seconds = load(&mut conn, &ids, opts, &mut rng, wall)?;
     phases.push(Phase {
         name: "random insert",
         ops: opts.rows,
@@ -200,8 +200,14 @@ mod tests {
             batch: 100,
             ..BenchOptions::default()
         };
-        let (ours, theirs) = crate::bench::run_with_contents(&opts).unwrap();
-        let (phases, contents) = run_sqlite(&opts).unwrap();
+        // A counting stopwatch: the rates are not what this test checks.
+        let ticks = std::cell::Cell::new(0.0);
+        let wall = || {
+            ticks.set(ticks.get() + 1e-3);
+            ticks.get()
+        };
+        let (ours, theirs) = crate::bench::run_with_contents(&opts, &wall).unwrap();
+        let (phases, contents) = run_sqlite(&opts, &wall).unwrap();
         let names = |p: &[Phase]| p.iter().map(|p| (p.name, p.ops)).collect::<Vec<_>>();
         assert_eq!(names(&ours), names(&phases));
         // The same inserts and the same updates: the same rows and the same

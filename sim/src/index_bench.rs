@@ -18,7 +18,6 @@ use engine::{
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::time::Instant;
 
 /// The disk model: 100 µs per operation, 200 MB/s each way, 1 ms per
 /// sync.
@@ -124,7 +123,11 @@ fn load(e: &mut Engine, rows: u64) -> engine::Result<()> {
 /// statements, then emptying the table by DELETE and by TRUNCATE (the
 /// table loaded again between them, unmeasured). `pool_pages` is the
 /// buffer pool.
-pub fn run(rows: u64, pool_pages: usize) -> engine::Result<Vec<IndexRow>> {
+pub fn run(
+    rows: u64,
+    pool_pages: usize,
+    wall: crate::bench::Wall<'_>,
+) -> engine::Result<Vec<IndexRow>> {
     let storage = SimStorage::new();
     let clock = SimClock::new();
     storage.set_clock(clock.clone());
@@ -156,7 +159,7 @@ pub fn run(rows: u64, pool_pages: usize) -> engine::Result<Vec<IndexRow>> {
         let file_before = size(e)?;
         let t0 = clock.now_us();
         let b0 = storage.counters().bytes_written;
-        let w0 = Instant::now();
+        let w0 = wall();
         f(e)?;
         e.checkpoint()?;
         let file_bytes = size(e)?;
@@ -166,7 +169,7 @@ pub fn run(rows: u64, pool_pages: usize) -> engine::Result<Vec<IndexRow>> {
             simulated_s: (clock.now_us() - t0) as f64 / 1e6,
             bytes_written: storage.counters().bytes_written - b0,
             file_bytes,
-            wall_s: w0.elapsed().as_secs_f64(),
+            wall_s: wall() - w0,
         });
         Ok(())
     };
@@ -229,7 +232,7 @@ mod tests {
 
     #[test]
     fn in_place_index_changes_write_less_than_copies() {
-        let rows = run(3000, 64).unwrap();
+        let rows = run(3000, 64, &|| 0.0).unwrap();
         let by = |s: &str| {
             rows.iter()
                 .find(|r| r.statement.starts_with(s))
