@@ -130,8 +130,12 @@ impl SimHost {
     /// An empty simulated disk whose workload faults are `faults` (the
     /// kinds a profile switches on), seeded with `seed`.
     pub fn new(config: Config, seed: u64, faults: &[FaultKind]) -> SimHost {
+        let storage = SimStorage::new();
+        // A server runs for as long as its users like: a trace of every I/O
+        // would grow without bound, and nothing the server does reads it.
+        storage.set_tracing(false);
         SimHost {
-            storage: SimStorage::new(),
+            storage,
             config,
             clock: Arc::new(ManualClock::new()),
             seed,

@@ -395,6 +395,12 @@ pub(super) fn settle(disk: &mut Disk, mode: &CrashMode) -> RestartReport {
         let Some(inode) = disk.inodes.get_mut(id) else {
             continue;
         };
+        if inode.pending.is_empty() && !inode.writes_dropped {
+            // Current already equals durable (the inode's invariant):
+            // nothing to rebuild, so a restart costs what was unsynced,
+            // not the size of the disk.
+            continue;
+        }
         let mut image = std::mem::take(&mut inode.durable);
         for op in &inode.pending {
             // `decide` returned exactly one survival per pending operation.
@@ -424,7 +430,9 @@ pub(super) fn settle(disk: &mut Disk, mode: &CrashMode) -> RestartReport {
     // Unnamed inodes: dropped with their handles, unless a lost removal
     // revives one below, with the image it had at its last sync.
     for (id, inode) in disk.inodes.iter_mut() {
-        if !disk.names.values().any(|named| named == id) {
+        if !(inode.pending.is_empty() && !inode.writes_dropped)
+            && !disk.names.values().any(|named| named == id)
+        {
             let image = std::mem::take(&mut inode.durable);
             inode.reset(image);
         }
