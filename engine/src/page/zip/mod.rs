@@ -1176,7 +1176,50 @@ thread_local! {
         const { std::cell::RefCell::new(None) };
 }
 
+/// How many compressions [`deflate`] remembers, newest first.
+const DEFLATE_MEMO: usize = 4;
+
+thread_local! {
+    /// The last few inputs [`deflate`] compressed on this thread, with their
+    /// level and stream. A B-tree on compressed pages asks whether a page
+    /// would compress before it builds it (will the merged page fit, will
+    /// both halves of a split), then compresses the page it built, whose
+    /// records, and so whose deflate input, are the trial's: the second
+    /// compression is a comparison and a copy. Deflate is a function of its
+    /// input and level, so the stream is the same either way.
+    static DEFLATED: std::cell::RefCell<std::collections::VecDeque<(u32, Vec<u8>, Vec<u8>)>> =
+        const { std::cell::RefCell::new(std::collections::VecDeque::new()) };
+}
+
+/// `input` deflated at `level`: a remembered stream if this thread
+/// compressed the same input at the same level lately.
 fn deflate(input: &[u8], level: u32) -> Vec<u8> {
+    let hit = DEFLATED.with(|memo| {
+        let mut memo = memo.borrow_mut();
+        let at = memo
+            .iter()
+            .position(|(l, i, _)| *l == level && i.as_slice() == input)?;
+        let entry = memo.remove(at)?;
+        let stream = entry.2.clone();
+        memo.push_front(entry);
+        Some(stream)
+    });
+    if let Some(stream) = hit {
+        return stream;
+    }
+    let stream = deflate_afresh(input, level);
+    DEFLATED.with(|memo| {
+        let mut memo = memo.borrow_mut();
+        if memo.len() == DEFLATE_MEMO {
+            memo.pop_back();
+        }
+        memo.push_front((level, input.to_vec(), stream.clone()));
+    });
+    stream
+}
+
+/// `input` deflated at `level`, by this thread's reset stream.
+fn deflate_afresh(input: &[u8], level: u32) -> Vec<u8> {
     DEFLATE.with(|cell| {
         let mut cached = cell.borrow_mut();
         let c = match &mut *cached {
@@ -1252,7 +1295,7 @@ fn inflate_limited(stream: &[u8], limit: usize, capacity: usize, what: &str) -> 
 /// A long column of a compressed table deflated at `level`: the stream its
 /// ZBLOB pages hold (`btr_store_big_rec_extern_fields`).
 pub fn deflate_column(data: &[u8], level: u32) -> Vec<u8> {
-    deflate(data, level)
+    deflate_afresh(data, level)
 }
 
 /// Inflates a long column's stream (`btr_copy_zblob_prefix`), which must

@@ -766,8 +766,9 @@ fn changes_that_do_not_match_the_page_are_refused() {
 }
 
 /// The thread's deflate stream, reset between compressions (and made anew
-/// for another level), gives exactly the stream a new one would: a page's
-/// image never depends on what the thread compressed before.
+/// for another level), gives exactly the stream a new one would, and a
+/// remembered stream is the one of that very input: a page's image never
+/// depends on what the thread compressed before.
 #[test]
 fn a_reused_deflate_stream_deflates_as_a_new_one() {
     let fresh = |input: &[u8], level: u32| {
@@ -796,12 +797,25 @@ fn a_reused_deflate_stream_deflates_as_a_new_one() {
                 >> 56) as u8
         })
         .collect();
+    // The same input with one byte changed, and prefixes: remembered
+    // streams (see `deflate`'s memo) must be for the very same input.
+    let mut changed = text.clone();
+    changed[6_000] ^= 1;
+    let short = text[..11_999].to_vec();
+    let shorter = noise[..100].to_vec();
     for (input, level) in [
         (&text, 6),
         (&noise, 6),
         (&text, 6),
+        (&changed, 6),
         (&text, 1),
         (&noise, 9),
+        (&text, 6),
+        (&short, 6),
+        (&shorter, 6),
+        (&changed, 6),
+        (&noise, 6),
+        (&short, 6),
         (&text, 6),
     ] {
         assert_eq!(deflate(input, level), fresh(input, level), "level {level}");
