@@ -80,8 +80,10 @@ pub trait Storage: Send {
 }
 
 /// Monotonic time in microseconds. The engine schedules its background work
-/// (the once-a-second log flush, the page cleaner) off this clock.
-pub trait Clock: Send {
+/// (the once-a-second log flush, the page cleaner) off this clock. Reading
+/// it takes `&self` and it is `Sync`, so the places that share one (see
+/// [`SharedClock`]) read it without a lock.
+pub trait Clock: Send + Sync {
     /// Microseconds since an arbitrary, fixed origin.
     fn now_us(&self) -> u64;
 }
@@ -119,21 +121,18 @@ impl<C: Clock + ?Sized> Clock for Box<C> {
 /// One clock read from several places of the engine (the compression
 /// counters and the buffer pool's relocations).
 #[derive(Clone)]
-pub struct SharedClock(std::sync::Arc<std::sync::Mutex<Box<dyn Clock>>>);
+pub struct SharedClock(std::sync::Arc<dyn Clock>);
 
 impl SharedClock {
     /// Shares `clock`.
     pub fn new(clock: Box<dyn Clock>) -> Self {
-        SharedClock(std::sync::Arc::new(std::sync::Mutex::new(clock)))
+        SharedClock(std::sync::Arc::from(clock))
     }
 }
 
 impl Clock for SharedClock {
     fn now_us(&self) -> u64 {
-        // A clock's reading cannot leave it inconsistent: a poisoned lock
-        // still holds a usable clock.
-        let clock = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        clock.now_us()
+        self.0.now_us()
     }
 }
 
@@ -162,7 +161,7 @@ impl Clock for ManualClock {
     }
 }
 
-impl<C: Clock + Sync + ?Sized> Clock for std::sync::Arc<C> {
+impl<C: Clock + ?Sized> Clock for std::sync::Arc<C> {
     fn now_us(&self) -> u64 {
         (**self).now_us()
     }
