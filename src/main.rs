@@ -109,8 +109,10 @@ enum Command {
         /// Worker threads (each runs whole seeds; results do not depend on it).
         #[arg(long, default_value_t = 1)]
         jobs: usize,
-        /// Run only this shard of the seeds, as I/N: the seeds s with
-        /// s % N == I. Machines of a campaign take one shard each.
+        /// Run only this shard of the seeds, as I/N: the seeds whose
+        /// offset from the range's start is I modulo N. Machines of a
+        /// campaign take one shard each; `innosim merge` adds their JSON
+        /// reports up.
         #[arg(long)]
         shard: Option<String>,
         /// Run every seed twice and report a seed whose two traces differ
@@ -120,6 +122,25 @@ enum Command {
         /// Stop at the first failing seed (and shrink it).
         #[arg(long)]
         stop_on_failure: bool,
+        /// Where failures' shrunk plans are saved (a shard of a campaign
+        /// takes a directory of its own).
+        #[arg(long, default_value = "corpus")]
+        corpus: std::path::PathBuf,
+    },
+    /// Adds up the JSON reports (`fuzz --json`) of a campaign's shards,
+    /// after checking that they are one campaign's (one build, profile,
+    /// canary and seed range) and cover the range once each; keeps the
+    /// smallest saved reproduction of each kind of violation.
+    Merge {
+        /// The shards' reports.
+        #[arg(required = true)]
+        reports: Vec<std::path::PathBuf>,
+        /// Copy each kind's chosen corpus entry into this directory.
+        #[arg(long)]
+        corpus: Option<std::path::PathBuf>,
+        /// The merged report as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Runs mysqltest scripts on the simulated disk and clock and compares
     /// each one's output with the `.result` file beside it (a diff on a
@@ -621,11 +642,7 @@ fn commit_id() -> &'static str {
 
 /// The command that runs a seed again.
 fn replay_command(o: &sim::runner::Outcome, canary: &Option<String>) -> String {
-    let c = canary
-        .as_ref()
-        .map(|c| format!(" --canary {c}"))
-        .unwrap_or_default();
-    format!("innosim replay {} --profile {}{c}", o.seed, o.profile)
+    sim::campaign::replay_command(o.seed, &o.profile, canary)
 }
 
 fn reproduce_line(o: &sim::runner::Outcome, canary: &Option<String>) -> String {
@@ -773,19 +790,13 @@ fn shrink_and_save_while(
     budget: usize,
     keep_going: &mut dyn FnMut() -> bool,
 ) -> Option<(std::path::PathBuf, sim::shrink::Shrunk)> {
-    let shrunk = sim::shrink::shrink_while(plan, budget, keep_going)?;
-    match sim::corpus::save(
+    sim::campaign::shrink_and_save(
+        plan,
+        budget,
         std::path::Path::new("corpus"),
-        &shrunk.plan,
-        &shrunk.outcome,
         commit_id(),
-    ) {
-        Ok(dir) => Some((dir, shrunk)),
-        Err(e) => {
-            eprintln!("innosim: cannot save to corpus/: {e}");
-            None
-        }
-    }
+        keep_going,
+    )
 }
 
 fn shrink_cmd(seed: u64, profile_name: &str, canary: Option<String>, budget: usize) -> ExitCode {
@@ -873,6 +884,7 @@ struct FuzzArgs {
     shard: Option<String>,
     doublecheck: bool,
     stop_on_failure: bool,
+    corpus: std::path::PathBuf,
 }
 
 fn fuzz(args: FuzzArgs) -> ExitCode {
@@ -886,35 +898,27 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
         shard,
         doublecheck,
         stop_on_failure,
+        corpus,
     } = args;
     if jobs == 0 || jobs > 256 {
         return usage(format!("--jobs must be 1..=256, not {jobs}"));
     }
-    let (shard_i, shard_n) = match shard.as_deref().map(|s| {
-        s.split_once('/')
-            .and_then(|(a, b)| Some((a.parse::<u64>().ok()?, b.parse::<u64>().ok()?)))
-    }) {
-        None => (0, 1),
-        Some(Some((i, n))) if n > 0 && i < n => (i, n),
-        Some(_) => {
-            return usage(format!(
-                "malformed shard '{}': expected I/N with I < N",
-                shard.unwrap_or_default()
-            ))
-        }
+    let shard = match shard.as_deref().map(sim::campaign::Shard::parse) {
+        None => sim::campaign::Shard::WHOLE,
+        Some(Ok(s)) => s,
+        Some(Err(e)) => return usage(e),
     };
     let p = match profile(&profile_name) {
         Ok(p) => p,
         Err(e) => return usage(e),
     };
-    let opts = match run_options(None, canary.clone(), false) {
-        Ok(o) => o,
-        Err(e) => return usage(e),
-    };
-    let (range, budget_s) = match (seeds, time) {
+    if let Err(e) = run_options(None, canary.clone(), false) {
+        return usage(e);
+    }
+    let seeds = match (seeds, time) {
         (Some(_), Some(_)) => return usage("give --seeds or --time, not both".into()),
         (Some(r), None) => match parse_range(&r) {
-            Some(r) => (r, None),
+            Some((start, end)) => sim::campaign::Seeds::Range { start, end },
             None => {
                 return usage(format!(
                     "malformed seed range '{r}': expected A..B with A < B"
@@ -922,34 +926,24 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
             }
         },
         (None, Some(t)) => match parse_duration_s(&t) {
-            Some(d) => ((0, u64::MAX), Some(d)),
+            Some(seconds) => sim::campaign::Seeds::For { seconds },
             None => {
                 return usage(format!(
                     "malformed duration '{t}': expected e.g. 60s, 5m, 1h"
                 ))
             }
         },
-        (None, None) => ((0, 1000), None),
+        (None, None) => sim::campaign::Seeds::Range {
+            start: 0,
+            end: 1000,
+        },
     };
-    let start = std::time::Instant::now();
-    let out_of_time = || budget_s.is_some_and(|b| start.elapsed().as_secs_f64() >= b);
-    // Seeds are handed out in order from a shared counter; each worker runs
-    // whole seeds, so the set of results does not depend on --jobs.
-    let next = std::sync::atomic::AtomicU64::new(0);
-    let stop = std::sync::atomic::AtomicBool::new(false);
-    let results = std::sync::Mutex::new(Vec::new());
-    // With --time, the first failure of each kind is shrunk at once by the
-    // worker that found it, within what is left of the time (the others
-    // go on fuzzing); the rest are listed with their replay lines.
-    let shrunk = std::sync::Mutex::new(std::collections::BTreeMap::<
-        String,
-        (u64, Option<(std::path::PathBuf, usize)>),
-    >::new());
-    let usage_error = std::sync::Mutex::new(None::<String>);
     let bar = (!json && std::io::stdout().is_terminal()).then(|| {
-        let b = match budget_s {
-            Some(_) => indicatif::ProgressBar::new_spinner(),
-            None => indicatif::ProgressBar::new((range.1 - range.0).div_ceil(shard_n)),
+        let b = match seeds {
+            sim::campaign::Seeds::For { .. } => indicatif::ProgressBar::new_spinner(),
+            sim::campaign::Seeds::Range { start, end } => {
+                indicatif::ProgressBar::new((end - start).div_ceil(shard.count))
+            }
         };
         b.set_style(
             indicatif::ProgressStyle::with_template(
@@ -959,164 +953,127 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
         );
         b
     });
-    std::thread::scope(|scope| {
-        for _ in 0..jobs {
-            scope.spawn(|| loop {
-                if out_of_time() || stop.load(std::sync::atomic::Ordering::Relaxed) {
-                    return;
-                }
-                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(seed) = range
-                    .0
-                    .checked_add(k.saturating_mul(shard_n))
-                    .and_then(|s| s.checked_add(shard_i))
-                else {
-                    return;
-                };
-                if seed >= range.1 {
-                    return;
-                }
-                match sim::runner::run(seed, &p, &opts) {
-                    Ok(mut o) => {
-                        if doublecheck {
-                            match sim::runner::run(seed, &p, &opts) {
-                                Ok(again) if again.trace_hash != o.trace_hash => {
-                                    o.violations.push(format!(
-                                    "nondeterminism: the same seed gave traces {:016x} and {:016x}",
-                                    o.trace_hash, again.trace_hash
-                                ))
-                                }
-                                _ => {}
-                            }
-                        }
-                        if let Some(b) = &bar {
-                            b.inc(1);
-                            if !o.violations.is_empty() {
-                                b.set_message(format!("violation at seed {seed}"));
-                            }
-                        }
-                        if let Some(first) = o.violations.first() {
-                            if stop_on_failure {
-                                stop.store(true, std::sync::atomic::Ordering::Relaxed);
-                            }
-                            let class = sim::kind::violation_kind(first);
-                            // Claimed under one lock, so one worker
-                            // shrinks each kind.
-                            let new_class = budget_s.is_some() && {
-                                let mut kinds = shrunk.lock().unwrap_or_else(|e| e.into_inner());
-                                match kinds.entry(class.clone()) {
-                                    std::collections::btree_map::Entry::Vacant(v) => {
-                                        v.insert((seed, None));
-                                        true
-                                    }
-                                    std::collections::btree_map::Entry::Occupied(_) => false,
-                                }
-                            };
-                            if new_class {
-                                let plan =
-                                    sim::plan::Plan::generate(seed, &p, None, canary.clone());
-                                let saved =
-                                    shrink_and_save_while(&plan, SHRINK_BUDGET, &mut || {
-                                        !out_of_time()
-                                    })
-                                    .map(|(dir, s)| (dir, s.plan.statement_count()));
-                                shrunk
-                                    .lock()
-                                    .unwrap_or_else(|e| e.into_inner())
-                                    .insert(class, (seed, saved));
-                            }
-                        }
-                        results.lock().unwrap_or_else(|e| e.into_inner()).push(o);
-                    }
-                    Err(e) => {
-                        *usage_error.lock().unwrap_or_else(|e| e.into_inner()) =
-                            Some(e.to_string());
-                        return;
-                    }
-                }
-            });
+    let campaign = sim::campaign::Campaign {
+        profile: p,
+        canary: canary.clone(),
+        seeds,
+        shard,
+        jobs,
+        doublecheck,
+        stop_on_failure,
+        corpus,
+        commit: commit_id().to_string(),
+        shrink_budget: SHRINK_BUDGET,
+    };
+    let start = std::time::Instant::now();
+    let wall = || start.elapsed().as_secs_f64();
+    let progress = |o: &sim::runner::Outcome| {
+        if let Some(b) = &bar {
+            b.inc(1);
+            if !o.violations.is_empty() {
+                b.set_message(format!("violation at seed {}", o.seed));
+            }
         }
-    });
+    };
+    let report = sim::campaign::run(&campaign, &wall, &progress);
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    if let Some(e) = usage_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        return usage(e);
-    }
-    let wall = start.elapsed().as_secs_f64().max(1e-9);
-    let mut all = results.into_inner().unwrap_or_else(|e| e.into_inner());
-    all.sort_by_key(|o| o.seed);
-    let runs = all.len() as u64;
-    let sim_us: u64 = all.iter().map(|o| o.stats.sim_us).sum();
-    let mut totals = sim::runner::RunStats::default();
-    for o in &all {
-        totals.add(&o.stats);
-    }
-    let failures: Vec<sim::runner::Outcome> = all
-        .into_iter()
-        .filter(|o| !o.violations.is_empty())
-        .collect();
-    let mut shrunk = shrunk.into_inner().unwrap_or_else(|e| e.into_inner());
-    if budget_s.is_none() {
-        // A seed range is shrunk after it ran: the lowest failing seed of
-        // each kind, so the entries saved do not depend on --jobs.
-        for o in &failures {
-            let class = sim::kind::violation_kind(&o.violations[0]);
-            if shrunk.contains_key(&class) {
-                continue;
-            }
-            let plan = sim::plan::Plan::generate(o.seed, &p, None, canary.clone());
-            let saved = shrink_and_save(&plan, SHRINK_BUDGET)
-                .map(|(dir, s)| (dir, s.plan.statement_count()));
-            shrunk.insert(class, (o.seed, saved));
-        }
-    }
-    if !json {
-        for o in &failures {
-            println!("seed {}: {}", o.seed, o.violations[0]);
-            println!("{} (commit {})", reproduce_line(o, &canary), commit_id());
-            println!("{}", timeline_line(o, &canary));
-            let class = sim::kind::violation_kind(&o.violations[0]);
-            if let Some((seed, saved)) = shrunk.get(&class) {
-                if *seed == o.seed {
-                    match saved {
-                        Some((dir, n)) => {
-                            println!("shrunk to {n} statements: {}", dir.display())
-                        }
-                        None => println!("not shrunk: the time ran out first"),
-                    }
-                }
-            }
-        }
-    }
-    let seeds_per_sec = runs as f64 / wall;
-    let sim_to_wall = sim_us as f64 / 1e6 / wall;
-    if json {
-        let out = serde_json::json!({
-            "profile": p.name, "seeds": runs, "violations": failures.len(),
-            "seeds_per_sec": seeds_per_sec, "sim_to_wall": sim_to_wall,
-            "failing_seeds": failures.iter().map(|o| o.seed).collect::<Vec<_>>(),
-            "reached": totals.reached().into_iter().map(|(k, v)| (k.to_string(), serde_json::json!(v))).collect::<serde_json::Map<_, _>>(),
-            "kinds": shrunk.iter().map(|(class, (seed, saved))| serde_json::json!({
-                "kind": class, "seed": seed,
-                "saved": saved.as_ref().map(|(dir, _)| dir.display().to_string()),
-                "statements": saved.as_ref().map(|(_, n)| *n),
-            })).collect::<Vec<_>>(),
-        });
-        println!("{out}");
-    } else {
-        let reached: Vec<String> = totals
-            .reached()
-            .into_iter()
-            .map(|(k, v)| format!("{v} {k}"))
-            .collect();
-        println!("reached: {}", reached.join(", "));
-        println!("{runs} seeds of profile {}, {} violations of {} kinds, {seeds_per_sec:.1} seeds/s, {sim_to_wall:.1} simulated s per wall s", p.name, failures.len(), shrunk.len());
-    }
-    if failures.is_empty() {
+    let report = match report {
+        Ok(r) => r,
+        Err(e) => return usage(e),
+    };
+    print_campaign(&report, json);
+    if report.failures.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+/// Prints a campaign's (or a merge's) report: its JSON, or a line per
+/// failing seed with its replay and timeline commands, the reached
+/// counters and a summary line.
+fn print_campaign(report: &sim::campaign::Report, json: bool) {
+    if json {
+        match serde_json::to_string(report) {
+            Ok(text) => println!("{text}"),
+            Err(e) => eprintln!("innosim: cannot write the report: {e}"),
+        }
+        return;
+    }
+    for f in &report.failures {
+        println!("seed {}: {}", f.seed, f.violation);
+        println!("reproduce: {} (commit {})", f.replay, report.commit);
+        println!(
+            "timeline: {} --trace seed-{}.json (open it in Perfetto or chrome://tracing)",
+            f.replay, f.seed
+        );
+        if let Some(k) = report
+            .kinds
+            .iter()
+            .find(|k| k.kind == f.kind && k.seed == f.seed)
+        {
+            match (&k.saved, k.statements) {
+                (Some(dir), Some(n)) => println!("shrunk to {n} statements: {dir}"),
+                _ => println!("not shrunk: the time ran out first"),
+            }
+        }
+    }
+    let reached: Vec<String> = report
+        .reached_in_order()
+        .into_iter()
+        .map(|(k, v)| format!("{v} {k}"))
+        .collect();
+    println!("reached: {}", reached.join(", "));
+    let shards = if report.shards > 1 {
+        format!(" in {} shards", report.shards)
+    } else {
+        String::new()
+    };
+    println!(
+        "{} seeds of profile {}{shards}, {} violations of {} kinds, {:.1} seeds/s, {:.1} simulated s per wall s",
+        report.seeds,
+        report.profile,
+        report.violations,
+        report.kinds.len(),
+        report.seeds_per_sec,
+        report.sim_to_wall
+    );
+}
+
+/// `innosim merge`: adds sharded campaigns' reports up.
+fn merge_cmd(
+    files: &[std::path::PathBuf],
+    corpus: Option<&std::path::Path>,
+    json: bool,
+) -> ExitCode {
+    let mut reports = Vec::new();
+    for f in files {
+        let text = match std::fs::read_to_string(f) {
+            Ok(t) => t,
+            Err(e) => return usage(format!("cannot read {}: {e}", f.display())),
+        };
+        match serde_json::from_str::<sim::campaign::Report>(text.trim()) {
+            Ok(r) => reports.push(r),
+            Err(e) => {
+                return usage(format!(
+                    "{} is not a report of `innosim fuzz --json`: {e}",
+                    f.display()
+                ))
+            }
+        }
+    }
+    match sim::campaign::merge(&reports, corpus) {
+        Ok(merged) => {
+            print_campaign(&merged, json);
+            if merged.failures.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        Err(e) => usage(e.to_string()),
     }
 }
 
@@ -1194,6 +1151,7 @@ fn main() -> ExitCode {
             shard,
             doublecheck,
             stop_on_failure,
+            corpus,
         } => fuzz(FuzzArgs {
             seeds,
             time,
@@ -1204,7 +1162,13 @@ fn main() -> ExitCode {
             shard,
             doublecheck,
             stop_on_failure,
+            corpus,
         }),
+        Command::Merge {
+            reports,
+            corpus,
+            json,
+        } => merge_cmd(&reports, corpus.as_deref(), json),
         Command::Script {
             files,
             record,

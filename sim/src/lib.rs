@@ -4,6 +4,7 @@
 #![warn(missing_docs)]
 
 pub mod bench;
+pub mod campaign;
 pub mod client;
 pub mod clock;
 pub mod corpus;

@@ -430,7 +430,7 @@ pub(super) fn settle(disk: &mut Disk, mode: &CrashMode) -> RestartReport {
     // Unnamed inodes: dropped with their handles, unless a lost removal
     // revives one below, with the image it had at its last sync.
     for (id, inode) in disk.inodes.iter_mut() {
-        if !(inode.pending.is_empty() && !inode.writes_dropped)
+        if (!inode.pending.is_empty() || inode.writes_dropped)
             && !disk.names.values().any(|named| named == id)
         {
             let image = std::mem::take(&mut inode.durable);

@@ -1176,6 +1176,9 @@ thread_local! {
         const { std::cell::RefCell::new(None) };
 }
 
+/// A compression [`deflate`] remembers: level, input, stream.
+type Deflated = (u32, Vec<u8>, Vec<u8>);
+
 /// How many compressions [`deflate`] remembers, newest first.
 const DEFLATE_MEMO: usize = 4;
 
@@ -1187,7 +1190,7 @@ thread_local! {
     /// records, and so whose deflate input, are the trial's: the second
     /// compression is a comparison and a copy. Deflate is a function of its
     /// input and level, so the stream is the same either way.
-    static DEFLATED: std::cell::RefCell<std::collections::VecDeque<(u32, Vec<u8>, Vec<u8>)>> =
+    static DEFLATED: std::cell::RefCell<std::collections::VecDeque<Deflated>> =
         const { std::cell::RefCell::new(std::collections::VecDeque::new()) };
 }
 

@@ -1,0 +1,707 @@
+//! A fuzzing campaign, and the merge of campaigns run as shards.
+//!
+//! [`run`] is `innosim fuzz`: seeds handed out in order from a shared
+//! counter to worker threads, each running whole seeds (so the set of
+//! results does not depend on the number of workers), each failure's kind
+//! shrunk once and saved as a corpus entry, the runs' counters summed.
+//!
+//! A campaign too big for one machine runs as shards: `--shard I/N` runs
+//! the seeds of its range that are I modulo N (counting from the range's
+//! start), writes its corpus entries under its own directory and its
+//! [`Report`] as JSON. [`merge`] adds the shards' reports up after
+//! checking that they are one campaign (one build, profile, canary and
+//! range, every shard of N present once), so that the merged counts are
+//! exactly those of one unsharded run of the range, and keeps for each
+//! kind of violation the smallest reproduction any shard saved.
+//!
+//! ```text
+//!   fuzz --seeds A..B --shard 0/N ─▶ report 0 + corpus 0 ─┐
+//!   fuzz --seeds A..B --shard 1/N ─▶ report 1 + corpus 1 ─┼─▶ merge ─▶ one report,
+//!   ...                                                   │           the smallest
+//!   fuzz --seeds A..B --shard N-1/N ─▶ ...               ─┘           entry per kind
+//! ```
+//!
+//! Wall time enters only through the caller's stopwatch ([`Wall`]), as it
+//! does for the benchmarks: the simulator itself never reads a real clock.
+
+use crate::plan::Plan;
+use crate::profile::Profile;
+use crate::runner::{self, Outcome, RunOptions, RunStats};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// Wall seconds since an origin the caller chose, readable from every
+/// worker (the benchmarks' [`crate::bench::Wall`], shared by threads).
+pub type Wall<'a> = &'a (dyn Fn() -> f64 + Sync);
+
+/// Which seeds a campaign runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Seeds {
+    /// Every seed of `start..end` (of this shard).
+    Range {
+        /// The first seed.
+        start: u64,
+        /// One past the last seed.
+        end: u64,
+    },
+    /// Seeds from 0 on, until this many wall seconds have passed.
+    For {
+        /// The time budget in seconds.
+        seconds: f64,
+    },
+}
+
+/// One shard of `count`: the seeds whose offset from the range's start is
+/// `index` modulo `count`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    /// This shard, from 0.
+    pub index: u64,
+    /// How many shards the campaign has.
+    pub count: u64,
+}
+
+impl Shard {
+    /// The whole campaign in one shard.
+    pub const WHOLE: Shard = Shard { index: 0, count: 1 };
+
+    /// Parses `I/N` with `I < N`.
+    pub fn parse(text: &str) -> Result<Shard, String> {
+        let parsed = text
+            .split_once('/')
+            .and_then(|(a, b)| Some((a.trim().parse().ok()?, b.trim().parse().ok()?)));
+        match parsed {
+            Some((index, count)) if count > 0 && index < count => Ok(Shard { index, count }),
+            _ => Err(format!("malformed shard '{text}': expected I/N with I < N")),
+        }
+    }
+}
+
+/// What a campaign runs and how.
+#[derive(Debug, Clone)]
+pub struct Campaign {
+    /// The workload and faults.
+    pub profile: Profile,
+    /// The canary planted in every run, if any.
+    pub canary: Option<String>,
+    /// The seeds.
+    pub seeds: Seeds,
+    /// This machine's part of the seeds.
+    pub shard: Shard,
+    /// Worker threads.
+    pub jobs: usize,
+    /// Run every seed twice and report a trace that differs.
+    pub doublecheck: bool,
+    /// Stop handing out seeds at the first failure.
+    pub stop_on_failure: bool,
+    /// Where failures' shrunk plans are saved.
+    pub corpus: PathBuf,
+    /// The build, recorded in entries and the report.
+    pub commit: String,
+    /// Runs the shrinker may spend on one failure.
+    pub shrink_budget: usize,
+}
+
+/// A failing seed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Failure {
+    /// The seed.
+    pub seed: u64,
+    /// Its first violation's kind ([`crate::kind::violation_kind`]).
+    pub kind: String,
+    /// Its first violation.
+    pub violation: String,
+    /// The command that runs it again.
+    pub replay: String,
+}
+
+/// The first failing seed of a kind and where its shrunk plan went.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KindEntry {
+    /// The kind.
+    pub kind: String,
+    /// The seed shrunk.
+    pub seed: u64,
+    /// The corpus entry saved, if the shrink finished and the save worked.
+    pub saved: Option<String>,
+    /// The shrunk plan's statements.
+    pub statements: Option<usize>,
+}
+
+/// What a campaign (or a merge of shards) found: the JSON of `innosim
+/// fuzz --json` and of `innosim merge`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// The profile's name.
+    pub profile: String,
+    /// The canary planted, if any.
+    pub canary: Option<String>,
+    /// The build that ran it.
+    pub commit: String,
+    /// The seed range, `[start, end)`; none for a campaign bounded in time.
+    pub range: Option<(u64, u64)>,
+    /// The shard; a merge's is the whole.
+    pub shard: Shard,
+    /// The shards merged into this report (1 for a campaign).
+    pub shards: u64,
+    /// Seeds run.
+    pub seeds: u64,
+    /// Failing seeds.
+    pub violations: usize,
+    /// Wall seconds (a merge: summed over the shards).
+    pub wall_seconds: f64,
+    /// Simulated seconds, summed over the seeds.
+    pub sim_seconds: f64,
+    /// Seeds per wall second (a merge: the shards' rates added, what the
+    /// campaign ran at with its shards side by side).
+    pub seeds_per_sec: f64,
+    /// Simulated seconds per wall second (added likewise).
+    pub sim_to_wall: f64,
+    /// The failing seeds in order.
+    pub failing_seeds: Vec<u64>,
+    /// Every failing seed, in seed order.
+    pub failures: Vec<Failure>,
+    /// The rare paths reached, summed over the seeds, in
+    /// [`RunStats::reached`]'s order.
+    pub reached: BTreeMap<String, u64>,
+    /// One entry per kind of violation, by kind.
+    pub kinds: Vec<KindEntry>,
+}
+
+impl Report {
+    /// The reached counters in [`RunStats::reached`]'s order, then any the
+    /// build does not know (a report of another build's).
+    pub fn reached_in_order(&self) -> Vec<(String, u64)> {
+        let known: Vec<String> = RunStats::default()
+            .reached()
+            .into_iter()
+            .map(|(k, _)| k.to_string())
+            .collect();
+        let mut out: Vec<(String, u64)> = known
+            .iter()
+            .filter_map(|k| self.reached.get(k).map(|v| (k.clone(), *v)))
+            .collect();
+        for (k, v) in &self.reached {
+            if !known.contains(k) {
+                out.push((k.clone(), *v));
+            }
+        }
+        out
+    }
+}
+
+/// `innosim replay`'s command line for a seed.
+pub fn replay_command(seed: u64, profile: &str, canary: &Option<String>) -> String {
+    let c = canary
+        .as_ref()
+        .map(|c| format!(" --canary {c}"))
+        .unwrap_or_default();
+    format!("innosim replay {seed} --profile {profile}{c}")
+}
+
+/// Shrinks a failing plan within `budget` runs, while `keep_going` says
+/// so, and saves the result under `corpus`: the entry's directory and the
+/// shrunk plan's statements, or `None` if the plan did not fail, the
+/// shrink was cut short before it had a result, or the save failed (said
+/// on standard error).
+pub fn shrink_and_save(
+    plan: &Plan,
+    budget: usize,
+    corpus: &Path,
+    commit: &str,
+    keep_going: &mut dyn FnMut() -> bool,
+) -> Option<(PathBuf, crate::shrink::Shrunk)> {
+    let shrunk = crate::shrink::shrink_while(plan, budget, keep_going)?;
+    match crate::corpus::save(corpus, &shrunk.plan, &shrunk.outcome, commit) {
+        Ok(dir) => Some((dir, shrunk)),
+        Err(e) => {
+            eprintln!("innosim: cannot save to {}: {e}", corpus.display());
+            None
+        }
+    }
+}
+
+/// Runs a campaign. `wall` is the caller's stopwatch (seconds since the
+/// campaign began); `progress` is told of every seed run.
+///
+/// # Errors
+///
+/// A profile or canary the runner refuses (the first seed says so).
+pub fn run(
+    campaign: &Campaign,
+    wall: Wall<'_>,
+    progress: &(dyn Fn(&Outcome) + Sync),
+) -> Result<Report, String> {
+    let Campaign {
+        profile,
+        canary,
+        seeds,
+        shard,
+        jobs,
+        doublecheck,
+        stop_on_failure,
+        corpus,
+        commit,
+        shrink_budget,
+    } = campaign;
+    let opts = RunOptions {
+        flush: None,
+        canary: canary.clone(),
+        keep_trace: false,
+    };
+    let (range, budget_s) = match *seeds {
+        Seeds::Range { start, end } => ((start, end), None),
+        Seeds::For { seconds } => ((0, u64::MAX), Some(seconds)),
+    };
+    let start = wall();
+    let out_of_time = || budget_s.is_some_and(|b| wall() - start >= b);
+    let next = AtomicU64::new(0);
+    let stop = AtomicBool::new(false);
+    let results = Mutex::new(Vec::new());
+    // With a time budget, the first failure of each kind is shrunk at once
+    // by the worker that found it, within what is left of the time (the
+    // others go on fuzzing); the rest are listed with their replay lines.
+    let shrunk = Mutex::new(BTreeMap::<String, (u64, Option<(PathBuf, usize)>)>::new());
+    let refused = Mutex::new(None::<String>);
+    std::thread::scope(|scope| {
+        for _ in 0..(*jobs).max(1) {
+            scope.spawn(|| loop {
+                if out_of_time() || stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                let Some(seed) = range
+                    .0
+                    .checked_add(k.saturating_mul(shard.count))
+                    .and_then(|s| s.checked_add(shard.index))
+                else {
+                    return;
+                };
+                if seed >= range.1 {
+                    return;
+                }
+                let mut o = match runner::run(seed, profile, &opts) {
+                    Ok(o) => o,
+                    Err(e) => {
+                        *refused.lock().unwrap_or_else(|e| e.into_inner()) = Some(e.to_string());
+                        stop.store(true, Ordering::Relaxed);
+                        return;
+                    }
+                };
+                if *doublecheck {
+                    if let Ok(again) = runner::run(seed, profile, &opts) {
+                        if again.trace_hash != o.trace_hash {
+                            o.violations.push(format!(
+                                "nondeterminism: the same seed gave traces {:016x} and {:016x}",
+                                o.trace_hash, again.trace_hash
+                            ));
+                        }
+                    }
+                }
+                progress(&o);
+                if let Some(first) = o.violations.first() {
+                    if *stop_on_failure {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                    let kind = crate::kind::violation_kind(first);
+                    // Claimed under one lock, so one worker shrinks each kind.
+                    let claimed = budget_s.is_some() && {
+                        let mut kinds = shrunk.lock().unwrap_or_else(|e| e.into_inner());
+                        match kinds.entry(kind.clone()) {
+                            std::collections::btree_map::Entry::Vacant(v) => {
+                                v.insert((seed, None));
+                                true
+                            }
+                            std::collections::btree_map::Entry::Occupied(_) => false,
+                        }
+                    };
+                    if claimed {
+                        let plan = Plan::generate(seed, profile, None, canary.clone());
+                        let saved =
+                            shrink_and_save(&plan, *shrink_budget, corpus, commit, &mut || {
+                                !out_of_time()
+                            })
+                            .map(|(dir, s)| (dir, s.plan.statement_count()));
+                        shrunk
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .insert(kind, (seed, saved));
+                    }
+                }
+                results.lock().unwrap_or_else(|e| e.into_inner()).push(o);
+            });
+        }
+    });
+    if let Some(e) = refused.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(e);
+    }
+    let wall_seconds = (wall() - start).max(1e-9);
+    let mut all = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    all.sort_by_key(|o| o.seed);
+    let mut totals = RunStats::default();
+    for o in &all {
+        totals.add(&o.stats);
+    }
+    let sim_seconds = all.iter().map(|o| o.stats.sim_us).sum::<u64>() as f64 / 1e6;
+    let seeds_run = all.len() as u64;
+    let failing: Vec<&Outcome> = all.iter().filter(|o| !o.violations.is_empty()).collect();
+    let mut shrunk = shrunk.into_inner().unwrap_or_else(|e| e.into_inner());
+    if budget_s.is_none() {
+        // A seed range is shrunk after it ran: the lowest failing seed of
+        // each kind, so the entries saved do not depend on the workers.
+        for o in &failing {
+            let kind = crate::kind::violation_kind(&o.violations[0]);
+            if shrunk.contains_key(&kind) {
+                continue;
+            }
+            let plan = Plan::generate(o.seed, profile, None, canary.clone());
+            let saved = shrink_and_save(&plan, *shrink_budget, corpus, commit, &mut || true)
+                .map(|(dir, s)| (dir, s.plan.statement_count()));
+            shrunk.insert(kind, (o.seed, saved));
+        }
+    }
+    Ok(Report {
+        profile: profile.name.clone(),
+        canary: canary.clone(),
+        commit: commit.clone(),
+        range: budget_s.is_none().then_some(range),
+        shard: *shard,
+        shards: 1,
+        seeds: seeds_run,
+        violations: failing.len(),
+        wall_seconds,
+        sim_seconds,
+        seeds_per_sec: seeds_run as f64 / wall_seconds,
+        sim_to_wall: sim_seconds / wall_seconds,
+        failing_seeds: failing.iter().map(|o| o.seed).collect(),
+        failures: failing
+            .iter()
+            .map(|o| Failure {
+                seed: o.seed,
+                kind: crate::kind::violation_kind(&o.violations[0]),
+                violation: o.violations[0].clone(),
+                replay: replay_command(o.seed, &o.profile, canary),
+            })
+            .collect(),
+        reached: totals
+            .reached()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+        kinds: shrunk
+            .into_iter()
+            .map(|(kind, (seed, saved))| KindEntry {
+                kind,
+                seed,
+                // Absolute, so that a merge run elsewhere finds the entry.
+                saved: saved.as_ref().map(|(dir, _)| {
+                    std::fs::canonicalize(dir)
+                        .unwrap_or_else(|_| dir.clone())
+                        .display()
+                        .to_string()
+                }),
+                statements: saved.map(|(_, n)| n),
+            })
+            .collect(),
+    })
+}
+
+/// Why reports do not add up to one campaign, or its entries cannot be
+/// gathered.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum MergeError {
+    /// Nothing to merge.
+    #[error("no reports to merge")]
+    Empty,
+    /// The reports differ in what they ran.
+    #[error("report {at} is of another campaign: {field} is {theirs}, not {ours} as in the first")]
+    Mismatch {
+        /// The report's place in the list, from 0.
+        at: usize,
+        /// What differs.
+        field: &'static str,
+        /// The first report's value.
+        ours: String,
+        /// This report's value.
+        theirs: String,
+    },
+    /// A campaign bounded in time has no range whose coverage could be
+    /// checked.
+    #[error("report {at} ran for a time, not a seed range: its seeds cannot be checked against the others")]
+    NoRange {
+        /// The report's place in the list.
+        at: usize,
+    },
+    /// The shards do not cover the range once each.
+    #[error("the shards do not cover the range once each: {0}")]
+    Coverage(String),
+    /// A shard ran fewer or more seeds than its part of the range has.
+    #[error("shard {index}/{count} ran {ran} seeds, but its part of the range has {expected}")]
+    Short {
+        /// The shard.
+        index: u64,
+        /// Of how many.
+        count: u64,
+        /// Seeds it ran.
+        ran: u64,
+        /// Seeds its part has.
+        expected: u64,
+    },
+    /// A failing seed outside its shard's part of the range.
+    #[error("shard {index}/{count} reports seed {seed}, which is not in its part of the range")]
+    StraySeed {
+        /// The shard.
+        index: u64,
+        /// Of how many.
+        count: u64,
+        /// The seed.
+        seed: u64,
+    },
+    /// A corpus entry could not be copied.
+    #[error("cannot gather the corpus entry {entry}: {error}")]
+    Gather {
+        /// The entry's directory.
+        entry: String,
+        /// What went wrong.
+        error: String,
+    },
+}
+
+/// The seeds of `start..end` whose offset from `start` is `index` modulo
+/// `count`.
+fn part_len(start: u64, end: u64, shard: Shard) -> u64 {
+    let len = end.saturating_sub(start);
+    if len <= shard.index {
+        0
+    } else {
+        (len - shard.index).div_ceil(shard.count)
+    }
+}
+
+/// Adds up the reports of a sharded campaign, after checking that they are
+/// one campaign's shards, each present once and complete. For each kind of
+/// violation it keeps the smallest saved reproduction (fewest statements,
+/// then lowest seed), or the lowest seed if no shard saved one; with
+/// `corpus`, that entry is copied into it and the merged report points at
+/// the copy.
+pub fn merge(reports: &[Report], corpus: Option<&Path>) -> Result<Report, MergeError> {
+    let first = reports.first().ok_or(MergeError::Empty)?;
+    let (start, end) = first.range.ok_or(MergeError::NoRange { at: 0 })?;
+    let count = first.shard.count;
+    for (at, r) in reports.iter().enumerate() {
+        let differ = |field: &'static str, ours: String, theirs: String| {
+            (ours != theirs).then_some(MergeError::Mismatch {
+                at,
+                field,
+                ours,
+                theirs,
+            })
+        };
+        let checks = [
+            differ("the build", first.commit.clone(), r.commit.clone()),
+            differ("the profile", first.profile.clone(), r.profile.clone()),
+            differ(
+                "the canary",
+                format!("{:?}", first.canary),
+                format!("{:?}", r.canary),
+            ),
+            differ(
+                "the shard count",
+                count.to_string(),
+                r.shard.count.to_string(),
+            ),
+        ];
+        if let Some(e) = checks.into_iter().flatten().next() {
+            return Err(e);
+        }
+        match r.range {
+            None => return Err(MergeError::NoRange { at }),
+            Some(range) if range != (start, end) => {
+                return Err(MergeError::Mismatch {
+                    at,
+                    field: "the seed range",
+                    ours: format!("{start}..{end}"),
+                    theirs: format!("{}..{}", range.0, range.1),
+                })
+            }
+            Some(_) => {}
+        }
+        if r.shards != 1 {
+            return Err(MergeError::Coverage(format!(
+                "report {at} is itself a merge of {} shards",
+                r.shards
+            )));
+        }
+    }
+    let mut seen = vec![false; usize::try_from(count).unwrap_or(usize::MAX).min(1 << 20)];
+    if count as usize != seen.len() {
+        return Err(MergeError::Coverage(format!("{count} shards is too many")));
+    }
+    for r in reports {
+        let slot = &mut seen[r.shard.index as usize];
+        if *slot {
+            return Err(MergeError::Coverage(format!(
+                "shard {}/{count} appears twice",
+                r.shard.index
+            )));
+        }
+        *slot = true;
+        let expected = part_len(start, end, r.shard);
+        if r.seeds != expected {
+            return Err(MergeError::Short {
+                index: r.shard.index,
+                count,
+                ran: r.seeds,
+                expected,
+            });
+        }
+        if let Some(&seed) = r
+            .failing_seeds
+            .iter()
+            .find(|&&s| s < start || s >= end || (s - start) % count != r.shard.index)
+        {
+            return Err(MergeError::StraySeed {
+                index: r.shard.index,
+                count,
+                seed,
+            });
+        }
+    }
+    let missing: Vec<String> = (0..count)
+        .filter(|&i| !seen[i as usize])
+        .map(|i| format!("{i}/{count}"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(MergeError::Coverage(format!(
+            "shard {} missing",
+            missing.join(", ")
+        )));
+    }
+    let mut reached = BTreeMap::new();
+    for r in reports {
+        for (k, v) in &r.reached {
+            *reached.entry(k.clone()).or_insert(0) += v;
+        }
+    }
+    let mut failures: Vec<Failure> = reports.iter().flat_map(|r| r.failures.clone()).collect();
+    failures.sort_by_key(|f| f.seed);
+    let mut kinds: BTreeMap<String, KindEntry> = BTreeMap::new();
+    for entry in reports.iter().flat_map(|r| &r.kinds) {
+        let rank = |e: &KindEntry| {
+            (
+                e.saved.is_none(),
+                e.statements.unwrap_or(usize::MAX),
+                e.seed,
+            )
+        };
+        match kinds.get(&entry.kind) {
+            Some(kept) if rank(kept) <= rank(entry) => {}
+            _ => {
+                kinds.insert(entry.kind.clone(), entry.clone());
+            }
+        }
+    }
+    let mut kinds: Vec<KindEntry> = kinds.into_values().collect();
+    if let Some(root) = corpus {
+        for entry in &mut kinds {
+            if let Some(from) = &entry.saved {
+                let to = gather(Path::new(from), root).map_err(|error| MergeError::Gather {
+                    entry: from.clone(),
+                    error: error.to_string(),
+                })?;
+                entry.saved = Some(to.display().to_string());
+            }
+        }
+    }
+    let sum = |f: fn(&Report) -> f64| reports.iter().map(f).sum::<f64>();
+    Ok(Report {
+        profile: first.profile.clone(),
+        canary: first.canary.clone(),
+        commit: first.commit.clone(),
+        range: Some((start, end)),
+        shard: Shard::WHOLE,
+        shards: count,
+        seeds: reports.iter().map(|r| r.seeds).sum(),
+        violations: reports.iter().map(|r| r.violations).sum(),
+        wall_seconds: sum(|r| r.wall_seconds),
+        sim_seconds: sum(|r| r.sim_seconds),
+        seeds_per_sec: sum(|r| r.seeds_per_sec),
+        sim_to_wall: sum(|r| r.sim_to_wall),
+        failing_seeds: failures.iter().map(|f| f.seed).collect(),
+        failures,
+        reached,
+        kinds,
+    })
+}
+
+/// Copies the corpus entry `from` (a directory of files) into `root`,
+/// under its own name or, if an entry of that name holds other files,
+/// the name with `-2`, `-3`, ...; returns where it went, as an absolute
+/// path.
+fn gather(from: &Path, root: &Path) -> std::io::Result<PathBuf> {
+    let name = from
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("an entry path without a name"))?
+        .to_string_lossy()
+        .to_string();
+    let files = |dir: &Path| -> std::io::Result<BTreeMap<String, Vec<u8>>> {
+        let mut out = BTreeMap::new();
+        for f in std::fs::read_dir(dir)? {
+            let f = f?;
+            if f.file_type()?.is_file() {
+                out.insert(
+                    f.file_name().to_string_lossy().to_string(),
+                    std::fs::read(f.path())?,
+                );
+            }
+        }
+        Ok(out)
+    };
+    let contents = files(from)?;
+    let mut to = root.join(&name);
+    let mut n = 1;
+    while to.exists() && files(&to)? != contents {
+        n += 1;
+        to = root.join(format!("{name}-{n}"));
+    }
+    std::fs::create_dir_all(&to)?;
+    for (file, bytes) in &contents {
+        std::fs::write(to.join(file), bytes)?;
+    }
+    std::fs::canonicalize(&to)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A shard's part of a range has as many seeds as the fleet hands it.
+    #[test]
+    fn a_shards_part_counts_the_seeds_it_runs() {
+        for (start, end) in [(0, 0), (0, 1), (0, 10), (5, 17), (3, 4), (100, 4100)] {
+            for count in 1..=6 {
+                let mut total = 0;
+                for index in 0..count {
+                    let shard = Shard { index, count };
+                    let ran = (start..end)
+                        .filter(|s| (s - start) % count == index)
+                        .count();
+                    assert_eq!(
+                        part_len(start, end, shard),
+                        ran as u64,
+                        "{start}..{end} {shard:?}"
+                    );
+                    total += ran;
+                }
+                assert_eq!(total as u64, end - start);
+            }
+        }
+        assert_eq!(Shard::parse("2/4"), Ok(Shard { index: 2, count: 4 }));
+        for bad in ["4/4", "1/0", "1", "a/b", "-1/3"] {
+            assert!(Shard::parse(bad).is_err(), "{bad}");
+        }
+    }
+}
