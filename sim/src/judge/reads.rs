@@ -274,7 +274,8 @@ pub(crate) fn visible(
 /// returns a value that was never written, nor one whose rollback has
 /// finished, as far as the runner knows: a deadlock victim, rolled back
 /// during another session's statement, keeps its writes here until its
-/// own statement reports 1213. Returns what is wrong, if anything.
+/// own statement reports 1213. Returns what is wrong, if anything, for the
+/// caller to put after its description of the read.
 pub(crate) fn judge_uncommitted(
     schema: &Schema,
     committed: &Db,
@@ -294,10 +295,7 @@ pub(crate) fn judge_uncommitted(
             let key = schema.table(table)?.key_from_values(None, key);
             let row = r.as_ref().map(|r| r.iter().map(to_model).collect::<Row>());
             (!allowed(table, &key, row.as_ref())).then(|| {
-                format!(
-                    "{}: a ReadUncommitted read returned {row:?}, which is neither the committed row nor a write of an open transaction",
-                    crate::runner::describe(read)
-                )
+                format!("a ReadUncommitted read returned {row:?}, which is neither the committed row nor a write of an open transaction")
             })
         }
         (
@@ -325,38 +323,28 @@ pub(crate) fn judge_uncommitted(
                     (low, high, *reverse),
                     &rows,
                 )
-                .map(|v| {
-                    format!(
-                        "{}: a ReadUncommitted read {v}",
-                        crate::runner::describe(read)
-                    )
-                });
+                .map(|v| format!("a ReadUncommitted read {v}"));
             }
             // Index order: the indexed columns, then the primary key.
             let order = |r: &Row| t.index_key(ix, r);
             for (i, r) in rows.iter().enumerate() {
                 let key = t.key_of(r);
                 if !allowed(table, &key, Some(r)) {
-                    return Some(format!(
-                        "{}: a ReadUncommitted read returned {r:?}, which is neither the committed row nor a write of an open transaction",
-                        crate::runner::describe(read)
-                    ));
+                    return Some(format!("a ReadUncommitted read returned {r:?}, which is neither the committed row nor a write of an open transaction"));
                 }
                 if i > 0 {
                     let (a, b) = (order(&rows[i - 1]), order(r));
                     let in_order = if *reverse { a > b } else { a < b };
                     if !in_order {
                         return Some(format!(
-                            "{}: a ReadUncommitted read returned {:?} before {r:?}, out of order",
-                            crate::runner::describe(read),
+                            "a ReadUncommitted read returned {:?} before {r:?}, out of order",
                             rows[i - 1]
                         ));
                     }
                 }
                 if !inside_bounds(t, ix, &order(r), low, high) {
                     return Some(format!(
-                        "{}: a ReadUncommitted read returned {r:?}, outside its range",
-                        crate::runner::describe(read)
+                        "a ReadUncommitted read returned {r:?}, outside its range"
                     ));
                 }
             }

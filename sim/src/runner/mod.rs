@@ -1554,7 +1554,7 @@ fn judge_uncommitted_reads(world: &mut World, sessions: &[Sess]) {
             &read,
             &resp,
         ) {
-            world.violations.push(v);
+            world.violations.push(format!("{}: {v}", describe(&read)));
         }
     }
 }
