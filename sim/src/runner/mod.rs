@@ -830,7 +830,39 @@ pub fn execute(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError> {
     })
 }
 
+/// A run built from its plan: the world, the engine set up with its
+/// tables and preloaded rows, the faults armed, the sessions open.
+struct Run {
+    world: World,
+    rng: ChaCha8Rng,
+    sessions: Vec<Sess>,
+}
+
+/// What building a run from its plan gave.
+enum Built {
+    /// Ready to run.
+    Ready(Box<Run>),
+    /// The engine's setup failed (before any fault is on): the world holds
+    /// the violation.
+    SetupFailed(Box<World>),
+}
+
+/// Runs a plan: builds its world ([`build`]), runs its transactions
+/// ([`drive`]), and ends it with a crash and its recovery ([`end`]).
 fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError> {
+    let mut run = match build(plan, keep_trace)? {
+        Built::Ready(run) => run,
+        Built::SetupFailed(world) => return Ok(finish(plan, *world)),
+    };
+    drive(plan, &mut run);
+    Ok(end(plan, *run))
+}
+
+/// Builds a plan's world: the engine's configuration, the simulated disk
+/// and clock with the plan's faults, the model, the engine opened with its
+/// tables and preloaded rows, the workload's faults and crashes armed, and
+/// the sessions.
+fn build(plan: &Plan, keep_trace: bool) -> Result<Built, RunError> {
     let (canaries, lying) = match &plan.canary {
         Some(n) => parse_canary(n)?,
         None => (Canaries::NONE, false),
@@ -1019,7 +1051,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         Err(e) => {
             // Setup runs before any fault is switched on.
             world.violations.push(format!("setup failed: {e}"));
-            return Ok(finish(plan, world));
+            return Ok(Built::SetupFailed(Box::new(world)));
         }
     }
     // The disk's faults start with the workload; a full disk leaves some
@@ -1052,6 +1084,25 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             ready_us: plan.timed.then(|| rng.gen_range(0..plan.think_us.max(1))),
         });
     }
+    Ok(Built::Ready(Box::new(Run {
+        world,
+        rng,
+        sessions,
+    })))
+}
+
+/// Runs a built plan's transactions, turn by turn (a recorded schedule's
+/// turns first, then drawn ones, or the earliest event when time drives
+/// the scheduler), recovering each crash, until every transaction has
+/// ended, the engine stopped for good or the step budget ran out (a
+/// liveness violation), and counts the workload's time, log syncs and
+/// compressions.
+fn drive(plan: &Plan, run: &mut Run) {
+    let Run {
+        world,
+        rng,
+        sessions,
+    } = run;
     let mut timed = timed::Timed::new(plan);
     if plan.timed {
         world.storage.set_timeline(true);
@@ -1072,7 +1123,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             break;
         }
         if plan.timed {
-            timed.settle(&mut world, &mut sessions, &mut rng);
+            timed.settle(world, sessions, rng);
         }
         // The plan's recorded turn, while it has one; else a draw (the
         // earliest event, when time drives the scheduler).
@@ -1081,8 +1132,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         let think_us = match turn {
             Some(t) => t.think_us,
             None if plan.timed => {
-                let Some(e) = timed.next_event(&world, &sessions, started < n_txns, &mut rng)
-                else {
+                let Some(e) = timed.next_event(world, sessions, started < n_txns, rng) else {
                     break;
                 };
                 event = Some(e);
@@ -1091,7 +1141,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             None => rng.gen_range(0..plan.think_us.max(1)),
         };
         let stopped = if plan.timed {
-            timed::advance(&mut world, think_us)
+            timed::advance(world, think_us)
         } else {
             world.clock.advance_us(think_us);
             None
@@ -1126,9 +1176,9 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
                     .is_some_and(|d| d <= now);
             if due && crashed.is_none() && world.engine.is_some() {
                 if plan.timed {
-                    timed.stepping(&world, i, now);
+                    timed.stepping(world, i, now);
                 }
-                crashed = stepped(&mut world, &mut sessions, i);
+                crashed = stepped(world, sessions, i);
             }
         }
         if let Some(c) = crashed {
@@ -1140,7 +1190,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
                 think_us,
                 session: turn.map_or(0, |t| t.session),
             });
-            recover(&mut world, &mut rng, &mut sessions, c);
+            recover(world, rng, sessions, c);
             continue;
         }
         if world.engine.is_none() {
@@ -1183,109 +1233,21 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
             ..turn_of(plan, &sessions[i], started)
         });
         if plan.timed {
-            timed.stepping(&world, i, world.clock_now());
+            timed.stepping(world, i, world.clock_now());
         }
         if sessions[i].txn.is_none() {
             if started >= n_txns {
                 continue;
             }
-            let planned = &plan.transactions[started];
             started += 1;
-            if let [st] = planned.statements.as_slice() {
-                if st.is_ddl() {
-                    // Run at once in the idle session; one that must wait
-                    // for its table lock keeps the session busy.
-                    if let Some(crashed) =
-                        ddl::start_ddl(&mut world, started - 1, st, &mut sessions, i)
-                    {
-                        recover(&mut world, &mut rng, &mut sessions, crashed);
-                    }
-                    continue;
-                }
+            match start_txn(plan, world, rng, sessions, i, started - 1) {
+                Flow::Next => continue,
+                Flow::Stop => break,
             }
-            let isolation = planned
-                .isolation
-                .as_deref()
-                .and_then(crate::plan::isolation_of);
-            let steps: Vec<(usize, Stmt)> = planned
-                .statements
-                .iter()
-                .enumerate()
-                .flat_map(|(k, st)| {
-                    let steps: Vec<Stmt> = match st {
-                        PlannedStmt::Savepoint(n) => vec![Stmt::Savepoint(n.clone())],
-                        PlannedStmt::RollbackTo(n) => vec![Stmt::RollbackTo(n.clone())],
-                        PlannedStmt::Transfer { from, to, amount } => vec![
-                            Stmt::Req(account_read(*from)),
-                            Stmt::Req(account_read(*to)),
-                            Stmt::Debit {
-                                from: *from,
-                                to: *to,
-                                amount: *amount,
-                            },
-                            Stmt::Credit,
-                        ],
-                        PlannedStmt::ChangeWhere { .. } => vec![Stmt::ChangeWhere(st.clone())],
-                        other => other.request().map(Stmt::Req).into_iter().collect(),
-                    };
-                    steps.into_iter().map(move |x| (k, x))
-                })
-                .collect();
-            let (stmt_map, stmts): (Vec<usize>, Vec<Stmt>) = steps.into_iter().unzip();
-            sessions[i].txn = Some(Txn {
-                plan_index: started - 1,
-                stmt_map,
-                stmts,
-                next: 0,
-                rollback: planned.rollback,
-                writes: Vec::new(),
-                savepoints: Vec::new(),
-                ending: false,
-                balances: BTreeMap::new(),
-                credit: None,
-                abort_on_timeout: planned
-                    .statements
-                    .iter()
-                    .any(|st| matches!(st, PlannedStmt::Transfer { .. })),
-                isolation: isolation.unwrap_or(sessions[i].isolation),
-                snapshot: None,
-                snapshot_epoch: 0,
-                touched: Default::default(),
-                commit_written: None,
-                locked_ranges: Vec::new(),
-                autocommit: planned.autocommit,
-                answer: None,
-                filter: None,
-            });
-            // Its engine transaction is learnt from its first statement.
-            sessions[i].trx = None;
-            if let Some(iso) = isolation {
-                sessions[i].isolation = iso;
-            }
-            if let Some(iso) = isolation {
-                let r = exec(&mut world, &mut sessions[i], Request::SetIsolation(iso));
-                if let Some(crashed) = r {
-                    recover(&mut world, &mut rng, &mut sessions, crashed);
-                    continue;
-                }
-                if world.engine.is_none() {
-                    break;
-                }
-            }
-            if planned.autocommit {
-                continue;
-            }
-            let r = exec(&mut world, &mut sessions[i], Request::Begin);
-            judge_early_releases(&mut world, &sessions, (i, 0));
-            judge_conversions(&mut world, &sessions);
-            if let Some(crashed) = r {
-                recover(&mut world, &mut rng, &mut sessions, crashed);
-            }
-            continue;
         }
-        let crashed = stepped(&mut world, &mut sessions, i);
+        let crashed = stepped(world, sessions, i);
         if let Some(crashed) = crashed {
-            recover(&mut world, &mut rng, &mut sessions, crashed);
+            recover(world, rng, sessions, crashed);
         }
         if world.violations.len() > 20 {
             break;
@@ -1303,11 +1265,134 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         }
     }
     if plan.timed {
-        timed.settle(&mut world, &mut sessions, &mut rng);
+        timed.settle(world, sessions, rng);
     }
     world.stats.workload_us = world.clock_now().max(timed.end_us);
     world.stats.workload_log_syncs = world.storage.counters().log_syncs - log_syncs_before;
     world.stats.workload_zip_compress_ops = world.zip_compress_ops().saturating_sub(zip_before);
+}
+
+/// What the loop does after a turn that started a transaction.
+enum Flow {
+    /// On to the next turn.
+    Next,
+    /// The run is over (the engine stopped for good).
+    Stop,
+}
+
+/// Starts the plan's transaction `index` in the idle session `i`: a DDL
+/// statement runs at once; otherwise the transaction's steps are laid
+/// out, its isolation level set and (unless it is an autocommit
+/// statement) BEGIN issued, each crash recovered.
+fn start_txn(
+    plan: &Plan,
+    world: &mut World,
+    rng: &mut ChaCha8Rng,
+    sessions: &mut [Sess],
+    i: usize,
+    index: usize,
+) -> Flow {
+    let planned = &plan.transactions[index];
+    if let [st] = planned.statements.as_slice() {
+        if st.is_ddl() {
+            // Run at once in the idle session; one that must wait
+            // for its table lock keeps the session busy.
+            if let Some(crashed) = ddl::start_ddl(world, index, st, sessions, i) {
+                recover(world, rng, sessions, crashed);
+            }
+            return Flow::Next;
+        }
+    }
+    let isolation = planned
+        .isolation
+        .as_deref()
+        .and_then(crate::plan::isolation_of);
+    let steps: Vec<(usize, Stmt)> = planned
+        .statements
+        .iter()
+        .enumerate()
+        .flat_map(|(k, st)| {
+            let steps: Vec<Stmt> = match st {
+                PlannedStmt::Savepoint(n) => vec![Stmt::Savepoint(n.clone())],
+                PlannedStmt::RollbackTo(n) => vec![Stmt::RollbackTo(n.clone())],
+                PlannedStmt::Transfer { from, to, amount } => vec![
+                    Stmt::Req(account_read(*from)),
+                    Stmt::Req(account_read(*to)),
+                    Stmt::Debit {
+                        from: *from,
+                        to: *to,
+                        amount: *amount,
+                    },
+                    Stmt::Credit,
+                ],
+                PlannedStmt::ChangeWhere { .. } => vec![Stmt::ChangeWhere(st.clone())],
+                other => other.request().map(Stmt::Req).into_iter().collect(),
+            };
+            steps.into_iter().map(move |x| (k, x))
+        })
+        .collect();
+    let (stmt_map, stmts): (Vec<usize>, Vec<Stmt>) = steps.into_iter().unzip();
+    sessions[i].txn = Some(Txn {
+        plan_index: index,
+        stmt_map,
+        stmts,
+        next: 0,
+        rollback: planned.rollback,
+        writes: Vec::new(),
+        savepoints: Vec::new(),
+        ending: false,
+        balances: BTreeMap::new(),
+        credit: None,
+        abort_on_timeout: planned
+            .statements
+            .iter()
+            .any(|st| matches!(st, PlannedStmt::Transfer { .. })),
+        isolation: isolation.unwrap_or(sessions[i].isolation),
+        snapshot: None,
+        snapshot_epoch: 0,
+        touched: Default::default(),
+        commit_written: None,
+        locked_ranges: Vec::new(),
+        autocommit: planned.autocommit,
+        answer: None,
+        filter: None,
+    });
+    // Its engine transaction is learnt from its first statement.
+    sessions[i].trx = None;
+    if let Some(iso) = isolation {
+        sessions[i].isolation = iso;
+    }
+    if let Some(iso) = isolation {
+        let r = exec(world, &mut sessions[i], Request::SetIsolation(iso));
+        if let Some(crashed) = r {
+            recover(world, rng, sessions, crashed);
+            return Flow::Next;
+        }
+        if world.engine.is_none() {
+            return Flow::Stop;
+        }
+    }
+    if planned.autocommit {
+        return Flow::Next;
+    }
+    let r = exec(world, &mut sessions[i], Request::Begin);
+    judge_early_releases(world, sessions, (i, 0));
+    judge_conversions(world, sessions);
+    if let Some(crashed) = r {
+        recover(world, rng, sessions, crashed);
+    }
+    Flow::Next
+}
+
+/// Ends a run with a crash and its recovery (unless the engine stopped
+/// for good or a violation ended it already), so that every run exercises
+/// recovery, and gives its outcome.
+fn end(plan: &Plan, run: Run) -> Outcome {
+    let Run {
+        mut world,
+        mut rng,
+        mut sessions,
+    } = run;
     // Every run ends with a crash, so every run exercises recovery.
     world.final_crash = true;
     if world.engine.is_some() && world.violations.is_empty() {
@@ -1316,7 +1401,7 @@ fn execute_unguarded(plan: &Plan, keep_trace: bool) -> Result<Outcome, RunError>
         world.crash_plan.clear();
         recover(&mut world, &mut rng, &mut sessions, true);
     }
-    Ok(finish(plan, world))
+    finish(plan, world)
 }
 
 /// The session a recorded turn steps: the one running its transaction
