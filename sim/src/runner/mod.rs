@@ -1213,7 +1213,7 @@ fn drive(plan: &Plan, run: &mut Run) {
             }
             (None, Some(e)) => e.session,
             (None, None) => rng.gen_range(0..sessions.len()),
-            (Some(t), _) => match turn_session(&t, &sessions, started) {
+            (Some(t), _) => match turn_session(&t, sessions, started) {
                 Some(i) => i,
                 None => {
                     // A turn with nothing to do, or whose work is gone or
