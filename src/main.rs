@@ -2897,8 +2897,9 @@ fn parse_size(s: &str) -> Result<u64, String> {
 
 #[derive(clap::Args)]
 struct DiffOpts {
-    /// The other server, as mysql://user[:password]@host:port (a database
-    /// `diff` is dropped and made there for every scenario).
+    /// The other server, as mysql://user:password@host:port, the password
+    /// optional (a database `diff` is dropped and made there for every
+    /// scenario).
     #[arg(long)]
     server: String,
     /// Seeds to run, as A..B (B excluded).

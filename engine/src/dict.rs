@@ -21,7 +21,7 @@
 
 use crate::btree::Index;
 use crate::error::{Error, Result};
-use crate::mtr::ops::put_varint;
+use crate::mach::put_varint;
 use crate::record::{Collation, ColumnType, FieldDef, FieldKind, RecordLayout, RowFormat};
 
 /// Table id of SYS_TABLES.
@@ -160,37 +160,29 @@ pub struct ForeignDef {
 }
 
 /// A constraint as SHOW CREATE TABLE and InnoDB's error texts print it
-/// (`dict_print_info_on_foreign_key_in_create_format`): ``CONSTRAINT `id`
-/// FOREIGN KEY (`a`) REFERENCES `t1` (`a`) ON DELETE CASCADE``, the
-/// parent's name as `parent` renders it (the server layer leaves out the
-/// database when it is the child's).
+/// ([`crate::error::ConstraintText::render`]), its child columns named by
+/// `columns` and the parent's name rendered by `parent`.
 pub fn foreign_text(
     fk: &ForeignDef,
     columns: &[String],
     parent: impl Fn(&str) -> String,
 ) -> String {
-    let list = |names: &mut dyn Iterator<Item = &String>| {
-        names
-            .map(|n| format!("`{n}`"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let mut out = format!(
-        "CONSTRAINT `{}` FOREIGN KEY ({}) REFERENCES {} ({})",
-        fk.id,
-        list(&mut columns.iter()),
-        parent(&fk.parent),
-        list(&mut fk.parent_columns.iter())
-    );
-    if let Some(c) = fk.on_delete.clause() {
-        out.push_str(" ON DELETE ");
-        out.push_str(c);
+    fk.text(columns.to_vec()).render(parent)
+}
+
+impl ForeignDef {
+    /// This constraint as its texts print it, its child columns named
+    /// `columns`.
+    pub fn text(&self, columns: Vec<String>) -> crate::error::ConstraintText {
+        crate::error::ConstraintText {
+            id: self.id.clone(),
+            columns,
+            parent: self.parent.clone(),
+            parent_columns: self.parent_columns.clone(),
+            on_delete: self.on_delete.clause(),
+            on_update: self.on_update.clause(),
+        }
     }
-    if let Some(c) = fk.on_update.clause() {
-        out.push_str(" ON UPDATE ");
-        out.push_str(c);
-    }
-    out
 }
 
 /// A table definition as given to CREATE TABLE.
@@ -1066,7 +1058,7 @@ pub fn decode_def(b: &[u8]) -> Result<(TableDef, TableStorage)> {
         2 => RowFormat::Dynamic,
         3 => {
             let key_block_size = u32::from(r.byte()?);
-            crate::page::zip::zip_size_of(key_block_size).map_err(|_| Rd::err())?;
+            crate::mach::zip_size_of(key_block_size).map_err(|_| Rd::err())?;
             RowFormat::Compressed { key_block_size }
         }
         _ => return Err(Rd::err()),

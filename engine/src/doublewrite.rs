@@ -76,7 +76,7 @@ fn copy_of<'a>(fil: &Fil, id: PageId, slot: &'a [u8]) -> (&'a [u8], bool) {
     let zip = if fil.is_open(id.space) {
         fil.zip_size(id.space)
     } else if id.page_no == 0 {
-        crate::fsp::page_size_of_flags(page::get_u32(slot, crate::fsp::FSP_FLAGS)).unwrap_or(None)
+        crate::fil::page_size_of_flags(page::get_u32(slot, crate::fil::FSP_FLAGS)).unwrap_or(None)
     } else {
         None
     };
@@ -337,7 +337,7 @@ mod tests {
             let size = zip.unwrap_or(PAGE_SIZE);
             let mut p0 = vec![0u8; PAGE_SIZE];
             page::init(&mut p0, PageId::new(space, 0), PageType::FspHdr);
-            page::put_u32(&mut p0, crate::fsp::FSP_FLAGS, crate::fsp::flags_for(zip));
+            page::put_u32(&mut p0, crate::fil::FSP_FLAGS, crate::fil::flags_for(zip));
             let mut image = p0[..size].to_vec();
             page::seal_image(&mut image, zip.is_some());
             fil.write_page_at(space, 0, &image)?;
@@ -367,8 +367,8 @@ mod tests {
         page::set_page_lsn(&mut p0, 700);
         page::put_u32(
             &mut p0,
-            crate::fsp::FSP_FLAGS,
-            crate::fsp::flags_for(Some(1024)),
+            crate::fil::FSP_FLAGS,
+            crate::fil::flags_for(Some(1024)),
         );
         let mut image = p0[..1024].to_vec();
         page::seal_image(&mut image, true);

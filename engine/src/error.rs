@@ -159,17 +159,15 @@ pub enum Error {
         "Cannot {} row: a foreign key constraint fails ({}, {})",
         if *referenced { "delete or update a parent" } else { "add or update a child" },
         child,
-        crate::dict::foreign_text(fk, columns, |t| format!("`{t}`"))
+        constraint.render(|t| format!("`{t}`"))
     )]
     ForeignKey {
         /// Whether the row is a parent (1451) rather than a child (1452).
         referenced: bool,
         /// The child table.
         child: String,
-        /// The constraint.
-        fk: Box<crate::dict::ForeignDef>,
-        /// The names of the child's constraint columns.
-        columns: Vec<String>,
+        /// The constraint, as its texts print it.
+        constraint: Box<ConstraintText>,
     },
     /// DROP TABLE of a table another table's constraint references, with
     /// foreign_key_checks on. MySQL 1217.
@@ -257,5 +255,56 @@ impl Error {
             self,
             Error::Io { .. } | Error::CorruptPage { .. } | Error::Corrupt { .. } | Error::Halted(_)
         )
+    }
+}
+
+/// A FOREIGN KEY constraint as SHOW CREATE TABLE and InnoDB's error texts
+/// print it (`dict_print_info_on_foreign_key_in_create_format`): the
+/// dictionary's definition with its child columns named, so that an error
+/// carries it without the error type depending on the dictionary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConstraintText {
+    /// The constraint's name.
+    pub id: String,
+    /// The child's constraint columns.
+    pub columns: Vec<String>,
+    /// The parent table's name.
+    pub parent: String,
+    /// The parent's referenced columns, one per child column.
+    pub parent_columns: Vec<String>,
+    /// The ON DELETE clause, if one is printed.
+    pub on_delete: Option<&'static str>,
+    /// The ON UPDATE clause, if one is printed.
+    pub on_update: Option<&'static str>,
+}
+
+impl ConstraintText {
+    /// ``CONSTRAINT `id` FOREIGN KEY (`a`) REFERENCES `t1` (`a`) ON DELETE
+    /// CASCADE``, the parent's name as `parent` renders it (the server
+    /// layer leaves out the database when it is the child's).
+    pub fn render(&self, parent: impl Fn(&str) -> String) -> String {
+        let list = |names: &[String]| {
+            names
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut out = format!(
+            "CONSTRAINT `{}` FOREIGN KEY ({}) REFERENCES {} ({})",
+            self.id,
+            list(&self.columns),
+            parent(&self.parent),
+            list(&self.parent_columns)
+        );
+        if let Some(c) = self.on_delete {
+            out.push_str(" ON DELETE ");
+            out.push_str(c);
+        }
+        if let Some(c) = self.on_update {
+            out.push_str(" ON UPDATE ");
+            out.push_str(c);
+        }
+        out
     }
 }

@@ -12,7 +12,7 @@
 //!
 //! Each space has a physical page size: 16 KiB, or a compressed table's
 //! KEY_BLOCK_SIZE (1 to 16 KiB, [`crate::page::zip`]), recorded in page 0's
-//! FSP flags ([`crate::fsp::page_size_of_flags`]) and in the FILE_CREATE
+//! FSP flags ([`page_size_of_flags`]) and in the FILE_CREATE
 //! record, as InnoDB's `fil_space_t::zip_size` is. Page `n` of a space lies
 //! at byte `n * page size`, and every read and write here is of whole
 //! physical pages.
@@ -21,6 +21,41 @@ use crate::error::{Error, Result};
 use crate::io::{File, Storage};
 use crate::page::{self, PageId, PageState, PAGE_SIZE};
 use std::collections::BTreeMap;
+
+/// Offset of a tablespace's FSP flags on its page 0 (the last field of the
+/// FSP header, laid out by `fsp`, after the FIL header): the file layer
+/// reads them to learn a space's page size before anything above it runs.
+pub const FSP_FLAGS: usize = page::FIL_PAGE_DATA + 20;
+
+/// The bit position of the compressed page size in [`FSP_FLAGS`].
+const FLAGS_ZSSIZE_SHIFT: u32 = 1;
+/// Its mask.
+const FLAGS_ZSSIZE_MASK: u32 = 0xf << FLAGS_ZSSIZE_SHIFT;
+
+/// The FSP flags of a space of compressed pages of `zip_size` bytes
+/// (`None`: 16 KiB pages, not compressed).
+pub fn flags_for(zip_size: Option<usize>) -> u32 {
+    match zip_size {
+        None => 0,
+        Some(size) => {
+            debug_assert!(crate::mach::is_zip_size(size));
+            (size / 512).trailing_zeros() << FLAGS_ZSSIZE_SHIFT
+        }
+    }
+}
+
+/// The compressed page size FSP flags record (`None`: 16 KiB pages, not
+/// compressed); an error names what is wrong with them.
+pub fn page_size_of_flags(flags: u32) -> std::result::Result<Option<usize>, String> {
+    if flags & !FLAGS_ZSSIZE_MASK != 0 {
+        return Err(format!("unknown FSP flags {flags:#x}"));
+    }
+    match (flags & FLAGS_ZSSIZE_MASK) >> FLAGS_ZSSIZE_SHIFT {
+        0 => Ok(None),
+        s @ 1..=5 => Ok(Some(512 << s)),
+        s => Err(format!("compressed page size code {s} in the FSP flags")),
+    }
+}
 
 /// Space id of the system tablespace.
 pub const SYSTEM_SPACE: u32 = 0;
@@ -187,16 +222,17 @@ impl Fil {
         let zip_size = match zip_size {
             Some(size) => size,
             None => {
-                let mut hdr = [0u8; crate::fsp::FSP_FLAGS + 4];
+                let mut hdr = [0u8; FSP_FLAGS + 4];
                 if len >= hdr.len() as u64 {
                     file.read_at(0, &mut hdr)
                         .map_err(|e| Error::io("read", name, e))?;
-                    crate::fsp::page_size_of_flags(page::get_u32(&hdr, crate::fsp::FSP_FLAGS))
-                        .map_err(|reason| Error::CorruptPage {
+                    page_size_of_flags(page::get_u32(&hdr, FSP_FLAGS)).map_err(|reason| {
+                        Error::CorruptPage {
                             file: name.to_string(),
                             page_no: 0,
                             reason,
-                        })?
+                        }
+                    })?
                 } else {
                     None
                 }
@@ -361,7 +397,7 @@ impl Fil {
     }
 
     /// [`Fil::write_page_at`] of a shared page image (see
-    /// [`File::write_shared`](crate::io::File::write_shared)).
+    /// [`crate::io::File::write_shared`]).
     pub fn write_page_shared(
         &mut self,
         space: u32,

@@ -57,38 +57,14 @@ pub const FSP_FREE_LIMIT: usize = FSP_SIZE + 4;
 pub const FSP_FREE_HEAD: usize = FSP_FREE_LIMIT + 4;
 /// Offset of the free list length.
 pub const FSP_FREE_LEN: usize = FSP_FREE_HEAD + 4;
-/// Offset of the flags.
-pub const FSP_FLAGS: usize = FSP_FREE_LEN + 4;
+/// Offset of the flags (the file layer reads them: [`crate::fil::FSP_FLAGS`]).
+pub const FSP_FLAGS: usize = crate::fil::FSP_FLAGS;
+const _: () = assert!(
+    FSP_FLAGS == FSP_FREE_LEN + 4,
+    "the flags follow the free list length"
+);
 
-/// The bit position of the compressed page size in [`FSP_FLAGS`].
-const FLAGS_ZSSIZE_SHIFT: u32 = 1;
-/// Its mask.
-const FLAGS_ZSSIZE_MASK: u32 = 0xf << FLAGS_ZSSIZE_SHIFT;
-
-/// The FSP flags of a space of compressed pages of `zip_size` bytes
-/// (`None`: 16 KiB pages, not compressed).
-pub fn flags_for(zip_size: Option<usize>) -> u32 {
-    match zip_size {
-        None => 0,
-        Some(size) => {
-            debug_assert!(page::zip::is_zip_size(size));
-            (size / 512).trailing_zeros() << FLAGS_ZSSIZE_SHIFT
-        }
-    }
-}
-
-/// The compressed page size FSP flags record (`None`: 16 KiB pages, not
-/// compressed); an error names what is wrong with them.
-pub fn page_size_of_flags(flags: u32) -> std::result::Result<Option<usize>, String> {
-    if flags & !FLAGS_ZSSIZE_MASK != 0 {
-        return Err(format!("unknown FSP flags {flags:#x}"));
-    }
-    match (flags & FLAGS_ZSSIZE_MASK) >> FLAGS_ZSSIZE_SHIFT {
-        0 => Ok(None),
-        s @ 1..=5 => Ok(Some(512 << s)),
-        s => Err(format!("compressed page size code {s} in the FSP flags")),
-    }
-}
+pub use crate::fil::{flags_for, page_size_of_flags};
 
 /// Header of a space, decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,34 +4,46 @@
 //! MVCC, and crash recovery, all on top of the [`io`] traits so the same
 //! engine runs on a real directory or inside the simulator.
 //!
-//! Modules are declared bottom-up, in the order data flows through them.
+//! Modules are declared bottom-up: each names only modules declared above
+//! it in this file (`tests/floors.rs` checks), so the import graph has no
+//! circles and a floor can be read knowing only the floors below it.
+//! Modules only the engine uses are private to it.
 
 #![warn(missing_docs)]
 
-pub mod blob;
-pub mod btree;
-pub mod buf;
-pub mod canary;
-pub mod check;
-pub mod dict;
-pub mod doublewrite;
-pub mod error;
-pub mod fil;
-pub mod fsp;
-pub mod handler;
+// The ground: the I/O traits, the error type, byte layouts.
 pub mod io;
+pub mod error;
+pub mod mach;
+// Settings every floor may read: planted bugs and later InnoDB rules.
+pub mod canary;
 pub mod later;
-pub mod lock;
-pub mod mtr;
-pub mod page;
-pub mod pager;
+// Formats: records, then the pages that hold them.
 pub mod record;
+pub mod page;
+// Memory and files: the buffer pool, the redo log, tablespace files, the
+// doublewrite buffer, and the pager that joins them.
+pub(crate) mod buf;
 pub mod redo;
-pub mod row;
+pub mod fil;
+pub mod doublewrite;
+pub(crate) mod pager;
+// Changes: mini-transactions, space management, B+trees, long columns.
+pub(crate) mod mtr;
+pub(crate) mod fsp;
+pub(crate) mod btree;
+pub(crate) mod blob;
+// Transactions: undo, the dictionary, locks, rows, CHECK TABLE.
+pub(crate) mod trx;
+pub mod dict;
+pub mod lock;
+pub(crate) mod row;
+pub(crate) mod check;
+// The engine's API, and what serves it: threads, SQL, the wire format.
+pub mod handler;
+mod sync;
 pub mod shared;
 pub mod sql;
-mod sync;
-pub mod trx;
 pub mod wire;
 
 pub use handler::{

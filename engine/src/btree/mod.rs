@@ -447,14 +447,6 @@ pub fn create(
     Ok(root)
 }
 
-/// The level of the root (the tree's height minus one).
-pub fn root_level(pager: &mut Pager, index: &Index) -> Result<u16> {
-    let f = fix_node(pager, index, index.root, None)?;
-    let level = index::level(pager.page(f));
-    pager.unfix(f);
-    Ok(level)
-}
-
 /// A located record: its leaf and slot, and a copy of it.
 #[derive(Debug, Clone)]
 pub struct Found {

@@ -63,7 +63,7 @@ pub struct Config {
     pub max_dirty_pages_pct: usize,
     /// Undo logs purge may consume per background round.
     pub purge_batch_logs: usize,
-    /// Group commit: under flush 1, a commit answers [`Step::Waiting`]
+    /// Group commit: under flush 1, a commit answers [`crate::Step::Waiting`]
     /// (crate::Step) until one sync, made by the first waiting session to
     /// resume, covers it and every other commit written by then.
     pub group_commit: bool,
@@ -80,7 +80,7 @@ pub struct Config {
     /// `innobase_commit` releases it after the commit's log flush; the
     /// plugin from 1.0.4 flushes after releasing it, which lets commits
     /// group again). Under flush 1 a commit of a transaction with changes
-    /// answers [`Step::Waiting`](crate::Step) still uncommitted, its locks
+    /// answers [`crate::Step::Waiting`](crate::Step) still uncommitted, its locks
     /// held; the resume that takes the mutex commits it and syncs the log
     /// for it alone. Commits thus take the log's sync one at a time, and a
     /// transaction's locks wait out the queue before it. Not modelled: the

@@ -56,12 +56,14 @@ fn fk_error(tables: &BTreeMap<u64, Table>, referenced: bool, link: &Link) -> Err
     Error::ForeignKey {
         referenced,
         child: t.def.name.clone(),
-        columns: fk
-            .columns
-            .iter()
-            .map(|&c| t.def.columns[c].name.clone())
-            .collect(),
-        fk: Box::new(fk.clone()),
+        constraint: Box::new(
+            fk.text(
+                fk.columns
+                    .iter()
+                    .map(|&c| t.def.columns[c].name.clone())
+                    .collect(),
+            ),
+        ),
     }
 }
 
@@ -811,12 +813,14 @@ impl Engine {
                     return Err(Error::ForeignKey {
                         referenced: false,
                         child: def.name.clone(),
-                        columns: fk
-                            .columns
-                            .iter()
-                            .map(|&c| def.columns[c].name.clone())
-                            .collect(),
-                        fk: Box::new((*fk).clone()),
+                        constraint: Box::new(
+                            fk.text(
+                                fk.columns
+                                    .iter()
+                                    .map(|&c| def.columns[c].name.clone())
+                                    .collect(),
+                            ),
+                        ),
                     });
                 }
             }

@@ -40,7 +40,7 @@
 //! first search of the wait-for graph from the requester. When it comes
 //! back to the requester, the lighter of the requester and the transaction
 //! whose wait closed the cycle is the victim (weight: undo records plus
-//! lock structs, see [`Structs`]; on a tie, the requester); a search past
+//! lock structs, see `Structs`; on a tie, the requester); a search past
 //! [`MAX_DEPTH`] or [`MAX_STEPS`] makes the requester the victim.
 //!
 //! Every change is recorded as a [`LockEvent`] when the event log is on,
@@ -430,7 +430,7 @@ pub struct LockSys {
     /// ([`crate::LaterRule::WaiterBypassedByItsBlocker`]): a new request
     /// passes a waiting one that waits for a lock the requester holds on
     /// the same record, and is queued ahead of it, if the requester holds
-    /// a lock there as strong as the request ([`LockSys::may_bypass`]).
+    /// a lock there as strong as the request (`LockSys::may_bypass`).
     pub bypass_waiters: bool,
     /// A later version's rule
     /// ([`crate::LaterRule::ReadCommittedSkipsCommittedDeletes`]): READ
@@ -661,13 +661,13 @@ impl LockSys {
         })
     }
 
-    /// The lock structs a transaction has (see [`Structs`]): with its undo
+    /// The lock structs a transaction has (see `Structs`): with its undo
     /// records, its deadlock weight.
     pub fn lock_structs(&self, trx: TrxId) -> usize {
         self.structs.get(&trx).map_or(0, |s| s.list.len())
     }
 
-    /// A transaction's lock structs, in the order made (see [`Structs`]),
+    /// A transaction's lock structs, in the order made (see `Structs`),
     /// `waiting` set only on the one its waiting request has.
     pub fn struct_list(&self, trx: TrxId) -> Vec<StructDesc> {
         let mut list = self

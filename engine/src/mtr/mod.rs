@@ -43,16 +43,6 @@ impl Mtr {
         Mtr::default()
     }
 
-    /// Whether the mini-transaction has changed anything.
-    pub fn is_dirty(&self) -> bool {
-        !self.log.is_empty()
-    }
-
-    /// Bytes of redo so far.
-    pub fn log_len(&self) -> usize {
-        self.log.len()
-    }
-
     /// Fixes a page for the rest of the mini-transaction.
     pub fn fix(&mut self, pager: &mut Pager, id: PageId) -> Result<FrameId> {
         let f = pager.fix(id)?;
@@ -443,13 +433,5 @@ impl Mtr {
         self.modified.clear();
         self.unlogged.clear();
         self.log.clear();
-    }
-
-    /// Forgets a failed mini-transaction's fixes after the engine has
-    /// decided to halt. Its changes stay in memory, unlogged, which is why
-    /// the engine must not be used again.
-    pub fn abandon(mut self, pager: &mut Pager) {
-        self.log.clear();
-        self.release_fixes(pager);
     }
 }

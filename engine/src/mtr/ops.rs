@@ -200,14 +200,7 @@ impl PageOp<'_> {
     }
 }
 
-/// Appends a LEB128 varint.
-pub fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
+pub use crate::mach::put_varint;
 
 /// Encodes a page record.
 pub fn encode_page(out: &mut Vec<u8>, id: PageId, op: &PageOp<'_>) {

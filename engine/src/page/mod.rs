@@ -26,7 +26,7 @@
 //!
 //! A page that is all zeros has never been written; it reads as
 //! [`PageState::Zero`] and is not corruption. Anything else that fails a
-//! check is [`Error::CorruptPage`](crate::Error::CorruptPage) and must never
+//! check is [`crate::Error::CorruptPage`] and must never
 //! be returned as data.
 
 pub mod index;

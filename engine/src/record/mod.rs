@@ -202,7 +202,7 @@ impl RowFormat {
     pub fn zip_size(self) -> Result<Option<usize>> {
         match self {
             RowFormat::Compressed { key_block_size } => {
-                crate::page::zip::zip_size_of(key_block_size).map(Some)
+                crate::mach::zip_size_of(key_block_size).map(Some)
             }
             _ => Ok(None),
         }

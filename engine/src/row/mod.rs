@@ -25,13 +25,11 @@ pub mod write;
 
 use crate::blob;
 use crate::btree::{self, Key};
-use crate::dict::{ClusteredField, Secondary, Table};
+use crate::dict::{Secondary, Table};
 use crate::error::{Error, Result};
 use crate::lock::TrxId;
 use crate::pager::Pager;
-use crate::record::{
-    self, ExternalRef, FieldValue, Placement, RecordLayout, RecordView, Value, COMPACT_PREFIX_LEN,
-};
+use crate::record::{self, ExternalRef, FieldValue, Placement, RecordLayout, RecordView, Value};
 use crate::trx::undo::{self, RollPtr};
 use crate::trx::ReadView;
 use std::collections::BTreeMap;
@@ -345,14 +343,6 @@ pub fn free_chains(pager: &mut Pager, chains: &[ExternalRef]) -> Result<()> {
     Ok(())
 }
 
-/// Bytes of the local prefix kept for an off-page column in this format.
-pub fn local_prefix_len(layout: &RecordLayout) -> usize {
-    match layout.format() {
-        record::RowFormat::Dynamic => 0,
-        _ => COMPACT_PREFIX_LEN,
-    }
-}
-
 /// The version of a clustered record that `view` sees, following the undo
 /// chain back; `None` if the row did not exist for the view.
 pub fn visible_version(
@@ -434,7 +424,7 @@ pub fn sec_implicit_holder(
 ) -> Result<Option<TrxId>> {
     Ok(match sec_holder(pager, table, sec, srec, except, active)? {
         SecHolder::Holder(t) => Some(t),
-        SecHolder::None | SecHolder::OverDeleted(_) => None,
+        SecHolder::None | SecHolder::OverDeleted => None,
     })
 }
 
@@ -447,7 +437,7 @@ pub enum SecHolder {
     /// Nobody, as InnoDB sees it, because the row's writer, still active,
     /// inserted it over a delete-marked record of another transaction's:
     /// the version walk stops there.
-    OverDeleted(TrxId),
+    OverDeleted,
 }
 
 /// [`sec_implicit_holder`], saying why it found nobody.
@@ -495,7 +485,7 @@ pub fn sec_holder(
             // InnoDB reports no implicit lock here, the inserter's neither
             // (row_vers_impl_x_locked_low breaks out with none); a reader
             // then meets the inserter at the clustered record.
-            return Ok(SecHolder::OverDeleted(trx));
+            return Ok(SecHolder::OverDeleted);
         }
         let implied = sec_entry(pager, table, sec, &prev)?;
         let same = record::compare_records(&sec.index.leaf, &implied, srec, n)?
@@ -598,16 +588,4 @@ pub fn sec_remove_if_unneeded(
         key: btree::lock_key(&sec.index, key),
     });
     Ok(())
-}
-
-/// The field values a clustered record has for its system columns.
-pub fn system_rep(field: ClusteredField, row_id: u64, trx_id: u64, roll_ptr: RollPtr) -> Rep {
-    match field {
-        ClusteredField::RowId => Rep::Inline(row_id.to_be_bytes()[2..].to_vec()),
-        ClusteredField::TrxId => Rep::Inline(trx_id_bytes(trx_id)),
-        ClusteredField::RollPtr => Rep::Inline(roll_ptr.encode().to_vec()),
-        ClusteredField::Column(_) | ClusteredField::Prefix { .. } => {
-            unreachable!("not a system field")
-        }
-    }
 }

@@ -232,8 +232,3 @@ fn clean_secondary_early(
         page_no = next;
     }
 }
-
-/// Whether a transaction system has committed logs waiting for purge.
-pub fn pending(pager: &mut Pager, _sys: &TrxSys) -> Result<u32> {
-    Ok(trx::history(pager)?.1)
-}

@@ -58,17 +58,6 @@ fn write_undo(
     Ok(ptr)
 }
 
-/// A key for messages: the values joined by '-', as MySQL prints them.
-pub fn format_key(key: &Key) -> String {
-    key.iter()
-        .map(|f| match f {
-            None => "NULL".to_string(),
-            Some(b) => String::from_utf8_lossy(b).into_owned(),
-        })
-        .collect::<Vec<_>>()
-        .join("-")
-}
-
 /// Column values as a 1062 message prints them, joined by `-`.
 pub(crate) fn format_values(table: &Table, cols: &[usize], stored: &[Option<Vec<u8>>]) -> String {
     cols.iter()
@@ -289,7 +278,7 @@ fn unmarked_by_active(
     }
     Ok(matches!(
         super::sec_holder(pager, table, sec, entry, Some(ctx.trx), &ctx.active)?,
-        super::SecHolder::OverDeleted(_)
+        super::SecHolder::OverDeleted
     ))
 }
 

@@ -77,7 +77,7 @@ pub struct ColumnSpec {
     pub auto_increment: bool,
     /// PRIMARY KEY written on the column.
     pub primary: bool,
-    /// UNIQUE [KEY] written on the column.
+    /// `UNIQUE [KEY]` written on the column.
     pub unique: bool,
     /// CHARACTER SET / COLLATE written on the column: its collation, where
     /// the table's default would otherwise be taken.
@@ -134,7 +134,7 @@ pub struct TableOptions {
     pub row_format: Option<String>,
     /// KEY_BLOCK_SIZE=.
     pub key_block_size: Option<u32>,
-    /// [DEFAULT] CHARSET= / CHARACTER SET=.
+    /// `[DEFAULT] CHARSET=` / `CHARACTER SET=`.
     pub charset: Option<String>,
     /// \[DEFAULT\] COLLATE=: the table's default collation, with or instead
     /// of a character set.
@@ -164,21 +164,21 @@ pub struct CreateTable {
 /// One change of ALTER TABLE.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AlterOp {
-    /// ADD [UNIQUE] INDEX / ADD PRIMARY KEY.
+    /// `ADD [UNIQUE] INDEX` / `ADD PRIMARY KEY`.
     AddIndex(IndexSpec),
     /// DROP INDEX name.
     DropIndex(String),
     /// DROP PRIMARY KEY.
     DropPrimary,
-    /// ADD [CONSTRAINT [name]] FOREIGN KEY ...
+    /// `ADD [CONSTRAINT [name]] FOREIGN KEY ...`
     AddForeign(ForeignSpec),
     /// DROP FOREIGN KEY name.
     DropForeign(String),
-    /// ADD [COLUMN] definition [FIRST | AFTER c].
+    /// `ADD [COLUMN] definition [FIRST | AFTER c]`.
     AddColumn(ColumnSpec, ColumnPlace),
-    /// DROP [COLUMN] c.
+    /// `DROP [COLUMN] c`.
     DropColumn(String),
-    /// CHANGE [COLUMN] old definition, or MODIFY [COLUMN] definition (the
+    /// `CHANGE [COLUMN] old definition`, or `MODIFY [COLUMN] definition` (the
     /// old name the definition's), [FIRST | AFTER c].
     ChangeColumn {
         /// The column changed.
@@ -523,7 +523,7 @@ pub enum Show {
     Collation(Option<String>, Option<Expr>),
     /// SHOW CHARACTER SET [LIKE 'p' | WHERE expr].
     CharacterSet(Option<String>, Option<Expr>),
-    /// SHOW [FULL] PROCESSLIST.
+    /// `SHOW [FULL] PROCESSLIST`.
     Processlist {
         /// FULL: the whole statement text, not its first 100 characters.
         full: bool,
@@ -569,7 +569,7 @@ pub enum Stmt {
     },
     /// USE db.
     Use(String),
-    /// CREATE [UNIQUE] INDEX name ON t (cols).
+    /// `CREATE [UNIQUE] INDEX name ON t (cols)`.
     CreateIndex {
         /// The table.
         table: TableName,
@@ -594,11 +594,11 @@ pub enum Stmt {
         /// ALGORITHM=.
         algorithm: Option<Algorithm>,
     },
-    /// TRUNCATE [TABLE] t.
+    /// `TRUNCATE [TABLE] t`.
     Truncate(TableName),
     /// OPTIMIZE TABLE t, ...
     Optimize(Vec<TableName>),
-    /// CHECK TABLE t, ... [options]
+    /// `CHECK TABLE t, ... [options]`
     Check(Vec<TableName>),
     /// EXPLAIN SELECT (DESCRIBE SELECT).
     Explain(Box<Select>),
@@ -665,7 +665,7 @@ pub enum Stmt {
     Rollback,
     /// SAVEPOINT name.
     Savepoint(String),
-    /// ROLLBACK TO [SAVEPOINT] name.
+    /// `ROLLBACK TO [SAVEPOINT] name`.
     RollbackTo(String),
     /// RELEASE SAVEPOINT name.
     Release(String),

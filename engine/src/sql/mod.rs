@@ -575,7 +575,7 @@ impl Server {
         self.globals.max_connections = n;
     }
 
-    /// KILL [QUERY] `target` from connection `c` (and COM_PROCESS_KILL):
+    /// `KILL [QUERY]` `target` from connection `c` (and COM_PROCESS_KILL):
     /// the target's blocked statement, if any, is given up and answers
     /// 1317 when next resumed ([`Server::resume`]); without `query`, the
     /// connection is also put on the list [`Server::take_killed`] gives

@@ -246,7 +246,7 @@ fn hex_number(b: &[u8]) -> i128 {
     i128::from(tail.iter().fold(0u64, |v, &x| (v << 8) | u64::from(x)))
 }
 
-/// An integer result as a datum, or `None` outside BIGINT [UNSIGNED].
+/// An integer result as a datum, or `None` outside `BIGINT [UNSIGNED]`.
 pub fn int_datum(v: i128) -> Option<Datum> {
     if let Ok(i) = i64::try_from(v) {
         Some(Datum::Int(i))

@@ -158,11 +158,6 @@ impl TrxSys {
         })
     }
 
-    /// The next id (also the purge limit when no view is open).
-    pub fn next_id(&self) -> u64 {
-        self.next_id
-    }
-
     /// Hands out an id, persisting a new bound when the old one is reached.
     pub fn alloc_id(&mut self, pager: &mut Pager) -> Result<u64> {
         if self.next_id >= self.persisted_bound {
@@ -205,12 +200,6 @@ impl TrxSys {
     pub fn resurrect(&mut self, id: u64) {
         self.observe_id(id);
         self.active.insert(id);
-    }
-
-    /// Whether a transaction is active.
-    #[inline]
-    pub fn is_active(&self, id: u64) -> bool {
-        self.active.contains(&id)
     }
 
     /// Active transaction ids, ascending.

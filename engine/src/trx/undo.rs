@@ -39,7 +39,7 @@
 use crate::btree::Key;
 use crate::error::{Error, Result};
 use crate::fsp;
-use crate::mtr::ops::put_varint;
+use crate::mach::put_varint;
 use crate::mtr::Mtr;
 use crate::page::{self, PageId, PageType, FIL_NULL, FIL_PAGE_DATA, FIL_PAGE_DATA_END};
 use crate::pager::Pager;

@@ -29,10 +29,10 @@
 //! determinism check compare two runs.
 //!
 //! The runner's rooms: this module holds the world and the scheduler's
-//! loop; [`session`] drives one session's statements and judges their
-//! results in lockstep; [`recovery`] crashes, restarts and recovers, and
-//! has the recovered state judged; [`trace`] records and hashes the run;
-//! [`stats`] counts what it reached. The judging itself lives in
+//! loop; `session` drives one session's statements and judges their
+//! results in lockstep; `recovery` crashes, restarts and recovers, and
+//! has the recovered state judged; `trace` records and hashes the run;
+//! `stats` counts what it reached. The judging itself lives in
 //! [`crate::judge`].
 
 mod ddl;

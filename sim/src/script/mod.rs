@@ -4,7 +4,7 @@
 //! mysqltest has. InnoDB's own suite runs under it unchanged
 //! ([`suite`]).
 //!
-//! - Reading ([`reader`]): a query runs to the delimiter (`;`, or what
+//! - Reading (`reader`): a query runs to the delimiter (`;`, or what
 //!   `delimiter` sets) outside quotes; a line whose first character is `#`
 //!   is a comment and one starting `--` is a command; `cmd args;` is a
 //!   command when its first word names one, and a query otherwise.
@@ -34,7 +34,7 @@
 //!   mtr.add_suppression(...)` is mysql-test-run's (it tunes a server-log
 //!   check innosim's runs do not make) and succeeds without reaching the
 //!   server. The standard capability includes are answered by innosim
-//!   ([`builtin`]).
+//!   (`builtin`).
 //! - innosim's own: `crash [process|power [torn]] [after <n>]`: the
 //!   process dies (the operating system keeps every write), or the power
 //!   goes (unsynced writes are lost, or with `torn` each kept, lost or torn

@@ -3,9 +3,9 @@
 //! sysbench.
 //!
 //! One thread owns the engine (`engine::sql::Server`) and runs statements
-//! in the order they arrive ([`engine_thread`]); each connection has a
+//! in the order they arrive (`engine_thread`); each connection has a
 //! thread of its own that speaks the protocol (`engine::wire`) and hands
-//! the engine thread its commands over a channel ([`connection`]). A
+//! the engine thread its commands over a channel (`connection`). A
 //! statement that waits for a lock blocks only its connection: the engine
 //! thread keeps it aside, resumes it whenever another statement has run
 //! and when its lock wait's deadline on the engine's clock passes, and
@@ -23,12 +23,12 @@
 //! The protocol: the connection phase (greeting, `mysql_native_password`
 //! with one configured user, an AuthSwitchRequest for a client that
 //! offers another plugin, 1045 for a wrong password, 1040 past
-//! max_connections), COM_QUERY with text result sets ([`answer`]: a table
+//! max_connections), COM_QUERY with text result sets (`answer`: a table
 //! column defined by its schema, as `Field::make_field` does, an
 //! expression by its values), COM_INIT_DB, COM_PING, COM_QUIT,
-//! COM_PROCESS_KILL and KILL [QUERY] (a killed connection's socket is
+//! COM_PROCESS_KILL and `KILL [QUERY]` (a killed connection's socket is
 //! shut), COM_STATISTICS, COM_FIELD_LIST, COM_SHUTDOWN, the prepared
-//! statements' commands ([`prepared`]), and an ERR 1047 for any other.
+//! statements' commands (`prepared`), and an ERR 1047 for any other.
 
 mod answer;
 mod connection;

@@ -235,7 +235,7 @@ pub(crate) fn fnv_word(h: u64, w: u64) -> u64 {
 }
 
 /// A stable fingerprint of a page image (FNV-1a eight bytes a step, see
-/// [`fnv_word`]), compared only within one run. A byte a step cost 2% of
+/// `fnv_word`), compared only within one run. A byte a step cost 2% of
 /// a campaign: damaged pages are fingerprinted at every recovery.
 pub fn fnv1a(bytes: &[u8]) -> u64 {
     fnv_bytes(FNV_BASIS, bytes)

@@ -76,7 +76,8 @@ use super::index::{self, INDEX_N_SLOTS};
 use super::{get_u16, get_u32, put_u16, put_u32, PageId, PageState, PageType, FIL_PAGE_DATA_END};
 use super::{FIL_PAGE_CHECKSUM, FIL_PAGE_OFFSET, FIL_PAGE_SPACE_ID, FIL_PAGE_TYPE, PAGE_SIZE};
 use crate::error::{Error, Result};
-use crate::mtr::ops::put_varint;
+use crate::mach::put_varint;
+pub use crate::mach::{is_zip_size, zip_size_of, ZIP_SIZES};
 use crate::record::{
     FieldDef, FieldKind, RecordLayout, RecordView, RowFormat, CHILD_PAGE_NO_LEN, DATA_ROLL_PTR_LEN,
     DATA_TRX_ID_LEN, EXTERNAL_REF_LEN, INFO_DELETED_FLAG,
@@ -84,9 +85,6 @@ use crate::record::{
 use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
 use rustc_hash::FxHashMap;
 
-/// The physical page sizes a compressed table may have: KEY_BLOCK_SIZE 1,
-/// 2, 4, 8 and 16 (KiB).
-pub const ZIP_SIZES: [usize; 5] = [1024, 2048, 4096, 8192, 16384];
 /// The compression level when `innodb_compression_level` is not set.
 pub const DEFAULT_LEVEL: u32 = 6;
 /// The highest zlib level.
@@ -122,23 +120,6 @@ const DIR_OFFSET: u16 = 0x3fff;
 const _: () = assert!(PAGE_SIZE <= DIR_OFFSET as usize + 1);
 /// DB_TRX_ID and DB_ROLL_PTR together.
 pub const TRX_ROLL_LEN: usize = (DATA_TRX_ID_LEN + DATA_ROLL_PTR_LEN) as usize;
-
-/// Whether `size` is a page size a compressed table may have.
-pub fn is_zip_size(size: usize) -> bool {
-    ZIP_SIZES.contains(&size)
-}
-
-/// Checks a KEY_BLOCK_SIZE (in KiB) and gives the physical page size.
-pub fn zip_size_of(key_block_size: u32) -> Result<usize> {
-    let size = (key_block_size as usize).saturating_mul(1024);
-    if is_zip_size(size) {
-        Ok(size)
-    } else {
-        Err(Error::InvalidArgument(format!(
-            "KEY_BLOCK_SIZE={key_block_size} is not one of 1, 2, 4, 8, 16"
-        )))
-    }
-}
 
 /// Checks an `innodb_compression_level`.
 pub fn check_level(level: u32) -> Result<u32> {
@@ -556,7 +537,7 @@ pub fn ext_count(fields: &ZipFields, rec: &[u8]) -> Result<usize> {
 ///
 /// The image is owned (`Vec<u8>`: a page just compressed, read or taken
 /// from the log) or borrowed from the buffer pool's buddy allocator
-/// (`&mut [u8]`, [`crate::buf::ZipMut`]), where compressed pages live.
+/// (`&mut [u8]`, `ZipMut` of the buffer pool), where compressed pages live.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ZipPage<D = Vec<u8>> {
     data: D,

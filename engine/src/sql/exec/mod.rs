@@ -345,11 +345,10 @@ impl Server {
             crate::Error::ForeignKey {
                 referenced,
                 child,
-                fk,
-                columns,
+                constraint,
             } => {
                 let (cdb, ct) = split_name(child).unwrap_or((db.clone(), child.clone()));
-                let text = crate::dict::foreign_text(fk, columns, |p| parent_name(&cdb, p));
+                let text = constraint.render(|p| parent_name(&cdb, p));
                 let what = if *referenced {
                     "delete or update a parent"
                 } else {
