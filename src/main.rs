@@ -2253,46 +2253,6 @@ fn run_scripts(files: &[std::path::PathBuf], record: bool) -> ExitCode {
     }
 }
 
-/// Splits a line of statements at `;` outside quotes; a trailing `\G`
-/// asks for vertical output.
-fn split_statements(text: &str) -> Vec<(String, bool)> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut quote: Option<char> = None;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match quote {
-            Some(q) => {
-                cur.push(c);
-                if c == '\\' {
-                    if let Some(n) = chars.next() {
-                        cur.push(n);
-                    }
-                } else if c == q {
-                    quote = None;
-                }
-            }
-            None => match c {
-                '\'' | '"' | '`' => {
-                    quote = Some(c);
-                    cur.push(c);
-                }
-                ';' => out.push((std::mem::take(&mut cur), false)),
-                '\\' if chars.peek() == Some(&'G') => {
-                    chars.next();
-                    out.push((std::mem::take(&mut cur), true));
-                }
-                c => cur.push(c),
-            },
-        }
-    }
-    out.push((cur, false));
-    out.into_iter()
-        .filter(|(s, _)| !s.trim().is_empty())
-        .map(|(s, g)| (s.trim().to_string(), g))
-        .collect()
-}
-
 fn print_reply(reply: &engine::sql::Reply, vertical: bool) {
     use engine::sql::{format, Reply};
     if let Reply::Rows { columns, rows, .. } = reply {
@@ -2624,7 +2584,7 @@ fn sql_shell(execute: Option<String>, dir: Option<std::path::PathBuf>) -> ExitCo
     };
     if let Some(text) = execute {
         let mut ok = true;
-        for (sql, vertical) in split_statements(&text) {
+        for (sql, vertical) in engine::sql::split::split_statements(&text) {
             ok &= run(&mut server, &sql, vertical);
         }
         let closed = server.close();
@@ -2676,7 +2636,7 @@ fn sql_shell(execute: Option<String>, dir: Option<std::path::PathBuf>) -> ExitCo
         let t = buf.trim_end();
         if t.ends_with(';') || t.ends_with("\\G") {
             let _ = rl.add_history_entry(buf.trim());
-            for (sql, vertical) in split_statements(&buf) {
+            for (sql, vertical) in engine::sql::split::split_statements(&buf) {
                 run(&mut server, &sql, vertical);
             }
             buf.clear();

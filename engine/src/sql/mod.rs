@@ -30,6 +30,7 @@ pub mod format;
 pub mod lex;
 pub mod parse;
 pub mod schema;
+pub mod split;
 pub mod value;
 
 mod exec;
