@@ -1245,7 +1245,34 @@ fn inflate(stream: &[u8]) -> ZipResult<Vec<u8>> {
 /// starting with room for `capacity`: a limit read from disk is not
 /// trusted for an allocation, which grows as the stream gives bytes.
 fn inflate_limited(stream: &[u8], limit: usize, capacity: usize, what: &str) -> ZipResult<Vec<u8>> {
-    let mut d = Decompress::new(true);
+    // This thread's inflate stream, reset for this one (a new stream's
+    // state and window are allocated afresh; a reset one inflates alike).
+    let mut d = INFLATE
+        .with(|cell| cell.borrow_mut().take())
+        .map(|mut d| {
+            d.reset(true);
+            d
+        })
+        .unwrap_or_else(|| Decompress::new(true));
+    let result = inflate_with(&mut d, stream, limit, capacity, what);
+    INFLATE.with(|cell| *cell.borrow_mut() = Some(d));
+    result
+}
+
+thread_local! {
+    /// The inflate stream of the last decompression on this thread.
+    static INFLATE: std::cell::RefCell<Option<Decompress>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// [`inflate_limited`] with the stream `d`, freshly reset.
+fn inflate_with(
+    d: &mut Decompress,
+    stream: &[u8],
+    limit: usize,
+    capacity: usize,
+    what: &str,
+) -> ZipResult<Vec<u8>> {
     let mut out = Vec::with_capacity(capacity);
     loop {
         let before = (d.total_in(), d.total_out());

@@ -821,3 +821,21 @@ fn a_reused_deflate_stream_deflates_as_a_new_one() {
         assert_eq!(deflate(input, level), fresh(input, level), "level {level}");
     }
 }
+
+/// The thread's inflate stream is reset between decompressions: one that
+/// stopped part-way (a truncated stream, a corrupt one, one past its
+/// limit) leaves nothing behind for the next.
+#[test]
+fn a_reused_inflate_stream_inflates_as_a_new_one() {
+    let text: Vec<u8> = (0..10_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    let stream = deflate_afresh(&text, 6);
+    assert_eq!(inflate(&stream).unwrap(), text);
+    assert!(inflate(&stream[..stream.len() / 2]).is_err());
+    assert_eq!(inflate(&stream).unwrap(), text);
+    let mut bad = stream.clone();
+    bad[stream.len() / 3] ^= 0xff;
+    assert_ne!(inflate(&bad).ok(), Some(text.clone()));
+    assert_eq!(inflate(&stream).unwrap(), text);
+    assert!(inflate_limited(&stream, 100, 10, "a small limit").is_err());
+    assert_eq!(inflate(&stream).unwrap(), text);
+}
