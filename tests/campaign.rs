@@ -225,6 +225,20 @@ fn a_merge_refuses_reports_that_are_not_one_campaigns_shards() {
         &[&three[0], &three[1], "short.json"],
         "shard 2/3 ran 3 seeds, but its part of the range has 4",
     );
+    let mut past = json(&std::fs::read_to_string(dir.join("kept.json")).unwrap());
+    past["shard"]["index"] = serde_json::json!(7);
+    std::fs::write(dir.join("past.json"), past.to_string()).unwrap();
+    refused(
+        &[&three[0], &three[1], "past.json"],
+        "is shard 7/3, past the last",
+    );
+    let mut contradicts = json(&std::fs::read_to_string(dir.join("kept.json")).unwrap());
+    contradicts["failing_seeds"] = serde_json::json!([5]);
+    std::fs::write(dir.join("contradicts.json"), contradicts.to_string()).unwrap();
+    refused(
+        &[&three[0], &three[1], "contradicts.json"],
+        "contradicts itself",
+    );
     std::fs::write(dir.join("junk.json"), "{\"seeds\": 1}").unwrap();
     refused(&["junk.json"], "is not a report of `innosim fuzz --json`");
     // The three as they were merge.

@@ -536,19 +536,29 @@ pub fn merge(reports: &[Report], corpus: Option<&Path>) -> Result<Report, MergeE
             )));
         }
     }
-    let mut seen = vec![false; usize::try_from(count).unwrap_or(usize::MAX).min(1 << 20)];
-    if count as usize != seen.len() {
-        return Err(MergeError::Coverage(format!("{count} shards is too many")));
-    }
-    for r in reports {
-        let slot = &mut seen[r.shard.index as usize];
-        if *slot {
+    let mut seen = std::collections::BTreeSet::new();
+    for (at, r) in reports.iter().enumerate() {
+        if r.shard.index >= count {
+            return Err(MergeError::Coverage(format!(
+                "report {at} is shard {}/{count}, past the last",
+                r.shard.index
+            )));
+        }
+        if !seen.insert(r.shard.index) {
             return Err(MergeError::Coverage(format!(
                 "shard {}/{count} appears twice",
                 r.shard.index
             )));
         }
-        *slot = true;
+        // The failing seeds and the count are the failures' own: a report
+        // whose lists disagree was not written by `fuzz --json`.
+        let failing: Vec<u64> = r.failures.iter().map(|f| f.seed).collect();
+        if r.failing_seeds != failing || r.violations != failing.len() {
+            return Err(MergeError::Coverage(format!(
+                "report {at} contradicts itself: failing seeds {:?}, {} violations, failures at {failing:?}",
+                r.failing_seeds, r.violations
+            )));
+        }
         let expected = part_len(start, end, r.shard);
         if r.seeds != expected {
             return Err(MergeError::Short {
@@ -558,8 +568,7 @@ pub fn merge(reports: &[Report], corpus: Option<&Path>) -> Result<Report, MergeE
                 expected,
             });
         }
-        if let Some(&seed) = r
-            .failing_seeds
+        if let Some(&seed) = failing
             .iter()
             .find(|&&s| s < start || s >= end || (s - start) % count != r.shard.index)
         {
@@ -571,7 +580,8 @@ pub fn merge(reports: &[Report], corpus: Option<&Path>) -> Result<Report, MergeE
         }
     }
     let missing: Vec<String> = (0..count)
-        .filter(|&i| !seen[i as usize])
+        .filter(|i| !seen.contains(i))
+        .take(8)
         .map(|i| format!("{i}/{count}"))
         .collect();
     if !missing.is_empty() {
@@ -625,7 +635,7 @@ pub fn merge(reports: &[Report], corpus: Option<&Path>) -> Result<Report, MergeE
         shard: Shard::WHOLE,
         shards: count,
         seeds: reports.iter().map(|r| r.seeds).sum(),
-        violations: reports.iter().map(|r| r.violations).sum(),
+        violations: failures.len(),
         wall_seconds: sum(|r| r.wall_seconds),
         sim_seconds: sum(|r| r.sim_seconds),
         seeds_per_sec: sum(|r| r.seeds_per_sec),
