@@ -9,6 +9,106 @@
 //! reviewed list of version differences ([`LaterRule::difference`]): the
 //! statements it concerns, what each version does, why, and where the
 //! sources say so.
+//!
+//! # The list
+//!
+//! Each rule by its name (`LaterRule::name`), with what sets 1.0.6 (innosim) and MariaDB 10.11
+//! apart and where it was seen; [`LaterRule::difference`] holds each entry in full, with the
+//! sources' lines.
+//!
+//! - `fk-check-no-gaps-under-read-committed`: a constraint check under READ COMMITTED or READ
+//!   UNCOMMITTED finds no parent, then another transaction inserts into that gap. 1.0.6's S gap
+//!   lock (next-key on the supremum) makes the insert wait; MariaDB takes no gap lock
+//!   (`row_ins_check_foreign_constraint`: `skip_gap_lock`).
+//! - `order-by-extended-key`: ORDER BY a secondary index's columns, then primary key columns,
+//!   the index unique (`ORDER BY u, p0, p1`) or holding a key column already (`KEY (c1, p0)`,
+//!   `ORDER BY c1, p0, p1`). 1.0.6 takes the index's order with the whole primary key after its
+//!   columns; MariaDB only with the key columns the index lacks, none after a unique index
+//!   (EXPLAIN: `Using filesort` for one, `index` for the other; `test_if_order_by_key`,
+//!   `on_pk_suffix` against `ext_key_parts`).
+//! - `duplicate-index-note`: an index of the same kind, columns and lengths as an earlier one.
+//!   1.0.6 makes it without a word; MariaDB adds Note 1831 (`check_duplicate_key`).
+//! - `read-uncommitted-x-locks-not-inherited`: a READ UNCOMMITTED transaction's X lock on a
+//!   record that leaves the index (an insert rolled back, a row purged), then an insert into
+//!   that gap. 1.0.6 inherits it as a gap lock (only READ COMMITTED's are left out) and the
+//!   insert waits; MariaDB leaves it out too (`lock_rec_inherit_to_gap`).
+//! - `past-end-row-unlocked-under-read-committed`: a forward locking range read under READ
+//!   COMMITTED or READ UNCOMMITTED, then a lock on the first row past the range's end. 1.0.6
+//!   keeps it locked (InnoDB read and locked it before the server saw the range was over) and
+//!   the other waits; MariaDB gives it back (`unlock_row` in `read_range_next`) and the other
+//!   goes ahead. Under REPEATABLE READ both keep it, and a descending read
+//!   (`QUICK_SELECT_DESC`) gives nothing back on either (compressed seed 1211).
+//! - `deadlock-search-one-blocker`: a wait behind two transactions, the first not waiting, and
+//!   the second then waiting for it. 1.0.6's search walks every lock ahead of each wait and
+//!   finds the cycle; in MariaDB each wait points at one transaction (`wait_trx`), the cycle
+//!   through the other is missed and both wait, and on a cycle it finds the lightest
+//!   transaction is the victim (`lock_deadlock_recursive` against `Deadlock::find_cycle`,
+//!   `Deadlock::report`).
+//! - `waiter-bypassed-by-its-blocker`: a transaction holds a lock on a record (its own insert's
+//!   implicit lock made explicit counts), another waits for it there, and the first asks for
+//!   another lock on that record no stronger than one it holds (a next-key lock of a range
+//!   read, a duplicate check's S lock; S or X after X, S after S). In 1.0.6 the request waits
+//!   behind the waiting one (`lock_rec_other_has_conflicting` counts waiting requests): a
+//!   deadlock. MariaDB 10.6.17+ (MDEV-27025) grants it ahead of the waiter; an insert intention
+//!   still waits, and so does X after S alone, a deadlock as in 1.0.6 (checked by hand:
+//!   `corpus/diff/default-91`, `default-163`; seeds 264 and 503 for the insert intention;
+//!   `compressed-1110` and nine variants for X after S).
+//! - `secondary-index-on-one-row-tie`: a single-table UPDATE or DELETE by the whole primary
+//!   key, with a secondary index whose columns, or leading columns, the WHERE also fixes and
+//!   which holds at most one entry for them. 5.1 reads the primary key
+//!   (`ha_innobase::read_time` makes one or two clustered rows cost their count); MariaDB reads
+//!   the secondary index (EXPLAIN: range on it, 1 row; PRIMARY once two entries match), so its
+//!   locks fall on that index first (`default-91-tie`, `compressed-44`; a prefix of `KEY (p0,
+//!   c2)` fixed: `default-1085`).
+//! - `read-committed-skips-committed-deletes`: under READ COMMITTED or READ UNCOMMITTED, an
+//!   UPDATE, DELETE or locking read of a row deleted and committed but not purged (its
+//!   clustered record, or its entry in a secondary index the read goes through), which a
+//!   REPEATABLE READ reader has locked. 1.0.6 locks the delete-marked record before it looks at
+//!   the mark, and the statement waits (`row_search_for_mysql`, `sel_set_rec_lock` before the
+//!   delete-mark test); MariaDB passes it over without a lock and finds nothing at once
+//!   (checked by hand; `default-2-rc-delete`).
+//! - `own-implicit-lock-suffices`: a transaction locks a row it inserted or changed itself (a
+//!   locking read, a change, a duplicate check). 1.0.6's `lock_rec_convert_impl_to_expl` makes
+//!   its own implicit lock explicit, one lock struct more of weight; MariaDB makes no struct
+//!   for it, and a record-only request takes none (`default-1782`).
+//! - `pessimistic-insert-tries-no-optimistic-first`: an insert into a compressed table whose
+//!   leaf has room uncompressed but cannot take the row compressed, so the page splits. 1.0.6
+//!   writes three undo records for the row (`btr_cur_optimistic_insert` one before it tries the
+//!   page, `btr_cur_pessimistic_insert` a second as it tries again first, then the split's: the
+//!   weight grows by 3); MariaDB two (INNODB_TRX `undo log entries 4` for two rows, one split;
+//!   compressed seed 1648).
+//! - `index-condition-pushdown`: a SELECT's locking read (or a SERIALIZABLE plain one) of an
+//!   ascending secondary index range, for columns outside the index, while another transaction
+//!   locks the clustered record of the row past the range's end. 1.0.6 locks the entry past the
+//!   end and its row's clustered record before the server sees the range is over, and the read
+//!   waits; MariaDB's pushed index condition checks the range's end on the entry (`Using index
+//!   condition`), so the clustered record is not locked and the read goes on. UPDATE, DELETE,
+//!   descending and index-only reads (`Using where`, `Using index`) still wait (checked by
+//!   hand; `compressed-1287`; `read_range_next` and `row_sel_get_clust_rec_for_mysql` against
+//!   `row_search_idx_cond_check` and `handler_index_cond_check`).
+//! - `isolation-set-for-next-transaction`: `SET SESSION TRANSACTION ISOLATION LEVEL` after
+//!   BEGIN, then statements in the same transaction. They run at the new level in 5.1 (InnoDB
+//!   reads the session's `tx_isolation` at each statement, `thd_tx_isolation`); MariaDB keeps
+//!   the transaction's level to its end and applies the new one from the next (`@@tx_isolation`
+//!   shows it at once, INNODB_TRX does not; `compressed-1805`;
+//!   `Sys_var_tx_isolation::session_update`).
+//! - `unlock-row-clustered-only`: under READ COMMITTED, an UPDATE or DELETE reads a secondary
+//!   index and finds a row its WHERE does not match (or a range read through a secondary index
+//!   reads the row past its end), then another transaction locks that row. 1.0.6's
+//!   `row_unlock_for_mysql` lets go of the entry and the clustered record (both locked,
+//!   `new_rec_locks` 2) unless the row is the transaction's own, and the other goes ahead;
+//!   MariaDB lets go of nothing when the read went through a secondary index, and the other
+//!   waits (`compressed-1959`, with `secondary-index-on-one-row-tie`; SHOW ENGINE INNODB STATUS
+//!   shows both locks kept).
+//! - `unlock-row-keeps-a-lock-it-waited-for`: under READ COMMITTED, an UPDATE's, DELETE's or
+//!   FOR UPDATE read waits for a row's lock, is granted it, and its WHERE then rejects the row;
+//!   another transaction locks the row. After the wait 1.0.6's `row_search_for_mysql` sets the
+//!   lock again (DB_SUCCESS, `new_rec_locks` 1), so `unlock_row` lets it go and the other goes
+//!   ahead; in MariaDB the lock stays (only DB_SUCCESS_LOCKED_REC, a lock the call created,
+//!   marks the record; MySQL bug 53674) and the other waits (`compressed-2693`; checked by hand
+//!   for DELETE, UPDATE and SELECT ... FOR UPDATE).
+//!
+//! What each rule explained in the campaigns is in `sim::diff::findings`.
 
 use std::fmt;
 

@@ -3,6 +3,28 @@
 //! primary key and updates of the indexed column `k`. Rates are wall-clock
 //! rows per second of one run; compare them with each other, not with a
 //! fixed number (machines are shared and noisy).
+//!
+//! # What it measured
+//!
+//! `cargo run --release -- bench --rows 200000` on the development machine (a 2-core VM;
+//! in-memory storage, zero latency, one core used, flush 1, 1,000 rows per transaction while
+//! loading, rows made outside the timed calls):
+//!
+//! | phase | rows/s, median of 5 runs (range) |
+//! | --- | --- |
+//! | sequential insert | ~226,000 (145,000 - 245,000) |
+//! | point select by primary key | ~510,000 (360,000 - 590,000, 10 runs) |
+//! | update of k, autocommit | ~55,000 (37,000 - 62,000) |
+//! | random insert | ~143,000 (121,000 - 154,000) |
+//!
+//! These are single runs on a shared machine (they varied by up to 30% between runs): compare
+//! them with each other. With real files (`--dir`, flush 2), one million rows in a 64 MiB
+//! buffer pool peak at about 80 MiB RSS.
+//!
+//! The other benches' figures are beside their code: `bench --engine` in
+//! [`crate::engine_bench`], `bench --index` in [`crate::index_bench`], `bench --compression` in
+//! [`crate::zip_bench`], and `bench --oltp`, `bench --flush` and the write tests, beside the
+//! seeds' figures, in [`crate::report`]; `bench --sim`'s rates are [`crate::campaign`]'s.
 
 use engine::io::{ManualClock, MemStorage};
 use engine::{Config, Engine, FlushAtCommit, Request, Response, RowFormat, Step, TableDef, Value};

@@ -23,6 +23,203 @@
 //!
 //! Wall time enters only through the caller's stopwatch ([`Wall`]), as it
 //! does for the benchmarks: the simulator itself never reads a real clock.
+//!
+//! # On many machines
+//!
+//! A campaign across many machines needs no coordinator: give each machine one shard of a seed
+//! range, each with a corpus directory of its own, and add the shards' reports up with `innosim
+//! merge`, which checks that they are one campaign's (one build, profile, canary and range,
+//! each shard of N once and complete), sums seeds, violations, failures with their replay lines
+//! and the rare paths reached, and keeps the smallest saved reproduction of each kind of
+//! violation (`--corpus DIR` copies those entries into DIR):
+//!
+//! ```sh
+//! innosim fuzz --seeds 0..4000 --shard $I/4 --json --corpus out/corpus-$I > out/shard-$I.json
+//! innosim merge --corpus corpus out/shard-*.json
+//! ```
+//!
+//! A run depends only on its seed, profile and commit, so results do not depend on `--jobs` or
+//! on the machine, and the merge equals one unsharded run (`cargo test --test campaign`). On
+//! Slurm, a job array and the merge as a job that waits for it
+//! (`tests/campaign/slurm-*.sbatch`; the test runs them on a one-host Slurm that
+//! `tests/tools/start-slurm.sh` starts):
+//!
+//! ```sh
+//! jid=$(SEEDS=0..4000 PROFILE=default OUT=$PWD/out \
+//!       sbatch --parsable --array=0-3 tests/campaign/slurm-fuzz.sbatch)
+//! OUT=$PWD/out sbatch --dependency=afterany:$jid \
+//!     tests/campaign/slurm-merge.sbatch   # out/merged.json
+//! ```
+//!
+//! On Kubernetes, an Indexed Job (`tests/campaign/kubernetes-job.yaml`, checked against the Job
+//! schema offline by the test; `$JOB_COMPLETION_INDEX` is the shard) writes the reports to a
+//! shared volume; `innosim merge` them when the Job completes.
+//!
+//! # How fast
+//!
+//! `innosim fuzz --seeds 0..2000 --profile P` (release, at 1f609fb), no violation in any
+//! profile; one job for the first five, two for the lock profiles. These replace figures taken
+//! at an earlier commit on a faster day of the same VM (default 102 seeds/s then); the builds
+//! are compared side by side below, not with this table:
+//!
+//! | profile | seeds/s | simulated s per wall s |
+//! | --- | --- | --- |
+//! | default | 78 | 331 |
+//! | small | 549 | 327 |
+//! | long-columns | 102 | 253 |
+//! | crash-heavy | 95 | 281 |
+//! | io-errors | 85 | 357 |
+//! | hot-rows (2 jobs) | 18 | 2383 |
+//! | oltp (2 jobs) | 29 | 96 |
+//! | transfer (2 jobs) | 42 | 2033 |
+//!
+//! `innosim bench --sim` prints the same two rates for every profile on both schedulers
+//! (`--quick`: 10 seeds each, as `tests/simulation.rs` runs it). The lock profiles' simulated
+//! time is mostly lock waits that run to their timeout (1 to 50 s), which the scheduler skips
+//! over; a quarter of the mixed seeds think ten times longer between statements, so their runs
+//! span seconds. What the campaigns of 2000 seeds reached is below.
+//!
+//! # Side by side, build against build
+//!
+//! The machine is a shared 2-core VM whose speed varies by up to a third between runs minutes
+//! apart; compare figures taken side by side. An instruction count does not vary: `valgrind
+//! --tool=callgrind innosim fuzz --seeds 0..40 --jobs 1` counts 2.59 billion instructions,
+//! against 2.52 billion for the build before the independent checkers, crashes in recovery, bit
+//! rot and small logs (the same 40 seeds do more now); side by side on one core the default
+//! profile ran 95 - 105 seeds/s against 108 - 110. The wider workloads (bounded scans,
+//! primary-key updates, autocommit statements) cost nothing measurable: side by side, `innosim
+//! fuzz --seeds 0..300 --jobs 1` ran 92 - 102 seeds/s at 7300e95 against 86 - 99 at d454675,
+//! before them; callgrind counts 1.407 billion instructions for `innosim fuzz --seeds 0..20
+//! --jobs 1` at 1786cac (with the secondary-index gap judgments) against 1.399 billion at
+//! 22cba64. Seed tables, misdirected writes and crashes after checkpoints cost 1.6%: `innosim
+//! fuzz --seeds 0..80 --jobs 1` counts 6.12 billion instructions against 6.02 billion at
+//! 5e57773 (the seeds do more: 14% more crashes in 300 seeds). Wall time is noisier than that:
+//! side by side on one core, `innosim fuzz --seeds 0..300 --jobs 1` ran 79 - 83 seeds/s against
+//! 93 - 96 in one pair of runs, and seeds 0..80 ran 62 - 66 against 64 - 71 in three pairs
+//! minutes later. Neither build reaches 100 seeds/s on this machine today. DDL while the
+//! workload runs, lost namespace operations and the secondary-entry implicit locks cost 3.5%:
+//! `innosim fuzz --seeds 0..40 --jobs 1` counts 3.14 billion instructions at 683da19 against
+//! 3.04 billion at 6769fa5 (the seeds do more: 624 crashes in 300 seeds against 570, and 194
+//! DDL statements); side by side on one core, `innosim fuzz --seeds 0..300 --jobs 1` ran 64 -
+//! 80 seeds/s against 68 - 87 in three pairs of runs. Still below 100 seeds/s on one core here.
+//! With `--jobs 2` the 2000-seed default campaign ran at 180 seeds/s at 683da19 and at 127
+//! seeds/s at c9a3944 (the table below), an hour apart: the machine's speed, not the builds'
+//! (`innosim fuzz --seeds 0..40 --jobs 1` counts 3.13 billion instructions after c9a3944's
+//! review mends against 3.14 billion at 683da19). Tables without a primary key (about 36 more
+//! statements a seed: in 2000 default seeds 42166 inserts into them succeeded and 35575 reads
+//! of them ran) and the recorded schedule cost 5.8%: 3.32 billion instructions at 9bdbb22
+//! against 3.13 billion at 6ad1431 for the same 40 seeds; side by side on one core, `innosim
+//! fuzz --seeds 0..300 --jobs 1` ran 53 - 59 seeds/s against 60 - 65 in three pairs of runs.
+//! Below 100 seeds/s on one core, as before; a profile shows no single hot spot (memory copies
+//! 8%, allocation about 15%, record parsing and key comparison a few percent each).
+//!
+//! A campaign was then made cheaper without changing what it checks (af75fd8 to 1f609fb):
+//! transparent huge pages off for the process (mimalloc asked for them, and the kernel zeroed 2
+//! MiB pages over and over; its share of a `perf record` of `innosim fuzz --seeds 0..300 --jobs
+//! 1` fell from 3.9% to 1.6%), each statement's trace hash taken from its values instead of a
+//! formatted line, record headers walked without a call per field, page fingerprints hashed a
+//! word at a time, the engine's table check comparing a secondary index with its rows by one
+//! scan and a sort, and checker paths that formatted or copied only to throw it away. The same
+//! 300 default seeds reach the same counters through bb91b65; 1f609fb, which takes a secondary
+//! record's implicit lock holder from the record at hand instead of searching for it again,
+//! changes two counters by under 0.5%. `valgrind --tool=callgrind innosim fuzz --seeds 0..40
+//! --jobs 1` counts 2.94 billion instructions at 1f609fb against 3.34 billion at a2297ca (12%
+//! fewer); side by side on one core, `innosim fuzz --seeds 0..2000 --jobs 1` ran 82 and 72
+//! seeds/s at 1f609fb against 66 and 69 at a2297ca, in two pairs of runs. Still below 100
+//! seeds/s on one core on this machine.
+//!
+//! Release builds then took fat LTO and one codegen unit (1e8bd3e; tests build with the
+//! `testing` profile, without LTO), and recovery buckets its redo records by page instead of
+//! sorting them. Against the last build before issue 10's checkers (b1104d8), `valgrind
+//! --tool=callgrind innosim fuzz --seeds 0..40 --jobs 1` counts 2.76 billion instructions at
+//! 1e8bd3e against 2.52 billion (the same 40 seeds do more there: crashes inside recovery, bit
+//! rot, misdirected writes, DDL, wider workloads); side by side on one core, `innosim fuzz
+//! --seeds 0..2000 --jobs 1` ran 86, 75 and 73 seeds/s at 1e8bd3e against 89, 90 and 89 at
+//! b1104d8, in three pairs of runs. The checks cost about 10% in instructions and 15% in wall
+//! time, and on this machine today not even the build before them reaches 100 seeds/s.
+//!
+//! # What campaigns reached
+//!
+//! What campaigns of 2000 seeds reached (`innosim fuzz --seeds 0..2000 --profile P --jobs 2
+//! --json`, the `reached` object; each counter sums over the seeds; taken at 1f609fb):
+//!
+//! | in 2000 seeds | default | small | long-columns | crash-heavy | io-errors |
+//! | --- | --- | --- | --- | --- | --- |
+//! | violations | 0 | 0 | 0 | 0 | 0 |
+//! | bit rot caught | 494 | 308 | 528 | 542 | 541 |
+//! | bits flipped by bit rot | 8241 | 5664 | 7278 | 9574 | 9459 |
+//! | crashes | 4686 | 3597 | 4630 | 5761 | 5438 |
+//! | crashes during recovery | 2679 | 1524 | 2387 | 4158 | 2959 |
+//! | crashes just after a checkpoint | 355 | 77 | 534 | 326 | 283 |
+//! | deadlocks | 2500 | 196 | 2205 | 2256 | 2575 |
+//! | files grown back at recovery | 932 | 80 | 586 | 387 | 969 |
+//! | fsync failures | 0 | 0 | 0 | 0 | 1826 |
+//! | full-disk errors | 0 | 0 | 0 | 0 | 25188 |
+//! | group commit waits | 42621 | 6311 | 26070 | 29161 | 39400 |
+//! | implicit locks converted | 13218 | 1128 | 9755 | 10290 | 12590 |
+//! | implicit locks converted on secondary entries | 5450 | 381 | 4142 | 4327 | 5177 |
+//! | inserts without a primary key | 42166 | 7481 | 25842 | 30039 | 38603 |
+//! | lock wait timeouts | 30 | 2 | 43 | 48 | 48 |
+//! | lock waits | 86292 | 10165 | 59678 | 64760 | 82294 |
+//! | locks inherited | 16773 | 4153 | 13575 | 14451 | 16460 |
+//! | misdirected writes | 907 | 308 | 770 | 1695 | 779 |
+//! | misdirected writes caught | 26 | 21 | 27 | 69 | 17 |
+//! | namespace ops lost | 56 | 34 | 58 | 42 | 60 |
+//! | reads of tables without a primary key | 35575 | 5543 | 20890 | 24249 | 34327 |
+//! | redo records applied | 5858850 | 644530 | 3067411 | 4319810 | 6430349 |
+//! | tables created, dropped or truncated | 721 | 744 | 730 | 671 | 662 |
+//! | torn pages repaired | 17107 | 2577 | 11504 | 11384 | 10688 |
+//! | transactions rolled back at recovery | 4231 | 806 | 4535 | 5722 | 4895 |
+//! | victims chosen by weight | 1283 | 97 | 1159 | 1191 | 1413 |
+//! | waits again after a grant | 3209 | 77 | 2934 | 2932 | 3173 |
+//!
+//! The lock profiles, the same campaigns:
+//!
+//! | in 2000 seeds | hot-rows | oltp | transfer |
+//! | --- | --- | --- | --- |
+//! | violations | 0 | 0 | 0 |
+//! | bit rot caught | 243 | 628 | 557 |
+//! | bits flipped by bit rot | 4715 | 5919 | 6417 |
+//! | crashes | 3052 | 3606 | 4465 |
+//! | crashes during recovery | 932 | 2000 | 1664 |
+//! | crashes just after a checkpoint | 309 | 335 | 885 |
+//! | deadlocks | 258179 | 5036 | 139837 |
+//! | files grown back at recovery | 0 | 171 | 2 |
+//! | fsync failures | 0 | 0 | 0 |
+//! | full-disk errors | 0 | 0 | 0 |
+//! | group commit waits | 33790 | 43065 | 67234 |
+//! | implicit locks converted | 0 | 0 | 0 |
+//! | implicit locks converted on secondary entries | 0 | 0 | 0 |
+//! | inserts without a primary key | 0 | 0 | 0 |
+//! | lock wait timeouts | 40536 | 308 | 4272 |
+//! | lock waits | 794895 | 154579 | 846720 |
+//! | locks inherited | 0 | 0 | 0 |
+//! | misdirected writes | 104 | 581 | 595 |
+//! | misdirected writes caught | 6 | 21 | 19 |
+//! | namespace ops lost | 0 | 0 | 0 |
+//! | reads of tables without a primary key | 0 | 0 | 0 |
+//! | redo records applied | 6591286 | 4997989 | 6690270 |
+//! | tables created, dropped or truncated | 0 | 0 | 0 |
+//! | torn pages repaired | 1898 | 29913 | 12904 |
+//! | transactions rolled back at recovery | 3496 | 16964 | 7462 |
+//! | victims chosen by weight | 109688 | 2825 | 68264 |
+//! | waits again after a grant | 34380 | 13218 | 0 |
+//!
+//! The rare paths `innosim diff` needs the plans to reach, in the fuzzer's campaigns of 2000
+//! seeds (`innosim fuzz --seeds 0..2000 --profile P --jobs 2`, the `reached` line; 0 violations
+//! in each; taken at a89fbb0, before the fix that keeps a READ COMMITTED statement from letting
+//! go of a row its own transaction wrote; sorted runs are those index builds spilled to their
+//! merge files, a rebuilt table read by an older view reads empty, and rejected rows let go are
+//! READ COMMITTED's, by `row_unlock_for_mysql`):
+//!
+//! | in 2000 seeds | default | compressed | long-columns | crash-heavy | io-errors | small |
+//! | --- | --- | --- | --- | --- | --- | --- |
+//! | sorted runs spilled to merge files | 501 | 205 | 363 | 359 | 471 | 47 |
+//! | tables rebuilt by a copying ALTER | 1055 | 545 | 1002 | 893 | 890 | 1117 |
+//! | rebuilt tables read by older views | 96 | 27 | 381 | 114 | 137 | 299 |
+//! | rows UPDATEs read semi-consistently | 333 | 183 | 330 | 295 | 331 | 115 |
+//! | of those, matched and read again locked | 146 | 70 | 136 | 140 | 143 | 47 |
+//! | rejected rows let go | 12460 | 5161 | 7665 | 8384 | 11281 | 1525 |
 
 use crate::plan::Plan;
 use crate::profile::Profile;

@@ -31,6 +31,9 @@
 //! CHECK TABLE t1: ox: entry for a live row is missing
 //!   -> CHECK TABLE: entry for a live row is missing
 //! ```
+//!
+//! `innosim fuzz --time 20s --profile compressed --canary zip-skip-mod-log`, a bug that fails
+//! almost every seed, reports 4 kinds and saves 4 entries.
 
 /// The checkers whose violations begin with their name and a colon.
 const CHECKERS: &[&str] = &[

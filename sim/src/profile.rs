@@ -2,6 +2,17 @@
 //! simulated run does (sessions, transactions, statement mix, tables, crash
 //! count) and which faults a seed may switch on (swarm testing: each seed
 //! turns on a random subset of the profile's fault kinds).
+//!
+//! # The profiles
+//!
+//! `default`, `small`, `long-columns`, `crash-heavy`, `io-errors`, `compressed` (every table
+//! ROW_FORMAT=COMPRESSED at KEY_BLOCK_SIZE 1 or 2, long columns, pools of 8 to 32 pages, every
+//! fault kind), and the lock profiles `hot-rows`, `oltp` (sysbench's oltp_read_write shape) and
+//! `transfer` (money transfers whose total must never change). In `default`, `crash-heavy` and
+//! `io-errors` a table in five is compressed, at any KEY_BLOCK_SIZE. A name with `+timed` runs
+//! the profile on the time-driven scheduler, and a latency preset after it
+//! (`oltp+timed+seeds-disk`) prices its I/O; the [crate root](crate) says how, and which fault
+//! kinds each profile may switch on (its fault model).
 
 use serde::{Deserialize, Serialize};
 

@@ -7,6 +7,19 @@
 //! fewer sessions, earlier and fewer crashes, fewer fault kinds, commits
 //! instead of rollbacks. Like Turso's simulator and Pebble's op-log
 //! reducer, it only ever keeps a candidate that still fails.
+//!
+//! # By hand
+//!
+//! `innosim fuzz` shrinks the first failure of each kind by itself. `innosim shrink --seed N
+//! --profile P` shrinks one seed by hand, `innosim shrink --seed N --canary C` a canary's
+//! catch, and `innosim shrink --entry corpus/<entry>` shrinks a saved entry further (saved back
+//! under its name). What is cut: fewer transactions, statements, sessions, crashes and fault
+//! kinds; crashes and failing fsyncs that struck at an I/O index, and the crash a misdirected
+//! write brings, are first tried anchored to the statement issued before them (a failing fsync
+//! inside a recovery, to that attempt to open the engine), where they stay while the rest goes;
+//! and the run's interleaving is written into the plan as a `schedule`, one turn per line,
+//! `txn/at +think @session`, so that the sessions that stay meet in the same order and at the
+//! same simulated instants while the rest goes ([`crate::schedule`]).
 
 use crate::kind::violation_kind;
 use crate::plan::Plan;

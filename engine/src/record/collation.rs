@@ -12,6 +12,29 @@
 //! its `my_unicase_default` sort weight (`my_strnncollsp_utf8`), and by
 //! bytes with trailing spaces ignored in utf8_bin (`my_strnncollsp_mb_bin`,
 //! whose byte order is the code points' order).
+//!
+//! # Where collations apply, and how it is tested
+//!
+//! A CHAR, VARCHAR or TEXT column compares in its collation (latin1_swedish_ci by default,
+//! latin1_bin, binary; `CHARACTER SET`/`COLLATE` on columns and tables) in index order,
+//! uniqueness, duplicate checks and locks, as `cmp_data_data` does, so 'a', 'A' and 'a ' are
+//! one key; the SQL layer's WHERE, ORDER BY, GROUP BY and DISTINCT use the same collation
+//! (`cargo test --test collation`, `corpus/scenarios/column_collation.test`).
+//!
+//! utf8 columns: utf8_general_ci (MySQL 5.1's `my_unicase_default` weights) and utf8_bin in the
+//! engine's index order, uniqueness and lock names, CHAR(n)/VARCHAR(n) counting characters and
+//! keeping up to 3n bytes, prefixes in characters, 1366 for bytes that are not the Basic
+//! Multilingual Plane in UTF-8 (`corpus/scenarios/utf8_columns.test`).
+//!
+//! The fuzzer's seed tables give about half their CHAR and VARCHAR columns latin1_swedish_ci
+//! and some latin1_bin, with values of mixed case and trailing spaces; the models key those
+//! columns in the collation (`models::Collation`, latin1_swedish_ci and utf8_general_ci
+//! restated from their rules, not from the engine's tables), so duplicates, index order, ranges
+//! and lock judgments follow it, while rows are still compared byte for byte. `cargo test
+//! --test collation` holds the models' latin1_swedish_ci to the engine's for every byte, and
+//! the engine, the SQL layer and the models to the same answers for random latin1 and utf8
+//! strings. The unique-check-binary canary (a unique check in bytes) is caught at seed 4
+//! (`innosim fuzz --seeds 0..100 --canary unique-check-binary`).
 
 use std::cmp::Ordering;
 

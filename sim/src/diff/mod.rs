@@ -35,8 +35,72 @@
 //!        innosim (Local)     server (Remote)
 //!            └─ {finished, blocked} ═?═ {finished, blocked} ─▶ next step, or a mismatch
 //! ```
+//!
+//! # Running it
+//!
+//! ```text
+//! innosim diff --server mysql://user@host:port [--seeds A..B | --time T] [--profile P]
+//!              [--transactions N] [--shrink N [--save DIR]]
+//! ```
+//!
+//! innosim's side runs in this process, on the simulated disk; the other over the MySQL
+//! protocol. Each session has its own connection, and statements go one at a time in an order
+//! drawn from the seed. A server's lock wait is read from `SHOW ENGINE INNODB STATUS` (a
+//! transaction in `LOCK WAIT`, seen twice a millisecond apart), not waited for; INNODB_TRX
+//! would do but InnoDB refreshes it at most every 100 ms. DDL runs only between transactions
+//! (MariaDB's metadata locks would make it wait where 5.1 did not). Where a commit wakes two
+//! waiting statements at once the sides may part legitimately (InnoDB leaves the order of the
+//! woken threads to the scheduler; the rule also covers one waiter woken while another waits,
+//! and may hide a real difference); such a scenario ends there and is counted, not reported.
+//! Every table's rows are compared at the end.
+//!
+//! Two things are held still on both sides so that a run is the same on every machine: purge
+//! (an extra connection on each side holds `START TRANSACTION WITH CONSISTENT SNAPSHOT` from
+//! the setup to the end, so no delete-marked record of the scenario is purged; a record purged
+//! on one side only hands its locks on as gap locks on that side only, and the server's purge
+//! thread chooses when) and, against `innosim serve`, the clock (`innosim serve
+//! --frozen-clock`: no background round comes due; CI once failed on a purge round the wall
+//! clock brought on the server's side). Purge is the fuzzer's to check.
+//!
+//! # Version differences are data
+//!
+//! MariaDB 10.11 is not InnoDB 1.0.6. `bash tests/tools/start-mariadb.sh DIR PORT` starts a
+//! scratch MariaDB (Debian's `mariadb-server`) with 5.1's behaviour where a setting exists
+//! (`innodb_strict_mode=OFF`, `innodb_default_row_format=compact`, `sql_mode=''`,
+//! `innodb_snapshot_isolation=OFF`, latin1, `optimizer_switch=extended_keys=off`, which the
+//! diff also sets on any server it connects to). Where the newer InnoDB's rule differs by
+//! design, the rule is a switch in the engine ([`engine::later`], off by default) carrying its
+//! entry of the reviewed list: the statements, what 1.0.6 does, what the later version does,
+//! why, and the source lines. A scenario that parts from a MariaDB runs again with those rules
+//! on; if it then gets past the step where it parted, the difference is the version's, counted
+//! by rule (the rule that does it alone names it), and the rest of the run is compared with the
+//! rules on. Everything else is a mismatch. [`engine::later`] lists the fifteen rules of today.
+//!
+//! # What it reports, and the tests
+//!
+//! `innosim diff` prints what innosim's side reached, by the engine's own counters: sorted runs
+//! spilled to merge files, tables rebuilt by a copying ALTER, rows UPDATEs read
+//! semi-consistently, and record locks READ COMMITTED let go. A campaign against any server but
+//! `innosim serve` (whose partings show on every run) runs a mismatching seed twice more, and
+//! one a re-run does not show is counted as "parted on one run only (the server's timing)",
+//! with its report, not as a mismatch
+//! (`diff::tests::a_mismatch_against_a_racing_server_counts_only_if_every_run_shows_it`).
+//!
+//! `cargo test --test diff_mariadb` starts `mariadbd` (installed by
+//! `tests/tools/setup-clients.sh`, part of the test command) on a scratch directory and a free
+//! port, runs 220 scenarios (default and compressed 0..100, hot-rows 0..20), stops it, and
+//! fails on any difference that is neither a version difference nor a saved open one and that
+//! two more runs of its seed show again (a real server's threads race where one commit wakes
+//! two waiters: compressed seed 27 parted once in four runs; at most three such are allowed),
+//! 58 s here; without mariadbd it fails with the instruction, never passes. `cargo test --test
+//! diff` runs forty scenarios against `innosim serve --frozen-clock` (innosim on both sides
+//! must agree) and shows a planted locking bug (`locking-scan-skips-gaps`) parting them. What a
+//! scenario holds is [`render`]'s; how a mismatch is shrunk and saved as a script, and `cargo
+//! test --test diff_corpus`, are [`save`]'s. Everything the diff has found, fixed or left open,
+//! with every campaign's counts, is in [`findings`].
 
 pub mod backend;
+pub mod findings;
 pub mod render;
 pub mod save;
 

@@ -5,6 +5,20 @@
 //! `FORCE INDEX`, `ORDER BY` the index's columns and then the primary
 //! key's, and `LIMIT`, so that both servers walk the same index in the same
 //! direction and return the rows in one order).
+//!
+//! # What a scenario holds
+//!
+//! The scenarios hold what the fuzzer's plans hold: inserts, updates and deletes by key, point,
+//! range and locking reads, savepoints, every isolation level, foreign keys, CREATE and DROP
+//! INDEX and TRUNCATE between transactions (a scenario is its plan's first 40 transactions with
+//! the DDL of the rest drawn in, each where its place in the whole plan falls, so index builds
+//! and their spills reach the diff), and the plans' filtered UPDATEs and DELETEs of a range of
+//! `sb` (`UPDATE sb SET ... WHERE id >= a AND id <= b AND k + 0 < n`: `k + 0` so that both
+//! servers read the range through the primary key, a single-table DELETE taking no index hint)
+//! and copying ALTERs (`ALTER TABLE t ENGINE=InnoDB, ALGORITHM=COPY`: MariaDB rebuilds in place
+//! otherwise and reports no rows). Half the scenarios (even seeds) give innosim's index builds
+//! a 128-byte sort buffer, so that builds spill to their merge files (a server's is a startup
+//! setting; how an index is sorted changes no answer).
 
 use crate::plan::{format_of, PKey, PValue, PlannedStmt};
 use engine::dict::FkAction;

@@ -18,6 +18,24 @@
 //! Affected rows
 //! and info lines are compared (`--enable_info`), warnings are not (their
 //! texts are not kept), nor the tables' rows at the end.
+//!
+//! # Shrinking, saving, and the saved scripts' test
+//!
+//! `innosim diff --shrink N` cuts each of the first N mismatches down to the fewest statements
+//! that still differ the same way (delta debugging over the run's transcript: a cut is kept
+//! only if the same statement still parts the sides with the same outline, who waits and who
+//! finished with rows, OK or which error, or the same table at the end; seed 1534's first
+//! shrink had slipped to another difference, a CREATE INDEX under a transaction whose COMMIT
+//! the cut dropped) and prints it as a mysqltest script with both sides' answers where they
+//! part. `--save corpus/diff` also writes it as `PROFILE-SEED.test` with the server's output as
+//! its `.result`, as above (warning texts and the final table rows are not kept).
+//!
+//! `cargo test --test diff_corpus` runs each on innosim alone: a fixed one must give the
+//! server's output; an open one is listed in `corpus/diff/disabled.def` with what is known of
+//! it and must still differ, so a fix shows as an entry to take out; one a later rule explains
+//! is listed in `corpus/diff/versions.def` with its rule, and must differ with 1.0.6's rules
+//! and give the server's output with that rule on, or with the rules it names together (twenty
+//! scripts).
 
 use super::backend::Answer;
 use super::{Outcome, Transcript};
