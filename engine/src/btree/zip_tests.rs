@@ -3,6 +3,7 @@
 //! must compress too; the tree checked against a model, every page
 //! decompressing to its frame, and the tree read back from disk.
 
+use super::zip::{compresses, fresh_page};
 use super::*;
 use crate::check;
 use crate::fil::{Fil, SYSTEM_SPACE};
