@@ -1,9 +1,11 @@
 //! The page codec: round trips, the changes made in place and through the
 //! modification log, recompression, bad arguments and corrupt images.
 
+use super::stream::{deflate_afresh, inflate_limited};
 use super::*;
 use crate::page::{self, PageId, PageType};
 use crate::record::{encode, ExternalRef, FieldValue};
+use flate2::{Compress, Compression, FlushCompress, Status};
 use proptest::prelude::*;
 
 const ID: PageId = PageId {
