@@ -248,9 +248,13 @@ pub mod split;
 pub mod value;
 
 mod exec;
+mod mode;
+mod names;
 mod show;
 
 pub use error::{SqlError, Warning};
+pub use mode::SqlMode;
+pub use names::{decode_name, encode_name, engine_name, split_name};
 pub use value::Datum;
 
 use crate::handler::{Config, Engine, RecoveryReport, SessionId};
@@ -357,98 +361,6 @@ impl AutoincStep {
     }
 }
 
-/// The sql_mode flags the server layer has: each changes what it does.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct SqlMode {
-    /// ANSI_QUOTES: `"` quotes identifiers, not strings, and the server
-    /// quotes the names it shows (INNODB_LOCKS.lock_table) with it.
-    pub ansi_quotes: bool,
-    /// STRICT_TRANS_TABLES: a value a column cannot take fails the
-    /// statement (for InnoDB's tables, all transactional).
-    pub strict_trans_tables: bool,
-    /// STRICT_ALL_TABLES: the same, for every table.
-    pub strict_all_tables: bool,
-}
-
-impl SqlMode {
-    /// The modes MySQL 5.1 knows (`sql_mode_names` in `sql/mysqld.cc`),
-    /// in its order: a value names them in this order.
-    pub const MYSQL_NAMES: [&'static str; 31] = [
-        "REAL_AS_FLOAT",
-        "PIPES_AS_CONCAT",
-        "ANSI_QUOTES",
-        "IGNORE_SPACE",
-        "NOT_USED",
-        "ONLY_FULL_GROUP_BY",
-        "NO_UNSIGNED_SUBTRACTION",
-        "NO_DIR_IN_CREATE",
-        "POSTGRESQL",
-        "ORACLE",
-        "MSSQL",
-        "DB2",
-        "MAXDB",
-        "NO_KEY_OPTIONS",
-        "NO_TABLE_OPTIONS",
-        "NO_FIELD_OPTIONS",
-        "MYSQL323",
-        "MYSQL40",
-        "ANSI",
-        "NO_AUTO_VALUE_ON_ZERO",
-        "NO_BACKSLASH_ESCAPES",
-        "STRICT_TRANS_TABLES",
-        "STRICT_ALL_TABLES",
-        "NO_ZERO_IN_DATE",
-        "NO_ZERO_DATE",
-        "ALLOW_INVALID_DATES",
-        "ERROR_FOR_DIVISION_BY_ZERO",
-        "TRADITIONAL",
-        "NO_AUTO_CREATE_USER",
-        "HIGH_NOT_PRECEDENCE",
-        "NO_ENGINE_SUBSTITUTION",
-    ];
-
-    /// The value as `@@sql_mode` shows it: the names in MySQL's order.
-    pub fn render(self) -> String {
-        [
-            (self.ansi_quotes, "ANSI_QUOTES"),
-            (self.strict_trans_tables, "STRICT_TRANS_TABLES"),
-            (self.strict_all_tables, "STRICT_ALL_TABLES"),
-        ]
-        .iter()
-        .filter(|(on, _)| *on)
-        .map(|(_, n)| *n)
-        .collect::<Vec<_>>()
-        .join(",")
-    }
-
-    /// Whether a value a column cannot take fails the statement (either
-    /// strict mode: InnoDB's tables are transactional), rather than being
-    /// adjusted with a warning as MySQL 5.1's default ('') does.
-    pub fn strict(self) -> bool {
-        self.strict_trans_tables || self.strict_all_tables
-    }
-
-    /// The mode a value names: names separated by commas, any case
-    /// (`Err` with the name MySQL does not know, or with one whose
-    /// behaviour innosim lacks, as `Ok(Err(name))`).
-    pub fn parse(value: &str) -> Result<Result<SqlMode, String>, String> {
-        let mut mode = SqlMode::default();
-        for name in value.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-            let upper = name.to_ascii_uppercase();
-            if !SqlMode::MYSQL_NAMES.contains(&upper.as_str()) {
-                return Err(name.to_string());
-            }
-            match upper.as_str() {
-                "ANSI_QUOTES" => mode.ansi_quotes = true,
-                "STRICT_TRANS_TABLES" => mode.strict_trans_tables = true,
-                "STRICT_ALL_TABLES" => mode.strict_all_tables = true,
-                _ => return Ok(Err(upper)),
-            }
-        }
-        Ok(Ok(mode))
-    }
-}
-
 /// A connection.
 #[derive(Debug)]
 struct Conn {
@@ -540,57 +452,6 @@ pub struct Server {
     open_tables: BTreeMap<String, u64>,
     /// Connections KILL ended, for the protocol layer to close.
     killed: Vec<ConnId>,
-}
-
-/// A table's engine name: `db$table`, each part in MySQL's filename
-/// encoding ([`encode_name`]), as InnoDB names a table `db/table` from
-/// the server's `tablename_to_filename`.
-pub fn engine_name(db: &str, table: &str) -> String {
-    format!("{}${}", encode_name(db), encode_name(table))
-}
-
-/// Splits an engine name into database and table, decoded (`None` for a
-/// table not made by the server).
-pub fn split_name(name: &str) -> Option<(String, String)> {
-    let (db, table) = name.split_once('$')?;
-    Some((decode_name(db)?, decode_name(table)?))
-}
-
-/// A name as MySQL 5.1's `filename` character set writes it into a file
-/// name (`strings/ctype-utf8.c`, `my_wc_mb_filename`): ASCII letters,
-/// digits and `_` as they are, any other character as `@` and its code
-/// point in four hex digits (`` `t' `` is `@0060t@0027`). MySQL writes
-/// the accented Latin letters in a shorter form of its own (`À` is
-/// `@0G`); here they take the four-digit form, which MySQL reads as well.
-pub fn encode_name(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    for c in name.chars() {
-        if c.is_ascii_alphanumeric() || c == '_' {
-            out.push(c);
-        } else {
-            out.push_str(&format!("@{:04x}", u32::from(c)));
-        }
-    }
-    out
-}
-
-/// The name [`encode_name`] wrote (`None` for a form it cannot have
-/// written).
-pub fn decode_name(encoded: &str) -> Option<String> {
-    let mut out = String::with_capacity(encoded.len());
-    let mut rest = encoded;
-    while let Some(c) = rest.chars().next() {
-        if c == '@' {
-            let hex = rest.get(1..5)?;
-            let code = u32::from_str_radix(hex, 16).ok()?;
-            out.push(char::from_u32(code)?);
-            rest = &rest[5..];
-        } else {
-            out.push(c);
-            rest = &rest[c.len_utf8()..];
-        }
-    }
-    Some(out)
 }
 
 impl Server {
