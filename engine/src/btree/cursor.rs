@@ -80,6 +80,9 @@ impl Cursor {
             Some(p) => p,
             None => self.reposition(pager, index)?,
         };
+        // The leaves this call stepped onto through a sibling link, in order:
+        // a corrupt chain that loops must end in an error, not run forever.
+        let mut crossed: Vec<u32> = Vec::new();
         loop {
             if page_no == FIL_NULL {
                 self.done = true;
@@ -87,10 +90,21 @@ impl Cursor {
             }
             let f = super::fix_node(pager, index, page_no, Some(0))?;
             let page = pager.page(f);
+            if let Some(&from) = crossed.last() {
+                if let Err(reason) = self.check_link(page, page_no, from, &crossed) {
+                    pager.unfix(f);
+                    return Err(super::corrupt(
+                        pager,
+                        PageId::new(index.space, page_no),
+                        reason,
+                    ));
+                }
+            }
             let n = index::n_recs(page) as i64;
             if self.dir == Direction::Forward && slot >= n {
                 let next = page::next(page);
                 pager.unfix(f);
+                crossed.push(page_no);
                 page_no = next;
                 slot = 0;
                 continue;
@@ -102,6 +116,7 @@ impl Cursor {
                 if slot < 0 {
                     let prev = page::prev(page);
                     pager.unfix(f);
+                    crossed.push(page_no);
                     page_no = prev;
                     slot = i64::MAX;
                     continue;
@@ -110,6 +125,9 @@ impl Cursor {
             let rec = index::rec(page, slot as usize).to_vec();
             let lsn = page::page_lsn(page);
             pager.unfix(f);
+            if !crossed.is_empty() {
+                self.check_order(pager, index, page_no, &rec)?;
+            }
             if !self.in_range(index, &rec)? {
                 self.done = true;
                 return Ok(None);
@@ -128,6 +146,56 @@ impl Cursor {
             }
             return Ok(Some(rec));
         }
+    }
+
+    /// A leaf reached from `from` through its sibling link must link back
+    /// to it (`btr_pcur_move_to_next_page` asserts as much) and must not be
+    /// one this step already passed.
+    fn check_link(
+        &self,
+        page: &[u8],
+        page_no: u32,
+        from: u32,
+        crossed: &[u32],
+    ) -> Result<(), String> {
+        let back = match self.dir {
+            Direction::Forward => page::prev(page),
+            Direction::Backward => page::next(page),
+        };
+        if back != from {
+            return Err(format!(
+                "leaf chain broken: reached from page {from}, but links back to {back}"
+            ));
+        }
+        if crossed.contains(&page_no) {
+            return Err(format!("leaf chain loops back to page {page_no}"));
+        }
+        Ok(())
+    }
+
+    /// The first record met on a leaf reached through a sibling link must
+    /// not lie before the record last returned, in scan order: a chain that
+    /// loops or leads back into the tree breaks that, and a scan that went
+    /// on would return the same rows forever. (Equal is let pass: entries
+    /// that differ only where their collation does not look compare equal,
+    /// and a page met twice is [`Cursor::check_link`]'s to catch.)
+    fn check_order(&self, pager: &Pager, index: &Index, page_no: u32, rec: &[u8]) -> Result<()> {
+        let Some(last) = &self.last_rec else {
+            return Ok(());
+        };
+        let ord = record::compare_records(&index.leaf, rec, last, index.n_key)?;
+        let backwards = match self.dir {
+            Direction::Forward => Ordering::Less,
+            Direction::Backward => Ordering::Greater,
+        };
+        if ord != backwards {
+            return Ok(());
+        }
+        Err(super::corrupt(
+            pager,
+            PageId::new(index.space, page_no),
+            "leaf chain out of key order: a sibling's record comes before the last one read".into(),
+        ))
     }
 
     /// The leaf of the record last returned.
@@ -211,7 +279,7 @@ impl Cursor {
 /// The leftmost (forward) or rightmost (backward) leaf, with the position
 /// just before its first record (forward: 0) or after its last (backward:
 /// the record count).
-fn edge_leaf(pager: &mut Pager, index: &Index, dir: Direction) -> Result<(u32, usize)> {
+pub(super) fn edge_leaf(pager: &mut Pager, index: &Index, dir: Direction) -> Result<(u32, usize)> {
     let mut page_no = index.root;
     loop {
         let f = super::fix_node(pager, index, page_no, None)?;

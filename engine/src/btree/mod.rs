@@ -35,6 +35,8 @@ mod zip;
 mod split;
 mod merge;
 #[cfg(test)]
+mod cursor_tests;
+#[cfg(test)]
 mod zip_tests;
 
 use crate::error::{Error, Result};
