@@ -80,9 +80,11 @@ impl Cursor {
             Some(p) => p,
             None => self.reposition(pager, index)?,
         };
-        // The leaves this call stepped onto through a sibling link, in order:
-        // a corrupt chain that loops must end in an error, not run forever.
-        let mut crossed: Vec<u32> = Vec::new();
+        // The leaf this call last left through a sibling link, and those it
+        // left before (empty leaves passed over; rarely any): a corrupt chain
+        // that loops must end in an error, not run forever.
+        let mut from: Option<u32> = None;
+        let mut passed: Vec<u32> = Vec::new();
         loop {
             if page_no == FIL_NULL {
                 self.done = true;
@@ -90,8 +92,8 @@ impl Cursor {
             }
             let f = super::fix_node(pager, index, page_no, Some(0))?;
             let page = pager.page(f);
-            if let Some(&from) = crossed.last() {
-                if let Err(reason) = self.check_link(page, page_no, from, &crossed) {
+            if let Some(from) = from {
+                if let Err(reason) = self.check_link(page, page_no, from, &passed) {
                     pager.unfix(f);
                     return Err(super::corrupt(
                         pager,
@@ -104,7 +106,7 @@ impl Cursor {
             if self.dir == Direction::Forward && slot >= n {
                 let next = page::next(page);
                 pager.unfix(f);
-                crossed.push(page_no);
+                passed.extend(from.replace(page_no));
                 page_no = next;
                 slot = 0;
                 continue;
@@ -116,7 +118,7 @@ impl Cursor {
                 if slot < 0 {
                     let prev = page::prev(page);
                     pager.unfix(f);
-                    crossed.push(page_no);
+                    passed.extend(from.replace(page_no));
                     page_no = prev;
                     slot = i64::MAX;
                     continue;
@@ -125,7 +127,7 @@ impl Cursor {
             let rec = index::rec(page, slot as usize).to_vec();
             let lsn = page::page_lsn(page);
             pager.unfix(f);
-            if !crossed.is_empty() {
+            if from.is_some() {
                 self.check_order(pager, index, page_no, &rec)?;
             }
             if !self.in_range(index, &rec)? {
@@ -150,13 +152,13 @@ impl Cursor {
 
     /// A leaf reached from `from` through its sibling link must link back
     /// to it (`btr_pcur_move_to_next_page` asserts as much) and must not be
-    /// one this step already passed.
+    /// one this step already passed (`from` itself, or one of `passed`).
     fn check_link(
         &self,
         page: &[u8],
         page_no: u32,
         from: u32,
-        crossed: &[u32],
+        passed: &[u32],
     ) -> Result<(), String> {
         let back = match self.dir {
             Direction::Forward => page::prev(page),
@@ -167,7 +169,7 @@ impl Cursor {
                 "leaf chain broken: reached from page {from}, but links back to {back}"
             ));
         }
-        if crossed.contains(&page_no) {
+        if page_no == from || passed.contains(&page_no) {
             return Err(format!("leaf chain loops back to page {page_no}"));
         }
         Ok(())
