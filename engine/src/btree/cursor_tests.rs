@@ -1,7 +1,7 @@
-//! Scans over a leaf chain that corruption broke: a sibling link that does
-//! not link back (a page linked to itself is one), and a chain that leads
-//! back to smaller keys with its links consistent. Each must end the
-//! scan with a corruption error; a scan that went on would return the same
+//! Scans and searches over a leaf chain that corruption broke: a sibling
+//! link that does not link back (a page linked to itself is one), and a
+//! chain that leads back to smaller keys with its links consistent. Each
+//! must end with a corruption error; a scan that went on would return the same
 //! rows forever (a fuzz campaign's shrinker once grew a result set to 24 GB
 //! that way, on a tree a planted bug had corrupted).
 
@@ -158,4 +158,34 @@ fn a_consistent_chain_back_to_smaller_keys_ends_the_scan() {
     // And backward, from the first leaf on to the last.
     let reason = corruption(scan(&mut pager, &index, Direction::Backward));
     assert!(reason.contains("out of key order"), "{reason}");
+}
+
+#[test]
+fn a_search_that_walks_a_looping_chain_ends_with_corruption() {
+    let mut pager = pager();
+    let index = filled(&mut pager);
+    let l = leaves(&mut pager, &index);
+    let last = *l.last().unwrap();
+    // A key past every row lands on the last leaf and looks on to the next;
+    // the chain leads from there back to the first leaf, links consistent,
+    // and every leaf on it holds only smaller keys.
+    relink(&mut pager, last, None, Some(l[0]));
+    relink(&mut pager, l[0], Some(last), None);
+    let past = ROWS.to_be_bytes();
+    match get(&mut pager, &index, &[Some(&past[..])]) {
+        Err(Error::CorruptPage { reason, .. }) => {
+            assert!(reason.contains("leaf chain loops back"), "{reason}")
+        }
+        other => panic!("expected a corrupt page, got {other:?}"),
+    }
+    // Intact, the same search finds nothing, and a key that is there is found.
+    let mut pager = self::pager();
+    let index = filled(&mut pager);
+    assert!(get(&mut pager, &index, &[Some(&past[..])])
+        .unwrap()
+        .is_none());
+    let key = (ROWS / 2).to_be_bytes();
+    assert!(get(&mut pager, &index, &[Some(&key[..])])
+        .unwrap()
+        .is_some());
 }

@@ -406,9 +406,28 @@ pub struct Found {
 /// such record in key order).
 pub fn get(pager: &mut Pager, index: &Index, key: &[Option<&[u8]>]) -> Result<Option<Found>> {
     let (_, mut leaf) = descend(pager, index, key, Mode::LowerBound)?;
+    // The leaves left through their next link: a corrupt chain that loops
+    // over pages of smaller keys must end in an error, not run forever.
+    let mut passed: Vec<u32> = Vec::new();
     loop {
         let f = fix_node(pager, index, leaf, Some(0))?;
         let page = pager.page(f);
+        if let Some(&from) = passed.last() {
+            let back = page::prev(page);
+            let broken = if back != from {
+                Some(format!(
+                    "leaf chain broken: reached from page {from}, but links back to {back}"
+                ))
+            } else if passed.contains(&leaf) {
+                Some(format!("leaf chain loops back to page {leaf}"))
+            } else {
+                None
+            };
+            if let Some(reason) = broken {
+                pager.unfix(f);
+                return Err(corrupt(pager, PageId::new(index.space, leaf), reason));
+            }
+        }
         let res = search_page(index, page, key, Mode::LowerBound);
         let slot = match res {
             Ok(s) => s,
@@ -424,6 +443,7 @@ pub fn get(pager: &mut Pager, index: &Index, key: &[Option<&[u8]>]) -> Result<Op
             if next == FIL_NULL {
                 return Ok(None);
             }
+            passed.push(leaf);
             leaf = next;
             continue;
         }
