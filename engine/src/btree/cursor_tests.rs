@@ -99,7 +99,7 @@ fn scan(pager: &mut Pager, index: &Index, dir: Direction) -> Result<Vec<u32>> {
     Ok(keys)
 }
 
-fn corruption(r: Result<Vec<u32>>) -> String {
+fn corruption<T: std::fmt::Debug>(r: Result<T>) -> String {
     match r {
         Err(Error::CorruptPage { reason, .. }) => reason,
         other => panic!("expected a corrupt page, got {other:?}"),
@@ -143,16 +143,21 @@ fn a_link_that_does_not_link_back_ends_the_scan() {
     assert!(reason.contains("leaf chain broken"), "{reason}");
 }
 
-#[test]
-fn a_consistent_chain_back_to_smaller_keys_ends_the_scan() {
+/// A filled index whose last leaf leads on to the first, and the first
+/// links back: the links agree, but the keys start over.
+fn looped() -> (Pager, Index) {
     let mut pager = pager();
     let index = filled(&mut pager);
     let l = leaves(&mut pager, &index);
     let last = *l.last().unwrap();
-    // The last leaf leads on to the first, and the first links back: the
-    // links agree, but the keys start over.
     relink(&mut pager, last, None, Some(l[0]));
     relink(&mut pager, l[0], Some(last), None);
+    (pager, index)
+}
+
+#[test]
+fn a_consistent_chain_back_to_smaller_keys_ends_the_scan() {
+    let (mut pager, index) = looped();
     let reason = corruption(scan(&mut pager, &index, Direction::Forward));
     assert!(reason.contains("out of key order"), "{reason}");
     // And backward, from the first leaf on to the last.
@@ -162,22 +167,13 @@ fn a_consistent_chain_back_to_smaller_keys_ends_the_scan() {
 
 #[test]
 fn a_search_that_walks_a_looping_chain_ends_with_corruption() {
-    let mut pager = pager();
-    let index = filled(&mut pager);
-    let l = leaves(&mut pager, &index);
-    let last = *l.last().unwrap();
-    // A key past every row lands on the last leaf and looks on to the next;
-    // the chain leads from there back to the first leaf, links consistent,
-    // and every leaf on it holds only smaller keys.
-    relink(&mut pager, last, None, Some(l[0]));
-    relink(&mut pager, l[0], Some(last), None);
+    // A key past every row lands on the last leaf and looks on to the next:
+    // the chain leads from there back to the first leaf, and every leaf on
+    // it holds only smaller keys.
+    let (mut pager, index) = looped();
     let past = ROWS.to_be_bytes();
-    match get(&mut pager, &index, &[Some(&past[..])]) {
-        Err(Error::CorruptPage { reason, .. }) => {
-            assert!(reason.contains("leaf chain loops back"), "{reason}")
-        }
-        other => panic!("expected a corrupt page, got {other:?}"),
-    }
+    let reason = corruption(get(&mut pager, &index, &[Some(&past[..])]));
+    assert!(reason.contains("leaf chain loops back"), "{reason}");
     // Intact, the same search finds nothing, and a key that is there is found.
     let mut pager = self::pager();
     let index = filled(&mut pager);
