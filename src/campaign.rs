@@ -55,6 +55,13 @@ fn trace_text(path: &std::path::Path, lines: &[String]) -> Result<String, String
     }
 }
 
+/// Writes a run's kept trace to `path` (Chrome's JSON for a `.json` path,
+/// the raw lines otherwise).
+fn write_trace(path: &std::path::Path, lines: &[String]) -> Result<(), String> {
+    let text = trace_text(path, lines)?;
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
 pub(crate) fn one_run(
     seed: u64,
     profile_name: &str,
@@ -75,26 +82,15 @@ pub(crate) fn one_run(
         Err(e) => return usage(e.to_string()),
     };
     if let Some(path) = trace {
-        let text = match trace_text(&path, &o.trace) {
-            Ok(t) => t,
-            Err(e) => return usage(e),
-        };
-        if let Err(e) = std::fs::write(&path, text) {
-            return usage(format!("cannot write {}: {e}", path.display()));
+        if let Err(e) = write_trace(&path, &o.trace) {
+            return usage(e);
         }
     }
-    let s = &o.stats;
-    println!(
-        "seed {} profile {}: {} statements, {} commits, {} rollbacks, {} waits, {} crashes, {} fsync failures, {} full-disk errors, {:.3} simulated s, {} I/Os, trace {:016x}",
-        o.seed, o.profile, s.statements, s.commits, s.rollbacks, s.waits, s.crashes, s.fsync_failures, s.full_disk_errors, s.sim_us as f64 / 1e6, s.io_ops, o.trace_hash
-    );
+    print_outcome(&o);
     if o.violations.is_empty() {
         println!("no violation");
         ExitCode::SUCCESS
     } else {
-        for v in &o.violations {
-            println!("violation: {v}");
-        }
         println!("{} (commit {})", reproduce_line(&o, &canary), commit_id());
         println!("{}", timeline_line(&o, &canary));
         ExitCode::FAILURE
@@ -122,12 +118,8 @@ pub(crate) fn replay_entry(dir: &std::path::Path, trace: Option<std::path::PathB
         Err(e) => return usage(e.to_string()),
     };
     if let Some(path) = trace {
-        let text = match trace_text(&path, &o.trace) {
-            Ok(t) => t,
-            Err(e) => return usage(e),
-        };
-        if let Err(e) = std::fs::write(&path, text) {
-            return usage(format!("cannot write {}: {e}", path.display()));
+        if let Err(e) = write_trace(&path, &o.trace) {
+            return usage(e);
         }
     }
     print_outcome(&o);
