@@ -260,7 +260,13 @@ fn list_count(page: &[u8]) -> Option<u32> {
 /// Returns a page to its space's free list inside `mtr`, without touching
 /// the page unless it becomes the list's new head page.
 pub fn free(mtr: &mut Mtr, pager: &mut Pager, id: PageId) -> Result<()> {
-    assert!(id.page_no != 0, "freeing the space header");
+    if id.page_no == 0 {
+        // Only a corrupt link names it (an undo chain, a B-tree's page).
+        return Err(Error::Corrupt {
+            file: pager.fil.name(id.space).unwrap_or("?").to_string(),
+            reason: "a page to free is the space's header page".into(),
+        });
+    }
     let h = mtr.fix(pager, PageId::new(id.space, 0))?;
     let hdr = SpaceHeader::read(pager.page(h));
     if hdr.free_head != FIL_NULL {

@@ -66,7 +66,9 @@ pub fn purge(
             break;
         }
         let mut page_no = first;
+        let mut walk = undo::ChainWalk::default();
         loop {
+            walk.reach(page_no)?;
             let (recs, _) = undo::page_records(pager, page_no)?;
             for (off, u) in recs {
                 // A round may purge any number of records: make room in the
@@ -194,7 +196,9 @@ fn clean_secondary_early(
         active: Vec::new(),
     };
     let mut page_no = first;
+    let mut walk = undo::ChainWalk::default();
     loop {
+        walk.reach(page_no)?;
         let (recs, _) = undo::page_records(pager, page_no)?;
         for (_, u) in recs {
             pager.free_check()?;

@@ -38,7 +38,9 @@ pub fn rollback_to(
     let mut earliest: Option<(u32, u16)> = None;
     let mut undone = 0;
     let mut page_no = log.last_page;
+    let mut walk = undo::ChainWalk::default();
     'pages: loop {
+        walk.reach(page_no)?;
         let (recs, prev) = undo::page_records(pager, page_no)?;
         for (off, u) in recs.into_iter().rev() {
             if u.undo_no < target {

@@ -323,6 +323,37 @@ pub struct UndoLog {
     pub next_undo_no: u64,
 }
 
+/// The pages a walk along a log's page chain has passed. Each page of a
+/// log is passed once, so a link that leads back to one (a corrupt prev or
+/// next link, or a page number out of the log's reach) ends the walk with
+/// a corruption error instead of walking, undoing or freeing forever.
+/// InnoDB trusts the links (`trx_undo_get_prev_rec_from_prev_page` follows
+/// the previous page with an assertion on nothing but its page type).
+#[derive(Debug, Default)]
+pub struct ChainWalk {
+    seen: std::collections::HashSet<u32>,
+}
+
+impl ChainWalk {
+    /// Notes that the walk reaches `page_no`: an error if it passed the
+    /// page before or the number cannot be a log page (the space's first
+    /// pages hold its header, the transaction system and the rollback
+    /// segment; FIL_NULL ends a chain and is never reached).
+    pub fn reach(&mut self, page_no: u32) -> Result<()> {
+        if page_no <= RSEG_PAGE || page_no == FIL_NULL {
+            return Err(corrupt(format!(
+                "undo log page chain links to page {page_no}, which no log holds"
+            )));
+        }
+        if !self.seen.insert(page_no) {
+            return Err(corrupt(format!(
+                "undo log page chain loops back to page {page_no}"
+            )));
+        }
+        Ok(())
+    }
+}
+
 fn sys(page_no: u32) -> PageId {
     PageId::new(crate::fil::SYSTEM_SPACE, page_no)
 }
@@ -514,8 +545,10 @@ pub fn log_header(pager: &mut Pager, first_page: u32) -> Result<(u16, u64, u64, 
 /// everything after it are gone, freeing emptied pages (one
 /// mini-transaction per page, so the log is consistent at every step).
 pub fn truncate(pager: &mut Pager, log: &mut UndoLog, page_no: u32, offset: u16) -> Result<()> {
+    let mut walk = ChainWalk::default();
     while log.last_page != page_no {
         let last = log.last_page;
+        walk.reach(last)?;
         let f = pager.fix(sys(last))?;
         let prev = page::prev(pager.page(f));
         pager.unfix(f);
@@ -543,7 +576,10 @@ pub fn truncate(pager: &mut Pager, log: &mut UndoLog, page_no: u32, offset: u16)
 /// whatever still points to it.
 pub fn free_tail(pager: &mut Pager, first_page: u32) -> Result<()> {
     let (_, _, _, mut last, _) = log_header(pager, first_page)?;
+    let mut walk = ChainWalk::default();
+    walk.reach(first_page)?;
     while last != first_page {
+        walk.reach(last)?;
         let f = pager.fix(sys(last))?;
         let prev = page::prev(pager.page(f));
         pager.unfix(f);
@@ -561,3 +597,7 @@ pub fn free_tail(pager: &mut Pager, first_page: u32) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+#[path = "undo_tests.rs"]
+mod tests;
