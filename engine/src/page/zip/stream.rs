@@ -176,9 +176,65 @@ pub fn deflate_column(data: &[u8], level: u32) -> Vec<u8> {
     deflate_afresh(data, level)
 }
 
+/// How many bytes of streams and columns [`inflate_column`] remembers
+/// at most; past it, it forgets them all and starts again.
+const COLUMN_MEMO_BYTES: usize = 8 << 20;
+
+/// The long columns [`inflate_column`] inflated lately on this thread,
+/// by a hash of their stream: (stream, column). A scan reads every long
+/// column of a compressed table each time it passes the row, and rows
+/// are scanned again and again, while a column's stream changes only
+/// when the column is written: a column inflated before costs a hash and
+/// a comparison of its stream and a copy. Inflate is a function of the
+/// stream, so the column is the same either way.
+#[derive(Default)]
+struct ColumnMemo {
+    by_hash: rustc_hash::FxHashMap<u64, (Vec<u8>, Vec<u8>)>,
+    bytes: usize,
+}
+
+thread_local! {
+    static COLUMNS: std::cell::RefCell<ColumnMemo> = std::cell::RefCell::new(ColumnMemo::default());
+}
+
+fn stream_hash(stream: &[u8]) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(stream)
+}
+
 /// Inflates a long column's stream (`btr_copy_zblob_prefix`), which must
 /// end exactly at the end of `stream` and give exactly `len` bytes.
 pub fn inflate_column(stream: &[u8], len: u64) -> ZipResult<Vec<u8>> {
+    let hash = stream_hash(stream);
+    let hit = COLUMNS.with(|memo| {
+        let memo = memo.borrow();
+        let (s, column) = memo.by_hash.get(&hash)?;
+        (s.as_slice() == stream && column.len() as u64 == len).then(|| column.clone())
+    });
+    if let Some(column) = hit {
+        return Ok(column);
+    }
+    let column = inflate_column_afresh(stream, len)?;
+    COLUMNS.with(|memo| {
+        let mut memo = memo.borrow_mut();
+        let size = stream.len() + column.len();
+        if size > COLUMN_MEMO_BYTES / 4 {
+            return;
+        }
+        if memo.bytes + size > COLUMN_MEMO_BYTES {
+            memo.by_hash.clear();
+            memo.bytes = 0;
+        }
+        if let Some((s, c)) = memo.by_hash.insert(hash, (stream.to_vec(), column.clone())) {
+            memo.bytes -= s.len() + c.len();
+        }
+        memo.bytes += size;
+    });
+    Ok(column)
+}
+
+/// [`inflate_column`] without the memo.
+fn inflate_column_afresh(stream: &[u8], len: u64) -> ZipResult<Vec<u8>> {
     let len = usize::try_from(len).map_err(|_| "a column longer than memory")?;
     let capacity = len.min(1 << 20).saturating_add(1);
     let out = inflate_limited(stream, len, capacity, &format!("the column's {len} bytes"))?;
