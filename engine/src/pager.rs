@@ -639,16 +639,18 @@ fn physical_image(
 ) -> Result<Arc<[u8]>> {
     let compressed_only = pool.frame(f).is_compressed_only();
     let (data, zip) = pool.page_and_zip_mut(f);
-    let mut image = match zip {
+    // Copied once, into the shared image the writes take.
+    let mut shared: Arc<[u8]> = match zip {
         Some(mut zip) => {
             if !data.is_empty() {
                 zip.page.write_header(data);
             }
-            let mut image = zip.page.image().to_vec();
+            let mut shared = Arc::from(zip.page.image());
             if skip_mod_log {
-                zip.page.clear_mod_log(&mut image);
+                let image = Arc::get_mut(&mut shared).expect("a new Arc is unique");
+                zip.page.clear_mod_log(image);
             }
-            image
+            shared
         }
         None if compressed_only => {
             return Err(Error::Corrupt {
@@ -662,8 +664,8 @@ fn physical_image(
                 reason: format!("index page {id} of a compressed space has no compressed image"),
             });
         }
-        None => data[..zip_size].to_vec(),
+        None => Arc::from(&data[..zip_size]),
     };
-    page::zip::seal(&mut image);
-    Ok(Arc::from(image))
+    page::zip::seal(Arc::get_mut(&mut shared).expect("a new Arc is unique"));
+    Ok(shared)
 }
