@@ -23,7 +23,7 @@ thread_local! {
 type Deflated = (u32, Vec<u8>, Vec<u8>);
 
 /// How many compressions [`deflate`] remembers, newest first.
-const DEFLATE_MEMO: usize = 4;
+const DEFLATE_MEMO: usize = 16;
 
 thread_local! {
     /// The last few inputs [`deflate`] compressed on this thread, with their
