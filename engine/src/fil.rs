@@ -21,6 +21,7 @@ use crate::error::{Error, Result};
 use crate::io::{File, Storage};
 use crate::page::{self, PageId, PageState, PAGE_SIZE};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Offset of a tablespace's FSP flags on its page 0 (the last field of the
 /// FSP header, laid out by `fsp`, after the FIL header): the file layer
@@ -357,6 +358,48 @@ impl Fil {
             },
             e => e,
         })
+    }
+
+    /// [`Fil::read_page`] into a buffer shared with the storage, for
+    /// storage that keeps page images in memory
+    /// ([`crate::io::File::read_shared`]): `Ok(None)`, having read
+    /// nothing, from storage that does not, and for a page past the end
+    /// of the file (read those with [`Fil::read_page`]).
+    pub fn read_page_shared(&mut self, id: PageId) -> Result<Option<(PageState, Arc<[u8]>)>> {
+        let sf = self.space(id.space)?;
+        if id.page_no >= sf.len_pages {
+            return Ok(None);
+        }
+        let image = match sf
+            .file
+            .read_shared(id.page_no as u64 * sf.page_size as u64, sf.page_size)
+        {
+            Ok(Some(image)) => image,
+            Ok(None) => return Ok(None),
+            Err(e) => return Err(Error::io("read", &sf.name, e)),
+        };
+        let name = sf.name.clone();
+        let compressed = sf.compressed;
+        self.stats.pages_read += 1;
+        let claimed = if self.trust_page_id {
+            PageId::new(
+                page::get_u32(&image, page::FIL_PAGE_SPACE_ID),
+                page::get_u32(&image, page::FIL_PAGE_OFFSET),
+            )
+        } else {
+            id
+        };
+        page::validate_image(&image, compressed, claimed, &name)
+            .map(|state| Some((state, image)))
+            .map_err(|e| match e {
+                // Named by the page the engine asked for.
+                Error::CorruptPage { file, reason, .. } => Error::CorruptPage {
+                    file,
+                    page_no: id.page_no,
+                    reason,
+                },
+                e => e,
+            })
     }
 
     /// Reads a page without validating it (doublewrite repair inspects

@@ -285,25 +285,31 @@ impl Pager {
                 }
             };
         }
-        let res = self
-            .fil
-            .read_page(id, &mut self.pool.frame_mut(f).data)
-            .and_then(|state| {
-                // An index page's directory and heap are checked once, as it
-                // comes from disk, so that no later access trusts a bad offset.
-                let data = &self.pool.frame(f).data;
-                if state == PageState::Valid && page::page_type_raw(data) == PageType::Index as u16
-                {
-                    if let Err(reason) = page::index::check_structure(data) {
-                        return Err(Error::CorruptPage {
-                            file: self.fil.name(id.space).unwrap_or("?").to_string(),
-                            page_no: id.page_no,
-                            reason,
-                        });
-                    }
-                }
+        // The disk's image itself where the storage shares it (the frame
+        // copies it at its first change), else a copy into the frame.
+        let read = match self.fil.read_page_shared(id) {
+            Ok(Some((state, image))) => {
+                self.pool.frame_mut(f).data = crate::buf::PageBuf::shared(image);
                 Ok(state)
-            });
+            }
+            Ok(None) => self.fil.read_page(id, &mut self.pool.frame_mut(f).data),
+            Err(e) => Err(e),
+        };
+        let res = read.and_then(|state| {
+            // An index page's directory and heap are checked once, as it
+            // comes from disk, so that no later access trusts a bad offset.
+            let data = &self.pool.frame(f).data;
+            if state == PageState::Valid && page::page_type_raw(data) == PageType::Index as u16 {
+                if let Err(reason) = page::index::check_structure(data) {
+                    return Err(Error::CorruptPage {
+                        file: self.fil.name(id.space).unwrap_or("?").to_string(),
+                        page_no: id.page_no,
+                        reason,
+                    });
+                }
+            }
+            Ok(state)
+        });
         match res {
             Ok(_) => {
                 self.pool.install(f, id);
@@ -353,6 +359,8 @@ impl Pager {
         if let Some(f) = self.pool.lookup_fix(id) {
             // Compressed only: a frame to format, nothing to decompress.
             self.refill(f, false)?;
+            // Its bytes are about to be overwritten: not worth a copy.
+            self.pool.frame_mut(f).data.own_for_overwrite();
             return Ok(f);
         }
         let f = self.free_frame()?;
@@ -486,8 +494,10 @@ impl Pager {
                 debug_assert!(frame.newest_lsn <= newest);
                 images.push(match zip_size {
                     None => {
+                        // Sealed in the frame's own buffer (a dirty
+                        // page's), which the writes then share.
                         page::seal(&mut frame.data);
-                        Arc::from(&frame.data[..])
+                        frame.data.share()
                     }
                     Some(size) => {
                         physical_image(&mut self.pool, f, size, id, self.zip_skip_mod_log)?

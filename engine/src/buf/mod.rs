@@ -47,8 +47,9 @@ pub struct Frame {
     /// The page held (meaningless when not in use).
     pub id: PageId,
     /// The uncompressed page image; empty for a compressed-only page (and
-    /// a free descriptor).
-    pub data: Box<[u8]>,
+    /// a free descriptor). Shared with the disk's image after a read or a
+    /// flush until the page changes ([`PageBuf`]).
+    pub data: PageBuf,
     /// A compressed space's index page: where its compressed image is,
     /// kept in step with `data` by every mini-transaction (InnoDB's
     /// `page_zip_des_t`); what is written to disk.
@@ -287,7 +288,7 @@ impl BufferPool {
         let f = self.free.pop().unwrap_or_else(|| {
             self.frames.push(Frame {
                 id: PageId::new(u32::MAX, u32::MAX),
-                data: Box::default(),
+                data: PageBuf::default(),
                 zip: None,
                 fix_count: 0,
                 oldest_lsn: 0,
@@ -300,7 +301,7 @@ impl BufferPool {
             (self.frames.len() - 1) as FrameId
         });
         debug_assert!(self.frames[f as usize].data.is_empty());
-        self.frames[f as usize].data = spare_frames::take();
+        self.frames[f as usize].data = PageBuf::spare();
         self.n_data += 1;
         Some(f)
     }
@@ -314,7 +315,7 @@ impl BufferPool {
         }
         let frame = &mut self.frames[f as usize];
         assert!(frame.in_use && frame.data.is_empty() && frame.fix_count > 0);
-        frame.data = spare_frames::take();
+        frame.data = PageBuf::spare();
         self.n_data += 1;
         self.n_unzip += usize::from(frame.zip.is_some());
     }
@@ -465,7 +466,7 @@ impl BufferPool {
     fn release_data(&mut self, f: FrameId) {
         let frame = &mut self.frames[f as usize];
         if !frame.data.is_empty() {
-            spare_frames::give(std::mem::take(&mut frame.data));
+            std::mem::take(&mut frame.data).give_back();
             self.n_data -= 1;
         }
     }
@@ -685,7 +686,7 @@ impl Drop for BufferPool {
     fn drop(&mut self) {
         for frame in self.frames.drain(..) {
             if !frame.data.is_empty() {
-                spare_frames::give(frame.data);
+                frame.data.give_back();
             }
         }
         for chunk in self.buddy.take_chunks() {
@@ -694,14 +695,122 @@ impl Drop for BufferPool {
     }
 }
 
-/// Page buffers of dropped pools, kept for the next pool of this thread.
+/// A frame's uncompressed page image: its own buffer, or one it shares
+/// with the storage (the simulated disk keeps each written page image as
+/// one reference-counted buffer, [`crate::io::File::read_shared`]). A
+/// read shares the disk's image instead of copying it, a flush hands the
+/// frame's image to the writes instead of copying it, and the first
+/// change after either copies the image into a buffer of the frame's own
+/// (copy on write): a page read and never changed, the common case of
+/// recovery's checks and scans, is never copied. Reading is a deref;
+/// every mutable access makes the buffer the frame's own first.
+#[derive(Default)]
+pub struct PageBuf(std::sync::Arc<[u8]>);
+
+impl PageBuf {
+    /// A buffer of the frame's own, from this thread's spares (its bytes
+    /// are stale).
+    fn spare() -> PageBuf {
+        PageBuf(spare_pages::take())
+    }
+
+    /// A page image shared with the storage.
+    pub fn shared(image: std::sync::Arc<[u8]>) -> PageBuf {
+        PageBuf(image)
+    }
+
+    /// The image, shared: a flush's writes take it without a copy.
+    pub fn share(&self) -> std::sync::Arc<[u8]> {
+        std::sync::Arc::clone(&self.0)
+    }
+
+    /// Makes the buffer the frame's own without copying what it holds,
+    /// for a page about to be formatted afresh (its bytes become stale).
+    pub fn own_for_overwrite(&mut self) {
+        if std::sync::Arc::get_mut(&mut self.0).is_none() {
+            self.0 = spare_pages::take();
+        }
+    }
+
+    fn give_back(self) {
+        spare_pages::give(self.0);
+    }
+}
+
+impl std::ops::Deref for PageBuf {
+    type Target = [u8];
+    #[inline]
+    fn deref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for PageBuf {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut [u8] {
+        if self.0.is_empty() {
+            // No image (a compressed-only page): nothing to own.
+            return &mut [];
+        }
+        if std::sync::Arc::get_mut(&mut self.0).is_none() {
+            let mut own = spare_pages::take();
+            std::sync::Arc::get_mut(&mut own)
+                .expect("a spare buffer is unshared")
+                .copy_from_slice(&self.0);
+            self.0 = own;
+        }
+        std::sync::Arc::get_mut(&mut self.0).expect("made unshared above")
+    }
+}
+
+/// The frames' page buffers of dropped pools (and the unshared ones
+/// evicted), kept for the next frame or pool of this thread, as
+/// [`spare_frames`] keeps the compressed blocks' chunks.
+mod spare_pages {
+    use crate::page::PAGE_SIZE;
+    use std::cell::RefCell;
+    use std::sync::Arc;
+
+    /// At most this many buffers are kept (16 MiB).
+    const MAX_SPARE: usize = 1024;
+
+    thread_local! {
+        static SPARE: RefCell<Vec<Arc<[u8]>>> = const { RefCell::new(Vec::new()) };
+    }
+
+    /// A page buffer no one else holds: a spare one, or a new zeroed one
+    /// (one allocation and one copy, no zeroed vector built first).
+    pub(super) fn take() -> Arc<[u8]> {
+        static ZERO: [u8; PAGE_SIZE] = [0; PAGE_SIZE];
+        SPARE
+            .with(|s| s.borrow_mut().pop())
+            .unwrap_or_else(|| Arc::from(&ZERO[..]))
+    }
+
+    /// Keeps a buffer no one else holds for a later frame (or frees it
+    /// when enough are kept); one the storage still shares is let go.
+    pub(super) fn give(mut data: Arc<[u8]>) {
+        if data.len() != PAGE_SIZE || Arc::get_mut(&mut data).is_none() {
+            return;
+        }
+        // During thread teardown the list may be gone: then just free it.
+        let _ = SPARE.try_with(|s| {
+            let mut s = s.borrow_mut();
+            if s.len() < MAX_SPARE {
+                s.push(data);
+            }
+        });
+    }
+}
+
+/// The compressed blocks' 16 KiB chunks of dropped pools, kept for the
+/// next pool of this thread (the frames' buffers are [`spare_pages`]).
 ///
-/// A pool allocates its frames as pages first come in, and the simulator
+/// A pool allocates its memory as pages first come in, and the simulator
 /// opens a new engine, with a new pool, after every crash: up to 16 MiB of
 /// fresh memory per recovery, which the allocator had to get and zero. A
-/// frame's contents are never read before a page is read or formatted
-/// into it (an evicted frame is reused the same way), so a spare buffer
-/// serves as well as a new one.
+/// buffer's contents are never read before a page is read, decompressed
+/// or formatted into it, so a spare buffer serves as well as a new one.
 mod spare_frames {
     use crate::page::PAGE_SIZE;
     use std::cell::RefCell;
@@ -736,6 +845,36 @@ mod spare_frames {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A frame's image shared with the storage is read in place, copied at
+    /// its first change (the storage's copy untouched), and changed in
+    /// place from then on; one about to be overwritten is not copied.
+    #[test]
+    fn a_shared_page_is_copied_at_its_first_change_only() {
+        use crate::page::PAGE_SIZE;
+        use std::sync::Arc;
+        let image: Arc<[u8]> = Arc::from(vec![7u8; PAGE_SIZE]);
+        let mut b = PageBuf::shared(Arc::clone(&image));
+        assert_eq!(b[100], 7);
+        assert!(Arc::ptr_eq(&b.share(), &image), "read without a copy");
+        b[0] = 1;
+        assert_eq!((image[0], b[0], b[1]), (7, 1, 7), "copied, then changed");
+        assert!(!Arc::ptr_eq(&b.share(), &image));
+        let own = b.as_ptr();
+        b[1] = 2;
+        assert_eq!(b.as_ptr(), own, "its own buffer is changed in place");
+
+        let mut c = PageBuf::shared(Arc::clone(&image));
+        c.own_for_overwrite();
+        assert!(!Arc::ptr_eq(&c.share(), &image));
+        c.fill(9);
+        assert!(image.iter().all(|&x| x == 7));
+
+        // A compressed-only page has no image, and nothing to copy.
+        let mut e = PageBuf::default();
+        let bytes: &mut [u8] = &mut e;
+        assert!(bytes.is_empty());
+    }
 
     #[test]
     fn lru_order_and_flush_list() {

@@ -43,6 +43,16 @@ pub trait File: Send {
     fn write_shared(&mut self, offset: u64, buf: &std::sync::Arc<[u8]>) -> io::Result<()> {
         self.write_at(offset, buf)
     }
+    /// [`File::read_at`] of `len` bytes at `offset` into a buffer shared
+    /// with the storage, for storage that keeps what is written in memory
+    /// as such buffers (the simulated disk's page images): the pager's
+    /// frames share a page image until they change it. `Ok(None)`, having
+    /// done nothing, from storage that does not: the caller reads with
+    /// [`File::read_at`].
+    fn read_shared(&mut self, offset: u64, len: usize) -> io::Result<Option<std::sync::Arc<[u8]>>> {
+        let _ = (offset, len);
+        Ok(None)
+    }
     /// Makes every earlier write and length change of this file durable.
     fn sync(&mut self) -> io::Result<()>;
     /// The current length of the file in bytes.
@@ -189,6 +199,9 @@ impl File for SwallowFile {
     }
     fn write_shared(&mut self, offset: u64, buf: &std::sync::Arc<[u8]>) -> io::Result<()> {
         self.0.write_shared(offset, buf)
+    }
+    fn read_shared(&mut self, offset: u64, len: usize) -> io::Result<Option<std::sync::Arc<[u8]>>> {
+        self.0.read_shared(offset, len)
     }
     fn sync(&mut self) -> io::Result<()> {
         match self.0.sync() {

@@ -165,6 +165,19 @@ impl Image {
         true
     }
 
+    /// The chunk holding exactly the `len` bytes at `offset`, shared: a
+    /// read of one whole written chunk (a page) inside the file. `None` for
+    /// any other read, and for a chunk never written (zeros).
+    pub(super) fn shared_chunk_at(&self, offset: u64, len: usize) -> Option<Arc<[u8]>> {
+        if len != CHUNK || !offset.is_multiple_of(CHUNK as u64) || offset + CHUNK as u64 > self.len
+        {
+            return None;
+        }
+        let (index, _) = locate(offset);
+        let chunk: Arc<[u8]> = Arc::clone(self.chunks[index].as_ref()?) as Arc<[u8]>;
+        Some(chunk)
+    }
+
     /// Flips one bit of a byte inside the file.
     pub(super) fn flip_bit(&mut self, offset: u64, bit: u8) {
         assert!(offset < self.len, "a flipped bit lies inside the file");

@@ -689,6 +689,30 @@ impl File for SimFile {
         })
     }
 
+    fn read_shared(&mut self, offset: u64, len: usize) -> io::Result<Option<Arc<[u8]>>> {
+        // The same operation as read_at, answered with the image's own
+        // chunk where the read is exactly one (a page), else a copy.
+        self.call(IoOp::ReadAt, offset, len as u64, |disk| {
+            let current = &disk.inode_mut(self.inode).current;
+            let image = match current.shared_chunk_at(offset, len) {
+                Some(chunk) => chunk,
+                None => {
+                    let mut buf = vec![0; len];
+                    if !current.read(offset, &mut buf) {
+                        return Err(io::Error::new(
+                            io::ErrorKind::UnexpectedEof,
+                            "read past the end of the file",
+                        ));
+                    }
+                    Arc::from(buf)
+                }
+            };
+            disk.counters.reads += 1;
+            disk.counters.bytes_read += len as u64;
+            Ok(Some(image))
+        })
+    }
+
     fn write_at(&mut self, offset: u64, buf: &[u8]) -> io::Result<()> {
         self.write(offset, buf, None)
     }

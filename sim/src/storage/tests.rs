@@ -647,3 +647,64 @@ fn a_shared_page_write_is_a_write_of_its_bytes() -> io::Result<()> {
     assert_eq!(read_all(&storage, "a")?, durable);
     Ok(())
 }
+
+/// A shared read of a written page is the disk's image itself, which a
+/// later write to the page does not change under the reader; any other
+/// read is a copy of the same bytes; each is one read operation, traced
+/// as `read_at` is, and past the end it fails as `read_at` does.
+#[test]
+fn a_shared_page_read_is_the_image_until_the_page_is_written() -> io::Result<()> {
+    use std::sync::Arc;
+    let storage = SimStorage::new();
+    let mut file = storage.clone().create("a")?;
+    let page: Arc<[u8]> = (0..image::CHUNK).map(|i| (i % 251) as u8).collect();
+    file.write_shared(image::CHUNK as u64, &page)?;
+    let ops = storage.counters().ops;
+
+    let read = file
+        .read_shared(image::CHUNK as u64, image::CHUNK)?
+        .expect("shared");
+    assert!(Arc::ptr_eq(&read, &page), "the written buffer itself");
+    file.write_at(image::CHUNK as u64 + 10, b"xyz")?;
+    assert_eq!(
+        read[10..13],
+        [10, 11, 12],
+        "the reader's image is unchanged"
+    );
+    let again = file
+        .read_shared(image::CHUNK as u64, image::CHUNK)?
+        .expect("shared");
+    assert_eq!(&again[10..13], b"xyz");
+    assert_eq!(again[..10], page[..10]);
+
+    // A part of a page, and a page never written: copies of the bytes.
+    let part = file
+        .read_shared(image::CHUNK as u64 + 8, 8)?
+        .expect("copied");
+    assert_eq!(&part[..], &[8, 9, b'x', b'y', b'z', 13, 14, 15]);
+    let zeros = file.read_shared(0, image::CHUNK)?.expect("copied");
+    assert!(zeros.iter().all(|&b| b == 0));
+    expect_kind(
+        file.read_shared(2 * image::CHUNK as u64, image::CHUNK),
+        io::ErrorKind::UnexpectedEof,
+    );
+    assert_eq!(storage.counters().ops - ops, 6);
+    let reads: Vec<(IoOp, u64, u64)> = storage
+        .trace()
+        .iter()
+        .filter(|r| r.op == IoOp::ReadAt)
+        .map(|r| (r.op, r.offset, r.len))
+        .collect();
+    let chunk = image::CHUNK as u64;
+    assert_eq!(
+        reads,
+        [
+            (IoOp::ReadAt, chunk, chunk),
+            (IoOp::ReadAt, chunk, chunk),
+            (IoOp::ReadAt, chunk + 8, 8),
+            (IoOp::ReadAt, 0, chunk),
+            (IoOp::ReadAt, 2 * chunk, chunk),
+        ]
+    );
+    Ok(())
+}
