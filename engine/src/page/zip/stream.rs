@@ -2,7 +2,8 @@
 //! per thread (InnoDB's `page_zip_compress` and `page_zip_decompress` set
 //! one up per page on their memory heap), deflate with a memo of its last
 //! few inputs so that a page compressed after its trial costs a comparison,
-//! and the streams of long columns on ZBLOB pages
+//! inflate with a memo of the streams it inflated lately (pages read again,
+//! long columns scanned again), and the streams of long columns on ZBLOB pages
 //! (`btr_store_big_rec_extern_fields`, `btr_copy_zblob_prefix`).
 
 use super::*;
@@ -99,7 +100,12 @@ pub(super) fn deflate_afresh(input: &[u8], level: u32) -> Vec<u8> {
 /// Inflates a stream that must end within `stream` and hold at most what a
 /// 16 KiB page's records can pack to.
 pub(super) fn inflate(stream: &[u8]) -> ZipResult<Vec<u8>> {
-    inflate_limited(stream, 2 * PAGE_SIZE - 1, PAGE_SIZE, "any page")
+    remembered(
+        &PAGES,
+        stream,
+        |_| true,
+        || inflate_limited(stream, 2 * PAGE_SIZE - 1, PAGE_SIZE, "any page"),
+    )
 }
 
 /// Inflates a zlib stream that must end exactly at the end of `stream`
@@ -176,61 +182,86 @@ pub fn deflate_column(data: &[u8], level: u32) -> Vec<u8> {
     deflate_afresh(data, level)
 }
 
-/// How many bytes of streams and columns [`inflate_column`] remembers
-/// at most; past it, it forgets them all and starts again.
-const COLUMN_MEMO_BYTES: usize = 8 << 20;
-
-/// The long columns [`inflate_column`] inflated lately on this thread,
-/// by a hash of their stream: (stream, column). A scan reads every long
-/// column of a compressed table each time it passes the row, and rows
-/// are scanned again and again, while a column's stream changes only
-/// when the column is written: a column inflated before costs a hash and
-/// a comparison of its stream and a copy. Inflate is a function of the
-/// stream, so the column is the same either way.
-#[derive(Default)]
-struct ColumnMemo {
+/// Streams inflated lately on this thread and what they inflated to, by
+/// a hash of the stream, within a budget of bytes (past it, the memo
+/// forgets everything and starts again). Inflate is a function of the
+/// stream, so a remembered output is the one inflating again would give;
+/// a hit costs a hash and a comparison of the stream and a copy.
+struct InflateMemo {
     by_hash: rustc_hash::FxHashMap<u64, (Vec<u8>, Vec<u8>)>,
     bytes: usize,
+    budget: usize,
+}
+
+impl InflateMemo {
+    const fn new(budget: usize) -> InflateMemo {
+        InflateMemo {
+            by_hash: std::collections::HashMap::with_hasher(rustc_hash::FxBuildHasher),
+            bytes: 0,
+            budget,
+        }
+    }
 }
 
 thread_local! {
-    static COLUMNS: std::cell::RefCell<ColumnMemo> = std::cell::RefCell::new(ColumnMemo::default());
+    /// Long columns of compressed tables: a scan reads every long column
+    /// each time it passes its row, while a column's stream changes only
+    /// when the column is written.
+    static COLUMNS: std::cell::RefCell<InflateMemo> =
+        const { std::cell::RefCell::new(InflateMemo::new(8 << 20)) };
+    /// Compressed pages' streams: a page read again after its frame was
+    /// evicted, or after a crash by recovery and then by the checks, holds
+    /// the stream it held.
+    static PAGES: std::cell::RefCell<InflateMemo> =
+        const { std::cell::RefCell::new(InflateMemo::new(4 << 20)) };
 }
 
-fn stream_hash(stream: &[u8]) -> u64 {
-    use std::hash::{BuildHasher, BuildHasherDefault};
-    BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(stream)
+/// `stream` inflated: from `memo` if it remembers the stream and the
+/// output passes `fits`, else by `afresh` (remembered when it succeeds).
+fn remembered(
+    memo: &'static std::thread::LocalKey<std::cell::RefCell<InflateMemo>>,
+    stream: &[u8],
+    fits: impl Fn(&[u8]) -> bool,
+    afresh: impl FnOnce() -> ZipResult<Vec<u8>>,
+) -> ZipResult<Vec<u8>> {
+    use std::hash::BuildHasher;
+    let hash = rustc_hash::FxBuildHasher.hash_one(stream);
+    let hit = memo.with(|memo| {
+        let memo = memo.borrow();
+        let (s, out) = memo.by_hash.get(&hash)?;
+        (s.as_slice() == stream && fits(out)).then(|| out.clone())
+    });
+    if let Some(out) = hit {
+        return Ok(out);
+    }
+    let out = afresh()?;
+    memo.with(|memo| {
+        let mut memo = memo.borrow_mut();
+        let size = stream.len() + out.len();
+        if size > memo.budget / 4 {
+            return;
+        }
+        if memo.bytes + size > memo.budget {
+            memo.by_hash.clear();
+            memo.bytes = 0;
+        }
+        if let Some((s, o)) = memo.by_hash.insert(hash, (stream.to_vec(), out.clone())) {
+            memo.bytes -= s.len() + o.len();
+        }
+        memo.bytes += size;
+    });
+    Ok(out)
 }
 
 /// Inflates a long column's stream (`btr_copy_zblob_prefix`), which must
 /// end exactly at the end of `stream` and give exactly `len` bytes.
 pub fn inflate_column(stream: &[u8], len: u64) -> ZipResult<Vec<u8>> {
-    let hash = stream_hash(stream);
-    let hit = COLUMNS.with(|memo| {
-        let memo = memo.borrow();
-        let (s, column) = memo.by_hash.get(&hash)?;
-        (s.as_slice() == stream && column.len() as u64 == len).then(|| column.clone())
-    });
-    if let Some(column) = hit {
-        return Ok(column);
-    }
-    let column = inflate_column_afresh(stream, len)?;
-    COLUMNS.with(|memo| {
-        let mut memo = memo.borrow_mut();
-        let size = stream.len() + column.len();
-        if size > COLUMN_MEMO_BYTES / 4 {
-            return;
-        }
-        if memo.bytes + size > COLUMN_MEMO_BYTES {
-            memo.by_hash.clear();
-            memo.bytes = 0;
-        }
-        if let Some((s, c)) = memo.by_hash.insert(hash, (stream.to_vec(), column.clone())) {
-            memo.bytes -= s.len() + c.len();
-        }
-        memo.bytes += size;
-    });
-    Ok(column)
+    remembered(
+        &COLUMNS,
+        stream,
+        |column| column.len() as u64 == len,
+        || inflate_column_afresh(stream, len),
+    )
 }
 
 /// [`inflate_column`] without the memo.

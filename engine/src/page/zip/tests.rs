@@ -829,6 +829,8 @@ fn a_reused_deflate_stream_deflates_as_a_new_one() {
 /// limit) leaves nothing behind for the next.
 #[test]
 fn a_reused_inflate_stream_inflates_as_a_new_one() {
+    // The stream itself, without the memo in front of it.
+    let inflate = |s: &[u8]| inflate_limited(s, 2 * PAGE_SIZE - 1, PAGE_SIZE, "any page");
     let text: Vec<u8> = (0..10_000u32).map(|i| (i * 7 % 251) as u8).collect();
     let stream = deflate_afresh(&text, 6);
     assert_eq!(inflate(&stream).unwrap(), text);
@@ -840,4 +842,29 @@ fn a_reused_inflate_stream_inflates_as_a_new_one() {
     assert_eq!(inflate(&stream).unwrap(), text);
     assert!(inflate_limited(&stream, 100, 10, "a small limit").is_err());
     assert_eq!(inflate(&stream).unwrap(), text);
+}
+
+/// The memo in front of inflate answers only the very stream it saw: a
+/// stream with one byte changed (the same length, bit rot) is inflated
+/// afresh, and fails; a remembered column asked for with another length
+/// fails as it would have; a truncated stream is not remembered as good.
+#[test]
+fn the_inflate_memo_answers_only_the_stream_it_saw() {
+    let text: Vec<u8> = (0..12_000u32).map(|i| (i * 13 % 241) as u8).collect();
+    let stream = deflate_afresh(&text, 6);
+    assert_eq!(inflate(&stream).unwrap(), text);
+    assert_eq!(inflate(&stream).unwrap(), text, "remembered");
+    let mut bad = stream.clone();
+    bad[stream.len() / 2] ^= 0x10;
+    assert_ne!(inflate(&bad).ok(), Some(text.clone()));
+    assert!(inflate(&stream[..stream.len() - 1]).is_err());
+    assert_eq!(inflate(&stream).unwrap(), text);
+
+    let len = text.len() as u64;
+    assert_eq!(inflate_column(&stream, len).unwrap(), text);
+    assert_eq!(inflate_column(&stream, len).unwrap(), text, "remembered");
+    assert!(inflate_column(&stream, len - 1).is_err());
+    assert!(inflate_column(&stream, len + 1).is_err());
+    assert_ne!(inflate_column(&bad, len).ok(), Some(text.clone()));
+    assert_eq!(inflate_column(&stream, len).unwrap(), text);
 }
