@@ -752,7 +752,10 @@ impl std::ops::DerefMut for PageBuf {
             // No image (a compressed-only page): nothing to own.
             return &mut [];
         }
-        if std::sync::Arc::get_mut(&mut self.0).is_none() {
+        // Counts first (plain loads; no weak reference is ever made), so
+        // that a buffer of the frame's own costs one atomic exchange, in
+        // get_mut below, not two.
+        if std::sync::Arc::strong_count(&self.0) != 1 {
             let mut own = spare_pages::take();
             std::sync::Arc::get_mut(&mut own)
                 .expect("a spare buffer is unshared")
