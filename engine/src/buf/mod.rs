@@ -756,11 +756,7 @@ impl std::ops::DerefMut for PageBuf {
         // that a buffer of the frame's own costs one atomic exchange, in
         // get_mut below, not two.
         if std::sync::Arc::strong_count(&self.0) != 1 {
-            let mut own = spare_pages::take();
-            std::sync::Arc::get_mut(&mut own)
-                .expect("a spare buffer is unshared")
-                .copy_from_slice(&self.0);
-            self.0 = own;
+            self.0 = spare_pages::copy_of(&self.0);
         }
         std::sync::Arc::get_mut(&mut self.0).expect("made unshared above")
     }
@@ -788,6 +784,20 @@ mod spare_pages {
         SPARE
             .with(|s| s.borrow_mut().pop())
             .unwrap_or_else(|| Arc::from(&ZERO[..]))
+    }
+
+    /// A buffer no one else holds with `page` copied into it: a spare one,
+    /// or a new one (one allocation and one copy, nothing zeroed first).
+    pub(super) fn copy_of(page: &[u8]) -> Arc<[u8]> {
+        match SPARE.with(|s| s.borrow_mut().pop()) {
+            Some(mut own) => {
+                Arc::get_mut(&mut own)
+                    .expect("a spare buffer is unshared")
+                    .copy_from_slice(page);
+                own
+            }
+            None => Arc::from(page),
+        }
     }
 
     /// Keeps a buffer no one else holds for a later frame (or frees it
