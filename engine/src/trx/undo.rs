@@ -331,6 +331,9 @@ pub struct UndoLog {
 /// the previous page with an assertion on nothing but its page type).
 #[derive(Debug, Default)]
 pub struct ChainWalk {
+    /// The first page passed, kept apart: most logs have one page, and
+    /// their walks allocate nothing.
+    first: Option<u32>,
     seen: std::collections::HashSet<u32>,
 }
 
@@ -345,7 +348,14 @@ impl ChainWalk {
                 "undo log page chain links to page {page_no}, which no log holds"
             )));
         }
-        if !self.seen.insert(page_no) {
+        let again = match self.first {
+            None => {
+                self.first = Some(page_no);
+                false
+            }
+            Some(first) => first == page_no || !self.seen.insert(page_no),
+        };
+        if again {
             return Err(corrupt(format!(
                 "undo log page chain loops back to page {page_no}"
             )));

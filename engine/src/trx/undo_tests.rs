@@ -34,10 +34,15 @@ fn pager() -> Pager {
 /// A log of insert records (of a table no longer there, which a rollback
 /// skips) spanning three pages: (log, its pages first to last, records).
 fn three_page_log(pager: &mut Pager) -> (UndoLog, Vec<u32>, u64) {
+    log_of_pages(pager, 3)
+}
+
+/// [`three_page_log`] with `n` pages.
+fn log_of_pages(pager: &mut Pager, n: usize) -> (UndoLog, Vec<u32>, u64) {
     let mut log = create_log(pager, 7, 0).unwrap();
     let mut pages = vec![log.first_page];
     let mut undo_no = 0;
-    while pages.len() < 3 || undo_no % 4 != 0 {
+    while pages.len() < n || undo_no % 4 != 0 {
         let rec = UndoRecord {
             kind: UndoKind::Insert,
             undo_no,
@@ -55,7 +60,7 @@ fn three_page_log(pager: &mut Pager) -> (UndoLog, Vec<u32>, u64) {
     }
     assert_eq!(
         pages.len(),
-        3,
+        n,
         "records of 900 bytes fill a page with a few"
     );
     (log, pages, undo_no)
@@ -119,6 +124,16 @@ fn a_rollback_over_a_cycle_that_misses_the_first_page_is_corruption() {
     let mut pager = pager();
     let (mut log, pages, _) = three_page_log(&mut pager);
     // Last -> middle -> last ...: never back at the first page.
+    link(&mut pager, pages[1], true, pages[2]);
+    assert_loops(rollback_all(&mut pager, &mut log), pages[2]);
+}
+
+#[test]
+fn a_rollback_over_a_cycle_behind_its_first_step_is_corruption() {
+    let mut pager = pager();
+    let (mut log, pages, _) = log_of_pages(&mut pager, 4);
+    // Last -> third -> second -> third ...: the walk comes back to a page
+    // it passed after its first.
     link(&mut pager, pages[1], true, pages[2]);
     assert_loops(rollback_all(&mut pager, &mut log), pages[2]);
 }
