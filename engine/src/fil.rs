@@ -338,19 +338,24 @@ impl Fil {
         if let Err(e) = res {
             return Err(Error::io("read", &sf.name, e));
         }
-        let name = sf.name.clone();
-        let compressed = sf.compressed;
         self.stats.pages_read += 1;
+        self.validate_read(id, buf)
+    }
+
+    /// Validates a page image just read for `id` (the page it claims to be
+    /// under the trust-page-id canary): a corruption is named by the page
+    /// the engine asked for.
+    fn validate_read(&mut self, id: PageId, image: &[u8]) -> Result<PageState> {
         let claimed = if self.trust_page_id {
             PageId::new(
-                page::get_u32(buf, page::FIL_PAGE_SPACE_ID),
-                page::get_u32(buf, page::FIL_PAGE_OFFSET),
+                page::get_u32(image, page::FIL_PAGE_SPACE_ID),
+                page::get_u32(image, page::FIL_PAGE_OFFSET),
             )
         } else {
             id
         };
-        page::validate_image(buf, compressed, claimed, &name).map_err(|e| match e {
-            // Named by the page the engine asked for.
+        let sf = self.space(id.space)?;
+        page::validate_image(image, sf.compressed, claimed, &sf.name).map_err(|e| match e {
             Error::CorruptPage { file, reason, .. } => Error::CorruptPage {
                 file,
                 page_no: id.page_no,
@@ -378,28 +383,9 @@ impl Fil {
             Ok(None) => return Ok(None),
             Err(e) => return Err(Error::io("read", &sf.name, e)),
         };
-        let name = sf.name.clone();
-        let compressed = sf.compressed;
         self.stats.pages_read += 1;
-        let claimed = if self.trust_page_id {
-            PageId::new(
-                page::get_u32(&image, page::FIL_PAGE_SPACE_ID),
-                page::get_u32(&image, page::FIL_PAGE_OFFSET),
-            )
-        } else {
-            id
-        };
-        page::validate_image(&image, compressed, claimed, &name)
-            .map(|state| Some((state, image)))
-            .map_err(|e| match e {
-                // Named by the page the engine asked for.
-                Error::CorruptPage { file, reason, .. } => Error::CorruptPage {
-                    file,
-                    page_no: id.page_no,
-                    reason,
-                },
-                e => e,
-            })
+        let state = self.validate_read(id, &image)?;
+        Ok(Some((state, image)))
     }
 
     /// Reads a page without validating it (doublewrite repair inspects

@@ -359,8 +359,6 @@ impl Pager {
         if let Some(f) = self.pool.lookup_fix(id) {
             // Compressed only: a frame to format, nothing to decompress.
             self.refill(f, false)?;
-            // Its bytes are about to be overwritten: not worth a copy.
-            self.pool.frame_mut(f).data.own_for_overwrite();
             return Ok(f);
         }
         let f = self.free_frame()?;

@@ -140,32 +140,44 @@
 //! b1104d8, in three pairs of runs. The checks cost about 10% in instructions and 15% in wall
 //! time, and on this machine today not even the build before them reaches 100 seeds/s.
 //!
-//! Issue 31's first steps (deflate remembering its last inputs, a lock-free clock, inflate
-//! reusing its stream) changed no trace hash. Against the build the issue started at (c825670),
-//! `valgrind --tool=callgrind innosim fuzz --seeds A..B --profile P --jobs 1` counts, and
-//! `innosim fuzz --seeds A..B --profile P --jobs 1` ran, side by side on one core in two pairs
-//! of runs (seeds/s, c825670 then 151db58):
+//! Issue 31's steps changed no trace hash: deflate remembering its last inputs, a lock-free
+//! clock, inflate reusing its stream (151db58), then inflate remembering the streams it
+//! inflated (long columns scanned again, compressed pages read again), frames sharing the
+//! simulated disk's page images until they change them (`engine::buf::PageBuf`), and a
+//! compressed page's flush copied once (cc7b250). Against the build the issue started at
+//! (c825670), `valgrind --tool=callgrind innosim fuzz --seeds A..B --profile P --jobs 1`
+//! counts, and `innosim fuzz --seeds A..B --profile P --jobs 1` ran, side by side on one core
+//! in two pairs of runs (seeds/s, c825670 then cc7b250; hot-rows and oltp counted at 3d297b3,
+//! which only spares a one-page undo walk an allocation):
 //!
-//! | profile (callgrind seeds) | instructions c825670 | 151db58 | seeds/s c825670 | 151db58 |
+//! | profile (callgrind seeds) | instructions c825670 | cc7b250 | seeds/s c825670 | cc7b250 |
 //! | --- | --- | --- | --- | --- |
-//! | default (0..30) | 4.748e9 | 4.367e9 (-8.0 %) | 49.6, 50.7 | 53.3, 53.3 |
-//! | small (0..200) | 3.693e9 | 3.680e9 (-0.4 %) | 475.7, 431.6 | 470.4, 447.5 |
-//! | long-columns (0..30) | 2.268e9 | 2.265e9 (-0.1 %) | 87.7, 84.3 | 89.2, 90.5 |
-//! | crash-heavy (0..40) | 4.642e9 | 4.295e9 (-7.5 %) | 71.7, 73.7 | 74.3, 73.2 |
-//! | io-errors (0..30) | 4.387e9 | 4.010e9 (-8.6 %) | 56.0, 55.5 | 58.5, 58.1 |
-//! | compressed (0..10) | 4.113e9 | 3.562e9 (-13.4 %) | 25.4, 25.6 | 26.7, 27.1 |
-//! | hot-rows (0..4) | 3.847e9 | 3.849e9 (+0.05 %) | 11.0, 10.5 | 11.1, 11.1 |
-//! | oltp (0..4) | 3.693e9 | 3.700e9 (+0.2 %) | 8.2, 8.9 | 8.9, 9.0 |
-//! | transfer (0..10) | 3.383e9 | 3.382e9 (-0.03 %) | 23.3, 22.1 | 23.7, 22.9 |
-//! | default+timed (0..30) | 4.863e9 | 4.476e9 (-8.0 %) | 49.4, 51.0 | 52.1, 53.0 |
+//! | default (0..30) | 4.748e9 | 4.140e9 (-12.8 %) | 65.8, 65.7 | 72.8, 72.9 |
+//! | small (0..200) | 3.693e9 | 3.679e9 (-0.4 %) | 584.1, 582.6 | 543.5, 589.8 |
+//! | long-columns (0..30) | 2.268e9 | 2.255e9 (-0.6 %) | 114.4, 114.2 | 117.5, 119.5 |
+//! | crash-heavy (0..40) | 4.642e9 | 3.974e9 (-14.4 %) | 90.8, 90.8 | 100.8, 99.8 |
+//! | io-errors (0..30) | 4.387e9 | 3.759e9 (-14.3 %) | 69.7, 69.0 | 75.8, 72.0 |
+//! | compressed (0..10) | 4.113e9 | 2.882e9 (-29.9 %) | 29.3, 29.0 | 39.0, 38.8 |
+//! | hot-rows (0..4) | 3.847e9 | 3.850e9 (+0.06 %) | 13.1, 13.0 | 13.0, 12.6 |
+//! | oltp (0..4) | 3.693e9 | 3.698e9 (+0.14 %) | 10.6, 10.5 | 10.7, 10.6 |
+//! | transfer (0..10) | 3.383e9 | 3.387e9 (+0.1 %) | 28.7, 28.3 | 28.9, 28.6 |
+//! | default+timed (0..30) | 4.863e9 | 4.246e9 (-12.7 %) | 63.6, 64.1 | 68.9, 70.2 |
 //!
 //! (seeds/s over 0..200, small 0..1000, compressed and transfer 0..100, hot-rows and oltp
-//! 0..40.) The profiles without compressed tables gain nothing: what was cut is compression.
-//! The default profile is 5 to 7 % faster, far from the twice the issue asks; where its time
-//! goes is flat (memory copies, allocation and zlib each near a tenth, no engine function above
-//! 3 %), so the next steps are structural: frames that share the disk's page images instead of
-//! copying them at every read and flush, and fewer heap allocations per record (owned keys of
-//! owned fields are built at every search).
+//! 0..40; three more pairs of hot-rows over 0..80 ran 13.1, 12.8, 12.9 against 13.0, 12.9,
+//! 12.7: the same within the machine's noise. Simulated seconds per wall second move with
+//! seeds/s, the runs being the same: default 281 against 311.) The default profile is about
+//! 11 % faster, far from the twice the issue asks. The profiles without compressed tables
+//! gain little: what was cut is compression's repeated work and page copies. The lock
+//! profiles' few extra instructions are mostly the leaf-chain checks (a scan that crosses a
+//! leaf now checks that the chain does not loop, 2.2 million instructions in oltp's 0..4). Where a
+//! default seed's time goes is flat: allocation about 14 % (the free-list pops of some 130
+//! thousand small allocations a seed), memory copies 6 %, zlib about 9 %, record parsing and
+//! key comparison a few percent each, the simulator's own work (judges, models, plans) about a
+//! quarter, no engine function above 3 % (`perf record` over `innosim fuzz --seeds 0..200
+//! --jobs 1`); the next steps are structural (keys that borrow from the page instead of owned fields
+//! built at every search and lock, rows decoded without a vector per field, the model's
+//! tables as persistent maps instead of copied at each commit a snapshot shares).
 //!
 //! # What campaigns reached
 //!

@@ -724,14 +724,6 @@ impl PageBuf {
         std::sync::Arc::clone(&self.0)
     }
 
-    /// Makes the buffer the frame's own without copying what it holds,
-    /// for a page about to be formatted afresh (its bytes become stale).
-    pub fn own_for_overwrite(&mut self) {
-        if std::sync::Arc::get_mut(&mut self.0).is_none() {
-            self.0 = spare_pages::take();
-        }
-    }
-
     fn give_back(self) {
         spare_pages::give(self.0);
     }
@@ -861,7 +853,7 @@ mod tests {
 
     /// A frame's image shared with the storage is read in place, copied at
     /// its first change (the storage's copy untouched), and changed in
-    /// place from then on; one about to be overwritten is not copied.
+    /// place from then on.
     #[test]
     fn a_shared_page_is_copied_at_its_first_change_only() {
         use crate::page::PAGE_SIZE;
@@ -876,12 +868,6 @@ mod tests {
         let own = b.as_ptr();
         b[1] = 2;
         assert_eq!(b.as_ptr(), own, "its own buffer is changed in place");
-
-        let mut c = PageBuf::shared(Arc::clone(&image));
-        c.own_for_overwrite();
-        assert!(!Arc::ptr_eq(&c.share(), &image));
-        c.fill(9);
-        assert!(image.iter().all(|&x| x == 7));
 
         // A compressed-only page has no image, and nothing to copy.
         let mut e = PageBuf::default();
