@@ -93,7 +93,7 @@ impl Cursor {
             let f = super::fix_node(pager, index, page_no, Some(0))?;
             let page = pager.page(f);
             if let Some(from) = from {
-                if let Err(reason) = self.check_link(page, page_no, from, &passed) {
+                if let Err(reason) = check_link(page, page_no, self.dir, from, &passed) {
                     pager.unfix(f);
                     return Err(super::corrupt(
                         pager,
@@ -150,37 +150,12 @@ impl Cursor {
         }
     }
 
-    /// A leaf reached from `from` through its sibling link must link back
-    /// to it (`btr_pcur_move_to_next_page` asserts as much) and must not be
-    /// one this step already passed (`from` itself, or one of `passed`).
-    fn check_link(
-        &self,
-        page: &[u8],
-        page_no: u32,
-        from: u32,
-        passed: &[u32],
-    ) -> Result<(), String> {
-        let back = match self.dir {
-            Direction::Forward => page::prev(page),
-            Direction::Backward => page::next(page),
-        };
-        if back != from {
-            return Err(format!(
-                "leaf chain broken: reached from page {from}, but links back to {back}"
-            ));
-        }
-        if page_no == from || passed.contains(&page_no) {
-            return Err(format!("leaf chain loops back to page {page_no}"));
-        }
-        Ok(())
-    }
-
     /// The first record met on a leaf reached through a sibling link must
     /// not lie before the record last returned, in scan order: a chain that
     /// loops or leads back into the tree breaks that, and a scan that went
     /// on would return the same rows forever. (Equal is let pass: entries
     /// that differ only where their collation does not look compare equal,
-    /// and a page met twice is [`Cursor::check_link`]'s to catch.)
+    /// and a page met twice is [`check_link`]'s to catch.)
     fn check_order(&self, pager: &Pager, index: &Index, page_no: u32, rec: &[u8]) -> Result<()> {
         let Some(last) = &self.last_rec else {
             return Ok(());
@@ -276,6 +251,33 @@ impl Cursor {
             _ => false,
         })
     }
+}
+
+/// A leaf `page` (number `page_no`) reached from leaf `from` through its
+/// sibling link in direction `dir` must link back to it
+/// (`btr_pcur_move_to_next_page` asserts as much) and must not be one the
+/// walk already passed (`from` itself, or one of `passed`): a corrupt chain
+/// that loops must end in an error, not run forever.
+pub(super) fn check_link(
+    page: &[u8],
+    page_no: u32,
+    dir: Direction,
+    from: u32,
+    passed: &[u32],
+) -> Result<(), String> {
+    let back = match dir {
+        Direction::Forward => page::prev(page),
+        Direction::Backward => page::next(page),
+    };
+    if back != from {
+        return Err(format!(
+            "leaf chain broken: reached from page {from}, but links back to {back}"
+        ));
+    }
+    if page_no == from || passed.contains(&page_no) {
+        return Err(format!("leaf chain loops back to page {page_no}"));
+    }
+    Ok(())
 }
 
 /// The leftmost (forward) or rightmost (backward) leaf, with the position

@@ -412,18 +412,9 @@ pub fn get(pager: &mut Pager, index: &Index, key: &[Option<&[u8]>]) -> Result<Op
     loop {
         let f = fix_node(pager, index, leaf, Some(0))?;
         let page = pager.page(f);
-        if let Some(&from) = passed.last() {
-            let back = page::prev(page);
-            let broken = if back != from {
-                Some(format!(
-                    "leaf chain broken: reached from page {from}, but links back to {back}"
-                ))
-            } else if passed.contains(&leaf) {
-                Some(format!("leaf chain loops back to page {leaf}"))
-            } else {
-                None
-            };
-            if let Some(reason) = broken {
+        if let Some((&from, before)) = passed.split_last() {
+            let linked = cursor::check_link(page, leaf, Direction::Forward, from, before);
+            if let Err(reason) = linked {
                 pager.unfix(f);
                 return Err(corrupt(pager, PageId::new(index.space, leaf), reason));
             }

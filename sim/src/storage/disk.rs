@@ -328,6 +328,12 @@ impl Disk {
         result
     }
 
+    /// Counts a read of `len` bytes.
+    pub(super) fn count_read(&mut self, len: u64) {
+        self.counters.reads += 1;
+        self.counters.bytes_read += len;
+    }
+
     /// Counts a write at `offset` of inode `id` against the armed watch,
     /// arming its crash at the `nth` (an earlier armed crash still wins).
     pub(super) fn watch_write(&mut self, id: InodeId, offset: u64) {

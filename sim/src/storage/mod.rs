@@ -592,6 +592,19 @@ impl SimFile {
     }
 }
 
+/// Fills `buf` from an inode's current image inside an admitted call,
+/// counting the read; past the end it is an `UnexpectedEof` error.
+fn read_current(disk: &mut Disk, inode: InodeId, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+    if !disk.inode_mut(inode).current.read(offset, buf) {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            "read past the end of the file",
+        ));
+    }
+    disk.count_read(buf.len() as u64);
+    Ok(())
+}
+
 /// Checks that a file may reach `end` bytes, returning `end`.
 fn check_end(end: Option<u64>) -> io::Result<u64> {
     match end {
@@ -677,15 +690,7 @@ impl File for SimFile {
     fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
         let len = buf.len() as u64;
         self.call(IoOp::ReadAt, offset, len, |disk| {
-            if !disk.inode_mut(self.inode).current.read(offset, buf) {
-                return Err(io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    "read past the end of the file",
-                ));
-            }
-            disk.counters.reads += 1;
-            disk.counters.bytes_read += len;
-            Ok(())
+            read_current(disk, self.inode, offset, buf)
         })
     }
 
@@ -693,22 +698,21 @@ impl File for SimFile {
         // The same operation as read_at, answered with the image's own
         // chunk where the read is exactly one (a page), else a copy.
         self.call(IoOp::ReadAt, offset, len as u64, |disk| {
-            let current = &disk.inode_mut(self.inode).current;
-            let image = match current.shared_chunk_at(offset, len) {
-                Some(chunk) => chunk,
+            let chunk = disk
+                .inode_mut(self.inode)
+                .current
+                .shared_chunk_at(offset, len);
+            let image = match chunk {
+                Some(chunk) => {
+                    disk.count_read(len as u64);
+                    chunk
+                }
                 None => {
                     let mut buf = vec![0; len];
-                    if !current.read(offset, &mut buf) {
-                        return Err(io::Error::new(
-                            io::ErrorKind::UnexpectedEof,
-                            "read past the end of the file",
-                        ));
-                    }
+                    read_current(disk, self.inode, offset, &mut buf)?;
                     Arc::from(buf)
                 }
             };
-            disk.counters.reads += 1;
-            disk.counters.bytes_read += len as u64;
             Ok(Some(image))
         })
     }

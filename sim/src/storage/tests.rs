@@ -621,16 +621,24 @@ fn write_file_plants_durable_contents() -> io::Result<()> {
     Ok(())
 }
 
+/// A file and a page written into it, shared.
+type WrittenPage = (Box<dyn engine::io::File>, std::sync::Arc<[u8]>);
+
+/// File "a" with a patterned page written, shared, at its second chunk.
+fn page_written_shared(storage: &SimStorage) -> io::Result<WrittenPage> {
+    let mut file = storage.clone().create("a")?;
+    let page: std::sync::Arc<[u8]> = (0..image::CHUNK).map(|i| (i % 251) as u8).collect();
+    file.write_shared(image::CHUNK as u64, &page)?;
+    Ok((file, page))
+}
+
 /// A shared page write reads back like a copied one, is durable once
 /// synced, and a later partial write to the page changes the disk's copy,
 /// not the caller's buffer (and is lost, unsynced, in a power loss).
 #[test]
 fn a_shared_page_write_is_a_write_of_its_bytes() -> io::Result<()> {
-    use std::sync::Arc;
     let storage = SimStorage::new();
-    let mut file = storage.clone().create("a")?;
-    let page: Arc<[u8]> = (0..image::CHUNK).map(|i| (i % 251) as u8).collect();
-    file.write_shared(image::CHUNK as u64, &page)?;
+    let (mut file, page) = page_written_shared(&storage)?;
     file.sync()?;
     file.write_at(image::CHUNK as u64 + 10, b"xyz")?;
     let mut want = vec![0u8; 2 * image::CHUNK];
@@ -656,9 +664,7 @@ fn a_shared_page_write_is_a_write_of_its_bytes() -> io::Result<()> {
 fn a_shared_page_read_is_the_image_until_the_page_is_written() -> io::Result<()> {
     use std::sync::Arc;
     let storage = SimStorage::new();
-    let mut file = storage.clone().create("a")?;
-    let page: Arc<[u8]> = (0..image::CHUNK).map(|i| (i % 251) as u8).collect();
-    file.write_shared(image::CHUNK as u64, &page)?;
+    let (mut file, page) = page_written_shared(&storage)?;
     let ops = storage.counters().ops;
 
     let read = file
