@@ -128,6 +128,13 @@ pub(super) fn start(world: &mut World, s: &mut Sess, st: PlannedStmt) -> Option<
     else {
         unreachable!("a filtered change")
     };
+    // A filtered change is a statement of its own: its read never goes on
+    // from where an earlier one's handed its rows over. One that ended in
+    // an error (1114 from a change, say) left that place in the engine,
+    // and the engine goes on from it for the next row-by-row read it is
+    // asked, whatever its range (`Engine::set_row_by_row`). An error here
+    // (no such session) comes back from the read's own call below.
+    let _ = world.engine().set_row_by_row(s.id, false);
     let mark = world.engine().lock_mark();
     let held_before = match s.trx {
         Some(trx) => world
