@@ -269,9 +269,34 @@ pub fn free(mtr: &mut Mtr, pager: &mut Pager, id: PageId) -> Result<()> {
     }
     let h = mtr.fix(pager, PageId::new(id.space, 0))?;
     let hdr = SpaceHeader::read(pager.page(h));
+    let corrupt = |pager: &Pager, why: String| Error::Corrupt {
+        file: pager.fil.name(id.space).unwrap_or("?").to_string(),
+        reason: format!("page {} to free {why}", id.page_no),
+    };
+    if id.page_no >= hdr.free_limit {
+        return Err(corrupt(
+            pager,
+            format!("was never used (pages from {} on)", hdr.free_limit),
+        ));
+    }
     if hdr.free_head != FIL_NULL {
+        if id.page_no == hdr.free_head {
+            return Err(corrupt(pager, "heads the free list".into()));
+        }
         let l = mtr.fix(pager, PageId::new(id.space, hdr.free_head))?;
         let cap = free_list_capacity(pager.fil.zip_size(id.space));
+        let listed = list_count(pager.page(l)).unwrap_or(0).min(cap) as usize;
+        if (0..listed)
+            .any(|i| page::get_u32(pager.page(l), FREE_LIST_ENTRIES + 4 * i) == id.page_no)
+        {
+            // A page freed twice would be allocated twice. Only the head
+            // list page is searched (it is fixed anyway): the pages freed
+            // lately, where a page freed again by a looping walk would be.
+            return Err(corrupt(
+                pager,
+                format!("is free already (listed in page {})", hdr.free_head),
+            ));
+        }
         if let Some(n) = list_count(pager.page(l)).filter(|&n| n < cap) {
             let at = FREE_LIST_ENTRIES + 4 * n as usize;
             mtr.write_u32(pager, l, at, id.page_no)?;
@@ -301,6 +326,61 @@ mod tests {
     /// Frees more pages than a list page holds, then allocates them back:
     /// freeing reads none of them (only list pages are written), and each
     /// comes back once, before the space's unused pages.
+    /// A page freed twice would be allocated twice, to two owners; a page
+    /// never used was never anyone's. Each free is refused as corruption
+    /// and leaves the list as it was.
+    #[test]
+    fn freeing_a_free_or_never_used_page_is_corruption() {
+        const SPACE: u32 = 3;
+        let mut fil = Fil::new(Box::new(MemStorage::new()));
+        fil.create(SYSTEM_SPACE, "ibdata1").unwrap();
+        fil.extend(SYSTEM_SPACE, 200).unwrap();
+        fil.create_sized(SPACE, "t.ibd", None).unwrap();
+        let log = Log::create(fil.storage(), &LogConfig::default()).unwrap();
+        let clock = Box::new(crate::io::ManualClock::new());
+        let mut pager = Pager::new(fil, log, 16, true, clock);
+        create_space(&mut pager, SPACE, 4, 1, flags_for(None)).unwrap();
+        reserve(&mut pager, SPACE, 3).unwrap();
+        let pages: Vec<u32> = (0..3)
+            .map(|_| {
+                let mut mtr = Mtr::new();
+                let p = alloc(&mut mtr, &mut pager, SPACE, PageType::Index).unwrap();
+                mtr.commit(&mut pager).unwrap();
+                p
+            })
+            .collect();
+        let free_one = |pager: &mut Pager, p: u32| {
+            let mut mtr = Mtr::new();
+            let r = free(&mut mtr, pager, PageId::new(SPACE, p));
+            match r {
+                Ok(()) => mtr.commit(pager).map(|_| ()),
+                Err(e) => {
+                    mtr.release(pager);
+                    Err(e)
+                }
+            }
+        };
+        // The first page freed heads the list; the second is listed in it.
+        free_one(&mut pager, pages[0]).unwrap();
+        free_one(&mut pager, pages[1]).unwrap();
+        let before = header(&mut pager, SPACE).unwrap();
+        assert_eq!((before.free_head, before.free_len), (pages[0], 2));
+        let never_used = before.free_limit;
+        for (p, says) in [
+            (pages[0], "heads the free list"),
+            (pages[1], "is free already"),
+            (never_used, "was never used"),
+        ] {
+            let e = free_one(&mut pager, p).unwrap_err();
+            assert!(e.is_corruption() && e.to_string().contains(says), "{e}");
+            let after = header(&mut pager, SPACE).unwrap();
+            assert_eq!((after.free_head, after.free_len), (before.free_head, 2));
+        }
+        // The page still in use is freed as ever.
+        free_one(&mut pager, pages[2]).unwrap();
+        assert_eq!(header(&mut pager, SPACE).unwrap().free_len, 3);
+    }
+
     #[test]
     fn freed_pages_are_listed_untouched_and_allocated_back_once() {
         const SPACE: u32 = 3;

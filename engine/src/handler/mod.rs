@@ -147,7 +147,7 @@ struct Session {
     /// once the rows it handed over are changed
     /// ([`Engine::set_statement_row_by_row`]): its next locking scan
     /// starts there.
-    read_on: Option<crate::row::locking::ScanResume>,
+    read_on: Option<ReadOn>,
     /// Every locking scan of the session reads row by row, statement or
     /// not ([`Engine::set_row_by_row`]).
     row_by_row: bool,
@@ -220,6 +220,18 @@ pub struct EngineStats {
     /// engine by itself (a full disk), and so stopped it (see
     /// `Engine::rollback_failed`).
     pub failed_rollbacks: u64,
+}
+
+/// Where a row-by-row locking read goes on from, and the read it was: the
+/// place is kept for that read alone.
+#[derive(Debug)]
+struct ReadOn {
+    /// The read as the caller asked it.
+    read: Request,
+    /// Whether it locked X.
+    exclusive: bool,
+    /// Where it stopped.
+    place: crate::row::locking::ScanResume,
 }
 
 /// The storage engine.

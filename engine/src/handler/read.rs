@@ -153,7 +153,22 @@ impl Engine {
         // A row-by-row scan goes on from where it handed its rows over; a
         // scan that waited, from where it waited.
         let read_on = if row_by_row {
-            sess.read_on.take()
+            match sess.read_on.take() {
+                Some(on) if on.exclusive == exclusive && same_but_start(&on.read, read) => {
+                    Some(on.place)
+                }
+                // The place is this read's alone: a caller that asks
+                // another read (a new statement's) without turning
+                // row-by-row mode off first would get rows from the old
+                // read's range. The place is forgotten.
+                Some(_) => {
+                    return Err(Error::SessionState(
+                        s,
+                        "a row-by-row read other than the one whose place is kept",
+                    ))
+                }
+                None => None,
+            }
         } else {
             None
         };
@@ -219,7 +234,11 @@ impl Engine {
                         }
                         if let Some(sess) = self.sessions.get_mut(&s) {
                             sess.semi_rows = semi;
-                            sess.read_on = read_on;
+                            sess.read_on = read_on.map(|place| ReadOn {
+                                read: read.clone(),
+                                exclusive,
+                                place,
+                            });
                         }
                         self.take_row_refs(s, id, &mut rows);
                         DmlResult::Done(Response::Rows(rows))
@@ -263,5 +282,35 @@ pub(super) fn index_usable(
     match view {
         Some(v) if !v.sees(t.secondary[i].created_by) => Err(Error::TableDefChanged),
         _ => Ok(()),
+    }
+}
+
+/// Whether `b` is the read `a` asked again, from the same start or from a
+/// later one (a caller that goes on may start it past the rows it was
+/// handed): the same table, index, direction, limit and end.
+fn same_but_start(a: &Request, b: &Request) -> bool {
+    match (a, b) {
+        (
+            Request::Scan {
+                table: t1,
+                index: i1,
+                low: l1,
+                high: h1,
+                reverse: r1,
+                limit: n1,
+            },
+            Request::Scan {
+                table: t2,
+                index: i2,
+                low: l2,
+                high: h2,
+                reverse: r2,
+                limit: n2,
+            },
+        ) => {
+            let end = |r: bool, low, high| if r { low } else { high };
+            (t1, i1, r1, n1) == (t2, i2, r2, n2) && end(*r1, l1, h1) == end(*r2, l2, h2)
+        }
+        _ => a == b,
     }
 }

@@ -356,11 +356,28 @@ pub fn pop_history(pager: &mut Pager, first_page: u32) -> Result<()> {
         head, first_page,
         "purge must consume the history list in order"
     );
+    // The list's length and its links agree: a log whose link leads back
+    // to itself, or a list that goes on past its length (a link bent back
+    // to an earlier log), would have purge free the same pages again.
+    if len == 0 || next == first_page || (len == 1) != (next == FIL_NULL) {
+        mtr.release(pager);
+        return Err(Error::Corrupt {
+            file: "ibdata1".into(),
+            reason: format!(
+                "history list of {len} logs: the log at page {first_page} links to {}",
+                if next == FIL_NULL {
+                    "none".to_string()
+                } else {
+                    format!("page {next}")
+                }
+            ),
+        });
+    }
     mtr.write_u32(pager, r, RSEG_HISTORY_FIRST, next)?;
     if next == FIL_NULL {
         mtr.write_u32(pager, r, RSEG_HISTORY_LAST, FIL_NULL)?;
     }
-    mtr.write_u32(pager, r, RSEG_HISTORY_LEN, len.saturating_sub(1))?;
+    mtr.write_u32(pager, r, RSEG_HISTORY_LEN, len - 1)?;
     crate::fsp::free(&mut mtr, pager, sys(first_page))?;
     mtr.commit(pager)?;
     Ok(())

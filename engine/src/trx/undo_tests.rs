@@ -176,3 +176,74 @@ fn purging_a_log_whose_next_link_leads_back_is_corruption() {
     link(&mut pager, pages[1], false, pages[0]);
     assert_loops(purge_one(&mut pager), pages[0]);
 }
+
+/// Sets the history list's next link of the committed log whose first
+/// page is `log_page` to `to`, as a corrupt page would.
+fn link_next_log(pager: &mut Pager, log_page: u32, to: u32) {
+    let mut mtr = Mtr::new();
+    let f = mtr.fix(pager, sys(log_page)).unwrap();
+    mtr.write_u32(pager, f, UNDO_NEXT_LOG, to).unwrap();
+    mtr.commit(pager).unwrap();
+}
+
+#[test]
+fn a_history_list_that_loops_back_is_corruption_before_a_page_is_freed_twice() {
+    let purge = |pager: &mut Pager, logs: usize| {
+        let sys = TrxSys::load(pager).unwrap();
+        crate::row::purge::purge(pager, &sys, &Default::default(), logs, Default::default())
+    };
+    let history = |pager: &mut Pager| crate::trx::history(pager).unwrap();
+    // Three one-page logs in the list, intact: purged in order, each freed
+    // once, the list empty after.
+    let mut pager = pager();
+    let mut firsts = Vec::new();
+    for no in [40, 41, 42] {
+        let (log, pages, _) = log_of_pages(&mut pager, 1);
+        crate::trx::commit_log(&mut pager, &log, no).unwrap();
+        firsts.push(pages[0]);
+    }
+    assert_eq!(history(&mut pager), (firsts[0], 3));
+    assert_eq!(purge(&mut pager, 10).unwrap().logs, 3);
+    assert_eq!(history(&mut pager), (FIL_NULL, 0));
+
+    // The oldest log links to itself: an error before it is freed.
+    let mut pager = self::pager();
+    let (log, pages, _) = log_of_pages(&mut pager, 1);
+    crate::trx::commit_log(&mut pager, &log, 40).unwrap();
+    link_next_log(&mut pager, pages[0], pages[0]);
+    let e = purge(&mut pager, 10).unwrap_err();
+    assert!(e.to_string().contains("links to page"), "{e}");
+    assert_eq!(fsp::header(&mut pager, SYSTEM_SPACE).unwrap().free_len, 0);
+
+    // A two-page log, then two one-page logs, the second bent back to the
+    // first log, purged and freed already (its first page listed as free,
+    // its second heading the free list). The first log is met again and
+    // its first page would be freed a second time: the list's length, one
+    // log, says the bent link cannot be followed.
+    let mut pager = self::pager();
+    let mut firsts = Vec::new();
+    for (no, n) in [(40, 2), (41, 1), (42, 1)] {
+        let (log, pages, _) = log_of_pages(&mut pager, n);
+        crate::trx::commit_log(&mut pager, &log, no).unwrap();
+        firsts.push(pages[0]);
+    }
+    link_next_log(&mut pager, firsts[1], firsts[0]);
+    let e = purge(&mut pager, 10).unwrap_err();
+    assert!(e.to_string().contains("history list of 1 logs"), "{e}");
+    // Three pages freed once each: the first log's two and the second's.
+    assert_eq!(fsp::header(&mut pager, SYSTEM_SPACE).unwrap().free_len, 3);
+
+    // A list that says it is shorter than its links: it ends where its
+    // length says, in an error, not with a log beyond it purged.
+    let mut pager = self::pager();
+    for no in [40, 41] {
+        let (log, _, _) = log_of_pages(&mut pager, 1);
+        crate::trx::commit_log(&mut pager, &log, no).unwrap();
+    }
+    let mut mtr = Mtr::new();
+    let r = mtr.fix(&mut pager, sys(RSEG_PAGE)).unwrap();
+    mtr.write_u32(&mut pager, r, RSEG_HISTORY_LEN, 1).unwrap();
+    mtr.commit(&mut pager).unwrap();
+    let e = purge(&mut pager, 10).unwrap_err();
+    assert!(e.to_string().contains("history list of 1 logs"), "{e}");
+}
