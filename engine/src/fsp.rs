@@ -323,15 +323,9 @@ mod tests {
     use crate::io::MemStorage;
     use crate::redo::{Log, LogConfig};
 
-    /// Frees more pages than a list page holds, then allocates them back:
-    /// freeing reads none of them (only list pages are written), and each
-    /// comes back once, before the space's unused pages.
-    /// A page freed twice would be allocated twice, to two owners; a page
-    /// never used was never anyone's. Each free is refused as corruption
-    /// and leaves the list as it was.
-    #[test]
-    fn freeing_a_free_or_never_used_page_is_corruption() {
-        const SPACE: u32 = 3;
+    /// A pager over a system space and space `SPACE`, formatted with 4
+    /// pages.
+    fn space_pager() -> Pager {
         let mut fil = Fil::new(Box::new(MemStorage::new()));
         fil.create(SYSTEM_SPACE, "ibdata1").unwrap();
         fil.extend(SYSTEM_SPACE, 200).unwrap();
@@ -340,6 +334,17 @@ mod tests {
         let clock = Box::new(crate::io::ManualClock::new());
         let mut pager = Pager::new(fil, log, 16, true, clock);
         create_space(&mut pager, SPACE, 4, 1, flags_for(None)).unwrap();
+        pager
+    }
+
+    const SPACE: u32 = 3;
+
+    /// A page freed twice would be allocated twice, to two owners; a page
+    /// never used was never anyone's. Each free is refused as corruption
+    /// and leaves the list as it was.
+    #[test]
+    fn freeing_a_free_or_never_used_page_is_corruption() {
+        let mut pager = space_pager();
         reserve(&mut pager, SPACE, 3).unwrap();
         let pages: Vec<u32> = (0..3)
             .map(|_| {
@@ -381,17 +386,12 @@ mod tests {
         assert_eq!(header(&mut pager, SPACE).unwrap().free_len, 3);
     }
 
+    /// Frees more pages than a list page holds, then allocates them back:
+    /// freeing reads none of them (only list pages are written), and each
+    /// comes back once, before the space's unused pages.
     #[test]
     fn freed_pages_are_listed_untouched_and_allocated_back_once() {
-        const SPACE: u32 = 3;
-        let mut fil = Fil::new(Box::new(MemStorage::new()));
-        fil.create(SYSTEM_SPACE, "ibdata1").unwrap();
-        fil.extend(SYSTEM_SPACE, 200).unwrap();
-        fil.create_sized(SPACE, "t.ibd", None).unwrap();
-        let log = Log::create(fil.storage(), &LogConfig::default()).unwrap();
-        let clock = Box::new(crate::io::ManualClock::new());
-        let mut pager = Pager::new(fil, log, 16, true, clock);
-        create_space(&mut pager, SPACE, 4, 1, flags_for(None)).unwrap();
+        let mut pager = space_pager();
         let n = free_list_capacity(None) + 900;
         reserve(&mut pager, SPACE, n).unwrap();
         let mut pages = Vec::new();

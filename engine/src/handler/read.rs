@@ -285,9 +285,10 @@ pub(super) fn index_usable(
     }
 }
 
-/// Whether `b` is the read `a` asked again, from the same start or from a
-/// later one (a caller that goes on may start it past the rows it was
-/// handed): the same table, index, direction, limit and end.
+/// Whether `b` is the read `a` asked again: the same table, index,
+/// direction, limit and end. Its start may differ (a caller that goes on
+/// may start it past the rows it was handed): the read goes on from its
+/// kept place either way.
 fn same_but_start(a: &Request, b: &Request) -> bool {
     match (a, b) {
         (
