@@ -289,7 +289,7 @@ impl Pager {
         // copies it at its first change), else a copy into the frame.
         let read = match self.fil.read_page_shared(id) {
             Ok(Some((state, image))) => {
-                self.pool.frame_mut(f).data = crate::buf::PageBuf::shared(image);
+                self.pool.share_image(f, image);
                 Ok(state)
             }
             Ok(None) => self.fil.read_page(id, &mut self.pool.frame_mut(f).data),

@@ -548,6 +548,15 @@ impl BufferPool {
         self.stats.misses += 1;
     }
 
+    /// Makes frame `f`, taken with [`take_free`](Self::take_free), hold a
+    /// page image shared with the storage; the buffer it was given goes
+    /// back to this thread's spares, for the next frame that needs one of
+    /// its own (rather than being freed, and a new one zeroed then).
+    pub fn share_image(&mut self, f: FrameId, image: std::sync::Arc<[u8]>) {
+        let frame = &mut self.frames[f as usize];
+        std::mem::replace(&mut frame.data, PageBuf::shared(image)).give_back();
+    }
+
     /// Returns a frame taken with [`take_free`](Self::take_free) but not
     /// installed (a read failed).
     pub fn give_back(&mut self, f: FrameId) {
@@ -792,6 +801,12 @@ mod spare_pages {
         }
     }
 
+    /// How many buffers this thread keeps.
+    #[cfg(test)]
+    pub(super) fn held() -> usize {
+        SPARE.with(|s| s.borrow().len())
+    }
+
     /// Keeps a buffer no one else holds for a later frame (or frees it
     /// when enough are kept); one the storage still shares is let go.
     pub(super) fn give(mut data: Arc<[u8]>) {
@@ -873,6 +888,24 @@ mod tests {
         let mut e = PageBuf::default();
         let bytes: &mut [u8] = &mut e;
         assert!(bytes.is_empty());
+    }
+
+    /// A frame that takes the storage's image gives the buffer it was
+    /// handed back to the spares: the next frame that needs one of its own
+    /// takes that buffer, not a new one.
+    #[test]
+    fn a_frame_that_shares_the_disk_image_gives_its_buffer_back() {
+        use crate::page::PAGE_SIZE;
+        use std::sync::Arc;
+        let mut pool = BufferPool::new(MIN_POOL_PAGES);
+        let a = pool.take_free(false).unwrap();
+        let spares = spare_pages::held();
+        let image: Arc<[u8]> = Arc::from(vec![7u8; PAGE_SIZE]);
+        pool.share_image(a, Arc::clone(&image));
+        assert!(Arc::ptr_eq(&pool.frame(a).data.share(), &image));
+        assert_eq!(spare_pages::held(), spares + 1, "the buffer kept");
+        pool.take_free(false).unwrap();
+        assert_eq!(spare_pages::held(), spares, "and handed out again");
     }
 
     #[test]
