@@ -152,14 +152,25 @@ pub fn recover(fil: &mut Fil, checkpoint_lsn: u64) -> Result<DoublewriteRepair> 
             continue;
         };
         let compressed = fil.zip_size(id.space).is_some();
-        let mut home = vec![0u8; size];
-        let state = match fil.read_page_raw(id, &mut home)? {
+        // The home page as the storage holds it, without a copy where it
+        // shares its images (one read either way).
+        let shared = fil.read_page_raw_shared(id)?;
+        let mut own = Vec::new();
+        let (home, read) = match &shared {
+            Some(image) => (&image[..], true),
+            None => {
+                own.resize(size, 0);
+                let read = fil.read_page_raw(id, &mut own)?;
+                (&own[..], read)
+            }
+        };
+        let state = match read {
             false => Ok(PageState::Zero),
-            true => page::validate_image(&home, compressed, id, "home"),
+            true => page::validate_image(home, compressed, id, "home"),
         };
         // Newest claim first; among equal ones the lowest slot.
         slots.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        if matches!(state, Ok(PageState::Valid)) && page::page_lsn(&home) >= slots[0].0 {
+        if matches!(state, Ok(PageState::Valid)) && page::page_lsn(home) >= slots[0].0 {
             continue;
         }
         let mut found = false;
@@ -180,9 +191,9 @@ pub fn recover(fil: &mut Fil, checkpoint_lsn: u64) -> Result<DoublewriteRepair> 
         let reason = match state {
             Err(e) => format!("home page failed validation: {e}"),
             Ok(PageState::Zero) => "home page was never written".to_string(),
-            Ok(PageState::Valid) if page::page_lsn(&home) < page::page_lsn(&copy) => format!(
+            Ok(PageState::Valid) if page::page_lsn(home) < page::page_lsn(&copy) => format!(
                 "home page LSN {} is older than the copy's {}",
-                page::page_lsn(&home),
+                page::page_lsn(home),
                 page::page_lsn(&copy)
             ),
             Ok(PageState::Valid) => continue,

@@ -371,6 +371,17 @@ impl Fil {
     /// nothing, from storage that does not, and for a page past the end
     /// of the file (read those with [`Fil::read_page`]).
     pub fn read_page_shared(&mut self, id: PageId) -> Result<Option<(PageState, Arc<[u8]>)>> {
+        let Some(image) = self.read_page_raw_shared(id)? else {
+            return Ok(None);
+        };
+        let state = self.validate_read(id, &image)?;
+        Ok(Some((state, image)))
+    }
+
+    /// [`Fil::read_page_raw`] into a buffer shared with the storage, as
+    /// [`Fil::read_page_shared`] reads (`Ok(None)`, having read nothing,
+    /// where that storage does not share, or the page is past the end).
+    pub fn read_page_raw_shared(&mut self, id: PageId) -> Result<Option<Arc<[u8]>>> {
         let sf = self.space(id.space)?;
         if id.page_no >= sf.len_pages {
             return Ok(None);
@@ -384,8 +395,7 @@ impl Fil {
             Err(e) => return Err(Error::io("read", &sf.name, e)),
         };
         self.stats.pages_read += 1;
-        let state = self.validate_read(id, &image)?;
-        Ok(Some((state, image)))
+        Ok(Some(image))
     }
 
     /// Reads a page without validating it (doublewrite repair inspects
