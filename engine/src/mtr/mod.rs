@@ -38,9 +38,11 @@ pub struct Mtr {
 }
 
 impl Mtr {
-    /// Starts a mini-transaction.
+    /// Starts a mini-transaction, with the vectors of one that ended on
+    /// this thread (a statement runs many: each would otherwise allocate
+    /// and grow its log and page lists afresh).
     pub fn new() -> Self {
-        Mtr::default()
+        spare::take()
     }
 
     /// Fixes a page for the rest of the mini-transaction.
@@ -433,5 +435,103 @@ impl Mtr {
         self.modified.clear();
         self.unlogged.clear();
         self.log.clear();
+    }
+}
+
+impl Drop for Mtr {
+    fn drop(&mut self) {
+        spare::give(self);
+    }
+}
+
+/// This thread's vectors of ended mini-transactions, empty, for the next.
+mod spare {
+    use super::{FrameId, Mtr};
+    use std::cell::RefCell;
+
+    /// At most this many are kept, each with at most this much log room
+    /// (a bulk build's mini-transaction logs whole pages: its buffer is
+    /// let go).
+    const KEPT: usize = 8;
+    const MAX_LOG: usize = 64 * 1024;
+
+    /// A mini-transaction's vectors, kept without it (a kept `Mtr` would
+    /// come back here when dropped).
+    struct Vectors {
+        log: Vec<u8>,
+        fixed: Vec<FrameId>,
+        modified: Vec<FrameId>,
+        unlogged: Vec<FrameId>,
+    }
+
+    thread_local! {
+        static SPARE: RefCell<Vec<Vectors>> = const { RefCell::new(Vec::new()) };
+    }
+
+    pub(super) fn take() -> Mtr {
+        match SPARE.try_with(|s| s.borrow_mut().pop()).ok().flatten() {
+            Some(v) => Mtr {
+                log: v.log,
+                fixed: v.fixed,
+                modified: v.modified,
+                unlogged: v.unlogged,
+            },
+            None => Mtr {
+                log: Vec::new(),
+                fixed: Vec::new(),
+                modified: Vec::new(),
+                unlogged: Vec::new(),
+            },
+        }
+    }
+
+    pub(super) fn give(mtr: &mut Mtr) {
+        if mtr.log.capacity() == 0 || mtr.log.capacity() > MAX_LOG {
+            return;
+        }
+        let mut v = Vectors {
+            log: std::mem::take(&mut mtr.log),
+            fixed: std::mem::take(&mut mtr.fixed),
+            modified: std::mem::take(&mut mtr.modified),
+            unlogged: std::mem::take(&mut mtr.unlogged),
+        };
+        v.log.clear();
+        v.fixed.clear();
+        v.modified.clear();
+        v.unlogged.clear();
+        // During thread teardown the list may be gone: then just free them.
+        let _ = SPARE.try_with(|s| {
+            let mut s = s.borrow_mut();
+            if s.len() < KEPT {
+                s.push(v);
+            }
+        });
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        /// A mini-transaction that ended leaves its vectors, empty, to the
+        /// next one on the thread; a log grown past the bound is let go.
+        #[test]
+        fn an_ended_mini_transaction_leaves_its_vectors_to_the_next() {
+            let mut a = Mtr::new();
+            a.log.extend_from_slice(&[1; 300]);
+            a.fixed.push(7);
+            let (log, fixed) = (a.log.as_ptr(), a.fixed.as_ptr());
+            drop(a);
+            let b = Mtr::new();
+            assert_eq!((b.log.as_ptr(), b.fixed.as_ptr()), (log, fixed));
+            assert!(b.log.is_empty() && b.fixed.is_empty());
+            assert!(b.log.capacity() >= 300);
+            drop(b);
+
+            let mut big = Mtr::new();
+            big.log.resize(MAX_LOG + 1, 0);
+            drop(big);
+            let c = Mtr::new();
+            assert!(c.log.capacity() <= MAX_LOG, "{}", c.log.capacity());
+        }
     }
 }
