@@ -61,9 +61,14 @@ pub fn write_area(fil: &mut Fil, images: &[Arc<[u8]>]) -> Result<()> {
         if image.len() == PAGE_SIZE {
             fil.write_page_shared(SYSTEM_SPACE, slot, image)?;
         } else {
-            let mut padded = vec![0u8; PAGE_SIZE];
-            padded[..image.len()].copy_from_slice(image);
-            fil.write_page_at(SYSTEM_SPACE, slot, &padded)?;
+            // A compressed page's image, padded with zeros to the slot,
+            // built where the write shares it (storage that keeps images
+            // then keeps this one, without a copy of its own).
+            static ZERO: [u8; PAGE_SIZE] = [0; PAGE_SIZE];
+            let mut padded: Arc<[u8]> = Arc::from(&ZERO[..]);
+            Arc::get_mut(&mut padded).expect("a new Arc is unique")[..image.len()]
+                .copy_from_slice(image);
+            fil.write_page_shared(SYSTEM_SPACE, slot, &padded)?;
         }
     }
     fil.sync(SYSTEM_SPACE)
@@ -146,7 +151,6 @@ pub fn recover(fil: &mut Fil, checkpoint_lsn: u64) -> Result<DoublewriteRepair> 
         }
         claims.entry(claimed).or_default().push((lsn, k));
     }
-    let mut copy = vec![0u8; PAGE_SIZE];
     for (id, mut slots) in claims {
         let Some(size) = fil.page_size(id.space) else {
             continue;
@@ -173,20 +177,20 @@ pub fn recover(fil: &mut Fil, checkpoint_lsn: u64) -> Result<DoublewriteRepair> 
         if matches!(state, Ok(PageState::Valid)) && page::page_lsn(home) >= slots[0].0 {
             continue;
         }
-        let mut found = false;
+        let mut found = None;
         for &(_, k) in &slots {
-            fil.read_page_raw(PageId::new(SYSTEM_SPACE, DBLWR_START + k), &mut copy)?;
+            let copy = read_shared_or_copy(fil, PageId::new(SYSTEM_SPACE, DBLWR_START + k))?;
             if matches!(
                 page::validate_image(&copy[..size], compressed, id, "doublewrite"),
                 Ok(PageState::Valid)
             ) {
-                found = true;
+                found = Some(copy);
                 break;
             }
         }
-        if !found {
+        let Some(copy) = found else {
             continue;
-        }
+        };
         report.copies_used += 1;
         let reason = match state {
             Err(e) => format!("home page failed validation: {e}"),
@@ -198,11 +202,27 @@ pub fn recover(fil: &mut Fil, checkpoint_lsn: u64) -> Result<DoublewriteRepair> 
             ),
             Ok(PageState::Valid) => continue,
         };
-        fil.write_page_at(id.space, id.page_no, &copy[..size])?;
+        if size == PAGE_SIZE {
+            fil.write_page_shared(id.space, id.page_no, &copy)?;
+        } else {
+            fil.write_page_at(id.space, id.page_no, &copy[..size])?;
+        }
         fil.sync(id.space)?;
         report.restored.push((id, reason));
     }
     Ok(report)
+}
+
+/// A whole page of the system space as the storage holds it: shared where
+/// the storage shares its images, else copied (one read either way; zeros
+/// past the file's end).
+fn read_shared_or_copy(fil: &mut Fil, id: PageId) -> Result<Arc<[u8]>> {
+    if let Some(image) = fil.read_page_raw_shared(id)? {
+        return Ok(image);
+    }
+    let mut copy = vec![0u8; PAGE_SIZE];
+    fil.read_page_raw(id, &mut copy)?;
+    Ok(Arc::from(copy))
 }
 
 #[cfg(test)]
