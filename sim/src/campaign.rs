@@ -143,41 +143,43 @@
 //! Issue 31's steps changed no trace hash: deflate remembering its last inputs, a lock-free
 //! clock, inflate reusing its stream (151db58), then inflate remembering the streams it
 //! inflated (long columns scanned again, compressed pages read again), frames sharing the
-//! simulated disk's page images until they change them (`engine::buf::PageBuf`), and a
-//! compressed page's flush copied once (cc7b250). Against the build the issue started at
-//! (c825670), `valgrind --tool=callgrind innosim fuzz --seeds A..B --profile P --jobs 1`
-//! counts, and `innosim fuzz --seeds A..B --profile P --jobs 1` ran, side by side on one core
-//! in two pairs of runs (seeds/s, c825670 then cc7b250; hot-rows and oltp counted at 3d297b3,
-//! which only spares a one-page undo walk an allocation):
+//! simulated disk's page images until they change them (`engine::buf::PageBuf`), a compressed
+//! page's flush copied once (cc7b250), then a frame that takes the disk's image giving back
+//! the buffer it was handed, mini-transactions reusing the vectors of the last ones, and
+//! doublewrite writing and recovering without copies (e550662). Against the build the issue
+//! started at (c825670), `valgrind --tool=callgrind innosim fuzz --seeds A..B --profile P
+//! --jobs 1` counts, and `innosim fuzz --seeds A..B --profile P --jobs 1` ran, side by side on
+//! one core in two pairs of runs (seeds/s, c825670 then e550662):
 //!
-//! | profile (callgrind seeds) | instructions c825670 | cc7b250 | seeds/s c825670 | cc7b250 |
+//! | profile (callgrind seeds) | instructions c825670 | e550662 | seeds/s c825670 | e550662 |
 //! | --- | --- | --- | --- | --- |
-//! | default (0..30) | 4.748e9 | 4.140e9 (-12.8 %) | 65.8, 65.7 | 72.8, 72.9 |
-//! | small (0..200) | 3.693e9 | 3.679e9 (-0.4 %) | 584.1, 582.6 | 543.5, 589.8 |
-//! | long-columns (0..30) | 2.268e9 | 2.255e9 (-0.6 %) | 114.4, 114.2 | 117.5, 119.5 |
-//! | crash-heavy (0..40) | 4.642e9 | 3.974e9 (-14.4 %) | 90.8, 90.8 | 100.8, 99.8 |
-//! | io-errors (0..30) | 4.387e9 | 3.759e9 (-14.3 %) | 69.7, 69.0 | 75.8, 72.0 |
-//! | compressed (0..10) | 4.113e9 | 2.882e9 (-29.9 %) | 29.3, 29.0 | 39.0, 38.8 |
-//! | hot-rows (0..4) | 3.847e9 | 3.850e9 (+0.06 %) | 13.1, 13.0 | 13.0, 12.6 |
-//! | oltp (0..4) | 3.693e9 | 3.698e9 (+0.14 %) | 10.6, 10.5 | 10.7, 10.6 |
-//! | transfer (0..10) | 3.383e9 | 3.387e9 (+0.1 %) | 28.7, 28.3 | 28.9, 28.6 |
-//! | default+timed (0..30) | 4.863e9 | 4.246e9 (-12.7 %) | 63.6, 64.1 | 68.9, 70.2 |
+//! | default (0..30) | 4.748e9 | 3.983e9 (-16.1 %) | 61.7, 64.0 | 69.1, 72.7 |
+//! | small (0..200) | 3.693e9 | 3.348e9 (-9.3 %) | 557.2, 536.2 | 574.1, 583.2 |
+//! | long-columns (0..30) | 2.268e9 | 2.146e9 (-5.4 %) | 106.8, 106.2 | 113.2, 110.2 |
+//! | crash-heavy (0..40) | 4.642e9 | 3.783e9 (-18.5 %) | 83.6, 83.5 | 95.4, 93.0 |
+//! | io-errors (0..30) | 4.387e9 | 3.608e9 (-17.8 %) | 64.5, 65.2 | 72.4, 72.3 |
+//! | compressed (0..10) | 4.113e9 | 2.788e9 (-32.2 %) | 27.7, 27.4 | 37.3, 36.6 |
+//! | hot-rows (0..4) | 3.847e9 | 3.843e9 (-0.1 %) | 12.6, 12.3 | 12.5, 12.7 |
+//! | oltp (0..4) | 3.693e9 | 3.668e9 (-0.7 %) | 9.9, 9.4 | 9.7, 9.5 |
+//! | transfer (0..10) | 3.383e9 | 3.340e9 (-1.3 %) | 26.3, 27.3 | 27.9, 28.1 |
+//! | default+timed (0..30) | 4.863e9 | 4.103e9 (-15.6 %) | 56.5, 57.8 | 64.8, 63.2 |
 //!
 //! (seeds/s over 0..200, small 0..1000, compressed and transfer 0..100, hot-rows and oltp
-//! 0..40; three more pairs of hot-rows over 0..80 ran 13.1, 12.8, 12.9 against 13.0, 12.9,
-//! 12.7: the same within the machine's noise. Simulated seconds per wall second move with
-//! seeds/s, the runs being the same: default 281 against 311.) The default profile is about
-//! 11 % faster, far from the twice the issue asks. The profiles without compressed tables
-//! gain little: what was cut is compression's repeated work and page copies. The lock
-//! profiles' few extra instructions are mostly the leaf-chain checks (a scan that crosses a
-//! leaf now checks that the chain does not loop, 2.2 million instructions in oltp's 0..4). Where a
-//! default seed's time goes is flat: allocation about 14 % (the free-list pops of some 130
-//! thousand small allocations a seed), memory copies 6 %, zlib about 9 %, record parsing and
-//! key comparison a few percent each, the simulator's own work (judges, models, plans) about a
-//! quarter, no engine function above 3 % (`perf record` over `innosim fuzz --seeds 0..200
-//! --jobs 1`); the next steps are structural (keys that borrow from the page instead of owned fields
-//! built at every search and lock, rows decoded without a vector per field, the model's
-//! tables as persistent maps instead of copied at each commit a snapshot shares).
+//! 0..40; three more pairs of oltp over 0..80 ran 10.2, 10.3, 10.7 against 10.3, 10.6, 10.8:
+//! the same within the machine's noise. Simulated seconds per wall second move with seeds/s,
+//! the runs being the same: default 264 and 274 against 296 and 311.) The default profile is
+//! about 12 % faster, far from the twice the issue asks. The lock profiles gain little: what
+//! was cut is compression's repeated work, page copies and the allocations of page reads and
+//! mini-transactions, and their time is in the engine's lock paths and the lock oracle. Where
+//! a default seed's time goes is flat: allocation about 12 % (3.5 million allocations in 30
+//! seeds, no source above a tenth of them), memory copies 6 %, zlib about 9 %, record parsing
+//! and key comparison a few percent each; the engine's statements take about half, recovery
+//! after crashes a fifth, the runner's judging of each step a sixth (`perf record` over
+//! `innosim fuzz --seeds 0..200 --jobs 1`). What is left is structural: InnoDB's undo segment
+//! cache (ours allocates and frees an undo page for each transaction that writes), InnoDB's
+//! one-sibling `btr_compress` (ours tries both siblings' trial compressions), keys that borrow
+//! from the page instead of owned fields built at every search and lock, and the model's
+//! tables as persistent maps instead of copied at each commit a snapshot shares.
 //!
 //! # What campaigns reached
 //!
