@@ -99,11 +99,10 @@ fn copy_of<'a>(fil: &Fil, id: PageId, slot: &'a [u8]) -> (&'a [u8], bool) {
 /// compressed page size (`None`: 16 KiB pages), which a page 0 holds in its
 /// flags.
 pub fn has_copy(fil: &mut Fil, id: PageId, checkpoint_lsn: u64) -> Result<Option<Option<usize>>> {
-    let mut buf = vec![0u8; PAGE_SIZE];
     for k in 0..DBLWR_PAGES {
-        if !fil.read_page_raw(PageId::new(SYSTEM_SPACE, DBLWR_START + k), &mut buf)? {
+        let Some(buf) = fil.read_page_raw(PageId::new(SYSTEM_SPACE, DBLWR_START + k))? else {
             continue;
-        }
+        };
         let claimed = PageId::new(
             page::get_u32(&buf, FIL_PAGE_SPACE_ID),
             page::get_u32(&buf, FIL_PAGE_OFFSET),
@@ -156,30 +155,22 @@ pub fn recover(fil: &mut Fil, checkpoint_lsn: u64) -> Result<DoublewriteRepair> 
             continue;
         };
         let compressed = fil.zip_size(id.space).is_some();
-        // The home page as the storage holds it, without a copy where it
-        // shares its images (one read either way).
-        let shared = fil.read_page_raw_shared(id)?;
-        let mut own = Vec::new();
-        let (home, read) = match &shared {
-            Some(image) => (&image[..], true),
-            None => {
-                own.resize(size, 0);
-                let read = fil.read_page_raw(id, &mut own)?;
-                (&own[..], read)
-            }
+        let home = fil.read_page_raw(id)?;
+        let state = match &home {
+            None => Ok(PageState::Zero),
+            Some(home) => page::validate_image(home, compressed, id, "home"),
         };
-        let state = match read {
-            false => Ok(PageState::Zero),
-            true => page::validate_image(home, compressed, id, "home"),
-        };
+        let home_lsn = home.as_deref().map_or(0, page::page_lsn);
         // Newest claim first; among equal ones the lowest slot.
         slots.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        if matches!(state, Ok(PageState::Valid)) && page::page_lsn(home) >= slots[0].0 {
+        if matches!(state, Ok(PageState::Valid)) && home_lsn >= slots[0].0 {
             continue;
         }
         let mut found = None;
         for &(_, k) in &slots {
-            let copy = read_shared_or_copy(fil, PageId::new(SYSTEM_SPACE, DBLWR_START + k))?;
+            let Some(copy) = fil.read_page_raw(PageId::new(SYSTEM_SPACE, DBLWR_START + k))? else {
+                continue;
+            };
             if matches!(
                 page::validate_image(&copy[..size], compressed, id, "doublewrite"),
                 Ok(PageState::Valid)
@@ -195,9 +186,8 @@ pub fn recover(fil: &mut Fil, checkpoint_lsn: u64) -> Result<DoublewriteRepair> 
         let reason = match state {
             Err(e) => format!("home page failed validation: {e}"),
             Ok(PageState::Zero) => "home page was never written".to_string(),
-            Ok(PageState::Valid) if page::page_lsn(home) < page::page_lsn(&copy) => format!(
-                "home page LSN {} is older than the copy's {}",
-                page::page_lsn(home),
+            Ok(PageState::Valid) if home_lsn < page::page_lsn(&copy) => format!(
+                "home page LSN {home_lsn} is older than the copy's {}",
                 page::page_lsn(&copy)
             ),
             Ok(PageState::Valid) => continue,
@@ -211,18 +201,6 @@ pub fn recover(fil: &mut Fil, checkpoint_lsn: u64) -> Result<DoublewriteRepair> 
         report.restored.push((id, reason));
     }
     Ok(report)
-}
-
-/// A whole page of the system space as the storage holds it: shared where
-/// the storage shares its images, else copied (one read either way; zeros
-/// past the file's end).
-fn read_shared_or_copy(fil: &mut Fil, id: PageId) -> Result<Arc<[u8]>> {
-    if let Some(image) = fil.read_page_raw_shared(id)? {
-        return Ok(image);
-    }
-    let mut copy = vec![0u8; PAGE_SIZE];
-    fil.read_page_raw(id, &mut copy)?;
-    Ok(Arc::from(copy))
 }
 
 #[cfg(test)]

@@ -371,17 +371,18 @@ impl Fil {
     /// nothing, from storage that does not, and for a page past the end
     /// of the file (read those with [`Fil::read_page`]).
     pub fn read_page_shared(&mut self, id: PageId) -> Result<Option<(PageState, Arc<[u8]>)>> {
-        let Some(image) = self.read_page_raw_shared(id)? else {
+        let Some(image) = self.read_page_shared_image(id)? else {
             return Ok(None);
         };
         let state = self.validate_read(id, &image)?;
         Ok(Some((state, image)))
     }
 
-    /// [`Fil::read_page_raw`] into a buffer shared with the storage, as
-    /// [`Fil::read_page_shared`] reads (`Ok(None)`, having read nothing,
-    /// where that storage does not share, or the page is past the end).
-    pub fn read_page_raw_shared(&mut self, id: PageId) -> Result<Option<Arc<[u8]>>> {
+    /// The storage's own image of page `id`, for storage that keeps page
+    /// images in memory ([`crate::io::File::read_shared`]): `Ok(None)`,
+    /// having read nothing, from storage that does not, and for a page
+    /// past the end of the file.
+    fn read_page_shared_image(&mut self, id: PageId) -> Result<Option<Arc<[u8]>>> {
         let sf = self.space(id.space)?;
         if id.page_no >= sf.len_pages {
             return Ok(None);
@@ -399,14 +400,19 @@ impl Fil {
     }
 
     /// Reads a page without validating it (doublewrite repair inspects
-    /// damaged pages itself).
-    pub fn read_page_raw(&mut self, id: PageId, buf: &mut [u8]) -> Result<bool> {
-        debug_assert_eq!(Some(buf.len()), self.page_size(id.space));
-        let read = self.read_page_prefix(id, buf)?;
-        if read {
-            self.stats.pages_read += 1;
+    /// damaged pages itself): the storage's own image where it shares its
+    /// images, else a copy (one read either way). `None` for a page past
+    /// the end of the file.
+    pub fn read_page_raw(&mut self, id: PageId) -> Result<Option<Arc<[u8]>>> {
+        if let Some(image) = self.read_page_shared_image(id)? {
+            return Ok(Some(image));
         }
-        Ok(read)
+        let mut copy = vec![0u8; self.space(id.space)?.page_size];
+        if !self.read_page_prefix(id, &mut copy)? {
+            return Ok(None);
+        }
+        self.stats.pages_read += 1;
+        Ok(Some(Arc::from(copy)))
     }
 
     /// Reads the first `buf.len()` bytes of a page without validating them

@@ -20,6 +20,8 @@
 //!   and `MemStorage` (os0file).
 //! - [`error`]: the error type, every variant an operating error, with MySQL's codes and texts.
 //! - [`mach`]: the ground floor: byte layouts and the page sizes (mach0data, univ.i).
+//! - `spare`: per-thread bounded lists of buffers kept for reuse (a dropped pool's frames, an
+//!   ended mini-transaction's vectors).
 //! - [`canary`], [`later`]: settings every floor may read: planted bugs the simulator's
 //!   checkers must catch, and the rules of later InnoDB versions `innosim diff` switches on.
 //! - [`record`]: REDUNDANT, COMPACT and DYNAMIC records, off-page columns, collations (rem0rec,
@@ -124,6 +126,7 @@
 pub mod io;
 pub mod error;
 pub mod mach;
+pub(crate) mod spare;
 // Settings every floor may read: planted bugs and later InnoDB rules.
 pub mod canary;
 pub mod later;

@@ -768,29 +768,25 @@ impl std::ops::DerefMut for PageBuf {
 /// [`spare_frames`] keeps the compressed blocks' chunks.
 mod spare_pages {
     use crate::page::PAGE_SIZE;
-    use std::cell::RefCell;
+    use crate::spare::{self, Spares};
     use std::sync::Arc;
 
-    /// At most this many buffers are kept (16 MiB).
-    const MAX_SPARE: usize = 1024;
-
     thread_local! {
-        static SPARE: RefCell<Vec<Arc<[u8]>>> = const { RefCell::new(Vec::new()) };
+        /// At most 1024 buffers are kept (16 MiB).
+        static SPARE: Spares<Arc<[u8]>> = const { Spares::new(1024) };
     }
 
     /// A page buffer no one else holds: a spare one, or a new zeroed one
     /// (one allocation and one copy, no zeroed vector built first).
     pub(super) fn take() -> Arc<[u8]> {
         static ZERO: [u8; PAGE_SIZE] = [0; PAGE_SIZE];
-        SPARE
-            .with(|s| s.borrow_mut().pop())
-            .unwrap_or_else(|| Arc::from(&ZERO[..]))
+        spare::take(&SPARE).unwrap_or_else(|| Arc::from(&ZERO[..]))
     }
 
     /// A buffer no one else holds with `page` copied into it: a spare one,
     /// or a new one (one allocation and one copy, nothing zeroed first).
     pub(super) fn copy_of(page: &[u8]) -> Arc<[u8]> {
-        match SPARE.with(|s| s.borrow_mut().pop()) {
+        match spare::take(&SPARE) {
             Some(mut own) => {
                 Arc::get_mut(&mut own)
                     .expect("a spare buffer is unshared")
@@ -804,22 +800,15 @@ mod spare_pages {
     /// How many buffers this thread keeps.
     #[cfg(test)]
     pub(super) fn held() -> usize {
-        SPARE.with(|s| s.borrow().len())
+        spare::held(&SPARE)
     }
 
     /// Keeps a buffer no one else holds for a later frame (or frees it
     /// when enough are kept); one the storage still shares is let go.
     pub(super) fn give(mut data: Arc<[u8]>) {
-        if data.len() != PAGE_SIZE || Arc::get_mut(&mut data).is_none() {
-            return;
+        if data.len() == PAGE_SIZE && Arc::get_mut(&mut data).is_some() {
+            spare::give(&SPARE, data);
         }
-        // During thread teardown the list may be gone: then just free it.
-        let _ = SPARE.try_with(|s| {
-            let mut s = s.borrow_mut();
-            if s.len() < MAX_SPARE {
-                s.push(data);
-            }
-        });
     }
 }
 
@@ -833,32 +822,22 @@ mod spare_pages {
 /// or formatted into it, so a spare buffer serves as well as a new one.
 mod spare_frames {
     use crate::page::PAGE_SIZE;
-    use std::cell::RefCell;
-
-    /// At most this many buffers are kept (16 MiB).
-    const MAX_SPARE: usize = 1024;
+    use crate::spare::{self, Spares};
 
     thread_local! {
-        static SPARE: RefCell<Vec<Box<[u8]>>> = const { RefCell::new(Vec::new()) };
+        /// At most 1024 buffers are kept (16 MiB).
+        static SPARE: Spares<Box<[u8]>> = const { Spares::new(1024) };
     }
 
     /// A page buffer: a spare one, or a new zeroed one.
     pub(super) fn take() -> Box<[u8]> {
-        SPARE
-            .with(|s| s.borrow_mut().pop())
-            .unwrap_or_else(|| vec![0u8; PAGE_SIZE].into_boxed_slice())
+        spare::take(&SPARE).unwrap_or_else(|| vec![0u8; PAGE_SIZE].into_boxed_slice())
     }
 
     /// Keeps a buffer for a later pool (or frees it when enough are kept).
     pub(super) fn give(data: Box<[u8]>) {
         debug_assert_eq!(data.len(), PAGE_SIZE);
-        // During thread teardown the list may be gone: then just free it.
-        let _ = SPARE.try_with(|s| {
-            let mut s = s.borrow_mut();
-            if s.len() < MAX_SPARE {
-                s.push(data);
-            }
-        });
+        spare::give(&SPARE, data);
     }
 }
 

@@ -447,12 +447,10 @@ impl Drop for Mtr {
 /// This thread's vectors of ended mini-transactions, empty, for the next.
 mod spare {
     use super::{FrameId, Mtr};
-    use std::cell::RefCell;
+    use crate::spare::{self, Spares};
 
-    /// At most this many are kept, each with at most this much log room
-    /// (a bulk build's mini-transaction logs whole pages: its buffer is
-    /// let go).
-    const KEPT: usize = 8;
+    /// A log with more room than this is let go (a bulk build's
+    /// mini-transaction logs whole pages).
     const MAX_LOG: usize = 64 * 1024;
 
     /// A mini-transaction's vectors, kept without it (a kept `Mtr` would
@@ -465,24 +463,17 @@ mod spare {
     }
 
     thread_local! {
-        static SPARE: RefCell<Vec<Vectors>> = const { RefCell::new(Vec::new()) };
+        /// At most 8 are kept.
+        static SPARE: Spares<Vectors> = const { Spares::new(8) };
     }
 
     pub(super) fn take() -> Mtr {
-        match SPARE.try_with(|s| s.borrow_mut().pop()).ok().flatten() {
-            Some(v) => Mtr {
-                log: v.log,
-                fixed: v.fixed,
-                modified: v.modified,
-                unlogged: v.unlogged,
-            },
-            None => Mtr {
-                log: Vec::new(),
-                fixed: Vec::new(),
-                modified: Vec::new(),
-                unlogged: Vec::new(),
-            },
-        }
+        spare::take(&SPARE).map_or_else(Mtr::default, |v| Mtr {
+            log: v.log,
+            fixed: v.fixed,
+            modified: v.modified,
+            unlogged: v.unlogged,
+        })
     }
 
     pub(super) fn give(mtr: &mut Mtr) {
@@ -499,13 +490,7 @@ mod spare {
         v.fixed.clear();
         v.modified.clear();
         v.unlogged.clear();
-        // During thread teardown the list may be gone: then just free them.
-        let _ = SPARE.try_with(|s| {
-            let mut s = s.borrow_mut();
-            if s.len() < KEPT {
-                s.push(v);
-            }
-        });
+        spare::give(&SPARE, v);
     }
 
     #[cfg(test)]
