@@ -254,6 +254,18 @@ pub(crate) fn shrink_entry(dir: &std::path::Path, budget: usize) -> ExitCode {
 /// about 1,500 to reach a few dozen statements.
 const SHRINK_BUDGET: usize = 3000;
 
+/// The most worker threads `innosim fuzz` runs.
+const MAX_JOBS: usize = 256;
+
+/// `innosim fuzz`'s worker threads when `--jobs` is not given: one per core
+/// this process may use (`available_parallelism` heeds the CPU affinity and
+/// the cgroup quota a batch system's task runs under), at most [`MAX_JOBS`].
+/// Results do not depend on it, so a one-minute campaign simply runs more
+/// seeds on a bigger machine.
+fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_JOBS))
+}
+
 /// The options of `innosim fuzz`.
 pub(crate) struct FuzzArgs {
     pub(crate) seeds: Option<String>,
@@ -261,7 +273,8 @@ pub(crate) struct FuzzArgs {
     pub(crate) profile: String,
     pub(crate) canary: Option<String>,
     pub(crate) json: bool,
-    pub(crate) jobs: usize,
+    /// `None`: one per core this process may use ([`default_jobs`]).
+    pub(crate) jobs: Option<usize>,
     pub(crate) shard: Option<String>,
     pub(crate) doublecheck: bool,
     pub(crate) stop_on_failure: bool,
@@ -281,9 +294,11 @@ pub(crate) fn fuzz(args: FuzzArgs) -> ExitCode {
         stop_on_failure,
         corpus,
     } = args;
-    if jobs == 0 || jobs > 256 {
-        return usage(format!("--jobs must be 1..=256, not {jobs}"));
-    }
+    let jobs = match jobs {
+        Some(jobs @ 1..=MAX_JOBS) => jobs,
+        Some(jobs) => return usage(format!("--jobs must be 1..={MAX_JOBS}, not {jobs}")),
+        None => default_jobs(),
+    };
     let shard = match shard.as_deref().map(sim::campaign::Shard::parse) {
         None => sim::campaign::Shard::WHOLE,
         Some(Ok(s)) => s,
@@ -407,11 +422,16 @@ fn print_campaign(report: &sim::campaign::Report, json: bool) {
         .map(|(k, v)| format!("{v} {k}"))
         .collect();
     println!("reached: {}", reached.join(", "));
-    let shards = if report.shards > 1 {
+    let mut shards = if report.shards > 1 {
         format!(" in {} shards", report.shards)
     } else {
         String::new()
     };
+    match report.jobs {
+        0 => {}
+        1 => shards.push_str(" on 1 worker"),
+        n => shards.push_str(&format!(" on {n} workers")),
+    }
     println!(
         "{} seeds of profile {}{shards}, {} violations of {} kinds, {:.1} seeds/s, {:.1} simulated s per wall s",
         report.seeds,

@@ -126,9 +126,11 @@ enum Command {
         /// One JSON object on stdout with the summary.
         #[arg(long)]
         json: bool,
-        /// Worker threads (each runs whole seeds; results do not depend on it).
-        #[arg(long, default_value_t = 1)]
-        jobs: usize,
+        /// Worker threads (each runs whole seeds; results do not depend on
+        /// it). By default one per core this process may use: its CPU
+        /// affinity and cgroup quota, as a batch system's task sets them.
+        #[arg(long)]
+        jobs: Option<usize>,
         /// Run only this shard of the seeds, as I/N: the seeds whose
         /// offset from the range's start is I modulo N. Machines of a
         /// campaign take one shard each; `innosim merge` adds their JSON

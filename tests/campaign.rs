@@ -93,6 +93,39 @@ fn four_shards_merged_equal_one_run_of_the_range() {
     );
 }
 
+/// Without `--jobs` a campaign runs one worker per core this process may
+/// use (innosim inherits the test's CPU affinity and cgroup quota, and
+/// heeds an affinity narrowed to one core); `--jobs N` runs N; a merge adds
+/// its shards' workers up.
+#[test]
+fn a_campaign_runs_a_worker_per_core_unless_told_otherwise() {
+    let dir = scratch("jobs");
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let small = ["--json", "--seeds", "0..4", "--profile", "small"];
+    let (code, out, err) = run_in(&dir, &[&["fuzz"][..], &small].concat());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json(&out)["jobs"], cores, "{out}");
+    let pinned = Command::new("taskset")
+        .args(["-c", "0", innosim(), "fuzz"])
+        .args(small)
+        .current_dir(&dir)
+        .output()
+        .expect("taskset (util-linux) runs innosim");
+    assert!(pinned.status.success(), "{pinned:?}");
+    assert_eq!(json(&String::from_utf8_lossy(&pinned.stdout))["jobs"], 1);
+    let reports = shards(
+        &dir,
+        &["--seeds", "0..4", "--profile", "small", "--jobs", "3"],
+        2,
+    );
+    let (code, out, err) = run_in(&dir, &["merge", &reports[0], &reports[1]]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("4 seeds of profile small in 2 shards on 6 workers"),
+        "{out}"
+    );
+}
+
 #[test]
 fn merged_failures_and_the_smallest_entry_of_each_kind_are_gathered() {
     // A canary makes seeds fail: the merge lists the same failing seeds as

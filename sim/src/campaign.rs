@@ -38,7 +38,8 @@
 //! innosim merge --corpus corpus out/shard-*.json
 //! ```
 //!
-//! A run depends only on its seed, profile and commit, so results do not depend on `--jobs` or
+//! A run depends only on its seed, profile and commit, so results do not depend on `--jobs` (by
+//! default one worker per core the process may use, as its affinity and cgroup quota say) or
 //! on the machine, and the merge equals one unsharded run (`cargo test --test campaign`). On
 //! Slurm, a job array and the merge as a job that waits for it
 //! (`tests/campaign/slurm-*.sbatch`; the test runs them on a one-host Slurm that
@@ -93,36 +94,18 @@
 //! # Side by side, build against build
 //!
 //! The machine is a shared 2-core VM whose speed varies by up to a third between runs minutes
-//! apart; compare figures taken side by side. An instruction count does not vary: `valgrind
-//! --tool=callgrind innosim fuzz --seeds 0..40 --jobs 1` counts 2.59 billion instructions,
-//! against 2.52 billion for the build before the independent checkers, crashes in recovery, bit
-//! rot and small logs (the same 40 seeds do more now); side by side on one core the default
-//! profile ran 95 - 105 seeds/s against 108 - 110. The wider workloads (bounded scans,
-//! primary-key updates, autocommit statements) cost nothing measurable: side by side, `innosim
-//! fuzz --seeds 0..300 --jobs 1` ran 92 - 102 seeds/s at 7300e95 against 86 - 99 at d454675,
-//! before them; callgrind counts 1.407 billion instructions for `innosim fuzz --seeds 0..20
-//! --jobs 1` at 1786cac (with the secondary-index gap judgments) against 1.399 billion at
-//! 22cba64. Seed tables, misdirected writes and crashes after checkpoints cost 1.6%: `innosim
-//! fuzz --seeds 0..80 --jobs 1` counts 6.12 billion instructions against 6.02 billion at
-//! 5e57773 (the seeds do more: 14% more crashes in 300 seeds). Wall time is noisier than that:
-//! side by side on one core, `innosim fuzz --seeds 0..300 --jobs 1` ran 79 - 83 seeds/s against
-//! 93 - 96 in one pair of runs, and seeds 0..80 ran 62 - 66 against 64 - 71 in three pairs
-//! minutes later. Neither build reaches 100 seeds/s on this machine today. DDL while the
-//! workload runs, lost namespace operations and the secondary-entry implicit locks cost 3.5%:
-//! `innosim fuzz --seeds 0..40 --jobs 1` counts 3.14 billion instructions at 683da19 against
-//! 3.04 billion at 6769fa5 (the seeds do more: 624 crashes in 300 seeds against 570, and 194
-//! DDL statements); side by side on one core, `innosim fuzz --seeds 0..300 --jobs 1` ran 64 -
-//! 80 seeds/s against 68 - 87 in three pairs of runs. Still below 100 seeds/s on one core here.
-//! With `--jobs 2` the 2000-seed default campaign ran at 180 seeds/s at 683da19 and at 127
-//! seeds/s at c9a3944 (the table below), an hour apart: the machine's speed, not the builds'
-//! (`innosim fuzz --seeds 0..40 --jobs 1` counts 3.13 billion instructions after c9a3944's
-//! review mends against 3.14 billion at 683da19). Tables without a primary key (about 36 more
-//! statements a seed: in 2000 default seeds 42166 inserts into them succeeded and 35575 reads
-//! of them ran) and the recorded schedule cost 5.8%: 3.32 billion instructions at 9bdbb22
-//! against 3.13 billion at 6ad1431 for the same 40 seeds; side by side on one core, `innosim
-//! fuzz --seeds 0..300 --jobs 1` ran 53 - 59 seeds/s against 60 - 65 in three pairs of runs.
-//! Below 100 seeds/s on one core, as before; a profile shows no single hot spot (memory copies
-//! 8%, allocation about 15%, record parsing and key comparison a few percent each).
+//! apart; compare figures taken side by side. An instruction count does not vary. What the
+//! checks and workloads added over time cost, by `valgrind --tool=callgrind innosim fuzz
+//! --seeds A..B --jobs 1` against the build before each (the same seeds doing more each time;
+//! side by side on one core the wall time moved with the counts, within the machine's noise):
+//!
+//! | added | seeds | instructions | before |
+//! | --- | --- | --- | --- |
+//! | independent checkers, crashes in recovery, bit rot, small logs | 0..40 | 2.59e9 | 2.52e9 |
+//! | secondary-index gap judgments (1786cac, 22cba64) | 0..20 | 1.407e9 | 1.399e9 |
+//! | seed tables, misdirected writes, crashes after checkpoints (5e57773) | 0..80 | 6.12e9 | 6.02e9 |
+//! | DDL beside the workload, lost namespace changes, secondary implicit locks (683da19, 6769fa5) | 0..40 | 3.14e9 | 3.04e9 |
+//! | tables without a primary key, the recorded schedule (9bdbb22, 6ad1431) | 0..40 | 3.32e9 | 3.13e9 |
 //!
 //! A campaign was then made cheaper without changing what it checks (af75fd8 to 1f609fb):
 //! transparent huge pages off for the process (mimalloc asked for them, and the kernel zeroed 2
@@ -430,6 +413,10 @@ pub struct Report {
     pub shards: u64,
     /// Seeds run.
     pub seeds: u64,
+    /// Worker threads that ran them (a merge: summed over the shards; 0 in
+    /// a report from before the field).
+    #[serde(default)]
+    pub jobs: usize,
     /// Failing seeds.
     pub violations: usize,
     /// Wall seconds (a merge: summed over the shards).
@@ -652,6 +639,7 @@ pub fn run(
         shard: *shard,
         shards: 1,
         seeds: seeds_run,
+        jobs: (*jobs).max(1),
         violations: failing.len(),
         wall_seconds,
         sim_seconds,
@@ -916,6 +904,7 @@ pub fn merge(reports: &[Report], corpus: Option<&Path>) -> Result<Report, MergeE
         shard: Shard::WHOLE,
         shards: count,
         seeds: reports.iter().map(|r| r.seeds).sum(),
+        jobs: reports.iter().map(|r| r.jobs).sum(),
         violations: failures.len(),
         wall_seconds: sum(|r| r.wall_seconds),
         sim_seconds: sum(|r| r.sim_seconds),
