@@ -15,10 +15,7 @@ impl Engine {
     /// `end_statement`; a deadlock still rolls the whole transaction back.
     pub fn begin_statement(&mut self, s: SessionId) -> Result<()> {
         self.check_running()?;
-        let sess = self
-            .sessions
-            .get(&s)
-            .ok_or(Error::SessionState(s, "no such session"))?;
+        let sess = self.open_session(s)?;
         if sess.pending.is_some()
             || sess.commit_wait_lsn.is_some()
             || sess.commit_queued
@@ -59,9 +56,7 @@ impl Engine {
 
     /// The statement open in session `s`.
     fn open_statement(&mut self, s: SessionId) -> Result<&mut StatementScope> {
-        self.sessions
-            .get_mut(&s)
-            .ok_or(Error::SessionState(s, "no such session"))?
+        self.open_session_mut(s)?
             .statement
             .as_mut()
             .ok_or(Error::SessionState(s, "no statement is open"))
@@ -73,10 +68,7 @@ impl Engine {
     /// of their own (the fuzzer's runner drives MySQL's UPDATE and DELETE
     /// so). Turning it off forgets where a scan would have gone on from.
     pub fn set_row_by_row(&mut self, s: SessionId, on: bool) -> Result<()> {
-        let sess = self
-            .sessions
-            .get_mut(&s)
-            .ok_or(Error::SessionState(s, "no such session"))?;
+        let sess = self.open_session_mut(s)?;
         if !on {
             sess.read_on = None;
         }
@@ -103,10 +95,7 @@ impl Engine {
     /// took stay with an open transaction, as InnoDB keeps them.
     pub fn end_statement(&mut self, s: SessionId, ok: bool) -> Result<Step> {
         self.check_running()?;
-        let sess = self
-            .sessions
-            .get_mut(&s)
-            .ok_or(Error::SessionState(s, "no such session"))?;
+        let sess = self.open_session_mut(s)?;
         let Some(scope) = sess.statement.take() else {
             return Err(Error::SessionState(s, "no statement is open"));
         };

@@ -465,10 +465,7 @@ impl Engine {
     /// waiting: it may submit one.
     fn check_idle(&self, s: SessionId) -> Result<()> {
         self.check_running()?;
-        let session = self
-            .sessions
-            .get(&s)
-            .ok_or(Error::SessionState(s, "no such session"))?;
+        let session = self.open_session(s)?;
         if session.pending.is_some() || session.commit_wait_lsn.is_some() || session.commit_queued {
             return Err(Error::SessionState(s, "a statement is waiting"));
         }
@@ -555,10 +552,7 @@ impl Engine {
         self.check_running()?;
         let r = self.background().and_then(|_| self.pager.free_check());
         self.guard(r)?;
-        let session = self
-            .sessions
-            .get_mut(&s)
-            .ok_or(Error::SessionState(s, "no such session"))?;
+        let session = self.open_session_mut(s)?;
         if std::mem::take(&mut session.commit_queued) {
             // The mutex is ours: commit, sync for this commit alone, and
             // release the locks.
@@ -640,6 +634,20 @@ impl Engine {
     pub fn wait_deadline_us(&self, s: SessionId) -> Option<u64> {
         let p = self.sessions.get(&s)?.pending.as_ref()?;
         Some(p.since_us + self.timeout_us(s))
+    }
+
+    /// Session `s`, or the error for a session that is not open.
+    fn open_session(&self, s: SessionId) -> Result<&Session> {
+        self.sessions
+            .get(&s)
+            .ok_or(Error::SessionState(s, "no such session"))
+    }
+
+    /// Session `s` to change, or the error for a session that is not open.
+    fn open_session_mut(&mut self, s: SessionId) -> Result<&mut Session> {
+        self.sessions
+            .get_mut(&s)
+            .ok_or(Error::SessionState(s, "no such session"))
     }
 
     fn session_mut(&mut self, s: SessionId) -> &mut Session {

@@ -92,10 +92,7 @@ impl Engine {
     /// `lock_wait_suspend_thread` answering DB_LOCK_NOWAIT).
     pub fn cancel_wait(&mut self, s: SessionId) -> Result<()> {
         self.check_running()?;
-        let sess = self
-            .sessions
-            .get_mut(&s)
-            .ok_or(Error::SessionState(s, "no such session"))?;
+        let sess = self.open_session_mut(s)?;
         let Some(p) = sess.pending.take() else {
             return Err(Error::SessionState(s, "nothing is waiting"));
         };
