@@ -30,14 +30,15 @@ mkdir -p "$work/raw"
 RUSTFLAGS="-Cprofile-generate=$work/raw" CARGO_TARGET_DIR=$work/gen cargo build --release
 
 # The training campaign: every profile, a few seconds each, from a scratch
-# directory (a failure would write its corpus entry there, not here).
+# directory. A violation stops the script: its summary line says which seed,
+# and `innosim replay` reproduces it with a plain build.
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 for run in default:0..150 compressed:0..20 small:0..300 long-columns:0..40 \
     crash-heavy:0..60 io-errors:0..60 hot-rows:0..4 oltp:0..4 transfer:0..10 \
     default+timed:0..40; do
     (cd "$scratch" && "$work/gen/release/innosim" fuzz --profile "${run%%:*}" \
-        --seeds "${run#*:}" --jobs 1 >/dev/null)
+        --seeds "${run#*:}" --jobs 1 | grep -v '^reached: ')
 done
 
 "$profdata" merge -o "$work/innosim.profdata" "$work/raw"
